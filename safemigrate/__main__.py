@@ -1,0 +1,5 @@
+"""``python -m safemigrate``."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,314 @@
+"""The commands as library functions: settings in, results out, typed errors raised.
+
+Usable without the CLI, e.g. from a Django management command or a pytest fixture::
+
+    from safemigrate import api, load_settings
+    settings = load_settings(cwd=Path.cwd(), overrides={"dir": "migrations"})
+    result = api.up(settings, dsn="postgresql://app@db/shop")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import random
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Settings
+from .db import Session, runlock
+from .db import dsn as dbdsn
+from .db import journal as dbjournal
+from .db import steps as dbsteps
+from .db.journal import JournalTable
+from .errors import BadInputError, InterruptedRunError, MigrationFileError, RunLockHeldError
+from .events import Event, RunLockWaiting, RunStarted
+from .executor import Executor, RunResult
+from .model import Migration
+from .planner import (
+    MigrationStatus,
+    PlannedStep,
+    State,
+    check_drift,
+    pending_steps,
+    resolve_target,
+    statuses,
+)
+from .retry import Backoff
+from .source import FILENAME_PATTERN, discover, load_migrations
+
+EventSink = Callable[[Event], None]
+
+
+def _ignore(_: Event) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class Database:
+    """Where to connect, with what must never be shown."""
+
+    dsn: str
+    source: str
+    description: str
+    secrets: tuple[str, ...]
+
+
+def database(dsn: str | None = None, environ: Mapping[str, str] | None = None) -> Database:
+    """Resolve the DSN (--dsn, SAFEMIGRATE_DSN, DATABASE_URL, libpq defaults) and validate it."""
+    env = os.environ if environ is None else environ
+    value, source = dbdsn.resolve_dsn(dsn, env)
+    params = dbdsn.parse_dsn(value, source)
+    return Database(value, source, dbdsn.describe(params), tuple(dbdsn.secrets_of(value, env)))
+
+
+def journal_of(settings: Settings) -> JournalTable:
+    """The journal table the settings name."""
+    return JournalTable(settings.journal_schema, settings.journal_table)
+
+
+def migrations_of(settings: Settings) -> list[Migration]:
+    """Every migration in the settings' directory, parsed (bad files raise exit-2 errors)."""
+    return load_migrations(settings.dir, concurrent_indexes=settings.concurrent_indexes)
+
+
+@contextmanager
+def _session(settings: Settings, db: Database) -> Iterator[Session]:
+    session = Session.open(db.dsn, application_name=settings.application_name, secrets=db.secrets)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def _acquire_run_lock(
+    session: Session,
+    settings: Settings,
+    keys: tuple[int, int],
+    on_event: EventSink,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Take the run lock without ever blocking; poll with jitter up to wait_for_lock."""
+    began = clock()
+    while not runlock.try_acquire(session, keys):
+        holders = runlock.holders(session, keys)
+        holder = holders[0].describe() if holders else "a session that has just ended"
+        waited = (clock() - began) * 1000
+        if waited >= settings.wait_for_lock_ms:
+            raise RunLockHeldError(
+                f"another run holds the run lock on this journal: {holder}",
+                hint="wait for it to finish, or use --wait-for-lock DURATION",
+            )
+        on_event(RunLockWaiting(holder, round(waited), settings.wait_for_lock_ms))
+        remaining = (settings.wait_for_lock_ms - waited) / 1000
+        sleep(min(remaining, 0.5 + random.random()))
+
+
+def up(
+    settings: Settings,
+    *,
+    dsn: str | None = None,
+    target: str | None = None,
+    on_event: EventSink = _ignore,
+    environ: Mapping[str, str] | None = None,
+) -> RunResult:
+    """Apply every pending step (up to ``target``), each in its own guarded transaction."""
+    migrations = migrations_of(settings)
+    target_version = resolve_target(migrations, target)
+    db = database(dsn, environ)
+    journal = journal_of(settings)
+    keys = runlock.lock_keys(str(journal))
+    started_at = time.monotonic()
+    try:
+        with _session(settings, db) as session:
+            _acquire_run_lock(session, settings, keys, on_event)
+            try:
+                dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
+                entries = dbjournal.read(session, journal)
+                check_drift(statuses(migrations, entries))
+                planned = pending_steps(
+                    migrations,
+                    entries,
+                    target=target_version,
+                    allow_out_of_order=settings.allow_out_of_order,
+                )
+                on_event(_run_started(settings, db, journal, planned))
+                executor = Executor(
+                    session, settings, journal, on_event=on_event, run_started_at=started_at
+                )
+                return executor.run(planned)
+            finally:
+                if not session.closed:
+                    session.rollback_quietly()
+                    # Closing the session releases the lock anyway.
+                    with contextlib.suppress(Exception):
+                        runlock.release(session, keys)
+    except KeyboardInterrupt:
+        raise InterruptedRunError(
+            "interrupted: the running statement was cancelled and its step rolled back",
+            hint="rerun safemigrate up to resume after the last recorded step",
+        ) from None
+
+
+def _run_started(
+    settings: Settings, db: Database, journal: JournalTable, steps: Sequence[PlannedStep]
+) -> RunStarted:
+    backoff = Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
+    plain = backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms)
+    concurrent = backoff.worst_case_ms(settings.max_attempts, settings.concurrent_lock_timeout_ms)
+    return RunStarted(
+        database=db.description,
+        journal=str(journal),
+        pending_migrations=len({p.migration.version for p in steps}),
+        pending_steps=len(steps),
+        lock_timeout_ms=settings.lock_timeout_ms,
+        max_attempts=settings.max_attempts,
+        worst_case_step_wait_ms=plain,
+        worst_case_concurrent_wait_ms=concurrent,
+        deadline_ms=settings.deadline_ms,
+    )
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    """What ``status`` found."""
+
+    database: str
+    journal: str
+    migrations: list[MigrationStatus]
+
+    @property
+    def drifted(self) -> list[MigrationStatus]:
+        """Drifted or missing migrations."""
+        return [m for m in self.migrations if m.state in (State.DRIFTED, State.MISSING)]
+
+    @property
+    def outstanding(self) -> list[MigrationStatus]:
+        """Pending or partial migrations."""
+        return [m for m in self.migrations if m.state in (State.PENDING, State.PARTIAL)]
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON document of ``status --format json``."""
+        return {
+            "migrations": [
+                {
+                    "version": m.version,
+                    "name": m.name,
+                    "file": m.filename,
+                    "state": m.state.value,
+                    "steps_applied": m.steps_applied,
+                    "steps_total": m.steps_total,
+                    **({"problems": list(m.problems)} if m.problems else {}),
+                }
+                for m in self.migrations
+            ]
+        }
+
+
+def status(
+    settings: Settings, *, dsn: str | None = None, environ: Mapping[str, str] | None = None
+) -> StatusReport:
+    """Every migration's state against the journal. Read-only: takes no lock, creates nothing.
+
+    Drift is reported in the result, not raised: call ``check_drift(report.migrations)`` to
+    refuse on it as the CLI does.
+    """
+    migrations = migrations_of(settings)
+    db = database(dsn, environ)
+    journal = journal_of(settings)
+    with _session(settings, db) as session:
+        entries = dbjournal.read(session, journal)
+    return StatusReport(db.description, str(journal), statuses(migrations, entries))
+
+
+def baseline(
+    settings: Settings,
+    version: str,
+    *,
+    dsn: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[Migration]:
+    """Record every migration up to ``version`` as applied without running it.
+
+    For databases adopted from another tool. Returns the migrations newly recorded.
+    """
+    migrations = migrations_of(settings)
+    upto = resolve_target(migrations, version)
+    assert upto is not None
+    db = database(dsn, environ)
+    journal = journal_of(settings)
+    keys = runlock.lock_keys(str(journal))
+    recorded = []
+    with _session(settings, db) as session:
+        _acquire_run_lock(session, settings, keys, _ignore)
+        try:
+            dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
+            entries = dbjournal.read(session, journal)
+            check_drift(statuses(migrations, entries))
+            done = {(e.version, e.step) for e in entries if e.done}
+            records = []
+            for migration in migrations:
+                if migration.version > upto:
+                    break
+                missing = [s for s in migration.steps if (migration.version, s.index) not in done]
+                if missing:
+                    recorded.append(migration)
+                records += [
+                    dbjournal.record_sql(
+                        journal,
+                        version=migration.version,
+                        name=migration.name,
+                        step=s.index,
+                        checksum=s.checksum,
+                        state="baseline",
+                    )
+                    for s in missing
+                ]
+            if records:
+                timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
+                dbsteps.run_in_transaction(session, [], timeouts, dbjournal.join(records))
+        finally:
+            session.rollback_quietly()
+            runlock.release(session, keys)
+    return recorded
+
+
+def new(settings: Settings, name: str, *, now: dt.datetime | None = None) -> Path:
+    """Create the next migration file ``<version>_<name>.sql`` and return its path."""
+    candidate = f"0_{name}.sql"
+    if FILENAME_PATTERN.match(candidate) is None:
+        raise BadInputError(
+            f"migration name {name!r} is not valid: use letters, digits, _ . - "
+            "(starting with a letter or digit)"
+        )
+    directory = settings.dir
+    existing = discover(directory) if directory.exists() else []
+    newest = existing[-1] if existing else None
+    if settings.version_style == "timestamp":
+        moment = now or dt.datetime.now(dt.timezone.utc)
+        version = int(moment.strftime("%Y%m%d%H%M%S"))
+        if newest is not None and version <= newest.version:
+            version = newest.version + 1
+        version_text = str(version)
+    else:
+        version = newest.version + 1 if newest is not None else 1
+        width = len(newest.version_text) if newest is not None else 4
+        version_text = str(version).zfill(width)
+    path = directory / f"{version_text}_{name}.sql"
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(
+                f"-- {version_text}_{name}: write the migration's SQL below.\n"
+                "-- Each statement runs as its own step, in its own transaction, under\n"
+                "-- lock_timeout; see the README for -- safemigrate: directives.\n"
+            )
+    except FileExistsError:
+        raise MigrationFileError(str(path), "already exists") from None
+    return path

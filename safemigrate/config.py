@@ -1,0 +1,444 @@
+"""Settings for a run: defaults, then a config file, then the environment, then flags.
+
+Each later source overrides the earlier ones key by key:
+
+1. the defaults of :class:`Settings`;
+2. a config file: ``--config FILE``, else ``safemigrate.toml`` in the working directory, else
+   the ``[tool.safemigrate]`` table of ``pyproject.toml`` in the working directory;
+3. ``SAFEMIGRATE_<KEY>`` environment variables, for the keys in :data:`KEYS` only;
+4. values given as command-line flags (``overrides``).
+
+Every bad key or value raises :class:`~safemigrate.errors.ConfigError` with a one-line message
+that starts with where the value came from: the file, the environment variable or the flag.
+The database connection string is deliberately not a setting, so no secret ever passes through
+this module; it must not import psycopg or click.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal, get_args
+
+from .durations import format_duration, parse_duration
+from .errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    # tomli is a dependency on 3.10 only, so it may be absent where mypy runs.
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+ConcurrentIndexes = Literal["rewrite", "require", "off"]
+VersionStyle = Literal["sequence", "timestamp"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings of one run. Durations are whole milliseconds.
+
+    :func:`load_settings` builds and validates these; a ``Settings`` built directly is not
+    validated. ``load_settings`` returns ``dir`` already joined to the directory it is relative
+    to (the config file's directory, or the working directory).
+    """
+
+    dir: Path = Path("migrations")
+    # The runner never runs a step without a lock timeout, hence > 0.
+    lock_timeout_ms: int = 2_000
+    # 0 = no statement timeout.
+    statement_timeout_ms: int = 900_000
+    # For CREATE/DROP INDEX CONCURRENTLY and the like; > 0.
+    concurrent_lock_timeout_ms: int = 300_000
+    # 0 = no statement timeout.
+    concurrent_statement_timeout_ms: int = 14_400_000
+    max_attempts: int = 10
+    backoff_initial_ms: int = 500
+    backoff_max_ms: int = 30_000
+    # For the whole run; None = no deadline.
+    deadline_ms: int | None = None
+    # How long to wait for another run's run lock; 0 = fail at once.
+    wait_for_lock_ms: int = 0
+    allow_out_of_order: bool = False
+    concurrent_indexes: ConcurrentIndexes = "rewrite"
+    journal_schema: str = "public"
+    journal_table: str = "safemigrate_history"
+    application_name: str = "safemigrate"
+    version_style: VersionStyle = "sequence"
+    # Which file the settings came from; None if none. Not a key.
+    config_file: Path | None = None
+
+
+#: Every configuration key, with a one-line description for the docs and ``--help``.
+KEYS: Mapping[str, str] = MappingProxyType(
+    {
+        "dir": "Directory holding the migration files (relative to the config file, if set there).",
+        "lock_timeout": "How long a step waits for a lock before it gives up and retries (> 0).",
+        "statement_timeout": "Longest a step may run once it has its locks (0 = no limit).",
+        "concurrent_lock_timeout": (
+            "Lock timeout for CREATE/DROP INDEX CONCURRENTLY and similar steps (> 0)."
+        ),
+        "concurrent_statement_timeout": (
+            "Statement timeout for CREATE/DROP INDEX CONCURRENTLY and similar steps (0 = none)."
+        ),
+        "max_attempts": "How many times a step is tried when it cannot get its lock (1 to 1000).",
+        "backoff_initial": "Pause before the first retry; it doubles each retry (> 0).",
+        "backoff_max": "Longest pause between retries (at least backoff_initial).",
+        "deadline": "Time limit for the whole run (> 0; unset = no limit).",
+        "wait_for_lock": "How long to wait for another run's run lock (0 = fail at once).",
+        "allow_out_of_order": "Apply pending migrations older than the newest applied one.",
+        "concurrent_indexes": (
+            "CREATE INDEX handling: rewrite to CONCURRENTLY, require it, or off."
+        ),
+        "journal_schema": "Schema of the journal table that records applied migrations.",
+        "journal_table": "Name of the journal table that records applied migrations.",
+        "application_name": "application_name the run's connection shows in pg_stat_activity.",
+        "version_style": "Migration version numbering: sequence (0001) or timestamp.",
+    }
+)
+
+_POSITIVE_DURATIONS = frozenset(
+    {"lock_timeout", "concurrent_lock_timeout", "backoff_initial", "backoff_max", "deadline"}
+)
+_DURATIONS = _POSITIVE_DURATIONS | {
+    "statement_timeout",
+    "concurrent_statement_timeout",
+    "wait_for_lock",
+}
+# Settings field of each key: durations carry their unit in the field name.
+_FIELDS: Mapping[str, str] = MappingProxyType(
+    {key: f"{key}_ms" if key in _DURATIONS else key for key in KEYS}
+)
+_ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "concurrent_indexes": get_args(ConcurrentIndexes),
+        "version_style": get_args(VersionStyle),
+    }
+)
+_IDENTIFIERS = frozenset({"journal_schema", "journal_table"})
+
+# Keys people may try for the connection. They get a pointer to the real sources instead of a
+# spelling suggestion, and (like every unknown key) their value is never shown.
+_CONNECTION_KEYS = frozenset(
+    {
+        "dsn",
+        "password",
+        "passwd",
+        "pgpassword",
+        "database_url",
+        "db_url",
+        "url",
+        "uri",
+        "conninfo",
+        "connection",
+        "connection_string",
+    }
+)
+
+_ENV_PREFIX = "SAFEMIGRATE_"
+_MAX_ATTEMPTS = 1000
+_TRUE_WORDS = frozenset({"true", "1", "yes"})
+_FALSE_WORDS = frozenset({"false", "0", "no"})
+# PostgreSQL's NAMEDATALEN - 1: longer names are silently truncated by the server.
+_MAX_NAME_BYTES = 63
+
+
+def find_config_file(cwd: Path) -> Path | None:
+    """Return the config file to use in ``cwd``, or None.
+
+    That is ``safemigrate.toml`` if it exists, else ``pyproject.toml`` if it has a
+    ``[tool.safemigrate]`` table. A ``pyproject.toml`` that cannot be read or parsed is an error
+    rather than ignored, since it may hold the settings.
+    """
+    own = cwd / "safemigrate.toml"
+    if own.is_file():
+        return own
+    pyproject = cwd / "pyproject.toml"
+    if pyproject.is_file():
+        tool = _read_toml(pyproject, pyproject.name).get("tool")
+        if isinstance(tool, dict) and "safemigrate" in tool:
+            return pyproject
+    return None
+
+
+def load_settings(
+    *,
+    cwd: Path,
+    config_file: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, object] | None = None,
+) -> Settings:
+    """Return the validated settings from the defaults, a config file, the environment and flags.
+
+    ``config_file`` is the ``--config`` file (relative to ``cwd``); when None,
+    :func:`find_config_file` picks one. ``environ`` defaults to ``os.environ``. ``overrides``
+    maps keys to flag values (strings as typed, or bools and ints); None values are ignored.
+    Raises :class:`ConfigError` for any unknown key or bad value.
+    """
+    if environ is None:
+        environ = os.environ
+    values: dict[str, Any] = {}
+    # Where each key's value came from, for the cross-key check.
+    origins: dict[str, str] = {}
+
+    if config_file is not None:
+        path: Path | None = cwd / config_file
+        display = str(config_file)
+    else:
+        path = find_config_file(cwd)
+        display = path.name if path is not None else ""
+    if path is not None:
+        prefix, table = _config_table(path, display)
+        for key, raw in table.items():
+            if key not in KEYS:
+                raise _unknown_key(prefix, key)
+            where = f"{prefix}: {key}"
+            values[_FIELDS[key]] = _parse(key, raw, where=where, from_text=False, base=path.parent)
+            origins[key] = where
+
+    for key in KEYS:
+        var = _ENV_PREFIX + key.upper()
+        if var in environ:
+            raw_env = environ[var]
+            if raw_env == "":
+                raise ConfigError(f"{var}: is set but empty; unset it to use the default")
+            values[_FIELDS[key]] = _parse(key, raw_env, where=var, from_text=True, base=cwd)
+            origins[key] = var
+
+    for key, raw in (overrides or {}).items():
+        if raw is None:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if key not in KEYS:
+            raise ConfigError(f"{flag}: not a configuration setting")
+        values[_FIELDS[key]] = _parse(key, raw, where=flag, from_text=True, base=cwd)
+        origins[key] = flag
+
+    # The default directory is relative to where safemigrate runs, not to the config file.
+    values.setdefault("dir", cwd / Settings.dir)
+    settings = Settings(**values, config_file=path)
+    _check_backoff(settings, origins)
+    return settings
+
+
+def _read_toml(path: Path, display: str) -> dict[str, Any]:
+    """Return the parsed TOML document at ``path``; ``display`` names it in errors."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{display}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{display}: is a directory, not a config file") from None
+    except PermissionError:
+        raise ConfigError(f"{display}: cannot read config file: permission denied") from None
+    except OSError as exc:
+        raise ConfigError(f"{display}: cannot read config file: {exc.strerror or exc}") from None
+    try:
+        # utf-8-sig: some Windows editors still start UTF-8 files with a byte order mark.
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{display}: not UTF-8 text (invalid byte on line {line})") from None
+    try:
+        document: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib's message ends with "(at line N, column M)"; keep it on one line.
+        message = " ".join(str(exc).split())
+        raise ConfigError(f"{display}: invalid TOML: {message}") from None
+    return document
+
+
+def _config_table(path: Path, display: str) -> tuple[str, dict[str, Any]]:
+    """Return the error prefix and the settings table of the config file at ``path``."""
+    document = _read_toml(path, display)
+    if path.name != "pyproject.toml":
+        return display, document
+    tool = document.get("tool")
+    table = tool.get("safemigrate") if isinstance(tool, dict) else None
+    if table is None:
+        # Only reachable with --config: discovery skips such a pyproject.toml. Saying so
+        # catches a misspelt table name instead of silently running on the defaults.
+        raise ConfigError(f"{display}: has no [tool.safemigrate] table")
+    prefix = f"{display} [tool.safemigrate]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{prefix}: must be a table, not {_describe(table)}")
+    return prefix, table
+
+
+def _unknown_key(prefix: str, key: str) -> ConfigError:
+    """Return the error for an unknown key in a config file; its value is never shown."""
+    normal = key.lower().replace("-", "_")
+    if normal in _CONNECTION_KEYS:
+        return ConfigError(
+            f"{prefix}: key {key!r} is unknown; the database connection is never read from a "
+            "config file: use --dsn, SAFEMIGRATE_DSN or DATABASE_URL"
+        )
+    close = difflib.get_close_matches(normal, KEYS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ConfigError(f"{prefix}: key {key!r} is unknown{hint}")
+
+
+def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) -> object:
+    """Return the Settings value for ``key`` from ``raw``, or raise naming ``where``.
+
+    ``from_text`` is true for the environment and flags, whose values may be strings for
+    integer and boolean keys; TOML values must have the right type. A relative ``dir`` is
+    joined to ``base``.
+    """
+    if key in _DURATIONS:
+        return _parse_duration(key, raw, where)
+    if key == "dir":
+        return _parse_dir(raw, where, base)
+    if key == "max_attempts":
+        return _parse_attempts(raw, where, from_text)
+    if key == "allow_out_of_order":
+        return _parse_bool(raw, where, from_text)
+    if key in _ENUMS:
+        allowed = _ENUMS[key]
+        if isinstance(raw, str) and raw in allowed:
+            return raw
+        choices = ", ".join(repr(choice) for choice in allowed)
+        raise ConfigError(f"{where}: must be one of {choices}, not {_describe(raw, from_text)}")
+    if key in _IDENTIFIERS:
+        return _parse_identifier(raw, where, from_text)
+    if key == "application_name":
+        return _parse_application_name(raw, where, from_text)
+    raise AssertionError(f"no parser for key {key!r}")  # pragma: no cover
+
+
+def _parse_duration(key: str, raw: object, where: str) -> int:
+    """Return a duration in milliseconds, checking the key's lower bound."""
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise ConfigError(
+            f"{where}: must be a duration such as '2s' or '500ms', not {_describe(raw)}"
+        )
+    ms = parse_duration(raw, key=where)
+    if ms == 0 and key in _POSITIVE_DURATIONS:
+        if key == "deadline":
+            raise ConfigError(f"{where}: must be greater than 0 (leave it unset for no deadline)")
+        if key in {"lock_timeout", "concurrent_lock_timeout"}:
+            raise ConfigError(
+                f"{where}: must be greater than 0; the runner never runs a step without a "
+                "lock timeout"
+            )
+        raise ConfigError(f"{where}: must be greater than 0")
+    return ms
+
+
+def _parse_dir(raw: object, where: str, base: Path) -> Path:
+    """Return the migrations directory, joined to ``base`` when relative."""
+    # Flags may hand over a Path rather than the string typed.
+    text = os.fspath(raw) if isinstance(raw, os.PathLike) else raw
+    if not isinstance(text, str):
+        raise ConfigError(f"{where}: must be a directory path (a string), not {_describe(raw)}")
+    if text == "":
+        raise ConfigError(f"{where}: must not be empty")
+    if "\0" in text:
+        raise ConfigError(f"{where}: must not contain a NUL character")
+    return base / text
+
+
+def _parse_attempts(raw: object, where: str, from_text: bool) -> int:
+    """Return max_attempts, an integer from 1 to 1000."""
+    value: int | None = None
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        value = raw
+    elif from_text and isinstance(raw, str) and re.fullmatch(r"\s*[0-9]+\s*", raw):
+        value = int(raw)
+    if value is None or not 1 <= value <= _MAX_ATTEMPTS:
+        shown = str(value) if value is not None else _describe(raw, from_text)
+        raise ConfigError(f"{where}: must be an integer from 1 to {_MAX_ATTEMPTS}, not {shown}")
+    return value
+
+
+def _parse_bool(raw: object, where: str, from_text: bool) -> bool:
+    """Return a boolean; text accepts true/false, 1/0 and yes/no in any case."""
+    if isinstance(raw, bool):
+        return raw
+    if from_text and isinstance(raw, str):
+        word = raw.strip().lower()
+        if word in _TRUE_WORDS:
+            return True
+        if word in _FALSE_WORDS:
+            return False
+        raise ConfigError(
+            f"{where}: must be true or false (or 1/0, yes/no), not {_describe(raw, from_text)}"
+        )
+    raise ConfigError(f"{where}: must be true or false, not {_describe(raw, from_text)}")
+
+
+def _parse_identifier(raw: object, where: str, from_text: bool) -> str:
+    """Return a PostgreSQL identifier: non-empty, at most 63 bytes of UTF-8, no NUL."""
+    if not isinstance(raw, str):
+        raise ConfigError(f"{where}: must be a string, not {_describe(raw, from_text)}")
+    if raw == "":
+        raise ConfigError(f"{where}: must not be empty")
+    if "\0" in raw:
+        raise ConfigError(f"{where}: must not contain a NUL character")
+    size = len(raw.encode("utf-8"))
+    if size > _MAX_NAME_BYTES:
+        # The server would silently truncate it and so use a different table.
+        raise ConfigError(
+            f"{where}: {_show(raw)} is {size} bytes long; PostgreSQL names are at most "
+            f"{_MAX_NAME_BYTES} bytes"
+        )
+    return raw
+
+
+def _parse_application_name(raw: object, where: str, from_text: bool) -> str:
+    """Return an application_name: 1 to 63 printable ASCII characters."""
+    if not isinstance(raw, str):
+        raise ConfigError(f"{where}: must be a string, not {_describe(raw, from_text)}")
+    # PostgreSQL truncates longer names and replaces other characters with '?', so the name
+    # seen in pg_stat_activity would not be the one configured.
+    if not 1 <= len(raw) <= _MAX_NAME_BYTES or not all(" " <= char <= "~" for char in raw):
+        raise ConfigError(
+            f"{where}: must be 1 to {_MAX_NAME_BYTES} printable ASCII characters, not {_show(raw)}"
+        )
+    return raw
+
+
+def _check_backoff(settings: Settings, origins: Mapping[str, str]) -> None:
+    """Raise unless backoff_max >= backoff_initial, naming backoff_max's source if it was set."""
+    if settings.backoff_max_ms >= settings.backoff_initial_ms:
+        return
+    initial = format_duration(settings.backoff_initial_ms)
+    maximum = format_duration(settings.backoff_max_ms)
+    if "backoff_max" in origins:
+        raise ConfigError(
+            f"{origins['backoff_max']}: {maximum} is less than backoff_initial ({initial}, "
+            f"from {origins.get('backoff_initial', 'the default')})"
+        )
+    raise ConfigError(
+        f"{origins['backoff_initial']}: {initial} is more than backoff_max ({maximum}, the default)"
+    )
+
+
+def _describe(value: object, from_text: bool = False) -> str:
+    """Describe a bad value for an error: its TOML type and, for scalars, the value."""
+    if from_text and isinstance(value, str):
+        return _show(value)
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, str):
+        return f"a string ({_show(value)})"
+    if isinstance(value, int):
+        return f"an integer ({value})"
+    if isinstance(value, float):
+        return f"a float ({value})"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return f"a {type(value).__name__}"
+
+
+def _show(text: str) -> str:
+    """Quote ``text`` on one line, shortened so a long value cannot swamp the message."""
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -1,0 +1,74 @@
+"""Index facts the runner needs around CONCURRENTLY builds: validity and leftovers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg import sql
+
+from ..model import QualifiedName
+from .session import Session
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """One index of a table."""
+
+    oid: int
+    schema: str
+    name: str
+    valid: bool
+    definition: str
+
+    @property
+    def qualified(self) -> str:
+        """schema.name, for messages."""
+        return f"{self.schema}.{self.name}"
+
+
+def table_regclass_text(session: Session, table: QualifiedName) -> str:
+    """The quoted name of ``table`` as ``to_regclass`` expects it."""
+    parts = [table.schema, table.name] if table.schema else [table.name]
+    return session.render(sql.Identifier(*parts))
+
+
+def indexes_of(session: Session, table: QualifiedName) -> list[IndexInfo]:
+    """Every index on ``table`` (resolved with the session's search_path); empty if no table."""
+    rows = session.rows(
+        sql.SQL(
+            "SELECT i.indexrelid::bigint, n.nspname::text, c.relname::text, i.indisvalid, "
+            "pg_get_indexdef(i.indexrelid) "
+            "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE i.indrelid = to_regclass({}) ORDER BY c.relname"
+        ).format(sql.Literal(table_regclass_text(session, table)))
+    )
+    return [IndexInfo(int(r[0]), r[1], r[2], bool(r[3]), r[4]) for r in rows]
+
+
+def index_exists(session: Session, name: QualifiedName) -> bool:
+    """True when an index called ``name`` exists (resolved with the search_path)."""
+    return bool(
+        session.scalar(
+            sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
+                sql.Literal(table_regclass_text(session, name))
+            )
+        )
+    )
+
+
+def drop_concurrently_sql(index: IndexInfo) -> sql.Composed:
+    """DROP INDEX CONCURRENTLY for a leftover index."""
+    return sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(
+        sql.Identifier(index.schema, index.name)
+    )
+
+
+def relkind(session: Session, table: QualifiedName) -> str | None:
+    """The pg_class.relkind of ``table``, None when it does not exist."""
+    value = session.scalar(
+        sql.SQL("SELECT relkind::text FROM pg_class WHERE oid = to_regclass({})").format(
+            sql.Literal(table_regclass_text(session, table))
+        )
+    )
+    return str(value) if value is not None else None

@@ -1,0 +1,155 @@
+"""The journal table: which steps are applied, with their checksums."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg import sql
+
+from ..model import JournalEntry
+from .session import Session
+
+#: A journal statement, composed and ready for the step that carries it.
+Record = sql.Composed
+
+_COLUMNS = (
+    "version, name, step, checksum, state, applied_at::text, duration_ms, attempts, "
+    "applied_by, application_name"
+)
+
+
+@dataclass(frozen=True)
+class JournalTable:
+    """Where the journal lives."""
+
+    schema: str
+    table: str
+
+    @property
+    def ident(self) -> sql.Identifier:
+        """The quoted, schema-qualified table name."""
+        return sql.Identifier(self.schema, self.table)
+
+    def __str__(self) -> str:
+        return f"{self.schema}.{self.table}"
+
+
+def exists(session: Session, journal: JournalTable) -> bool:
+    """True when the journal table exists."""
+    found = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
+            sql.Literal(session.render(journal.ident))
+        )
+    )
+    return bool(found)
+
+
+def ensure(session: Session, journal: JournalTable, *, lock_timeout_ms: int) -> bool:
+    """Create the journal (and its schema) when missing; True if it was created.
+
+    Runs in its own short transaction under a lock timeout like any other DDL.
+    """
+    if exists(session, journal):
+        return False
+    statements = [
+        sql.SQL("BEGIN"),
+        sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(lock_timeout_ms)),
+        sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(journal.schema)),
+        sql.SQL(
+            """CREATE TABLE IF NOT EXISTS {} (
+    version bigint NOT NULL,
+    name text NOT NULL,
+    step integer NOT NULL,
+    checksum text NOT NULL,
+    state text NOT NULL DEFAULT 'applied'
+        CHECK (state IN ('applied', 'baseline', 'started')),
+    applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    duration_ms double precision,
+    attempts integer,
+    applied_by text NOT NULL DEFAULT current_user,
+    application_name text NOT NULL DEFAULT current_setting('application_name'),
+    PRIMARY KEY (version, step)
+)"""
+        ).format(journal.ident),
+        sql.SQL("COMMENT ON TABLE {} IS {}").format(
+            journal.ident, sql.Literal("safemigrate: one row per applied migration step")
+        ),
+        sql.SQL("COMMIT"),
+    ]
+    try:
+        session.execute(sql.SQL("; ").join(statements))
+    except BaseException:
+        session.rollback_quietly()
+        raise
+    return True
+
+
+def read(session: Session, journal: JournalTable) -> list[JournalEntry]:
+    """Every journal row, ordered by version and step; empty when there is no journal yet."""
+    if not exists(session, journal):
+        return []
+    rows = session.rows(
+        sql.SQL("SELECT " + _COLUMNS + " FROM {} ORDER BY version, step").format(journal.ident)
+    )
+    return [
+        JournalEntry(
+            version=int(r[0]),
+            name=r[1],
+            step=int(r[2]),
+            checksum=r[3],
+            state=r[4],
+            applied_at=r[5],
+            duration_ms=r[6],
+            attempts=r[7],
+            applied_by=r[8],
+            application_name=r[9],
+        )
+        for r in rows
+    ]
+
+
+def join(records: list[Record]) -> Record:
+    """Several journal statements as one (sent in one round trip)."""
+    return sql.SQL("; ").join(records)
+
+
+def record_sql(
+    journal: JournalTable,
+    *,
+    version: int,
+    name: str,
+    step: int,
+    checksum: str,
+    state: str = "applied",
+    attempts: int | None = None,
+) -> sql.Composed:
+    """The statement that records a step, to run inside the step's own transaction.
+
+    An upsert, so an autocommit step first recorded as ``started`` becomes ``applied``. The
+    duration is measured by the server: from the transaction's start for a transaction step,
+    from the ``started`` row for an autocommit step.
+    """
+    duration = (
+        sql.SQL("extract(epoch FROM clock_timestamp() - now()) * 1000")
+        if state == "applied"
+        else sql.NULL
+    )
+    return sql.SQL(
+        "INSERT INTO {table} (version, name, step, checksum, state, duration_ms, attempts) "
+        "VALUES ({version}, {name}, {step}, {checksum}, {state}, {duration}, {attempts}) "
+        "ON CONFLICT (version, step) DO UPDATE SET name = EXCLUDED.name, "
+        "checksum = EXCLUDED.checksum, state = EXCLUDED.state, applied_at = clock_timestamp(), "
+        "duration_ms = CASE WHEN {table}.state = 'started' AND EXCLUDED.state = 'applied' "
+        "THEN extract(epoch FROM clock_timestamp() - {table}.applied_at) * 1000 "
+        "ELSE EXCLUDED.duration_ms END, attempts = EXCLUDED.attempts, "
+        "applied_by = current_user, application_name = current_setting('application_name')"
+    ).format(
+        table=journal.ident,
+        version=sql.Literal(version),
+        name=sql.Literal(name),
+        step=sql.Literal(step),
+        checksum=sql.Literal(checksum),
+        state=sql.Literal(state),
+        duration=duration,
+        attempts=sql.Literal(attempts),
+    )

@@ -1,0 +1,192 @@
+"""One database session for a whole run, and the translation of psycopg errors.
+
+A run uses a single session so that session state set by earlier migrations (``SET timezone``,
+temporary tables) carries over, exactly as with psql.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from ..errors import ConnectionFailedError, UnsafeConnectionError
+from .dsn import redact
+
+Query = sql.SQL | sql.Composed | bytes
+
+
+class ServerError(Exception):
+    """The server rejected a statement. Carries the server's structured diagnostics."""
+
+    def __init__(
+        self,
+        sqlstate: str | None,
+        message: str,
+        *,
+        detail: str | None = None,
+        hint: str | None = None,
+        position: int | None = None,
+        context: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+        self.message = message
+        self.detail = detail
+        self.hint = hint
+        self.position = position
+        self.context = context
+
+
+class Session:
+    """A connection in autocommit mode whose transactions the runner opens and closes itself."""
+
+    def __init__(self, conn: psycopg.Connection[Any], secrets: Sequence[str] = ()) -> None:
+        self._conn = conn
+        self._secrets = list(secrets)
+        self.pid: int = self.scalar(sql.SQL("SELECT pg_backend_pid()"))
+
+    @classmethod
+    def open(
+        cls,
+        dsn: str,
+        *,
+        application_name: str,
+        secrets: Sequence[str] = (),
+        connect_timeout: int = 10,
+    ) -> Session:
+        """Connect to ``dsn`` (libpq fills the gaps) and identify as ``application_name``."""
+        try:
+            conn = psycopg.connect(
+                dsn,
+                autocommit=True,
+                application_name=application_name,
+                connect_timeout=connect_timeout,
+                # Keepalives make the server notice a killed runner promptly and release its
+                # run lock; without them a half-open connection can hold it for hours.
+                keepalives=1,
+                keepalives_idle=10,
+                keepalives_interval=5,
+                keepalives_count=3,
+            )
+        except psycopg.ProgrammingError as err:
+            message = redact(str(err).splitlines()[0], secrets)
+            from ..errors import BadInputError
+
+            raise BadInputError(f"invalid connection string: {message}") from None
+        except psycopg.Error as err:
+            message = redact(" ".join(str(err).split()), secrets)
+            raise ConnectionFailedError(f"cannot connect to the database: {message}") from None
+        return cls(conn, secrets)
+
+    @property
+    def server_version(self) -> int:
+        """The server's version number, e.g. 150018."""
+        return self._conn.info.server_version
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while a transaction block is open (or failed) on the server."""
+        status = self._conn.info.transaction_status
+        return status in (
+            psycopg.pq.TransactionStatus.INTRANS,
+            psycopg.pq.TransactionStatus.INERROR,
+        )
+
+    @property
+    def closed(self) -> bool:
+        """True once the connection is closed or lost."""
+        return self._conn.closed
+
+    def render(self, query: sql.Composable) -> str:
+        """The SQL text of a composed query, as it would be sent."""
+        return query.as_string(self._conn)
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except psycopg.errors.QueryCanceled as err:
+            raise self._server_error(err) from None
+        except psycopg.OperationalError as err:
+            if self._conn.closed or err.sqlstate is None or err.sqlstate.startswith(("08", "57P")):
+                message = redact(" ".join(str(err).split()), self._secrets)
+                raise ConnectionFailedError(
+                    f"lost the database connection: {message}",
+                    hint="rerun safemigrate up: it resumes after the last recorded step",
+                ) from None
+            raise self._server_error(err) from None
+        except psycopg.Error as err:
+            if self._conn.closed:
+                raise ConnectionFailedError("lost the database connection") from None
+            raise self._server_error(err) from None
+
+    def _server_error(self, err: psycopg.Error) -> ServerError:
+        diag = err.diag
+        position = diag.statement_position
+        message = diag.message_primary or str(err).splitlines()[0]
+        return ServerError(
+            err.sqlstate,
+            redact(message, self._secrets),
+            detail=redact(diag.message_detail, self._secrets) if diag.message_detail else None,
+            hint=redact(diag.message_hint, self._secrets) if diag.message_hint else None,
+            position=int(position) if position else None,
+            context=diag.context,
+        )
+
+    def rows(self, query: Query, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        """Run ``query`` (one or several statements) and return the rows of the last result."""
+        with self._translated():
+            cur = self._conn.execute(query, params)
+            rows: list[tuple[Any, ...]] = []
+            while True:
+                if cur.description is not None:
+                    rows = cur.fetchall()
+                if not cur.nextset():
+                    break
+            return rows
+
+    def scalar(self, query: Query, params: Sequence[Any] | None = None) -> Any:
+        """The first column of the first row of the last result, or None."""
+        rows = self.rows(query, params)
+        return rows[0][0] if rows else None
+
+    def execute(self, query: Query, params: Sequence[Any] | None = None) -> None:
+        """Run ``query`` and discard any result."""
+        with self._translated():
+            self._conn.execute(query, params)
+
+    def run_sql(self, text: str) -> None:
+        """Run one statement of a migration file exactly as written.
+
+        Sent without parameters, so psycopg passes the text through untouched (``%`` included).
+        """
+        self.execute(text.encode())
+
+    def rollback_quietly(self) -> None:
+        """Roll back an open transaction; ignore errors (the connection may be gone)."""
+        if self._conn.closed:
+            return
+        try:
+            if self.in_transaction:
+                self._conn.execute(b"ROLLBACK")
+        except psycopg.Error:
+            pass
+
+    def check_backend(self, observed_pid: int) -> None:
+        """Stop at once if statements reach another server backend than the run started on."""
+        if observed_pid != self.pid:
+            raise UnsafeConnectionError(
+                f"the server backend changed during the run (pid {self.pid} became "
+                f"{observed_pid}): a transaction-pooling proxy is between safemigrate and "
+                "PostgreSQL, so the run lock and session settings cannot be kept",
+                hint="connect directly to PostgreSQL, or through a session-pooling proxy",
+            )
+
+    def close(self) -> None:
+        """Close the connection (releasing session-level locks)."""
+        if not self._conn.closed:
+            self._conn.close()

@@ -1,0 +1,159 @@
+"""Running one step on the server: the transaction shapes and the timeouts that guard them.
+
+Every shape sets lock_timeout (never zero) and statement_timeout first, and checks on the same
+backend that they are in force before the author's SQL runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from psycopg import sql
+
+from ..errors import UnsafeConnectionError
+from .session import Session
+
+_CHECK = sql.SQL(
+    "SELECT pg_backend_pid(), "
+    "(SELECT setting FROM pg_settings WHERE name = 'lock_timeout')::bigint, "
+    "(SELECT setting FROM pg_settings WHERE name = 'statement_timeout')::bigint"
+)
+_RESET = sql.SQL("RESET lock_timeout; RESET statement_timeout")
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """The timeouts one attempt of a step runs under, in milliseconds."""
+
+    lock_timeout_ms: int
+    statement_timeout_ms: int
+
+    def __post_init__(self) -> None:
+        if self.lock_timeout_ms <= 0:
+            # The one rule the runner never bends: no step waits for a lock without a limit.
+            raise ValueError("lock_timeout must be positive")
+
+
+def _set(timeouts: Timeouts, *, local: bool) -> sql.Composed:
+    scope = sql.SQL("SET LOCAL" if local else "SET")
+    return sql.SQL("{scope} lock_timeout = {lt}; {scope} statement_timeout = {st}").format(
+        scope=scope,
+        lt=sql.Literal(timeouts.lock_timeout_ms),
+        st=sql.Literal(timeouts.statement_timeout_ms),
+    )
+
+
+def _verify(session: Session, row: Sequence[object], timeouts: Timeouts) -> None:
+    session.check_backend(int(str(row[0])))
+    observed = (int(str(row[1])), int(str(row[2])))
+    wanted = (timeouts.lock_timeout_ms, timeouts.statement_timeout_ms)
+    if observed != wanted:
+        raise UnsafeConnectionError(
+            f"timeouts are not in force on the server (lock_timeout={observed[0]}ms, "
+            f"statement_timeout={observed[1]}ms, expected {wanted[0]}ms and {wanted[1]}ms); "
+            "refusing to run the step unguarded",
+            hint="is a proxy rewriting or dropping SET commands?",
+        )
+
+
+def run_in_transaction(
+    session: Session,
+    statements: Sequence[str],
+    timeouts: Timeouts,
+    record: sql.Composed,
+    *,
+    on_statement: Callable[[int], None] | None = None,
+) -> None:
+    """``BEGIN; SET LOCAL ...; <statements>; <journal row>; COMMIT`` -- all or nothing."""
+    try:
+        rows = session.rows(sql.SQL("BEGIN; {}; {}").format(_set(timeouts, local=True), _CHECK))
+        _verify(session, rows[0], timeouts)
+        for i, text in enumerate(statements):
+            if on_statement is not None:
+                on_statement(i)
+            session.run_sql(text)
+        session.execute(sql.SQL("{}; COMMIT").format(record))
+    except BaseException:
+        session.rollback_quietly()
+        raise
+
+
+def run_explicit_block(
+    session: Session,
+    statements: Sequence[str],
+    timeouts: Timeouts,
+    record: sql.Composed,
+    *,
+    on_statement: Callable[[int], None] | None = None,
+) -> None:
+    """Run an author's ``BEGIN; ...; COMMIT;`` block as written, journaled before its COMMIT.
+
+    Nothing of the runner's runs between the author's BEGIN and first statement (which may be
+    ``SET TRANSACTION ISOLATION LEVEL``), so the timeouts are set at session level beforehand.
+    """
+    try:
+        rows = session.rows(sql.SQL("{}; {}").format(_set(timeouts, local=False), _CHECK))
+        _verify(session, rows[0], timeouts)
+        for i, text in enumerate(statements[:-1]):
+            if on_statement is not None:
+                on_statement(i)
+            session.run_sql(text)
+        session.execute(record)
+        if on_statement is not None:
+            on_statement(len(statements) - 1)
+        session.run_sql(statements[-1])
+    except BaseException:
+        session.rollback_quietly()
+        raise
+    finally:
+        _reset_quietly(session)
+
+
+def run_autocommit(
+    session: Session,
+    text: str,
+    timeouts: Timeouts,
+    *,
+    before: sql.Composed | None = None,
+    after: sql.Composed | None = None,
+) -> None:
+    """Run a statement that cannot run in a transaction block, under session-level timeouts.
+
+    ``before`` (e.g. a "started" journal row) runs once the timeouts are checked; ``after``
+    (the "applied" journal row) runs together with the reset of the timeouts.
+    """
+    try:
+        rows = session.rows(sql.SQL("{}; {}").format(_set(timeouts, local=False), _CHECK))
+        _verify(session, rows[0], timeouts)
+        if before is not None:
+            session.execute(before)
+        session.run_sql(text)
+        if after is not None:
+            session.execute(sql.SQL("{}; {}").format(after, _RESET))
+            return
+    except BaseException:
+        _reset_quietly(session)
+        raise
+    _reset_quietly(session)
+
+
+def set_session_timeouts(session: Session, timeouts: Timeouts) -> None:
+    """Set and check session-level timeouts (for the runner's own autocommit housekeeping)."""
+    rows = session.rows(sql.SQL("{}; {}").format(_set(timeouts, local=False), _CHECK))
+    _verify(session, rows[0], timeouts)
+
+
+def reset_session_timeouts(session: Session) -> None:
+    """Undo set_session_timeouts."""
+    _reset_quietly(session)
+
+
+def _reset_quietly(session: Session) -> None:
+    if session.closed:
+        return
+    try:
+        session.rollback_quietly()
+        session.execute(_RESET)
+    except Exception:
+        pass

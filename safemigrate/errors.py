@@ -1,0 +1,116 @@
+"""The exception tree: every error safemigrate raises carries its process exit code.
+
+Library callers catch these classes; the CLI maps ``exit_code`` to the process status in one
+place. Messages are one line, name the file, line or key at fault, and never contain a password.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes, documented in the README and in ``safemigrate --help``."""
+
+    OK = 0
+    STEP_FAILED = 1
+    BAD_INPUT = 2
+    RUN_LOCK_HELD = 3
+    LOCK_NOT_ACQUIRED = 4
+    DRIFT = 5
+    CONNECTION = 6
+    INTERRUPTED = 130
+
+
+class SafemigrateError(Exception):
+    """Base class of every error safemigrate raises on purpose."""
+
+    exit_code: ExitCode = ExitCode.STEP_FAILED
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class BadInputError(SafemigrateError):
+    """Bad input: a migration file, a configuration key, a flag or a DSN (exit 2)."""
+
+    exit_code = ExitCode.BAD_INPUT
+
+
+class ConfigError(BadInputError):
+    """A configuration file, environment variable or flag has an unknown key or a bad value."""
+
+
+class MigrationFileError(BadInputError):
+    """A migration file is misnamed, unreadable, not UTF-8, or does not parse."""
+
+    def __init__(
+        self, path: str, message: str, *, line: int | None = None, hint: str | None = None
+    ) -> None:
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}", hint=hint)
+        self.path = path
+        self.line = line
+
+
+class OutOfOrderError(BadInputError):
+    """A pending migration is older than the newest applied one."""
+
+
+class StepFailedError(SafemigrateError):
+    """A step failed with an SQL error that is not retried (exit 1)."""
+
+    exit_code = ExitCode.STEP_FAILED
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        sqlstate: str | None = None,
+        detail: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.sqlstate = sqlstate
+        self.detail = detail
+
+
+class RunLockHeldError(SafemigrateError):
+    """Another run holds the run lock on this journal (exit 3)."""
+
+    exit_code = ExitCode.RUN_LOCK_HELD
+
+
+class LockNotAcquiredError(SafemigrateError):
+    """A step could not get its lock within its attempts or the run's deadline (exit 4)."""
+
+    exit_code = ExitCode.LOCK_NOT_ACQUIRED
+
+
+class DriftError(SafemigrateError):
+    """An applied step's text changed, or an applied migration's file is gone (exit 5)."""
+
+    exit_code = ExitCode.DRIFT
+
+
+class ConnectionFailedError(SafemigrateError):
+    """The database could not be reached, or the connection was lost mid-run (exit 6)."""
+
+    exit_code = ExitCode.CONNECTION
+
+
+class UnsafeConnectionError(SafemigrateError):
+    """The connection cannot keep a session (e.g. a transaction-pooling proxy) (exit 6)."""
+
+    exit_code = ExitCode.CONNECTION
+
+
+class InterruptedRunError(SafemigrateError):
+    """The run was interrupted by SIGINT or SIGTERM; the current step was cancelled (exit 130)."""
+
+    exit_code = ExitCode.INTERRUPTED

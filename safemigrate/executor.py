@@ -1,0 +1,395 @@
+"""Runs planned steps one by one: timeouts, retries with backoff, CONCURRENTLY clean-up, journal.
+
+The executor decides; the db layer talks to the server. Every attempt of every step is a fresh
+transaction (or a fresh autocommit statement) under a lock timeout; lock timeouts and deadlocks
+are retried after a backoff, anything else stops the run at that step.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from . import statements as sqlinfo
+from .config import Settings
+from .db import ServerError, Session
+from .db import indexes as dbindex
+from .db import journal as dbjournal
+from .db import steps as dbsteps
+from .db.journal import JournalTable
+from .errors import LockNotAcquiredError, StepFailedError
+from .events import (
+    AttemptFailed,
+    Event,
+    IndexCleanup,
+    RunFinished,
+    StepApplied,
+    StepRef,
+    StepStarted,
+)
+from .model import IndexBuild, Statement, Step, TxMode
+from .planner import PlannedStep
+from .retry import Backoff, is_retryable
+
+EventSink = Callable[[Event], None]
+
+#: SQLSTATE undefined_object: what DROP INDEX says when the index is already gone.
+_UNDEFINED_OBJECT = "42704"
+
+
+@dataclass
+class StepOutcome:
+    """What happened to one step."""
+
+    file: str
+    step: int
+    attempts: int
+    duration_ms: float
+    lock_wait_failures: int
+    skipped: str | None = None
+
+
+@dataclass
+class RunResult:
+    """What ``up`` did."""
+
+    applied: list[StepOutcome] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    @property
+    def applied_migrations(self) -> int:
+        """How many distinct migrations had steps applied."""
+        return len({o.file for o in self.applied})
+
+
+@dataclass(frozen=True)
+class StepPolicy:
+    """The timeouts and attempts one step runs under, after directives and settings."""
+
+    lock_timeout_ms: int
+    statement_timeout_ms: int
+    max_attempts: int
+
+
+def step_policy(step: Step, settings: Settings) -> StepPolicy:
+    """Directives override the run's settings; CONCURRENTLY-style steps have their own defaults."""
+    autocommit = step.mode is TxMode.AUTOCOMMIT
+    lock = settings.concurrent_lock_timeout_ms if autocommit else settings.lock_timeout_ms
+    statement = (
+        settings.concurrent_statement_timeout_ms if autocommit else settings.statement_timeout_ms
+    )
+    attempts = settings.max_attempts
+    options = step.options
+    if options.lock_timeout_ms is not None:
+        lock = options.lock_timeout_ms
+    if options.statement_timeout_ms is not None:
+        statement = options.statement_timeout_ms
+    if options.max_attempts is not None:
+        attempts = options.max_attempts
+    if options.no_retry:
+        attempts = 1
+    return StepPolicy(lock, statement, attempts)
+
+
+def step_ref(planned: PlannedStep) -> StepRef:
+    """The StepRef of a planned step, for events."""
+    return StepRef(
+        version=planned.migration.version,
+        file=planned.migration.filename,
+        line=planned.step.line,
+        step=planned.step.index + 1,
+        steps=len(planned.migration.steps),
+        sql=planned.step.summary,
+    )
+
+
+def error_line(statement: Statement, position: int | None) -> int:
+    """The file line an error position (1-based, within the statement) points at."""
+    if not position:
+        return statement.line
+    return statement.line + statement.run_text[: position - 1].count("\n")
+
+
+class _Retry(Exception):
+    """An attempt lost a lock race; carries the server error."""
+
+    def __init__(self, error: ServerError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class Executor:
+    """Applies planned steps on one session, which must already hold the run lock."""
+
+    def __init__(
+        self,
+        session: Session,
+        settings: Settings,
+        journal: JournalTable,
+        *,
+        on_event: EventSink,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        backoff: Backoff | None = None,
+        run_started_at: float | None = None,
+    ) -> None:
+        self.session = session
+        self.settings = settings
+        self.journal = journal
+        self.emit = on_event
+        self.clock = clock
+        self.sleep = sleep
+        self.backoff = backoff or Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
+        self.started_at = run_started_at if run_started_at is not None else clock()
+        self._failed_statement: Statement | None = None
+
+    # -- the run ---------------------------------------------------------------------------
+
+    def run(self, planned: Sequence[PlannedStep]) -> RunResult:
+        """Apply every planned step in order; stop at the first step that fails."""
+        result = RunResult()
+        for n, item in enumerate(planned, start=1):
+            result.applied.append(self.run_step(item, n, len(planned)))
+        result.duration_ms = (self.clock() - self.started_at) * 1000
+        self.emit(
+            RunFinished(
+                applied_steps=len(result.applied),
+                applied_migrations=result.applied_migrations,
+                duration_ms=round(result.duration_ms, 1),
+                total_attempts=sum(o.attempts for o in result.applied),
+            )
+        )
+        return result
+
+    def remaining_ms(self) -> float | None:
+        """Milliseconds left before the run's deadline, None without a deadline."""
+        if self.settings.deadline_ms is None:
+            return None
+        return self.settings.deadline_ms - (self.clock() - self.started_at) * 1000
+
+    def run_step(self, planned: PlannedStep, n: int, total: int) -> StepOutcome:
+        """Apply one step, retrying lock timeouts and deadlocks within its policy."""
+        step = planned.step
+        ref = step_ref(planned)
+        policy = step_policy(step, self.settings)
+        notes = tuple(note for s in step.statements for note in s.notes)
+        self.emit(StepStarted(ref, n, total, step.mode.value, notes))
+        began = self.clock()
+        attempt = 0
+        while True:
+            attempt += 1
+            lock_timeout = policy.lock_timeout_ms
+            remaining = self.remaining_ms()
+            if remaining is not None:
+                if remaining <= 0:
+                    raise self._gave_up(ref, attempt - 1, "the run's deadline has passed")
+                # Never let one attempt run past the deadline waiting for a lock.
+                lock_timeout = max(1, min(lock_timeout, int(remaining)))
+            timeouts = dbsteps.Timeouts(lock_timeout, policy.statement_timeout_ms)
+            try:
+                skipped = self._attempt(planned, timeouts, attempt)
+            except _Retry as retry:
+                error = retry.error
+                wait: int | None = self.backoff.wait_ms(attempt)
+                remaining = self.remaining_ms()
+                give_up_reason = None
+                if attempt >= policy.max_attempts:
+                    give_up_reason = f"no attempts left ({policy.max_attempts})"
+                elif remaining is not None and wait is not None and wait >= remaining:
+                    give_up_reason = "the run's deadline would pass during the next wait"
+                if give_up_reason is not None:
+                    wait = None
+                self.emit(
+                    AttemptFailed(
+                        ref,
+                        attempt,
+                        policy.max_attempts,
+                        error.sqlstate,
+                        error.message,
+                        lock_timeout,
+                        wait,
+                    )
+                )
+                if wait is None:
+                    raise self._gave_up(
+                        ref, attempt, f"{give_up_reason}; last error: {error.message}"
+                    ) from None
+                self.sleep(wait / 1000)
+                continue
+            duration = (self.clock() - began) * 1000
+            self.emit(StepApplied(ref, round(duration, 1), attempt, skipped))
+            return StepOutcome(ref.file, ref.step, attempt, duration, attempt - 1, skipped)
+
+    def _gave_up(self, ref: StepRef, attempts: int, why: str) -> LockNotAcquiredError:
+        return LockNotAcquiredError(
+            f"{ref.file}:{ref.line} (step {ref.step}): could not get its locks after "
+            f"{attempts} attempt{'s' if attempts != 1 else ''}: {why}; nothing of this step "
+            "was applied",
+            hint="find what holds the table (pg_locks / pg_stat_activity) and rerun; "
+            "applied steps are kept",
+        )
+
+    # -- one attempt -----------------------------------------------------------------------
+
+    def _attempt(
+        self, planned: PlannedStep, timeouts: dbsteps.Timeouts, attempt: int
+    ) -> str | None:
+        """One attempt; returns why the SQL was skipped, if it was. Raises _Retry."""
+        step = planned.step
+        self._failed_statement = step.statements[0]
+        try:
+            if step.mode is TxMode.AUTOCOMMIT:
+                return self._autocommit(planned, timeouts, attempt)
+            record = self._record(planned, attempts=attempt)
+            texts = [s.run_text for s in step.statements]
+            run = (
+                dbsteps.run_explicit_block
+                if step.mode is TxMode.EXPLICIT
+                else dbsteps.run_in_transaction
+            )
+            run(self.session, texts, timeouts, record, on_statement=self._track(step))
+            return None
+        except ServerError as error:
+            if is_retryable(error.sqlstate):
+                raise _Retry(error) from None
+            raise self._failed(planned, error) from None
+
+    def _track(self, step: Step) -> Callable[[int], None]:
+        def on_statement(i: int) -> None:
+            self._failed_statement = step.statements[i]
+
+        return on_statement
+
+    def _record(
+        self,
+        planned: PlannedStep,
+        *,
+        attempts: int,
+        state: str = "applied",
+    ) -> dbjournal.Record:
+        return dbjournal.record_sql(
+            self.journal,
+            version=planned.migration.version,
+            name=planned.migration.name,
+            step=planned.step.index,
+            checksum=planned.step.checksum,
+            state=state,
+            attempts=attempts,
+        )
+
+    def _failed(self, planned: PlannedStep, error: ServerError) -> StepFailedError:
+        statement = self._failed_statement or planned.step.statements[0]
+        line = error_line(statement, error.position)
+        return StepFailedError(
+            f"{planned.migration.filename}:{line} (step {planned.step.index + 1}): "
+            f"{error.sqlstate}: {error.message}",
+            sqlstate=error.sqlstate,
+            detail=error.detail,
+            hint=error.hint,
+        )
+
+    def _autocommit(
+        self, planned: PlannedStep, timeouts: dbsteps.Timeouts, attempt: int
+    ) -> str | None:
+        statement = planned.step.statements[0]
+        started = self._record(planned, attempts=attempt, state="started")
+        applied = self._record(planned, attempts=attempt)
+        build = statement.index_build
+        if build is not None:
+            return self._index_build(planned, statement, build, timeouts, attempt)
+        try:
+            dbsteps.run_autocommit(
+                self.session, statement.run_text, timeouts, before=started, after=applied
+            )
+        except ServerError as error:
+            drop = statement.index_drop
+            if (
+                error.sqlstate == _UNDEFINED_OBJECT
+                and drop is not None
+                and planned.started_before
+                and not any(dbindex.index_exists(self.session, n) for n in drop.names)
+            ):
+                # The previous run dropped the index and died before recording it.
+                self.session.execute(applied)
+                return "the index was already dropped by an interrupted earlier run"
+            raise
+        return None
+
+    def _matches(self, build: IndexBuild, index: dbindex.IndexInfo) -> bool:
+        if build.name is not None:
+            return index.name == build.name
+        return sqlinfo.definition_of_indexdef(index.definition) == build.definition
+
+    def _index_build(
+        self,
+        planned: PlannedStep,
+        statement: Statement,
+        build: IndexBuild,
+        timeouts: dbsteps.Timeouts,
+        attempt: int,
+    ) -> str | None:
+        session = self.session
+        ref = step_ref(planned)
+        started = self._record(planned, attempts=attempt, state="started")
+        applied = self._record(planned, attempts=attempt)
+        if statement.rewritten is not None and dbindex.relkind(session, build.table) == "p":
+            # PostgreSQL cannot build an index CONCURRENTLY on a partitioned table: run the
+            # author's plain statement in its own guarded transaction instead.
+            dbsteps.run_in_transaction(session, [statement.text], timeouts, applied)
+            return None
+        dbsteps.set_session_timeouts(session, timeouts)
+        try:
+            existing = dbindex.indexes_of(session, build.table)
+            for index in existing:
+                if not index.valid and self._matches(build, index):
+                    self.emit(
+                        IndexCleanup(
+                            ref, index.qualified, "invalid index left by an interrupted build"
+                        )
+                    )
+                    session.execute(dbindex.drop_concurrently_sql(index))
+            for index in existing:
+                same = sqlinfo.definition_of_indexdef(index.definition) == build.definition
+                if index.valid and same and self._matches(build, index):
+                    session.execute(applied)
+                    return f"a valid index {index.qualified} with this definition already exists"
+            before = {i.oid for i in existing}
+            session.execute(started)
+            try:
+                session.run_sql(statement.run_text)
+            except ServerError:
+                self._drop_new_invalid(ref, build, before)
+                raise
+            after = dbindex.indexes_of(session, build.table)
+            built = [
+                i
+                for i in after
+                if (build.name is not None and i.name == build.name)
+                or (build.name is None and i.oid not in before)
+            ]
+            invalid = [i for i in built if not i.valid]
+            if invalid:
+                for index in invalid:
+                    session.execute(dbindex.drop_concurrently_sql(index))
+                raise ServerError(
+                    "XX000",
+                    f"the index build finished but left {invalid[0].qualified} INVALID; "
+                    "it was dropped",
+                )
+            session.execute(applied)
+            return None
+        finally:
+            dbsteps.reset_session_timeouts(session)
+
+    def _drop_new_invalid(self, ref: StepRef, build: IndexBuild, before: set[int]) -> None:
+        """After a failed build, drop the invalid index it left so a rerun starts clean."""
+        try:
+            for index in dbindex.indexes_of(self.session, build.table):
+                ours = index.oid not in before and (build.name is None or index.name == build.name)
+                if ours and not index.valid:
+                    self.emit(IndexCleanup(ref, index.qualified, "left invalid by a failed build"))
+                    self.session.execute(dbindex.drop_concurrently_sql(index))
+        except ServerError:
+            # The next attempt or run drops it before building again.
+            pass

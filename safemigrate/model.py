@@ -1,0 +1,178 @@
+"""The data safemigrate works on: migrations, their steps and statements. Frozen, no I/O."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class TxMode(enum.Enum):
+    """How a step is run."""
+
+    #: One statement in its own transaction, under SET LOCAL timeouts.
+    OWN = "own transaction"
+    #: Consecutive statements grouped by ``-- safemigrate: group-start`` / ``group-end``.
+    GROUP = "grouped"
+    #: An explicit ``BEGIN; ... COMMIT;`` block from the file, run as the author wrote it.
+    EXPLICIT = "explicit block"
+    #: A statement that cannot run in a transaction block (e.g. CREATE INDEX CONCURRENTLY).
+    AUTOCOMMIT = "autocommit"
+
+
+@dataclass(frozen=True)
+class QualifiedName:
+    """A relation name as PostgreSQL resolves it: already case-folded, schema optional."""
+
+    schema: str | None
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.schema}.{self.name}" if self.schema else self.name
+
+
+@dataclass(frozen=True)
+class IndexBuild:
+    """What the runner needs to know to build an index CONCURRENTLY and clean up after it."""
+
+    table: QualifiedName
+    #: The index name, or None when PostgreSQL chooses it.
+    name: str | None
+    #: The index definition with names removed, to compare with existing indexes.
+    definition: str
+    if_not_exists: bool
+
+
+@dataclass(frozen=True)
+class IndexDrop:
+    """The indexes a DROP INDEX CONCURRENTLY removes."""
+
+    names: tuple[QualifiedName, ...]
+    if_exists: bool
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One top-level SQL statement of a migration file."""
+
+    #: The statement exactly as written in the file (no trailing semicolon).
+    text: str
+    #: 1-based line and column of its first character in the file.
+    line: int
+    column: int
+    #: The name of its parse tree node, e.g. ``IndexStmt``.
+    kind: str
+    #: True when PostgreSQL refuses to run it inside a transaction block.
+    non_transactional: bool = False
+    #: The text the runner executes, when it differs from ``text`` (e.g. CONCURRENTLY added).
+    rewritten: str | None = None
+    #: Set for CREATE INDEX CONCURRENTLY (written so or rewritten).
+    index_build: IndexBuild | None = None
+    #: Set for DROP INDEX CONCURRENTLY.
+    index_drop: IndexDrop | None = None
+    #: Notes for the operator, e.g. why a plain CREATE INDEX was not rewritten.
+    notes: tuple[str, ...] = ()
+
+    @property
+    def run_text(self) -> str:
+        """The SQL the runner sends to the server for this statement."""
+        return self.rewritten if self.rewritten is not None else self.text
+
+    @property
+    def summary(self) -> str:
+        """The first words of the statement, on one line, for logs."""
+        return summarize(self.run_text)
+
+
+def summarize(sql: str, limit: int = 60) -> str:
+    """Collapse whitespace and cut ``sql`` to about ``limit`` characters."""
+    flat = " ".join(sql.split())
+    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
+
+
+@dataclass(frozen=True)
+class StepOptions:
+    """Per-step overrides set with ``-- safemigrate:`` directives; None means the run's setting."""
+
+    lock_timeout_ms: int | None = None
+    statement_timeout_ms: int | None = None
+    max_attempts: int | None = None
+    no_retry: bool = False
+
+
+@dataclass(frozen=True)
+class Step:
+    """The unit the runner applies and journals: one transaction, or one autocommit statement."""
+
+    #: 0-based position of the step in its migration.
+    index: int
+    statements: tuple[Statement, ...]
+    mode: TxMode
+    options: StepOptions = field(default_factory=StepOptions)
+
+    @property
+    def line(self) -> int:
+        """The line of the step's first statement."""
+        return self.statements[0].line
+
+    @property
+    def checksum(self) -> str:
+        """SHA-256 of the statements' original text: what drift detection compares."""
+        digest = hashlib.sha256()
+        for statement in self.statements:
+            digest.update(statement.text.encode())
+            digest.update(b"\x00")
+        return digest.hexdigest()
+
+    @property
+    def summary(self) -> str:
+        """The first words of the step's first meaningful statement."""
+        statements = self.statements
+        if self.mode is TxMode.EXPLICIT and len(statements) > 2:
+            statements = statements[1:]
+        return summarize(statements[0].run_text)
+
+    @property
+    def rewritten(self) -> bool:
+        """True when the runner executes a text that differs from the file's."""
+        return any(s.rewritten is not None for s in self.statements)
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One migration file: ``<version>_<name>.sql``."""
+
+    version: int
+    #: The version as written in the file name (e.g. ``0001``).
+    version_text: str
+    name: str
+    path: Path
+    steps: tuple[Step, ...]
+
+    @property
+    def filename(self) -> str:
+        """The file's base name."""
+        return self.path.name
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One row of the journal table: a step that was applied (or, for autocommit steps, started)."""
+
+    version: int
+    name: str
+    step: int
+    checksum: str
+    #: ``applied``, ``baseline`` (recorded without running) or ``started`` (autocommit step begun).
+    state: str = "applied"
+    applied_at: str | None = None
+    duration_ms: float | None = None
+    attempts: int | None = None
+    applied_by: str | None = None
+    application_name: str | None = None
+
+    @property
+    def done(self) -> bool:
+        """True when the step counts as applied."""
+        return self.state in ("applied", "baseline")
