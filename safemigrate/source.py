@@ -175,7 +175,13 @@ def find_directives(path: str, text: str, tokens: Iterable[Any]) -> list[_Direct
         body = text[token.start : token.end + 1][2:].strip()
         if not body.startswith(DIRECTIVE_PREFIX):
             continue
-        line, _ = line_col(text, token.start)
+        line, column = line_col(text, token.start)
+        if text[token.start - column + 1 : token.start].strip():
+            raise MigrationFileError(
+                path,
+                "a safemigrate directive must be on its own line before a statement",
+                line=line,
+            )
         directive = parse_directive(path, line, body[len(DIRECTIVE_PREFIX) :])
         directive.offset = token.start
         found.append(directive)

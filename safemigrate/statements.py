@@ -82,8 +82,11 @@ def transaction_kind(node: Any) -> str | None:
 def created_table(node: Any) -> QualifiedName | None:
     """The table a CREATE TABLE / CREATE TABLE AS / SELECT INTO statement creates, if any."""
     if isinstance(node, ast.CreateStmt):
-        return qualified(node.relation)
+        # IF NOT EXISTS may meet a table the application already uses: not "new".
+        return None if node.if_not_exists else qualified(node.relation)
     if isinstance(node, ast.CreateTableAsStmt) and node.into is not None:
+        if node.if_not_exists:
+            return None
         return qualified(node.into.rel)
     if isinstance(node, ast.SelectStmt) and node.intoClause is not None:
         return qualified(node.intoClause.rel)

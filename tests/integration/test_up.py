@@ -326,3 +326,44 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server) -> N
     assert invalid_indexes(db_dsn) == []
     again = run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn)
     assert again.exit_code == 0 and "nothing to apply" in again.stdout
+
+
+MANIFEST_SCHEMA_SHA256 = "18aa74b3322bd69f73f9eb134e2e46ee71cb8445960fcb1bb2f984973bb82959"
+
+
+def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(db_dsn: str, pg_server) -> None:
+    """The MANIFEST's normalised pg_dump hash, reproduced after `safemigrate up`."""
+    import hashlib
+    import re
+
+    from tests.support.runner import LANGFUSE, environment
+
+    if not LANGFUSE.is_dir():
+        pytest.skip("../shared/corpora/langfuse is not here")
+    pg_dump = Path("/usr/lib/postgresql/15/bin/pg_dump")
+    if pg_server.major_version != 15 or not pg_dump.exists():
+        pytest.skip("the MANIFEST hash was made with PostgreSQL 15 and pg_dump 15")
+    assert run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, timeout=600).exit_code == 0
+    dump = subprocess.run(
+        [
+            str(pg_dump),
+            "--schema-only",
+            "--no-owner",
+            "--no-privileges",
+            "-T",
+            "safemigrate_history",
+            "-d",
+            db_dsn,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environment(),
+    ).stdout
+    # The MANIFEST's normalisation: drop comment lines, SET lines and \restrict lines.
+    kept = [
+        line
+        for line in dump.splitlines(keepends=True)
+        if not re.match(r"^(--|SET |\\restrict |\\unrestrict )", line)
+    ]
+    assert hashlib.sha256("".join(kept).encode()).hexdigest() == MANIFEST_SCHEMA_SHA256

@@ -688,3 +688,16 @@ def test_langfuse_corpus_loads() -> None:
         for step in migration.steps:
             for statement in step.statements:
                 assert statement.text in text, (migration.filename, statement.line)
+
+
+def test_directive_after_a_statement_on_the_same_line_is_an_error() -> None:
+    with pytest.raises(MigrationFileError) as caught:
+        build_steps("f.sql", "SELECT 1; -- safemigrate: no-retry\nSELECT 2;")
+    assert caught.value.line == 1
+    assert "on its own line" in str(caught.value)
+
+
+def test_create_table_if_not_exists_does_not_make_the_table_new() -> None:
+    steps = build_steps("f.sql", "CREATE TABLE IF NOT EXISTS t (a int);\nCREATE INDEX ON t (a);")
+    assert steps[1].mode is TxMode.AUTOCOMMIT
+    assert steps[1].statements[0].rewritten == "CREATE INDEX CONCURRENTLY ON t (a)"

@@ -114,7 +114,6 @@ def test_ordinary_statement_has_no_transaction_kind() -> None:
         ("CREATE TABLE t (a int)", QualifiedName(None, "t")),
         ("CREATE TABLE S.T (a int)", QualifiedName("s", "t")),
         ('CREATE TABLE "Sch"."MyT" (a int)', QualifiedName("Sch", "MyT")),
-        ("CREATE TABLE IF NOT EXISTS t (a int)", QualifiedName(None, "t")),
         ("CREATE UNLOGGED TABLE t (a int)", QualifiedName(None, "t")),
         ("CREATE TABLE t AS SELECT 1", QualifiedName(None, "t")),
         ("SELECT 1 INTO T", QualifiedName(None, "t")),
