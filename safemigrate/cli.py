@@ -138,27 +138,34 @@ def main() -> None:
 @common_options
 @dsn_option
 @click.option("--target", metavar="VERSION", help="Apply migrations up to this version only.")
-@click.option("--lock-timeout", metavar="DUR", help="lock_timeout of each attempt [default: 2s].")
+@click.option(
+    "--lock-timeout",
+    metavar="DUR",
+    help="lock_timeout of each attempt [default: the config's lock_timeout, else 2s].",
+)
 @click.option(
     "--statement-timeout",
     metavar="DUR",
-    help="statement_timeout of each step, 0 for none [default: 15min].",
+    help="statement_timeout of each step, 0 for none "
+    "[default: the config's statement_timeout, else 15min].",
 )
 @click.option(
     "--max-attempts",
     metavar="N",
-    help="Attempts per step on lock timeout or deadlock [default: 10].",
+    help="Attempts per step on lock timeout or deadlock "
+    "[default: the config's max_attempts, else 10].",
 )
 @click.option(
     "--deadline",
     metavar="DUR",
-    help="Give up (exit 4) once the run has taken this long [default: none].",
+    help="Give up (exit 4) once the run has taken this long "
+    "[default: the config's deadline, else none].",
 )
 @click.option(
     "--wait-for-lock",
     metavar="DUR",
     help="If another run holds the run lock, poll for it this long before exiting 3 "
-    "[default: 0, exit at once].",
+    "[default: the config's wait_for_lock, else 0: exit at once].",
 )
 @click.option(
     "--allow-out-of-order",
