@@ -534,6 +534,51 @@ def _kill_tree(pid: int) -> None:
         )
 
 
+def _processes_in(folder: Path) -> list[int]:
+    """Return the PIDs of processes working in ``folder`` (Linux only; elsewhere empty).
+
+    Every PostgreSQL server process runs in its data directory, so this finds the backends a
+    dead postmaster left behind: a backend busy with a query does not notice its death, keeps
+    the shared memory attached, and makes the next postmaster refuse to start.
+    """
+    target = str(folder.resolve())
+    found: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit() and int(entry) != os.getpid():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{entry}/cwd") == target:
+                    found.append(int(entry))
+    return found
+
+
+def _kill_processes_in(data_dir: Path) -> None:
+    """SIGKILL every process left working in ``data_dir`` and wait until they are gone."""
+    leftovers = _processes_in(data_dir)
+    for pid in leftovers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    alive = _wait_gone(leftovers, _KILL_TIMEOUT_S)
+    if alive:
+        raise ThrowawayServerError(
+            f"PostgreSQL processes {', '.join(map(str, alive))} in {data_dir} survived SIGKILL"
+        )
+
+
+def _terminate_postmaster(pid: int, data_dir: Path) -> None:
+    """Stop a postmaster we have no pg_ctl for: immediate shutdown, then SIGKILL."""
+    # SIGQUIT is an immediate shutdown, which still releases the server's shared memory
+    # (SIGKILL would leak a SysV segment and /dev/shm/PostgreSQL.* files).
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGQUIT)
+    if _wait_gone([pid], 5.0):
+        _kill_tree(pid)
+    _kill_processes_in(data_dir)
+
+
 def _read_pid_file(folder: Path, name: str = "postmaster.pid") -> int | None:
     """Return the PID on the first line of a PostgreSQL lock file, or None."""
     try:
@@ -588,7 +633,9 @@ def _reap_orphaned_clusters() -> None:
                 if pid is not None and _pid_alive(pid):
                     if _is_postmaster_of(pid, data_dir) is not True:
                         continue
-                    _kill_tree(pid)
+                    _terminate_postmaster(pid, data_dir)
+                else:
+                    _kill_processes_in(data_dir)
                 shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -635,9 +682,9 @@ class ThrowawayServer:
     ``tcp=False``: unix socket only (``listen_addresses = ''``), in the cluster's own folder.
     ``tcp=True``: also listens on 127.0.0.1. Either way the port is a free one, picked at the
     first start. ``settings`` are extra postgresql.conf settings; they win over ours.
-    The cluster is built for speed, not safety: fsync, full_page_writes and synchronous_commit
-    are off, so the last few hundred milliseconds of commits can be lost by :meth:`kill` and
-    ``restart("immediate")`` unless the session sets ``synchronous_commit = on``.
+    The cluster is built for speed, not for surviving the machine: fsync and full_page_writes
+    are off. synchronous_commit stays on, so a commit survives :meth:`kill` and
+    ``restart("immediate")`` (fault tests rely on that; with fsync off it costs nothing).
 
     What works after what: ``start()`` on a running server does nothing; after :meth:`kill`
     (or a failed restart) it starts the same cluster again, on the same port, with crash
@@ -670,6 +717,7 @@ class ThrowawayServer:
         self._socket_dir: Path | None = None  # ... except this, when the path would be too long.
         self._port: int | None = None
         self._pid: int | None = None
+        self._crashed_flag = False  # Set by kill(), cleared by a successful start.
 
     # ---------------------------------------------------------------- properties
 
@@ -746,6 +794,12 @@ class ThrowawayServer:
         if self._base is None:
             return
         try:
+            if not self.running and self._crashed():
+                # Only a postmaster can free a dead one's shared memory (it finds it through the
+                # data directory): without this, kill() then stop() leaks a SysV segment and
+                # /dev/shm/PostgreSQL.* files. Crash recovery takes about 0.1 s here.
+                with contextlib.suppress(ThrowawayServerError):
+                    self._start_postmaster(attempts=1)
             if self.running:
                 self._shutdown("fast")
         finally:
@@ -767,15 +821,18 @@ class ThrowawayServer:
         """SIGKILL the postmaster and all its processes, as in a crash; the data dir stays.
 
         Clients see their connections break. :meth:`start` or :meth:`restart` then brings the
-        same cluster back on the same port after crash recovery; :meth:`stop` removes it.
-        On systems without /proc only the postmaster itself is killed, and a restart may fail
-        until its orphaned backends have exited.
+        same cluster back on the same port after crash recovery; :meth:`stop` removes it (after
+        a quick recovery that frees the dead server's shared memory). On systems
+        without /proc only the postmaster itself is killed, and a restart may fail until its
+        orphaned backends have exited.
         """
         pid = self.postmaster_pid
         if pid is None:
             raise ThrowawayServerError("cannot kill: the throwaway server is not running")
         _kill_tree(pid)
         self._pid = None
+        self._crashed_flag = True
+        self._kill_processes_in_data_dir()
 
     def __enter__(self) -> ThrowawayServer:
         """Start the server and return it."""
@@ -885,7 +942,6 @@ class ThrowawayServer:
             "unix_socket_directories": str(self._socket_dir),
             "fsync": "off",
             "full_page_writes": "off",
-            "synchronous_commit": "off",
             "max_connections": "100",
         }
         lines = ["# Written by safemigrate.throwaway. Later lines win.\n"]
@@ -924,6 +980,7 @@ class ThrowawayServer:
             pid = _read_pid_file(self.data_dir)
             if status == 0 and pid is not None:
                 self._pid = pid
+                self._crashed_flag = False
                 return
             # pg_ctl gives up after -t seconds but leaves a slow postmaster running.
             self._kill_recorded_postmaster()
@@ -964,6 +1021,18 @@ class ThrowawayServer:
         _kill_tree(pid)
         self._pid = None
 
+    def _crashed(self) -> bool:
+        """Tell whether the cluster exists and its postmaster died without shutting down."""
+        # A clean shutdown removes postmaster.pid; kill() and outside SIGKILLs leave it.
+        if self._base is None:
+            return False
+        return self._crashed_flag or (self.data_dir / "postmaster.pid").exists()
+
+    def _kill_processes_in_data_dir(self) -> None:
+        """SIGKILL server processes a dead postmaster left in our data directory."""
+        if self._base is not None and self.data_dir.is_dir():
+            _kill_processes_in(self.data_dir)
+
     def _clear_stale_lock_files(self) -> None:
         """Delete lock files left by a dead postmaster (after kill() or an outside SIGKILL)."""
         # A killed postmaster stays a zombie until init reaps it, which some inits (seen: a
@@ -978,18 +1047,20 @@ class ThrowawayServer:
             if pid is not None and not _pid_alive(pid):
                 with contextlib.suppress(FileNotFoundError):
                     lock_file.unlink()
+        if not self.running:
+            self._kill_processes_in_data_dir()
 
     def _kill_recorded_postmaster(self) -> None:
-        """SIGKILL the postmaster named in postmaster.pid, if it is alive and provably ours."""
+        """Stop the postmaster of postmaster.pid if provably ours; kill processes left behind."""
         if self._base is None:
             return
         data_dir = self.data_dir
         pid = _read_pid_file(data_dir)
-        if pid is None or not _pid_alive(pid):
-            return
-        ours = _is_postmaster_of(pid, data_dir)
-        if ours or (ours is None and pid == self._pid):
-            _kill_tree(pid)
+        if pid is not None and _pid_alive(pid):
+            ours = _is_postmaster_of(pid, data_dir)
+            if ours or (ours is None and pid == self._pid):
+                _terminate_postmaster(pid, data_dir)
+        self._kill_processes_in_data_dir()
 
     def _remove_files(self) -> None:
         """Kill any postmaster left in our data dir, then delete every folder we made."""

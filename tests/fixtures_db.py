@@ -18,7 +18,7 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from safemigrate.throwaway import ThrowawayServer, find_server_bindir
+from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 
 TEST_DSN_ENV = "SAFEMIGRATE_TEST_DSN"
 TEST_PG_ENV = "SAFEMIGRATE_TEST_PG"
@@ -90,8 +90,12 @@ def pg_server() -> Iterator[PgServer]:
     if external:
         yield PgServer.external(external)
         return
-    server = ThrowawayServer(find_server_bindir(os.environ.get(TEST_PG_ENV)))
-    server.start()
+    try:
+        server = ThrowawayServer(find_server_bindir(os.environ.get(TEST_PG_ENV)))
+        server.start()
+    except ThrowawayServerError as exc:
+        hint = f" (hint: {exc.hint})" if exc.hint else ""
+        pytest.fail(f"cannot start a PostgreSQL server for the tests: {exc}{hint}", pytrace=False)
     try:
         yield PgServer(throwaway=server, major_version=server.major_version)
     finally:
