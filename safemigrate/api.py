@@ -24,8 +24,15 @@ from .db import Session, runlock
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db import steps as dbsteps
+from .db.activity import Monitor
 from .db.journal import JournalTable
-from .errors import BadInputError, InterruptedRunError, MigrationFileError, RunLockHeldError
+from .errors import (
+    BadInputError,
+    InterruptedRunError,
+    MigrationFileError,
+    RunLockHeldError,
+    SafemigrateError,
+)
 from .events import Event, RunLockWaiting, RunStarted
 from .executor import Executor, RunResult
 from .model import Migration
@@ -40,6 +47,7 @@ from .planner import (
 )
 from .retry import Backoff
 from .source import FILENAME_PATTERN, discover, load_migrations
+from .watch import Watcher
 
 EventSink = Callable[[Event], None]
 
@@ -138,11 +146,22 @@ def up(
                     target=target_version,
                     allow_out_of_order=settings.allow_out_of_order,
                 )
-                on_event(_run_started(settings, db, journal, planned))
-                executor = Executor(
-                    session, settings, journal, on_event=on_event, run_started_at=started_at
-                )
-                return executor.run(planned)
+                monitor = _open_monitor(settings, db) if planned else None
+                try:
+                    on_event(_run_started(settings, db, journal, planned, monitor is not None))
+                    watcher = Watcher(monitor, settings, session.pid, on_event)
+                    executor = Executor(
+                        session,
+                        settings,
+                        journal,
+                        on_event=on_event,
+                        watcher=watcher,
+                        run_started_at=started_at,
+                    )
+                    return executor.run(planned)
+                finally:
+                    if monitor is not None:
+                        monitor.close()
             finally:
                 if not session.closed:
                     session.rollback_quietly()
@@ -156,8 +175,21 @@ def up(
         ) from None
 
 
+def _open_monitor(settings: Settings, db: Database) -> Monitor | None:
+    """The second session that reports blockers; the run goes on without it if it cannot
+    connect (e.g. max_connections reached): the lock timeouts still guard every step."""
+    try:
+        return Monitor.open(db.dsn, application_name=settings.application_name, secrets=db.secrets)
+    except SafemigrateError:
+        return None
+
+
 def _run_started(
-    settings: Settings, db: Database, journal: JournalTable, steps: Sequence[PlannedStep]
+    settings: Settings,
+    db: Database,
+    journal: JournalTable,
+    steps: Sequence[PlannedStep],
+    monitored: bool,
 ) -> RunStarted:
     backoff = Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
     plain = backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms)
@@ -172,6 +204,7 @@ def _run_started(
         worst_case_step_wait_ms=plain,
         worst_case_concurrent_wait_ms=concurrent,
         deadline_ms=settings.deadline_ms,
+        monitored=monitored,
     )
 
 

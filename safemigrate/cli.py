@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,8 +19,8 @@ import click
 from . import __version__, api
 from .config import Settings, load_settings
 from .errors import ExitCode, SafemigrateError
-from .events import Event, RunFailed
-from .output import event_json, event_text, status_text, to_json
+from .events import Event, IndexProgress, RunFailed, StepProgress
+from .output import LiveStatus, event_json, event_text, status_text, to_json
 from .planner import check_drift
 
 EXIT_CODES = """\b
@@ -114,6 +117,80 @@ def _handled(ctx: Context) -> Iterator[None]:
         sys.exit(int(ExitCode.INTERRUPTED))
 
 
+#: Off a terminal, at most one progress line this often (seconds).
+PROGRESS_LINE_EVERY_S = 5.0
+
+
+class _Sink:
+    """Prints events as they come, from the run's thread and the watcher's thread.
+
+    On a terminal a status line is redrawn in place below the log; elsewhere progress events
+    become plain lines, at most one every few seconds.
+    """
+
+    def __init__(self, fmt: str, *, live: bool) -> None:
+        self.fmt = fmt
+        self.live = live
+        self.colour = _colour()
+        self.status = LiveStatus()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last_progress = 0.0
+        self._drawn = False
+
+    def __enter__(self) -> _Sink:
+        if self.live:
+            self._thread = threading.Thread(target=self._tick, name="status", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            self._clear()
+
+    def __call__(self, event: Event) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if self.fmt == "json":
+                click.echo(event_json(event))
+                return
+            self.status.update(event, now)
+            if isinstance(event, (StepProgress, IndexProgress)):
+                if self.live or now - self._last_progress < PROGRESS_LINE_EVERY_S:
+                    return
+                self._last_progress = now
+            lines = event_text(event, self.colour)
+            if lines:
+                self._clear()
+                for line in lines:
+                    click.echo(line)
+            self._draw(now)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.25):
+            with self._lock:
+                self._draw(time.monotonic())
+
+    def _draw(self, now: float) -> None:
+        if not self.live:
+            return
+        line = self.status.line(now)
+        width = shutil.get_terminal_size((100, 20)).columns - 1
+        self._clear()
+        if line:
+            click.echo(line[:width], nl=False)
+            self._drawn = True
+
+    def _clear(self) -> None:
+        if self._drawn:
+            click.echo("\r\x1b[K", nl=False)
+            self._drawn = False
+
+
 def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
     # SIGTERM takes the same path as Ctrl-C: psycopg cancels the running statement on the
     # server, the step rolls back, and the run lock is released before exiting.
@@ -173,6 +250,36 @@ def main() -> None:
     default=None,
     help="Apply pending migrations older than the newest applied one.",
 )
+@click.option(
+    "--lock-precheck/--no-lock-precheck",
+    default=None,
+    help="Before a step that blocks writes, back off while pg_locks shows a conflicting lock "
+    "held by a transaction older than the lock timeout, instead of queueing behind it "
+    "[default: on].",
+)
+@click.option(
+    "--redact-queries",
+    is_flag=True,
+    default=None,
+    help="Show blockers' queries as their shape, literals replaced by $n.",
+)
+@click.option(
+    "--cancel-blockers",
+    metavar="POLICY",
+    help="idle-in-transaction:DUR cancels, then terminates, ROOT blockers idle in a "
+    "transaction for longer than DUR; any:DUR also active queries [default: off].",
+)
+@click.option(
+    "--cancel-blockers-only",
+    metavar="NAMES",
+    help="Comma-separated application_names or roles the cancel policy may touch.",
+)
+@click.option(
+    "--cancel-blockers-dry-run",
+    is_flag=True,
+    default=None,
+    help="Say which blockers the policy would cancel; touch none.",
+)
 def up(
     config: Path | None,
     directory: Path | None,
@@ -185,24 +292,24 @@ def up(
     deadline: str | None,
     wait_for_lock: str | None,
     allow_out_of_order: bool | None,
+    lock_precheck: bool | None,
+    redact_queries: bool | None,
+    cancel_blockers: str | None,
+    cancel_blockers_only: str | None,
+    cancel_blockers_dry_run: bool | None,
 ) -> None:
     """Apply pending migrations, step by step.
 
-    Durations are written like 200ms, 2s, 1min, 1h. With --format json, one JSON object per
-    event is printed on stdout.
+    Durations are written like 200ms, 2s, 1min, 1h. When a step cannot get its lock, the
+    log names the root blocker (pid, application_name, user, state, transaction age, query).
+    On a terminal a live status line shows the step, attempt and lock wait. With
+    --format json, one JSON object per event is printed on stdout.
     """
     ctx = Context(config, directory, fmt)
-    colour = _colour()
-
-    def show(event: Event) -> None:
-        if fmt == "json":
-            click.echo(event_json(event))
-        else:
-            for line in event_text(event, colour):
-                click.echo(line)
+    sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty())
 
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
-    with _handled(ctx):
+    with _handled(ctx), sink:
         settings = ctx.settings(
             lock_timeout=lock_timeout,
             statement_timeout=statement_timeout,
@@ -210,8 +317,13 @@ def up(
             deadline=deadline,
             wait_for_lock=wait_for_lock,
             allow_out_of_order=allow_out_of_order,
+            lock_precheck=lock_precheck,
+            redact_queries=redact_queries,
+            cancel_blockers=cancel_blockers,
+            cancel_blockers_only=cancel_blockers_only,
+            cancel_blockers_dry_run=cancel_blockers_dry_run,
         )
-        api.up(settings, dsn=dsn, target=target, on_event=show)
+        api.up(settings, dsn=dsn, target=target, on_event=sink)
 
 
 @main.command(epilog=EXIT_CODES)

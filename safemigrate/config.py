@@ -26,6 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
+from .blockers import allow_list, parse_cancel_policy
 from .durations import format_duration, parse_duration
 from .errors import ConfigError
 
@@ -70,6 +71,16 @@ class Settings:
     journal_table: str = "safemigrate_history"
     application_name: str = "safemigrate"
     version_style: VersionStyle = "sequence"
+    # Check pg_locks before a step that would block writes; back off instead of queueing
+    # behind a transaction that already held the table longer than the lock timeout.
+    lock_precheck: bool = True
+    redact_queries: bool = False
+    blocker_query_length: int = 200
+    # "off", "idle-in-transaction:DUR" or "any:DUR"; validated by blockers.parse_cancel_policy.
+    cancel_blockers: str = "off"
+    cancel_blockers_only: tuple[str, ...] = ()
+    cancel_blockers_grace_ms: int = 5_000
+    cancel_blockers_dry_run: bool = False
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
 
@@ -99,16 +110,41 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "journal_table": "Name of the journal table that records applied migrations.",
         "application_name": "application_name the run's connection shows in pg_stat_activity.",
         "version_style": "Migration version numbering: sequence (0001) or timestamp.",
+        "lock_precheck": (
+            "Before a step that blocks writes, back off while pg_locks shows a conflicting "
+            "lock held longer than the lock timeout, instead of queueing behind it."
+        ),
+        "redact_queries": "Show blockers' queries as their shape, literals replaced by $n.",
+        "blocker_query_length": "Longest blocker query text shown (10 to 10000 characters).",
+        "cancel_blockers": (
+            "Cancel, then terminate, root blockers: off, idle-in-transaction:DUR or any:DUR."
+        ),
+        "cancel_blockers_only": (
+            "Only cancel blockers with these application_names or roles (empty = any)."
+        ),
+        "cancel_blockers_grace": "How long a cancelled blocker has to go before termination.",
+        "cancel_blockers_dry_run": "Report which blockers would be cancelled; touch none.",
     }
 )
 
 _POSITIVE_DURATIONS = frozenset(
-    {"lock_timeout", "concurrent_lock_timeout", "backoff_initial", "backoff_max", "deadline"}
+    {
+        "lock_timeout",
+        "concurrent_lock_timeout",
+        "backoff_initial",
+        "backoff_max",
+        "deadline",
+        "cancel_blockers_grace",
+    }
+)
+_BOOLEANS = frozenset(
+    {"allow_out_of_order", "lock_precheck", "redact_queries", "cancel_blockers_dry_run"}
 )
 _DURATIONS = _POSITIVE_DURATIONS | {
     "statement_timeout",
     "concurrent_statement_timeout",
     "wait_for_lock",
+    "cancel_blockers_grace",
 }
 # Settings field of each key: durations carry their unit in the field name.
 _FIELDS: Mapping[str, str] = MappingProxyType(
@@ -296,8 +332,17 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
         return _parse_dir(raw, where, base)
     if key == "max_attempts":
         return _parse_attempts(raw, where, from_text)
-    if key == "allow_out_of_order":
+    if key in _BOOLEANS:
         return _parse_bool(raw, where, from_text)
+    if key == "blocker_query_length":
+        return _parse_int(raw, where, from_text, 10, 10_000)
+    if key == "cancel_blockers":
+        if not isinstance(raw, str):
+            raise ConfigError(f"{where}: must be a string, not {_describe(raw, from_text)}")
+        parse_cancel_policy(raw, where=where)
+        return raw.strip()
+    if key == "cancel_blockers_only":
+        return _parse_names(raw, where, from_text)
     if key in _ENUMS:
         allowed = _ENUMS[key]
         if isinstance(raw, str) and raw in allowed:
@@ -341,6 +386,32 @@ def _parse_dir(raw: object, where: str, base: Path) -> Path:
     if "\0" in text:
         raise ConfigError(f"{where}: must not contain a NUL character")
     return base / text
+
+
+def _parse_int(raw: object, where: str, from_text: bool, low: int, high: int) -> int:
+    """Return an integer from ``low`` to ``high``."""
+    value: int | None = None
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        value = raw
+    elif from_text and isinstance(raw, str) and raw.strip().isascii() and raw.strip().isdigit():
+        value = int(raw)
+    if value is None or not low <= value <= high:
+        shown = str(value) if value is not None else _describe(raw, from_text)
+        raise ConfigError(f"{where}: must be an integer from {low} to {high}, not {shown}")
+    return value
+
+
+def _parse_names(raw: object, where: str, from_text: bool) -> tuple[str, ...]:
+    """Return a list of names: a TOML array of strings, or comma-separated text."""
+    if from_text and isinstance(raw, str):
+        items: list[object] = list(raw.split(","))
+    elif isinstance(raw, (list, tuple)):
+        items = list(raw)
+    else:
+        raise ConfigError(f"{where}: must be a list of names, not {_describe(raw, from_text)}")
+    if not all(isinstance(item, str) for item in items):
+        raise ConfigError(f"{where}: every entry must be a string")
+    return allow_list([str(item) for item in items])
 
 
 def _parse_attempts(raw: object, where: str, from_text: bool) -> int:

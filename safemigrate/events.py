@@ -51,6 +51,8 @@ class RunStarted(Event):
     #: The same for a CONCURRENTLY step.
     worst_case_concurrent_wait_ms: int
     deadline_ms: int | None
+    #: True when a monitor session reports blockers and checks for long lock holders.
+    monitored: bool = True
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,74 @@ class StepStarted(Event):
 
 
 @dataclass(frozen=True)
+class Blocker:
+    """A session that blocks a step (a root of the blocking chain), as the server shows it."""
+
+    pid: int
+    application_name: str
+    user: str | None
+    client_addr: str | None
+    state: str | None
+    xact_age_ms: float | None
+    state_age_ms: float | None
+    wait_event: str | None
+    #: The lock mode(s) it holds on the step's table.
+    lock_mode: str | None
+    #: Its query, cut to blocker_query_length, or its shape with --redact-queries.
+    query: str | None
+
+    def describe(self) -> str:
+        """One line for people."""
+        app = f"'{self.application_name}'" if self.application_name else "(no application_name)"
+        parts = [f"pid {self.pid} {app}"]
+        if self.user:
+            parts.append(f"user {self.user}")
+        parts.append(f"from {self.client_addr or 'local socket'}")
+        what = [self.state or "unknown state"]
+        if self.xact_age_ms is not None:
+            what.append(f"transaction {self.xact_age_ms / 1000:.1f}s old")
+        if self.state_age_ms is not None:
+            what.append(f"in this state {self.state_age_ms / 1000:.1f}s")
+        if self.wait_event:
+            what.append(f"waiting on {self.wait_event}")
+        if self.lock_mode:
+            what.append(f"holds {self.lock_mode}")
+        text = f"{', '.join(parts)}: {', '.join(what)}"
+        return f"{text}; query: {self.query}" if self.query else text
+
+
+@dataclass(frozen=True)
+class WaitingFor:
+    """The runner's own waiting backend, as seen by the server."""
+
+    pid: int
+    locktype: str
+    relation: str | None
+    mode: str
+    waiting_ms: float | None
+
+    def describe(self) -> str:
+        """One line for people."""
+        on = f" on {self.relation}" if self.relation else f" ({self.locktype})"
+        since = f" for {self.waiting_ms / 1000:.1f}s" if self.waiting_ms is not None else ""
+        return f"runner pid {self.pid} waits for {self.mode}{on}{since}"
+
+
+@dataclass(frozen=True)
+class AttemptStarted(Event):
+    """An attempt of a step begins (the first one too)."""
+
+    kind: ClassVar[str] = "attempt_started"
+    ref: StepRef
+    attempt: int
+    max_attempts: int
+    lock_timeout_ms: int
+
+
+@dataclass(frozen=True)
 class AttemptFailed(Event):
-    """An attempt lost a lock race (lock timeout or deadlock) and was rolled back."""
+    """An attempt lost a lock race (lock timeout or deadlock) and was rolled back, or was not
+    issued at all because a long transaction already held the table (``precheck``)."""
 
     kind: ClassVar[str] = "attempt_failed"
     ref: StepRef
@@ -89,6 +157,59 @@ class AttemptFailed(Event):
     lock_timeout_ms: int
     #: The pause before the next attempt; None when the runner gives up.
     wait_ms: int | None
+    #: True when the statement was not issued: pg_locks showed a long conflicting holder.
+    precheck: bool = False
+    #: The root blockers seen shortly before the lock timeout fired (or the long holders).
+    blockers: tuple[Blocker, ...] = ()
+    #: What the runner's own backend was waiting for at that moment.
+    waiting: WaitingFor | None = None
+    #: Every pid on the blocking chains, roots included.
+    chain: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class BlockerAction(Event):
+    """The cancel policy acted (or, in dry-run mode, would have acted) on a root blocker."""
+
+    kind: ClassVar[str] = "blocker_action"
+    ref: StepRef
+    pid: int
+    application_name: str
+    user: str | None
+    #: ``cancel``, ``terminate``, ``would-cancel``.
+    action: str
+    reason: str
+    #: True when the blocker's transaction was gone afterwards.
+    cleared: bool
+
+
+@dataclass(frozen=True)
+class StepProgress(Event):
+    """A heartbeat while a step runs (every few seconds)."""
+
+    kind: ClassVar[str] = "step_progress"
+    ref: StepRef
+    attempt: int
+    elapsed_ms: float
+
+
+@dataclass(frozen=True)
+class IndexProgress(Event):
+    """Progress of a CONCURRENTLY index build or REINDEX, from pg_stat_progress_create_index."""
+
+    kind: ClassVar[str] = "index_progress"
+    ref: StepRef
+    phase: str
+    blocks_done: int
+    blocks_total: int
+    tuples_done: int
+    tuples_total: int
+    #: Percentage of the current phase's blocks (or tuples) done; None when unknown.
+    percent: float | None
+    #: While the build waits for older transactions: the pid it waits for now.
+    waiting_for_pid: int | None
+    lockers_done: int
+    lockers_total: int
 
 
 @dataclass(frozen=True)
@@ -111,6 +232,27 @@ class StepApplied(Event):
     attempts: int
     #: Why the step was recorded without running its SQL again, if it was.
     skipped: str | None = None
+
+
+@dataclass(frozen=True)
+class StepSummary:
+    """Per step: how hard it was to apply."""
+
+    file: str
+    line: int
+    step: int
+    attempts: int
+    lock_wait_ms: float
+    blockers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RunSummary(Event):
+    """End of run (success or failure): the steps that had to wait, and who made them wait."""
+
+    kind: ClassVar[str] = "run_summary"
+    steps: tuple[StepSummary, ...]
+    blocker_actions: int
 
 
 @dataclass(frozen=True)

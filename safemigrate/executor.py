@@ -21,16 +21,20 @@ from .db.journal import JournalTable
 from .errors import LockNotAcquiredError, StepFailedError
 from .events import (
     AttemptFailed,
+    AttemptStarted,
     Event,
     IndexCleanup,
     RunFinished,
+    RunSummary,
     StepApplied,
     StepRef,
     StepStarted,
+    StepSummary,
 )
 from .model import IndexBuild, Statement, Step, TxMode
 from .planner import PlannedStep
 from .retry import Backoff, is_retryable
+from .watch import Sample, Watcher
 
 EventSink = Callable[[Event], None]
 
@@ -129,6 +133,7 @@ class Executor:
         journal: JournalTable,
         *,
         on_event: EventSink,
+        watcher: Watcher | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         backoff: Backoff | None = None,
@@ -138,19 +143,30 @@ class Executor:
         self.settings = settings
         self.journal = journal
         self.emit = on_event
+        self.watcher = watcher or Watcher(None, settings, session.pid, on_event)
         self.clock = clock
         self.sleep = sleep
         self.backoff = backoff or Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
         self.started_at = run_started_at if run_started_at is not None else clock()
         self._failed_statement: Statement | None = None
+        self.summaries: list[StepSummary] = []
+        self.blocker_actions = 0
 
     # -- the run ---------------------------------------------------------------------------
 
     def run(self, planned: Sequence[PlannedStep]) -> RunResult:
-        """Apply every planned step in order; stop at the first step that fails."""
+        """Apply every planned step in order; stop at the first step that fails.
+
+        A RunSummary event (steps that had to wait, and who made them wait) is emitted at the
+        end whether the run succeeds or fails.
+        """
         result = RunResult()
-        for n, item in enumerate(planned, start=1):
-            result.applied.append(self.run_step(item, n, len(planned)))
+        try:
+            for n, item in enumerate(planned, start=1):
+                result.applied.append(self.run_step(item, n, len(planned)))
+        finally:
+            if self.summaries or self.blocker_actions:
+                self.emit(RunSummary(tuple(self.summaries), self.blocker_actions))
         result.duration_ms = (self.clock() - self.started_at) * 1000
         self.emit(
             RunFinished(
@@ -174,23 +190,56 @@ class Executor:
         ref = step_ref(planned)
         policy = step_policy(step, self.settings)
         notes = tuple(note for s in step.statements for note in s.notes)
+        index_build = any(
+            s.index_build is not None or s.kind == "ReindexStmt" for s in step.statements
+        )
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
         attempt = 0
-        while True:
-            attempt += 1
-            lock_timeout = policy.lock_timeout_ms
-            remaining = self.remaining_ms()
-            if remaining is not None:
-                if remaining <= 0:
-                    raise self._gave_up(ref, attempt - 1, "the run's deadline has passed")
-                # Never let one attempt run past the deadline waiting for a lock.
-                lock_timeout = max(1, min(lock_timeout, int(remaining)))
-            timeouts = dbsteps.Timeouts(lock_timeout, policy.statement_timeout_ms)
-            try:
-                skipped = self._attempt(planned, timeouts, attempt)
-            except _Retry as retry:
-                error = retry.error
+        lock_wait_ms = 0.0
+        seen: dict[int, str] = {}
+        try:
+            while True:
+                attempt += 1
+                lock_timeout = policy.lock_timeout_ms
+                remaining = self.remaining_ms()
+                if remaining is not None:
+                    if remaining <= 0:
+                        raise self._gave_up(ref, attempt - 1, "the run's deadline has passed")
+                    # Never let one attempt run past the deadline waiting for a lock.
+                    lock_timeout = max(1, min(lock_timeout, int(remaining)))
+                timeouts = dbsteps.Timeouts(lock_timeout, policy.statement_timeout_ms)
+                self.emit(AttemptStarted(ref, attempt, policy.max_attempts, lock_timeout))
+                attempt_began = self.clock()
+                holders = self.watcher.long_holders(step.locks, lock_timeout)
+                if holders:
+                    failure = Sample(blockers=tuple(holders))
+                    sqlstate = None
+                    reason = (
+                        f"not queued behind {len(holders)} transaction"
+                        f"{'s' if len(holders) != 1 else ''} older than the lock timeout "
+                        "holding a conflicting lock"
+                    )
+                else:
+                    watch = self.watcher.watch(ref, attempt, lock_timeout, index_build)
+                    try:
+                        with watch:
+                            skipped = self._attempt(planned, timeouts, attempt)
+                    except _Retry as retry:
+                        failure = watch.result
+                        sqlstate = retry.error.sqlstate
+                        reason = retry.error.message
+                    else:
+                        duration = (self.clock() - began) * 1000
+                        self.emit(StepApplied(ref, round(duration, 1), attempt, skipped))
+                        return StepOutcome(
+                            ref.file, ref.step, attempt, duration, attempt - 1, skipped
+                        )
+                lock_wait_ms += (self.clock() - attempt_began) * 1000
+                for blocker in failure.blockers:
+                    seen.setdefault(
+                        blocker.pid, f"pid {blocker.pid} ({blocker.application_name or '?'})"
+                    )
                 wait: int | None = self.backoff.wait_ms(attempt)
                 remaining = self.remaining_ms()
                 give_up_reason = None
@@ -205,21 +254,34 @@ class Executor:
                         ref,
                         attempt,
                         policy.max_attempts,
-                        error.sqlstate,
-                        error.message,
+                        sqlstate,
+                        reason,
                         lock_timeout,
                         wait,
+                        precheck=bool(holders),
+                        blockers=failure.blockers,
+                        waiting=failure.waiting,
+                        chain=failure.chain,
                     )
                 )
                 if wait is None:
                     raise self._gave_up(
-                        ref, attempt, f"{give_up_reason}; last error: {error.message}"
+                        ref, attempt, f"{give_up_reason}; last error: {reason}"
                     ) from None
+                self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
                 self.sleep(wait / 1000)
-                continue
-            duration = (self.clock() - began) * 1000
-            self.emit(StepApplied(ref, round(duration, 1), attempt, skipped))
-            return StepOutcome(ref.file, ref.step, attempt, duration, attempt - 1, skipped)
+        finally:
+            if attempt > 1 or seen:
+                self.summaries.append(
+                    StepSummary(
+                        ref.file,
+                        ref.line,
+                        ref.step,
+                        attempt,
+                        round(lock_wait_ms, 1),
+                        tuple(seen.values()),
+                    )
+                )
 
     def _gave_up(self, ref: StepRef, attempts: int, why: str) -> LockNotAcquiredError:
         return LockNotAcquiredError(

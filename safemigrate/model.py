@@ -6,6 +6,10 @@ import enum
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .locks import LockNeed
 
 
 class TxMode(enum.Enum):
@@ -73,6 +77,8 @@ class Statement:
     index_drop: IndexDrop | None = None
     #: Notes for the operator, e.g. why a plain CREATE INDEX was not rewritten.
     notes: tuple[str, ...] = ()
+    #: The table locks the statement the runner executes takes (see locks.lock_needs).
+    locks: tuple[LockNeed, ...] = ()
 
     @property
     def run_text(self) -> str:
@@ -132,6 +138,13 @@ class Step:
         if self.mode is TxMode.EXPLICIT and len(statements) > 2:
             statements = statements[1:]
         return summarize(statements[0].run_text)
+
+    @property
+    def locks(self) -> tuple[LockNeed, ...]:
+        """The table locks of all the step's statements, strongest per relation."""
+        from .locks import strongest
+
+        return tuple(strongest(need for s in self.statements for need in s.locks))
 
     @property
     def rewritten(self) -> bool:

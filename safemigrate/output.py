@@ -8,13 +8,18 @@ from typing import Any
 from .durations import format_duration
 from .events import (
     AttemptFailed,
+    AttemptStarted,
+    BlockerAction,
     Event,
     IndexCleanup,
+    IndexProgress,
     RunFailed,
     RunFinished,
     RunLockWaiting,
     RunStarted,
+    RunSummary,
     StepApplied,
+    StepProgress,
     StepRef,
     StepStarted,
 )
@@ -79,15 +84,65 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             if event.wait_ms is not None
             else "giving up"
         )
-        return [
+        if event.precheck:
+            what = f"not issued: {event.reason}"
+        else:
+            what = (
+                f"failed after lock_timeout {format_duration(event.lock_timeout_ms)}: "
+                f"{event.reason} [{event.sqlstate}]"
+            )
+        lines = [
             paint(
                 f"  ! {_where(event.ref)}: attempt {event.attempt}/{event.max_attempts} "
-                f"failed after lock_timeout {format_duration(event.lock_timeout_ms)}: "
-                f"{event.reason} [{event.sqlstate}]; {then} -- {event.ref.sql}",
+                f"{what}; {then} -- {event.ref.sql}",
                 "yellow",
                 colour,
             )
         ]
+        label = "held by" if event.precheck else "blocked by"
+        lines += [f"      {label} {b.describe()}" for b in event.blockers]
+        if event.waiting is not None:
+            lines.append(f"      {event.waiting.describe()}")
+        return lines
+    if isinstance(event, BlockerAction):
+        verb = {
+            "cancel": "cancelled",
+            "terminate": "terminated",
+            "would-cancel": "would cancel (dry run)",
+        }.get(event.action, event.action)
+        outcome = (
+            ""
+            if event.action == "would-cancel"
+            else ("; it is gone" if event.cleared else "; it is still there")
+        )
+        return [
+            paint(
+                f"  ! {_where(event.ref)}: {verb} blocker pid {event.pid} "
+                f"'{event.application_name}' ({event.reason}){outcome}",
+                "red",
+                colour,
+            )
+        ]
+    if isinstance(event, (AttemptStarted, StepProgress)):
+        if isinstance(event, StepProgress):
+            return [
+                f"  ... {_where(event.ref)} still running after "
+                f"{format_duration(event.elapsed_ms)} (attempt {event.attempt})"
+            ]
+        return []
+    if isinstance(event, IndexProgress):
+        return [f"  ... {_where(event.ref)} {index_progress_text(event)}"]
+    if isinstance(event, RunSummary):
+        lines = ["steps that had to wait:"]
+        for s in event.steps:
+            who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
+            lines.append(
+                f"  {s.file}:{s.line} step {s.step}: {s.attempts} attempts, "
+                f"{format_duration(s.lock_wait_ms)} waiting for locks{who}"
+            )
+        if event.blocker_actions:
+            lines.append(f"  blocker actions: {event.blocker_actions}")
+        return lines
     if isinstance(event, IndexCleanup):
         return [f"  - {_where(event.ref)}: dropped {event.index} ({event.reason})"]
     if isinstance(event, StepApplied):
@@ -117,6 +172,72 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             lines.append(f"  hint: {event.hint}")
         return lines
     return []
+
+
+def index_progress_text(event: IndexProgress) -> str:
+    """``building index: scanning table 42.0% (blocks 1234/2938)`` and the like."""
+    text = f"index build: {event.phase}"
+    if event.waiting_for_pid:
+        text += (
+            f", waiting for pid {event.waiting_for_pid} "
+            f"({event.lockers_done}/{event.lockers_total} older transactions done)"
+        )
+    elif event.blocks_total:
+        text += f" {event.percent}% (blocks {event.blocks_done}/{event.blocks_total})"
+    elif event.tuples_total:
+        text += f" {event.percent}% (tuples {event.tuples_done}/{event.tuples_total})"
+    return text
+
+
+class LiveStatus:
+    """The state behind the one-line live status a terminal shows during ``up``."""
+
+    def __init__(self) -> None:
+        self.step: StepStarted | None = None
+        self.attempt: AttemptStarted | None = None
+        self.attempt_began = 0.0
+        self.step_began = 0.0
+        self.blocker: str | None = None
+        self.index: IndexProgress | None = None
+
+    def update(self, event: Event, now: float) -> None:
+        """Take in an event that arrived at monotonic time ``now``."""
+        if isinstance(event, StepStarted):
+            self.step, self.step_began, self.blocker, self.index = event, now, None, None
+        elif isinstance(event, AttemptStarted):
+            self.attempt, self.attempt_began = event, now
+        elif isinstance(event, AttemptFailed) and event.blockers:
+            first = event.blockers[0]
+            self.blocker = f"pid {first.pid} '{first.application_name}'"
+        elif isinstance(event, IndexProgress):
+            self.index = event
+        elif isinstance(event, (StepApplied, RunFinished, RunFailed)):
+            self.step = None
+
+    def line(self, now: float) -> str | None:
+        """The status line at time ``now``, None when no step runs."""
+        step = self.step
+        if step is None:
+            return None
+        ref = step.ref
+        parts = [
+            f"[{step.n}/{step.total}] {ref.file} step {ref.step}/{ref.steps}",
+            format_duration((now - self.step_began) * 1000),
+        ]
+        attempt = self.attempt
+        if attempt is not None and attempt.ref == ref:
+            waited = (now - self.attempt_began) * 1000
+            if attempt.attempt > 1 or waited > 500:
+                parts.append(f"attempt {attempt.attempt}/{attempt.max_attempts}")
+                parts.append(
+                    f"lock wait {format_duration(min(waited, attempt.lock_timeout_ms))} of "
+                    f"{format_duration(attempt.lock_timeout_ms)}"
+                )
+        if self.blocker:
+            parts.append(f"blocked by {self.blocker}")
+        if self.index is not None and self.index.ref == ref:
+            parts.append(index_progress_text(self.index))
+        return " | ".join(parts)
 
 
 def step_notes(event: StepStarted) -> list[str]:

@@ -18,6 +18,7 @@ from pglast import parser
 from . import statements as sqlinfo
 from .durations import parse_duration
 from .errors import ConfigError, MigrationFileError
+from .locks import lock_needs
 from .model import Migration, QualifiedName, Statement, Step, StepOptions, TxMode
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
@@ -333,6 +334,10 @@ def build_steps(
         table = sqlinfo.created_table(node)
         if table is not None:
             created.add(table)
+        run_node = node
+        if statement.rewritten is not None:
+            run_node = pglast.parse_sql(statement.rewritten)[0].stmt
+        statement = _replace(statement, locks=tuple(lock_needs(run_node)))
 
         if statement.non_transactional:
             if open_ is not None:

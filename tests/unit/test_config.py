@@ -211,6 +211,13 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_JOURNAL_TABLE": "history",
         "SAFEMIGRATE_APPLICATION_NAME": "deploy 42",
         "SAFEMIGRATE_VERSION_STYLE": "timestamp",
+        "SAFEMIGRATE_LOCK_PRECHECK": "false",
+        "SAFEMIGRATE_REDACT_QUERIES": "1",
+        "SAFEMIGRATE_BLOCKER_QUERY_LENGTH": "80",
+        "SAFEMIGRATE_CANCEL_BLOCKERS": "idle-in-transaction:30s",
+        "SAFEMIGRATE_CANCEL_BLOCKERS_ONLY": "worker, reporting",
+        "SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "2s",
+        "SAFEMIGRATE_CANCEL_BLOCKERS_DRY_RUN": "yes",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -230,6 +237,13 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         journal_table="history",
         application_name="deploy 42",
         version_style="timestamp",
+        lock_precheck=False,
+        redact_queries=True,
+        blocker_query_length=80,
+        cancel_blockers="idle-in-transaction:30s",
+        cancel_blockers_only=("reporting", "worker"),
+        cancel_blockers_grace_ms=2_000,
+        cancel_blockers_dry_run=True,
     )
 
 
@@ -590,3 +604,17 @@ def test_unreadable_given_config_file_is_an_error(
     monkeypatch.setattr(Path, "read_bytes", refuse)
     message = error_of(tmp_path, config_file=Path("locked.toml"))
     assert message == "locked.toml: cannot read config file: permission denied"
+
+
+@pytest.mark.parametrize("value", ["sometimes", "idle-in-transaction", "any:forever", "idle:5s"])
+def test_cancel_blockers_policy_is_validated(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigError, match="--cancel-blockers"):
+        load(tmp_path, overrides={"cancel_blockers": value})
+
+
+def test_cancel_blockers_allow_list_from_toml_array(tmp_path: Path) -> None:
+    (tmp_path / "safemigrate.toml").write_text('cancel_blockers_only = ["worker", "etl"]\n')
+    assert load(tmp_path).cancel_blockers_only == ("etl", "worker")
+    (tmp_path / "safemigrate.toml").write_text("cancel_blockers_only = [1]\n")
+    with pytest.raises(ConfigError, match="cancel_blockers_only"):
+        load(tmp_path)

@@ -1,0 +1,240 @@
+"""Who holds and who blocks: pg_locks, pg_stat_activity, pg_blocking_pids, index build progress.
+
+Queries run on a second connection (the run's application_name plus ``-monitor``) while the
+run's own session waits or builds. pg_blocking_pids() takes the lock manager's partition locks,
+so the executor samples it once per attempt, shortly before the lock timeout fires.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg import sql
+
+from ..model import QualifiedName
+from .indexes import table_regclass_text
+from .session import Session
+
+_ACTIVITY_COLUMNS = sql.SQL(
+    "a.pid, coalesce(a.application_name, ''), a.usename::text, a.client_addr::text, a.state, "
+    "extract(epoch FROM clock_timestamp() - a.xact_start) * 1000, "
+    "extract(epoch FROM clock_timestamp() - a.state_change) * 1000, "
+    "a.wait_event_type, a.wait_event, a.query, a.backend_type"
+)
+
+
+@dataclass(frozen=True)
+class SessionActivity:
+    """One server session as pg_stat_activity shows it, with the lock it holds on a table."""
+
+    pid: int
+    application_name: str
+    user: str | None
+    client_addr: str | None
+    state: str | None
+    xact_age_ms: float | None
+    state_age_ms: float | None
+    wait_event_type: str | None
+    wait_event: str | None
+    query: str | None
+    backend_type: str | None
+    #: The strongest lock mode it holds on the relation of interest (pg_locks name), if any.
+    lock_mode: str | None = None
+
+
+@dataclass(frozen=True)
+class WaitingLock:
+    """The lock the runner's own backend waits for."""
+
+    pid: int
+    locktype: str
+    relation: str | None
+    mode: str
+    waiting_ms: float | None
+
+
+@dataclass(frozen=True)
+class BlockerSample:
+    """The root blockers of a waiting backend, and what it waits for."""
+
+    waiting: WaitingLock | None
+    roots: tuple[SessionActivity, ...]
+    #: Every pid on a blocking chain (roots included), for the operator's own monitoring.
+    chain: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class IndexBuildProgress:
+    """A row of pg_stat_progress_create_index."""
+
+    phase: str
+    blocks_done: int
+    blocks_total: int
+    tuples_done: int
+    tuples_total: int
+    lockers_done: int
+    lockers_total: int
+    current_locker_pid: int | None
+
+
+def _activity(row: Sequence[Any], lock_mode: str | None = None) -> SessionActivity:
+    return SessionActivity(
+        pid=int(row[0]),
+        application_name=row[1],
+        user=row[2],
+        client_addr=row[3],
+        state=row[4],
+        xact_age_ms=float(row[5]) if row[5] is not None else None,
+        state_age_ms=float(row[6]) if row[6] is not None else None,
+        wait_event_type=row[7],
+        wait_event=row[8],
+        query=row[9],
+        backend_type=row[10],
+        lock_mode=lock_mode,
+    )
+
+
+class Monitor:
+    """A second session for watching the run's own backend. Thread-safe (one query at a time)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._lock = threading.Lock()
+        self._has_waitstart = session.server_version >= 140000
+
+    @classmethod
+    def open(cls, dsn: str, *, application_name: str, secrets: Sequence[str] = ()) -> Monitor:
+        """Connect a monitor session named ``<application_name>-monitor``."""
+        name = (application_name + "-monitor")[:63]
+        return cls(Session.open(dsn, application_name=name, secrets=secrets))
+
+    def close(self) -> None:
+        """Close the monitor session."""
+        with self._lock:
+            self.session.close()
+
+    def conflicting_holders(
+        self, relation: QualifiedName, modes: Sequence[str], older_than_ms: int, exclude_pid: int
+    ) -> list[SessionActivity]:
+        """Sessions holding a lock in one of ``modes`` on ``relation`` in a transaction older
+        than ``older_than_ms``: waiting behind them would queue the application for the whole
+        lock timeout."""
+        query = sql.SQL(
+            "SELECT {columns}, l.mode FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.granted AND l.locktype = 'relation' AND l.relation = to_regclass({rel}) "
+            "AND l.mode = ANY({modes}) AND l.pid <> {me} "
+            "AND a.xact_start < clock_timestamp() - {age} * interval '1 millisecond' "
+            "ORDER BY a.xact_start"
+        ).format(
+            columns=_ACTIVITY_COLUMNS,
+            rel=sql.Literal(table_regclass_text(self.session, relation)),
+            modes=sql.Literal(list(modes)),
+            me=sql.Literal(exclude_pid),
+            age=sql.Literal(older_than_ms),
+        )
+        with self._lock:
+            rows = self.session.rows(query)
+        return [_activity(r[:-1], r[-1]) for r in rows]
+
+    def blockers_of(self, pid: int) -> BlockerSample:
+        """Follow pg_blocking_pids() from ``pid`` to the root blocker(s)."""
+        with self._lock:
+            waiting = self._waiting_lock(pid)
+            chain: list[int] = []
+            roots: list[int] = []
+            frontier = [pid]
+            seen = {pid}
+            while frontier:
+                current = frontier.pop(0)
+                blockers = self._blocking_pids(current)
+                if not blockers and current != pid:
+                    roots.append(current)
+                for blocker in blockers:
+                    if blocker not in seen:
+                        seen.add(blocker)
+                        chain.append(blocker)
+                        frontier.append(blocker)
+            if not roots and chain:
+                # A cycle (a deadlock about to be broken): report everyone on it.
+                roots = list(chain)
+            activities = self._activities(roots, waiting.relation if waiting else None)
+        return BlockerSample(waiting, tuple(activities), tuple(chain))
+
+    def _blocking_pids(self, pid: int) -> list[int]:
+        value = self.session.scalar(sql.SQL("SELECT pg_blocking_pids({})").format(sql.Literal(pid)))
+        return [int(p) for p in value or []]
+
+    def _waiting_lock(self, pid: int) -> WaitingLock | None:
+        waitstart = (
+            sql.SQL("extract(epoch FROM clock_timestamp() - waitstart) * 1000")
+            if self._has_waitstart
+            else sql.NULL
+        )
+        rows = self.session.rows(
+            sql.SQL(
+                "SELECT locktype, relation::regclass::text, mode, {waitstart} FROM pg_locks "
+                "WHERE pid = {pid} AND NOT granted LIMIT 1"
+            ).format(waitstart=waitstart, pid=sql.Literal(pid))
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return WaitingLock(pid, r[0], r[1], r[2], float(r[3]) if r[3] is not None else None)
+
+    def _activities(self, pids: Sequence[int], relation: str | None) -> list[SessionActivity]:
+        if not pids:
+            return []
+        held: sql.Composable = sql.NULL
+        if relation is not None:
+            held = sql.SQL(
+                "(SELECT string_agg(l.mode, ',') FROM pg_locks l WHERE l.pid = a.pid "
+                "AND l.granted AND l.locktype = 'relation' AND l.relation = to_regclass({}))"
+            ).format(sql.Literal(relation))
+        rows = self.session.rows(
+            sql.SQL(
+                "SELECT {columns}, {held} FROM pg_stat_activity a WHERE a.pid = ANY({pids}) "
+                "ORDER BY a.xact_start NULLS LAST"
+            ).format(columns=_ACTIVITY_COLUMNS, held=held, pids=sql.Literal(list(pids)))
+        )
+        return [_activity(r[:-1], r[-1]) for r in rows]
+
+    def index_progress(self, pid: int) -> IndexBuildProgress | None:
+        """The progress of the index build ``pid`` runs, if it runs one."""
+        with self._lock:
+            rows = self.session.rows(
+                sql.SQL(
+                    "SELECT phase, blocks_done, blocks_total, tuples_done, tuples_total, "
+                    "lockers_done, lockers_total, current_locker_pid "
+                    "FROM pg_stat_progress_create_index WHERE pid = {}"
+                ).format(sql.Literal(pid))
+            )
+        if not rows:
+            return None
+        r = rows[0]
+        locker = int(r[7]) if r[7] else None
+        return IndexBuildProgress(
+            r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), locker
+        )
+
+    def cancel(self, pid: int, *, terminate: bool = False) -> bool:
+        """pg_cancel_backend (or pg_terminate_backend) ``pid``; True if the signal was sent."""
+        function = "pg_terminate_backend" if terminate else "pg_cancel_backend"
+        with self._lock:
+            return bool(
+                self.session.scalar(
+                    sql.SQL("SELECT {}({})").format(sql.Identifier(function), sql.Literal(pid))
+                )
+            )
+
+    def transaction_of(self, pid: int) -> float | None:
+        """When ``pid``'s transaction started (epoch seconds); None if none or gone."""
+        with self._lock:
+            value = self.session.scalar(
+                sql.SQL(
+                    "SELECT extract(epoch FROM xact_start) FROM pg_stat_activity WHERE pid = {}"
+                ).format(sql.Literal(pid))
+            )
+        return float(value) if value is not None else None

@@ -1,0 +1,202 @@
+"""What a rule knows about the statement it checks: its transaction, the file so far, names.
+
+Names are resolved as PostgreSQL resolves them: the parser has already folded unquoted names to
+lower case and kept quoted ones as written; an unqualified name is looked up among the temporary
+tables created in the file first, then in the first schema of the search_path (``public`` unless
+the file sets ``search_path``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pglast import ast
+
+from ..model import QualifiedName, Statement
+
+TxKind = Literal["explicit", "group", "own", "do"]
+
+DEFAULT_SCHEMA = "public"
+TEMP_SCHEMA = "pg_temp"
+
+_SIMPLE_IDENT = re.compile(r"[a-z_][a-z0-9_$]*")
+_ids = itertools.count(1)
+
+
+def quote_ident(name: str) -> str:
+    """``name`` as it would be written in SQL: quoted unless it is a plain lower-case name."""
+    if _SIMPLE_IDENT.fullmatch(name):
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+def show(name: QualifiedName) -> str:
+    """A QualifiedName as SQL text (schema only when it was written)."""
+    if name.schema:
+        return f"{quote_ident(name.schema)}.{quote_ident(name.name)}"
+    return quote_ident(name.name)
+
+
+def written(range_var: Any) -> QualifiedName:
+    """The name of a pglast ``RangeVar`` as written (schema None when unqualified)."""
+    return QualifiedName(range_var.schemaname or None, range_var.relname)
+
+
+def name_of(parts: Any) -> QualifiedName:
+    """The QualifiedName of a list of ``String`` nodes (``DROP TABLE s.t`` gives [s, t])."""
+    names = [p.sval for p in parts]
+    return QualifiedName(names[-2] if len(names) >= 2 else None, names[-1])
+
+
+@dataclass(frozen=True)
+class Transaction:
+    """The transaction a statement runs in.
+
+    ``explicit``: a BEGIN/COMMIT block of the file; ``group``: a ``group-start``/``group-end``
+    group; ``own``: the statement's own step (or an autocommit statement); ``do``: the
+    transaction of a DO block outside any block or group.
+    """
+
+    kind: TxKind
+    line: int
+    id: int = field(default_factory=lambda: next(_ids))
+
+    @property
+    def is_block(self) -> bool:
+        """True inside an explicit BEGIN/COMMIT block or a group."""
+        return self.kind in ("explicit", "group")
+
+    def describe(self) -> str:
+        """Where the statement is, for messages."""
+        if self.kind == "explicit":
+            return f"the BEGIN/COMMIT block started at line {self.line}"
+        if self.kind == "group":
+            return f"the group started at line {self.line}"
+        if self.kind == "do":
+            return f"the DO block at line {self.line}"
+        return "its own step"
+
+
+@dataclass
+class FileState:
+    """What the statements before the current one did, as far as rules care."""
+
+    search_path_schema: str = DEFAULT_SCHEMA
+    #: Tables (and materialized views) created earlier in the file: empty, unseen by the app.
+    created_tables: set[QualifiedName] = field(default_factory=set)
+    #: Indexes created earlier in the file on such tables.
+    created_indexes: set[QualifiedName] = field(default_factory=set)
+    #: Constraints added NOT VALID, by (table, constraint name): the transaction id that added
+    #: them and, for a ``CHECK (col IS NOT NULL)`` or a NOT NULL constraint, the column.
+    not_valid: dict[tuple[QualifiedName, str], tuple[int, str | None]] = field(
+        default_factory=dict
+    )
+    #: (table, column) pairs with a validated ``CHECK (col IS NOT NULL)`` (or NOT NULL).
+    not_null_proven: set[tuple[QualifiedName, str]] = field(default_factory=set)
+    #: Enum values added by ALTER TYPE ... ADD VALUE, by transaction id: value -> line.
+    enum_values: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    def resolve(self, name: QualifiedName, *, temp: bool = False) -> QualifiedName:
+        """The schema-qualified name PostgreSQL would use for a relation."""
+        if name.schema:
+            return name
+        if temp:
+            return QualifiedName(TEMP_SCHEMA, name.name)
+        if QualifiedName(TEMP_SCHEMA, name.name) in self.created_tables:
+            return QualifiedName(TEMP_SCHEMA, name.name)
+        return QualifiedName(self.search_path_schema, name.name)
+
+    def table(self, range_var: Any) -> QualifiedName:
+        """The resolved name of a RangeVar."""
+        return self.resolve(written(range_var))
+
+
+@dataclass
+class StatementContext:
+    """Everything a rule may look at besides the statement's parse tree."""
+
+    path: str
+    pg_version: int
+    #: The ``concurrent_indexes`` policy: rewrite, require or off.
+    concurrent_indexes: str
+    state: FileState
+    tx: Transaction
+    #: The runner's view of the statement (from source.build_steps); None inside a DO block,
+    #: and when the file could not be split into steps.
+    statement: Statement | None
+    #: True when the file could be split into steps by source.build_steps.
+    steps_known: bool
+    #: True for a statement inside a DO block.
+    in_do: bool = False
+    line: int = 1
+
+    def table(self, range_var: Any) -> QualifiedName:
+        """The resolved name of a RangeVar."""
+        return self.state.table(range_var)
+
+    def is_new(self, range_var: Any) -> bool:
+        """True when the relation was created earlier in this file (rules skip it)."""
+        return self.state.table(range_var) in self.state.created_tables
+
+    def is_new_name(self, name: QualifiedName) -> bool:
+        """Like is_new, for a name as written."""
+        return self.state.resolve(name) in self.state.created_tables
+
+    def in_transaction_block(self) -> bool:
+        """True when the statement runs inside a transaction it shares with other statements
+        (a BEGIN/COMMIT block, a group or a DO block)."""
+        return self.tx.is_block or self.in_do
+
+    def where(self) -> str:
+        """Where the statement runs, for messages ("inside the DO block at line 3")."""
+        if self.in_do and not self.tx.is_block:
+            return f"inside the DO block at line {self.line}"
+        if self.in_do:
+            return f"inside a DO block in {self.tx.describe()}"
+        return f"inside {self.tx.describe()}"
+
+
+def walk(node: Any) -> Iterator[Any]:
+    """Every pglast node in the tree of ``node`` (depth first), ``node`` included.
+
+    The body of a CREATE FUNCTION / PROCEDURE (``BEGIN ATOMIC ... END``) is not entered: it is
+    not run when the function is created.
+    """
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Node):
+            yield current
+            if isinstance(current, ast.CreateFunctionStmt):
+                continue
+            for attr in current:
+                value = getattr(current, attr)
+                if isinstance(value, ast.Node | tuple | list):
+                    stack.append(value)
+        elif isinstance(current, tuple | list):
+            stack.extend(reversed(current))
+
+
+def string_constants(node: Any) -> Iterator[str]:
+    """The string literals in the tree of ``node`` (not inside CREATE FUNCTION bodies)."""
+    for child in walk(node):
+        if isinstance(child, ast.A_Const) and isinstance(child.val, ast.String):
+            yield child.val.sval
+
+
+def defelem_true(elem: Any) -> bool:
+    """The boolean value of an option such as ``FULL`` in ``VACUUM (FULL false)``."""
+    arg = elem.arg
+    if arg is None:
+        return True
+    if isinstance(arg, ast.Boolean):
+        return bool(arg.boolval)
+    if isinstance(arg, ast.Integer):
+        return arg.ival != 0
+    if isinstance(arg, ast.String):
+        return str(arg.sval).lower() in ("true", "on", "yes", "1")
+    return True
