@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .config import Settings
 from .db import Session, runlock
+from .db import catalog as dbcatalog
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db import steps as dbsteps
@@ -32,10 +33,14 @@ from .errors import (
     MigrationFileError,
     RunLockHeldError,
     SafemigrateError,
+    StepFailedError,
 )
 from .events import Event, RunLockWaiting, RunStarted
 from .executor import Executor, RunResult
+from .lint import Finding, lint_paths
 from .model import Migration
+from .plan import DatabaseFacts, PlanReport
+from .plan import build as build_plan
 from .planner import (
     MigrationStatus,
     PlannedStep,
@@ -125,8 +130,13 @@ def up(
     target: str | None = None,
     on_event: EventSink = _ignore,
     environ: Mapping[str, str] | None = None,
+    capture_locks: bool = False,
 ) -> RunResult:
-    """Apply every pending step (up to ``target``), each in its own guarded transaction."""
+    """Apply every pending step (up to ``target``), each in its own guarded transaction.
+
+    ``capture_locks`` reports, in each StepApplied event, the table locks the step held just
+    before it committed (what ``rehearse`` shows).
+    """
     migrations = migrations_of(settings)
     target_version = resolve_target(migrations, target)
     db = database(dsn, environ)
@@ -157,6 +167,7 @@ def up(
                         on_event=on_event,
                         watcher=watcher,
                         run_started_at=started_at,
+                        capture_locks=capture_locks,
                     )
                     return executor.run(planned)
                 finally:
@@ -345,3 +356,134 @@ def new(settings: Settings, name: str, *, now: dt.datetime | None = None) -> Pat
     except FileExistsError:
         raise MigrationFileError(str(path), "already exists") from None
     return path
+
+
+def plan(
+    settings: Settings,
+    *,
+    dsn: str | None = None,
+    use_database: bool = False,
+    target: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> PlanReport:
+    """What ``up`` would run: every migration without a database, the real pending set with one.
+
+    Writes nothing. With a database, drift and out-of-order migrations raise the same errors
+    (and exit codes) as ``up`` would, and the report adds table sizes, the run lock's holder,
+    invalid indexes and transactions older than the lock timeout holding the target tables.
+    """
+    migrations = migrations_of(settings)
+    target_version = resolve_target(migrations, target)
+    if not use_database:
+        planned = pending_steps(migrations, [], target=target_version)
+        findings = _findings(planned, settings)
+        return PlanReport(tuple(build_plan(planned, settings, findings)))
+    db = database(dsn, environ)
+    journal = journal_of(settings)
+    with _session(settings, db) as session:
+        entries = dbjournal.read(session, journal)
+        check_drift(statuses(migrations, entries))
+        planned = pending_steps(
+            migrations,
+            entries,
+            target=target_version,
+            allow_out_of_order=settings.allow_out_of_order,
+        )
+        findings = _findings(planned, settings)
+        relations = list({need.relation: None for p in planned for need in p.step.locks})
+        sizes = {
+            rel: (size.total_bytes, size.rows_estimate)
+            for rel, size in dbcatalog.relation_sizes(session, relations).items()
+        }
+        monitor = Monitor(session)
+        watcher = Watcher(monitor, settings, session.pid, _ignore)
+        holders = {
+            need.relation: watcher.long_holders([need], settings.lock_timeout_ms)
+            for p in planned
+            for need in p.step.locks
+        }
+        lock_holders = runlock.holders(session, runlock.lock_keys(str(journal)))
+        facts = DatabaseFacts(
+            db.description,
+            lock_holders[0].describe() if lock_holders else None,
+            tuple(dbcatalog.invalid_indexes(session)),
+        )
+    steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders)
+    return PlanReport(tuple(steps), facts)
+
+
+def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
+    paths = list({p.migration.path: None for p in planned})
+    if not paths:
+        return []
+    report = lint_paths(
+        paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
+    )
+    return list(report.findings)
+
+
+@dataclass(frozen=True)
+class Rehearsal:
+    """What ``rehearse`` did."""
+
+    server_version: int
+    first: RunResult
+    #: Steps the second ``up`` applied: 0 when the migrations are repeatable as they should be.
+    second_applied: int
+
+
+def rehearse(
+    settings: Settings,
+    *,
+    schema_from: Path | None = None,
+    server: str | None = None,
+    on_event: EventSink = _ignore,
+) -> Rehearsal:
+    """Apply every migration for real on a throwaway PostgreSQL, twice, then remove it.
+
+    The server is started from the machine's PostgreSQL binaries or the ``embedded`` extra's
+    wheel (``server``: None/auto, system, wheel, or a bindir), and stopped with all its files
+    on success, failure and Ctrl-C alike. ``schema_from`` is a schema dump (``pg_dump
+    --schema-only``) loaded first with psql.
+    """
+    from .throwaway import ThrowawayServer, find_server_bindir
+
+    migrations_of(settings)  # bad files are bad input before anything starts
+    if schema_from is not None and not schema_from.is_file():
+        raise BadInputError(f"--schema-from: {schema_from}: no such file")
+    bindir = find_server_bindir(server)
+    with ThrowawayServer(bindir) as instance:
+        admin = Session.open(instance.dsn("postgres"), application_name="safemigrate-rehearse")
+        try:
+            dbcatalog.create_database(admin, "rehearsal")
+        finally:
+            admin.close()
+        dsn = instance.dsn("rehearsal")
+        if schema_from is not None:
+            _load_schema(instance.bindir, dsn, schema_from)
+        first = up(settings, dsn=dsn, on_event=on_event, environ={}, capture_locks=True)
+        second = up(settings, dsn=dsn, environ={})
+        return Rehearsal(instance.major_version, first, len(second.applied))
+
+
+def _load_schema(bindir: Path, dsn: str, dump: Path) -> None:
+    """Load a schema dump with psql (which understands pg_dump's meta-commands)."""
+    import shutil
+    import subprocess
+
+    psql = bindir / "psql"
+    program = str(psql) if psql.exists() else shutil.which("psql")
+    if program is None:
+        raise BadInputError("--schema-from needs psql, which is not installed")
+    proc = subprocess.run(
+        [program, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(dump)],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PG")},
+    )
+    if proc.returncode != 0:
+        error = next(
+            (line for line in proc.stderr.splitlines() if "ERROR" in line),
+            proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "psql failed",
+        )
+        raise StepFailedError(f"--schema-from {dump}: {error.removeprefix('psql:')}")

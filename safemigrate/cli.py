@@ -18,9 +18,13 @@ import click
 
 from . import __version__, api
 from .config import Settings, load_settings
-from .errors import ExitCode, SafemigrateError
+from .errors import BadInputError, ExitCode, SafemigrateError
 from .events import Event, IndexProgress, RunFailed, StepProgress
-from .output import LiveStatus, event_json, event_text, status_text, to_json
+from .lint import RULES, lint_directory, lint_paths
+from .lint import explain as lint_explain
+from .lint.render import render_github, render_json, render_text
+from .output import LiveStatus, event_json, event_text, plan_text, status_text, to_json
+from .plan import PlanReport
 from .planner import check_drift
 
 EXIT_CODES = """\b
@@ -74,7 +78,7 @@ class Context:
 
 
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--config, --dir and --format, accepted by every command."""
+    """--config, --dir and --format (text or json), accepted by every command."""
     func = click.option(
         "--format",
         "fmt",
@@ -83,6 +87,11 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="Output for people (text) or machines (json).",
     )(func)
+    return location_options(func)
+
+
+def location_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--config and --dir."""
     func = click.option(
         "--dir",
         "directory",
@@ -280,6 +289,12 @@ def main() -> None:
     default=None,
     help="Say which blockers the policy would cancel; touch none.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Connect, read the journal and show exactly what up would run now (drift and "
+    "out-of-order refusals included, with their exit codes); change nothing.",
+)
 def up(
     config: Path | None,
     directory: Path | None,
@@ -297,6 +312,7 @@ def up(
     cancel_blockers: str | None,
     cancel_blockers_only: str | None,
     cancel_blockers_dry_run: bool | None,
+    dry_run: bool,
 ) -> None:
     """Apply pending migrations, step by step.
 
@@ -309,6 +325,12 @@ def up(
     sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty())
 
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    if dry_run:
+        with _handled(ctx):
+            settings = ctx.settings(allow_out_of_order=allow_out_of_order)
+            report = api.plan(settings, dsn=dsn, use_database=True, target=target)
+            _print_plan(report, fmt)
+        return
     with _handled(ctx), sink:
         settings = ctx.settings(
             lock_timeout=lock_timeout,
@@ -395,3 +417,173 @@ def baseline(
                 click.echo(f"recorded {migration.filename} as applied (not run)")
         else:
             click.echo(f"nothing to record: every migration up to {version} is already applied")
+
+
+def _print_plan(report: PlanReport, fmt: str) -> None:
+    if fmt == "json":
+        click.echo(to_json(report.to_dict()))
+    else:
+        for line in plan_text(report, _colour()):
+            click.echo(line)
+
+
+@main.command(epilog=EXIT_CODES)
+@common_options
+@click.option(
+    "--dsn",
+    metavar="DSN",
+    help="Plan against this database: its real pending steps, table sizes, run lock, invalid "
+    "indexes and long lock holders. Without it, every migration is listed. Writes nothing.",
+)
+@click.option("--target", metavar="VERSION", help="Plan migrations up to this version only.")
+@click.option(
+    "--pg-version",
+    metavar="N",
+    help="PostgreSQL major version lint rules assume [default: the config's pg_version, else 17].",
+)
+def plan(
+    config: Path | None,
+    directory: Path | None,
+    fmt: str,
+    dsn: str | None,
+    target: str | None,
+    pg_version: str | None,
+) -> None:
+    """Show what up would do: each step's transaction mode, locks, rewrites, timeouts, lint.
+
+    For each pending step: own transaction, grouped or autocommit; the lock each statement
+    takes and on which table, whether it rewrites or scans the table; rewrites the runner
+    applies (CONCURRENTLY); the timeouts and attempts that apply; and lint findings.
+    """
+    ctx = Context(config, directory, fmt)
+    with _handled(ctx):
+        settings = ctx.settings(pg_version=pg_version)
+        report = api.plan(settings, dsn=dsn, use_database=dsn is not None, target=target)
+        _print_plan(report, fmt)
+
+
+@main.command(epilog=EXIT_CODES)
+@location_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help='text (grouped by file), json ({"findings": [...]}) or github (workflow annotations).',
+)
+@click.option(
+    "--pg-version",
+    metavar="N",
+    help="PostgreSQL major version the rules assume [default: the config's pg_version, else 17].",
+)
+@click.option(
+    "--explain",
+    metavar="RULE",
+    help="Show what RULE catches, why it hurts, and the safe alternative.",
+)
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+def check(
+    config: Path | None,
+    directory: Path | None,
+    fmt: str,
+    pg_version: str | None,
+    explain: str | None,
+    files: tuple[Path, ...],
+) -> None:
+    """Lint migrations for what hurts production; no database needed.
+
+    Lints FILES, or every migration in --dir (and the directory itself: names, duplicate
+    versions, parse errors). Exit 1 when an error-severity finding remains, 0 otherwise, 2 on
+    bad input. Suppress a finding with `-- safemigrate: allow RULE -- reason` before the
+    statement.
+    """
+    ctx = Context(config, directory, "json" if fmt == "json" else "text")
+    with _handled(ctx):
+        if explain is not None:
+            try:
+                click.echo(lint_explain(explain))
+            except KeyError:
+                raise BadInputError(
+                    f"--explain: unknown rule {explain!r}; rules: {', '.join(sorted(RULES))}"
+                ) from None
+            return
+        settings = ctx.settings(pg_version=pg_version)
+        if files:
+            report = lint_paths(
+                list(files),
+                pg_version=settings.pg_version,
+                concurrent_indexes=settings.concurrent_indexes,
+            )
+        else:
+            report = lint_directory(
+                settings.dir,
+                pg_version=settings.pg_version,
+                concurrent_indexes=settings.concurrent_indexes,
+            )
+        if fmt == "json":
+            click.echo(render_json(report))
+        elif fmt == "github":
+            for line in render_github(report):
+                click.echo(line)
+        else:
+            for line in render_text(report, _colour()):
+                click.echo(line)
+        if report.bad_input:
+            sys.exit(int(ExitCode.BAD_INPUT))
+        if report.errors:
+            sys.exit(1)
+
+
+@main.command(epilog=EXIT_CODES)
+@common_options
+@click.option(
+    "--schema-from",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Load this schema dump (pg_dump --schema-only) first, to rehearse new migrations on "
+    "top of production's schema.",
+)
+@click.option(
+    "--server",
+    metavar="WHICH",
+    help="PostgreSQL server binaries: auto, system, wheel (the embedded extra), or a bindir "
+    "[default: auto].",
+)
+def rehearse(
+    config: Path | None,
+    directory: Path | None,
+    fmt: str,
+    schema_from: Path | None,
+    server: str | None,
+) -> None:
+    """Apply every migration for real on a throwaway PostgreSQL, then remove it.
+
+    Runs up twice (the second must be a no-op), reports per step the locks actually taken and
+    the time it took, and always removes the server and its files, on failure and Ctrl-C too.
+    Exit 0 when everything applies, 1 with the failing file, line and server message.
+    """
+    ctx = Context(config, directory, fmt)
+    sink = _Sink(fmt, live=False)
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    with _handled(ctx), sink:
+        settings = ctx.settings()
+        result = api.rehearse(settings, schema_from=schema_from, server=server, on_event=sink)
+        if fmt == "json":
+            click.echo(
+                to_json(
+                    {
+                        "event": "rehearsal",
+                        "server_version": result.server_version,
+                        "applied_steps": len(result.first.applied),
+                        "second_run_applied_steps": result.second_applied,
+                    }
+                )
+            )
+        else:
+            click.echo(
+                f"rehearsed on PostgreSQL {result.server_version}: "
+                f"{len(result.first.applied)} steps applied; a second run applied "
+                f"{result.second_applied}; the server and its files are removed"
+            )
+        if result.second_applied:
+            sys.exit(1)

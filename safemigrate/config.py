@@ -81,6 +81,8 @@ class Settings:
     cancel_blockers_only: tuple[str, ...] = ()
     cancel_blockers_grace_ms: int = 5_000
     cancel_blockers_dry_run: bool = False
+    # The PostgreSQL major version lint rules assume (check, plan).
+    pg_version: int = 17
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
 
@@ -124,6 +126,7 @@ KEYS: Mapping[str, str] = MappingProxyType(
         ),
         "cancel_blockers_grace": "How long a cancelled blocker has to go before termination.",
         "cancel_blockers_dry_run": "Report which blockers would be cancelled; touch none.",
+        "pg_version": "PostgreSQL major version that check and plan assume (9 to 30).",
     }
 )
 
@@ -334,6 +337,8 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
         return _parse_attempts(raw, where, from_text)
     if key in _BOOLEANS:
         return _parse_bool(raw, where, from_text)
+    if key == "pg_version":
+        return _parse_int(raw, where, from_text, 9, 30)
     if key == "blocker_query_length":
         return _parse_int(raw, where, from_text, 10, 10_000)
     if key == "cancel_blockers":

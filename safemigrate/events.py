@@ -232,6 +232,9 @@ class StepApplied(Event):
     attempts: int
     #: Why the step was recorded without running its SQL again, if it was.
     skipped: str | None = None
+    #: With lock capture on (rehearse): "relation mode" of every table lock held just before
+    #: the step committed; None when not captured (or an autocommit step).
+    locks_taken: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from .events import (
     StepStarted,
     StepSummary,
 )
+from .locks import LockMode
 from .model import IndexBuild, Statement, Step, TxMode
 from .planner import PlannedStep
 from .retry import Backoff, is_retryable
@@ -108,6 +109,17 @@ def step_ref(planned: PlannedStep) -> StepRef:
     )
 
 
+def strongest_held(locks: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """``relation MODE`` per relation, the strongest mode each holds (pg_locks lists all)."""
+    ranks = {mode.pg_name: mode for mode in LockMode}
+    best: dict[str, LockMode] = {}
+    for relation, name in locks:
+        mode = ranks.get(name)
+        if mode is not None and (relation not in best or mode > best[relation]):
+            best[relation] = mode
+    return tuple(f"{relation} {mode.sql_name}" for relation, mode in sorted(best.items()))
+
+
 def error_line(statement: Statement, position: int | None) -> int:
     """The file line an error position (1-based, within the statement) points at."""
     if not position:
@@ -138,6 +150,7 @@ class Executor:
         sleep: Callable[[float], None] = time.sleep,
         backoff: Backoff | None = None,
         run_started_at: float | None = None,
+        capture_locks: bool = False,
     ) -> None:
         self.session = session
         self.settings = settings
@@ -149,6 +162,8 @@ class Executor:
         self.backoff = backoff or Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
         self.started_at = run_started_at if run_started_at is not None else clock()
         self._failed_statement: Statement | None = None
+        self.capture_locks = capture_locks
+        self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
 
@@ -231,7 +246,10 @@ class Executor:
                         reason = retry.error.message
                     else:
                         duration = (self.clock() - began) * 1000
-                        self.emit(StepApplied(ref, round(duration, 1), attempt, skipped))
+                        taken = None
+                        if self._locks is not None and step.mode is not TxMode.AUTOCOMMIT:
+                            taken = strongest_held(self._locks)
+                        self.emit(StepApplied(ref, round(duration, 1), attempt, skipped, taken))
                         return StepOutcome(
                             ref.file, ref.step, attempt, duration, attempt - 1, skipped
                         )
@@ -310,7 +328,15 @@ class Executor:
                 if step.mode is TxMode.EXPLICIT
                 else dbsteps.run_in_transaction
             )
-            run(self.session, texts, timeouts, record, on_statement=self._track(step))
+            self._locks = [] if self.capture_locks else None
+            run(
+                self.session,
+                texts,
+                timeouts,
+                record,
+                on_statement=self._track(step),
+                locks_out=self._locks,
+            )
             return None
         except ServerError as error:
             if is_retryable(error.sqlstate):

@@ -23,6 +23,7 @@ from .events import (
     StepRef,
     StepStarted,
 )
+from .plan import PlanReport
 from .planner import MigrationStatus, State
 
 _COLOURS = {"green": 32, "yellow": 33, "red": 31, "dim": 2, "bold": 1, "cyan": 36}
@@ -150,7 +151,11 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         skipped = f" (not run: {event.skipped})" if event.skipped else ""
         mark = paint("ok", "green", colour)
         timing = paint(f"{format_duration(event.duration_ms)}{attempts}", "dim", colour)
-        return [f"  {mark} {_where(event.ref)}  {event.ref.sql}  {timing}{skipped}"]
+        lines = [f"  {mark} {_where(event.ref)}  {event.ref.sql}  {timing}{skipped}"]
+        if event.locks_taken is not None:
+            taken = ", ".join(event.locks_taken) or "no table locks"
+            lines.append(paint(f"      locks taken: {taken}", "dim", colour))
+        return lines
     if isinstance(event, RunFinished):
         if event.applied_steps == 0:
             return []
@@ -268,4 +273,81 @@ def status_text(migrations: list[MigrationStatus], colour: bool = False) -> list
     for m in migrations:
         counts[m.state.value] = counts.get(m.state.value, 0) + 1
     lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
+    return lines
+
+
+def _size(total_bytes: int | None, rows: float | None) -> str:
+    if total_bytes is None:
+        return ""
+    units = ["B", "kB", "MB", "GB", "TB"]
+    size = float(total_bytes)
+    unit = 0
+    while size >= 1024 and unit < len(units) - 1:
+        size /= 1024
+        unit += 1
+    estimate = f", ~{int(rows):,} rows" if rows is not None and rows >= 0 else ""
+    return f" [{size:.0f} {units[unit]}{estimate}]"
+
+
+def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
+    """``plan`` for people: one block per step."""
+    lines: list[str] = []
+    facts = report.facts
+    if facts is not None:
+        lines.append(paint(f"{facts.database}:", "bold", colour))
+        lines.append(
+            "  run lock: free"
+            if facts.run_lock_holder is None
+            else paint(f"  run lock: held by {facts.run_lock_holder}", "red", colour)
+        )
+        if facts.invalid_indexes:
+            lines.append(
+                paint(
+                    f"  invalid indexes present: {', '.join(facts.invalid_indexes)}",
+                    "yellow",
+                    colour,
+                )
+            )
+    if not report.steps:
+        lines.append("nothing to apply")
+        return lines
+    for step in report.steps:
+        statement = (
+            "no statement timeout"
+            if step.statement_timeout_ms == 0
+            else f"statement_timeout {format_duration(step.statement_timeout_ms)}"
+        )
+        lines.append(
+            paint(
+                f"{step.file}:{step.line} step {step.step}/{step.steps}: {step.mode}, "
+                f"lock_timeout {format_duration(step.lock_timeout_ms)}, {statement}, "
+                f"{step.max_attempts} attempt{'s' if step.max_attempts != 1 else ''}",
+                "bold",
+                colour,
+            )
+        )
+        lines.append(f"    {step.sql}")
+        lines += [f"    runner: {note}" for note in step.notes]
+        for lock in step.locks:
+            effects = [e for e, on in (("rewrites", lock.rewrites), ("scans", lock.scans)) if on]
+            blocks = (
+                "blocks reads and writes"
+                if lock.blocks_reads
+                else "blocks writes"
+                if lock.blocks_writes
+                else "does not block reads or writes"
+            )
+            extra = f", {' and '.join(effects)} the table" if effects else ""
+            lines.append(
+                f"    lock: {lock.mode} on {lock.relation} ({blocks}{extra})"
+                f"{_size(lock.total_bytes, lock.rows_estimate)}"
+            )
+            for holder in lock.long_holders:
+                lines.append(paint(f"      held now by {holder.describe()}", "red", colour))
+        for finding in step.findings:
+            tone = {"error": "red", "warning": "yellow"}.get(finding.severity, "dim")
+            lines.append(
+                paint(f"    {finding.severity} [{finding.rule}] {finding.message}", tone, colour)
+            )
+            lines.append(f"      hint: {finding.hint}")
     return lines

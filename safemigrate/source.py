@@ -159,7 +159,7 @@ def parse_directive(path: str, line: int, body: str) -> _Directive:
                     f"unknown safemigrate directive {word!r}",
                     line=line,
                     hint="known: group-start, group-end, no-retry, lock-timeout=DUR, "
-                    "statement-timeout=DUR, max-attempts=N",
+                    "statement-timeout=DUR, max-attempts=N, allow RULE -- reason",
                 )
         except ConfigError as err:
             message = err.message.removeprefix(f"{path}:{line}: ")
@@ -176,6 +176,9 @@ def find_directives(path: str, text: str, tokens: Iterable[Any]) -> list[_Direct
         body = text[token.start : token.end + 1][2:].strip()
         if not body.startswith(DIRECTIVE_PREFIX):
             continue
+        words = body[len(DIRECTIVE_PREFIX) :].split(None, 1)
+        if words and words[0] == "allow":
+            continue  # `-- safemigrate: allow RULE -- reason`: read by `safemigrate check`
         line, column = line_col(text, token.start)
         if text[token.start - column + 1 : token.start].strip():
             raise MigrationFileError(
@@ -383,7 +386,8 @@ def _replace(statement: Statement, **changes: Any) -> Statement:
 
 
 def _same_table(a: QualifiedName, b: QualifiedName) -> bool:
-    return a.name == b.name and (a.schema is None or b.schema is None or a.schema == b.schema)
+    # An unqualified name resolves through the default search_path, i.e. to public.
+    return a.name == b.name and (a.schema or "public") == (b.schema or "public")
 
 
 def _plain_index(

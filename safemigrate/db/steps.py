@@ -20,6 +20,19 @@ _CHECK = sql.SQL(
     "(SELECT setting FROM pg_settings WHERE name = 'statement_timeout')::bigint"
 )
 _RESET = sql.SQL("RESET lock_timeout; RESET statement_timeout")
+# The table locks this backend holds now, catalogs left out: what a step really took.
+_HELD_LOCKS = sql.SQL(
+    "SELECT l.relation::regclass::text, l.mode FROM pg_locks l "
+    "JOIN pg_class c ON c.oid = l.relation "
+    "WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND l.granted "
+    "AND c.relnamespace <> 'pg_catalog'::regnamespace AND c.relkind IN ('r', 'p', 'm', 'f') "
+    "AND c.relpersistence <> 't' ORDER BY 1, 2"
+)
+
+
+def held_locks(session: Session) -> list[tuple[str, str]]:
+    """(relation, mode) of every table lock the session holds now (catalogs left out)."""
+    return [(str(r[0]), str(r[1])) for r in session.rows(_HELD_LOCKS)]
 
 
 @dataclass(frozen=True)
@@ -64,8 +77,13 @@ def run_in_transaction(
     record: sql.Composed,
     *,
     on_statement: Callable[[int], None] | None = None,
+    locks_out: list[tuple[str, str]] | None = None,
 ) -> None:
-    """``BEGIN; SET LOCAL ...; <statements>; <journal row>; COMMIT`` -- all or nothing."""
+    """``BEGIN; SET LOCAL ...; <statements>; <journal row>; COMMIT`` -- all or nothing.
+
+    With ``locks_out``, the table locks held just before the journal row and COMMIT are
+    appended to it (for rehearsals).
+    """
     try:
         rows = session.rows(sql.SQL("BEGIN; {}; {}").format(_set(timeouts, local=True), _CHECK))
         _verify(session, rows[0], timeouts)
@@ -73,6 +91,8 @@ def run_in_transaction(
             if on_statement is not None:
                 on_statement(i)
             session.run_sql(text)
+        if locks_out is not None:
+            locks_out.extend(held_locks(session))
         session.execute(sql.SQL("{}; COMMIT").format(record))
     except BaseException:
         session.rollback_quietly()
@@ -86,6 +106,7 @@ def run_explicit_block(
     record: sql.Composed,
     *,
     on_statement: Callable[[int], None] | None = None,
+    locks_out: list[tuple[str, str]] | None = None,
 ) -> None:
     """Run an author's ``BEGIN; ...; COMMIT;`` block as written, journaled before its COMMIT.
 
@@ -99,6 +120,8 @@ def run_explicit_block(
             if on_statement is not None:
                 on_statement(i)
             session.run_sql(text)
+        if locks_out is not None:
+            locks_out.extend(held_locks(session))
         session.execute(record)
         if on_statement is not None:
             on_statement(len(statements) - 1)

@@ -88,13 +88,13 @@ class FileState:
     search_path_schema: str = DEFAULT_SCHEMA
     #: Tables (and materialized views) created earlier in the file: empty, unseen by the app.
     created_tables: set[QualifiedName] = field(default_factory=set)
+    #: Columns added earlier in the file to existing tables: no running code uses them yet.
+    created_columns: set[tuple[QualifiedName, str]] = field(default_factory=set)
     #: Indexes created earlier in the file on such tables.
     created_indexes: set[QualifiedName] = field(default_factory=set)
     #: Constraints added NOT VALID, by (table, constraint name): the transaction id that added
     #: them and, for a ``CHECK (col IS NOT NULL)`` or a NOT NULL constraint, the column.
-    not_valid: dict[tuple[QualifiedName, str], tuple[int, str | None]] = field(
-        default_factory=dict
-    )
+    not_valid: dict[tuple[QualifiedName, str], tuple[int, str | None]] = field(default_factory=dict)
     #: (table, column) pairs with a validated ``CHECK (col IS NOT NULL)`` (or NOT NULL).
     not_null_proven: set[tuple[QualifiedName, str]] = field(default_factory=set)
     #: Enum values added by ALTER TYPE ... ADD VALUE, by transaction id: value -> line.
@@ -130,8 +130,11 @@ class StatementContext:
     statement: Statement | None
     #: True when the file could be split into steps by source.build_steps.
     steps_known: bool
+    #: The statement's text as written (inside a DO block: the SQL of the PL/pgSQL statement).
+    text: str = ""
     #: True for a statement inside a DO block.
     in_do: bool = False
+    #: The line of the statement (of the DO statement, for a statement inside a DO block).
     line: int = 1
 
     def table(self, range_var: Any) -> QualifiedName:
@@ -185,7 +188,7 @@ def string_constants(node: Any) -> Iterator[str]:
     """The string literals in the tree of ``node`` (not inside CREATE FUNCTION bodies)."""
     for child in walk(node):
         if isinstance(child, ast.A_Const) and isinstance(child.val, ast.String):
-            yield child.val.sval
+            yield str(child.val.sval)
 
 
 def defelem_true(elem: Any) -> bool:

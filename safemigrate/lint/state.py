@@ -23,7 +23,8 @@ def not_null_column(expr: Any) -> str | None:
         and isinstance(expr.arg, ast.ColumnRef)
         and not expr.argisrow
     ):
-        last = expr.arg.fields[-1]
+        fields: Any = expr.arg.fields
+        last = fields[-1]
         if isinstance(last, ast.String):
             return str(last.sval)
     return None
@@ -36,8 +37,9 @@ def _created_relation(node: Any) -> Any:
     if isinstance(node, ast.CreateStmt):
         return node.relation
     if isinstance(node, ast.CreateTableAsStmt):
-        return node.into.rel
-    return node.intoClause.rel
+        return node.into.rel if node.into is not None else None
+    into: Any = node.intoClause
+    return into.rel
 
 
 def _search_path(node: Any) -> str | None:
@@ -67,8 +69,9 @@ def record(node: Any, ctx: StatementContext) -> None:
         if not ctx.in_do:
             temp = relation.relpersistence == "t"
             state.created_tables.add(
-                state.resolve(QualifiedName(relation.schemaname or None, relation.relname),
-                              temp=temp)
+                state.resolve(
+                    QualifiedName(relation.schemaname or None, relation.relname), temp=temp
+                )
             )
         return
     if isinstance(node, ast.IndexStmt):
@@ -97,6 +100,9 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
     if node.renameType == _OBJ.OBJECT_TABLE and old in state.created_tables:
         state.created_tables.discard(old)
         state.created_tables.add(QualifiedName(old.schema, node.newname))
+    elif node.renameType == _OBJ.OBJECT_COLUMN and (old, node.subname) in state.created_columns:
+        state.created_columns.discard((old, node.subname))
+        state.created_columns.add((old, node.newname))
     elif node.renameType == _OBJ.OBJECT_INDEX and old in state.created_indexes:
         state.created_indexes.discard(old)
         state.created_indexes.add(QualifiedName(old.schema, node.newname))
@@ -104,6 +110,13 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
 
 def _record_alter(table: QualifiedName, cmd: Any, ctx: StatementContext) -> None:
     state = ctx.state
+    if cmd.subtype == _AT.AT_AddColumn and isinstance(cmd.def_, ast.ColumnDef):
+        if cmd.def_.colname and table not in state.created_tables:
+            state.created_columns.add((table, str(cmd.def_.colname)))
+        return
+    if cmd.subtype == _AT.AT_DropColumn and cmd.name:
+        state.created_columns.discard((table, str(cmd.name)))
+        return
     if cmd.subtype == _AT.AT_AddConstraint and isinstance(cmd.def_, ast.Constraint):
         con = cmd.def_
         column: str | None = None

@@ -218,6 +218,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_CANCEL_BLOCKERS_ONLY": "worker, reporting",
         "SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "2s",
         "SAFEMIGRATE_CANCEL_BLOCKERS_DRY_RUN": "yes",
+        "SAFEMIGRATE_PG_VERSION": "12",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -244,6 +245,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         cancel_blockers_only=("reporting", "worker"),
         cancel_blockers_grace_ms=2_000,
         cancel_blockers_dry_run=True,
+        pg_version=12,
     )
 
 

@@ -1,0 +1,65 @@
+"""The lint rules: one module per rule, each with ``RULE``, ``DOC`` and ``check(node, ctx)``.
+
+``check`` gets one parsed statement (a pglast node) and its StatementContext, before the
+statement's effects are recorded in the file state, and yields Hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from ..context import StatementContext
+from ..findings import Hit, Rule
+from . import (
+    add_column_rewrites,
+    add_column_volatile_default,
+    column_type_change,
+    constraint_without_not_valid,
+    drop_table_or_column,
+    enum_value_used_in_same_transaction,
+    lock_table,
+    non_transactional_in_transaction,
+    rename,
+    require_concurrent_index,
+    require_concurrent_index_drop,
+    require_concurrent_reindex,
+    set_not_null,
+    table_rewrite,
+    unbounded_data_change,
+    unique_without_index,
+)
+from .meta import META_RULES
+
+Check = Callable[[Any, StatementContext], Iterable[Hit]]
+
+_MODULES = (
+    require_concurrent_index,
+    require_concurrent_index_drop,
+    require_concurrent_reindex,
+    non_transactional_in_transaction,
+    constraint_without_not_valid,
+    set_not_null,
+    column_type_change,
+    add_column_volatile_default,
+    add_column_rewrites,
+    unique_without_index,
+    rename,
+    drop_table_or_column,
+    table_rewrite,
+    lock_table,
+    unbounded_data_change,
+    enum_value_used_in_same_transaction,
+)
+
+#: The statement rules' checks, in the order their findings are listed for one statement.
+CHECKS: tuple[Check, ...] = tuple(m.check for m in _MODULES)
+
+#: Rules an allow directive may name.
+SUPPRESSIBLE: frozenset[str] = frozenset(m.RULE.id for m in _MODULES)
+
+#: Every rule, by id: the statement rules, then the file and allow-directive rules.
+RULES: Mapping[str, Rule] = MappingProxyType(
+    {rule.id: rule for rule in (*(m.RULE for m in _MODULES), *META_RULES)}
+)

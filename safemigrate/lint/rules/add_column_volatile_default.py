@@ -1,0 +1,114 @@
+"""add-column-volatile-default: ADD COLUMN whose default forces a table rewrite."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pglast import ast, enums
+
+from ..context import StatementContext, quote_ident, show, walk, written
+from ..findings import Hit, hit, make_rule
+
+DOC = """
+Catches: `ALTER TABLE ... ADD COLUMN ... DEFAULT expr` on a table that existed before the
+migration, where expr calls a volatile function (random(), gen_random_uuid(),
+uuid_generate_v4(), clock_timestamp(), timeofday(), nextval(), ...). now() and
+CURRENT_TIMESTAMP are stable: evaluated once, no finding. Before PostgreSQL 11 any default other
+than NULL is reported.
+
+Why it hurts: PostgreSQL (11 or later) stores a non-volatile default in the catalog and adds the
+column instantly. A volatile default must be computed for every existing row: the whole table is
+rewritten under an ACCESS EXCLUSIVE lock, blocking reads and writes. Before PostgreSQL 11 every
+default rewrites the table.
+
+Instead: add the column without a default (or with a constant one), then `ALTER COLUMN ... SET
+DEFAULT expr` (applies to new rows only, instant), and backfill existing rows in batches.
+"""
+
+RULE = make_rule(
+    "add-column-volatile-default",
+    "error",
+    "ADD COLUMN with a volatile default (any default before PostgreSQL 11)",
+    DOC,
+)
+
+#: Built-in (and common extension) functions that are VOLATILE.
+VOLATILE_FUNCTIONS = frozenset(
+    {
+        "random",
+        "random_normal",
+        "gen_random_uuid",
+        "gen_random_bytes",
+        "uuidv4",
+        "uuidv7",
+        "uuid_generate_v1",
+        "uuid_generate_v1mc",
+        "uuid_generate_v4",
+        "clock_timestamp",
+        "timeofday",
+        "nextval",
+        "setval",
+        "txid_current",
+        "pg_current_xact_id",
+    }
+)
+
+
+def default_of(coldef: Any) -> Any:
+    """The DEFAULT expression of a ColumnDef, or None."""
+    if coldef.raw_default is not None:
+        return coldef.raw_default
+    for con in coldef.constraints or ():
+        if isinstance(con, ast.Constraint) and con.contype == enums.ConstrType.CONSTR_DEFAULT:
+            return con.raw_expr
+    return None
+
+
+def volatile_call(expr: Any) -> str | None:
+    """The name of a volatile function ``expr`` calls, if any."""
+    for node in walk(expr):
+        if isinstance(node, ast.FuncCall):
+            funcname: Any = node.funcname
+            name = str(funcname[-1].sval)
+            if name in VOLATILE_FUNCTIONS:
+                return name
+    return None
+
+
+def added_columns(node: Any, ctx: StatementContext) -> Iterator[Any]:
+    """The ColumnDefs of the ADD COLUMN commands of an ALTER TABLE on an existing table."""
+    if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
+        return
+    if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
+        return
+    for cmd in node.cmds or ():
+        if (
+            isinstance(cmd, ast.AlterTableCmd)
+            and cmd.subtype == enums.AlterTableType.AT_AddColumn
+            and isinstance(cmd.def_, ast.ColumnDef)
+        ):
+            yield cmd.def_
+
+
+def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    for coldef in added_columns(node, ctx):
+        expr = default_of(coldef)
+        if expr is None or (isinstance(expr, ast.A_Const) and expr.isnull):
+            continue
+        column = f"{show(written(node.relation))}.{quote_ident(coldef.colname)}"
+        function = volatile_call(expr)
+        if function is not None:
+            why = f"its default calls the volatile function {function}()"
+        elif ctx.pg_version < 11:
+            why = f"before PostgreSQL 11 (pg_version {ctx.pg_version}) any default does"
+        else:
+            continue
+        yield hit(
+            RULE,
+            f"adds column {column} with a default that must be computed for every existing "
+            f"row ({why}): PostgreSQL rewrites the whole table under an ACCESS EXCLUSIVE "
+            "lock, blocking reads and writes",
+            "add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows "
+            "only, instant) and backfill existing rows in batches",
+        )

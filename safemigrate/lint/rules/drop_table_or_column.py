@@ -1,0 +1,66 @@
+"""drop-table-or-column: dropping a table or a column that running code may use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pglast import ast, enums
+
+from ..context import StatementContext, name_of, quote_ident, show, written
+from ..findings import Hit, hit, make_rule
+
+DOC = """
+Catches: `DROP TABLE` of a table that existed before the migration, and
+`ALTER TABLE ... DROP COLUMN` on such a table (except of a column added earlier in the same
+file).
+
+Why it hurts: the application version that is running while the migration applies may still
+read or write the table or column (an ORM often selects every column by name): those queries
+fail from the moment the drop commits. The data is gone too.
+
+Instead: first deploy code that no longer uses the table or column (for an ORM, remove it from
+the model, or mark the column ignored), then drop it in a later migration. When that is done,
+allow the drop with that reason: `-- safemigrate: allow drop-table-or-column -- unused since v42`.
+"""
+
+RULE = make_rule("drop-table-or-column", "warning", "dropping a table or column", DOC)
+
+_HINT = (
+    "drop it only after the running application no longer uses it (deploy that first), "
+    "then allow this with the reason"
+)
+
+
+def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if isinstance(node, ast.DropStmt) and node.removeType == enums.ObjectType.OBJECT_TABLE:
+        names = [name_of(obj) for obj in node.objects or ()]
+        existing = [n for n in names if not ctx.is_new_name(n)]
+        if existing:
+            plural = "s" if len(existing) > 1 else ""
+            yield hit(
+                RULE,
+                f"drops table{plural} {', '.join(show(n) for n in existing)}: running "
+                "application code that still uses it fails, and the data is gone",
+                _HINT,
+            )
+    elif (
+        isinstance(node, ast.AlterTableStmt)
+        and node.relation is not None
+        and node.objtype == enums.ObjectType.OBJECT_TABLE
+        and not ctx.is_new(node.relation)
+    ):
+        table = show(written(node.relation))
+        for cmd in node.cmds or ():
+            if (
+                isinstance(cmd, ast.AlterTableCmd)
+                and cmd.subtype == enums.AlterTableType.AT_DropColumn
+                and cmd.name
+                and (ctx.table(node.relation), cmd.name) not in ctx.state.created_columns
+            ):
+                yield hit(
+                    RULE,
+                    f"drops column {table}.{quote_ident(cmd.name)}: running application code "
+                    "that still reads or writes it fails, and the data is gone",
+                    _HINT,
+                )

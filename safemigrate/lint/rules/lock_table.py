@@ -1,0 +1,58 @@
+"""lock-table: explicit LOCK TABLE."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pglast import ast
+
+from ..context import StatementContext, show, written
+from ..findings import Hit, hit, make_rule
+
+DOC = """
+Catches: `LOCK [TABLE] ...` on a table that existed before the migration.
+
+Why it hurts: the lock is held until the transaction ends, so everything after it in the same
+BEGIN/COMMIT block or group runs with the table locked; the default mode, ACCESS EXCLUSIVE,
+blocks even reads. Outside a block it locks nothing useful: the step's transaction ends right
+after it.
+
+Instead: let each statement take the lock it needs, briefly, under safemigrate's lock_timeout
+and retries. If a block really needs the lock (to order several changes), keep the block short
+and allow it with the reason.
+"""
+
+RULE = make_rule("lock-table", "warning", "explicit LOCK TABLE", DOC)
+
+_MODES = {
+    1: "ACCESS SHARE",
+    2: "ROW SHARE",
+    3: "ROW EXCLUSIVE",
+    4: "SHARE UPDATE EXCLUSIVE",
+    5: "SHARE",
+    6: "SHARE ROW EXCLUSIVE",
+    7: "EXCLUSIVE",
+    8: "ACCESS EXCLUSIVE",
+}
+
+
+def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if not isinstance(node, ast.LockStmt):
+        return
+    tables = [r for r in node.relations or () if not ctx.is_new(r)]
+    if not tables:
+        return
+    mode = _MODES.get(int(node.mode or 8), "ACCESS EXCLUSIVE")
+    scope = (
+        f"until the end of {ctx.tx.describe()}"
+        if ctx.in_transaction_block()
+        else "until its transaction ends"
+    )
+    yield hit(
+        RULE,
+        f"LOCK TABLE {', '.join(show(written(r)) for r in tables)} IN {mode} MODE holds the "
+        f"lock {scope}: queries that conflict with it queue behind it",
+        "let each statement take its own lock briefly (safemigrate retries on lock timeout); "
+        "if the block needs it, keep the block short and allow it with the reason",
+    )

@@ -1,0 +1,67 @@
+"""require-concurrent-reindex: REINDEX without CONCURRENTLY."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pglast import ast, enums
+
+from ..context import StatementContext, defelem_true, quote_ident, show, written
+from ..findings import Hit, hit, make_rule
+
+DOC = """
+Catches: `REINDEX INDEX|TABLE|SCHEMA|DATABASE|SYSTEM` without CONCURRENTLY (a table or index
+created earlier in the same file is skipped).
+
+Why it hurts: a plain REINDEX locks out writes to the table (and reads that would use the index)
+for the whole rebuild.
+
+Instead: from PostgreSQL 12, `REINDEX (CONCURRENTLY) ...` / `REINDEX ... CONCURRENTLY` as its own
+statement outside any transaction block. Before 12: `CREATE INDEX CONCURRENTLY` a replacement,
+then `DROP INDEX CONCURRENTLY` the old one and rename the new one.
+"""
+
+RULE = make_rule(
+    "require-concurrent-reindex",
+    "error",
+    "REINDEX without CONCURRENTLY",
+    DOC,
+)
+
+_KIND = enums.ReindexObjectType
+
+
+def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if not isinstance(node, ast.ReindexStmt):
+        return
+    if any(p.defname == "concurrently" and defelem_true(p) for p in node.params or ()):
+        return
+    kind = node.kind
+    if kind == _KIND.REINDEX_OBJECT_TABLE:
+        if ctx.is_new(node.relation):
+            return
+        target = f"table {show(written(node.relation))}"
+    elif kind == _KIND.REINDEX_OBJECT_INDEX:
+        if ctx.state.table(node.relation) in ctx.state.created_indexes:
+            return
+        target = f"index {show(written(node.relation))}"
+    elif kind == _KIND.REINDEX_OBJECT_SCHEMA:
+        target = f"schema {quote_ident(str(node.name))}"
+    else:
+        target = "database" if kind == _KIND.REINDEX_OBJECT_DATABASE else "system catalogs"
+    if kind == _KIND.REINDEX_OBJECT_SYSTEM:
+        hint = "REINDEX SYSTEM has no CONCURRENTLY form: run it by hand in a maintenance window"
+    elif ctx.pg_version >= 12:
+        hint = "write REINDEX ... CONCURRENTLY as its own statement, outside any transaction block"
+    else:
+        hint = (
+            f"PostgreSQL {ctx.pg_version} has no REINDEX CONCURRENTLY: CREATE INDEX CONCURRENTLY "
+            "a replacement, DROP INDEX CONCURRENTLY the old one, then rename"
+        )
+    yield hit(
+        RULE,
+        f"REINDEX of {target} without CONCURRENTLY blocks writes to the tables (and reads "
+        "that use the indexes) for the whole rebuild",
+        hint,
+    )

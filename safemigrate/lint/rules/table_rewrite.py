@@ -1,0 +1,88 @@
+"""table-rewrite: VACUUM FULL, CLUSTER and other full-table rewrites."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pglast import ast, enums
+
+from ..context import StatementContext, defelem_true, show, written
+from ..findings import Hit, hit, make_rule
+
+DOC = """
+Catches: on tables that existed before the migration, `VACUUM FULL`, `CLUSTER`,
+`ALTER TABLE ... SET TABLESPACE`, `SET LOGGED` / `SET UNLOGGED`, `SET ACCESS METHOD`, and
+`REFRESH MATERIALIZED VIEW` without CONCURRENTLY.
+
+Why it hurts: each rewrites the whole table (or view) into new storage while holding an ACCESS
+EXCLUSIVE lock: no reads or writes for as long as the copy takes, which grows with the table.
+
+Instead: for bloat, use an online tool (pg_repack, pg_squeeze) outside the migration, or plain
+VACUUM. For a materialized view, `REFRESH MATERIALIZED VIEW CONCURRENTLY` (needs a unique index
+on it). Moving or changing a large table's storage belongs in a maintenance window, not in a
+migration applied to a live database.
+"""
+
+RULE = make_rule(
+    "table-rewrite",
+    "error",
+    "VACUUM FULL, CLUSTER and other full-table rewrites",
+    DOC,
+)
+
+_AT = enums.AlterTableType
+_ALTER_REWRITES = {
+    _AT.AT_SetTableSpace: "SET TABLESPACE",
+    _AT.AT_SetLogged: "SET LOGGED",
+    _AT.AT_SetUnLogged: "SET UNLOGGED",
+    _AT.AT_SetAccessMethod: "SET ACCESS METHOD",
+}
+_EFFECT = "under an ACCESS EXCLUSIVE lock, blocking reads and writes for the whole copy"
+_HINT = (
+    "do this outside the migration (pg_repack / pg_squeeze for bloat) or in a maintenance window"
+)
+
+
+def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if isinstance(node, ast.VacuumStmt):
+        if not node.is_vacuumcmd or not any(
+            o.defname == "full" and defelem_true(o) for o in node.options or ()
+        ):
+            return
+        rels = [r.relation for r in node.rels or () if r.relation is not None]
+        if rels and all(ctx.is_new(r) for r in rels):
+            return
+        what = ", ".join(show(written(r)) for r in rels if not ctx.is_new(r)) or "every table"
+        yield hit(
+            RULE,
+            f"VACUUM FULL rewrites {what} {_EFFECT}",
+            "use plain VACUUM, or pg_repack / pg_squeeze outside the migration",
+        )
+    elif isinstance(node, ast.ClusterStmt):
+        if node.relation is not None and ctx.is_new(node.relation):
+            return
+        what = show(written(node.relation)) if node.relation is not None else "every table"
+        yield hit(RULE, f"CLUSTER rewrites {what} {_EFFECT}", _HINT)
+    elif isinstance(node, ast.RefreshMatViewStmt):
+        if node.concurrent or ctx.is_new(node.relation):
+            return
+        yield hit(
+            RULE,
+            f"REFRESH MATERIALIZED VIEW {show(written(node.relation))} without CONCURRENTLY "
+            f"recomputes it {_EFFECT}",
+            "REFRESH MATERIALIZED VIEW CONCURRENTLY (needs a unique index on the view)",
+        )
+    elif (
+        isinstance(node, ast.AlterTableStmt)
+        and node.relation is not None
+        and not ctx.is_new(node.relation)
+    ):
+        for cmd in node.cmds or ():
+            if isinstance(cmd, ast.AlterTableCmd) and cmd.subtype in _ALTER_REWRITES:
+                yield hit(
+                    RULE,
+                    f"ALTER TABLE {show(written(node.relation))} "
+                    f"{_ALTER_REWRITES[cmd.subtype]} rewrites the table {_EFFECT}",
+                    _HINT,
+                )

@@ -1,0 +1,65 @@
+"""unbounded-data-change: UPDATE or DELETE without WHERE on an existing table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pglast import ast
+
+from ..context import StatementContext, defelem_true, show, written
+from ..findings import Hit, hit, make_rule
+
+DOC = """
+Catches: `UPDATE` or `DELETE` without a WHERE clause on a table that existed before the
+migration, also inside a data-modifying WITH and under EXPLAIN ANALYZE (which runs it).
+
+Why it hurts: every row is changed in one transaction: every row stays locked until it
+commits (concurrent writers of any row wait, then hit the lock timeout), the statement may run
+for a long time, and the table bloats with a dead copy of every row. An UPDATE of a large table
+can also exceed statement_timeout and roll back entirely.
+
+Instead: change rows in batches by key range (`WHERE id >= ... AND id < ...`), one statement per
+batch, so each commits quickly; or, for a backfill, do it from the application. If the table is
+known to be small, allow it with that reason.
+"""
+
+RULE = make_rule(
+    "unbounded-data-change",
+    "warning",
+    "UPDATE or DELETE without WHERE on an existing table",
+    DOC,
+)
+
+
+def _changes(node: Any) -> Iterator[Any]:
+    """The UPDATE and DELETE statements ``node`` runs: itself, data-modifying CTEs, EXPLAIN
+    ANALYZE."""
+    if isinstance(node, ast.ExplainStmt):
+        if any(o.defname == "analyze" and defelem_true(o) for o in node.options or ()):
+            yield from _changes(node.query)
+        return
+    if isinstance(node, ast.UpdateStmt | ast.DeleteStmt):
+        yield node
+    with_clause = getattr(node, "withClause", None)
+    if isinstance(node, ast.SelectStmt | ast.InsertStmt | ast.UpdateStmt | ast.DeleteStmt) and (
+        with_clause is not None
+    ):
+        for cte in with_clause.ctes or ():
+            if isinstance(cte, ast.CommonTableExpr):
+                yield from _changes(cte.ctequery)
+
+
+def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    for change in _changes(node):
+        if change.whereClause is not None or ctx.is_new(change.relation):
+            continue
+        table = show(written(change.relation))
+        verb = "updates" if isinstance(change, ast.UpdateStmt) else "deletes"
+        yield hit(
+            RULE,
+            f"{verb} every row of existing table {table} in one transaction: all rows stay "
+            "locked until it commits, concurrent writers wait, and the table bloats",
+            "change rows in batches by key range, one statement per batch; if the table is "
+            "known to be small, allow it with that reason",
+        )

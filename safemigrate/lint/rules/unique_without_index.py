@@ -1,0 +1,80 @@
+"""unique-without-index: UNIQUE or PRIMARY KEY added without USING INDEX."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pglast import ast, enums
+
+from ..context import StatementContext, show, written
+from ..findings import Hit, hit, make_rule
+from .add_column_volatile_default import added_columns
+
+DOC = """
+Catches: `ALTER TABLE ... ADD [CONSTRAINT name] UNIQUE (...)` or `... PRIMARY KEY (...)` without
+`USING INDEX`, and `ADD COLUMN ... UNIQUE | PRIMARY KEY`, on a table that existed before the
+migration.
+
+Why it hurts: the constraint's index is built inside the ALTER TABLE, under an ACCESS EXCLUSIVE
+lock: no reads or writes of the table for the whole build (a PRIMARY KEY also scans for NULLs).
+
+Instead: build the index first, without blocking writes, then attach it (instant):
+    CREATE UNIQUE INDEX CONCURRENTLY t_col_key ON t (col);
+    ALTER TABLE t ADD CONSTRAINT t_col_key UNIQUE USING INDEX t_col_key;
+For a PRIMARY KEY, make the columns NOT NULL first (see `set-not-null`), then
+`ADD CONSTRAINT t_pkey PRIMARY KEY USING INDEX t_pkey_idx`.
+"""
+
+RULE = make_rule(
+    "unique-without-index",
+    "error",
+    "UNIQUE or PRIMARY KEY constraint added without USING INDEX",
+    DOC,
+)
+
+_CONSTR = enums.ConstrType
+_KINDS = {_CONSTR.CONSTR_UNIQUE: "UNIQUE", _CONSTR.CONSTR_PRIMARY: "PRIMARY KEY"}
+
+
+def _hint(kind: str) -> str:
+    return (
+        f"CREATE UNIQUE INDEX CONCURRENTLY first, then ADD CONSTRAINT ... {kind} USING INDEX "
+        "(instant)"
+    )
+
+
+def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
+        return
+    if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
+        return
+    shown = show(written(node.relation))
+    for cmd in node.cmds or ():
+        if (
+            isinstance(cmd, ast.AlterTableCmd)
+            and cmd.subtype == enums.AlterTableType.AT_AddConstraint
+            and isinstance(cmd.def_, ast.Constraint)
+            and cmd.def_.contype in _KINDS
+            and not cmd.def_.indexname
+        ):
+            kind = _KINDS[cmd.def_.contype]
+            name = f" {cmd.def_.conname}" if cmd.def_.conname else ""
+            yield hit(
+                RULE,
+                f"adds {kind} constraint{name} on existing table {shown} without USING INDEX: "
+                "its index is built under an ACCESS EXCLUSIVE lock, blocking reads and writes "
+                "for the whole build",
+                _hint(kind),
+            )
+    for coldef in added_columns(node, ctx):
+        for con in coldef.constraints or ():
+            if isinstance(con, ast.Constraint) and con.contype in _KINDS:
+                kind = _KINDS[con.contype]
+                yield hit(
+                    RULE,
+                    f"adds column {coldef.colname} as {kind} on existing table {shown}: its "
+                    "index is built under an ACCESS EXCLUSIVE lock, blocking reads and writes "
+                    "for the whole build",
+                    "add the column plainly, " + _hint(kind),
+                )

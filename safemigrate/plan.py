@@ -1,0 +1,151 @@
+"""What ``up`` would do, step by step: modes, locks, rewrites, timeouts and lint findings.
+
+Pure: the database facts (sizes, holders, the run lock) are passed in by ``api.plan``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .config import Settings
+from .events import Blocker
+from .executor import step_policy
+from .lint import Finding
+from .model import QualifiedName
+from .planner import PlannedStep
+
+
+@dataclass(frozen=True)
+class PlannedLock:
+    """A lock a step will take on one relation."""
+
+    relation: str
+    mode: str
+    rewrites: bool
+    scans: bool
+    blocks_reads: bool
+    blocks_writes: bool
+    #: Database facts, when a database was given.
+    total_bytes: int | None = None
+    rows_estimate: float | None = None
+    #: Transactions older than the lock timeout now holding a conflicting lock on it.
+    long_holders: tuple[Blocker, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One step of the plan."""
+
+    version: int
+    file: str
+    step: int
+    steps: int
+    line: int
+    mode: str
+    sql: str
+    notes: tuple[str, ...]
+    lock_timeout_ms: int
+    statement_timeout_ms: int
+    max_attempts: int
+    locks: tuple[PlannedLock, ...]
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
+class DatabaseFacts:
+    """What only the database knows."""
+
+    database: str
+    run_lock_holder: str | None
+    invalid_indexes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlanReport:
+    """The whole plan."""
+
+    steps: tuple[PlanStep, ...]
+    facts: DatabaseFacts | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``plan --format json``."""
+        document: dict[str, Any] = {
+            "steps": [
+                {
+                    **{k: v for k, v in asdict(step).items() if k not in ("locks", "findings")},
+                    "locks": [asdict(lock) for lock in step.locks],
+                    "findings": [f.to_dict() for f in step.findings],
+                }
+                for step in self.steps
+            ]
+        }
+        if self.facts is not None:
+            document["database"] = self.facts.database
+            document["run_lock_free"] = self.facts.run_lock_holder is None
+            document["run_lock_holder"] = self.facts.run_lock_holder
+            document["invalid_indexes"] = list(self.facts.invalid_indexes)
+        return document
+
+
+SizeFacts = Mapping[QualifiedName, tuple[int, float]]
+HolderFacts = Mapping[QualifiedName, Sequence[Blocker]]
+
+
+def build(
+    planned: Sequence[PlannedStep],
+    settings: Settings,
+    findings: Sequence[Finding],
+    *,
+    sizes: SizeFacts | None = None,
+    holders: HolderFacts | None = None,
+) -> list[PlanStep]:
+    """The plan of ``planned`` steps, with the lint findings that fall inside each step."""
+    steps = []
+    for item in planned:
+        step = item.step
+        policy = step_policy(step, settings)
+        first = step.statements[0].line
+        last = step.statements[-1].line + step.statements[-1].text.count("\n")
+        path = str(item.migration.path)
+        inside = tuple(
+            f
+            for f in findings
+            if f.file in (path, item.migration.filename) and first <= f.line <= last
+        )
+        locks = []
+        for need in step.locks:
+            size = (sizes or {}).get(need.relation)
+            locks.append(
+                PlannedLock(
+                    str(need.relation),
+                    need.mode.sql_name,
+                    need.rewrites,
+                    need.scans,
+                    need.mode.blocks_reads,
+                    need.mode.blocks_writes,
+                    size[0] if size else None,
+                    size[1] if size else None,
+                    tuple((holders or {}).get(need.relation, ())),
+                )
+            )
+        steps.append(
+            PlanStep(
+                version=item.migration.version,
+                file=item.migration.filename,
+                step=step.index + 1,
+                steps=len(item.migration.steps),
+                line=step.line,
+                mode=step.mode.value,
+                sql=step.summary,
+                notes=tuple(n for s in step.statements for n in s.notes),
+                lock_timeout_ms=policy.lock_timeout_ms,
+                statement_timeout_ms=policy.statement_timeout_ms,
+                max_attempts=policy.max_attempts,
+                locks=tuple(locks),
+                findings=inside,
+            )
+        )
+    return steps

@@ -1,0 +1,214 @@
+"""lint_paths, lint_directory, invalid files, the rule registry and explain()."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from safemigrate.lint import RULES, LintReport, Rule, explain, lint_directory, lint_paths
+
+from .support import write
+
+INVALID = "invalid-migration-file"
+
+
+def test_lint_paths_lints_each_file_on_its_own(tmp_path: Path) -> None:
+    a = write(tmp_path, "0001_a.sql", "CREATE TABLE items (a int);\n")
+    b = write(tmp_path, "0002_b.sql", "CREATE INDEX ON items (a);\n")
+    report = lint_paths([a, b])
+    # In 0002 the table was not created in the same file: it exists.
+    assert [(Path(f.file).name, f.rule) for f in report.findings] == [
+        ("0002_b.sql", "require-concurrent-index")
+    ]
+    assert not report.bad_input
+    assert report.errors == []
+    assert report.exit_code == 0
+    assert report.files == (str(a), str(b))
+
+
+def test_report_errors_and_exit_code(tmp_path: Path) -> None:
+    path = write(tmp_path, "0001_a.sql", "VACUUM FULL orders;\nDROP TABLE x;\n")
+    report = lint_paths([path])
+    assert [f.rule for f in report.errors] == ["table-rewrite"]
+    assert report.exit_code == 1
+
+
+def test_misnamed_file_is_bad_input_but_still_linted(tmp_path: Path) -> None:
+    path = write(tmp_path, "add_things.sql", "DROP TABLE x;\n")
+    report = lint_paths([path])
+    assert report.bad_input
+    assert report.exit_code == 2
+    assert [f.rule for f in report.findings] == [INVALID, "drop-table-or-column"]
+    assert "does not match <version>_<name>.sql" in report.findings[0].message
+
+
+def test_missing_file_is_bad_input(tmp_path: Path) -> None:
+    report = lint_paths([tmp_path / "0001_gone.sql"])
+    assert report.bad_input
+    [finding] = report.findings
+    assert finding.rule == INVALID
+    assert "cannot read" in finding.message
+
+
+def test_not_utf8_is_bad_input_with_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "0001_a.sql"
+    path.write_bytes(b"SELECT 1;\nSELECT '\xff';\n")
+    report = lint_paths([path])
+    [finding] = report.findings
+    assert (finding.rule, finding.line) == (INVALID, 2)
+    assert "not UTF-8" in finding.message
+    assert report.bad_input
+
+
+def test_sql_that_does_not_parse_is_bad_input_with_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "0001_a.sql", "SELECT 1;\n\nSELEC 2;\n")
+    report = lint_paths([path])
+    [finding] = report.findings
+    assert (finding.rule, finding.line, finding.severity) == (INVALID, 3, "error")
+    assert "SQL does not parse" in finding.message
+    assert report.bad_input
+
+
+@pytest.mark.parametrize(
+    ("sql", "words", "line"),
+    [
+        ("", "no SQL statements", 1),
+        ("BEGIN;\nSELECT 1;\n", "BEGIN has no matching COMMIT", 1),
+        ("SELECT 1;\nROLLBACK;\n", "ROLLBACK", 2),
+        ("-- safemigrate: bogus\nSELECT 1;\n", "unknown safemigrate directive", 1),
+    ],
+)
+def test_files_the_runner_refuses_are_bad_input(sql: str, words: str, line: int) -> None:
+    from safemigrate.lint.walker import lint_text
+
+    result = lint_text("0001_a.sql", sql)
+    assert result.bad_input
+    invalid = [f for f in result.findings if f.rule == INVALID]
+    assert len(invalid) == 1
+    assert words in invalid[0].message
+    assert invalid[0].line == line
+    assert not invalid[0].message.startswith("0001_a.sql")
+
+
+def test_rules_still_run_in_a_file_the_runner_refuses() -> None:
+    from safemigrate.lint.walker import lint_text
+
+    result = lint_text("0001_a.sql", "DROP TABLE x;\nBEGIN;\nCREATE INDEX ON orders (a);\n")
+    assert result.bad_input
+    assert [f.rule for f in result.findings] == [
+        "drop-table-or-column",
+        INVALID,
+        "require-concurrent-index",
+    ]
+
+
+def test_lint_directory_checks_every_migration_in_version_order(tmp_path: Path) -> None:
+    write(tmp_path, "10_ten.sql", "DROP TABLE ten;\n")
+    write(tmp_path, "2_two.sql", "DROP TABLE two;\n")
+    write(tmp_path, "notes.txt", "DROP TABLE ignored;\n")
+    write(tmp_path, ".hidden.sql", "garbage")
+    report = lint_directory(tmp_path)
+    assert [Path(f.file).name for f in report.findings] == ["2_two.sql", "10_ten.sql"]
+    assert not report.bad_input
+    assert [Path(f).name for f in report.files] == ["2_two.sql", "10_ten.sql"]
+
+
+def test_lint_directory_reports_every_naming_problem(tmp_path: Path) -> None:
+    write(tmp_path, "0001_a.sql", "SELECT 1;\n")
+    write(tmp_path, "01_b.sql", "SELECT 1;\n")
+    write(tmp_path, "bad name.sql", "SELECT 1;\n")
+    write(tmp_path, "0002_c.sql", "DROP TABLE c;\n")
+    report = lint_directory(tmp_path)
+    assert report.bad_input
+    found = [(Path(f.file).name, f.rule) for f in report.findings]
+    assert ("01_b.sql", INVALID) in found
+    assert ("bad name.sql", INVALID) in found
+    assert ("0002_c.sql", "drop-table-or-column") in found
+    [duplicate] = [f for f in report.findings if "duplicate version 1" in f.message]
+    assert Path(duplicate.file).name == "01_b.sql"
+    assert "also used by 0001_a.sql" in duplicate.message
+
+
+def test_lint_directory_of_a_missing_directory_is_bad_input(tmp_path: Path) -> None:
+    report = lint_directory(tmp_path / "nope")
+    assert report.bad_input
+    assert [f.rule for f in report.findings] == [INVALID]
+
+
+def test_lint_paths_accepts_a_directory(tmp_path: Path) -> None:
+    write(tmp_path, "0001_a.sql", "DROP TABLE a;\n")
+    report = lint_paths([tmp_path])
+    assert [f.rule for f in report.findings] == ["drop-table-or-column"]
+
+
+def test_options_are_validated(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="concurrent_indexes"):
+        lint_paths([], concurrent_indexes="sometimes")
+    with pytest.raises(ValueError, match="pg_version"):
+        lint_directory(tmp_path, pg_version=0)
+
+
+def test_empty_report() -> None:
+    report = lint_paths([])
+    assert report == LintReport([], False, ())
+
+
+# the registry
+
+
+STATEMENT_RULES = {
+    "require-concurrent-index": "error",
+    "require-concurrent-index-drop": "warning",
+    "require-concurrent-reindex": "error",
+    "non-transactional-in-transaction": "error",
+    "constraint-without-not-valid": "error",
+    "set-not-null": "error",
+    "column-type-change": "error",
+    "add-column-volatile-default": "error",
+    "add-column-rewrites": "error",
+    "unique-without-index": "error",
+    "rename": "warning",
+    "drop-table-or-column": "warning",
+    "table-rewrite": "error",
+    "lock-table": "warning",
+    "unbounded-data-change": "warning",
+    "enum-value-used-in-same-transaction": "error",
+}
+META_RULES = (
+    "invalid-migration-file",
+    "unknown-rule-in-allow",
+    "unused-allow",
+    "allow-without-reason",
+)
+
+
+def test_every_rule_is_registered_with_its_severity() -> None:
+    assert {k: v.severity for k, v in RULES.items()} == {
+        **STATEMENT_RULES,
+        **dict.fromkeys(META_RULES, "error"),
+    }
+
+
+@pytest.mark.parametrize("rule_id", [*STATEMENT_RULES, *META_RULES])
+def test_every_rule_has_a_kebab_case_id_and_docs(rule_id: str) -> None:
+    rule = RULES[rule_id]
+    assert isinstance(rule, Rule)
+    assert re.fullmatch(r"[a-z]+(-[a-z0-9]+)*", rule.id)
+    assert rule.summary
+    text = explain(rule_id)
+    assert text == rule.doc
+    assert text.startswith(f"{rule_id} ({rule.severity}): {rule.summary}")
+    assert "Catches:" in text and "Why it hurts:" in text and "Instead:" in text
+
+
+def test_explain_unknown_rule_raises_key_error() -> None:
+    with pytest.raises(KeyError):
+        explain("no-such-rule")
+
+
+def test_rule_modules_export_their_doc() -> None:
+    from safemigrate.lint.rules import set_not_null
+
+    assert set_not_null.DOC.strip() in explain("set-not-null")

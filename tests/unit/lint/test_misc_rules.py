@@ -1,0 +1,171 @@
+"""table-rewrite, lock-table, unbounded-data-change and enum-value-used-in-same-transaction."""
+
+from __future__ import annotations
+
+import pytest
+
+from .support import only, rules
+
+TR = "table-rewrite"
+ENUM = "enum-value-used-in-same-transaction"
+
+
+# table-rewrite
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "VACUUM FULL orders;",
+        "VACUUM (FULL, ANALYZE) orders;",
+        "VACUUM FULL;",
+        "CLUSTER orders USING orders_pkey;",
+        "ALTER TABLE orders SET TABLESPACE fast;",
+        "ALTER TABLE orders SET UNLOGGED;",
+        "ALTER TABLE orders SET LOGGED;",
+        "ALTER TABLE orders SET ACCESS METHOD heap2;",
+        "REFRESH MATERIALIZED VIEW order_totals;",
+    ],
+)
+def test_full_table_rewrites_are_errors(sql: str) -> None:
+    [finding] = only(sql, TR)
+    assert finding.severity == "error"
+    assert "ACCESS EXCLUSIVE" in finding.message
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "VACUUM orders;",
+        "VACUUM (FULL false) orders;",
+        "VACUUM ANALYZE orders;",
+        "REFRESH MATERIALIZED VIEW CONCURRENTLY order_totals;",
+        "CREATE TABLE t (a int);\nVACUUM FULL t;",
+        "CREATE TABLE t (a int);\nCLUSTER t USING t_pkey;",
+        "CREATE MATERIALIZED VIEW mv AS SELECT 1 AS a WITH NO DATA;\nREFRESH MATERIALIZED VIEW mv;",
+    ],
+)
+def test_statements_that_do_not_rewrite_an_existing_table_are_fine(sql: str) -> None:
+    assert TR not in rules(sql)
+
+
+# lock-table
+
+
+def test_lock_table_is_a_warning_naming_the_mode() -> None:
+    [finding] = only("BEGIN;\nLOCK TABLE orders IN SHARE MODE;\nCOMMIT;", "lock-table")
+    assert finding.severity == "warning"
+    assert "IN SHARE MODE" in finding.message
+    assert "until the end of the BEGIN/COMMIT block started at line 1" in finding.message
+
+
+def test_lock_table_default_mode_is_access_exclusive() -> None:
+    [finding] = only("LOCK orders;", "lock-table")
+    assert "ACCESS EXCLUSIVE" in finding.message
+
+
+def test_lock_of_a_new_table_is_fine() -> None:
+    assert rules("CREATE TABLE t (a int);\nLOCK TABLE t;") == []
+
+
+# unbounded-data-change
+
+
+@pytest.mark.parametrize(
+    ("sql", "verb"),
+    [
+        ("UPDATE orders SET status = 'new';", "updates"),
+        ("DELETE FROM orders;", "deletes"),
+        ('UPDATE app."Orders" SET a = 1 FROM other;', "updates"),
+        ("WITH gone AS (DELETE FROM orders RETURNING id) SELECT count(*) FROM gone;", "deletes"),
+        ("EXPLAIN ANALYZE DELETE FROM orders;", "deletes"),
+    ],
+)
+def test_update_or_delete_without_where_is_a_warning(sql: str, verb: str) -> None:
+    [finding] = only(sql, "unbounded-data-change")
+    assert finding.severity == "warning"
+    assert finding.message.startswith(f"{verb} every row")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE orders SET status = 'new' WHERE id < 1000;",
+        "DELETE FROM orders WHERE created < now() - interval '1 year';",
+        "EXPLAIN DELETE FROM orders;",
+        "CREATE TABLE t (a int);\nUPDATE t SET a = 1;\nDELETE FROM t;",
+        "TRUNCATE scratch;",
+    ],
+)
+def test_bounded_or_harmless_data_changes_are_fine(sql: str) -> None:
+    assert "unbounded-data-change" not in rules(sql)
+
+
+# enum-value-used-in-same-transaction
+
+
+def test_new_enum_value_used_in_the_same_block_is_an_error() -> None:
+    sql = (
+        "BEGIN;\n"
+        "ALTER TYPE order_status ADD VALUE 'shipped';\n"
+        "UPDATE orders SET status = 'shipped' WHERE id = 1;\n"
+        "COMMIT;"
+    )
+    [finding] = only(sql, ENUM)
+    assert finding.severity == "error"
+    assert finding.line == 3
+    assert "'shipped'" in finding.message
+    assert "line 2" in finding.message
+
+
+def test_new_enum_value_used_in_the_same_group_is_an_error() -> None:
+    sql = (
+        "-- safemigrate: group-start\n"
+        "ALTER TYPE order_status ADD VALUE 'shipped';\n"
+        "INSERT INTO orders (status) VALUES ('shipped');\n"
+        "-- safemigrate: group-end"
+    )
+    assert rules(sql) == [ENUM]
+
+
+def test_new_enum_value_used_in_the_same_do_block_is_an_error() -> None:
+    sql = (
+        "DO $$ BEGIN\n"
+        "  ALTER TYPE order_status ADD VALUE 'shipped';\n"
+        "  UPDATE orders SET status = 'shipped' WHERE id = 1;\n"
+        "END $$;"
+    )
+    [finding] = only(sql, ENUM)
+    assert finding.line == 1
+
+
+def test_new_enum_value_used_in_a_later_statement_is_fine() -> None:
+    sql = (
+        "ALTER TYPE order_status ADD VALUE 'shipped';\n"
+        "UPDATE orders SET status = 'shipped' WHERE id = 1;"
+    )
+    assert rules(sql) == []
+
+
+def test_new_enum_value_used_after_the_block_is_fine() -> None:
+    sql = (
+        "BEGIN;\nALTER TYPE order_status ADD VALUE 'shipped';\nCOMMIT;\n"
+        "BEGIN;\nUPDATE orders SET status = 'shipped' WHERE id = 1;\nCOMMIT;"
+    )
+    assert rules(sql) == []
+
+
+def test_other_values_in_the_same_block_are_fine() -> None:
+    sql = (
+        "BEGIN;\nALTER TYPE order_status ADD VALUE 'shipped';\n"
+        "UPDATE orders SET status = 'paid' WHERE id = 1;\nCOMMIT;"
+    )
+    assert rules(sql) == []
+
+
+def test_enum_value_before_postgresql_12_is_the_non_transactional_rule() -> None:
+    sql = (
+        "BEGIN;\nALTER TYPE order_status ADD VALUE 'shipped';\n"
+        "UPDATE orders SET status = 'shipped' WHERE id = 1;\nCOMMIT;"
+    )
+    assert rules(sql, pg_version=11) == ["non-transactional-in-transaction"]

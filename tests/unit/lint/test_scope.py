@@ -1,0 +1,104 @@
+"""What the rules look at: not comments, strings or function bodies; DO blocks, yes."""
+
+from __future__ import annotations
+
+from .support import lint, only, rules
+
+
+def test_comments_and_strings_are_not_statements() -> None:
+    sql = (
+        "-- DROP TABLE orders;\n"
+        "/* VACUUM FULL orders; DELETE FROM orders; */\n"
+        "SELECT 'DROP TABLE orders', $$ALTER TABLE orders RENAME TO x$$;\n"
+        "COMMENT ON TABLE orders IS 'do not DELETE FROM orders';"
+    )
+    assert rules(sql) == []
+
+
+def test_function_bodies_are_not_run() -> None:
+    sql = (
+        "CREATE FUNCTION purge() RETURNS void LANGUAGE plpgsql AS $$\n"
+        "BEGIN DELETE FROM orders; DROP TABLE legacy; END $$;\n"
+        "CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE sql\n"
+        "BEGIN ATOMIC UPDATE orders SET a = 1; END;\n"
+        "CREATE PROCEDURE p() LANGUAGE sql AS 'VACUUM FULL orders';"
+    )
+    assert rules(sql) == []
+
+
+def test_trigger_and_rule_definitions_are_fine() -> None:
+    sql = (
+        "CREATE TRIGGER t BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION f();\n"
+        "CREATE RULE r AS ON DELETE TO orders DO INSTEAD NOTHING;"
+    )
+    assert rules(sql) == []
+
+
+def test_statements_inside_a_do_block_are_checked_at_the_do_line() -> None:
+    sql = (
+        "SELECT 1;\n"
+        "DO $$\n"
+        "BEGIN\n"
+        "  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'fk') THEN\n"
+        "    ALTER TABLE orders ADD CONSTRAINT fk FOREIGN KEY (c) REFERENCES customers(id);\n"
+        "  END IF;\n"
+        "  UPDATE orders SET total = 0;\n"
+        "END $$;"
+    )
+    findings = lint(sql)
+    assert [(f.rule, f.line, f.column) for f in findings] == [
+        ("constraint-without-not-valid", 2, 1),
+        ("unbounded-data-change", 2, 1),
+    ]
+
+
+def test_constant_execute_in_a_do_block_is_checked() -> None:
+    sql = "DO $$ BEGIN EXECUTE 'ALTER TABLE orders RENAME COLUMN a TO b'; END $$;"
+    assert rules(sql) == ["rename"]
+
+
+def test_dynamic_sql_in_a_do_block_is_not_known() -> None:
+    sql = "DO $$ BEGIN EXECUTE format('DROP TABLE %I', 'orders'); END $$;"
+    assert rules(sql) == []
+
+
+def test_do_block_in_another_language_is_skipped() -> None:
+    assert rules("DO LANGUAGE plpython3u $$ plpy.execute('DROP TABLE orders') $$;") == []
+
+
+def test_function_created_inside_a_do_block_is_not_run() -> None:
+    sql = (
+        "DO $do$ BEGIN EXECUTE 'CREATE FUNCTION f() RETURNS void LANGUAGE sql "
+        "AS ''DELETE FROM orders'''; END $do$;"
+    )
+    assert rules(sql) == []
+
+
+def test_do_block_comments_and_strings_are_not_statements() -> None:
+    sql = "DO $$ BEGIN -- DROP TABLE orders;\n RAISE NOTICE 'DROP TABLE orders'; END $$;"
+    assert rules(sql) == []
+
+
+def test_table_created_in_a_do_block_is_not_counted_as_new() -> None:
+    # It may be created conditionally: the rules stay on for it.
+    sql = (
+        "DO $$ BEGIN CREATE TABLE t (a int); END $$;\nALTER TABLE t ADD CONSTRAINT c CHECK (a > 0);"
+    )
+    assert rules(sql) == ["constraint-without-not-valid"]
+
+
+def test_do_block_inside_a_transaction_block_shares_its_transaction() -> None:
+    sql = (
+        "BEGIN;\n"
+        "ALTER TYPE order_status ADD VALUE 'shipped';\n"
+        "DO $$ BEGIN UPDATE orders SET status = 'shipped' WHERE id = 1; END $$;\n"
+        "COMMIT;"
+    )
+    [finding] = only(sql, "enum-value-used-in-same-transaction")
+    assert finding.line == 3
+
+
+def test_finding_location_is_the_statement_start() -> None:
+    sql = "SELECT 1;\n\n   -- note\n   DROP TABLE\n     orders;"
+    [finding] = lint(sql)
+    assert (finding.line, finding.column) == (4, 4)
