@@ -10,6 +10,7 @@ Usable without the CLI, e.g. from a Django management command or a pytest fixtur
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 import random
@@ -27,15 +28,18 @@ from .db import journal as dbjournal
 from .db import steps as dbsteps
 from .db.activity import Monitor
 from .db.journal import JournalTable
+from .durations import format_duration
 from .errors import (
     BadInputError,
+    ConnectionFailedError,
     InterruptedRunError,
     MigrationFileError,
     RunLockHeldError,
     SafemigrateError,
     StepFailedError,
+    UnsafeConnectionError,
 )
-from .events import Event, RunLockWaiting, RunStarted
+from .events import ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
 from .executor import Executor, RunResult
 from .lint import Finding, lint_paths
 from .model import Migration
@@ -90,8 +94,10 @@ def migrations_of(settings: Settings) -> list[Migration]:
 
 
 @contextmanager
-def _session(settings: Settings, db: Database) -> Iterator[Session]:
-    session = Session.open(db.dsn, application_name=settings.application_name, secrets=db.secrets)
+def _session(settings: Settings, db: Database, *, mid_run: bool = False) -> Iterator[Session]:
+    session = Session.open(
+        db.dsn, application_name=settings.application_name, secrets=db.secrets, mid_run=mid_run
+    )
     try:
         yield session
     finally:
@@ -134,56 +140,151 @@ def up(
 ) -> RunResult:
     """Apply every pending step (up to ``target``), each in its own guarded transaction.
 
-    ``capture_locks`` reports, in each StepApplied event, the table locks the step held just
-    before it committed (what ``rehearse`` shows).
+    If the connection is lost mid-run (server restart, terminated backend), the runner
+    reconnects for up to ``reconnect_timeout`` (within the run's deadline), takes the run lock
+    again, re-reads the journal, applies the session settings of earlier steps again (e.g.
+    ``SET timezone``) and resumes. ``capture_locks`` reports, in each StepApplied event, the
+    table locks the step held just before it committed (what ``rehearse`` shows).
     """
     migrations = migrations_of(settings)
     target_version = resolve_target(migrations, target)
     db = database(dsn, environ)
     journal = journal_of(settings)
-    keys = runlock.lock_keys(str(journal))
     started_at = time.monotonic()
+    result = RunResult()
+    session_state: list[str] = []
+    reconnecting_since: float | None = None
+    reconnect_attempts = 0
     try:
-        with _session(settings, db) as session:
-            _acquire_run_lock(session, settings, keys, on_event)
+        while True:
             try:
-                dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
-                entries = dbjournal.read(session, journal)
-                check_drift(statuses(migrations, entries))
-                planned = pending_steps(
+                if reconnecting_since is not None:
+                    reconnect_attempts += 1
+                return _run_once(
+                    settings,
+                    db,
+                    journal,
                     migrations,
-                    entries,
-                    target=target_version,
-                    allow_out_of_order=settings.allow_out_of_order,
+                    target_version,
+                    on_event,
+                    result=result,
+                    session_state=session_state,
+                    started_at=started_at,
+                    capture_locks=capture_locks,
+                    reconnected=(
+                        None
+                        if reconnecting_since is None
+                        else (reconnect_attempts, time.monotonic() - reconnecting_since)
+                    ),
                 )
-                monitor = _open_monitor(settings, db) if planned else None
-                try:
-                    on_event(_run_started(settings, db, journal, planned, monitor is not None))
-                    watcher = Watcher(monitor, settings, session.pid, on_event)
-                    executor = Executor(
-                        session,
-                        settings,
-                        journal,
-                        on_event=on_event,
-                        watcher=watcher,
-                        run_started_at=started_at,
-                        capture_locks=capture_locks,
-                    )
-                    return executor.run(planned)
-                finally:
-                    if monitor is not None:
-                        monitor.close()
-            finally:
-                if not session.closed:
-                    session.rollback_quietly()
-                    # Closing the session releases the lock anyway.
-                    with contextlib.suppress(Exception):
-                        runlock.release(session, keys)
+            except ConnectionFailedError as err:
+                now = time.monotonic()
+                if reconnecting_since is None:
+                    if settings.reconnect_timeout_ms == 0 or not err.mid_run:
+                        raise
+                    reconnecting_since = now
+                    on_event(ConnectionLost(err.message, settings.reconnect_timeout_ms))
+                budget_s = settings.reconnect_timeout_ms / 1000
+                if settings.deadline_ms is not None:
+                    budget_s = min(budget_s, settings.deadline_ms / 1000 - (now - started_at))
+                if now - reconnecting_since >= budget_s:
+                    raise ConnectionFailedError(
+                        f"{err.message}; could not resume within "
+                        f"{format_duration(settings.reconnect_timeout_ms)}",
+                        hint="rerun safemigrate up: it resumes after the last recorded step",
+                    ) from None
+                time.sleep(min(1.0, 0.2 * 2 ** min(reconnect_attempts, 3)))
     except KeyboardInterrupt:
         raise InterruptedRunError(
             "interrupted: the running statement was cancelled and its step rolled back",
             hint="rerun safemigrate up to resume after the last recorded step",
         ) from None
+
+
+def _run_once(
+    settings: Settings,
+    db: Database,
+    journal: JournalTable,
+    migrations: list[Migration],
+    target_version: int | None,
+    on_event: EventSink,
+    *,
+    result: RunResult,
+    session_state: list[str],
+    started_at: float,
+    capture_locks: bool,
+    reconnected: tuple[int, float] | None,
+) -> RunResult:
+    """One session's part of a run: lock, journal, plan, execute."""
+    keys = runlock.lock_keys(str(journal))
+    with _session(settings, db, mid_run=reconnected is not None) as session:
+        if reconnected is None:
+            _acquire_run_lock(session, settings, keys, on_event)
+        else:
+            # The old backend may hold the lock until the server notices it is gone.
+            wait = dataclasses.replace(
+                settings, wait_for_lock_ms=max(settings.wait_for_lock_ms, 10_000)
+            )
+            _acquire_run_lock(session, wait, keys, _ignore)
+        try:
+            _check_session_is_ours(session, keys)
+            if reconnected is not None:
+                for text in session_state:
+                    session.run_sql(text)
+                on_event(
+                    Reconnected(reconnected[0], round(reconnected[1] * 1000), tuple(session_state))
+                )
+            dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
+            entries = dbjournal.read(session, journal)
+            check_drift(statuses(migrations, entries))
+            planned = pending_steps(
+                migrations,
+                entries,
+                target=target_version,
+                allow_out_of_order=settings.allow_out_of_order,
+            )
+            monitor = _open_monitor(settings, db) if planned else None
+            try:
+                if monitor is not None and monitor.session.pid == session.pid:
+                    raise _pooled()
+                on_event(_run_started(settings, db, journal, planned, monitor is not None))
+                watcher = Watcher(monitor, settings, session.pid, on_event)
+                executor = Executor(
+                    session,
+                    settings,
+                    journal,
+                    on_event=on_event,
+                    watcher=watcher,
+                    run_started_at=started_at,
+                    capture_locks=capture_locks,
+                    session_state=session_state,
+                )
+                return executor.run(planned, result)
+            finally:
+                if monitor is not None:
+                    monitor.close()
+        finally:
+            if not session.closed:
+                session.rollback_quietly()
+                # Closing the session releases the lock anyway.
+                with contextlib.suppress(Exception):
+                    runlock.release(session, keys)
+
+
+def _pooled() -> UnsafeConnectionError:
+    return UnsafeConnectionError(
+        "the connection goes through a transaction-pooling proxy (two connections share one "
+        "server backend, or the run lock is not held by the backend answering): the run lock "
+        "and session settings cannot be kept, so nothing was run",
+        hint="connect to PostgreSQL directly, or through a session-pooling proxy "
+        "(PgBouncer pool_mode = session)",
+    )
+
+
+def _check_session_is_ours(session: Session, keys: tuple[int, int]) -> None:
+    """Refuse to run when statements may reach another backend than the one holding the lock."""
+    if runlock.backend_pid(session) != session.pid or not runlock.held_here(session, keys):
+        raise _pooled()
 
 
 def _open_monitor(settings: Settings, db: Database) -> Monitor | None:

@@ -81,6 +81,8 @@ class Settings:
     cancel_blockers_only: tuple[str, ...] = ()
     cancel_blockers_grace_ms: int = 5_000
     cancel_blockers_dry_run: bool = False
+    # How long to keep trying to reconnect after the connection is lost mid-run; 0 = never.
+    reconnect_timeout_ms: int = 30_000
     # The PostgreSQL major version lint rules assume (check, plan).
     pg_version: int = 17
     # Which file the settings came from; None if none. Not a key.
@@ -127,6 +129,9 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "cancel_blockers_grace": "How long a cancelled blocker has to go before termination.",
         "cancel_blockers_dry_run": "Report which blockers would be cancelled; touch none.",
         "pg_version": "PostgreSQL major version that check and plan assume (9 to 30).",
+        "reconnect_timeout": (
+            "How long up keeps reconnecting after a lost connection (0 = exit at once)."
+        ),
     }
 )
 
@@ -148,6 +153,7 @@ _DURATIONS = _POSITIVE_DURATIONS | {
     "concurrent_statement_timeout",
     "wait_for_lock",
     "cancel_blockers_grace",
+    "reconnect_timeout",
 }
 # Settings field of each key: durations carry their unit in the field name.
 _FIELDS: Mapping[str, str] = MappingProxyType(

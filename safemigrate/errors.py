@@ -103,6 +103,11 @@ class ConnectionFailedError(SafemigrateError):
 
     exit_code = ExitCode.CONNECTION
 
+    def __init__(self, message: str, *, hint: str | None = None, mid_run: bool = False) -> None:
+        super().__init__(message, hint=hint)
+        #: True when the connection was lost during a run (the runner may reconnect).
+        self.mid_run = mid_run
+
 
 class UnsafeConnectionError(SafemigrateError):
     """The connection cannot keep a session (e.g. a transaction-pooling proxy) (exit 6)."""

@@ -56,6 +56,27 @@ class RunStarted(Event):
 
 
 @dataclass(frozen=True)
+class ConnectionLost(Event):
+    """The run's connection was lost (server restart, terminated backend, network)."""
+
+    kind: ClassVar[str] = "connection_lost"
+    error: str
+    #: How long the runner keeps trying to reconnect.
+    reconnect_timeout_ms: int
+
+
+@dataclass(frozen=True)
+class Reconnected(Event):
+    """The runner is connected again, holds the run lock, and resumes from the journal."""
+
+    kind: ClassVar[str] = "reconnected"
+    attempts: int
+    waited_ms: int
+    #: Session settings of earlier steps (e.g. SET timezone) applied again on the new session.
+    replayed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class RunLockWaiting(Event):
     """Another run holds the run lock; this one polls (``--wait-for-lock``)."""
 

@@ -151,6 +151,7 @@ class Executor:
         backoff: Backoff | None = None,
         run_started_at: float | None = None,
         capture_locks: bool = False,
+        session_state: list[str] | None = None,
     ) -> None:
         self.session = session
         self.settings = settings
@@ -163,22 +164,27 @@ class Executor:
         self.started_at = run_started_at if run_started_at is not None else clock()
         self._failed_statement: Statement | None = None
         self.capture_locks = capture_locks
+        self.session_state = session_state if session_state is not None else []
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
 
     # -- the run ---------------------------------------------------------------------------
 
-    def run(self, planned: Sequence[PlannedStep]) -> RunResult:
+    def run(self, planned: Sequence[PlannedStep], result: RunResult | None = None) -> RunResult:
         """Apply every planned step in order; stop at the first step that fails.
 
-        A RunSummary event (steps that had to wait, and who made them wait) is emitted at the
-        end whether the run succeeds or fails.
+        Applied steps are appended to ``result`` as they go (so a caller that reconnects after
+        a lost connection keeps them). A RunSummary event (steps that had to wait, and who
+        made them wait) is emitted at the end whether the run succeeds or fails.
         """
-        result = RunResult()
+        result = result if result is not None else RunResult()
         try:
             for n, item in enumerate(planned, start=1):
                 result.applied.append(self.run_step(item, n, len(planned)))
+                # Session settings (SET timezone ...) that later steps may rely on: replayed
+                # on a new session if the connection is lost.
+                self.session_state += [s.text for s in item.step.statements if s.session_setting]
         finally:
             if self.summaries or self.blocker_actions:
                 self.emit(RunSummary(tuple(self.summaries), self.blocker_actions))

@@ -79,6 +79,8 @@ class Statement:
     notes: tuple[str, ...] = ()
     #: The table locks the statement the runner executes takes (see locks.lock_needs).
     locks: tuple[LockNeed, ...] = ()
+    #: True for SET/RESET at session level (not SET LOCAL): state later statements may rely on.
+    session_setting: bool = False
 
     @property
     def run_text(self) -> str:

@@ -10,9 +10,11 @@ from .events import (
     AttemptFailed,
     AttemptStarted,
     BlockerAction,
+    ConnectionLost,
     Event,
     IndexCleanup,
     IndexProgress,
+    Reconnected,
     RunFailed,
     RunFinished,
     RunLockWaiting,
@@ -71,6 +73,26 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             f"{event.max_attempts} attempts; worst case per step "
             f"{format_duration(event.worst_case_step_wait_ms)} (CONCURRENTLY steps "
             f"{format_duration(event.worst_case_concurrent_wait_ms)}){deadline}",
+        ]
+    if isinstance(event, ConnectionLost):
+        return [
+            paint(
+                f"connection lost: {event.error}; reconnecting for up to "
+                f"{format_duration(event.reconnect_timeout_ms)}",
+                "yellow",
+                colour,
+            )
+        ]
+    if isinstance(event, Reconnected):
+        replayed = (
+            f"; session settings applied again: {'; '.join(event.replayed)}"
+            if event.replayed
+            else ""
+        )
+        return [
+            f"reconnected after {format_duration(event.waited_ms)} ({event.attempts} "
+            f"attempt{'s' if event.attempts != 1 else ''}), run lock taken again, resuming "
+            f"from the journal{replayed}"
         ]
     if isinstance(event, RunLockWaiting):
         return [

@@ -340,7 +340,11 @@ def build_steps(
         run_node = node
         if statement.rewritten is not None:
             run_node = pglast.parse_sql(statement.rewritten)[0].stmt
-        statement = _replace(statement, locks=tuple(lock_needs(run_node)))
+        statement = _replace(
+            statement,
+            locks=tuple(lock_needs(run_node)),
+            session_setting=kind == "VariableSetStmt" and not node.is_local,
+        )
 
         if statement.non_transactional:
             if open_ is not None:

@@ -55,6 +55,28 @@ def try_acquire(session: Session, keys: tuple[int, int]) -> bool:
     )
 
 
+def held_here(session: Session, keys: tuple[int, int]) -> bool:
+    """True when the backend answering this statement holds the run lock.
+
+    Behind a transaction-pooling proxy the statement may reach another backend than the one
+    that took the lock: then this is False and the run must not go on.
+    """
+    return bool(
+        session.scalar(
+            sql.SQL(
+                "SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND objsubid = 2 AND pid = pg_backend_pid() "
+                "AND classid = {}::bigint::oid AND objid = {}::bigint::oid"
+            ).format(sql.Literal(keys[0]), sql.Literal(keys[1]))
+        )
+    )
+
+
+def backend_pid(session: Session) -> int:
+    """The pid of the backend answering this statement."""
+    return int(session.scalar(sql.SQL("SELECT pg_backend_pid()")))
+
+
 def release(session: Session, keys: tuple[int, int]) -> None:
     """Release the run lock (closing the session releases it too)."""
     session.execute(

@@ -57,6 +57,7 @@ class Session:
         application_name: str,
         secrets: Sequence[str] = (),
         connect_timeout: int = 10,
+        mid_run: bool = False,
     ) -> Session:
         """Connect to ``dsn`` (libpq fills the gaps) and identify as ``application_name``."""
         try:
@@ -79,8 +80,13 @@ class Session:
             raise BadInputError(f"invalid connection string: {message}") from None
         except psycopg.Error as err:
             message = redact(" ".join(str(err).split()), secrets)
-            raise ConnectionFailedError(f"cannot connect to the database: {message}") from None
-        return cls(conn, secrets)
+            raise ConnectionFailedError(
+                f"cannot connect to the database: {message}", mid_run=mid_run
+            ) from None
+        try:
+            return cls(conn, secrets)
+        except ConnectionFailedError as err:
+            raise ConnectionFailedError(err.message, mid_run=mid_run) from None
 
     @property
     def server_version(self) -> int:
@@ -117,11 +123,12 @@ class Session:
                 raise ConnectionFailedError(
                     f"lost the database connection: {message}",
                     hint="rerun safemigrate up: it resumes after the last recorded step",
+                    mid_run=True,
                 ) from None
             raise self._server_error(err) from None
         except psycopg.Error as err:
             if self._conn.closed:
-                raise ConnectionFailedError("lost the database connection") from None
+                raise ConnectionFailedError("lost the database connection", mid_run=True) from None
             raise self._server_error(err) from None
 
     def _server_error(self, err: psycopg.Error) -> ServerError:
