@@ -235,14 +235,7 @@ def _run_once(
                     Reconnected(reconnected[0], round(reconnected[1] * 1000), tuple(session_state))
                 )
             dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
-            entries = dbjournal.read(session, journal)
-            check_drift(statuses(migrations, entries))
-            planned = pending_steps(
-                migrations,
-                entries,
-                target=target_version,
-                allow_out_of_order=settings.allow_out_of_order,
-            )
+            planned = _pending(session, journal, migrations, settings, target_version)
             monitor = _open_monitor(settings, db) if planned else None
             try:
                 if monitor is not None and monitor.session.pid == session.pid:
@@ -269,6 +262,24 @@ def _run_once(
                 # Closing the session releases the lock anyway.
                 with contextlib.suppress(Exception):
                     runlock.release(session, keys)
+
+
+def _pending(
+    session: Session,
+    journal: JournalTable,
+    migrations: list[Migration],
+    settings: Settings,
+    target_version: int | None,
+) -> list[PlannedStep]:
+    """The steps to run, from the journal; drift and out-of-order migrations are refused."""
+    entries = dbjournal.read(session, journal)
+    check_drift(statuses(migrations, entries))
+    return pending_steps(
+        migrations,
+        entries,
+        target=target_version,
+        allow_out_of_order=settings.allow_out_of_order,
+    )
 
 
 def _pooled() -> UnsafeConnectionError:
@@ -482,14 +493,7 @@ def plan(
     db = database(dsn, environ)
     journal = journal_of(settings)
     with _session(settings, db) as session:
-        entries = dbjournal.read(session, journal)
-        check_drift(statuses(migrations, entries))
-        planned = pending_steps(
-            migrations,
-            entries,
-            target=target_version,
-            allow_out_of_order=settings.allow_out_of_order,
-        )
+        planned = _pending(session, journal, migrations, settings, target_version)
         findings = _findings(planned, settings)
         relations = list({need.relation: None for p in planned for need in p.step.locks})
         sizes = {

@@ -153,43 +153,13 @@ class Watcher:
                 continue
             actions += 1
             if policy.dry_run:
-                self.emit(
-                    BlockerAction(
-                        ref,
-                        blocker.pid,
-                        blocker.application_name,
-                        blocker.user,
-                        "would-cancel",
-                        reason,
-                        False,
-                    )
-                )
+                self.emit(_action(ref, blocker, "would-cancel", reason, False))
                 continue
             cleared = self._signal_until_gone(blocker, terminate=False, grace_ms=policy.grace_ms)
-            self.emit(
-                BlockerAction(
-                    ref,
-                    blocker.pid,
-                    blocker.application_name,
-                    blocker.user,
-                    "cancel",
-                    reason,
-                    cleared,
-                )
-            )
+            self.emit(_action(ref, blocker, "cancel", reason, cleared))
             if not cleared:
                 cleared = self._signal_until_gone(blocker, terminate=True, grace_ms=2_000)
-                self.emit(
-                    BlockerAction(
-                        ref,
-                        blocker.pid,
-                        blocker.application_name,
-                        blocker.user,
-                        "terminate",
-                        reason,
-                        cleared,
-                    )
-                )
+                self.emit(_action(ref, blocker, "terminate", reason, cleared))
         return actions
 
     def _signal_until_gone(self, blocker: Blocker, *, terminate: bool, grace_ms: int) -> bool:
@@ -295,6 +265,14 @@ class AttemptWatch:
                 progress.lockers_total,
             )
         )
+
+
+def _action(
+    ref: StepRef, blocker: Blocker, action: str, reason: str, cleared: bool
+) -> BlockerAction:
+    return BlockerAction(
+        ref, blocker.pid, blocker.application_name, blocker.user, action, reason, cleared
+    )
 
 
 def _round(value: float | None) -> float | None:

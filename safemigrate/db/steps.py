@@ -70,6 +70,14 @@ def _verify(session: Session, row: Sequence[object], timeouts: Timeouts) -> None
         )
 
 
+def _set_and_verify(session: Session, timeouts: Timeouts, *, local: bool) -> None:
+    """Set the timeouts (opening the step's transaction when ``local``) and check them, in one
+    round trip."""
+    begin = sql.SQL("BEGIN; ") if local else sql.SQL("")
+    rows = session.rows(sql.SQL("{}{}; {}").format(begin, _set(timeouts, local=local), _CHECK))
+    _verify(session, rows[0], timeouts)
+
+
 def run_in_transaction(
     session: Session,
     statements: Sequence[str],
@@ -85,8 +93,7 @@ def run_in_transaction(
     appended to it (for rehearsals).
     """
     try:
-        rows = session.rows(sql.SQL("BEGIN; {}; {}").format(_set(timeouts, local=True), _CHECK))
-        _verify(session, rows[0], timeouts)
+        _set_and_verify(session, timeouts, local=True)
         for i, text in enumerate(statements):
             if on_statement is not None:
                 on_statement(i)
@@ -114,8 +121,7 @@ def run_explicit_block(
     ``SET TRANSACTION ISOLATION LEVEL``), so the timeouts are set at session level beforehand.
     """
     try:
-        rows = session.rows(sql.SQL("{}; {}").format(_set(timeouts, local=False), _CHECK))
-        _verify(session, rows[0], timeouts)
+        _set_and_verify(session, timeouts, local=False)
         for i, text in enumerate(statements[:-1]):
             if on_statement is not None:
                 on_statement(i)
@@ -147,8 +153,7 @@ def run_autocommit(
     (the "applied" journal row) runs together with the reset of the timeouts.
     """
     try:
-        rows = session.rows(sql.SQL("{}; {}").format(_set(timeouts, local=False), _CHECK))
-        _verify(session, rows[0], timeouts)
+        _set_and_verify(session, timeouts, local=False)
         if before is not None:
             session.execute(before)
         session.run_sql(text)
@@ -163,8 +168,7 @@ def run_autocommit(
 
 def set_session_timeouts(session: Session, timeouts: Timeouts) -> None:
     """Set and check session-level timeouts (for the runner's own autocommit housekeeping)."""
-    rows = session.rows(sql.SQL("{}; {}").format(_set(timeouts, local=False), _CHECK))
-    _verify(session, rows[0], timeouts)
+    _set_and_verify(session, timeouts, local=False)
 
 
 def reset_session_timeouts(session: Session) -> None:
