@@ -39,10 +39,11 @@ from .errors import (
     StepFailedError,
     UnsafeConnectionError,
 )
-from .events import ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
+from .events import Blocker, ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
 from .executor import Executor, RunResult
 from .lint import Finding, lint_paths
-from .model import Migration
+from .locks import LockMode
+from .model import Migration, QualifiedName
 from .plan import DatabaseFacts, PlanReport
 from .plan import build as build_plan
 from .planner import (
@@ -502,11 +503,15 @@ def plan(
         }
         monitor = Monitor(session)
         watcher = Watcher(monitor, settings, session.pid, _ignore)
-        holders = {
-            need.relation: watcher.long_holders([need], settings.lock_timeout_ms)
-            for p in planned
-            for need in p.step.locks
-        }
+        # Per step and relation: whether a holder conflicts depends on the mode each step needs.
+        by_mode: dict[tuple[QualifiedName, LockMode], list[Blocker]] = {}
+        holders = {}
+        for p in planned:
+            for need in p.step.locks:
+                key = (need.relation, need.mode)
+                if key not in by_mode:
+                    by_mode[key] = watcher.long_holders([need], settings.lock_timeout_ms)
+                holders[(p.migration.version, p.step.index, need.relation)] = by_mode[key]
         lock_holders = runlock.holders(session, runlock.lock_keys(str(journal)))
         facts = DatabaseFacts(
             db.description,

@@ -410,10 +410,23 @@ class Executor:
             raise
         return None
 
-    def _matches(self, build: IndexBuild, index: dbindex.IndexInfo) -> bool:
+    @staticmethod
+    def _same_definition(target: str | None, build: IndexBuild, index: dbindex.IndexInfo) -> bool:
+        """True when ``index`` is the index ``build`` makes, names aside.
+
+        ``target`` is the server's own rendering of the build (see server_definition); both
+        sides then come from pg_get_indexdef, so casts and defaults the server adds compare
+        equal. Without it, the author's text is compared, which misses such additions.
+        """
+        existing = sqlinfo.definition_of_indexdef(index.definition)
+        if target is not None:
+            return existing == sqlinfo.definition_of_indexdef(target)
+        return existing == build.definition
+
+    def _matches(self, target: str | None, build: IndexBuild, index: dbindex.IndexInfo) -> bool:
         if build.name is not None:
             return index.name == build.name
-        return sqlinfo.definition_of_indexdef(index.definition) == build.definition
+        return self._same_definition(target, build, index)
 
     def _index_build(
         self,
@@ -435,8 +448,9 @@ class Executor:
         dbsteps.set_session_timeouts(session, timeouts)
         try:
             existing = dbindex.indexes_of(session, build.table)
+            target = dbindex.server_definition(session, build.table, build.probe_sql)
             for index in existing:
-                if not index.valid and self._matches(build, index):
+                if not index.valid and self._matches(target, build, index):
                     self.emit(
                         IndexCleanup(
                             ref, index.qualified, "invalid index left by an interrupted build"
@@ -444,8 +458,8 @@ class Executor:
                     )
                     session.execute(dbindex.drop_concurrently_sql(index))
             for index in existing:
-                same = sqlinfo.definition_of_indexdef(index.definition) == build.definition
-                if index.valid and same and self._matches(build, index):
+                same = self._same_definition(target, build, index)
+                if index.valid and same and self._matches(target, build, index):
                     session.execute(applied)
                     return f"a valid index {index.qualified} with this definition already exists"
             before = {i.oid for i in existing}

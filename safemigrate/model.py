@@ -46,6 +46,9 @@ class IndexBuild:
     #: The index definition with names removed, to compare with existing indexes.
     definition: str
     if_not_exists: bool
+    #: The same CREATE INDEX on the probe table ``_safemigrate_probe`` (see db.indexes), so
+    #: that the server itself can say how it would write this index's definition.
+    probe_sql: str = ""
 
 
 @dataclass(frozen=True)

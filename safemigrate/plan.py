@@ -91,7 +91,8 @@ class PlanReport:
 
 
 SizeFacts = Mapping[QualifiedName, tuple[int, float]]
-HolderFacts = Mapping[QualifiedName, Sequence[Blocker]]
+#: Long holders per (migration version, step index, relation).
+HolderFacts = Mapping[tuple[int, int, QualifiedName], Sequence[Blocker]]
 
 
 def build(
@@ -128,7 +129,9 @@ def build(
                     need.mode.blocks_writes,
                     size[0] if size else None,
                     size[1] if size else None,
-                    tuple((holders or {}).get(need.relation, ())),
+                    tuple(
+                        (holders or {}).get((item.migration.version, step.index, need.relation), ())
+                    ),
                 )
             )
         steps.append(

@@ -117,6 +117,20 @@ def index_definition(node: Any) -> str:
     return str(RawStream()(copy))
 
 
+#: The temporary table an index definition is tried on (see db.indexes.server_definition).
+PROBE_TABLE = "_safemigrate_probe"
+
+
+def probe_statement(node: Any) -> str:
+    """``node`` (a CREATE INDEX) rewritten to build a plain, unnamed index on the probe table."""
+    copy: Any = pglast.parse_sql(RawStream()(node))[0].stmt
+    copy.idxname = None
+    copy.concurrent = False
+    copy.if_not_exists = False
+    copy.relation = ast.RangeVar(relname=PROBE_TABLE, inh=True, relpersistence="t")
+    return str(RawStream()(copy))
+
+
 def index_build(node: Any) -> IndexBuild:
     """The IndexBuild description of a CREATE INDEX statement."""
     return IndexBuild(
@@ -124,6 +138,7 @@ def index_build(node: Any) -> IndexBuild:
         name=node.idxname or None,
         definition=index_definition(node),
         if_not_exists=bool(node.if_not_exists),
+        probe_sql=probe_statement(node),
     )
 
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from psycopg import sql
 
 from ..model import QualifiedName
-from .session import Session
+from ..statements import PROBE_TABLE
+from .session import ServerError, Session
 
 
 @dataclass(frozen=True)
@@ -72,3 +73,38 @@ def relkind(session: Session, table: QualifiedName) -> str | None:
         )
     )
     return str(value) if value is not None else None
+
+
+def server_definition(session: Session, table: QualifiedName, probe_sql: str) -> str | None:
+    """How the server writes the definition of the index ``probe_sql`` builds (pg_get_indexdef).
+
+    The index is built on an empty temporary copy of ``table``'s columns inside a transaction
+    that is rolled back, so nothing remains; PostgreSQL then resolves types, casts, operator
+    classes and defaults exactly as for the real table. None when ``table`` does not exist or
+    the probe fails.
+    """
+    if session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NULL").format(
+            sql.Literal(table_regclass_text(session, table))
+        )
+    ):
+        return None
+    parts = [table.schema, table.name] if table.schema else [table.name]
+    try:
+        session.execute(
+            sql.SQL("BEGIN; CREATE TEMP TABLE {probe} (LIKE {table}) ON COMMIT DROP").format(
+                probe=sql.Identifier(PROBE_TABLE), table=sql.Identifier(*parts)
+            )
+        )
+        session.run_sql(probe_sql)
+        value = session.scalar(
+            sql.SQL(
+                "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i "
+                "WHERE i.indrelid = {}::regclass"
+            ).format(sql.Literal(PROBE_TABLE))
+        )
+        return str(value) if value is not None else None
+    except ServerError:
+        return None
+    finally:
+        session.rollback_quietly()

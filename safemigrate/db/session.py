@@ -48,6 +48,11 @@ class Session:
         self._conn = conn
         self._secrets = list(secrets)
         self.pid: int = self.scalar(sql.SQL("SELECT pg_backend_pid()"))
+        if self.server_version >= 140000:
+            # A backend busy waiting for a lock or running a statement never looks at its
+            # client: after a kill -9 of the runner it would keep the run lock (and its table
+            # locks) until the statement ends. This makes it check every 2 s (PostgreSQL 14+).
+            self.execute(sql.SQL("SET client_connection_check_interval = 2000"))
 
     @classmethod
     def open(
@@ -66,8 +71,9 @@ class Session:
                 autocommit=True,
                 application_name=application_name,
                 connect_timeout=connect_timeout,
-                # Keepalives make the server notice a killed runner promptly and release its
-                # run lock; without them a half-open connection can hold it for hours.
+                # Keepalives make the server notice a vanished client (network loss) on an
+                # idle connection; without them a half-open connection can hold the run lock
+                # for hours.
                 keepalives=1,
                 keepalives_idle=10,
                 keepalives_interval=5,

@@ -1,0 +1,263 @@
+"""Shared tools of the fault-injection tests: background runners, event streams, polling.
+
+Everything synchronises on observable state (JSON events on the runner's stdout, rows of
+pg_stat_activity and pg_locks) through bounded polling loops, never on bare sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+
+from tests.support.runner import REPO, command, environment
+
+T = TypeVar("T")
+
+#: Retries in milliseconds instead of seconds, so fault tests stay fast.
+FAST_BACKOFF = {"SAFEMIGRATE_BACKOFF_INITIAL": "50ms", "SAFEMIGRATE_BACKOFF_MAX": "200ms"}
+#: The application_name the runner shows in pg_stat_activity unless configured otherwise.
+RUNNER_APP = "safemigrate"
+
+
+def wait_until(
+    probe: Callable[[], T | None], *, timeout: float = 20.0, interval: float = 0.05, what: str = ""
+) -> T:
+    """Poll ``probe`` until it returns something truthy; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or probe}")
+        time.sleep(interval)
+
+
+def _default_sigint() -> None:
+    # A child inherits an ignored SIGINT from a non-interactive parent shell, and Python then
+    # installs no KeyboardInterrupt handler: restore the default so Ctrl-C can be simulated.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class Runner:
+    """A ``python -m safemigrate`` process in the background whose output is collected live.
+
+    A thread reads stdout line by line (parsing ``--format json`` events) and another stderr, so
+    the process never blocks on a full pipe and tests can wait for a given event.
+    """
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None):
+        self.args = args
+        self.proc = subprocess.Popen(
+            command(*args),
+            cwd=cwd or REPO,
+            env=environment(env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_default_sigint,
+        )
+        self.stdout_lines: list[str] = []
+        self.stderr_lines: list[str] = []
+        self._cond = threading.Condition()
+        self._threads = [
+            threading.Thread(target=self._pump, args=(self.proc.stdout, self.stdout_lines)),
+            threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr_lines)),
+        ]
+        for thread in self._threads:
+            thread.daemon = True
+            thread.start()
+
+    @property
+    def pid(self) -> int:
+        """The runner's OS process id."""
+        return self.proc.pid
+
+    def _pump(self, stream: Any, sink: list[str]) -> None:
+        for line in stream:
+            with self._cond:
+                sink.append(line)
+                self._cond.notify_all()
+
+    def events(self) -> list[dict[str, Any]]:
+        """The JSON events printed so far."""
+        with self._cond:
+            lines = list(self.stdout_lines)
+        return [json.loads(line) for line in lines if line.startswith("{")]
+
+    def wait_for_event(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+    ) -> dict[str, Any]:
+        """Block until an event satisfying ``predicate`` is printed; fail on exit or timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for line in self.stdout_lines:
+                    if not line.startswith("{"):
+                        continue
+                    event: dict[str, Any] = json.loads(line)
+                    if predicate(event):
+                        return event
+                if self.proc.poll() is not None and not any(t.is_alive() for t in self._threads):
+                    raise AssertionError(
+                        f"runner exited {self.proc.returncode} before the awaited event:\n"
+                        f"{self.output}"
+                    )
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out waiting for an event:\n{self.output}")
+                self._cond.wait(min(left, 0.1))
+
+    def wait(self, timeout: float = 60.0) -> int:
+        """Wait for the process to exit and its output to be read; return the exit code."""
+        code = self.proc.wait(timeout=timeout)
+        for thread in self._threads:
+            thread.join(timeout=5)
+        return code
+
+    @property
+    def stdout(self) -> str:
+        with self._cond:
+            return "".join(self.stdout_lines)
+
+    @property
+    def stderr(self) -> str:
+        with self._cond:
+            return "".join(self.stderr_lines)
+
+    @property
+    def output(self) -> str:
+        """stdout and stderr so far."""
+        return self.stdout + self.stderr
+
+    def kill(self) -> None:
+        """SIGKILL the process if it still runs, and reap it."""
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def backends(
+    conn: psycopg.Connection[Any], application_name: str = RUNNER_APP
+) -> list[tuple[Any, ...]]:
+    """(pid, state, wait_event_type, wait_event, query) of the runner's backends in this DB."""
+    return conn.execute(
+        "SELECT pid, state, wait_event_type, wait_event, query FROM pg_stat_activity "
+        "WHERE datname = current_database() AND application_name = %s "
+        "AND pid <> pg_backend_pid()",
+        [application_name],
+    ).fetchall()
+
+
+def waiting_on_lock(
+    conn: psycopg.Connection[Any], application_name: str = RUNNER_APP, wait_event: str | None = None
+) -> list[int]:
+    """Pids of the runner's backends currently waiting for a heavyweight lock."""
+    return [
+        row[0]
+        for row in backends(conn, application_name)
+        if row[2] == "Lock" and (wait_event is None or row[3] == wait_event)
+    ]
+
+
+def wait_for_lock_wait(
+    conn: psycopg.Connection[Any],
+    application_name: str = RUNNER_APP,
+    wait_event: str | None = None,
+    timeout: float = 20.0,
+) -> int:
+    """Wait until a runner backend waits for a lock (e.g. ``advisory``); return its pid."""
+    pids = wait_until(
+        lambda: waiting_on_lock(conn, application_name, wait_event),
+        timeout=timeout,
+        what=f"a {application_name} backend waiting on a {wait_event or 'any'} lock",
+    )
+    return pids[0]
+
+
+def terminate_runner_backends(
+    conn: psycopg.Connection[Any], application_name: str = RUNNER_APP
+) -> None:
+    """pg_terminate_backend every runner backend of this database, and wait until they are gone."""
+    conn.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND application_name = %s "
+        "AND pid <> pg_backend_pid()",
+        [application_name],
+    )
+    wait_until(
+        lambda: not backends(conn, application_name),
+        timeout=10,
+        what="the terminated runner backends to go away",
+    )
+
+
+def run_lock_holders(conn: psycopg.Connection[Any]) -> list[int]:
+    """Pids holding safemigrate's run lock (an advisory lock in its namespace) in this DB."""
+    rows = conn.execute(
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 "
+        "AND classid = x'5AFEDB01'::bigint::oid "
+        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def advisory_locks(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
+    """Every advisory lock held or awaited in this database by another session."""
+    return conn.execute(
+        "SELECT pid, classid, objid, objsubid, granted FROM pg_locks "
+        "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() "
+        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    ).fetchall()
+
+
+def column_exists(conn: psycopg.Connection[Any], table: str, column: str) -> bool:
+    """True when ``table`` has ``column`` (public schema)."""
+    row = conn.execute(
+        "SELECT count(*) FROM information_schema.columns "
+        "WHERE table_schema = 'public' AND table_name = %s AND column_name = %s",
+        [table, column],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def by_kind(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The events of one kind, in order."""
+    return [e for e in events if e.get("event") == kind]
+
+
+def index_valid(conn: psycopg.Connection[Any], name: str) -> bool | None:
+    """pg_index.indisvalid of index ``name``; None when there is no such index."""
+    row = conn.execute(
+        "SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass(%s)", [name]
+    ).fetchone()
+    return None if row is None else bool(row[0])
+
+
+#: Turns off the runner's pre-check of pg_locks, so that every attempt really queues for its
+#: locks under lock_timeout and a blocker shows as SQLSTATE 55P03.
+NO_PRECHECK = {"SAFEMIGRATE_LOCK_PRECHECK": "false"}
+
+
+def lost_lock_race(event: dict[str, Any]) -> bool:
+    """An attempt_failed event for a lock: a lock timeout, or the pre-check's refusal to queue
+    behind a transaction older than the lock timeout."""
+    return event["sqlstate"] == "55P03" or (
+        event["sqlstate"] is None and event.get("precheck") is True
+    )
+
+
+#: The type of the ``spawn`` fixture: ``spawn(*args, env=...)`` starts a background Runner.
+Spawn = Callable[..., Runner]

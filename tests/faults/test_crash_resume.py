@@ -1,0 +1,491 @@
+"""Crashes and interruptions in the middle of a step, and the runs that resume after them.
+
+The runner is killed with SIGKILL (no clean-up of its own at all) or interrupted with SIGINT /
+SIGTERM while one of its statements runs on the server; the next run must finish the job as if
+nothing had happened: same schema as a plain psql application, one journal row per step, no
+invalid index left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from tests.faults.helpers import (
+    FAST_BACKOFF,
+    RUNNER_APP,
+    Spawn,
+    advisory_locks,
+    backends,
+    by_kind,
+    column_exists,
+    run_lock_holders,
+    terminate_runner_backends,
+    wait_for_lock_wait,
+    wait_until,
+)
+from tests.fixtures_db import ConnectFactory, PgServer
+from tests.support.runner import (
+    EXAMPLE,
+    apply_with_psql_semantics,
+    invalid_indexes,
+    journal_rows,
+    run,
+    schema_snapshot,
+    write_migrations,
+)
+
+#: The key of the advisory lock a gated step waits for (not in safemigrate's namespace).
+GATE = 731_002
+
+
+@pytest.fixture
+def reference_dsn(pg_server: PgServer) -> Iterator[str]:
+    """A second fresh database, for the reference (psql-style) application."""
+    name = f"sm_test_ref_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield pg_server.dsn(name)
+    finally:
+        pg_server.ensure_running()
+        with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                [name],
+            )
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+def _status(directory: Path, dsn: str) -> list[dict[str, Any]]:
+    result = run("status", "--dir", str(directory), "--dsn", dsn, "--format", "json")
+    assert result.exit_code == 0, result.output
+    migrations: list[dict[str, Any]] = json.loads(result.stdout)["migrations"]
+    return migrations
+
+
+def _assert_one_applied_row_per_step(directory: Path, dsn: str) -> None:
+    migrations = _status(directory, dsn)
+    assert all(m["state"] == "applied" for m in migrations), migrations
+    expected = [
+        (int(m["version"]), step, "applied") for m in migrations for step in range(m["steps_total"])
+    ]
+    assert journal_rows(dsn) == expected
+
+
+def _indexes_on_t(conn: psycopg.Connection[Any]) -> list[tuple[str, bool]]:
+    """(name, valid) of every index of table t but its primary key."""
+    rows = conn.execute(
+        "SELECT c.relname::text, i.indisvalid FROM pg_index i "
+        "JOIN pg_class c ON c.oid = i.indexrelid "
+        "WHERE i.indrelid = 't'::regclass AND NOT i.indisprimary ORDER BY 1"
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+def test_kill_9_mid_step_then_rerun_gives_the_reference_schema(
+    tmp_path: Path,
+    db_dsn: str,
+    reference_dsn: str,
+    connect: ConnectFactory,
+    spawn: Spawn,
+) -> None:
+    migrations = tmp_path / "m"
+    shutil.copytree(EXAMPLE, migrations)
+    write_migrations(
+        migrations,
+        {
+            "0011_audit_log.sql": f"""
+                CREATE TABLE audit_log (id bigint PRIMARY KEY, note text);
+
+                -- safemigrate: group-start lock-timeout=60s
+                ALTER TABLE customers ADD COLUMN tier text;
+                SELECT pg_advisory_xact_lock({GATE});
+                CREATE INDEX audit_log_note_idx ON audit_log (note);
+                -- safemigrate: group-end
+
+                ALTER TABLE audit_log ADD COLUMN logged_at timestamptz;
+            """
+        },
+    )
+    gate = connect()
+    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    watcher = connect()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
+    runner = spawn(*args)
+    wait_for_lock_wait(watcher, wait_event="advisory", timeout=30)
+    assert (11, 0, "applied") in journal_rows(db_dsn)
+
+    os.kill(runner.pid, signal.SIGKILL)
+    assert runner.wait() == -signal.SIGKILL
+    # The server only notices a vanished client when it next talks to it: end the backend.
+    terminate_runner_backends(watcher)
+    assert run_lock_holders(watcher) == []
+    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    # The interrupted group left nothing behind.
+    assert not column_exists(watcher, "customers", "tier")
+    assert [r for r in journal_rows(db_dsn) if r[0] == 11] == [(11, 0, "applied")]
+
+    rerun = run(*args, "--wait-for-lock", "30s", env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+
+    apply_with_psql_semantics(reference_dsn, migrations)
+    assert schema_snapshot(db_dsn) == schema_snapshot(reference_dsn)
+    _assert_one_applied_row_per_step(migrations, db_dsn)
+    assert invalid_indexes(db_dsn) == []
+
+
+def _table_t_with_rows(connect: ConnectFactory) -> None:
+    connect().execute(
+        "CREATE TABLE t (id int PRIMARY KEY, a int, note text);"
+        "INSERT INTO t SELECT g, g % 97, 'n' || g FROM generate_series(1, 2000) g;"
+        "CREATE TABLE other (x int)"
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE INDEX CONCURRENTLY t_a_idx ON t (a);",
+        "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS t_a_idx ON t (id, a);",
+        "CREATE INDEX t_a_idx ON t (a);",
+        "CREATE INDEX ON t (a);",
+        "CREATE INDEX ON t (a) WHERE note <> 'archived';",
+    ],
+    ids=[
+        "concurrently",
+        "concurrently-if-not-exists",
+        "plain-rewritten",
+        "unnamed",
+        "unnamed-partial",
+    ],
+)
+def test_an_index_build_killed_midway_is_dropped_and_rebuilt_by_the_rerun(
+    statement: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    _table_t_with_rows(connect)
+    migrations = write_migrations(tmp_path / "m", {"0001_index_t_a.sql": statement + "\n"})
+    # An old transaction with a snapshot: the build waits for it before it can mark the
+    # index valid, and that is when the runner dies.
+    old = connect()
+    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    old.execute("SELECT 1 FROM other").fetchall()
+    watcher = connect()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    runner = spawn(*args)
+    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    terminate_runner_backends(watcher)
+    assert invalid_indexes(db_dsn) == ["t_a_idx"]
+    assert journal_rows(db_dsn) == [(1, 0, "started")]
+    old.execute("COMMIT")
+
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
+    assert invalid_indexes(db_dsn) == []
+    cleanups = by_kind(rerun.events(), "index_cleanup")
+    assert [c["index"] for c in cleanups] == ["public.t_a_idx"]
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def test_a_unique_build_failing_on_duplicates_leaves_no_invalid_index(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    conn = connect()
+    conn.execute(
+        "CREATE TABLE t (id int PRIMARY KEY, a int);"
+        "INSERT INTO t VALUES (1, 10), (2, 20), (3, 20), (4, 30)"
+    )
+    migrations = write_migrations(
+        tmp_path / "m",
+        {"0001_unique_a.sql": "CREATE UNIQUE INDEX CONCURRENTLY t_a_key ON t (a);\n"},
+    )
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
+
+    result = run(*args, env=FAST_BACKOFF)
+    assert result.exit_code == 1, result.output
+    assert "0001_unique_a.sql:1" in result.stderr
+    assert "23505" in result.stderr
+    assert "Key (a)=(20) is duplicated." in result.stderr
+    assert invalid_indexes(db_dsn) == []
+    assert _indexes_on_t(conn) == []
+
+    conn.execute("DELETE FROM t WHERE id = 3")
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert _indexes_on_t(conn) == [("t_a_key", True)]
+    assert invalid_indexes(db_dsn) == []
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def _sleeping(conn: psycopg.Connection[Any]) -> list[int]:
+    return [
+        row[0]
+        for row in backends(conn, RUNNER_APP)
+        if row[1] == "active" and "pg_sleep" in (row[4] or "")
+    ]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupt_cancels_the_statement_rolls_back_and_releases_the_run_lock(
+    signum: int, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_create_t.sql": "CREATE TABLE t (id int PRIMARY KEY);\n",
+            "0002_slow.sql": """
+                ALTER TABLE t ADD COLUMN c int;
+                SELECT pg_sleep(30);
+            """,
+            "0003_add_d.sql": "ALTER TABLE t ADD COLUMN d int;\n",
+        },
+    )
+    watcher = connect()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    runner = spawn(*args)
+    wait_until(lambda: _sleeping(watcher), what="the runner's backend to run pg_sleep")
+
+    os.kill(runner.pid, signum)
+    assert runner.wait(timeout=30) == 130, runner.output
+    (failed,) = by_kind(runner.events(), "run_failed")
+    assert failed["exit_code"] == 130
+    # The statement was cancelled on the server, not left running there.
+    wait_until(lambda: not _sleeping(watcher), timeout=5, what="pg_sleep to be cancelled")
+    wait_until(lambda: not advisory_locks(watcher), timeout=5, what="the run lock's release")
+    assert run_lock_holders(watcher) == []
+    assert journal_rows(db_dsn) == [(1, 0, "applied"), (2, 0, "applied")]
+
+    # The sleeping step was never applied, so it may still be edited.
+    (migrations / "0002_slow.sql").write_text(
+        "ALTER TABLE t ADD COLUMN c int;\nSELECT pg_sleep(0.01);\n", encoding="utf-8"
+    )
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert column_exists(watcher, "t", "c")
+    assert column_exists(watcher, "t", "d")
+    assert journal_rows(db_dsn) == [
+        (1, 0, "applied"),
+        (2, 0, "applied"),
+        (2, 1, "applied"),
+        (3, 0, "applied"),
+    ]
+
+
+def test_sigterm_during_a_concurrent_build_cancels_it_and_the_rerun_rebuilds_it(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    _table_t_with_rows(connect)
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_index_t_a.sql": "CREATE INDEX t_a_idx ON t (a);\n"}
+    )
+    old = connect()
+    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    old.execute("SELECT 1 FROM other").fetchall()
+    watcher = connect()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    runner = spawn(*args)
+    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+
+    os.kill(runner.pid, signal.SIGTERM)
+    assert runner.wait(timeout=30) == 130, runner.output
+    # The build was cancelled on the server and the run lock released.
+    wait_until(lambda: not backends(watcher), timeout=5, what="the runner's backend to end")
+    assert run_lock_holders(watcher) == []
+    assert [r for r in journal_rows(db_dsn) if r[2] == "applied"] == []
+    old.execute("COMMIT")
+
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
+    assert invalid_indexes(db_dsn) == []
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def _hold_journal_row(connect: ConnectFactory, version: int) -> psycopg.Connection[Any]:
+    """A transaction holding the journal row of ``version`` FOR UPDATE: recording it waits."""
+    locker = connect()
+    locker.execute("BEGIN")
+    rows = locker.execute(
+        "SELECT state FROM safemigrate_history WHERE version = %s FOR UPDATE", [version]
+    ).fetchall()
+    assert rows == [("started",)]
+    return locker
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE INDEX t_a_idx ON t (a);",
+        "CREATE INDEX ON t (a);",
+        "CREATE INDEX ON t (a ASC);",
+    ],
+    ids=["named", "unnamed", "unnamed-asc"],
+)
+def test_a_crash_after_the_build_but_before_its_journal_row_does_not_build_twice(
+    statement: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    _table_t_with_rows(connect)
+    migrations = write_migrations(tmp_path / "m", {"0001_index_t_a.sql": statement + "\n"})
+    old = connect()
+    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    old.execute("SELECT 1 FROM other").fetchall()
+    watcher = connect()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    runner = spawn(*args)
+    # The build is under way (its "started" row is written); block the "applied" row, then let
+    # the build finish, and kill the runner while it waits to record it.
+    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+    locker = _hold_journal_row(connect, 1)
+    old.execute("COMMIT")
+    wait_for_lock_wait(watcher, wait_event="transactionid")
+    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
+
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    terminate_runner_backends(watcher)
+    locker.execute("ROLLBACK")
+    assert journal_rows(db_dsn) == [(1, 0, "started")]
+
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
+    (applied,) = by_kind(rerun.events(), "step_applied")
+    assert applied["skipped"], applied
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def test_a_crash_during_drop_index_concurrently_is_finished_by_the_rerun(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    _table_t_with_rows(connect)
+    connect().execute("CREATE INDEX t_a_idx ON t (a)")
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_drop_t_a_idx.sql": "DROP INDEX CONCURRENTLY t_a_idx;\n"}
+    )
+    # An application transaction that has used t: the drop waits for it to end.
+    app = connect()
+    app.execute("BEGIN")
+    app.execute("SELECT count(*) FROM t").fetchall()
+    watcher = connect()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    runner = spawn(*args)
+    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+    # Let the drop finish, but kill the runner before it records the step as applied.
+    locker = _hold_journal_row(connect, 1)
+    app.execute("COMMIT")
+    wait_for_lock_wait(watcher, wait_event="transactionid")
+    assert _indexes_on_t(watcher) == []
+
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    terminate_runner_backends(watcher)
+    locker.execute("ROLLBACK")
+    assert journal_rows(db_dsn) == [(1, 0, "started")]
+
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    (applied,) = by_kind(rerun.events(), "step_applied")
+    assert applied["skipped"], applied
+    assert _indexes_on_t(watcher) == []
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def test_a_drop_index_concurrently_killed_midway_is_completed_by_the_rerun(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    _table_t_with_rows(connect)
+    connect().execute("CREATE INDEX t_a_idx ON t (a)")
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_drop_t_a_idx.sql": "DROP INDEX CONCURRENTLY t_a_idx;\n"}
+    )
+    app = connect()
+    app.execute("BEGIN")
+    app.execute("SELECT count(*) FROM t").fetchall()
+    watcher = connect()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    runner = spawn(*args)
+    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    terminate_runner_backends(watcher)
+    # The interrupted drop left the index behind, marked invalid.
+    assert _indexes_on_t(watcher) == [("t_a_idx", False)]
+    app.execute("COMMIT")
+
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert _indexes_on_t(watcher) == []
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def test_an_interrupt_during_the_backoff_between_attempts_exits_130(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    connect().execute("CREATE TABLE t (id int)")
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_add_c.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
+    )
+    blocker = connect(autocommit=False)
+    blocker.execute("SELECT * FROM t").fetchall()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    slow_backoff = {"SAFEMIGRATE_BACKOFF_INITIAL": "5min", "SAFEMIGRATE_BACKOFF_MAX": "5min"}
+    runner = spawn(*args, "--lock-timeout", "100ms", env=slow_backoff)
+    failed = runner.wait_for_event(lambda e: e["event"] == "attempt_failed")
+    assert failed["wait_ms"] >= 60_000  # it is now sleeping before its next attempt
+
+    os.kill(runner.pid, signal.SIGINT)
+    assert runner.wait(timeout=30) == 130, runner.output
+    watcher = connect()
+    wait_until(lambda: not advisory_locks(watcher), timeout=5, what="the run lock's release")
+    assert journal_rows(db_dsn) == []
+    blocker.rollback()
+
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def test_an_interrupt_while_waiting_for_the_run_lock_exits_130_and_leaves_the_holder_alone(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_gate.sql": f"""
+                -- safemigrate: lock-timeout=60s
+                SELECT pg_advisory_xact_lock({GATE});
+            """
+        },
+    )
+    gate = connect()
+    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    first = spawn(*args)
+    watcher = connect()
+    holder = wait_for_lock_wait(watcher, wait_event="advisory")
+    second = spawn(*args, "--wait-for-lock", "5min")
+    second.wait_for_event(lambda e: e["event"] == "run_lock_waiting")
+
+    os.kill(second.pid, signal.SIGTERM)
+    assert second.wait(timeout=30) == 130, second.output
+    assert run_lock_holders(watcher) == [holder]
+    assert first.proc.poll() is None
+
+    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    assert first.wait() == 0, first.output
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
