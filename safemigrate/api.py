@@ -40,7 +40,7 @@ from .errors import (
     UnsafeConnectionError,
 )
 from .events import Blocker, ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
-from .executor import Executor, RunResult
+from .executor import Executor, RunResult, step_policy
 from .lint import Finding, lint_paths
 from .locks import LockMode
 from .model import Migration, QualifiedName
@@ -318,6 +318,13 @@ def _run_started(
     backoff = Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
     plain = backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms)
     concurrent = backoff.worst_case_ms(settings.max_attempts, settings.concurrent_lock_timeout_ms)
+    # Every step at its own policy (directives included); the deadline caps the whole run.
+    run_total = 0
+    for planned in steps:
+        policy = step_policy(planned.step, settings)
+        run_total += backoff.worst_case_ms(policy.max_attempts, policy.lock_timeout_ms)
+    if settings.deadline_ms is not None:
+        run_total = min(run_total, settings.deadline_ms)
     return RunStarted(
         database=db.description,
         journal=str(journal),
@@ -327,6 +334,7 @@ def _run_started(
         max_attempts=settings.max_attempts,
         worst_case_step_wait_ms=plain,
         worst_case_concurrent_wait_ms=concurrent,
+        worst_case_run_wait_ms=run_total,
         deadline_ms=settings.deadline_ms,
         monitored=monitored,
     )

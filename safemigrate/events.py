@@ -50,6 +50,8 @@ class RunStarted(Event):
     worst_case_step_wait_ms: int
     #: The same for a CONCURRENTLY step.
     worst_case_concurrent_wait_ms: int
+    #: The longest the whole run can spend waiting for locks (capped by the deadline).
+    worst_case_run_wait_ms: int
     deadline_ms: int | None
     #: True when a monitor session reports blockers and checks for long lock holders.
     monitored: bool = True

@@ -72,7 +72,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             f"lock waits: lock_timeout {format_duration(event.lock_timeout_ms)} x "
             f"{event.max_attempts} attempts; worst case per step "
             f"{format_duration(event.worst_case_step_wait_ms)} (CONCURRENTLY steps "
-            f"{format_duration(event.worst_case_concurrent_wait_ms)}){deadline}",
+            f"{format_duration(event.worst_case_concurrent_wait_ms)}); worst case for the run "
+            f"{format_duration(event.worst_case_run_wait_ms)}{deadline}",
         ]
     if isinstance(event, ConnectionLost):
         return [

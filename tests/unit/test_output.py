@@ -1,0 +1,141 @@
+"""Rendering of events for people: the lines a run prints and the live status line."""
+
+from __future__ import annotations
+
+from safemigrate.events import (
+    AttemptFailed,
+    AttemptStarted,
+    Blocker,
+    BlockerAction,
+    IndexProgress,
+    RunStarted,
+    RunSummary,
+    StepApplied,
+    StepRef,
+    StepStarted,
+    StepSummary,
+    WaitingFor,
+)
+from safemigrate.output import LiveStatus, event_json, event_text, paint
+
+REF = StepRef(version=3, file="0003_x.sql", line=5, step=1, steps=2, sql="ALTER TABLE t ...")
+BLOCKER = Blocker(
+    pid=42,
+    application_name="report-job",
+    user="bob",
+    client_addr="10.0.0.5",
+    state="idle in transaction",
+    xact_age_ms=41_500.0,
+    state_age_ms=40_000.0,
+    wait_event="ClientRead",
+    lock_mode="AccessShareLock",
+    query="SELECT count(*) FROM t",
+)
+
+
+def failed(**changes: object) -> AttemptFailed:
+    values: dict[str, object] = {
+        "ref": REF,
+        "attempt": 2,
+        "max_attempts": 10,
+        "sqlstate": "55P03",
+        "reason": "canceling statement due to lock timeout",
+        "lock_timeout_ms": 2000,
+        "wait_ms": 1400,
+        "blockers": (BLOCKER,),
+        "waiting": WaitingFor(7, "relation", "t", "AccessExclusiveLock", 1800.0),
+        "chain": (42,),
+    }
+    values.update(changes)
+    return AttemptFailed(**values)  # type: ignore[arg-type]
+
+
+def test_failed_attempt_names_step_attempt_wait_and_root_blocker() -> None:
+    lines = event_text(failed())
+    assert lines[0].startswith(
+        "  ! 0003_x.sql:5 step 1/2: attempt 2/10 failed after lock_timeout 2s"
+    )
+    assert "[55P03]; retrying in 1.4s -- ALTER TABLE t ..." in lines[0]
+    assert (
+        "blocked by pid 42 'report-job', user bob, from 10.0.0.5: idle in transaction" in lines[1]
+    )
+    assert "transaction 41.5s old" in lines[1] and "holds AccessShareLock" in lines[1]
+    assert lines[1].endswith("query: SELECT count(*) FROM t")
+    assert lines[2] == "      runner pid 7 waits for AccessExclusiveLock on t for 1.8s"
+
+
+def test_last_attempt_says_giving_up() -> None:
+    assert "giving up" in event_text(failed(wait_ms=None))[0]
+
+
+def test_precheck_failure_says_the_statement_was_not_issued() -> None:
+    lines = event_text(failed(precheck=True, sqlstate=None, reason="not queued behind 1 ..."))
+    assert "not issued: not queued behind 1 ..." in lines[0]
+    assert lines[1].startswith("      held by pid 42")
+
+
+def test_json_event_is_one_line_with_nested_reports() -> None:
+    line = event_json(failed())
+    assert "\n" not in line
+    assert line.startswith('{"event":"attempt_failed"')
+    assert '"blockers":[{"pid":42' in line and '"waiting":{"pid":7' in line
+
+
+def test_blocker_actions_and_summary_are_readable() -> None:
+    action = BlockerAction(
+        REF, 42, "report-job", "bob", "terminate", "idle in transaction for 40s", True
+    )
+    assert (
+        "terminated blocker pid 42 'report-job' (idle in transaction for 40s); it is gone"
+        in (event_text(action)[0])
+    )
+    summary = RunSummary((StepSummary("0003_x.sql", 5, 1, 3, 4200.0, ("pid 42 (report-job)",)),), 1)
+    lines = event_text(summary)
+    assert lines[1] == (
+        "  0003_x.sql:5 step 1: 3 attempts, 4.2s waiting for locks; blockers: pid 42 (report-job)"
+    )
+
+
+def test_run_start_prints_the_worst_case_wait() -> None:
+    started = RunStarted("db", "public.h", 2, 5, 2000, 10, 142_000, 3_120_000, 700_000, None)
+    assert "worst case per step 2min 22s" in event_text(started)[1]
+    assert "worst case for the run 11min 40s" in event_text(started)[1]
+
+
+def test_applied_step_shows_rehearsal_locks() -> None:
+    applied = StepApplied(REF, 12.0, 1, None, ("public.t ACCESS EXCLUSIVE",))
+    assert event_text(applied)[1] == "      locks taken: public.t ACCESS EXCLUSIVE"
+
+
+def test_colour_only_when_asked() -> None:
+    assert paint("x", "red", False) == "x"
+    assert paint("x", "red", True) == "\x1b[31mx\x1b[0m"
+    assert not any("\x1b" in line for line in event_text(failed(), colour=False))
+
+
+def test_live_status_shows_step_attempt_lock_wait_and_blocker() -> None:
+    status = LiveStatus()
+    assert status.line(0.0) is None
+    status.update(StepStarted(REF, 3, 22, "own transaction", ()), now=10.0)
+    assert status.line(10.2) == "[3/22] 0003_x.sql step 1/2 | 200ms"
+    status.update(AttemptStarted(REF, 1, 10, 2000), now=10.0)
+    status.update(failed(attempt=1), now=12.0)
+    status.update(AttemptStarted(REF, 2, 10, 2000), now=12.5)
+    line = status.line(13.7)
+    assert line == (
+        "[3/22] 0003_x.sql step 1/2 | 3.7s | attempt 2/10 | lock wait 1.2s of 2s | "
+        "blocked by pid 42 'report-job'"
+    )
+
+
+def test_live_status_shows_index_build_progress() -> None:
+    status = LiveStatus()
+    status.update(StepStarted(REF, 1, 1, "autocommit", ()), now=0.0)
+    progress = IndexProgress(REF, "building index: scanning table", 50, 200, 0, 0, 25.0, None, 0, 0)
+    status.update(progress, now=1.0)
+    assert "index build: building index: scanning table 25.0% (blocks 50/200)" in (
+        status.line(1.0) or ""
+    )
+    waiting = IndexProgress(REF, "waiting for writers before build", 0, 0, 0, 0, None, 99, 1, 3)
+    status.update(waiting, now=2.0)
+    assert "waiting for pid 99 (1/3 older transactions done)" in (status.line(2.0) or "")
