@@ -3,98 +3,25 @@
 From PostgreSQL's documentation ("Explicit Locking" and the ALTER TABLE page), applied to the
 pglast parse tree. One table serves the runner (do not join a lock queue behind a long holder)
 and the planner (what ``plan`` shows). Where the documentation says "it depends" (a column type
-change may or may not rewrite), the answer errs on the side of caution.
+change may or may not rewrite), the answer errs on the side of caution. The lock modes and
+their conflict table are plain data in ``model`` (re-exported here).
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from pglast import ast, enums
 
-from .model import QualifiedName
+from .model import CONFLICTS, LockMode, LockNeed, QualifiedName, merge_needs
 from .statements import qualified
 
+__all__ = ["CONFLICTS", "LockMode", "LockNeed", "is_volatile", "lock_needs", "strongest"]
 
-class LockMode(enum.IntEnum):
-    """PostgreSQL's table lock modes, weakest first."""
-
-    ACCESS_SHARE = 1
-    ROW_SHARE = 2
-    ROW_EXCLUSIVE = 3
-    SHARE_UPDATE_EXCLUSIVE = 4
-    SHARE = 5
-    SHARE_ROW_EXCLUSIVE = 6
-    EXCLUSIVE = 7
-    ACCESS_EXCLUSIVE = 8
-
-    @property
-    def pg_name(self) -> str:
-        """The name ``pg_locks.mode`` uses, e.g. ``AccessExclusiveLock``."""
-        return "".join(part.capitalize() for part in self.name.split("_")) + "Lock"
-
-    @property
-    def sql_name(self) -> str:
-        """The name in SQL, e.g. ``ACCESS EXCLUSIVE``."""
-        return self.name.replace("_", " ")
-
-    def conflicts_with(self, other: LockMode) -> bool:
-        """True when a lock in this mode and one in ``other`` cannot be held together."""
-        return other in CONFLICTS[self]
-
-    @property
-    def blocks_reads(self) -> bool:
-        """True when waiting for or holding this lock stalls plain SELECTs."""
-        return self.conflicts_with(LockMode.ACCESS_SHARE)
-
-    @property
-    def blocks_writes(self) -> bool:
-        """True when waiting for or holding this lock stalls INSERT/UPDATE/DELETE."""
-        return self.conflicts_with(LockMode.ROW_EXCLUSIVE)
-
-
+_merge = merge_needs
 _M = LockMode
-#: The conflict table of the PostgreSQL documentation ("Conflicting Lock Modes").
-CONFLICTS: dict[LockMode, frozenset[LockMode]] = {
-    _M.ACCESS_SHARE: frozenset({_M.ACCESS_EXCLUSIVE}),
-    _M.ROW_SHARE: frozenset({_M.EXCLUSIVE, _M.ACCESS_EXCLUSIVE}),
-    _M.ROW_EXCLUSIVE: frozenset(
-        {_M.SHARE, _M.SHARE_ROW_EXCLUSIVE, _M.EXCLUSIVE, _M.ACCESS_EXCLUSIVE}
-    ),
-    _M.SHARE_UPDATE_EXCLUSIVE: frozenset(
-        {
-            _M.SHARE_UPDATE_EXCLUSIVE,
-            _M.SHARE,
-            _M.SHARE_ROW_EXCLUSIVE,
-            _M.EXCLUSIVE,
-            _M.ACCESS_EXCLUSIVE,
-        }
-    ),
-    _M.SHARE: frozenset(
-        {
-            _M.ROW_EXCLUSIVE,
-            _M.SHARE_UPDATE_EXCLUSIVE,
-            _M.SHARE_ROW_EXCLUSIVE,
-            _M.EXCLUSIVE,
-            _M.ACCESS_EXCLUSIVE,
-        }
-    ),
-    _M.SHARE_ROW_EXCLUSIVE: frozenset(
-        {
-            _M.ROW_EXCLUSIVE,
-            _M.SHARE_UPDATE_EXCLUSIVE,
-            _M.SHARE,
-            _M.SHARE_ROW_EXCLUSIVE,
-            _M.EXCLUSIVE,
-            _M.ACCESS_EXCLUSIVE,
-        }
-    ),
-    _M.EXCLUSIVE: frozenset(set(LockMode) - {_M.ACCESS_SHARE}),
-    _M.ACCESS_EXCLUSIVE: frozenset(LockMode),
-}
+
 
 _AT = enums.AlterTableType
 #: ALTER TABLE sub-commands that take less than ACCESS EXCLUSIVE.
@@ -139,33 +66,6 @@ VOLATILE_FUNCTIONS = frozenset(
     }
 )
 _SERIAL_TYPES = frozenset({"serial", "serial2", "serial4", "serial8", "smallserial", "bigserial"})
-
-
-@dataclass(frozen=True)
-class LockNeed:
-    """A lock a statement takes on one relation, and what it does to that relation."""
-
-    relation: QualifiedName
-    mode: LockMode
-    rewrites: bool = False
-    scans: bool = False
-
-
-def _merge(needs: Iterable[LockNeed]) -> list[LockNeed]:
-    """One need per relation: the strongest mode, rewrites/scans if any command does."""
-    merged: dict[QualifiedName, LockNeed] = {}
-    for need in needs:
-        old = merged.get(need.relation)
-        if old is None:
-            merged[need.relation] = need
-        else:
-            merged[need.relation] = LockNeed(
-                need.relation,
-                max(old.mode, need.mode),
-                old.rewrites or need.rewrites,
-                old.scans or need.scans,
-            )
-    return list(merged.values())
 
 
 def _walk(node: Any) -> Iterable[Any]:
@@ -353,4 +253,4 @@ def lock_needs(node: Any) -> list[LockNeed]:
 
 def strongest(needs: Iterable[LockNeed]) -> list[LockNeed]:
     """Merge the needs of several statements (a grouped step) into one per relation."""
-    return _merge(needs)
+    return merge_needs(needs)

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .locks import LockNeed
 
 
 class TxMode(enum.Enum):
@@ -34,6 +31,111 @@ class QualifiedName:
 
     def __str__(self) -> str:
         return f"{self.schema}.{self.name}" if self.schema else self.name
+
+
+class LockMode(enum.IntEnum):
+    """PostgreSQL's table lock modes, weakest first."""
+
+    ACCESS_SHARE = 1
+    ROW_SHARE = 2
+    ROW_EXCLUSIVE = 3
+    SHARE_UPDATE_EXCLUSIVE = 4
+    SHARE = 5
+    SHARE_ROW_EXCLUSIVE = 6
+    EXCLUSIVE = 7
+    ACCESS_EXCLUSIVE = 8
+
+    @property
+    def pg_name(self) -> str:
+        """The name ``pg_locks.mode`` uses, e.g. ``AccessExclusiveLock``."""
+        return "".join(part.capitalize() for part in self.name.split("_")) + "Lock"
+
+    @property
+    def sql_name(self) -> str:
+        """The name in SQL, e.g. ``ACCESS EXCLUSIVE``."""
+        return self.name.replace("_", " ")
+
+    def conflicts_with(self, other: LockMode) -> bool:
+        """True when a lock in this mode and one in ``other`` cannot be held together."""
+        return other in CONFLICTS[self]
+
+    @property
+    def blocks_reads(self) -> bool:
+        """True when waiting for or holding this lock stalls plain SELECTs."""
+        return self.conflicts_with(LockMode.ACCESS_SHARE)
+
+    @property
+    def blocks_writes(self) -> bool:
+        """True when waiting for or holding this lock stalls INSERT/UPDATE/DELETE."""
+        return self.conflicts_with(LockMode.ROW_EXCLUSIVE)
+
+
+_M = LockMode
+#: The conflict table of the PostgreSQL documentation ("Conflicting Lock Modes").
+CONFLICTS: dict[LockMode, frozenset[LockMode]] = {
+    _M.ACCESS_SHARE: frozenset({_M.ACCESS_EXCLUSIVE}),
+    _M.ROW_SHARE: frozenset({_M.EXCLUSIVE, _M.ACCESS_EXCLUSIVE}),
+    _M.ROW_EXCLUSIVE: frozenset(
+        {_M.SHARE, _M.SHARE_ROW_EXCLUSIVE, _M.EXCLUSIVE, _M.ACCESS_EXCLUSIVE}
+    ),
+    _M.SHARE_UPDATE_EXCLUSIVE: frozenset(
+        {
+            _M.SHARE_UPDATE_EXCLUSIVE,
+            _M.SHARE,
+            _M.SHARE_ROW_EXCLUSIVE,
+            _M.EXCLUSIVE,
+            _M.ACCESS_EXCLUSIVE,
+        }
+    ),
+    _M.SHARE: frozenset(
+        {
+            _M.ROW_EXCLUSIVE,
+            _M.SHARE_UPDATE_EXCLUSIVE,
+            _M.SHARE_ROW_EXCLUSIVE,
+            _M.EXCLUSIVE,
+            _M.ACCESS_EXCLUSIVE,
+        }
+    ),
+    _M.SHARE_ROW_EXCLUSIVE: frozenset(
+        {
+            _M.ROW_EXCLUSIVE,
+            _M.SHARE_UPDATE_EXCLUSIVE,
+            _M.SHARE,
+            _M.SHARE_ROW_EXCLUSIVE,
+            _M.EXCLUSIVE,
+            _M.ACCESS_EXCLUSIVE,
+        }
+    ),
+    _M.EXCLUSIVE: frozenset(set(LockMode) - {_M.ACCESS_SHARE}),
+    _M.ACCESS_EXCLUSIVE: frozenset(LockMode),
+}
+
+
+@dataclass(frozen=True)
+class LockNeed:
+    """A lock a statement takes on one relation, and what it does to that relation."""
+
+    relation: QualifiedName
+    mode: LockMode
+    rewrites: bool = False
+    scans: bool = False
+
+
+def merge_needs(needs: Iterable[LockNeed]) -> list[LockNeed]:
+    """One need per relation: the strongest mode, rewrites/scans if any command does."""
+    merged: dict[QualifiedName, LockNeed] = {}
+    for need in needs:
+        old = merged.get(need.relation)
+        if old is None:
+            merged[need.relation] = need
+        else:
+            merged[need.relation] = LockNeed(
+                need.relation,
+                max(old.mode, need.mode),
+                old.rewrites or need.rewrites,
+                old.scans or need.scans,
+            )
+    return list(merged.values())
 
 
 @dataclass(frozen=True)
@@ -147,9 +249,7 @@ class Step:
     @property
     def locks(self) -> tuple[LockNeed, ...]:
         """The table locks of all the step's statements, strongest per relation."""
-        from .locks import strongest
-
-        return tuple(strongest(need for s in self.statements for need in s.locks))
+        return tuple(merge_needs(need for s in self.statements for need in s.locks))
 
     @property
     def rewritten(self) -> bool:
