@@ -491,7 +491,7 @@ def plan(
 
     Writes nothing. With a database, drift and out-of-order migrations raise the same errors
     (and exit codes) as ``up`` would, and the report adds table sizes, the run lock's holder,
-    invalid indexes and transactions older than the lock timeout holding the target tables.
+    invalid indexes and long transactions (see lock_precheck_age) holding the target tables.
     """
     migrations = migrations_of(settings)
     target_version = resolve_target(migrations, target)

@@ -263,7 +263,8 @@ def main() -> None:
     "--lock-precheck/--no-lock-precheck",
     default=None,
     help="Before a step that blocks writes, back off while pg_locks shows a conflicting lock "
-    "held by a transaction older than the lock timeout, instead of queueing behind it "
+    "held by a transaction older than lock_precheck_age (500ms) or the lock timeout, "
+    "instead of queueing behind it "
     "[default: on].",
 )
 @click.option(

@@ -74,6 +74,9 @@ class Settings:
     # Check pg_locks before a step that would block writes; back off instead of queueing
     # behind a transaction that already held the table longer than the lock timeout.
     lock_precheck: bool = True
+    # A holder counts as long once its transaction is older than this or the lock timeout,
+    # whichever is shorter: the runner waits for young transactions, not for long ones.
+    lock_precheck_age_ms: int = 500
     redact_queries: bool = False
     blocker_query_length: int = 200
     # "off", "idle-in-transaction:DUR" or "any:DUR"; validated by blockers.parse_cancel_policy.
@@ -118,6 +121,9 @@ KEYS: Mapping[str, str] = MappingProxyType(
             "Before a step that blocks writes, back off while pg_locks shows a conflicting "
             "lock held longer than the lock timeout, instead of queueing behind it."
         ),
+        "lock_precheck_age": (
+            "Holders older than this (or the lock timeout, if shorter) count as long (> 0)."
+        ),
         "redact_queries": "Show blockers' queries as their shape, literals replaced by $n.",
         "blocker_query_length": "Longest blocker query text shown (10 to 10000 characters).",
         "cancel_blockers": (
@@ -143,6 +149,7 @@ _POSITIVE_DURATIONS = frozenset(
         "backoff_max",
         "deadline",
         "cancel_blockers_grace",
+        "lock_precheck_age",
     }
 )
 _BOOLEANS = frozenset(
@@ -154,6 +161,7 @@ _DURATIONS = _POSITIVE_DURATIONS | {
     "wait_for_lock",
     "cancel_blockers_grace",
     "reconnect_timeout",
+    "lock_precheck_age",
 }
 # Settings field of each key: durations carry their unit in the field name.
 _FIELDS: Mapping[str, str] = MappingProxyType(

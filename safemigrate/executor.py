@@ -238,7 +238,7 @@ class Executor:
                     sqlstate = None
                     reason = (
                         f"not queued behind {len(holders)} transaction"
-                        f"{'s' if len(holders) != 1 else ''} older than the lock timeout "
+                        f"{'s' if len(holders) != 1 else ''} older than the pre-check age "
                         "holding a conflicting lock"
                     )
                 else:

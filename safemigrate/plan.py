@@ -30,7 +30,7 @@ class PlannedLock:
     #: Database facts, when a database was given.
     total_bytes: int | None = None
     rows_estimate: float | None = None
-    #: Transactions older than the lock timeout now holding a conflicting lock on it.
+    #: Long transactions (see lock_precheck_age) now holding a conflicting lock on it.
     long_holders: tuple[Blocker, ...] = ()
 
 

@@ -100,11 +100,13 @@ class Watcher:
         )
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
-        """Sessions whose transaction, older than the lock timeout, holds a lock that conflicts
-        with a write-blocking lock the step needs. Waiting behind them would make every later
-        query on the table queue behind the step for the whole lock timeout."""
+        """Sessions whose transaction, older than the lock timeout (or ``lock_precheck_age``
+        if shorter), holds a lock that conflicts with a write-blocking lock the step needs.
+        Waiting behind them would make every later query on the table queue behind the step
+        for up to the whole lock timeout."""
         if self.monitor is None or not self.settings.lock_precheck:
             return []
+        min_age_ms = min(lock_timeout_ms, self.settings.lock_precheck_age_ms)
         found: dict[int, Blocker] = {}
         for need in needs:
             if not need.mode.blocks_writes:
@@ -112,7 +114,7 @@ class Watcher:
             modes = [m.pg_name for m in LockMode if need.mode.conflicts_with(m)]
             try:
                 holders = self.monitor.conflicting_holders(
-                    need.relation, modes, lock_timeout_ms, self.runner_pid
+                    need.relation, modes, min_age_ms, self.runner_pid
                 )
             except ServerError:
                 # The pre-check is an optimisation; the lock timeout still guards the step.

@@ -220,6 +220,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_CANCEL_BLOCKERS_DRY_RUN": "yes",
         "SAFEMIGRATE_PG_VERSION": "12",
         "SAFEMIGRATE_RECONNECT_TIMEOUT": "0",
+        "SAFEMIGRATE_LOCK_PRECHECK_AGE": "250ms",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -248,6 +249,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         cancel_blockers_dry_run=True,
         pg_version=12,
         reconnect_timeout_ms=0,
+        lock_precheck_age_ms=250,
     )
 
 
