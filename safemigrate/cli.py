@@ -374,6 +374,13 @@ def status(
             for line in status_text(report.migrations, _colour()):
                 click.echo(line)
         if report.drifted:
+            if fmt == "json":
+                # stdout stays one JSON document (its migrations carry the problems).
+                try:
+                    check_drift(report.migrations)
+                except SafemigrateError as err:
+                    click.echo(f"error: {err.message}", err=True)
+                    sys.exit(int(err.exit_code))
             check_drift(report.migrations)
         if exit_code and report.outstanding:
             sys.exit(1)

@@ -367,3 +367,17 @@ def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(db_dsn: str, 
         if not re.match(r"^(--|SET |\\restrict |\\unrestrict )", line)
     ]
     assert hashlib.sha256("".join(kept).encode()).hexdigest() == MANIFEST_SCHEMA_SHA256
+
+
+def test_status_json_on_drift_stays_one_document_and_exits_5(db_dsn: str, tmp_path: Path) -> None:
+    import json
+
+    directory = write_migrations(tmp_path / "m", {"0001_a.sql": "CREATE TABLE a (id int);"})
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    (directory / "0001_a.sql").write_text("CREATE TABLE a (id bigint);")
+    result = run("status", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert result.exit_code == 5
+    document = json.loads(result.stdout)
+    assert document["migrations"][0]["state"] == "drifted"
+    assert "its text has changed" in document["migrations"][0]["problems"][0]
+    assert "error: 0001_a.sql step 1 (line 1): applied, but its text has changed" in result.stderr
