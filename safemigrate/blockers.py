@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pglast import parser
-
 from .durations import parse_duration
 from .errors import ConfigError
 from .events import Blocker
@@ -79,6 +77,8 @@ def redact_query(query: str | None) -> str | None:
     """
     if query is None:
         return None
+    from pglast import parser  # only runs with --redact-queries; keeps start-up light
+
     try:
         return " ".join(str(parser.normalize(query)).split())
     except Exception:

@@ -12,20 +12,22 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from . import __version__, api
+from . import __version__
 from .config import Settings, load_settings
 from .errors import BadInputError, ExitCode, SafemigrateError
 from .events import Event, IndexProgress, RunFailed, StepProgress
-from .lint import RULES, lint_directory, lint_paths
-from .lint import explain as lint_explain
-from .lint.render import render_github, render_json, render_text
 from .output import LiveStatus, event_json, event_text, plan_text, status_text, to_json
-from .plan import PlanReport
 from .planner import check_drift
+
+if TYPE_CHECKING:
+    from .plan import PlanReport
+
+# The library (psycopg, pglast) is imported inside each command, not here: `--help` and
+# `--version` then start in a fraction of the time.
 
 EXIT_CODES = """\b
 Exit codes:
@@ -323,6 +325,8 @@ def up(
     --format json, one JSON object per event is printed on stdout.
     """
     ctx = Context(config, directory, fmt)
+    from . import api
+
     sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty())
 
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
@@ -365,6 +369,8 @@ def status(
     Exits 5 on drift (an applied step's text changed, or an applied file is gone).
     """
     ctx = Context(config, directory, fmt)
+    from . import api
+
     with _handled(ctx):
         report = api.status(ctx.settings(), dsn=dsn)
         if fmt == "json":
@@ -396,6 +402,8 @@ def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> Non
     version_style = "timestamp".
     """
     ctx = Context(config, directory, fmt)
+    from . import api
+
     with _handled(ctx):
         path = api.new(ctx.settings(), name)
         if fmt == "json":
@@ -416,6 +424,8 @@ def baseline(
     For a database whose schema was built by another tool.
     """
     ctx = Context(config, directory, fmt)
+    from . import api
+
     with _handled(ctx):
         recorded = api.baseline(ctx.settings(), version, dsn=dsn)
         if fmt == "json":
@@ -464,6 +474,8 @@ def plan(
     applies (CONCURRENTLY); the timeouts and attempts that apply; and lint findings.
     """
     ctx = Context(config, directory, fmt)
+    from . import api
+
     with _handled(ctx):
         settings = ctx.settings(pg_version=pg_version)
         report = api.plan(settings, dsn=dsn, use_database=dsn is not None, target=target)
@@ -507,6 +519,10 @@ def check(
     statement.
     """
     ctx = Context(config, directory, "json" if fmt == "json" else "text")
+    from .lint import RULES, lint_directory, lint_paths
+    from .lint import explain as lint_explain
+    from .lint.render import render_github, render_json, render_text
+
     with _handled(ctx):
         if explain is not None:
             try:
@@ -571,6 +587,8 @@ def rehearse(
     Exit 0 when everything applies, 1 with the failing file, line and server message.
     """
     ctx = Context(config, directory, fmt)
+    from . import api
+
     sink = _Sink(fmt, live=False)
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     with _handled(ctx), sink:

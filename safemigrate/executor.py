@@ -448,8 +448,14 @@ class Executor:
         dbsteps.set_session_timeouts(session, timeouts)
         try:
             existing = dbindex.indexes_of(session, build.table)
-            target = dbindex.server_definition(session, build.table, build.probe_sql)
-            for index in existing:
+            # The probe costs a round trip: only when an existing index could be this one.
+            candidates = [i for i in existing if build.name is None or i.name == build.name]
+            target = (
+                dbindex.server_definition(session, build.table, build.probe_sql)
+                if candidates
+                else None
+            )
+            for index in candidates:
                 if not index.valid and self._matches(target, build, index):
                     self.emit(
                         IndexCleanup(
@@ -457,7 +463,7 @@ class Executor:
                         )
                     )
                     session.execute(dbindex.drop_concurrently_sql(index))
-            for index in existing:
+            for index in candidates:
                 same = self._same_definition(target, build, index)
                 if index.valid and same and self._matches(target, build, index):
                     session.execute(applied)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .durations import format_duration
 from .events import (
@@ -25,8 +25,10 @@ from .events import (
     StepRef,
     StepStarted,
 )
-from .plan import PlanReport
 from .planner import MigrationStatus, State
+
+if TYPE_CHECKING:
+    from .plan import PlanReport
 
 _COLOURS = {"green": 32, "yellow": 33, "red": 31, "dim": 2, "bold": 1, "cyan": 36}
 

@@ -6,6 +6,7 @@ block, which tables it creates, and how a plain CREATE INDEX becomes CONCURRENTL
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pglast
@@ -172,6 +173,7 @@ def add_concurrently(text: str) -> str:
     return rewritten
 
 
+@functools.lru_cache(maxsize=4096)
 def definition_of_indexdef(indexdef: str) -> str | None:
     """The canonical definition (see index_definition) of a ``pg_get_indexdef()`` text."""
     try:

@@ -179,6 +179,14 @@ class Session:
         """
         self.execute(text.encode())
 
+    def run_sql_then(self, text: str, after: sql.Composed) -> None:
+        """Run a migration statement and then ``after`` in one round trip.
+
+        A newline separates them, so a trailing ``--`` comment in the statement cannot swallow
+        what follows.
+        """
+        self.execute(text.encode() + b"\n;\n" + after.as_bytes(self._conn))
+
     def rollback_quietly(self) -> None:
         """Roll back an open transaction; ignore errors (the connection may be gone)."""
         if self._conn.closed:
