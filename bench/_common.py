@@ -1,0 +1,304 @@
+"""Shared helpers of the benchmarks: a production-like throwaway server, timing, statistics.
+
+Not part of the package. Every benchmark compares runners measured in the same run on the same
+server, and reports ratios and distributions, never a lone absolute time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+RESULTS = BENCH_DIR / "results"
+DOCS = REPO / "docs"
+VENV_BIN = Path(sys.executable).parent
+
+#: What a production server has and the throwaway module turns off for test speed.
+PRODUCTION_SETTINGS = {"fsync": "on", "full_page_writes": "on"}
+
+
+def sigterm_as_interrupt() -> None:
+    """SIGTERM (and SIGINT, even when ignored by a background shell) stop a benchmark cleanly:
+    the throwaway server is stopped and its files removed by the context managers."""
+    import signal
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """Environment for runner subprocesses: no PG*/DATABASE_URL/SAFEMIGRATE_* leaking in."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PG", "SAFEMIGRATE_")) and k != "DATABASE_URL"
+    }
+    env["PYTHONUNBUFFERED"] = "1"
+    env["LC_ALL"] = "C.UTF-8"
+    env.update(extra)
+    return env
+
+
+def use_storage(storage: str) -> None:
+    """Put the throwaway cluster on disk (production-like) or in RAM (/dev/shm).
+
+    ``safemigrate.throwaway`` puts clusters in $TMPDIR when it is set, else in /dev/shm.
+    Must run before the first ThrowawayServer is created.
+    """
+    if storage == "disk":
+        target = os.environ.get("BENCH_DISK_TMPDIR", "/var/tmp")
+    elif storage == "ram":
+        target = "/dev/shm"
+    else:
+        raise SystemExit(f"unknown storage {storage!r}: disk or ram")
+    os.environ["TMPDIR"] = target
+    tempfile.tempdir = None  # forget a cached gettempdir()
+
+
+@contextlib.contextmanager
+def server(storage: str = "disk", bindir: str | None = None) -> Iterator[Any]:
+    """A throwaway PostgreSQL on TCP 127.0.0.1, fsync and full_page_writes ON for ``disk``."""
+    use_storage(storage)
+    from safemigrate.throwaway import ThrowawayServer, find_server_bindir
+
+    settings = dict(PRODUCTION_SETTINGS) if storage == "disk" else {}
+    chosen = find_server_bindir(bindir or _default_bindir())
+    instance = ThrowawayServer(chosen, tcp=True, settings=settings)
+    instance.start()
+    try:
+        yield instance
+    finally:
+        instance.stop()
+
+
+def _default_bindir() -> str:
+    debian15 = Path("/usr/lib/postgresql/15/bin")
+    return str(debian15) if (debian15 / "postgres").is_file() else "auto"
+
+
+def url(instance: Any, dbname: str, scheme: str = "postgresql") -> str:
+    """A URL DSN for ``dbname`` on the throwaway server (TCP, user postgres, no password)."""
+    return f"{scheme}://postgres@127.0.0.1:{instance.port}/{dbname}"
+
+
+def admin(instance: Any) -> Any:
+    """An autocommit psycopg connection to the ``postgres`` database."""
+    import psycopg
+
+    return psycopg.connect(instance.dsn("postgres"), autocommit=True)
+
+
+def create_database(instance: Any, template: str = "template1", prefix: str = "bench") -> str:
+    """Create a fresh database (a copy of ``template``) and return its name."""
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    with admin(instance) as conn:
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    return name
+
+
+def drop_database(instance: Any, name: str) -> None:
+    """Drop ``name``, disconnecting whoever is left in it."""
+    with admin(instance) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def psql_program() -> str:
+    """The psql binary ($BENCH_PSQL, else psql on PATH).
+
+    On Debian /usr/bin/psql is pg_wrapper, a Perl script that picks a cluster and then runs
+    the real binary: about 35 ms more per call here, which would inflate a psql-per-file
+    baseline ~4x. We call the binary it would run instead.
+    """
+    override = os.environ.get("BENCH_PSQL")
+    if override:
+        return override
+    found = shutil.which("psql")
+    if found is not None:
+        with open(found, "rb") as head:
+            is_script = head.read(2) == b"#!"
+        if not is_script:
+            return found
+    candidates = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/psql"),
+        key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0,
+    )
+    if candidates:
+        return str(candidates[-1])
+    if found is not None:
+        return found
+    raise SystemExit("psql not found: install postgresql-client")
+
+
+def yoyo_program() -> str | None:
+    """The yoyo console script of this interpreter's environment, or None."""
+    candidate = VENV_BIN / "yoyo"
+    if candidate.exists():
+        return str(candidate)
+    return shutil.which("yoyo")
+
+
+def have_module(name: str) -> bool:
+    """True when ``name`` can be imported (checked without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def run_timed(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    check: bool = True,
+    stdout: Path | None = None,
+) -> float:
+    """Run a command; return its wall time in seconds. Output goes to ``stdout`` or nowhere."""
+    with contextlib.ExitStack() as stack:
+        out: Any = subprocess.DEVNULL
+        if stdout is not None:
+            out = stack.enter_context(stdout.open("ab"))
+        began = time.perf_counter()
+        proc = subprocess.run(
+            list(argv),
+            cwd=cwd,
+            env=dict(env) if env is not None else child_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+        elapsed = time.perf_counter() - began
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace")[-2000:]
+        raise RuntimeError(f"{' '.join(argv[:4])}... exited {proc.returncode}: {err}")
+    return elapsed
+
+
+# ------------------------------------------------------------------------------ statistics
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100) by linear interpolation between closest ranks."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    """min, median and max of several runs' values."""
+    return {
+        "min": min(values),
+        "median": statistics.median(values),
+        "max": max(values),
+        "n": len(values),
+    }
+
+
+def fmt_s(seconds: float) -> str:
+    """Seconds for a table: ms below one second."""
+    if seconds != seconds:  # NaN
+        return "n/a"
+    if seconds < 1:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds:.2f} s"
+
+
+# ------------------------------------------------------------------------------ reporting
+
+
+def machine_info(instance: Any | None = None) -> dict[str, Any]:
+    """What the numbers were measured on."""
+    info: dict[str, Any] = {
+        "cores": os.cpu_count(),
+        "nproc": _nproc(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    with contextlib.suppress(OSError):
+        load = os.getloadavg()
+        info["loadavg_at_start"] = [round(x, 2) for x in load]
+    if instance is not None:
+        with admin(instance) as conn:
+            info["postgresql"] = conn.execute("SELECT version()").fetchone()[0]
+            info["server_settings"] = dict(
+                conn.execute(
+                    "SELECT name, setting FROM pg_settings WHERE name IN ('fsync', "
+                    "'full_page_writes', 'synchronous_commit', 'shared_buffers', "
+                    "'wal_sync_method', 'data_directory')"
+                ).fetchall()
+            )
+    info["git"] = _git_state()
+    info["packages"] = _versions(["safemigrate", "psycopg", "pglast", "click", "yoyo-migrations"])
+    return info
+
+
+def _git_state() -> dict[str, Any]:
+    """The commit measured, and the package files that differed from it (others may be
+    editing the work tree while a benchmark runs)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=REPO, capture_output=True, text=True, check=False
+        ).stdout.strip()
+
+    with contextlib.suppress(OSError):
+        return {
+            "commit": git("rev-parse", "HEAD"),
+            "modified_package_files": git(
+                "status", "--porcelain", "--", "safemigrate"
+            ).splitlines(),
+        }
+    return {}
+
+
+def _nproc() -> str:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        return subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    return "?"
+
+
+def _versions(names: Sequence[str]) -> dict[str, str | None]:
+    from importlib import metadata
+
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as indented JSON, creating the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
+
+
+def log(message: str) -> None:
+    """Progress on stderr (stdout is kept for the result table)."""
+    print(message, file=sys.stderr, flush=True)

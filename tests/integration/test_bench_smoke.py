@@ -1,0 +1,85 @@
+"""The benchmarks in bench/ run end to end in their --quick form and write their outputs.
+
+No timing is asserted: the numbers of a --quick run mean nothing. Skipped when the bench extra
+(yoyo-migrations, matplotlib) is not installed, when psql or PostgreSQL server programs are
+missing, and (overhead only) when the shared migration corpus is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from safemigrate.throwaway import ThrowawayServerError, find_server_bindir
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+CORPUS = ROOT.parent / "shared" / "corpora" / "langfuse" / "migrations"
+
+
+@pytest.fixture(scope="module")
+def bindir() -> str:
+    """The server programs the test suite uses ($SAFEMIGRATE_TEST_PG), or skip."""
+    pytest.importorskip("yoyo", reason="the bench extra (yoyo-migrations) is not installed")
+    pytest.importorskip("matplotlib", reason="the bench extra (matplotlib) is not installed")
+    if shutil.which("psql") is None:
+        pytest.skip("psql is not installed")
+    try:
+        return str(find_server_bindir(os.environ.get("SAFEMIGRATE_TEST_PG")))
+    except ThrowawayServerError as exc:
+        pytest.skip(f"no PostgreSQL server programs: {exc}")
+
+
+def _run(script: str, *args: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), "--quick", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, f"{script} failed:\n{proc.stdout}\n{proc.stderr[-3000:]}"
+
+
+def test_stall_quick(bindir: str, tmp_path: Path) -> None:
+    out, png = tmp_path / "stall.json", tmp_path / "stall.png"
+    _run("stall.py", "--pg-bindir", bindir, "--out", str(out), "--plot", str(png))
+    data = json.loads(out.read_text())
+    runners = {t["runner"] for t in data["trials"]}
+    assert {"none", "psql", "yoyo", "safemigrate", "safemigrate-no-precheck"} <= runners
+    for trial in data["trials"]:
+        assert trial["metrics"]["requests"] > 0, trial["runner"]
+        if trial["runner"] != "none":
+            assert trial["metrics"]["migration_exit"] == 0, trial["stderr_tail"]
+            assert trial["metrics"]["migration_applied"], trial["runner"]
+    assert (tmp_path / "stall_requests.json.gz").stat().st_size > 0
+    assert png.stat().st_size > 10_000
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_overhead_quick(bindir: str, tmp_path: Path) -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"the shared corpus is absent: {CORPUS}")
+    out = tmp_path / "overhead.json"
+    _run("overhead.py", "--pg-bindir", bindir, "--out", str(out))
+    data = json.loads(out.read_text())
+    assert set(data["times_s"]) == {"psql", "psql-session", "yoyo", "safemigrate"}
+    assert data["schemas_identical"], data["schema_hashes"]
+    assert "safemigrate/psql" in data["ratios"]
+
+
+def test_cli_scale_quick(bindir: str, tmp_path: Path) -> None:
+    out = tmp_path / "cli_scale.json"
+    _run("cli_scale.py", "--pg-bindir", bindir, "--out", str(out))
+    data = json.loads(out.read_text())
+    assert set(data["sizes"]) == {"10", "50"}
+    for row in data["sizes"].values():
+        for command in ("--help", "--version", "status", "check", "up"):
+            assert row[command]["n"] >= 1
+    assert any(name.startswith("psycopg") for name in data["importtime"]["self_s_median"])
