@@ -116,9 +116,14 @@ def _acquire_run_lock(
 ) -> None:
     """Take the run lock without ever blocking; poll with jitter up to wait_for_lock."""
     began = clock()
+    vanished = 0
     while not runlock.try_acquire(session, keys):
         holders = runlock.holders(session, keys)
-        holder = holders[0].describe() if holders else "a session that has just ended"
+        if not holders and vanished < 3:
+            # The holder ended between our try and the look-up: the lock is free, try again.
+            vanished += 1
+            continue
+        holder = holders[0].describe() if holders else "a session pg_stat_activity does not show"
         waited = (clock() - began) * 1000
         if waited >= settings.wait_for_lock_ms:
             raise RunLockHeldError(
@@ -154,13 +159,12 @@ def up(
     started_at = time.monotonic()
     result = RunResult()
     session_state: list[str] = []
-    reconnecting_since: float | None = None
-    reconnect_attempts = 0
+    outage = _Outage()
     try:
         while True:
             try:
-                if reconnecting_since is not None:
-                    reconnect_attempts += 1
+                if outage.since is not None:
+                    outage.attempts += 1
                 return _run_once(
                     settings,
                     db,
@@ -172,34 +176,38 @@ def up(
                     session_state=session_state,
                     started_at=started_at,
                     capture_locks=capture_locks,
-                    reconnected=(
-                        None
-                        if reconnecting_since is None
-                        else (reconnect_attempts, time.monotonic() - reconnecting_since)
-                    ),
+                    outage=outage,
                 )
             except ConnectionFailedError as err:
                 now = time.monotonic()
-                if reconnecting_since is None:
+                if outage.since is None:
                     if settings.reconnect_timeout_ms == 0 or not err.mid_run:
                         raise
-                    reconnecting_since = now
+                    outage.since = now
                     on_event(ConnectionLost(err.message, settings.reconnect_timeout_ms))
                 budget_s = settings.reconnect_timeout_ms / 1000
                 if settings.deadline_ms is not None:
                     budget_s = min(budget_s, settings.deadline_ms / 1000 - (now - started_at))
-                if now - reconnecting_since >= budget_s:
+                if now - outage.since >= budget_s:
                     raise ConnectionFailedError(
                         f"{err.message}; could not resume within "
                         f"{format_duration(settings.reconnect_timeout_ms)}",
                         hint="rerun safemigrate up: it resumes after the last recorded step",
                     ) from None
-                time.sleep(min(1.0, 0.2 * 2 ** min(reconnect_attempts, 3)))
+                time.sleep(min(1.0, 0.2 * 2 ** min(outage.attempts, 3)))
     except KeyboardInterrupt:
         raise InterruptedRunError(
             "interrupted: the running statement was cancelled and its step rolled back",
             hint="rerun safemigrate up to resume after the last recorded step",
         ) from None
+
+
+@dataclasses.dataclass
+class _Outage:
+    """A lost connection being recovered: since when, and how many reconnection attempts."""
+
+    since: float | None = None
+    attempts: int = 0
 
 
 def _run_once(
@@ -214,12 +222,13 @@ def _run_once(
     session_state: list[str],
     started_at: float,
     capture_locks: bool,
-    reconnected: tuple[int, float] | None,
+    outage: _Outage,
 ) -> RunResult:
     """One session's part of a run: lock, journal, plan, execute."""
     keys = runlock.lock_keys(str(journal))
-    with _session(settings, db, mid_run=reconnected is not None) as session:
-        if reconnected is None:
+    reconnecting = outage.since is not None
+    with _session(settings, db, mid_run=reconnecting) as session:
+        if not reconnecting:
             _acquire_run_lock(session, settings, keys, on_event)
         else:
             # The old backend may hold the lock until the server notices it is gone.
@@ -227,20 +236,32 @@ def _run_once(
                 settings, wait_for_lock_ms=max(settings.wait_for_lock_ms, 10_000)
             )
             _acquire_run_lock(session, wait, keys, _ignore)
+        monitor: Monitor | None = None
         try:
             _check_session_is_ours(session, keys)
-            if reconnected is not None:
+            # Before anything is written (even the journal table): a second connection that
+            # lands on the same backend means a transaction-pooling proxy.
+            monitor = _open_monitor(settings, db)
+            if monitor is not None and monitor.session.pid == session.pid:
+                raise _pooled()
+            if reconnecting:
                 for text in session_state:
                     session.run_sql(text)
-                on_event(
-                    Reconnected(reconnected[0], round(reconnected[1] * 1000), tuple(session_state))
-                )
+                assert outage.since is not None
+                waited = round((time.monotonic() - outage.since) * 1000)
+                on_event(Reconnected(outage.attempts, waited, tuple(session_state)))
+                # Recovered: a later loss is a new outage with its own full reconnect budget.
+                outage.since, outage.attempts = None, 0
             dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
             planned = _pending(session, journal, migrations, settings, target_version)
-            monitor = _open_monitor(settings, db) if planned else None
+            if not session_state:
+                # A new run resuming inside a migration: that file's earlier session settings
+                # (SET timezone ...) were applied by an earlier run, on another session.
+                session_state += _settings_of_partial(planned, session)
+            if not planned and monitor is not None:
+                monitor.close()
+                monitor = None
             try:
-                if monitor is not None and monitor.session.pid == session.pid:
-                    raise _pooled()
                 on_event(_run_started(settings, db, journal, planned, monitor is not None))
                 watcher = Watcher(monitor, settings, session.pid, on_event)
                 executor = Executor(
@@ -258,6 +279,8 @@ def _run_once(
                 if monitor is not None:
                     monitor.close()
         finally:
+            if monitor is not None and not monitor.session.closed:
+                monitor.close()
             if not session.closed:
                 session.rollback_quietly()
                 # Closing the session releases the lock anyway.
@@ -281,6 +304,18 @@ def _pending(
         target=target_version,
         allow_out_of_order=settings.allow_out_of_order,
     )
+
+
+def _settings_of_partial(planned: Sequence[PlannedStep], session: Session) -> list[str]:
+    """Apply again the session SETs of the applied steps of a partially applied migration."""
+    if not planned:
+        return []
+    first = planned[0]
+    applied = [s for s in first.migration.steps if s.index < first.step.index]
+    texts = [st.text for s in applied for st in s.statements if st.session_setting]
+    for text in texts:
+        session.run_sql(text)
+    return texts
 
 
 def _pooled() -> UnsafeConnectionError:

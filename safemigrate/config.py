@@ -299,7 +299,7 @@ def _read_toml(path: Path, display: str) -> dict[str, Any]:
         raise ConfigError(f"{display}: not UTF-8 text (invalid byte on line {line})") from None
     try:
         document: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer past Python's digit limit
         # tomllib's message ends with "(at line N, column M)"; keep it on one line.
         message = " ".join(str(exc).split())
         raise ConfigError(f"{display}: invalid TOML: {message}") from None
@@ -412,7 +412,13 @@ def _parse_int(raw: object, where: str, from_text: bool, low: int, high: int) ->
     value: int | None = None
     if isinstance(raw, int) and not isinstance(raw, bool):
         value = raw
-    elif from_text and isinstance(raw, str) and raw.strip().isascii() and raw.strip().isdigit():
+    elif (
+        from_text
+        and isinstance(raw, str)
+        and raw.strip().isascii()
+        and raw.strip().isdigit()
+        and len(raw.strip()) <= 9
+    ):
         value = int(raw)
     if value is None or not low <= value <= high:
         shown = str(value) if value is not None else _describe(raw, from_text)
@@ -438,7 +444,7 @@ def _parse_attempts(raw: object, where: str, from_text: bool) -> int:
     value: int | None = None
     if isinstance(raw, int) and not isinstance(raw, bool):
         value = raw
-    elif from_text and isinstance(raw, str) and re.fullmatch(r"\s*[0-9]+\s*", raw):
+    elif from_text and isinstance(raw, str) and re.fullmatch(r"\s*[0-9]{1,9}\s*", raw):
         value = int(raw)
     if value is None or not 1 <= value <= _MAX_ATTEMPTS:
         shown = str(value) if value is not None else _describe(raw, from_text)

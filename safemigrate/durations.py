@@ -24,6 +24,10 @@ def parse_duration(text: object, *, key: str) -> int:
     """
     if isinstance(text, bool) or not isinstance(text, (str, int)):
         raise ConfigError(f"{key}: expected a duration such as '2s' or '500ms', got {text!r}")
+    if isinstance(text, int) and not -(10**12) < text < 10**12:
+        raise ConfigError(f"{key}: not a duration (a number far too large)")
+    if len(str(text)) > 40:
+        raise ConfigError(f"{key}: not a duration (too long)")
     raw = str(text).strip()
     if raw == "0":
         return 0
@@ -41,6 +45,9 @@ def parse_duration(text: object, *, key: str) -> int:
         raise ConfigError(f"{key}: {raw!r} is not a duration") from None
     if not value.is_finite() or value < 0:
         raise ConfigError(f"{key}: {raw!r} must be a positive duration")
+    if value.adjusted() > 12:
+        # Checked before multiplying: 1e999999999s would overflow the decimal context.
+        raise ConfigError(f"{key}: {raw!r} is longer than PostgreSQL accepts (about 24 days)")
     ms = int((value * UNITS_MS[unit]).to_integral_value(rounding=decimal.ROUND_HALF_UP))
     # PostgreSQL timeouts are int4 milliseconds; refuse what the server would reject.
     if ms > 2_147_483_647:

@@ -9,6 +9,13 @@ from __future__ import annotations
 import enum
 
 
+def _escape_controls(text: str) -> str:
+    """``text`` with control characters (newlines included) written as escapes."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class ExitCode(enum.IntEnum):
     """Process exit codes, documented in the README and in ``safemigrate --help``."""
 
@@ -28,9 +35,11 @@ class SafemigrateError(Exception):
     exit_code: ExitCode = ExitCode.STEP_FAILED
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
+        # One line, whatever the input quoted in it (a file name with a newline, say).
+        message = _escape_controls(message)
         super().__init__(message)
         self.message = message
-        self.hint = hint
+        self.hint = _escape_controls(hint) if hint is not None else None
 
     def __str__(self) -> str:
         return self.message

@@ -131,8 +131,8 @@ def resolve_target(migrations: Sequence[Migration], target: str | None) -> int |
     """The version ``--target`` names; it must be one of the migrations on disk."""
     if target is None:
         return None
-    if not (target.isascii() and target.isdigit()):
-        raise BadInputError(f"--target: {target!r} is not a version (digits only)")
+    if not (target.isascii() and target.isdigit()) or len(target.lstrip("0")) > 18:
+        raise BadInputError(f"--target: {target[:40]!r} is not a version (digits only)")
     version = int(target)
     if version not in {m.version for m in migrations}:
         raise BadInputError(f"--target: no migration has version {target}")

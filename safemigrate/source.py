@@ -106,6 +106,12 @@ def parse_migration(
     return Migration(file.version, file.version_text, file.name, file.path, tuple(steps))
 
 
+def one_line(message: str, limit: int = 200) -> str:
+    """``message`` on one line, cut to ``limit`` characters (parse errors quote the input)."""
+    flat = " ".join(message.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of character ``offset`` in ``text``."""
     line = text.count("\n", 0, offset) + 1
@@ -146,7 +152,11 @@ def parse_directive(path: str, line: int, body: str) -> _Directive:
                     )
                 directive.options[key.replace("-", "_") + "_ms"] = ms
             elif key == "max-attempts" and has_value:
-                if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= 1000:
+                if (
+                    not (value.isascii() and value.isdigit())
+                    or len(value) > 4
+                    or not 1 <= int(value) <= 1000
+                ):
                     raise MigrationFileError(
                         path,
                         f"max-attempts must be a whole number from 1 to 1000, got {value!r}",
@@ -219,9 +229,14 @@ def build_steps(
         slices = parser.split(text, only_slices=True)
         tokens = parser.scan(text)
     except pglast.parser.ParseError as err:
-        message, location = err.args[0], err.args[1] if len(err.args) > 1 else 0
-        line, _ = line_col(text, max(0, min(int(location), len(text))))
-        raise MigrationFileError(path, f"SQL does not parse: {message}", line=line) from None
+        message = err.args[0] if err.args else "syntax error"
+        location = err.args[1] if len(err.args) > 1 else None
+        # No location means the error is at the end of the input (e.g. an unclosed paren).
+        offset = len(text) if location is None else max(0, min(int(location), len(text)))
+        line, _ = line_col(text, offset)
+        raise MigrationFileError(
+            path, f"SQL does not parse: {one_line(str(message))}", line=line
+        ) from None
     if len(raw) != len(slices):  # pragma: no cover - both come from the same parser
         raise MigrationFileError(path, "statement splitting disagrees with the parser")
     directives = find_directives(path, text, tokens)
@@ -343,7 +358,10 @@ def build_steps(
         statement = _replace(
             statement,
             locks=tuple(lock_needs(run_node)),
-            session_setting=kind == "VariableSetStmt" and not node.is_local,
+            # SET TRANSACTION only concerns the current transaction.
+            session_setting=kind == "VariableSetStmt"
+            and not node.is_local
+            and node.name not in ("TRANSACTION", "TRANSACTION SNAPSHOT"),
         )
 
         if statement.non_transactional:

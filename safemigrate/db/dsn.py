@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from urllib.parse import unquote
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -28,7 +29,10 @@ def parse_dsn(dsn: str, source: str) -> dict[str, str]:
     try:
         params = conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as err:
-        message = redact(str(err).splitlines()[0], secrets_of(dsn))
+        message = str(err).splitlines()[0]
+        # libpq quotes the token it could not read, which may be (part of) a password.
+        message = message.split('"')[0].rstrip(": ") if '"' in message else message
+        message = redact(message, secrets_of(dsn))
         raise BadInputError(f"{source}: invalid connection string: {message}") from None
     return {k: str(v) for k, v in params.items() if v is not None}
 
@@ -40,14 +44,36 @@ def secrets_of(dsn: str, environ: Mapping[str, str] | None = None) -> list[str]:
         password = conninfo_to_dict(dsn).get("password")
     except psycopg.ProgrammingError:
         password = None
-        # An unparseable DSN may still hold a password; never echo any of it.
+        # An unparseable DSN may still hold a password; never echo any of it, nor the
+        # password-looking parts libpq might quote on their own.
         if dsn:
             found.append(dsn)
+            found += _password_candidates(dsn)
     if password:
         found.append(str(password))
     if environ is not None and environ.get("PGPASSWORD"):
         found.append(environ["PGPASSWORD"])
     return found
+
+
+def _password_candidates(dsn: str) -> list[str]:
+    """What looks like a password in a DSN libpq cannot parse: URL userinfo, password=."""
+    found = []
+    if "://" in dsn:
+        userinfo = dsn.split("://", 1)[1].split("@", 1)
+        if len(userinfo) == 2 and ":" in userinfo[0]:
+            secret = userinfo[0].split(":", 1)[1]
+            found += [secret, unquote(secret)]
+        query = dsn.split("?", 1)[1] if "?" in dsn else ""
+        for item in query.split("&"):
+            key, _, value = item.partition("=")
+            if key == "password" and value:
+                found += [value, unquote(value)]
+    for word in dsn.split():
+        key, _, value = word.partition("=")
+        if key == "password" and value:
+            found += [value, value.strip("'")]
+    return [f for f in found if f]
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

@@ -257,8 +257,9 @@ def lint_text(
         tokens = parser.scan(text)
     except pglast.parser.ParseError as err:
         message = err.args[0]
-        location = int(err.args[1]) if len(err.args) > 1 else 0
-        offset = max(0, min(location, len(text)))
+        raw_location = err.args[1] if len(err.args) > 1 else None
+        # No location means the error is at the end of the input (e.g. an unclosed paren).
+        offset = len(text) if raw_location is None else max(0, min(int(raw_location), len(text)))
         line = bisect_right(starts, offset)
         finding = _meta(
             path,

@@ -82,4 +82,4 @@ def test_cli_scale_quick(bindir: str, tmp_path: Path) -> None:
     for row in data["sizes"].values():
         for command in ("--help", "--version", "status", "check", "up"):
             assert row[command]["n"] >= 1
-    assert any(name.startswith("psycopg") for name in data["importtime"]["self_s_median"])
+    assert any(name.startswith("safemigrate") for name in data["importtime"]["self_s_median"])
