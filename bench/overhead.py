@@ -127,7 +127,13 @@ def apply(runner: str, instance: Any, dbname: str, files: list[Path], work: Path
 
 def schema_hash(instance: Any, dbname: str) -> str:
     """The MANIFEST's normalised schema hash, runners' own tables left out."""
-    pg_dump = shutil.which("pg_dump") or str(Path(c.psql_program()).parent / "pg_dump")
+    # pg_dump refuses a server newer than itself: prefer the one beside the server's binaries.
+    beside = Path(instance.bindir) / "pg_dump"
+    pg_dump = (
+        str(beside)
+        if beside.exists()
+        else shutil.which("pg_dump") or str(Path(c.psql_program()).parent / "pg_dump")
+    )
     out = subprocess.run(
         [
             pg_dump,
