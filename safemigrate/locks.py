@@ -19,7 +19,6 @@ from .statements import qualified
 
 __all__ = ["CONFLICTS", "LockMode", "LockNeed", "is_volatile", "lock_needs", "strongest"]
 
-_merge = merge_needs
 _M = LockMode
 
 
@@ -164,7 +163,7 @@ def _alter_table(node: Any) -> list[LockNeed]:
             needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, scans=True))
         else:
             needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, rewrites=subtype in _REWRITING))
-    return _merge(needs)
+    return merge_needs(needs)
 
 
 def lock_needs(node: Any) -> list[LockNeed]:
@@ -245,7 +244,7 @@ def lock_needs(node: Any) -> list[LockNeed]:
         if node.partbound is not None:
             for parent in node.inhRelations or ():
                 needs.append(LockNeed(qualified(parent), _M.ACCESS_EXCLUSIVE))
-        return _merge(needs)
+        return merge_needs(needs)
     if isinstance(node, (ast.CreatePolicyStmt, ast.AlterPolicyStmt)):
         return [LockNeed(qualified(node.table), _M.ACCESS_EXCLUSIVE)]
     return []

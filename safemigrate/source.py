@@ -6,6 +6,7 @@ every statement is kept. Every problem is a MigrationFileError naming the file a
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -216,7 +217,7 @@ class _Open:
     statements: list[Statement] = field(default_factory=list)
 
 
-def _options(path: str, line: int, values: dict[str, Any]) -> StepOptions:
+def _options(values: dict[str, Any]) -> StepOptions:
     return StepOptions(**values) if values else StepOptions()
 
 
@@ -272,7 +273,7 @@ def build_steps(
                         path, f"group-start inside {_inside(open_.mode)}", line=item.line
                     )
                 values = {**pending, **item.options}
-                open_ = _Open(TxMode.GROUP, item.line, _options(path, item.line, values))
+                open_ = _Open(TxMode.GROUP, item.line, _options(values))
                 pending = {}
             elif item.group == "end":
                 if open_ is None or open_.mode is not TxMode.GROUP:
@@ -298,9 +299,7 @@ def build_steps(
                     if key in pending:
                         raise MigrationFileError(path, f"{key} given twice", line=item.line)
                 if open_ is not None:
-                    open_.options = _options(
-                        path, item.line, {**_as_dict(open_.options), **item.options}
-                    )
+                    open_.options = _options({**_as_dict(open_.options), **item.options})
                 else:
                     pending.update(item.options)
                     pending_line = item.line
@@ -317,7 +316,7 @@ def build_steps(
         if tx == "begin":
             if open_ is not None:
                 raise MigrationFileError(path, f"BEGIN inside {_inside(open_.mode)}", line=line)
-            open_ = _Open(TxMode.EXPLICIT, line, _options(path, line, pending), [statement])
+            open_ = _Open(TxMode.EXPLICIT, line, _options(pending), [statement])
             pending = {}
             continue
         if tx in ("commit", "commit-and-chain"):
@@ -373,12 +372,12 @@ def build_steps(
                     line=line,
                     hint="move it out of the BEGIN/COMMIT block or group into its own step",
                 )
-            emit(TxMode.AUTOCOMMIT, [statement], _options(path, line, pending))
+            emit(TxMode.AUTOCOMMIT, [statement], _options(pending))
             pending = {}
         elif open_ is not None:
             open_.statements.append(statement)
         else:
-            emit(TxMode.OWN, [statement], _options(path, line, pending))
+            emit(TxMode.OWN, [statement], _options(pending))
             pending = {}
 
     if open_ is not None:
@@ -402,9 +401,7 @@ def _as_dict(options: StepOptions) -> dict[str, Any]:
 
 
 def _replace(statement: Statement, **changes: Any) -> Statement:
-    from dataclasses import replace
-
-    return replace(statement, **changes)
+    return dataclasses.replace(statement, **changes)
 
 
 def _same_table(a: QualifiedName, b: QualifiedName) -> bool:

@@ -94,17 +94,24 @@ def created_table(node: Any) -> QualifiedName | None:
     return None
 
 
+def _unnamed_plain_copy(node: Any, relation: Any) -> Any:
+    """A copy of CREATE INDEX ``node`` without name, CONCURRENTLY or IF NOT EXISTS, on
+    ``relation``."""
+    copy: Any = pglast.parse_sql(RawStream()(node))[0].stmt
+    copy.idxname = None
+    copy.concurrent = False
+    copy.if_not_exists = False
+    copy.relation = relation
+    return copy
+
+
 def index_definition(node: Any) -> str:
     """A canonical text of an index's definition, without its name, table or options.
 
     Used to recognise an existing index (valid or invalid) as the one a statement builds: both
     the statement and ``pg_get_indexdef()`` output go through the same normalisation.
     """
-    copy: Any = pglast.parse_sql(RawStream()(node))[0].stmt
-    copy.idxname = None
-    copy.concurrent = False
-    copy.if_not_exists = False
-    copy.relation = ast.RangeVar(relname="_", inh=True, relpersistence="p")
+    copy = _unnamed_plain_copy(node, ast.RangeVar(relname="_", inh=True, relpersistence="p"))
     copy.accessMethod = copy.accessMethod or "btree"
     for option in copy.options or ():
         # PostgreSQL stores reloptions as text and pg_get_indexdef() quotes numbers
@@ -124,11 +131,9 @@ PROBE_TABLE = "_safemigrate_probe"
 
 def probe_statement(node: Any) -> str:
     """``node`` (a CREATE INDEX) rewritten to build a plain, unnamed index on the probe table."""
-    copy: Any = pglast.parse_sql(RawStream()(node))[0].stmt
-    copy.idxname = None
-    copy.concurrent = False
-    copy.if_not_exists = False
-    copy.relation = ast.RangeVar(relname=PROBE_TABLE, inh=True, relpersistence="t")
+    copy = _unnamed_plain_copy(
+        node, ast.RangeVar(relname=PROBE_TABLE, inh=True, relpersistence="t")
+    )
     return str(RawStream()(copy))
 
 
