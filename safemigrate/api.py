@@ -40,13 +40,11 @@ from .errors import (
     UnsafeConnectionError,
 )
 from .events import Blocker, ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
-from .executor import Executor, RunResult, step_policy
+from .executor import Executor, RunResult
 from .lint import Finding, lint_paths
 from .locks import LockMode
 from .model import Migration, QualifiedName
-from .plan import DatabaseFacts, PlanReport
-from .plan import build as build_plan
-from .planner import (
+from .pending import (
     MigrationStatus,
     PlannedStep,
     State,
@@ -55,7 +53,9 @@ from .planner import (
     resolve_target,
     statuses,
 )
-from .retry import Backoff
+from .plan import DatabaseFacts, PlanReport
+from .plan import build as build_plan
+from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
 from .watch import Watcher
 
@@ -350,16 +350,7 @@ def _run_started(
     steps: Sequence[PlannedStep],
     monitored: bool,
 ) -> RunStarted:
-    backoff = Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
-    plain = backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms)
-    concurrent = backoff.worst_case_ms(settings.max_attempts, settings.concurrent_lock_timeout_ms)
-    # Every step at its own policy (directives included); the deadline caps the whole run.
-    run_total = 0
-    for planned in steps:
-        policy = step_policy(planned.step, settings)
-        run_total += backoff.worst_case_ms(policy.max_attempts, policy.lock_timeout_ms)
-    if settings.deadline_ms is not None:
-        run_total = min(run_total, settings.deadline_ms)
+    worst = worst_case((p.step for p in steps), settings)
     return RunStarted(
         database=db.description,
         journal=str(journal),
@@ -367,9 +358,9 @@ def _run_started(
         pending_steps=len(steps),
         lock_timeout_ms=settings.lock_timeout_ms,
         max_attempts=settings.max_attempts,
-        worst_case_step_wait_ms=plain,
-        worst_case_concurrent_wait_ms=concurrent,
-        worst_case_run_wait_ms=run_total,
+        worst_case_step_wait_ms=worst.step_ms,
+        worst_case_concurrent_wait_ms=worst.concurrent_ms,
+        worst_case_run_wait_ms=worst.run_ms,
         deadline_ms=settings.deadline_ms,
         monitored=monitored,
     )

@@ -21,7 +21,7 @@ from .config import Settings, load_settings
 from .errors import BadInputError, ExitCode, SafemigrateError
 from .events import Event, IndexProgress, RunFailed, StepProgress
 from .output import LiveStatus, event_json, event_text, plan_text, status_text, to_json
-from .planner import check_drift
+from .pending import check_drift
 
 if TYPE_CHECKING:
     from .plan import PlanReport

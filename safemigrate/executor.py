@@ -33,7 +33,8 @@ from .events import (
 )
 from .locks import LockMode
 from .model import IndexBuild, Statement, Step, TxMode
-from .planner import PlannedStep
+from .pending import PlannedStep
+from .policy import backoff_of, step_policy
 from .retry import Backoff, is_retryable
 from .watch import Sample, Watcher
 
@@ -66,35 +67,6 @@ class RunResult:
     def applied_migrations(self) -> int:
         """How many distinct migrations had steps applied."""
         return len({o.file for o in self.applied})
-
-
-@dataclass(frozen=True)
-class StepPolicy:
-    """The timeouts and attempts one step runs under, after directives and settings."""
-
-    lock_timeout_ms: int
-    statement_timeout_ms: int
-    max_attempts: int
-
-
-def step_policy(step: Step, settings: Settings) -> StepPolicy:
-    """Directives override the run's settings; CONCURRENTLY-style steps have their own defaults."""
-    autocommit = step.mode is TxMode.AUTOCOMMIT
-    lock = settings.concurrent_lock_timeout_ms if autocommit else settings.lock_timeout_ms
-    statement = (
-        settings.concurrent_statement_timeout_ms if autocommit else settings.statement_timeout_ms
-    )
-    attempts = settings.max_attempts
-    options = step.options
-    if options.lock_timeout_ms is not None:
-        lock = options.lock_timeout_ms
-    if options.statement_timeout_ms is not None:
-        statement = options.statement_timeout_ms
-    if options.max_attempts is not None:
-        attempts = options.max_attempts
-    if options.no_retry:
-        attempts = 1
-    return StepPolicy(lock, statement, attempts)
 
 
 def step_ref(planned: PlannedStep) -> StepRef:
@@ -160,7 +132,7 @@ class Executor:
         self.watcher = watcher or Watcher(None, settings, session.pid, on_event)
         self.clock = clock
         self.sleep = sleep
-        self.backoff = backoff or Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
+        self.backoff = backoff or backoff_of(settings)
         self.started_at = run_started_at if run_started_at is not None else clock()
         self._failed_statement: Statement | None = None
         self.capture_locks = capture_locks

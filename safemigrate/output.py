@@ -25,7 +25,7 @@ from .events import (
     StepRef,
     StepStarted,
 )
-from .planner import MigrationStatus, State
+from .pending import MigrationStatus, State
 
 if TYPE_CHECKING:
     from .plan import PlanReport

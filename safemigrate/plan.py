@@ -11,10 +11,10 @@ from typing import Any
 
 from .config import Settings
 from .events import Blocker
-from .executor import step_policy
 from .lint import Finding
 from .model import QualifiedName
-from .planner import PlannedStep
+from .pending import PlannedStep
+from .policy import step_policy
 
 
 @dataclass(frozen=True)

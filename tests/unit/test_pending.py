@@ -1,4 +1,4 @@
-"""Tests for safemigrate.planner: migrations on disk against the journal."""
+"""Tests for safemigrate.pending: migrations on disk against the journal."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from safemigrate.errors import BadInputError, DriftError, ExitCode, OutOfOrderError
 from safemigrate.model import JournalEntry, Migration
-from safemigrate.planner import (
+from safemigrate.pending import (
     MigrationStatus,
     PlannedStep,
     State,

@@ -1,0 +1,79 @@
+"""How each step runs: its timeouts and attempts, after settings and directives. Pure, no I/O.
+
+The planning layer: ``pending`` says which steps run, this module says under which guards, and
+``plan`` reports both. The executor and the db layer carry it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .config import Settings
+from .model import Step, TxMode
+from .retry import Backoff
+
+
+@dataclass(frozen=True)
+class StepPolicy:
+    """The timeouts and attempts one step runs under, after directives and settings."""
+
+    lock_timeout_ms: int
+    statement_timeout_ms: int
+    max_attempts: int
+
+
+def step_policy(step: Step, settings: Settings) -> StepPolicy:
+    """Directives override the run's settings; CONCURRENTLY-style steps have their own defaults."""
+    autocommit = step.mode is TxMode.AUTOCOMMIT
+    lock = settings.concurrent_lock_timeout_ms if autocommit else settings.lock_timeout_ms
+    statement = (
+        settings.concurrent_statement_timeout_ms if autocommit else settings.statement_timeout_ms
+    )
+    attempts = settings.max_attempts
+    options = step.options
+    if options.lock_timeout_ms is not None:
+        lock = options.lock_timeout_ms
+    if options.statement_timeout_ms is not None:
+        statement = options.statement_timeout_ms
+    if options.max_attempts is not None:
+        attempts = options.max_attempts
+    if options.no_retry:
+        attempts = 1
+    return StepPolicy(lock, statement, attempts)
+
+
+def backoff_of(settings: Settings) -> Backoff:
+    """The backoff between a step's attempts, from the settings."""
+    return Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
+
+
+@dataclass(frozen=True)
+class WorstCase:
+    """The longest the run can wait for locks before giving up, in milliseconds."""
+
+    #: One ordinary step at the run's settings.
+    step_ms: int
+    #: One CONCURRENTLY-style (autocommit) step at the run's settings.
+    concurrent_ms: int
+    #: Every given step at its own policy, capped by the run's deadline.
+    run_ms: int
+
+
+def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
+    """The worst-case lock waits of a run of ``steps``: every attempt times out, every pause
+    between attempts is at its ceiling, the deadline caps the whole run."""
+    backoff = backoff_of(settings)
+    run_total = 0
+    for step in steps:
+        policy = step_policy(step, settings)
+        run_total += backoff.worst_case_ms(policy.max_attempts, policy.lock_timeout_ms)
+    if settings.deadline_ms is not None:
+        run_total = min(run_total, settings.deadline_ms)
+    return WorstCase(
+        step_ms=backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms),
+        concurrent_ms=backoff.worst_case_ms(
+            settings.max_attempts, settings.concurrent_lock_timeout_ms
+        ),
+        run_ms=run_total,
+    )
