@@ -18,7 +18,6 @@ from typing import Any
 import psycopg
 import pytest
 
-from safemigrate import throwaway
 from safemigrate.throwaway import (
     ThrowawayServer,
     ThrowawayServerError,
@@ -90,10 +89,11 @@ def insert_durably(dsn: str, value: int) -> None:
 
 @pytest.fixture
 def private_temp_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Make throwaway clusters go to a folder of this test's own."""
+    """Make throwaway clusters go to a folder of this test's own, through $TMPDIR."""
     root = Path(tempfile.mkdtemp(prefix="safemigrate-test-root-")).resolve()
     root.chmod(0o755)
-    monkeypatch.setattr(throwaway, "_temp_root", lambda: root)
+    monkeypatch.setenv("TMPDIR", str(root))
+    monkeypatch.setattr(tempfile, "tempdir", str(root))  # gettempdir() caches its answer.
     yield root
     shutil.rmtree(root)
 

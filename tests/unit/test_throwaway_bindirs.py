@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate import throwaway
 from safemigrate.errors import SafemigrateError
 from safemigrate.throwaway import (
     BINDIR_ENV,
     ThrowawayServer,
     ThrowawayServerError,
+    bindirs,
     find_server_bindir,
     find_server_bindirs,
     server_version,
@@ -132,7 +132,7 @@ def test_debian_folders_come_newest_first(
     root = reachable_dir / "postgresql"
     for version in ("13", "9.6", "17", "16"):
         make_fake_bindir(root / version / "bin")
-    monkeypatch.setattr(throwaway, "_DEBIAN_PG_ROOT", root)
+    monkeypatch.setattr(bindirs, "_DEBIAN_PG_ROOT", root)
     monkeypatch.setenv("PATH", str(reachable_dir / "empty"))
     found = [path for path in find_server_bindirs() if path.is_relative_to(root)]
     assert [path.parent.name for path in found] == ["17", "16", "13", "9.6"]
@@ -216,3 +216,23 @@ def test_module_imports_neither_psycopg_nor_click_nor_the_wheel() -> None:
         [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_debian_version_folders_sort_numerically_and_unknown_names_last() -> None:
+    names = ["9.6", "17", "10", "devel", "16"]
+    ordered = sorted((Path(name) for name in names), key=bindirs._version_key, reverse=True)
+    assert [path.name for path in ordered] == ["17", "16", "10", "9.6", "devel"]
+
+
+@pytest.mark.parametrize(
+    ("output", "major"),
+    [
+        ("postgres (PostgreSQL) 15.13 (Debian 15.13-0+deb12u1)\n", 15),
+        ("postgres (PostgreSQL) 18.1\n", 18),
+        ("postgres (PostgreSQL) 19beta1\n", 19),
+        ("postgres 15.13\n", None),
+        ("", None),
+    ],
+)
+def test_major_version_is_read_from_version_output(output: str, major: int | None) -> None:
+    assert bindirs._major_version_of(output) == major
