@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .blockers.watcher import Watcher
 from .config import Settings
 from .db import Session, runlock
 from .db import catalog as dbcatalog
@@ -57,7 +58,6 @@ from .plan import DatabaseFacts, PlanReport
 from .plan import build as build_plan
 from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
-from .watch import Watcher
 
 EventSink = Callable[[Event], None]
 

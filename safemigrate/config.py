@@ -26,7 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
-from .blockers import allow_list, parse_cancel_policy
+from .blockers.cancel import CancelPolicy, CancelRule, allow_list, parse_cancel_rule
 from .durations import format_duration, parse_duration
 from .errors import ConfigError
 
@@ -79,8 +79,8 @@ class Settings:
     lock_precheck_age_ms: int = 500
     redact_queries: bool = False
     blocker_query_length: int = 200
-    # "off", "idle-in-transaction:DUR" or "any:DUR"; validated by blockers.parse_cancel_policy.
-    cancel_blockers: str = "off"
+    # "idle-in-transaction:DUR" or "any:DUR" parsed; None = "off".
+    cancel_blockers: CancelRule | None = None
     cancel_blockers_only: tuple[str, ...] = ()
     cancel_blockers_grace_ms: int = 5_000
     cancel_blockers_dry_run: bool = False
@@ -90,6 +90,18 @@ class Settings:
     pg_version: int = 17
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
+
+    @property
+    def cancel_policy(self) -> CancelPolicy | None:
+        """The cancel policy the four ``cancel_blockers*`` keys make up; None when off."""
+        if self.cancel_blockers is None:
+            return None
+        return CancelPolicy(
+            self.cancel_blockers,
+            self.cancel_blockers_only,
+            self.cancel_blockers_grace_ms,
+            self.cancel_blockers_dry_run,
+        )
 
 
 #: Every configuration key, with a one-line description for the docs and ``--help``.
@@ -358,8 +370,7 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
     if key == "cancel_blockers":
         if not isinstance(raw, str):
             raise ConfigError(f"{where}: must be a string, not {_describe(raw, from_text)}")
-        parse_cancel_policy(raw, where=where)
-        return raw.strip()
+        return parse_cancel_rule(raw, where=where)
     if key == "cancel_blockers_only":
         return _parse_names(raw, where, from_text)
     if key in _ENUMS:

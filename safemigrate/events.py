@@ -10,6 +10,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+# Re-exported: events carry them, and event consumers import them from here.
+from .blockers.model import Blocker as Blocker
+from .blockers.model import WaitingFor as WaitingFor
+
 
 @dataclass(frozen=True)
 class Event:
@@ -99,60 +103,6 @@ class StepStarted(Event):
     total: int
     mode: str
     notes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Blocker:
-    """A session that blocks a step (a root of the blocking chain), as the server shows it."""
-
-    pid: int
-    application_name: str
-    user: str | None
-    client_addr: str | None
-    state: str | None
-    xact_age_ms: float | None
-    state_age_ms: float | None
-    wait_event: str | None
-    #: The lock mode(s) it holds on the step's table.
-    lock_mode: str | None
-    #: Its query, cut to blocker_query_length, or its shape with --redact-queries.
-    query: str | None
-
-    def describe(self) -> str:
-        """One line for people."""
-        app = f"'{self.application_name}'" if self.application_name else "(no application_name)"
-        parts = [f"pid {self.pid} {app}"]
-        if self.user:
-            parts.append(f"user {self.user}")
-        parts.append(f"from {self.client_addr or 'local socket'}")
-        what = [self.state or "unknown state"]
-        if self.xact_age_ms is not None:
-            what.append(f"transaction {self.xact_age_ms / 1000:.1f}s old")
-        if self.state_age_ms is not None:
-            what.append(f"in this state {self.state_age_ms / 1000:.1f}s")
-        if self.wait_event:
-            what.append(f"waiting on {self.wait_event}")
-        if self.lock_mode:
-            what.append(f"holds {self.lock_mode}")
-        text = f"{', '.join(parts)}: {', '.join(what)}"
-        return f"{text}; query: {self.query}" if self.query else text
-
-
-@dataclass(frozen=True)
-class WaitingFor:
-    """The runner's own waiting backend, as seen by the server."""
-
-    pid: int
-    locktype: str
-    relation: str | None
-    mode: str
-    waiting_ms: float | None
-
-    def describe(self) -> str:
-        """One line for people."""
-        on = f" on {self.relation}" if self.relation else f" ({self.locktype})"
-        since = f" for {self.waiting_ms / 1000:.1f}s" if self.waiting_ms is not None else ""
-        return f"runner pid {self.pid} waits for {self.mode}{on}{since}"
 
 
 @dataclass(frozen=True)

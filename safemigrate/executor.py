@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from . import statements as sqlinfo
+from .blockers.model import Sample
+from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session
 from .db import indexes as dbindex
@@ -36,7 +38,6 @@ from .model import IndexBuild, Statement, Step, TxMode
 from .pending import PlannedStep
 from .policy import backoff_of, step_policy
 from .retry import Backoff, is_retryable
-from .watch import Sample, Watcher
 
 EventSink = Callable[[Event], None]
 

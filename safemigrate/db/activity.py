@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from psycopg import sql
 
+from ..blockers.model import Blocker, IndexBuildProgress, Sample, WaitingFor
 from ..model import QualifiedName
 from .indexes import table_regclass_text
 from .session import Session
@@ -22,66 +22,13 @@ _ACTIVITY_COLUMNS = sql.SQL(
     "a.pid, coalesce(a.application_name, ''), a.usename::text, a.client_addr::text, a.state, "
     "extract(epoch FROM clock_timestamp() - a.xact_start) * 1000, "
     "extract(epoch FROM clock_timestamp() - a.state_change) * 1000, "
-    "a.wait_event_type, a.wait_event, a.query, a.backend_type"
+    "a.wait_event, a.query"
 )
 
 
-@dataclass(frozen=True)
-class SessionActivity:
-    """One server session as pg_stat_activity shows it, with the lock it holds on a table."""
-
-    pid: int
-    application_name: str
-    user: str | None
-    client_addr: str | None
-    state: str | None
-    xact_age_ms: float | None
-    state_age_ms: float | None
-    wait_event_type: str | None
-    wait_event: str | None
-    query: str | None
-    backend_type: str | None
-    #: The strongest lock mode it holds on the relation of interest (pg_locks name), if any.
-    lock_mode: str | None = None
-
-
-@dataclass(frozen=True)
-class WaitingLock:
-    """The lock the runner's own backend waits for."""
-
-    pid: int
-    locktype: str
-    relation: str | None
-    mode: str
-    waiting_ms: float | None
-
-
-@dataclass(frozen=True)
-class BlockerSample:
-    """The root blockers of a waiting backend, and what it waits for."""
-
-    waiting: WaitingLock | None
-    roots: tuple[SessionActivity, ...]
-    #: Every pid on a blocking chain (roots included), for the operator's own monitoring.
-    chain: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class IndexBuildProgress:
-    """A row of pg_stat_progress_create_index."""
-
-    phase: str
-    blocks_done: int
-    blocks_total: int
-    tuples_done: int
-    tuples_total: int
-    lockers_done: int
-    lockers_total: int
-    current_locker_pid: int | None
-
-
-def _activity(row: Sequence[Any], lock_mode: str | None = None) -> SessionActivity:
-    return SessionActivity(
+def _blocker(row: Sequence[Any], lock_mode: str | None = None) -> Blocker:
+    """The session in a row of ``_ACTIVITY_COLUMNS``, holding ``lock_mode`` on the table."""
+    return Blocker(
         pid=int(row[0]),
         application_name=row[1],
         user=row[2],
@@ -89,11 +36,9 @@ def _activity(row: Sequence[Any], lock_mode: str | None = None) -> SessionActivi
         state=row[4],
         xact_age_ms=float(row[5]) if row[5] is not None else None,
         state_age_ms=float(row[6]) if row[6] is not None else None,
-        wait_event_type=row[7],
-        wait_event=row[8],
-        query=row[9],
-        backend_type=row[10],
+        wait_event=row[7],
         lock_mode=lock_mode,
+        query=row[8],
     )
 
 
@@ -111,6 +56,11 @@ class Monitor:
         name = (application_name + "-monitor")[:63]
         return cls(Session.open(dsn, application_name=name, secrets=secrets))
 
+    @property
+    def pid(self) -> int:
+        """The monitor session's own backend pid."""
+        return self.session.pid
+
     def close(self) -> None:
         """Close the monitor session."""
         with self._lock:
@@ -118,7 +68,7 @@ class Monitor:
 
     def conflicting_holders(
         self, relation: QualifiedName, modes: Sequence[str], older_than_ms: int, exclude_pid: int
-    ) -> list[SessionActivity]:
+    ) -> list[Blocker]:
         """Sessions holding a lock in one of ``modes`` on ``relation`` in a transaction older
         than ``older_than_ms``: waiting behind them would queue the application for the whole
         lock timeout."""
@@ -137,9 +87,9 @@ class Monitor:
         )
         with self._lock:
             rows = self.session.rows(query)
-        return [_activity(r[:-1], r[-1]) for r in rows]
+        return [_blocker(r[:-1], r[-1]) for r in rows]
 
-    def blockers_of(self, pid: int) -> BlockerSample:
+    def blockers_of(self, pid: int) -> Sample:
         """Follow pg_blocking_pids() from ``pid`` to the root blocker(s)."""
         with self._lock:
             waiting = self._waiting_lock(pid)
@@ -149,25 +99,25 @@ class Monitor:
             seen = {pid}
             while frontier:
                 current = frontier.pop(0)
-                blockers = self._blocking_pids(current)
-                if not blockers and current != pid:
+                blocking = self._blocking_pids(current)
+                if not blocking and current != pid:
                     roots.append(current)
-                for blocker in blockers:
-                    if blocker not in seen:
-                        seen.add(blocker)
-                        chain.append(blocker)
-                        frontier.append(blocker)
+                for blocker_pid in blocking:
+                    if blocker_pid not in seen:
+                        seen.add(blocker_pid)
+                        chain.append(blocker_pid)
+                        frontier.append(blocker_pid)
             if not roots and chain:
                 # A cycle (a deadlock about to be broken): report everyone on it.
                 roots = list(chain)
-            activities = self._activities(roots, waiting.relation if waiting else None)
-        return BlockerSample(waiting, tuple(activities), tuple(chain))
+            blockers = self._sessions(roots, waiting.relation if waiting else None)
+        return Sample(tuple(blockers), waiting, tuple(chain))
 
     def _blocking_pids(self, pid: int) -> list[int]:
         value = self.session.scalar(sql.SQL("SELECT pg_blocking_pids({})").format(sql.Literal(pid)))
         return [int(p) for p in value or []]
 
-    def _waiting_lock(self, pid: int) -> WaitingLock | None:
+    def _waiting_lock(self, pid: int) -> WaitingFor | None:
         waitstart = (
             sql.SQL("extract(epoch FROM clock_timestamp() - waitstart) * 1000")
             if self._has_waitstart
@@ -182,9 +132,9 @@ class Monitor:
         if not rows:
             return None
         r = rows[0]
-        return WaitingLock(pid, r[0], r[1], r[2], float(r[3]) if r[3] is not None else None)
+        return WaitingFor(pid, r[0], r[1], r[2], float(r[3]) if r[3] is not None else None)
 
-    def _activities(self, pids: Sequence[int], relation: str | None) -> list[SessionActivity]:
+    def _sessions(self, pids: Sequence[int], relation: str | None) -> list[Blocker]:
         if not pids:
             return []
         held: sql.Composable = sql.NULL
@@ -199,7 +149,7 @@ class Monitor:
                 "ORDER BY a.xact_start NULLS LAST"
             ).format(columns=_ACTIVITY_COLUMNS, held=held, pids=sql.Literal(list(pids)))
         )
-        return [_activity(r[:-1], r[-1]) for r in rows]
+        return [_blocker(r[:-1], r[-1]) for r in rows]
 
     def index_progress(self, pid: int) -> IndexBuildProgress | None:
         """The progress of the index build ``pid`` runs, if it runs one."""

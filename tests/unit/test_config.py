@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from safemigrate.blockers.cancel import CancelRule
 from safemigrate.config import KEYS, Settings, find_config_file, load_settings
 from safemigrate.errors import ConfigError, ExitCode
 
@@ -243,7 +244,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         lock_precheck=False,
         redact_queries=True,
         blocker_query_length=80,
-        cancel_blockers="idle-in-transaction:30s",
+        cancel_blockers=CancelRule("idle-in-transaction", 30_000),
         cancel_blockers_only=("reporting", "worker"),
         cancel_blockers_grace_ms=2_000,
         cancel_blockers_dry_run=True,

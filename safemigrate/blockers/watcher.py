@@ -1,11 +1,15 @@
 """What the run learns from its monitor session while a step waits or builds.
 
 - Before a step that would block writes: is the table already held by a transaction older than
-  the lock timeout? Then do not queue behind it (the pre-check).
+  the lock timeout (or ``lock_precheck_age``, if shorter)? Then do not queue behind it (the
+  pre-check).
 - During an attempt: shortly before the lock timeout fires, who blocks the step (root blockers
   of the pg_blocking_pids() chain); every few seconds a heartbeat; during index builds, their
   progress from pg_stat_progress_create_index.
 - After a failed attempt: the opt-in cancel policy for idle root blockers.
+
+The watcher talks to a :class:`MonitorSession` (``safemigrate.db.activity.Monitor`` in a run)
+and reads time from a :class:`Clock`, so both can be replaced in tests.
 """
 
 from __future__ import annotations
@@ -14,21 +18,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from .blockers import CancelPolicy, allow_list, cut, eligible, parse_cancel_policy, redact_query
-from .config import Settings
-from .db import ServerError
-from .db.activity import BlockerSample, Monitor, SessionActivity
-from .events import (
-    Blocker,
-    BlockerAction,
-    Event,
-    IndexProgress,
-    StepProgress,
-    StepRef,
-    WaitingFor,
-)
-from .locks import LockMode, LockNeed
+from ..config import Settings
+from ..db import ServerError
+from ..events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
+from ..locks import LockMode, LockNeed
+from ..model import QualifiedName
+from .cancel import eligible
+from .model import Blocker, IndexBuildProgress, Sample
+from .report import reported_blocker, reported_sample
 
 #: Seconds between heartbeat events while a step runs.
 HEARTBEAT_S = 5.0
@@ -36,30 +35,74 @@ HEARTBEAT_S = 5.0
 INDEX_PROGRESS_S = 2.0
 #: How long before the lock timeout fires the blockers are sampled, at most.
 SAMPLE_MARGIN_MS = 250
+#: Seconds between checks whether a signalled blocker's transaction is gone.
+SIGNAL_POLL_S = 0.1
+#: How long a terminated blocker has to go before the runner gives up on it.
+TERMINATE_GRACE_MS = 2_000
 
 
-def cancel_policy(settings: Settings) -> CancelPolicy | None:
-    """The settings' cancel policy, None when off."""
-    parsed = parse_cancel_policy(settings.cancel_blockers, where="cancel_blockers")
-    if parsed is None:
-        return None
-    kind, age = parsed
-    return CancelPolicy(
-        kind,  # type: ignore[arg-type]
-        age,
-        allow_list(settings.cancel_blockers_only),
-        settings.cancel_blockers_grace_ms,
-        settings.cancel_blockers_dry_run,
-    )
+class MonitorSession(Protocol):
+    """What the watcher asks of its monitor session. Calls may raise ServerError."""
+
+    @property
+    def pid(self) -> int:
+        """The monitor session's own backend pid."""
+        ...
+
+    def conflicting_holders(
+        self, relation: QualifiedName, modes: Sequence[str], older_than_ms: int, exclude_pid: int
+    ) -> list[Blocker]:
+        """Sessions holding a lock in one of ``modes`` on ``relation`` in a transaction older
+        than ``older_than_ms``, other than ``exclude_pid``."""
+        ...
+
+    def blockers_of(self, pid: int) -> Sample:
+        """The root blockers of ``pid`` and what it waits for."""
+        ...
+
+    def index_progress(self, pid: int) -> IndexBuildProgress | None:
+        """The progress of the index build ``pid`` runs, if it runs one."""
+        ...
+
+    def cancel(self, pid: int, *, terminate: bool = False) -> bool:
+        """Cancel (or terminate) backend ``pid``; True if the signal was sent."""
+        ...
+
+    def transaction_of(self, pid: int) -> float | None:
+        """When ``pid``'s transaction started; None if it has none or is gone."""
+        ...
 
 
-@dataclass
-class Sample:
-    """What one attempt's sample found."""
+class Clock(Protocol):
+    """Time as the watcher sees it."""
 
-    blockers: tuple[Blocker, ...] = ()
-    waiting: WaitingFor | None = None
-    chain: tuple[int, ...] = ()
+    def now(self) -> float:
+        """Seconds on a monotonic clock."""
+        ...
+
+    def sleep(self, seconds: float) -> None:
+        """Pause the calling thread."""
+        ...
+
+    def wait(self, stop: threading.Event, seconds: float) -> bool:
+        """Pause until ``stop`` is set or ``seconds`` have passed; True if ``stop`` is set."""
+        ...
+
+
+class SystemClock:
+    """The real clock."""
+
+    def now(self) -> float:
+        """``time.monotonic()``."""
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        """``time.sleep()``."""
+        time.sleep(seconds)
+
+    def wait(self, stop: threading.Event, seconds: float) -> bool:
+        """``stop.wait(seconds)``."""
+        return stop.wait(seconds)
 
 
 class Watcher:
@@ -67,37 +110,19 @@ class Watcher:
 
     def __init__(
         self,
-        monitor: Monitor | None,
+        monitor: MonitorSession | None,
         settings: Settings,
         runner_pid: int,
         emit: Callable[[Event], None],
         *,
-        sleep: Callable[[float], None] = time.sleep,
+        clock: Clock | None = None,
     ) -> None:
         self.monitor = monitor
         self.settings = settings
         self.runner_pid = runner_pid
         self.emit = emit
-        self.sleep = sleep
-        self.policy = cancel_policy(settings)
-
-    def blocker(self, activity: SessionActivity) -> Blocker:
-        """The event form of a session, its query cut or redacted."""
-        query = activity.query
-        if self.settings.redact_queries:
-            query = redact_query(query)
-        return Blocker(
-            pid=activity.pid,
-            application_name=activity.application_name,
-            user=activity.user,
-            client_addr=activity.client_addr,
-            state=activity.state,
-            xact_age_ms=_round(activity.xact_age_ms),
-            state_age_ms=_round(activity.state_age_ms),
-            wait_event=activity.wait_event,
-            lock_mode=activity.lock_mode,
-            query=cut(query, self.settings.blocker_query_length),
-        )
+        self.clock: Clock = clock or SystemClock()
+        self.policy = settings.cancel_policy
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         """Sessions whose transaction, older than the lock timeout (or ``lock_precheck_age``
@@ -120,7 +145,7 @@ class Watcher:
                 # The pre-check is an optimisation; the lock timeout still guards the step.
                 continue
             for holder in holders:
-                found.setdefault(holder.pid, self.blocker(holder))
+                found.setdefault(holder.pid, self._reported(holder))
         return list(found.values())
 
     def watch(
@@ -134,23 +159,24 @@ class Watcher:
         if self.monitor is None:
             return Sample()
         try:
-            found: BlockerSample = self.monitor.blockers_of(self.runner_pid)
+            found = self.monitor.blockers_of(self.runner_pid)
         except ServerError:
             return Sample()
-        waiting = None
-        if found.waiting is not None:
-            w = found.waiting
-            waiting = WaitingFor(w.pid, w.locktype, w.relation, w.mode, _round(w.waiting_ms))
-        return Sample(tuple(self.blocker(a) for a in found.roots), waiting, found.chain)
+        return reported_sample(
+            found,
+            redact=self.settings.redact_queries,
+            query_length=self.settings.blocker_query_length,
+        )
 
     def apply_policy(self, ref: StepRef, blockers: Sequence[Blocker]) -> int:
         """Cancel, then terminate, the root blockers the policy allows; return the actions."""
         policy = self.policy
         if policy is None or self.monitor is None:
             return 0
+        own_pids = (self.runner_pid, self.monitor.pid)
         actions = 0
         for blocker in blockers:
-            reason = eligible(policy, blocker)
+            reason = eligible(policy, blocker, own_pids=own_pids)
             if reason is None:
                 continue
             actions += 1
@@ -160,26 +186,43 @@ class Watcher:
             cleared = self._signal_until_gone(blocker, terminate=False, grace_ms=policy.grace_ms)
             self.emit(_action(ref, blocker, "cancel", reason, cleared))
             if not cleared:
-                cleared = self._signal_until_gone(blocker, terminate=True, grace_ms=2_000)
+                cleared = self._signal_until_gone(
+                    blocker, terminate=True, grace_ms=TERMINATE_GRACE_MS
+                )
                 self.emit(_action(ref, blocker, "terminate", reason, cleared))
         return actions
 
+    def _reported(self, blocker: Blocker) -> Blocker:
+        return reported_blocker(
+            blocker,
+            redact=self.settings.redact_queries,
+            query_length=self.settings.blocker_query_length,
+        )
+
     def _signal_until_gone(self, blocker: Blocker, *, terminate: bool, grace_ms: int) -> bool:
+        """Signal ``blocker``; True once the transaction it had is gone (within ``grace_ms``)."""
         assert self.monitor is not None
         try:
             before = self.monitor.transaction_of(blocker.pid)
             if before is None:
                 return True
             self.monitor.cancel(blocker.pid, terminate=terminate)
-            waited = 0
-            while waited < grace_ms:
-                self.sleep(0.1)
-                waited += 100
+            waited_ms = 0
+            while waited_ms < grace_ms:
+                self.clock.sleep(SIGNAL_POLL_S)
+                waited_ms += round(SIGNAL_POLL_S * 1000)
                 if self.monitor.transaction_of(blocker.pid) != before:
                     return True
         except ServerError:
             return False
         return False
+
+
+def sample_at_s(lock_timeout_ms: int) -> float:
+    """When, in seconds into an attempt, its blockers are sampled: shortly before the lock
+    timeout fires (SAMPLE_MARGIN_MS, or a fifth of a short timeout, earlier)."""
+    margin_ms = min(SAMPLE_MARGIN_MS, lock_timeout_ms * 0.2)
+    return (lock_timeout_ms - margin_ms) / 1000
 
 
 @dataclass
@@ -209,9 +252,9 @@ class AttemptWatch:
             self._thread.join()
 
     def _loop(self) -> None:
-        started = time.monotonic()
-        margin = min(SAMPLE_MARGIN_MS, self.lock_timeout_ms * 0.2)
-        sample_at = (self.lock_timeout_ms - margin) / 1000
+        clock = self.watcher.clock
+        started = clock.now()
+        sample_at = sample_at_s(self.lock_timeout_ms)
         next_beat = HEARTBEAT_S
         next_index = INDEX_PROGRESS_S if self.index_build else None
         sampled = False
@@ -222,9 +265,9 @@ class AttemptWatch:
             if next_index is not None:
                 due.append(next_index)
             wake = min(due)
-            if self._stop.wait(max(0.0, wake - (time.monotonic() - started))):
+            if clock.wait(self._stop, max(0.0, wake - (clock.now() - started))):
                 return
-            elapsed = time.monotonic() - started
+            elapsed = clock.now() - started
             try:
                 if not sampled and elapsed >= sample_at:
                     sampled = True
@@ -275,7 +318,3 @@ def _action(
     return BlockerAction(
         ref, blocker.pid, blocker.application_name, blocker.user, action, reason, cleared
     )
-
-
-def _round(value: float | None) -> float | None:
-    return round(value, 1) if value is not None else None

@@ -1,0 +1,128 @@
+"""A monitor session and a clock for testing the watcher without a database or real time."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from safemigrate.blockers.model import Blocker, IndexBuildProgress, Sample
+from safemigrate.db import ServerError
+from safemigrate.model import QualifiedName
+
+
+class FakeClock:
+    """Time that passes only when the watcher waits or sleeps.
+
+    ``wait`` jumps to the wake-up time at once. Once that would pass ``until``, it sets
+    ``parked`` and blocks for real until the watch is stopped, so a test sees exactly what
+    happened up to ``until``.
+    """
+
+    def __init__(self, until: float = float("inf")) -> None:
+        self.now_s = 0.0
+        self.until = until
+        self.parked = threading.Event()
+        self.slept: list[float] = []
+
+    def now(self) -> float:
+        return self.now_s
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now_s += seconds
+
+    def wait(self, stop: threading.Event, seconds: float) -> bool:
+        if stop.is_set():
+            return True
+        if self.now_s + seconds > self.until:
+            self.parked.set()
+            stop.wait()
+            return True
+        self.now_s += seconds
+        return stop.is_set()
+
+
+@dataclass
+class Holder:
+    """A session with a transaction, as the fake server knows it."""
+
+    blocker: Blocker
+    #: When its transaction started (what transaction_of returns).
+    xact_start: float = 1_000.0
+    #: What ends its transaction: "cancel", "terminate" or "nothing".
+    gives_way_to: str = "cancel"
+    #: How many transaction_of polls after the signal it takes to go.
+    polls_to_go: int = 1
+
+
+@dataclass
+class FakeMonitor:
+    """A MonitorSession over sessions held in memory; records every call."""
+
+    pid: int = 900
+    holders: list[Holder] = field(default_factory=list)
+    sample: Sample = field(default_factory=Sample)
+    progress: IndexBuildProgress | None = None
+    #: Names of methods that raise ServerError.
+    failing: set[str] = field(default_factory=set)
+    #: A method that raises RuntimeError (a bug, not a server error).
+    broken: str | None = None
+    clock: FakeClock | None = None
+    calls: list[tuple[object, ...]] = field(default_factory=list)
+    #: Fake-clock time of each call, by method name.
+    times: dict[str, list[float]] = field(default_factory=dict)
+    _polls_left: dict[int, int] = field(default_factory=dict)
+
+    def _call(self, name: str, *args: object) -> None:
+        self.calls.append((name, *args))
+        self.times.setdefault(name, []).append(self.clock.now() if self.clock else 0.0)
+        if name == self.broken:
+            raise RuntimeError(f"{name} is broken")
+        if name in self.failing:
+            raise ServerError("57014", f"{name} failed")
+
+    def conflicting_holders(
+        self, relation: QualifiedName, modes: Sequence[str], older_than_ms: int, exclude_pid: int
+    ) -> list[Blocker]:
+        self._call("conflicting_holders", relation, tuple(modes), older_than_ms, exclude_pid)
+        # As the SQL does: transactions strictly older than older_than_ms, not the runner's.
+        return [
+            h.blocker
+            for h in self.holders
+            if h.blocker.pid != exclude_pid and (h.blocker.xact_age_ms or 0) > older_than_ms
+        ]
+
+    def blockers_of(self, pid: int) -> Sample:
+        self._call("blockers_of", pid)
+        return self.sample
+
+    def index_progress(self, pid: int) -> IndexBuildProgress | None:
+        self._call("index_progress", pid)
+        return self.progress
+
+    def cancel(self, pid: int, *, terminate: bool = False) -> bool:
+        self._call("cancel", pid, terminate)
+        holder = self._holder(pid)
+        if holder is not None and holder.gives_way_to == ("terminate" if terminate else "cancel"):
+            self._polls_left[pid] = holder.polls_to_go
+        return holder is not None
+
+    def transaction_of(self, pid: int) -> float | None:
+        self._call("transaction_of", pid)
+        holder = self._holder(pid)
+        if holder is None:
+            return None
+        if pid in self._polls_left:
+            self._polls_left[pid] -= 1
+            if self._polls_left[pid] <= 0:
+                self.holders.remove(holder)
+                return None
+        return holder.xact_start
+
+    def _holder(self, pid: int) -> Holder | None:
+        return next((h for h in self.holders if h.blocker.pid == pid), None)
+
+    def called(self, name: str) -> list[tuple[object, ...]]:
+        """The arguments of every call of ``name``."""
+        return [call[1:] for call in self.calls if call[0] == name]

@@ -1,0 +1,355 @@
+"""The watcher over a fake monitor session and a fake clock: the pre-check of long holders,
+sampling shortly before the lock timeout, heartbeats, index progress and the cancel policy."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+import pytest
+
+from safemigrate.blockers.cancel import CancelRule
+from safemigrate.blockers.model import Blocker, IndexBuildProgress, Sample, WaitingFor
+from safemigrate.blockers.watcher import AttemptWatch, Watcher, sample_at_s
+from safemigrate.config import Settings
+from safemigrate.events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
+from safemigrate.model import LockMode, LockNeed, QualifiedName
+
+from .fakes import FakeClock, FakeMonitor, Holder
+
+RUNNER_PID = 100
+REF = StepRef(version=1, file="0001_x.sql", line=1, step=1, steps=1, sql="ALTER TABLE t ...")
+TABLE = QualifiedName("public", "t")
+CANCEL_IDLE = Settings(cancel_blockers=CancelRule("idle-in-transaction", 30_000))
+
+
+def session(pid: int, **changes: object) -> Blocker:
+    """Session ``pid``: idle in a transaction for 40 s, holding a lock on ``t``."""
+    base = Blocker(
+        pid=pid,
+        application_name="report-job",
+        user="bob",
+        client_addr="10.0.0.5",
+        state="idle in transaction",
+        xact_age_ms=41_500.04,
+        state_age_ms=40_000.04,
+        wait_event="ClientRead",
+        lock_mode="AccessShareLock",
+        query="SELECT count(*)\n  FROM t WHERE name = 'ann'",
+    )
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+def watcher(
+    monitor: FakeMonitor | None, settings: Settings | None = None, clock: FakeClock | None = None
+) -> tuple[Watcher, list[Event]]:
+    events: list[Event] = []
+    clock = clock or FakeClock()
+    if monitor is not None:
+        monitor.clock = clock
+    return Watcher(monitor, settings or Settings(), RUNNER_PID, events.append, clock=clock), events
+
+
+def need(mode: LockMode, relation: QualifiedName = TABLE) -> LockNeed:
+    return LockNeed(relation, mode)
+
+
+# -- the pre-check: long lock holders --------------------------------------------------------
+
+
+def test_a_holder_counts_as_long_after_the_precheck_age_when_it_is_shorter() -> None:
+    monitor = FakeMonitor(
+        holders=[Holder(session(1, xact_age_ms=600.0)), Holder(session(2, xact_age_ms=400.0))]
+    )
+    w, _ = watcher(monitor, Settings(lock_precheck_age_ms=500))
+    holders = w.long_holders([need(LockMode.ACCESS_EXCLUSIVE)], lock_timeout_ms=2_000)
+    assert [h.pid for h in holders] == [1]
+    [(_, _, older_than_ms, exclude_pid)] = monitor.called("conflicting_holders")
+    assert (older_than_ms, exclude_pid) == (500, RUNNER_PID)
+
+
+def test_a_holder_counts_as_long_after_the_lock_timeout_when_it_is_shorter() -> None:
+    monitor = FakeMonitor(
+        holders=[Holder(session(1, xact_age_ms=400.0)), Holder(session(2, xact_age_ms=200.0))]
+    )
+    w, _ = watcher(monitor, Settings(lock_precheck_age_ms=500))
+    holders = w.long_holders([need(LockMode.ACCESS_EXCLUSIVE)], lock_timeout_ms=300)
+    assert [h.pid for h in holders] == [1]
+    assert monitor.called("conflicting_holders")[0][2] == 300
+
+
+def test_the_precheck_asks_for_every_mode_that_conflicts_with_the_need() -> None:
+    monitor = FakeMonitor()
+    w, _ = watcher(monitor)
+    w.long_holders([need(LockMode.SHARE)], lock_timeout_ms=2_000)
+    [(relation, modes, _, _)] = monitor.called("conflicting_holders")
+    assert relation == TABLE
+    assert modes == (
+        "RowExclusiveLock",
+        "ShareUpdateExclusiveLock",
+        "ShareRowExclusiveLock",
+        "ExclusiveLock",
+        "AccessExclusiveLock",
+    )
+
+
+def test_needs_that_do_not_block_writes_are_not_prechecked() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1))])
+    w, _ = watcher(monitor)
+    weak = [need(LockMode.SHARE_UPDATE_EXCLUSIVE), need(LockMode.ROW_EXCLUSIVE)]
+    assert w.long_holders(weak, lock_timeout_ms=2_000) == []
+    assert monitor.calls == []
+
+
+def test_without_precheck_or_monitor_there_are_no_long_holders() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1))])
+    w, _ = watcher(monitor, Settings(lock_precheck=False))
+    assert w.long_holders([need(LockMode.ACCESS_EXCLUSIVE)], 2_000) == []
+    assert monitor.calls == []
+    w, _ = watcher(None)
+    assert w.long_holders([need(LockMode.ACCESS_EXCLUSIVE)], 2_000) == []
+
+
+def test_a_holder_of_several_tables_is_reported_once() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1))])
+    w, _ = watcher(monitor)
+    needs = [need(LockMode.ACCESS_EXCLUSIVE), need(LockMode.SHARE, QualifiedName(None, "u"))]
+    assert [h.pid for h in w.long_holders(needs, 2_000)] == [1]
+    assert len(monitor.called("conflicting_holders")) == 2
+
+
+def test_a_failing_precheck_query_finds_no_holders() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1))], failing={"conflicting_holders"})
+    w, _ = watcher(monitor)
+    assert w.long_holders([need(LockMode.ACCESS_EXCLUSIVE)], 2_000) == []
+
+
+def test_long_holders_are_reported_cut_redacted_and_rounded() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1))])
+    w, _ = watcher(monitor, Settings(redact_queries=True, blocker_query_length=30))
+    [holder] = w.long_holders([need(LockMode.ACCESS_EXCLUSIVE)], 2_000)
+    assert holder.query == "SELECT count(*) FROM t WHER..."
+    assert (holder.xact_age_ms, holder.state_age_ms) == (41_500.0, 40_000.0)
+    w, _ = watcher(monitor, Settings(redact_queries=True))
+    [holder] = w.long_holders([need(LockMode.ACCESS_EXCLUSIVE)], 2_000)
+    assert holder.query == "SELECT count(*) FROM t WHERE name = $1"
+
+
+# -- one sample of who blocks ----------------------------------------------------------------
+
+
+def test_a_sample_is_the_monitors_answer_as_reported() -> None:
+    waiting = WaitingFor(RUNNER_PID, "relation", "t", "AccessExclusiveLock", 1_750.04)
+    monitor = FakeMonitor(sample=Sample((session(1),), waiting, (1, 2)))
+    w, _ = watcher(monitor, Settings(blocker_query_length=20))
+    found = w.sample()
+    assert monitor.called("blockers_of") == [(RUNNER_PID,)]
+    assert found.chain == (1, 2)
+    assert found.waiting is not None and found.waiting.waiting_ms == 1_750.0
+    assert [b.query for b in found.blockers] == ["SELECT count(*) F..."]
+
+
+def test_a_failed_or_impossible_sample_is_empty() -> None:
+    monitor = FakeMonitor(sample=Sample((session(1),)), failing={"blockers_of"})
+    assert watcher(monitor)[0].sample() == Sample()
+    assert watcher(None)[0].sample() == Sample()
+
+
+# -- the watch thread ------------------------------------------------------------------------
+
+
+def run_watch(
+    monitor: FakeMonitor, *, lock_timeout_ms: int, until: float, index_build: bool = False
+) -> tuple[AttemptWatch, list[Event]]:
+    """Watch one attempt until the fake clock reaches ``until`` seconds, then stop."""
+    clock = FakeClock(until)
+    w, events = watcher(monitor, clock=clock)
+    watch = w.watch(REF, 2, lock_timeout_ms, index_build)
+    with watch:
+        assert clock.parked.wait(10), "the watch thread never reached the end of the test time"
+    assert not [t for t in threading.enumerate() if t.name == "safemigrate-watch"]
+    return watch, events
+
+
+@pytest.mark.parametrize(
+    ("lock_timeout_ms", "at"), [(2_000, 1.75), (500, 0.4), (100, 0.08), (60_000, 59.75)]
+)
+def test_blockers_are_sampled_shortly_before_the_lock_timeout(
+    lock_timeout_ms: int, at: float
+) -> None:
+    assert sample_at_s(lock_timeout_ms) == pytest.approx(at)
+
+
+def test_the_watch_samples_once_shortly_before_the_lock_timeout() -> None:
+    monitor = FakeMonitor(sample=Sample((session(1),), None, (1,)))
+    watch, events = run_watch(monitor, lock_timeout_ms=2_000, until=4.9)
+    assert monitor.times["blockers_of"] == [1.75]
+    assert watch.result.chain == (1,)
+    assert [b.pid for b in watch.result.blockers] == [1]
+    assert events == []
+
+
+def test_the_watch_sends_heartbeats_every_five_seconds() -> None:
+    monitor = FakeMonitor()
+    _, events = run_watch(monitor, lock_timeout_ms=300_000, until=12.0)
+    assert events == [StepProgress(REF, 2, 5_000), StepProgress(REF, 2, 10_000)]
+    assert "blockers_of" not in monitor.times
+
+
+def test_an_index_build_reports_its_progress_every_two_seconds() -> None:
+    progress = IndexBuildProgress("building index", 25, 100, 0, 0, 0, 0, None)
+    monitor = FakeMonitor(progress=progress)
+    _, events = run_watch(monitor, lock_timeout_ms=300_000, until=5.0, index_build=True)
+    assert monitor.times["index_progress"] == [2.0, 4.0]
+    expected = IndexProgress(REF, "building index", 25, 100, 0, 0, 25.0, None, 0, 0)
+    assert events == [expected, expected, StepProgress(REF, 2, 5_000)]
+
+
+def test_index_progress_falls_back_to_tuples_and_skips_unknowns() -> None:
+    progress = IndexBuildProgress("waiting for old snapshots", 0, 0, 1, 3, 2, 5, 77)
+    monitor = FakeMonitor(progress=progress)
+    _, events = run_watch(monitor, lock_timeout_ms=300_000, until=2.0, index_build=True)
+    assert events == [IndexProgress(REF, "waiting for old snapshots", 0, 0, 1, 3, 33.3, 77, 2, 5)]
+    monitor = FakeMonitor(progress=None)
+    _, events = run_watch(monitor, lock_timeout_ms=300_000, until=4.0, index_build=True)
+    assert events == []
+    assert len(monitor.times["index_progress"]) == 2
+
+
+def test_a_failing_sample_leaves_an_empty_result_and_the_watch_goes_on() -> None:
+    monitor = FakeMonitor(sample=Sample((session(1),)), failing={"blockers_of"})
+    watch, events = run_watch(monitor, lock_timeout_ms=2_000, until=5.0)
+    assert watch.result == Sample()
+    assert events == [StepProgress(REF, 2, 5_000)]
+
+
+def test_a_bug_in_watching_ends_the_watch_quietly() -> None:
+    monitor = FakeMonitor(broken="blockers_of")
+    clock = FakeClock(until=30.0)
+    w, events = watcher(monitor, clock=clock)
+    with w.watch(REF, 1, 2_000, False) as watch:
+        # The thread ends on the error, so it never reaches the end of the test time.
+        for _ in range(1000):
+            if not any(t.name == "safemigrate-watch" for t in threading.enumerate()):
+                break
+            threading.Event().wait(0.01)
+    assert not clock.parked.is_set()
+    assert watch.result == Sample()
+    assert events == []
+
+
+def test_the_watch_thread_is_joined_when_the_attempt_ends() -> None:
+    monitor = FakeMonitor()
+    clock = FakeClock(until=1.0)
+    w, _ = watcher(monitor, clock=clock)
+    with w.watch(REF, 1, 2_000, False) as watch:
+        assert clock.parked.wait(10)
+        assert [t for t in threading.enumerate() if t.name == "safemigrate-watch"]
+    assert not [t for t in threading.enumerate() if t.name == "safemigrate-watch"]
+    # The attempt ended before the sample was due: nobody was asked.
+    assert monitor.calls == []
+    assert watch.result == Sample()
+
+
+def test_without_a_monitor_no_thread_is_started() -> None:
+    w, events = watcher(None)
+    with w.watch(REF, 1, 2_000, True) as watch:
+        assert not [t for t in threading.enumerate() if t.name == "safemigrate-watch"]
+    assert watch.result == Sample()
+    assert events == []
+
+
+# -- the cancel policy -----------------------------------------------------------------------
+
+
+def actions(events: list[Event]) -> list[tuple[int, str, bool]]:
+    return [(e.pid, e.action, e.cleared) for e in events if isinstance(e, BlockerAction)]
+
+
+def test_without_a_policy_or_a_monitor_nothing_is_touched() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1))])
+    w, events = watcher(monitor)
+    assert w.apply_policy(REF, [session(1)]) == 0
+    assert (monitor.calls, events) == ([], [])
+    w, events = watcher(None, CANCEL_IDLE)
+    assert w.apply_policy(REF, [session(1)]) == 0
+    assert events == []
+
+
+def test_a_blocker_that_goes_on_cancel_is_one_action() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1), polls_to_go=3)])
+    clock = FakeClock()
+    w, events = watcher(monitor, CANCEL_IDLE, clock)
+    assert w.apply_policy(REF, [session(1)]) == 1
+    assert monitor.called("cancel") == [(1, False)]
+    assert actions(events) == [(1, "cancel", True)]
+    assert events[0] == BlockerAction(
+        REF, 1, "report-job", "bob", "cancel", "idle in transaction for 40s", True
+    )
+    assert clock.slept == [0.1, 0.1, 0.1]
+
+
+def test_a_blocker_that_outlives_the_grace_is_terminated() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1), gives_way_to="terminate")])
+    clock = FakeClock()
+    settings = dataclasses.replace(CANCEL_IDLE, cancel_blockers_grace_ms=500)
+    w, events = watcher(monitor, settings, clock)
+    assert w.apply_policy(REF, [session(1)]) == 1
+    assert monitor.called("cancel") == [(1, False), (1, True)]
+    assert actions(events) == [(1, "cancel", False), (1, "terminate", True)]
+    # Five polls over the 500 ms grace, then one after the terminate.
+    assert clock.slept == [0.1] * 6
+
+
+def test_a_blocker_that_survives_the_terminate_is_reported_not_cleared() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1), gives_way_to="nothing")])
+    clock = FakeClock()
+    settings = dataclasses.replace(CANCEL_IDLE, cancel_blockers_grace_ms=200)
+    w, events = watcher(monitor, settings, clock)
+    assert w.apply_policy(REF, [session(1)]) == 1
+    assert actions(events) == [(1, "cancel", False), (1, "terminate", False)]
+    # 200 ms of cancel grace, then the terminate's 2 s.
+    assert len(clock.slept) == 2 + 20
+
+
+def test_a_blocker_already_gone_is_cleared_without_a_signal() -> None:
+    monitor = FakeMonitor()
+    w, events = watcher(monitor, CANCEL_IDLE)
+    assert w.apply_policy(REF, [session(1)]) == 1
+    assert monitor.called("cancel") == []
+    assert actions(events) == [(1, "cancel", True)]
+
+
+def test_a_failing_cancel_moves_on_to_terminate() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1))], failing={"cancel"})
+    w, events = watcher(monitor, CANCEL_IDLE)
+    assert w.apply_policy(REF, [session(1)]) == 1
+    assert monitor.called("cancel") == [(1, False), (1, True)]
+    assert actions(events) == [(1, "cancel", False), (1, "terminate", False)]
+
+
+def test_a_dry_run_counts_and_reports_but_touches_nobody() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1)), Holder(session(2))])
+    settings = dataclasses.replace(CANCEL_IDLE, cancel_blockers_dry_run=True)
+    w, events = watcher(monitor, settings)
+    assert w.apply_policy(REF, [session(1), session(2), session(3, state="active")]) == 2
+    assert actions(events) == [(1, "would-cancel", False), (2, "would-cancel", False)]
+    assert monitor.calls == []
+
+
+def test_only_eligible_blockers_are_counted() -> None:
+    holders = [Holder(session(pid)) for pid in (1, 2, 3, 4, 900, RUNNER_PID)]
+    monitor = FakeMonitor(holders=holders)
+    settings = dataclasses.replace(CANCEL_IDLE, cancel_blockers_only=("report-job",))
+    w, events = watcher(monitor, settings)
+    blockers = [
+        session(1),
+        session(2, state_age_ms=1_000.0),  # idle, but not for long enough
+        session(3, application_name="etl", user="etl"),  # outside the allow list
+        session(4, state="active"),  # the idle-in-transaction rule leaves queries alone
+        session(900),  # the monitor session itself
+        session(RUNNER_PID),  # the runner's own backend
+    ]
+    assert w.apply_policy(REF, blockers) == 1
+    assert actions(events) == [(1, "cancel", True)]
+    assert [call[0] for call in monitor.called("cancel")] == [1]
