@@ -1,3 +1,103 @@
-"""safemigrate: apply PostgreSQL schema migrations safely to live production databases."""
+"""safemigrate: apply PostgreSQL schema migrations safely to live production databases.
+
+The library's public surface::
+
+    from pathlib import Path
+    from safemigrate import api, load_settings
+
+    settings = load_settings(cwd=Path.cwd(), overrides={"dir": "migrations"})
+    result = api.up(settings, dsn="postgresql://app@db/shop")
+
+The commands are the functions of :mod:`safemigrate.api` (``up``, ``status``, ``baseline``,
+``new``, ``plan``, ``rehearse``, ``check``); their settings, result types and errors are here
+by name. Everything but the errors is imported on first use, so ``import safemigrate`` (and the
+CLI's ``--help``) loads neither psycopg nor pglast. (The commands are not names of this package:
+``safemigrate.plan`` is a module.)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .errors import (
+    BadInputError,
+    ConfigError,
+    ConnectionFailedError,
+    DriftError,
+    ExitCode,
+    InterruptedRunError,
+    LockNotAcquiredError,
+    MigrationFileError,
+    OutOfOrderError,
+    RunLockHeldError,
+    SafemigrateError,
+    StepFailedError,
+    UnsafeConnectionError,
+)
+
+if TYPE_CHECKING:
+    from . import api
+    from .api import Rehearsal, StatusReport
+    from .config import Settings, load_settings
+    from .events import Event
+    from .executor import RunResult
+    from .lint import LintReport
+    from .plan import PlanReport
 
 __version__ = "0.1.0"
+
+#: The names imported on first use, and the module each comes from.
+_LAZY = {
+    "api": "",
+    "StatusReport": "api",
+    "Rehearsal": "api",
+    "Settings": "config",
+    "load_settings": "config",
+    "Event": "events",
+    "RunResult": "executor",
+    "LintReport": "lint",
+    "PlanReport": "plan",
+}
+
+__all__ = [
+    "BadInputError",
+    "ConfigError",
+    "ConnectionFailedError",
+    "DriftError",
+    "Event",
+    "ExitCode",
+    "InterruptedRunError",
+    "LintReport",
+    "LockNotAcquiredError",
+    "MigrationFileError",
+    "OutOfOrderError",
+    "PlanReport",
+    "Rehearsal",
+    "RunLockHeldError",
+    "RunResult",
+    "SafemigrateError",
+    "Settings",
+    "StatusReport",
+    "StepFailedError",
+    "UnsafeConnectionError",
+    "__version__",
+    "api",
+    "load_settings",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name == "api":
+        return importlib.import_module(f"{__name__}.api")
+    module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
+    value = getattr(module, name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

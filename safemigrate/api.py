@@ -2,49 +2,33 @@
 
 Usable without the CLI, e.g. from a Django management command or a pytest fixture::
 
+    from pathlib import Path
     from safemigrate import api, load_settings
+
     settings = load_settings(cwd=Path.cwd(), overrides={"dir": "migrations"})
     result = api.up(settings, dsn="postgresql://app@db/shop")
+
+Every command raises a :class:`~safemigrate.errors.SafemigrateError` subclass that carries its
+process exit code. What one run against a database does (sessions, run lock, reconnection) is
+:mod:`safemigrate.run`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import datetime as dt
 import os
-import random
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .blockers.watcher import Watcher
 from .config import Settings
-from .db import Session, runlock
-from .db import catalog as dbcatalog
-from .db import dsn as dbdsn
-from .db import journal as dbjournal
-from .db import steps as dbsteps
-from .db.activity import Monitor
-from .db.journal import JournalTable
-from .durations import format_duration
-from .errors import (
-    BadInputError,
-    ConnectionFailedError,
-    InterruptedRunError,
-    MigrationFileError,
-    RunLockHeldError,
-    SafemigrateError,
-    StepFailedError,
-    UnsafeConnectionError,
-)
-from .events import Blocker, ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
-from .executor import Executor, RunResult
-from .lint import Finding, lint_paths
-from .locks import LockMode
-from .model import Migration, QualifiedName
+from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
+from .events import Event
+from .lint import RULES, Finding, LintReport, lint_directory, lint_paths
+from .lint import explain as lint_explain
+from .model import Migration
 from .pending import (
     MigrationStatus,
     PlannedStep,
@@ -54,85 +38,27 @@ from .pending import (
     resolve_target,
     statuses,
 )
-from .plan import DatabaseFacts, PlanReport
+from .plan import PlanReport
 from .plan import build as build_plan
-from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
 
-EventSink = Callable[[Event], None]
+# The database layer (psycopg) is imported by the commands that connect, not here: `check` and
+# `new` then start without it.
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .executor import RunResult
+
+    EventSink = Callable[[Event], None]
 
 
 def _ignore(_: Event) -> None:
     pass
 
 
-@dataclass(frozen=True)
-class Database:
-    """Where to connect, with what must never be shown."""
-
-    dsn: str
-    source: str
-    description: str
-    secrets: tuple[str, ...]
-
-
-def database(dsn: str | None = None, environ: Mapping[str, str] | None = None) -> Database:
-    """Resolve the DSN (--dsn, SAFEMIGRATE_DSN, DATABASE_URL, libpq defaults) and validate it."""
-    env = os.environ if environ is None else environ
-    value, source = dbdsn.resolve_dsn(dsn, env)
-    params = dbdsn.parse_dsn(value, source)
-    return Database(value, source, dbdsn.describe(params), tuple(dbdsn.secrets_of(value, env)))
-
-
-def journal_of(settings: Settings) -> JournalTable:
-    """The journal table the settings name."""
-    return JournalTable(settings.journal_schema, settings.journal_table)
-
-
-def migrations_of(settings: Settings) -> list[Migration]:
+def _migrations(settings: Settings) -> list[Migration]:
     """Every migration in the settings' directory, parsed (bad files raise exit-2 errors)."""
     return load_migrations(settings.dir, concurrent_indexes=settings.concurrent_indexes)
-
-
-@contextmanager
-def _session(settings: Settings, db: Database, *, mid_run: bool = False) -> Iterator[Session]:
-    session = Session.open(
-        db.dsn, application_name=settings.application_name, secrets=db.secrets, mid_run=mid_run
-    )
-    try:
-        yield session
-    finally:
-        session.close()
-
-
-def _acquire_run_lock(
-    session: Session,
-    settings: Settings,
-    keys: tuple[int, int],
-    on_event: EventSink,
-    *,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
-) -> None:
-    """Take the run lock without ever blocking; poll with jitter up to wait_for_lock."""
-    began = clock()
-    vanished = 0
-    while not runlock.try_acquire(session, keys):
-        holders = runlock.holders(session, keys)
-        if not holders and vanished < 3:
-            # The holder ended between our try and the look-up: the lock is free, try again.
-            vanished += 1
-            continue
-        holder = holders[0].describe() if holders else "a session pg_stat_activity does not show"
-        waited = (clock() - began) * 1000
-        if waited >= settings.wait_for_lock_ms:
-            raise RunLockHeldError(
-                f"another run holds the run lock on this journal: {holder}",
-                hint="wait for it to finish, or use --wait-for-lock DURATION",
-            )
-        on_event(RunLockWaiting(holder, round(waited), settings.wait_for_lock_ms))
-        remaining = (settings.wait_for_lock_ms - waited) / 1000
-        sleep(min(remaining, 0.5 + random.random()))
 
 
 def up(
@@ -152,218 +78,26 @@ def up(
     ``SET timezone``) and resumes. ``capture_locks`` reports, in each StepApplied event, the
     table locks the step held just before it committed (what ``rehearse`` shows).
     """
-    migrations = migrations_of(settings)
+    from .run import Run, resolve_database
+
+    migrations = _migrations(settings)
     target_version = resolve_target(migrations, target)
-    db = database(dsn, environ)
-    journal = journal_of(settings)
-    started_at = time.monotonic()
-    result = RunResult()
-    session_state: list[str] = []
-    outage = _Outage()
+    db = resolve_database(dsn, environ)
+    run = Run(
+        settings,
+        db,
+        migrations,
+        target_version=target_version,
+        on_event=on_event,
+        capture_locks=capture_locks,
+    )
     try:
-        while True:
-            try:
-                if outage.since is not None:
-                    outage.attempts += 1
-                return _run_once(
-                    settings,
-                    db,
-                    journal,
-                    migrations,
-                    target_version,
-                    on_event,
-                    result=result,
-                    session_state=session_state,
-                    started_at=started_at,
-                    capture_locks=capture_locks,
-                    outage=outage,
-                )
-            except ConnectionFailedError as err:
-                now = time.monotonic()
-                if outage.since is None:
-                    if settings.reconnect_timeout_ms == 0 or not err.mid_run:
-                        raise
-                    outage.since = now
-                    on_event(ConnectionLost(err.message, settings.reconnect_timeout_ms))
-                budget_s = settings.reconnect_timeout_ms / 1000
-                if settings.deadline_ms is not None:
-                    budget_s = min(budget_s, settings.deadline_ms / 1000 - (now - started_at))
-                if now - outage.since >= budget_s:
-                    raise ConnectionFailedError(
-                        f"{err.message}; could not resume within "
-                        f"{format_duration(settings.reconnect_timeout_ms)}",
-                        hint="rerun safemigrate up: it resumes after the last recorded step",
-                    ) from None
-                time.sleep(min(1.0, 0.2 * 2 ** min(outage.attempts, 3)))
+        return run.execute()
     except KeyboardInterrupt:
         raise InterruptedRunError(
             "interrupted: the running statement was cancelled and its step rolled back",
             hint="rerun safemigrate up to resume after the last recorded step",
         ) from None
-
-
-@dataclasses.dataclass
-class _Outage:
-    """A lost connection being recovered: since when, and how many reconnection attempts."""
-
-    since: float | None = None
-    attempts: int = 0
-
-
-def _run_once(
-    settings: Settings,
-    db: Database,
-    journal: JournalTable,
-    migrations: list[Migration],
-    target_version: int | None,
-    on_event: EventSink,
-    *,
-    result: RunResult,
-    session_state: list[str],
-    started_at: float,
-    capture_locks: bool,
-    outage: _Outage,
-) -> RunResult:
-    """One session's part of a run: lock, journal, plan, execute."""
-    keys = runlock.lock_keys(str(journal))
-    reconnecting = outage.since is not None
-    with _session(settings, db, mid_run=reconnecting) as session:
-        if not reconnecting:
-            _acquire_run_lock(session, settings, keys, on_event)
-        else:
-            # The old backend may hold the lock until the server notices it is gone.
-            wait = dataclasses.replace(
-                settings, wait_for_lock_ms=max(settings.wait_for_lock_ms, 10_000)
-            )
-            _acquire_run_lock(session, wait, keys, _ignore)
-        monitor: Monitor | None = None
-        try:
-            _check_session_is_ours(session, keys)
-            # Before anything is written (even the journal table): a second connection that
-            # lands on the same backend means a transaction-pooling proxy.
-            monitor = _open_monitor(settings, db)
-            if monitor is not None and monitor.session.pid == session.pid:
-                raise _pooled()
-            if reconnecting:
-                for text in session_state:
-                    session.run_sql(text)
-                assert outage.since is not None
-                waited = round((time.monotonic() - outage.since) * 1000)
-                on_event(Reconnected(outage.attempts, waited, tuple(session_state)))
-                # Recovered: a later loss is a new outage with its own full reconnect budget.
-                outage.since, outage.attempts = None, 0
-            dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
-            planned = _pending(session, journal, migrations, settings, target_version)
-            if not session_state:
-                # A new run resuming inside a migration: that file's earlier session settings
-                # (SET timezone ...) were applied by an earlier run, on another session.
-                session_state += _settings_of_partial(planned, session)
-            if not planned and monitor is not None:
-                monitor.close()
-                monitor = None
-            try:
-                on_event(_run_started(settings, db, journal, planned, monitor is not None))
-                watcher = Watcher(monitor, settings, session.pid, on_event)
-                executor = Executor(
-                    session,
-                    settings,
-                    journal,
-                    on_event=on_event,
-                    watcher=watcher,
-                    run_started_at=started_at,
-                    capture_locks=capture_locks,
-                    session_state=session_state,
-                )
-                return executor.run(planned, result)
-            finally:
-                if monitor is not None:
-                    monitor.close()
-        finally:
-            if monitor is not None and not monitor.session.closed:
-                monitor.close()
-            if not session.closed:
-                session.rollback_quietly()
-                # Closing the session releases the lock anyway.
-                with contextlib.suppress(Exception):
-                    runlock.release(session, keys)
-
-
-def _pending(
-    session: Session,
-    journal: JournalTable,
-    migrations: list[Migration],
-    settings: Settings,
-    target_version: int | None,
-) -> list[PlannedStep]:
-    """The steps to run, from the journal; drift and out-of-order migrations are refused."""
-    entries = dbjournal.read(session, journal)
-    check_drift(statuses(migrations, entries))
-    return pending_steps(
-        migrations,
-        entries,
-        target=target_version,
-        allow_out_of_order=settings.allow_out_of_order,
-    )
-
-
-def _settings_of_partial(planned: Sequence[PlannedStep], session: Session) -> list[str]:
-    """Apply again the session SETs of the applied steps of a partially applied migration."""
-    if not planned:
-        return []
-    first = planned[0]
-    applied = [s for s in first.migration.steps if s.index < first.step.index]
-    texts = [st.text for s in applied for st in s.statements if st.session_setting]
-    for text in texts:
-        session.run_sql(text)
-    return texts
-
-
-def _pooled() -> UnsafeConnectionError:
-    return UnsafeConnectionError(
-        "the connection goes through a transaction-pooling proxy (two connections share one "
-        "server backend, or the run lock is not held by the backend answering): the run lock "
-        "and session settings cannot be kept, so nothing was run",
-        hint="connect to PostgreSQL directly, or through a session-pooling proxy "
-        "(PgBouncer pool_mode = session)",
-    )
-
-
-def _check_session_is_ours(session: Session, keys: tuple[int, int]) -> None:
-    """Refuse to run when statements may reach another backend than the one holding the lock."""
-    if runlock.backend_pid(session) != session.pid or not runlock.held_here(session, keys):
-        raise _pooled()
-
-
-def _open_monitor(settings: Settings, db: Database) -> Monitor | None:
-    """The second session that reports blockers; the run goes on without it if it cannot
-    connect (e.g. max_connections reached): the lock timeouts still guard every step."""
-    try:
-        return Monitor.open(db.dsn, application_name=settings.application_name, secrets=db.secrets)
-    except SafemigrateError:
-        return None
-
-
-def _run_started(
-    settings: Settings,
-    db: Database,
-    journal: JournalTable,
-    steps: Sequence[PlannedStep],
-    monitored: bool,
-) -> RunStarted:
-    worst = worst_case((p.step for p in steps), settings)
-    return RunStarted(
-        database=db.description,
-        journal=str(journal),
-        pending_migrations=len({p.migration.version for p in steps}),
-        pending_steps=len(steps),
-        lock_timeout_ms=settings.lock_timeout_ms,
-        max_attempts=settings.max_attempts,
-        worst_case_step_wait_ms=worst.step_ms,
-        worst_case_concurrent_wait_ms=worst.concurrent_ms,
-        worst_case_run_wait_ms=worst.run_ms,
-        deadline_ms=settings.deadline_ms,
-        monitored=monitored,
-    )
 
 
 @dataclass(frozen=True)
@@ -378,6 +112,10 @@ class StatusReport:
     def drifted(self) -> list[MigrationStatus]:
         """Drifted or missing migrations."""
         return [m for m in self.migrations if m.state in (State.DRIFTED, State.MISSING)]
+
+    def refuse_drift(self) -> None:
+        """Raise DriftError (exit 5) naming the first problem when anything drifted."""
+        check_drift(self.migrations)
 
     @property
     def outstanding(self) -> list[MigrationStatus]:
@@ -407,13 +145,16 @@ def status(
 ) -> StatusReport:
     """Every migration's state against the journal. Read-only: takes no lock, creates nothing.
 
-    Drift is reported in the result, not raised: call ``check_drift(report.migrations)`` to
-    refuse on it as the CLI does.
+    Drift is reported in the result, not raised: call ``report.refuse_drift()`` to refuse on it
+    as the CLI does.
     """
-    migrations = migrations_of(settings)
-    db = database(dsn, environ)
-    journal = journal_of(settings)
-    with _session(settings, db) as session:
+    from .db import journal as dbjournal
+    from .run import journal_table, open_session, resolve_database
+
+    migrations = _migrations(settings)
+    db = resolve_database(dsn, environ)
+    journal = journal_table(settings)
+    with open_session(settings, db) as session:
         entries = dbjournal.read(session, journal)
     return StatusReport(db.description, str(journal), statuses(migrations, entries))
 
@@ -429,44 +170,45 @@ def baseline(
 
     For databases adopted from another tool. Returns the migrations newly recorded.
     """
-    migrations = migrations_of(settings)
+    from .db import journal as dbjournal
+    from .db import steps as dbsteps
+    from .run import holding_run_lock, journal_table, open_session, resolve_database
+
+    migrations = _migrations(settings)
     upto = resolve_target(migrations, version)
     assert upto is not None
-    db = database(dsn, environ)
-    journal = journal_of(settings)
-    keys = runlock.lock_keys(str(journal))
+    db = resolve_database(dsn, environ)
+    journal = journal_table(settings)
     recorded = []
-    with _session(settings, db) as session:
-        _acquire_run_lock(session, settings, keys, _ignore)
-        try:
-            dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
-            entries = dbjournal.read(session, journal)
-            check_drift(statuses(migrations, entries))
-            done = {(e.version, e.step) for e in entries if e.done}
-            records = []
-            for migration in migrations:
-                if migration.version > upto:
-                    break
-                missing = [s for s in migration.steps if (migration.version, s.index) not in done]
-                if missing:
-                    recorded.append(migration)
-                records += [
-                    dbjournal.record_sql(
-                        journal,
-                        version=migration.version,
-                        name=migration.name,
-                        step=s.index,
-                        checksum=s.checksum,
-                        state="baseline",
-                    )
-                    for s in missing
-                ]
-            if records:
-                timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
-                dbsteps.run_in_transaction(session, [], timeouts, dbjournal.join(records))
-        finally:
-            session.rollback_quietly()
-            runlock.release(session, keys)
+    with (
+        open_session(settings, db) as session,
+        holding_run_lock(session, journal, settings.wait_for_lock_ms, _ignore),
+    ):
+        dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
+        entries = dbjournal.read(session, journal)
+        check_drift(statuses(migrations, entries))
+        done = {(e.version, e.step) for e in entries if e.done}
+        records = []
+        for migration in migrations:
+            if migration.version > upto:
+                break
+            missing = [s for s in migration.steps if (migration.version, s.index) not in done]
+            if missing:
+                recorded.append(migration)
+            records += [
+                dbjournal.record_sql(
+                    journal,
+                    version=migration.version,
+                    name=migration.name,
+                    step=s.index,
+                    checksum=s.checksum,
+                    state="baseline",
+                )
+                for s in missing
+            ]
+        if records:
+            timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
+            dbsteps.run_in_transaction(session, [], timeouts, dbjournal.join(records))
     return recorded
 
 
@@ -519,16 +261,36 @@ def plan(
     (and exit codes) as ``up`` would, and the report adds table sizes, the run lock's holder,
     invalid indexes and long transactions (see lock_precheck_age) holding the target tables.
     """
-    migrations = migrations_of(settings)
+    migrations = _migrations(settings)
     target_version = resolve_target(migrations, target)
     if not use_database:
         planned = pending_steps(migrations, [], target=target_version)
         findings = _findings(planned, settings)
         return PlanReport(tuple(build_plan(planned, settings, findings)))
-    db = database(dsn, environ)
-    journal = journal_of(settings)
-    with _session(settings, db) as session:
-        planned = _pending(session, journal, migrations, settings, target_version)
+    return _plan_against(settings, migrations, target_version, dsn, environ)
+
+
+def _plan_against(
+    settings: Settings,
+    migrations: list[Migration],
+    target_version: int | None,
+    dsn: str | None,
+    environ: Mapping[str, str] | None,
+) -> PlanReport:
+    """The plan with the database's facts: its pending steps, sizes, lock holders."""
+    from .db import catalog as dbcatalog
+    from .db.activity import Monitor
+    from .events import Blocker
+    from .locks import LockMode
+    from .model import QualifiedName
+    from .plan import DatabaseFacts
+    from .run import RunLock, journal_table, open_session, read_pending, resolve_database
+    from .watch import Watcher
+
+    db = resolve_database(dsn, environ)
+    journal = journal_table(settings)
+    with open_session(settings, db) as session:
+        planned = read_pending(session, journal, migrations, settings, target_version)
         findings = _findings(planned, settings)
         relations = list({need.relation: None for p in planned for need in p.step.locks})
         sizes = {
@@ -546,10 +308,9 @@ def plan(
                 if key not in by_mode:
                     by_mode[key] = watcher.long_holders([need], settings.lock_timeout_ms)
                 holders[(p.migration.version, p.step.index, need.relation)] = by_mode[key]
-        lock_holders = runlock.holders(session, runlock.lock_keys(str(journal)))
         facts = DatabaseFacts(
             db.description,
-            lock_holders[0].describe() if lock_holders else None,
+            RunLock.of(session, journal).holder(),
             tuple(dbcatalog.invalid_indexes(session)),
         )
     steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders)
@@ -564,6 +325,36 @@ def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Findin
         paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
     )
     return list(report.findings)
+
+
+def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
+    """Lint ``files``, or every migration of the settings' directory (and the directory itself:
+    names, duplicate versions, parse errors), for what hurts production. No database needed.
+
+    Findings are the result, not errors: ``report.exit_code()`` is what ``safemigrate check``
+    exits with (2 when some input was bad, 1 with an error finding, else 0).
+    """
+    if files:
+        return lint_paths(
+            list(files),
+            pg_version=settings.pg_version,
+            concurrent_indexes=settings.concurrent_indexes,
+        )
+    return lint_directory(
+        settings.dir,
+        pg_version=settings.pg_version,
+        concurrent_indexes=settings.concurrent_indexes,
+    )
+
+
+def explain(rule_id: str) -> str:
+    """What lint rule ``rule_id`` catches, why it hurts, and the safe alternative."""
+    try:
+        return lint_explain(rule_id)
+    except KeyError:
+        raise BadInputError(
+            f"--explain: unknown rule {rule_id!r}; rules: {', '.join(sorted(RULES))}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -590,9 +381,11 @@ def rehearse(
     on success, failure and Ctrl-C alike. ``schema_from`` is a schema dump (``pg_dump
     --schema-only``) loaded first with psql.
     """
+    from .db import Session
+    from .db import catalog as dbcatalog
     from .throwaway import ThrowawayServer, find_server_bindir
 
-    migrations_of(settings)  # bad files are bad input before anything starts
+    _migrations(settings)  # bad files are bad input before anything starts
     if schema_from is not None and not schema_from.is_file():
         raise BadInputError(f"--schema-from: {schema_from}: no such file")
     bindir = find_server_bindir(server)

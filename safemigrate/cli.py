@@ -18,10 +18,9 @@ import click
 
 from . import __version__
 from .config import Settings, load_settings
-from .errors import BadInputError, ExitCode, SafemigrateError
+from .errors import ExitCode, SafemigrateError
 from .events import Event, IndexProgress, RunFailed, StepProgress
 from .output import LiveStatus, event_json, event_text, plan_text, status_text, to_json
-from .pending import check_drift
 
 if TYPE_CHECKING:
     from .plan import PlanReport
@@ -379,15 +378,14 @@ def status(
             click.echo(f"{report.database} (journal {report.journal})")
             for line in status_text(report.migrations, _colour()):
                 click.echo(line)
-        if report.drifted:
-            if fmt == "json":
-                # stdout stays one JSON document (its migrations carry the problems).
-                try:
-                    check_drift(report.migrations)
-                except SafemigrateError as err:
-                    click.echo(f"error: {err.message}", err=True)
-                    sys.exit(int(err.exit_code))
-            check_drift(report.migrations)
+        if fmt == "json":
+            # stdout stays one JSON document (its migrations carry the problems).
+            try:
+                report.refuse_drift()
+            except SafemigrateError as err:
+                click.echo(f"error: {err.message}", err=True)
+                sys.exit(int(err.exit_code))
+        report.refuse_drift()
         if exit_code and report.outstanding:
             sys.exit(1)
 
@@ -519,32 +517,14 @@ def check(
     statement.
     """
     ctx = Context(config, directory, "json" if fmt == "json" else "text")
-    from .lint import RULES, lint_directory, lint_paths
-    from .lint import explain as lint_explain
+    from . import api
     from .lint.render import render_github, render_json, render_text
 
     with _handled(ctx):
         if explain is not None:
-            try:
-                click.echo(lint_explain(explain))
-            except KeyError:
-                raise BadInputError(
-                    f"--explain: unknown rule {explain!r}; rules: {', '.join(sorted(RULES))}"
-                ) from None
+            click.echo(api.explain(explain))
             return
-        settings = ctx.settings(pg_version=pg_version)
-        if files:
-            report = lint_paths(
-                list(files),
-                pg_version=settings.pg_version,
-                concurrent_indexes=settings.concurrent_indexes,
-            )
-        else:
-            report = lint_directory(
-                settings.dir,
-                pg_version=settings.pg_version,
-                concurrent_indexes=settings.concurrent_indexes,
-            )
+        report = api.check(ctx.settings(pg_version=pg_version), files)
         if fmt == "json":
             click.echo(render_json(report))
         elif fmt == "github":

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from safemigrate import api
+from safemigrate import run
 from safemigrate.config import Settings
 from safemigrate.db import runlock
 
@@ -38,7 +38,8 @@ def test_with_wait_for_lock_a_holder_that_just_ended_is_followed_by_a_new_try(
 ) -> None:
     calls = _race(monkeypatch)
     settings = Settings(wait_for_lock_ms=10_000)
-    api._acquire_run_lock(object(), settings, (1, 2), lambda e: None, sleep=lambda s: None)  # type: ignore[arg-type]
+    lock = run.RunLock(object(), (1, 2))  # type: ignore[arg-type]
+    run.acquire_run_lock(lock, settings.wait_for_lock_ms, lambda e: None, sleep=lambda s: None)
     assert calls == ["try", "holders", "try"]
 
 
@@ -46,5 +47,6 @@ def test_without_wait_for_lock_a_holder_that_just_ended_is_followed_by_a_new_try
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls = _race(monkeypatch)
-    api._acquire_run_lock(object(), Settings(), (1, 2), lambda e: None, sleep=lambda s: None)  # type: ignore[arg-type]
+    lock = run.RunLock(object(), (1, 2))  # type: ignore[arg-type]
+    run.acquire_run_lock(lock, Settings().wait_for_lock_ms, lambda e: None, sleep=lambda s: None)
     assert calls == ["try", "holders", "try"]

@@ -1,0 +1,480 @@
+"""One run against one database: its sessions, its run lock, its reconnections, its result.
+
+A :class:`Run` opens the run's session and the monitor session, takes the run lock (polling,
+never blocking), refuses transaction-pooling proxies, ensures and reads the journal, announces
+the run (RunStarted) and hands the pending steps to the executor. When the connection is lost
+mid-run it reconnects within ``reconnect_timeout``, takes the lock again, replays the session
+settings of earlier steps and resumes from the journal.
+
+Everything comes from arguments (settings, a :class:`Database`, the event sink, the clock and
+sleep), and nothing is kept at module level, so one process can run several targets at once,
+one Run per target and thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Protocol
+
+from .config import Settings
+from .db import Session, runlock
+from .db import dsn as dbdsn
+from .db import journal as dbjournal
+from .db.activity import Monitor
+from .db.journal import JournalTable
+from .durations import format_duration
+from .errors import (
+    ConnectionFailedError,
+    RunLockHeldError,
+    SafemigrateError,
+    UnsafeConnectionError,
+)
+from .events import ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
+from .executor import Executor, RunResult
+from .model import Migration
+from .pending import PlannedStep, check_drift, pending_steps, statuses
+from .policy import worst_case
+from .retry import Backoff
+from .watch import Watcher
+
+EventSink = Callable[[Event], None]
+Clock = Callable[[], float]
+Sleep = Callable[[float], None]
+
+#: Polls of a run lock another run holds: about one a second, jittered so that several waiting
+#: runners do not poll in step.
+RUN_LOCK_POLL = Backoff(initial_ms=500, maximum_ms=1_500)
+#: Reconnection attempts after a lost connection: 0.2 s, 0.4 s, 0.8 s, then every second at
+#: most, jittered so that runners cut off by one server restart do not all knock at once.
+RECONNECT_BACKOFF = Backoff(initial_ms=200, maximum_ms=1_000)
+#: After a lost connection the old backend may hold the run lock until the server notices it
+#: is gone: the new session waits at least this long for it.
+RECONNECT_LOCK_WAIT_MS = 10_000
+#: Refused tries whose holder had already ended, before the lock counts as held anyway.
+VANISHED_HOLDER_RETRIES = 3
+
+
+def ignore(_: Event) -> None:
+    """An event sink that drops every event."""
+
+
+@dataclass(frozen=True)
+class Database:
+    """Where to connect, with what must never be shown."""
+
+    dsn: str
+    source: str
+    description: str
+    secrets: tuple[str, ...]
+
+
+def resolve_database(dsn: str | None = None, environ: Mapping[str, str] | None = None) -> Database:
+    """Resolve the DSN (--dsn, SAFEMIGRATE_DSN, DATABASE_URL, libpq defaults) and validate it."""
+    env = os.environ if environ is None else environ
+    value, source = dbdsn.resolve_dsn(dsn, env)
+    params = dbdsn.parse_dsn(value, source)
+    return Database(value, source, dbdsn.describe(params), tuple(dbdsn.secrets_of(value, env)))
+
+
+def journal_table(settings: Settings) -> JournalTable:
+    """The journal table the settings name."""
+    return JournalTable(settings.journal_schema, settings.journal_table)
+
+
+@contextmanager
+def open_session(settings: Settings, db: Database, *, mid_run: bool = False) -> Iterator[Session]:
+    """A session on ``db`` named after the settings' application_name, closed on exit."""
+    session = Session.open(
+        db.dsn, application_name=settings.application_name, secrets=db.secrets, mid_run=mid_run
+    )
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+# -- the run lock -------------------------------------------------------------------------
+
+
+class LockAttempts(Protocol):
+    """A lock that can be tried without waiting, and asked who holds it."""
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free; never wait."""
+        ...
+
+    def holder(self) -> str | None:
+        """Who holds the lock, for people; None when nobody is seen holding it."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunLock:
+    """The run lock of one journal, taken on one session."""
+
+    session: Session
+    keys: tuple[int, int]
+
+    @classmethod
+    def of(cls, session: Session, journal: JournalTable) -> RunLock:
+        """The run lock that guards ``journal``, on ``session``."""
+        return cls(session, runlock.lock_keys(str(journal)))
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free; never wait."""
+        return runlock.try_acquire(self.session, self.keys)
+
+    def holder(self) -> str | None:
+        """The session holding the lock, for people; None when none is seen."""
+        holders = runlock.holders(self.session, self.keys)
+        return holders[0].describe() if holders else None
+
+    def release(self) -> None:
+        """Release the lock (closing the session releases it too)."""
+        runlock.release(self.session, self.keys)
+
+    def check_held_here(self) -> None:
+        """Refuse to go on when statements may reach another backend than the lock's holder."""
+        held = runlock.held_here(self.session, self.keys)
+        if runlock.backend_pid(self.session) != self.session.pid or not held:
+            raise pooled()
+
+
+def acquire_run_lock(
+    lock: LockAttempts,
+    wait_for_lock_ms: int,
+    on_event: EventSink,
+    *,
+    clock: Clock = time.monotonic,
+    sleep: Sleep = time.sleep,
+    backoff: Backoff = RUN_LOCK_POLL,
+) -> None:
+    """Take the run lock without ever blocking; poll with jittered waits up to wait_for_lock.
+
+    Raises RunLockHeldError naming the holder once ``wait_for_lock_ms`` has passed (at once
+    when it is 0); emits RunLockWaiting before each wait.
+    """
+    began = clock()
+    vanished = 0
+    polls = 0
+    while not lock.try_acquire():
+        holder = lock.holder()
+        if holder is None and vanished < VANISHED_HOLDER_RETRIES:
+            # The holder ended between our try and the look-up: the lock is free, try again.
+            vanished += 1
+            continue
+        holder = holder or "a session pg_stat_activity does not show"
+        waited_ms = (clock() - began) * 1000
+        if waited_ms >= wait_for_lock_ms:
+            raise RunLockHeldError(
+                f"another run holds the run lock on this journal: {holder}",
+                hint="wait for it to finish, or use --wait-for-lock DURATION",
+            )
+        on_event(RunLockWaiting(holder, round(waited_ms), wait_for_lock_ms))
+        polls += 1
+        remaining_s = (wait_for_lock_ms - waited_ms) / 1000
+        sleep(min(remaining_s, backoff.wait_ms(polls) / 1000))
+
+
+@contextmanager
+def holding_run_lock(
+    session: Session,
+    journal: JournalTable,
+    wait_for_lock_ms: int,
+    on_event: EventSink,
+    *,
+    clock: Clock = time.monotonic,
+    sleep: Sleep = time.sleep,
+) -> Iterator[RunLock]:
+    """Hold the run lock of ``journal`` on ``session`` for the block (see acquire_run_lock).
+
+    On exit any open transaction is rolled back and the lock released.
+    """
+    lock = RunLock.of(session, journal)
+    acquire_run_lock(lock, wait_for_lock_ms, on_event, clock=clock, sleep=sleep)
+    try:
+        yield lock
+    finally:
+        if not session.closed:
+            session.rollback_quietly()
+            # Closing the session releases the lock anyway.
+            with contextlib.suppress(Exception):
+                lock.release()
+
+
+# -- what a connection must be, and what runs on it -----------------------------------------
+
+
+def pooled() -> UnsafeConnectionError:
+    """The refusal of a connection through a transaction-pooling proxy."""
+    return UnsafeConnectionError(
+        "the connection goes through a transaction-pooling proxy (two connections share one "
+        "server backend, or the run lock is not held by the backend answering): the run lock "
+        "and session settings cannot be kept, so nothing was run",
+        hint="connect to PostgreSQL directly, or through a session-pooling proxy "
+        "(PgBouncer pool_mode = session)",
+    )
+
+
+def open_monitor(settings: Settings, db: Database) -> Monitor | None:
+    """The second session that reports blockers; the run goes on without it if it cannot
+    connect (e.g. max_connections reached): the lock timeouts still guard every step."""
+    try:
+        return Monitor.open(db.dsn, application_name=settings.application_name, secrets=db.secrets)
+    except SafemigrateError:
+        return None
+
+
+def read_pending(
+    session: Session,
+    journal: JournalTable,
+    migrations: Sequence[Migration],
+    settings: Settings,
+    target_version: int | None,
+) -> list[PlannedStep]:
+    """The steps to run, from the journal; drift and out-of-order migrations are refused."""
+    entries = dbjournal.read(session, journal)
+    check_drift(statuses(migrations, entries))
+    return pending_steps(
+        migrations,
+        entries,
+        target=target_version,
+        allow_out_of_order=settings.allow_out_of_order,
+    )
+
+
+def settings_of_partial(planned: Sequence[PlannedStep], session: Session) -> list[str]:
+    """Apply again the session SETs of the applied steps of a partially applied migration."""
+    if not planned:
+        return []
+    first = planned[0]
+    applied = [s for s in first.migration.steps if s.index < first.step.index]
+    texts = [st.text for s in applied for st in s.statements if st.session_setting]
+    for text in texts:
+        session.run_sql(text)
+    return texts
+
+
+def run_started(
+    settings: Settings,
+    db: Database,
+    journal: JournalTable,
+    steps: Sequence[PlannedStep],
+    monitored: bool,
+) -> RunStarted:
+    """The event that announces a run: what it will apply and the worst waits it allows."""
+    worst = worst_case((p.step for p in steps), settings)
+    return RunStarted(
+        database=db.description,
+        journal=str(journal),
+        pending_migrations=len({p.migration.version for p in steps}),
+        pending_steps=len(steps),
+        lock_timeout_ms=settings.lock_timeout_ms,
+        max_attempts=settings.max_attempts,
+        worst_case_step_wait_ms=worst.step_ms,
+        worst_case_concurrent_wait_ms=worst.concurrent_ms,
+        worst_case_run_wait_ms=worst.run_ms,
+        deadline_ms=settings.deadline_ms,
+        monitored=monitored,
+    )
+
+
+# -- reconnection ----------------------------------------------------------------------------
+
+
+@dataclass
+class Outage:
+    """A lost connection being recovered: since when, how many attempts, how long to try.
+
+    The budget is ``reconnect_timeout_ms`` from the loss, cut to what is left of the run's
+    deadline. Pure arithmetic: times are the caller's clock readings in seconds.
+    """
+
+    reconnect_timeout_ms: int
+    deadline_ms: int | None
+    run_started_at: float
+    backoff: Backoff = RECONNECT_BACKOFF
+    #: When the connection was lost; None while connected.
+    since: float | None = None
+    #: Reconnection attempts made since then.
+    attempts: int = 0
+
+    @property
+    def ongoing(self) -> bool:
+        """True from the loss until the run is connected again."""
+        return self.since is not None
+
+    def begin(self, now: float) -> None:
+        """The connection was lost at ``now``."""
+        self.since, self.attempts = now, 0
+
+    def end(self) -> None:
+        """Connected again: a later loss is a new outage with its own full budget."""
+        self.since, self.attempts = None, 0
+
+    def budget_s(self, now: float) -> float:
+        """How long after the loss the runner may keep trying, as seen at ``now``."""
+        budget = self.reconnect_timeout_ms / 1000
+        if self.deadline_ms is not None:
+            budget = min(budget, self.deadline_ms / 1000 - (now - self.run_started_at))
+        return budget
+
+    def exhausted(self, now: float) -> bool:
+        """True when no further attempt fits in the budget."""
+        assert self.since is not None
+        return now - self.since >= self.budget_s(now)
+
+    def waited_ms(self, now: float) -> int:
+        """Milliseconds since the loss."""
+        assert self.since is not None
+        return round((now - self.since) * 1000)
+
+    def next_wait_s(self) -> float:
+        """The pause before the next attempt (jittered, growing to a second)."""
+        return self.backoff.wait_ms(self.attempts + 1) / 1000
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+class Run:
+    """One ``up`` against one database: start it once with :meth:`execute`.
+
+    ``capture_locks`` reports, in each StepApplied event, the table locks the step held just
+    before it committed (what ``rehearse`` shows). ``clock`` (monotonic seconds, as the
+    executor's deadline uses) and ``sleep`` time the run lock's polls and the reconnections.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        db: Database,
+        migrations: Sequence[Migration],
+        *,
+        target_version: int | None = None,
+        on_event: EventSink = ignore,
+        capture_locks: bool = False,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = time.sleep,
+    ) -> None:
+        self.settings = settings
+        self.db = db
+        self.journal = journal_table(settings)
+        self.migrations = list(migrations)
+        self.target_version = target_version
+        self.emit = on_event
+        self.capture_locks = capture_locks
+        self.clock = clock
+        self.sleep = sleep
+        self.started_at = clock()
+        #: Steps applied so far, across reconnections.
+        self.result = RunResult()
+        #: Session settings (SET timezone ...) of the run so far, replayed after a reconnection.
+        self.session_state: list[str] = []
+        self.outage = Outage(settings.reconnect_timeout_ms, settings.deadline_ms, self.started_at)
+
+    def execute(self) -> RunResult:
+        """Apply every pending step (up to the target), each in its own guarded transaction.
+
+        If the connection is lost mid-run, reconnect for up to ``reconnect_timeout`` (within
+        the run's deadline) and resume; raise ConnectionFailedError when that fails.
+        """
+        settings = self.settings
+        while True:
+            try:
+                if self.outage.ongoing:
+                    self.outage.attempts += 1
+                return self._on_one_session()
+            except ConnectionFailedError as err:
+                now = self.clock()
+                if not self.outage.ongoing:
+                    if settings.reconnect_timeout_ms == 0 or not err.mid_run:
+                        raise
+                    self.outage.begin(now)
+                    self.emit(ConnectionLost(err.message, settings.reconnect_timeout_ms))
+                if self.outage.exhausted(now):
+                    raise ConnectionFailedError(
+                        f"{err.message}; could not resume within "
+                        f"{format_duration(settings.reconnect_timeout_ms)}",
+                        hint="rerun safemigrate up: it resumes after the last recorded step",
+                    ) from None
+                self.sleep(self.outage.next_wait_s())
+
+    def _on_one_session(self) -> RunResult:
+        """One session's part of the run: lock, journal, plan, execute."""
+        settings = self.settings
+        reconnecting = self.outage.ongoing
+        with open_session(settings, self.db, mid_run=reconnecting) as session:
+            if reconnecting:
+                # The old backend may hold the lock until the server notices it is gone.
+                wait_ms = max(settings.wait_for_lock_ms, RECONNECT_LOCK_WAIT_MS)
+                on_wait: EventSink = ignore
+            else:
+                wait_ms, on_wait = settings.wait_for_lock_ms, self.emit
+            with holding_run_lock(
+                session, self.journal, wait_ms, on_wait, clock=self.clock, sleep=self.sleep
+            ) as lock:
+                return self._holding_lock(session, lock, reconnecting)
+
+    def _holding_lock(self, session: Session, lock: RunLock, reconnecting: bool) -> RunResult:
+        monitor: Monitor | None = None
+        try:
+            lock.check_held_here()
+            # Before anything is written (even the journal table): a second connection that
+            # lands on the same backend means a transaction-pooling proxy.
+            monitor = open_monitor(self.settings, self.db)
+            if monitor is not None and monitor.session.pid == session.pid:
+                raise pooled()
+            if reconnecting:
+                self._resume_session(session)
+            dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
+            planned = read_pending(
+                session, self.journal, self.migrations, self.settings, self.target_version
+            )
+            if not self.session_state:
+                # A new run resuming inside a migration: that file's earlier session settings
+                # (SET timezone ...) were applied by an earlier run, on another session.
+                self.session_state += settings_of_partial(planned, session)
+            if not planned and monitor is not None:
+                monitor.close()
+                monitor = None
+            return self._execute(session, planned, monitor)
+        finally:
+            if monitor is not None and not monitor.session.closed:
+                monitor.close()
+
+    def _resume_session(self, session: Session) -> None:
+        """Replay the run's session settings on the new session and report the reconnection."""
+        for text in self.session_state:
+            session.run_sql(text)
+        waited_ms = self.outage.waited_ms(self.clock())
+        self.emit(Reconnected(self.outage.attempts, waited_ms, tuple(self.session_state)))
+        self.outage.end()
+
+    def _execute(
+        self, session: Session, planned: Sequence[PlannedStep], monitor: Monitor | None
+    ) -> RunResult:
+        try:
+            self.emit(
+                run_started(self.settings, self.db, self.journal, planned, monitor is not None)
+            )
+            watcher = Watcher(monitor, self.settings, session.pid, self.emit)
+            executor = Executor(
+                session,
+                self.settings,
+                self.journal,
+                on_event=self.emit,
+                watcher=watcher,
+                run_started_at=self.started_at,
+                capture_locks=self.capture_locks,
+                session_state=self.session_state,
+            )
+            return executor.run(planned, self.result)
+        finally:
+            if monitor is not None:
+                monitor.close()
