@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .blockers.watcher import Watcher
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
 from .events import Event
@@ -278,6 +277,7 @@ def _plan_against(
     environ: Mapping[str, str] | None,
 ) -> PlanReport:
     """The plan with the database's facts: its pending steps, sizes, lock holders."""
+    from .blockers.watcher import Watcher
     from .db import catalog as dbcatalog
     from .db.activity import Monitor
     from .events import Blocker
@@ -285,7 +285,6 @@ def _plan_against(
     from .model import QualifiedName
     from .plan import DatabaseFacts
     from .run import RunLock, journal_table, open_session, read_pending, resolve_database
-    from .watch import Watcher
 
     db = resolve_database(dsn, environ)
     journal = journal_table(settings)

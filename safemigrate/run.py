@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
+from .blockers.watcher import Watcher
 from .config import Settings
 from .db import Session, runlock
 from .db import dsn as dbdsn
@@ -40,7 +41,6 @@ from .model import Migration
 from .pending import PlannedStep, check_drift, pending_steps, statuses
 from .policy import worst_case
 from .retry import Backoff
-from .watch import Watcher
 
 EventSink = Callable[[Event], None]
 Clock = Callable[[], float]
