@@ -1,8 +1,9 @@
-"""Runs planned steps one by one: timeouts, retries with backoff, CONCURRENTLY clean-up, journal.
+"""Runs planned steps one by one: timeouts, retries with backoff, the events of a run.
 
-The executor decides; the db layer talks to the server. Every attempt of every step is a fresh
-transaction (or a fresh autocommit statement) under a lock timeout; lock timeouts and deadlocks
-are retried after a backoff, anything else stops the run at that step.
+The executor decides; the db layer talks to the server. Each attempt of a step is one call to
+the database the steps run on (a :class:`StepDatabase`), with the step's shape (``shapes``):
+a fresh transaction or a fresh autocommit statement under a lock timeout. Lock timeouts and
+deadlocks are retried after a backoff, anything else stops the run at that step.
 """
 
 from __future__ import annotations
@@ -10,20 +11,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from . import statements as sqlinfo
 from .blockers.model import Sample
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session
-from .db import indexes as dbindex
-from .db import journal as dbjournal
-from .db import steps as dbsteps
 from .db.journal import JournalTable
+from .db.steps import CleanupSink, SessionSteps
 from .errors import LockNotAcquiredError, StepFailedError
 from .events import (
     AttemptFailed,
     AttemptStarted,
+    Blocker,
     Event,
     IndexCleanup,
     RunFinished,
@@ -33,16 +33,111 @@ from .events import (
     StepStarted,
     StepSummary,
 )
-from .locks import LockMode
-from .model import IndexBuild, Statement, Step, TxMode
+from .locks import LockMode, LockNeed
+from .model import Statement, Step
 from .pending import PlannedStep
-from .policy import backoff_of, step_policy
+from .policy import Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
+from .shapes import (
+    AutocommitStatement,
+    ConcurrentIndexBuild,
+    ExplicitBlock,
+    InTransaction,
+    StepShape,
+    step_shape,
+)
 
 EventSink = Callable[[Event], None]
 
-#: SQLSTATE undefined_object: what DROP INDEX says when the index is already gone.
-_UNDEFINED_OBJECT = "42704"
+
+class StepDatabase(Protocol):
+    """The database the steps run on: one method per shape (see ``shapes``), and its pid.
+
+    ``db.steps.SessionSteps`` is the real one. Every method writes the shape's journal rows for
+    attempt number ``attempts``, and raises ServerError when the server rejects the step (after
+    rolling back whatever of it can be rolled back).
+    """
+
+    @property
+    def pid(self) -> int:
+        """The server backend the steps run on (what the watcher watches)."""
+        ...
+
+    def run_in_transaction(
+        self,
+        shape: InTransaction,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_statement: Callable[[int], None] | None = None,
+        locks_out: list[tuple[str, str]] | None = None,
+    ) -> None:
+        """Run the statements and the journal row in one transaction. ``on_statement(i)`` is
+        called before statement ``i`` runs; ``locks_out`` gets the (relation, mode) table
+        locks held just before the COMMIT."""
+        ...
+
+    def run_explicit_block(
+        self,
+        shape: ExplicitBlock,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_statement: Callable[[int], None] | None = None,
+        locks_out: list[tuple[str, str]] | None = None,
+    ) -> None:
+        """Run the author's BEGIN..COMMIT block, the journal row before its COMMIT."""
+        ...
+
+    def run_autocommit(
+        self, shape: AutocommitStatement, timeouts: Timeouts, attempts: int
+    ) -> str | None:
+        """Run one autocommit statement between its journal rows; returns why its SQL was
+        skipped (an interrupted earlier run already did it), None when it ran."""
+        ...
+
+    def build_index_concurrently(
+        self,
+        shape: ConcurrentIndexBuild,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_cleanup: CleanupSink | None = None,
+    ) -> str | None:
+        """Build an index CONCURRENTLY with its clean-up (each dropped index reported to
+        ``on_cleanup``); returns why the build was skipped, None when it ran."""
+        ...
+
+
+class WatchedAttempt(Protocol):
+    """One attempt under watch: a context manager whose ``result`` is who blocked it."""
+
+    @property
+    def result(self) -> Sample:
+        """The blockers sampled shortly before the lock timeout fired (empty if none)."""
+        ...
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class StepWatcher(Protocol):
+    """What the executor asks of the run's monitor (``watch.Watcher``)."""
+
+    def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
+        """Old transactions holding a lock that conflicts with a write-blocking need."""
+        ...
+
+    def watch(
+        self, ref: StepRef, attempt: int, lock_timeout_ms: int, index_build: bool
+    ) -> WatchedAttempt:
+        """Watch one attempt (blockers, heartbeats, index build progress)."""
+        ...
+
+    def apply_policy(self, ref: StepRef, blockers: Sequence[Blocker]) -> int:
+        """Act on the blockers the cancel policy allows; returns how many it acted on."""
+        ...
 
 
 @dataclass
@@ -109,16 +204,19 @@ class _Retry(Exception):
 
 
 class Executor:
-    """Applies planned steps on one session, which must already hold the run lock."""
+    """Applies planned steps on one database, whose session must already hold the run lock.
+
+    ``database`` is a StepDatabase, or a Session (then wrapped with the ``journal`` table).
+    """
 
     def __init__(
         self,
-        session: Session,
+        database: StepDatabase | Session,
         settings: Settings,
-        journal: JournalTable,
+        journal: JournalTable | None = None,
         *,
         on_event: EventSink,
-        watcher: Watcher | None = None,
+        watcher: StepWatcher | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         backoff: Backoff | None = None,
@@ -126,11 +224,14 @@ class Executor:
         capture_locks: bool = False,
         session_state: list[str] | None = None,
     ) -> None:
-        self.session = session
+        if isinstance(database, Session):
+            if journal is None:
+                raise TypeError("an Executor on a Session needs the journal table")
+            database = SessionSteps(database, journal)
+        self.db: StepDatabase = database
         self.settings = settings
-        self.journal = journal
         self.emit = on_event
-        self.watcher = watcher or Watcher(None, settings, session.pid, on_event)
+        self.watcher: StepWatcher = watcher or Watcher(None, settings, database.pid, on_event)
         self.clock = clock
         self.sleep = sleep
         self.backoff = backoff or backoff_of(settings)
@@ -183,6 +284,7 @@ class Executor:
         step = planned.step
         ref = step_ref(planned)
         policy = step_policy(step, self.settings)
+        shape = step_shape(planned)
         notes = tuple(note for s in step.statements for note in s.notes)
         index_build = any(
             s.index_build is not None or s.kind == "ReindexStmt" for s in step.statements
@@ -195,14 +297,11 @@ class Executor:
         try:
             while True:
                 attempt += 1
-                lock_timeout = policy.lock_timeout_ms
                 remaining = self.remaining_ms()
-                if remaining is not None:
-                    if remaining <= 0:
-                        raise self._gave_up(ref, attempt - 1, "the run's deadline has passed")
-                    # Never let one attempt run past the deadline waiting for a lock.
-                    lock_timeout = max(1, min(lock_timeout, int(remaining)))
-                timeouts = dbsteps.Timeouts(lock_timeout, policy.statement_timeout_ms)
+                if remaining is not None and remaining <= 0:
+                    raise self._gave_up(ref, attempt - 1, "the run's deadline has passed")
+                timeouts = attempt_timeouts(policy, remaining)
+                lock_timeout = timeouts.lock_timeout_ms
                 self.emit(AttemptStarted(ref, attempt, policy.max_attempts, lock_timeout))
                 attempt_began = self.clock()
                 holders = self.watcher.long_holders(step.locks, lock_timeout)
@@ -218,16 +317,14 @@ class Executor:
                     watch = self.watcher.watch(ref, attempt, lock_timeout, index_build)
                     try:
                         with watch:
-                            skipped = self._attempt(planned, timeouts, attempt)
+                            skipped = self._attempt(planned, shape, timeouts, attempt, ref)
                     except _Retry as retry:
                         failure = watch.result
                         sqlstate = retry.error.sqlstate
                         reason = retry.error.message
                     else:
                         duration = (self.clock() - began) * 1000
-                        taken = None
-                        if self._locks is not None and step.mode is not TxMode.AUTOCOMMIT:
-                            taken = strongest_held(self._locks)
+                        taken = strongest_held(self._locks) if self._locks is not None else None
                         self.emit(StepApplied(ref, round(duration, 1), attempt, skipped, taken))
                         return StepOutcome(
                             ref.file, ref.step, attempt, duration, attempt - 1, skipped
@@ -292,58 +389,54 @@ class Executor:
     # -- one attempt -----------------------------------------------------------------------
 
     def _attempt(
-        self, planned: PlannedStep, timeouts: dbsteps.Timeouts, attempt: int
+        self,
+        planned: PlannedStep,
+        shape: StepShape,
+        timeouts: Timeouts,
+        attempt: int,
+        ref: StepRef,
     ) -> str | None:
         """One attempt; returns why the SQL was skipped, if it was. Raises _Retry."""
         step = planned.step
         self._failed_statement = step.statements[0]
+        self._locks = None
         try:
-            if step.mode is TxMode.AUTOCOMMIT:
-                return self._autocommit(planned, timeouts, attempt)
-            record = self._record(planned, attempts=attempt)
-            texts = [s.run_text for s in step.statements]
-            run = (
-                dbsteps.run_explicit_block
-                if step.mode is TxMode.EXPLICIT
-                else dbsteps.run_in_transaction
-            )
-            self._locks = [] if self.capture_locks else None
-            run(
-                self.session,
-                texts,
-                timeouts,
-                record,
-                on_statement=self._track(step),
-                locks_out=self._locks,
-            )
-            return None
+            return self._send(shape, step, timeouts, attempt, ref)
         except ServerError as error:
             if is_retryable(error.sqlstate):
                 raise _Retry(error) from None
             raise self._failed(planned, error) from None
+
+    def _send(
+        self, shape: StepShape, step: Step, timeouts: Timeouts, attempt: int, ref: StepRef
+    ) -> str | None:
+        """The one call to the database that makes an attempt of ``shape``."""
+        if isinstance(shape, InTransaction):
+            self._locks = [] if self.capture_locks else None
+            self.db.run_in_transaction(
+                shape, timeouts, attempt, on_statement=self._track(step), locks_out=self._locks
+            )
+            return None
+        if isinstance(shape, ExplicitBlock):
+            self._locks = [] if self.capture_locks else None
+            self.db.run_explicit_block(
+                shape, timeouts, attempt, on_statement=self._track(step), locks_out=self._locks
+            )
+            return None
+        if isinstance(shape, AutocommitStatement):
+            return self.db.run_autocommit(shape, timeouts, attempt)
+
+        def cleaned_up(index: str, reason: str) -> None:
+            self.emit(IndexCleanup(ref, index, reason))
+
+        # mypy checks that every other shape was handled above.
+        return self.db.build_index_concurrently(shape, timeouts, attempt, on_cleanup=cleaned_up)
 
     def _track(self, step: Step) -> Callable[[int], None]:
         def on_statement(i: int) -> None:
             self._failed_statement = step.statements[i]
 
         return on_statement
-
-    def _record(
-        self,
-        planned: PlannedStep,
-        *,
-        attempts: int,
-        state: str = "applied",
-    ) -> dbjournal.Record:
-        return dbjournal.record_sql(
-            self.journal,
-            version=planned.migration.version,
-            name=planned.migration.name,
-            step=planned.step.index,
-            checksum=planned.step.checksum,
-            state=state,
-            attempts=attempts,
-        )
 
     def _failed(self, planned: PlannedStep, error: ServerError) -> StepFailedError:
         statement = self._failed_statement or planned.step.statements[0]
@@ -355,128 +448,3 @@ class Executor:
             detail=error.detail,
             hint=error.hint,
         )
-
-    def _autocommit(
-        self, planned: PlannedStep, timeouts: dbsteps.Timeouts, attempt: int
-    ) -> str | None:
-        statement = planned.step.statements[0]
-        started = self._record(planned, attempts=attempt, state="started")
-        applied = self._record(planned, attempts=attempt)
-        build = statement.index_build
-        if build is not None:
-            return self._index_build(planned, statement, build, timeouts, attempt)
-        try:
-            dbsteps.run_autocommit(
-                self.session, statement.run_text, timeouts, before=started, after=applied
-            )
-        except ServerError as error:
-            drop = statement.index_drop
-            if (
-                error.sqlstate == _UNDEFINED_OBJECT
-                and drop is not None
-                and planned.started_before
-                and not any(dbindex.index_exists(self.session, n) for n in drop.names)
-            ):
-                # The previous run dropped the index and died before recording it.
-                self.session.execute(applied)
-                return "the index was already dropped by an interrupted earlier run"
-            raise
-        return None
-
-    @staticmethod
-    def _same_definition(target: str | None, build: IndexBuild, index: dbindex.IndexInfo) -> bool:
-        """True when ``index`` is the index ``build`` makes, names aside.
-
-        ``target`` is the server's own rendering of the build (see server_definition); both
-        sides then come from pg_get_indexdef, so casts and defaults the server adds compare
-        equal. Without it, the author's text is compared, which misses such additions.
-        """
-        existing = sqlinfo.definition_of_indexdef(index.definition)
-        if target is not None:
-            return existing == sqlinfo.definition_of_indexdef(target)
-        return existing == build.definition
-
-    def _matches(self, target: str | None, build: IndexBuild, index: dbindex.IndexInfo) -> bool:
-        if build.name is not None:
-            return index.name == build.name
-        return self._same_definition(target, build, index)
-
-    def _index_build(
-        self,
-        planned: PlannedStep,
-        statement: Statement,
-        build: IndexBuild,
-        timeouts: dbsteps.Timeouts,
-        attempt: int,
-    ) -> str | None:
-        session = self.session
-        ref = step_ref(planned)
-        started = self._record(planned, attempts=attempt, state="started")
-        applied = self._record(planned, attempts=attempt)
-        if statement.rewritten is not None and dbindex.relkind(session, build.table) == "p":
-            # PostgreSQL cannot build an index CONCURRENTLY on a partitioned table: run the
-            # author's plain statement in its own guarded transaction instead.
-            dbsteps.run_in_transaction(session, [statement.text], timeouts, applied)
-            return None
-        dbsteps.set_session_timeouts(session, timeouts)
-        try:
-            existing = dbindex.indexes_of(session, build.table)
-            # The probe costs a round trip: only when an existing index could be this one.
-            candidates = [i for i in existing if build.name is None or i.name == build.name]
-            target = (
-                dbindex.server_definition(session, build.table, build.probe_sql)
-                if candidates
-                else None
-            )
-            for index in candidates:
-                if not index.valid and self._matches(target, build, index):
-                    self.emit(
-                        IndexCleanup(
-                            ref, index.qualified, "invalid index left by an interrupted build"
-                        )
-                    )
-                    session.execute(dbindex.drop_concurrently_sql(index))
-            for index in candidates:
-                same = self._same_definition(target, build, index)
-                if index.valid and same and self._matches(target, build, index):
-                    session.execute(applied)
-                    return f"a valid index {index.qualified} with this definition already exists"
-            before = {i.oid for i in existing}
-            session.execute(started)
-            try:
-                session.run_sql(statement.run_text)
-            except ServerError:
-                self._drop_new_invalid(ref, build, before)
-                raise
-            after = dbindex.indexes_of(session, build.table)
-            built = [
-                i
-                for i in after
-                if (build.name is not None and i.name == build.name)
-                or (build.name is None and i.oid not in before)
-            ]
-            invalid = [i for i in built if not i.valid]
-            if invalid:
-                for index in invalid:
-                    session.execute(dbindex.drop_concurrently_sql(index))
-                raise ServerError(
-                    "XX000",
-                    f"the index build finished but left {invalid[0].qualified} INVALID; "
-                    "it was dropped",
-                )
-            session.execute(applied)
-            return None
-        finally:
-            dbsteps.reset_session_timeouts(session)
-
-    def _drop_new_invalid(self, ref: StepRef, build: IndexBuild, before: set[int]) -> None:
-        """After a failed build, drop the invalid index it left so a rerun starts clean."""
-        try:
-            for index in dbindex.indexes_of(self.session, build.table):
-                ours = index.oid not in before and (build.name is None or index.name == build.name)
-                if ours and not index.valid:
-                    self.emit(IndexCleanup(ref, index.qualified, "left invalid by a failed build"))
-                    self.session.execute(dbindex.drop_concurrently_sql(index))
-        except ServerError:
-            # The next attempt or run drops it before building again.
-            pass

@@ -227,7 +227,7 @@ def lock_needs(node: Any) -> list[LockNeed]:
         return [
             LockNeed(qualified(node.relation), _M.ROW_EXCLUSIVE, scans=node.whereClause is None)
         ]
-    if isinstance(node, ast.InsertStmt):
+    if isinstance(node, (ast.InsertStmt, ast.MergeStmt)):
         return [LockNeed(qualified(node.relation), _M.ROW_EXCLUSIVE)]
     if isinstance(node, ast.CreateStmt):
         needs = []

@@ -1,7 +1,8 @@
 """How each step runs: its timeouts and attempts, after settings and directives. Pure, no I/O.
 
-The planning layer: ``pending`` says which steps run, this module says under which guards, and
-``plan`` reports both. The executor and the db layer carry it out.
+The planning layer: ``pending`` says which steps run, this module says under which guards,
+``shapes`` in which transaction shape, and ``plan`` reports them. The executor and the db layer
+carry it out.
 """
 
 from __future__ import annotations
@@ -41,6 +42,29 @@ def step_policy(step: Step, settings: Settings) -> StepPolicy:
     if options.no_retry:
         attempts = 1
     return StepPolicy(lock, statement, attempts)
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """The timeouts one attempt of a step runs under, in milliseconds."""
+
+    lock_timeout_ms: int
+    statement_timeout_ms: int
+
+    def __post_init__(self) -> None:
+        if self.lock_timeout_ms <= 0:
+            # The one rule the runner never bends: no step waits for a lock without a limit.
+            raise ValueError("lock_timeout must be positive")
+
+
+def attempt_timeouts(policy: StepPolicy, remaining_ms: float | None) -> Timeouts:
+    """The timeouts of one attempt: the step's, the lock timeout capped by what is left of the
+    run's deadline (``remaining_ms``, None without one; it must be positive) so that no attempt
+    waits for a lock past the deadline."""
+    lock_timeout = policy.lock_timeout_ms
+    if remaining_ms is not None:
+        lock_timeout = max(1, min(lock_timeout, int(remaining_ms)))
+    return Timeouts(lock_timeout, policy.statement_timeout_ms)
 
 
 def backoff_of(settings: Settings) -> Backoff:

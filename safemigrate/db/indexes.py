@@ -1,4 +1,4 @@
-"""Index facts the runner needs around CONCURRENTLY builds: validity and leftovers."""
+"""Index facts the runner needs around CONCURRENTLY builds: validity, leftovers, sameness."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
-from ..model import QualifiedName
-from ..statements import PROBE_TABLE
+from ..model import IndexBuild, QualifiedName
+from ..statements import PROBE_TABLE, definition_of_indexdef
 from .session import ServerError, Session
 
 
@@ -108,3 +108,24 @@ def server_definition(session: Session, table: QualifiedName, probe_sql: str) ->
         return None
     finally:
         session.rollback_quietly()
+
+
+def same_definition(index: IndexInfo, build: IndexBuild, target: str | None) -> bool:
+    """True when ``index`` is the index ``build`` makes, names aside.
+
+    ``target`` is the server's own rendering of the build (see server_definition); both
+    sides then come from pg_get_indexdef, so casts and defaults the server adds compare
+    equal. Without it, the author's text is compared, which misses such additions.
+    """
+    existing = definition_of_indexdef(index.definition)
+    if target is not None:
+        return existing == definition_of_indexdef(target)
+    return existing == build.definition
+
+
+def is_build_of(index: IndexInfo, build: IndexBuild, target: str | None) -> bool:
+    """True when ``index`` is what ``build`` makes (or an earlier run of it left): the same
+    name for a named build, the same definition for an unnamed one."""
+    if build.name is not None:
+        return index.name == build.name
+    return same_definition(index, build, target)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from psycopg import sql
 
 from ..model import JournalEntry
+from ..shapes import StepRecord
 from .session import Session
 
 #: A journal statement, composed and ready for the step that carries it.
@@ -152,4 +153,19 @@ def record_sql(
         state=sql.Literal(state),
         duration=duration,
         attempts=sql.Literal(attempts),
+    )
+
+
+def step_record_sql(
+    journal: JournalTable, record: StepRecord, *, attempts: int, state: str = "applied"
+) -> sql.Composed:
+    """record_sql for the journal row a step's shape names (see shapes.StepRecord)."""
+    return record_sql(
+        journal,
+        version=record.version,
+        name=record.name,
+        step=record.step,
+        checksum=record.checksum,
+        state=state,
+        attempts=attempts,
     )

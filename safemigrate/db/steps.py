@@ -1,18 +1,50 @@
-"""Running one step on the server: the transaction shapes and the timeouts that guard them.
+"""Running one step on the server: one function per transaction shape (see ``shapes``).
 
 Every shape sets lock_timeout (never zero) and statement_timeout first, and checks on the same
-backend that they are in force before the author's SQL runs.
+backend that they are in force before the author's SQL runs. :class:`SessionSteps` is the
+executor's ``StepDatabase`` on a real session: it composes each shape's journal rows and calls
+that shape's function, so one attempt of a step is one call from the executor.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from psycopg import sql
 
 from ..errors import UnsafeConnectionError
-from .session import Session
+from ..model import IndexBuild, QualifiedName
+from ..policy import Timeouts
+from ..shapes import (
+    AutocommitStatement,
+    ConcurrentIndexBuild,
+    ExplicitBlock,
+    InTransaction,
+    StepRecord,
+)
+from . import indexes as dbindex
+from . import journal as dbjournal
+from .journal import JournalTable
+from .session import ServerError, Session
+
+__all__ = [
+    "CleanupSink",
+    "SessionSteps",
+    "Timeouts",
+    "build_index_concurrently",
+    "held_locks",
+    "reset_session_timeouts",
+    "run_autocommit",
+    "run_explicit_block",
+    "run_in_transaction",
+    "set_session_timeouts",
+]
+
+#: SQLSTATE undefined_object: what DROP INDEX says when the index is already gone.
+UNDEFINED_OBJECT = "42704"
+
+#: Told of each index the clean-up of a CONCURRENTLY build drops: its name and why.
+CleanupSink = Callable[[str, str], None]
 
 # current_setting() is read from the backend's own GUC state: a tenth of the cost of the
 # pg_settings view, which builds every setting's row (it was a quarter of a step's time).
@@ -35,19 +67,6 @@ _HELD_LOCKS = sql.SQL(
 def held_locks(session: Session) -> list[tuple[str, str]]:
     """(relation, mode) of every table lock the session holds now (catalogs left out)."""
     return [(str(r[0]), str(r[1])) for r in session.rows(_HELD_LOCKS)]
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """The timeouts one attempt of a step runs under, in milliseconds."""
-
-    lock_timeout_ms: int
-    statement_timeout_ms: int
-
-    def __post_init__(self) -> None:
-        if self.lock_timeout_ms <= 0:
-            # The one rule the runner never bends: no step waits for a lock without a limit.
-            raise ValueError("lock_timeout must be positive")
 
 
 def _set(timeouts: Timeouts, *, local: bool) -> sql.Composed:
@@ -155,24 +174,131 @@ def run_autocommit(
     *,
     before: sql.Composed | None = None,
     after: sql.Composed | None = None,
-) -> None:
+    dropped_if_absent: Sequence[QualifiedName] = (),
+) -> str | None:
     """Run a statement that cannot run in a transaction block, under session-level timeouts.
 
     ``before`` (e.g. a "started" journal row) runs once the timeouts are checked; ``after``
-    (the "applied" journal row) runs together with the reset of the timeouts.
+    (the "applied" journal row) runs together with the reset of the timeouts. When the
+    statement fails because an index does not exist and none of ``dropped_if_absent`` exists,
+    an interrupted earlier run dropped them: ``after`` is written all the same and the reason
+    returned. Otherwise returns None.
     """
+    skipped: str | None = None
     try:
         _set_and_verify(session, timeouts, local=False)
         if before is not None:
             session.execute(before)
-        session.run_sql(text)
+        try:
+            session.run_sql(text)
+        except ServerError as error:
+            if not (
+                error.sqlstate == UNDEFINED_OBJECT
+                and dropped_if_absent
+                and not any(dbindex.index_exists(session, n) for n in dropped_if_absent)
+            ):
+                raise
+            skipped = "the index was already dropped by an interrupted earlier run"
         if after is not None:
             session.execute(sql.SQL("{}; {}").format(after, _RESET))
-            return
+            return skipped
     except BaseException:
         _reset_quietly(session)
         raise
     _reset_quietly(session)
+    return skipped
+
+
+def build_index_concurrently(
+    session: Session,
+    text: str,
+    build: IndexBuild,
+    timeouts: Timeouts,
+    *,
+    started: sql.Composed,
+    applied: sql.Composed,
+    plain_fallback: str | None = None,
+    on_cleanup: CleanupSink | None = None,
+) -> str | None:
+    """Run CREATE INDEX CONCURRENTLY ``text`` with its clean-up, under session-level timeouts.
+
+    Before the build: invalid indexes an interrupted build of the same index left are dropped;
+    a valid index with the same definition (and name, if the build names one) counts as built
+    and the reason it was skipped is returned. After a failed build the invalid index it left
+    is dropped so a rerun starts clean; a build that "succeeds" but leaves an INVALID index is
+    an error (its index dropped). ``started`` is written before the build, ``applied`` after.
+    On a partitioned table, which PostgreSQL cannot index CONCURRENTLY, ``plain_fallback`` (the
+    author's plain CREATE INDEX) runs in a guarded transaction instead. ``on_cleanup`` is told
+    of every index dropped.
+    """
+    report: CleanupSink = on_cleanup or _ignore_cleanup
+    if plain_fallback is not None and dbindex.relkind(session, build.table) == "p":
+        run_in_transaction(session, [plain_fallback], timeouts, applied)
+        return None
+    set_session_timeouts(session, timeouts)
+    try:
+        existing = dbindex.indexes_of(session, build.table)
+        # The probe costs a round trip: only when an existing index could be this one.
+        candidates = [i for i in existing if build.name is None or i.name == build.name]
+        target = (
+            dbindex.server_definition(session, build.table, build.probe_sql) if candidates else None
+        )
+        for index in candidates:
+            if not index.valid and dbindex.is_build_of(index, build, target):
+                report(index.qualified, "invalid index left by an interrupted build")
+                session.execute(dbindex.drop_concurrently_sql(index))
+        for index in candidates:
+            if (
+                index.valid
+                and dbindex.same_definition(index, build, target)
+                and dbindex.is_build_of(index, build, target)
+            ):
+                session.execute(applied)
+                return f"a valid index {index.qualified} with this definition already exists"
+        before = {i.oid for i in existing}
+        session.execute(started)
+        try:
+            session.run_sql(text)
+        except ServerError:
+            _drop_new_invalid(session, build, before, report)
+            raise
+        built = [
+            i
+            for i in dbindex.indexes_of(session, build.table)
+            if (build.name is not None and i.name == build.name)
+            or (build.name is None and i.oid not in before)
+        ]
+        invalid = [i for i in built if not i.valid]
+        if invalid:
+            for index in invalid:
+                session.execute(dbindex.drop_concurrently_sql(index))
+            raise ServerError(
+                "XX000",
+                f"the index build finished but left {invalid[0].qualified} INVALID; it was dropped",
+            )
+        session.execute(applied)
+        return None
+    finally:
+        reset_session_timeouts(session)
+
+
+def _drop_new_invalid(
+    session: Session, build: IndexBuild, before: set[int], report: CleanupSink
+) -> None:
+    """After a failed build, drop the invalid index it left so a rerun starts clean."""
+    try:
+        for index in dbindex.indexes_of(session, build.table):
+            ours = index.oid not in before and (build.name is None or index.name == build.name)
+            if ours and not index.valid:
+                report(index.qualified, "left invalid by a failed build")
+                session.execute(dbindex.drop_concurrently_sql(index))
+    except ServerError:
+        # The next attempt or run drops it before building again.
+        pass
+
+
+def _ignore_cleanup(index: str, reason: str) -> None:
+    """The clean-up sink when nobody listens."""
 
 
 def set_session_timeouts(session: Session, timeouts: Timeouts) -> None:
@@ -193,3 +319,91 @@ def _reset_quietly(session: Session) -> None:
         session.execute(_RESET)
     except Exception:
         pass
+
+
+class SessionSteps:
+    """The executor's ``StepDatabase`` on one session: a method per shape, each composing the
+    shape's journal rows (in ``journal``) and calling that shape's function."""
+
+    def __init__(self, session: Session, journal: JournalTable) -> None:
+        self.session = session
+        self.journal = journal
+
+    @property
+    def pid(self) -> int:
+        """The server backend the steps run on."""
+        return self.session.pid
+
+    def _row(self, record: StepRecord, attempts: int, state: str = "applied") -> sql.Composed:
+        return dbjournal.step_record_sql(self.journal, record, attempts=attempts, state=state)
+
+    def run_in_transaction(
+        self,
+        shape: InTransaction,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_statement: Callable[[int], None] | None = None,
+        locks_out: list[tuple[str, str]] | None = None,
+    ) -> None:
+        """Run an InTransaction shape (see run_in_transaction)."""
+        run_in_transaction(
+            self.session,
+            shape.texts,
+            timeouts,
+            self._row(shape.record, attempts),
+            on_statement=on_statement,
+            locks_out=locks_out,
+        )
+
+    def run_explicit_block(
+        self,
+        shape: ExplicitBlock,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_statement: Callable[[int], None] | None = None,
+        locks_out: list[tuple[str, str]] | None = None,
+    ) -> None:
+        """Run an ExplicitBlock shape (see run_explicit_block)."""
+        run_explicit_block(
+            self.session,
+            shape.texts,
+            timeouts,
+            self._row(shape.record, attempts),
+            on_statement=on_statement,
+            locks_out=locks_out,
+        )
+
+    def run_autocommit(
+        self, shape: AutocommitStatement, timeouts: Timeouts, attempts: int
+    ) -> str | None:
+        """Run an AutocommitStatement shape (see run_autocommit)."""
+        return run_autocommit(
+            self.session,
+            shape.text,
+            timeouts,
+            before=self._row(shape.record, attempts, "started"),
+            after=self._row(shape.record, attempts),
+            dropped_if_absent=shape.dropped_if_absent,
+        )
+
+    def build_index_concurrently(
+        self,
+        shape: ConcurrentIndexBuild,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_cleanup: CleanupSink | None = None,
+    ) -> str | None:
+        """Run a ConcurrentIndexBuild shape (see build_index_concurrently)."""
+        return build_index_concurrently(
+            self.session,
+            shape.text,
+            shape.build,
+            timeouts,
+            started=self._row(shape.record, attempts, "started"),
+            applied=self._row(shape.record, attempts),
+            plain_fallback=shape.plain_fallback,
+            on_cleanup=on_cleanup,
+        )

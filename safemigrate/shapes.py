@@ -1,0 +1,113 @@
+"""How each step talks to the server: its transaction shape, decided as data. Pure, no I/O.
+
+The planning layer: ``pending`` says which steps run, ``policy`` under which guards, and this
+module in which shape. The executor sends one shape per attempt; the db layer has one function
+per shape (``db.steps``) and writes the journal rows the shape names.
+
+A new shape (a safe rewrite such as ADD FOREIGN KEY -> NOT VALID + VALIDATE, a batched
+backfill) is a new dataclass here, one rule in :func:`step_shape`, one function in the db layer
+and one method on the executor's ``StepDatabase``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import IndexBuild, QualifiedName, TxMode
+from .pending import PlannedStep
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """The journal row a step writes when it is applied (the db layer composes its SQL)."""
+
+    version: int
+    name: str
+    #: 0-based position of the step in its migration.
+    step: int
+    checksum: str
+
+
+@dataclass(frozen=True)
+class InTransaction:
+    """``BEGIN; SET LOCAL timeouts; <statements>; <journal row>; COMMIT``: all or nothing.
+
+    A single statement goes with its journal row and the COMMIT in one round trip.
+    """
+
+    record: StepRecord
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ExplicitBlock:
+    """The author's own ``BEGIN; ...; COMMIT;`` run as written, journaled before its COMMIT.
+
+    ``texts`` includes the author's BEGIN and COMMIT; the timeouts are set at session level.
+    """
+
+    record: StepRecord
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AutocommitStatement:
+    """A statement that cannot run in a transaction block, under session-level timeouts.
+
+    A ``started`` journal row goes before it, the ``applied`` row after it.
+    """
+
+    record: StepRecord
+    text: str
+    #: For a DROP INDEX [CONCURRENTLY] an earlier run started but never recorded: the indexes
+    #: whose absence (when the server says "does not exist") means that run dropped them.
+    dropped_if_absent: tuple[QualifiedName, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConcurrentIndexBuild:
+    """CREATE INDEX CONCURRENTLY with clean-up: invalid leftovers of earlier builds are dropped,
+    a valid index with the same definition counts as built, a failed build drops what it left.
+    """
+
+    record: StepRecord
+    text: str
+    build: IndexBuild
+    #: The author's plain CREATE INDEX when the runner added CONCURRENTLY: PostgreSQL cannot
+    #: build CONCURRENTLY on a partitioned table, which then gets this text in a guarded
+    #: transaction instead. None when the author wrote CONCURRENTLY.
+    plain_fallback: str | None = None
+
+
+#: Every shape a step can take.
+StepShape = InTransaction | ExplicitBlock | AutocommitStatement | ConcurrentIndexBuild
+
+
+def step_record(planned: PlannedStep) -> StepRecord:
+    """The journal row of a planned step."""
+    return StepRecord(
+        version=planned.migration.version,
+        name=planned.migration.name,
+        step=planned.step.index,
+        checksum=planned.step.checksum,
+    )
+
+
+def step_shape(planned: PlannedStep) -> StepShape:
+    """The shape a planned step runs in, from its transaction mode and its statement's facts."""
+    step = planned.step
+    record = step_record(planned)
+    texts = tuple(s.run_text for s in step.statements)
+    if step.mode is TxMode.EXPLICIT:
+        return ExplicitBlock(record, texts)
+    if step.mode is not TxMode.AUTOCOMMIT:
+        return InTransaction(record, texts)
+    # An autocommit step is always exactly one statement.
+    statement = step.statements[0]
+    if statement.index_build is not None:
+        fallback = statement.text if statement.rewritten is not None else None
+        return ConcurrentIndexBuild(record, statement.run_text, statement.index_build, fallback)
+    dropped: tuple[QualifiedName, ...] = ()
+    if statement.index_drop is not None and planned.started_before:
+        dropped = statement.index_drop.names
+    return AutocommitStatement(record, statement.run_text, dropped)

@@ -1,0 +1,643 @@
+"""Tests for safemigrate.executor without a database: a fake clock, sleep, database and watcher.
+
+The fake database answers each attempt from a script (a return value or a ServerError) and lets
+the fake clock run for as long as the attempt waited for its lock, as a lock timeout would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from safemigrate.blockers.model import Sample
+from safemigrate.config import Settings
+from safemigrate.db import ServerError
+from safemigrate.errors import ExitCode, LockNotAcquiredError, StepFailedError
+from safemigrate.events import (
+    AttemptFailed,
+    AttemptStarted,
+    Blocker,
+    Event,
+    IndexCleanup,
+    RunFinished,
+    RunSummary,
+    StepApplied,
+    StepRef,
+    StepStarted,
+    StepSummary,
+)
+from safemigrate.executor import Executor, RunResult, error_line, strongest_held
+from safemigrate.locks import LockNeed
+from safemigrate.model import Migration
+from safemigrate.pending import PlannedStep
+from safemigrate.policy import Timeouts
+from safemigrate.retry import Backoff
+from safemigrate.shapes import (
+    AutocommitStatement,
+    ConcurrentIndexBuild,
+    ExplicitBlock,
+    InTransaction,
+    StepShape,
+)
+from safemigrate.source import build_steps
+
+LOCK_TIMEOUT = ServerError("55P03", "canceling statement due to lock timeout")
+DEADLOCK = ServerError("40P01", "deadlock detected")
+
+# -- fakes ---------------------------------------------------------------------------------
+
+
+class FakeClock:
+    """A monotonic clock that moves only when told to; ``sleep`` moves it and is recorded."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@dataclasses.dataclass
+class Call:
+    """One call the executor made to the fake database."""
+
+    method: str
+    shape: StepShape
+    timeouts: Timeouts
+    attempts: int
+
+
+#: What one attempt does: returns this (None or a "skipped" reason) or raises it.
+Outcome = str | None | ServerError
+
+
+class FakeDatabase:
+    """A StepDatabase answering attempts from ``script``; a lock error takes the lock timeout.
+
+    ``fail_at`` makes an in-transaction step fail on its statement number ``fail_at`` (the
+    executor learns which statement through ``on_statement``). ``locks`` is what a transaction
+    step reports holding before its COMMIT, ``cleanups`` what an index build drops.
+    """
+
+    pid = 4242
+
+    def __init__(
+        self,
+        clock: FakeClock,
+        script: Sequence[Outcome] = (),
+        *,
+        fail_at: int = 0,
+        locks: Sequence[tuple[str, str]] = (),
+        cleanups: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        self.clock = clock
+        self.script = list(script)
+        self.fail_at = fail_at
+        self.locks = list(locks)
+        self.cleanups = list(cleanups)
+        self.calls: list[Call] = []
+
+    def _answer(self, method: str, shape: StepShape, timeouts: Timeouts, attempts: int) -> Any:
+        self.calls.append(Call(method, shape, timeouts, attempts))
+        outcome = self.script.pop(0) if self.script else None
+        if isinstance(outcome, ServerError):
+            if outcome.sqlstate == "55P03":
+                self.clock.now += timeouts.lock_timeout_ms / 1000
+            raise outcome
+        return outcome
+
+    def _transaction(
+        self,
+        method: str,
+        shape: InTransaction | ExplicitBlock,
+        timeouts: Timeouts,
+        attempts: int,
+        on_statement: Callable[[int], None] | None,
+        locks_out: list[tuple[str, str]] | None,
+    ) -> None:
+        if on_statement is not None:
+            for i in range(min(self.fail_at, len(shape.texts) - 1) + 1):
+                on_statement(i)
+        if locks_out is not None:
+            locks_out.extend(self.locks)
+        self._answer(method, shape, timeouts, attempts)
+
+    def run_in_transaction(
+        self,
+        shape: InTransaction,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_statement: Callable[[int], None] | None = None,
+        locks_out: list[tuple[str, str]] | None = None,
+    ) -> None:
+        self._transaction("transaction", shape, timeouts, attempts, on_statement, locks_out)
+
+    def run_explicit_block(
+        self,
+        shape: ExplicitBlock,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_statement: Callable[[int], None] | None = None,
+        locks_out: list[tuple[str, str]] | None = None,
+    ) -> None:
+        self._transaction("explicit", shape, timeouts, attempts, on_statement, locks_out)
+
+    def run_autocommit(
+        self, shape: AutocommitStatement, timeouts: Timeouts, attempts: int
+    ) -> str | None:
+        result: str | None = self._answer("autocommit", shape, timeouts, attempts)
+        return result
+
+    def build_index_concurrently(
+        self,
+        shape: ConcurrentIndexBuild,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_cleanup: Callable[[str, str], None] | None = None,
+    ) -> str | None:
+        for index, reason in self.cleanups:
+            assert on_cleanup is not None
+            on_cleanup(index, reason)
+        result: str | None = self._answer("index build", shape, timeouts, attempts)
+        return result
+
+
+class FakeWatch:
+    """One watched attempt: reports ``result`` as what blocked it."""
+
+    def __init__(self, result: Sample) -> None:
+        self.result = result
+        self.entered = False
+
+    def __enter__(self) -> FakeWatch:
+        self.entered = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+class FakeWatcher:
+    """A watcher whose pre-check finds ``holders[n]`` before attempt n+1 (none past the list)
+    and whose watch samples ``samples[n]`` during it; records its policy calls."""
+
+    def __init__(
+        self,
+        holders: Sequence[Sequence[Blocker]] = (),
+        samples: Sequence[Sample] = (),
+        actions: int = 0,
+    ) -> None:
+        self.holders = [list(h) for h in holders]
+        self.samples = list(samples)
+        self.actions = actions
+        self.prechecked: list[tuple[tuple[LockNeed, ...], int]] = []
+        self.watched: list[tuple[int, int, bool]] = []
+        self.policy_calls: list[tuple[Blocker, ...]] = []
+
+    def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
+        self.prechecked.append((tuple(needs), lock_timeout_ms))
+        return self.holders.pop(0) if self.holders else []
+
+    def watch(
+        self, ref: StepRef, attempt: int, lock_timeout_ms: int, index_build: bool
+    ) -> FakeWatch:
+        self.watched.append((attempt, lock_timeout_ms, index_build))
+        return FakeWatch(self.samples.pop(0) if self.samples else Sample())
+
+    def apply_policy(self, ref: StepRef, blockers: Sequence[Blocker]) -> int:
+        self.policy_calls.append(tuple(blockers))
+        return self.actions if blockers else 0
+
+
+def blocker(pid: int, app: str = "app") -> Blocker:
+    return Blocker(pid, app, "alice", None, "idle in transaction", 9000.0, 9000.0, None, None, "")
+
+
+# -- what the executor runs ----------------------------------------------------------------
+
+
+def migration(sql: str, version: int = 1, name: str = "m") -> Migration:
+    path = Path(f"/m/{version:04d}_{name}.sql")
+    return Migration(version, f"{version:04d}", name, path, tuple(build_steps(str(path), sql)))
+
+
+def planned(sql: str, *, started_before: bool = False) -> list[PlannedStep]:
+    m = migration(sql)
+    return [PlannedStep(m, step, started_before) for step in m.steps]
+
+
+SETTINGS = Settings(
+    lock_timeout_ms=2_000,
+    statement_timeout_ms=60_000,
+    concurrent_lock_timeout_ms=300_000,
+    concurrent_statement_timeout_ms=0,
+    max_attempts=3,
+    backoff_initial_ms=500,
+    backoff_max_ms=1_500,
+)
+
+
+@dataclasses.dataclass
+class Harness:
+    """An executor on fakes, with the events it emitted."""
+
+    clock: FakeClock
+    db: FakeDatabase
+    watcher: FakeWatcher
+    events: list[Event]
+    executor: Executor
+
+    def of(self, kind: type[Any]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+    def run(self, steps: Sequence[PlannedStep]) -> RunResult:
+        return self.executor.run(steps)
+
+
+def harness(
+    script: Sequence[Outcome] = (),
+    *,
+    settings: Settings = SETTINGS,
+    watcher: FakeWatcher | None = None,
+    started_ago_ms: float = 0.0,
+    capture_locks: bool = False,
+    session_state: list[str] | None = None,
+    **db_options: Any,
+) -> Harness:
+    clock = FakeClock()
+    db = FakeDatabase(clock, script, **db_options)
+    events: list[Event] = []
+    fake_watcher = watcher or FakeWatcher()
+    executor = Executor(
+        db,
+        settings,
+        on_event=events.append,
+        watcher=fake_watcher,
+        clock=clock,
+        sleep=clock.sleep,
+        # The top of the jitter range: every wait is its ceiling.
+        backoff=Backoff(settings.backoff_initial_ms, settings.backoff_max_ms, rand=lambda: 1.0),
+        run_started_at=clock.now - started_ago_ms / 1000,
+        capture_locks=capture_locks,
+        session_state=session_state,
+    )
+    return Harness(clock, db, fake_watcher, events, executor)
+
+
+ALTER = "ALTER TABLE t ADD COLUMN c int"
+
+# -- one attempt ---------------------------------------------------------------------------
+
+
+def test_a_step_that_gets_its_locks_is_one_call_and_applied() -> None:
+    h = harness()
+    result = h.run(planned(f"{ALTER};\n"))
+    [call] = h.db.calls
+    assert call.method == "transaction"
+    assert call.timeouts == Timeouts(2_000, 60_000)
+    assert call.attempts == 1
+    assert isinstance(call.shape, InTransaction)
+    assert call.shape.texts == (ALTER,)
+    assert [type(e) for e in h.events] == [StepStarted, AttemptStarted, StepApplied, RunFinished]
+    [outcome] = result.applied
+    assert (outcome.file, outcome.step, outcome.attempts, outcome.lock_wait_failures) == (
+        "0001_m.sql",
+        1,
+        1,
+        0,
+    )
+    assert h.clock.slept == []
+
+
+def test_an_autocommit_step_runs_under_the_concurrent_timeouts() -> None:
+    h = harness()
+    h.run(planned("DROP INDEX CONCURRENTLY i;\n"))
+    [call] = h.db.calls
+    assert call.method == "autocommit"
+    assert call.timeouts == Timeouts(300_000, 0)
+    assert h.of(AttemptStarted)[0].lock_timeout_ms == 300_000
+
+
+def test_each_shape_goes_to_its_own_database_call() -> None:
+    h = harness()
+    h.run(
+        planned(
+            "SELECT 1;\n"
+            "BEGIN;\nSELECT 2;\nCOMMIT;\n"
+            "DROP INDEX CONCURRENTLY i;\n"
+            "CREATE INDEX CONCURRENTLY j ON t (a);\n"
+        )
+    )
+    assert [c.method for c in h.db.calls] == [
+        "transaction",
+        "explicit",
+        "autocommit",
+        "index build",
+    ]
+
+
+def test_the_reason_an_autocommit_step_was_skipped_is_reported() -> None:
+    why = "the index was already dropped by an interrupted earlier run"
+    h = harness([why])
+    result = h.run(planned("DROP INDEX CONCURRENTLY i;\n", started_before=True))
+    assert result.applied[0].skipped == why
+    assert h.of(StepApplied)[0].skipped == why
+
+
+def test_index_build_clean_ups_become_events_and_the_watch_follows_its_progress() -> None:
+    h = harness(cleanups=[("public.i", "invalid index left by an interrupted build")])
+    steps = planned("CREATE INDEX CONCURRENTLY i ON t (a);\n")
+    h.run(steps)
+    [cleanup] = h.of(IndexCleanup)
+    assert cleanup.index == "public.i"
+    assert cleanup.reason == "invalid index left by an interrupted build"
+    assert cleanup.ref.file == "0001_m.sql"
+    # index_build=True: the watcher samples pg_stat_progress_create_index.
+    assert h.watcher.watched == [(1, 300_000, True)]
+
+
+def test_captured_locks_are_reported_strongest_per_table() -> None:
+    locks = [("t", "RowExclusiveLock"), ("t", "AccessExclusiveLock"), ("u", "ShareLock")]
+    h = harness(capture_locks=True, locks=locks)
+    h.run(planned(f"{ALTER};\n"))
+    assert h.of(StepApplied)[0].locks_taken == ("t ACCESS EXCLUSIVE", "u SHARE")
+
+
+def test_locks_are_not_captured_unless_asked_or_for_autocommit_steps() -> None:
+    h = harness(locks=[("t", "ShareLock")])
+    h.run(planned(f"{ALTER};\n"))
+    assert h.of(StepApplied)[0].locks_taken is None
+    h = harness(capture_locks=True, locks=[("t", "ShareLock")])
+    h.run(planned("DROP INDEX CONCURRENTLY i;\n"))
+    assert h.of(StepApplied)[0].locks_taken is None
+
+
+def test_strongest_held_ignores_modes_it_does_not_know() -> None:
+    assert strongest_held([("t", "SIReadLock"), ("t", "RowShareLock")]) == ("t ROW SHARE",)
+
+
+# -- retries -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("error", [LOCK_TIMEOUT, DEADLOCK], ids=["55P03", "40P01"])
+def test_lock_timeouts_and_deadlocks_are_retried_after_a_backoff(error: ServerError) -> None:
+    h = harness([error])
+    result = h.run(planned(f"{ALTER};\n"))
+    assert [c.attempts for c in h.db.calls] == [1, 2]
+    assert h.clock.slept == [0.5]
+    [failed] = h.of(AttemptFailed)
+    assert (failed.attempt, failed.max_attempts, failed.sqlstate) == (1, 3, error.sqlstate)
+    assert failed.reason == error.message
+    assert failed.wait_ms == 500
+    assert not failed.precheck
+    assert result.applied[0].attempts == 2
+    assert result.applied[0].lock_wait_failures == 1
+    assert h.of(RunFinished)[0].total_attempts == 2
+
+
+def test_the_backoff_doubles_up_to_its_ceiling() -> None:
+    settings = dataclasses.replace(SETTINGS, max_attempts=5)
+    h = harness([LOCK_TIMEOUT] * 4, settings=settings)
+    h.run(planned(f"{ALTER};\n"))
+    assert h.clock.slept == [0.5, 1.0, 1.5, 1.5]
+    assert [e.wait_ms for e in h.of(AttemptFailed)] == [500, 1000, 1500, 1500]
+
+
+def test_the_runner_gives_up_after_max_attempts() -> None:
+    h = harness([None, LOCK_TIMEOUT, LOCK_TIMEOUT, LOCK_TIMEOUT])
+    with pytest.raises(LockNotAcquiredError) as raised:
+        h.run(planned(f"SELECT 1;\n{ALTER};\n"))
+    error = raised.value
+    assert error.exit_code == ExitCode.LOCK_NOT_ACQUIRED
+    assert str(error) == (
+        "0001_m.sql:2 (step 2): could not get its locks after 3 attempts: no attempts left (3); "
+        "last error: canceling statement due to lock timeout; nothing of this step was applied"
+    )
+    assert error.hint is not None and "pg_locks" in error.hint
+    # The first step was applied, then step 2 had three attempts and two pauses.
+    assert [c.attempts for c in h.db.calls] == [1, 1, 2, 3]
+    assert h.clock.slept == [0.5, 1.0]
+    assert h.of(AttemptFailed)[-1].wait_ms is None
+    assert h.of(RunFinished) == []
+    [summary] = h.of(RunSummary)
+    assert summary.steps == (StepSummary("0001_m.sql", 2, 2, 3, 6000.0, ()),)
+
+
+def test_a_no_retry_step_gives_up_after_one_attempt() -> None:
+    h = harness([LOCK_TIMEOUT])
+    with pytest.raises(LockNotAcquiredError, match="after 1 attempt: no attempts left"):
+        h.run(planned(f"-- safemigrate: no-retry\n{ALTER};\n"))
+    assert h.clock.slept == []
+
+
+def test_step_directives_override_the_run_settings() -> None:
+    h = harness([LOCK_TIMEOUT] * 4)
+    sql = f"-- safemigrate: lock-timeout=100ms max-attempts=5\n{ALTER};\n"
+    h.run(planned(sql))
+    assert {c.timeouts.lock_timeout_ms for c in h.db.calls} == {100}
+    assert len(h.db.calls) == 5
+
+
+# -- the deadline --------------------------------------------------------------------------
+
+
+def test_the_deadline_caps_the_lock_timeout() -> None:
+    settings = dataclasses.replace(SETTINGS, deadline_ms=10_000)
+    h = harness(settings=settings, started_ago_ms=8_800)
+    h.run(planned(f"{ALTER};\n"))
+    assert h.db.calls[0].timeouts.lock_timeout_ms == 1_200
+    assert h.of(AttemptStarted)[0].lock_timeout_ms == 1_200
+
+
+def test_the_deadline_stops_retries_whose_wait_would_pass_it() -> None:
+    settings = dataclasses.replace(SETTINGS, deadline_ms=10_000, max_attempts=10)
+    # Attempt 1 waits 2 s (8.0 s left), attempt 2 after a 0.5 s pause waits 2 s (5.5 s left),
+    # attempt 3 after 1 s waits 2 s (2.5 s left), attempt 4 after 1.5 s waits the 1 s left.
+    h = harness([LOCK_TIMEOUT] * 10, settings=settings)
+    with pytest.raises(LockNotAcquiredError) as raised:
+        h.run(planned(f"{ALTER};\n"))
+    assert [c.timeouts.lock_timeout_ms for c in h.db.calls] == [2_000, 2_000, 2_000, 1_000]
+    assert h.clock.slept == [0.5, 1.0, 1.5]
+    assert "could not get its locks after 4 attempts: the run's deadline would pass" in str(
+        raised.value
+    )
+    assert h.of(AttemptFailed)[-1].wait_ms is None
+
+
+def test_a_step_after_the_deadline_is_not_attempted() -> None:
+    settings = dataclasses.replace(SETTINGS, deadline_ms=1_000)
+    h = harness(settings=settings, started_ago_ms=1_000)
+    with pytest.raises(LockNotAcquiredError) as raised:
+        h.run(planned(f"{ALTER};\n"))
+    assert "after 0 attempts: the run's deadline has passed" in str(raised.value)
+    assert h.db.calls == []
+    assert h.of(AttemptStarted) == []
+
+
+# -- errors that stop the run --------------------------------------------------------------
+
+
+def test_an_error_that_is_not_a_lock_race_stops_the_run_at_its_line() -> None:
+    error = ServerError("42P01", 'relation "t" does not exist', detail="d", hint="h", position=None)
+    h = harness([None, error])
+    with pytest.raises(StepFailedError) as raised:
+        h.run(planned(f"SELECT 1;\n\n{ALTER};\n"))
+    failed = raised.value
+    assert str(failed) == '0001_m.sql:3 (step 2): 42P01: relation "t" does not exist'
+    assert (failed.sqlstate, failed.detail, failed.hint) == ("42P01", "d", "h")
+    assert failed.exit_code == ExitCode.STEP_FAILED
+    assert len(h.db.calls) == 2
+    assert h.clock.slept == []
+    assert h.of(AttemptFailed) == []
+
+
+def test_the_error_position_points_at_the_line_within_the_statement() -> None:
+    sql = "UPDATE t\nSET a = 1\nWHERE nope;\n"
+    error = ServerError("42703", 'column "nope" does not exist', position=sql.index("nope") + 1)
+    h = harness([error])
+    with pytest.raises(StepFailedError, match=r"^0001_m\.sql:3 \(step 1\): 42703"):
+        h.run(planned(sql))
+
+
+def test_the_error_of_a_grouped_step_names_the_statement_that_failed() -> None:
+    sql = (
+        "-- safemigrate: group-start\n"
+        "SELECT 1;\n"
+        "SELECT 2;\n"
+        "SELECT nope;\n"
+        "-- safemigrate: group-end\n"
+    )
+    error = ServerError("42703", 'column "nope" does not exist', position=8)
+    h = harness([error], fail_at=2)
+    with pytest.raises(StepFailedError, match=r"^0001_m\.sql:4 \(step 1\)"):
+        h.run(planned(sql))
+
+
+def test_error_line_counts_newlines_before_the_position() -> None:
+    [step] = migration("\n\nSELECT\n  1,\n  nope;\n").steps
+    statement = step.statements[0]
+    assert error_line(statement, None) == 3
+    assert error_line(statement, 1) == 3
+    assert error_line(statement, statement.text.index("nope") + 1) == 5
+
+
+def test_a_run_summary_is_emitted_when_a_step_fails_after_waiting() -> None:
+    h = harness([LOCK_TIMEOUT, ServerError("23505", "duplicate key")])
+    with pytest.raises(StepFailedError):
+        h.run(planned(f"{ALTER};\n"))
+    [summary] = h.of(RunSummary)
+    assert summary.steps == (StepSummary("0001_m.sql", 1, 1, 2, 2000.0, ()),)
+
+
+# -- the watcher ---------------------------------------------------------------------------
+
+
+def test_long_holders_found_by_the_precheck_mean_no_attempt_is_sent() -> None:
+    old = blocker(77, "reports")
+    watcher = FakeWatcher(holders=[[old]])
+    h = harness(watcher=watcher)
+    h.run(planned(f"{ALTER};\n"))
+    # The first attempt never reached the database; the second did.
+    assert [c.attempts for c in h.db.calls] == [2]
+    assert len(watcher.watched) == 1
+    [failed] = h.of(AttemptFailed)
+    assert failed.precheck
+    assert failed.sqlstate is None
+    assert failed.blockers == (old,)
+    assert failed.reason == (
+        "not queued behind 1 transaction older than the pre-check age holding a conflicting lock"
+    )
+    assert h.clock.slept == [0.5]
+    [summary] = h.of(RunSummary)
+    assert summary.steps[0].blockers == ("pid 77 (reports)",)
+    # The precheck is asked about the step's locks, under the attempt's lock timeout.
+    [(needs, lock_timeout), _] = watcher.prechecked
+    assert [str(n.relation) for n in needs] == ["t"]
+    assert lock_timeout == 2_000
+
+
+def test_blockers_sampled_during_a_failed_attempt_are_reported_and_given_to_the_policy() -> None:
+    sampled = Sample(blockers=(blocker(91, ""), blocker(92)), chain=(91, 92))
+    watcher = FakeWatcher(samples=[sampled], actions=2)
+    h = harness([LOCK_TIMEOUT], watcher=watcher)
+    h.run(planned(f"{ALTER};\n"))
+    [failed] = h.of(AttemptFailed)
+    assert failed.blockers == sampled.blockers
+    assert failed.chain == (91, 92)
+    assert watcher.policy_calls == [sampled.blockers]
+    [summary] = h.of(RunSummary)
+    assert summary.blocker_actions == 2
+    assert summary.steps[0].blockers == ("pid 91 (?)", "pid 92 (app)")
+
+
+def test_the_policy_is_not_applied_when_the_runner_gives_up() -> None:
+    sampled = Sample(blockers=(blocker(91),))
+    watcher = FakeWatcher(samples=[sampled])
+    settings = dataclasses.replace(SETTINGS, max_attempts=1)
+    h = harness([LOCK_TIMEOUT], watcher=watcher, settings=settings)
+    with pytest.raises(LockNotAcquiredError):
+        h.run(planned(f"{ALTER};\n"))
+    assert watcher.policy_calls == []
+
+
+def test_a_run_without_waits_has_no_summary() -> None:
+    h = harness()
+    h.run(planned(f"{ALTER};\n{ALTER};\n"))
+    assert h.of(RunSummary) == []
+    assert [e.n for e in h.of(StepStarted)] == [1, 2]
+    assert {e.total for e in h.of(StepStarted)} == {2}
+
+
+def test_the_default_watcher_watches_the_databases_backend() -> None:
+    clock = FakeClock()
+    executor = Executor(FakeDatabase(clock), SETTINGS, on_event=lambda e: None, clock=clock)
+    watcher: Any = executor.watcher
+    assert watcher.runner_pid == FakeDatabase.pid
+    assert watcher.monitor is None
+
+
+# -- session state -------------------------------------------------------------------------
+
+
+def test_session_settings_of_applied_steps_are_kept_for_a_reconnect() -> None:
+    state = ["SET search_path = app"]
+    h = harness(session_state=state)
+    h.run(
+        planned(
+            "SET timezone = 'UTC';\n"
+            "SET LOCAL lock_timeout = '1s';\n"
+            "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;\n"
+            f"{ALTER};\n"
+            "RESET timezone;\n"
+        )
+    )
+    # The caller's list is extended in place: it outlives a lost session.
+    assert h.executor.session_state is state
+    assert state == ["SET search_path = app", "SET timezone = 'UTC'", "RESET timezone"]
+
+
+def test_session_settings_of_a_failed_step_are_not_kept() -> None:
+    h = harness([None, ServerError("22023", "invalid value")])
+    with pytest.raises(StepFailedError):
+        h.run(planned("SET timezone = 'UTC';\nSET datestyle = 'nope';\n"))
+    assert h.executor.session_state == ["SET timezone = 'UTC'"]
+
+
+def test_applied_steps_are_kept_in_the_callers_result_when_a_later_step_fails() -> None:
+    h = harness([None, ServerError("42601", "syntax error")])
+    result = RunResult()
+    with pytest.raises(StepFailedError):
+        h.executor.run(planned("SELECT 1;\nSELECT 2;\n"), result)
+    assert [o.step for o in result.applied] == [1]

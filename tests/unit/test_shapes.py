@@ -1,0 +1,114 @@
+"""Tests for safemigrate.shapes (each step's transaction shape) and policy.attempt_timeouts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from safemigrate.model import Migration, QualifiedName
+from safemigrate.pending import PlannedStep
+from safemigrate.policy import StepPolicy, Timeouts, attempt_timeouts
+from safemigrate.shapes import (
+    AutocommitStatement,
+    ConcurrentIndexBuild,
+    ExplicitBlock,
+    InTransaction,
+    StepRecord,
+    StepShape,
+    step_shape,
+)
+from safemigrate.source import build_steps
+
+
+def shapes(sql: str, *, started_before: bool = False) -> list[StepShape]:
+    path = Path("/m/0007_add.sql")
+    m = Migration(7, "0007", "add", path, tuple(build_steps(str(path), sql)))
+    return [step_shape(PlannedStep(m, step, started_before)) for step in m.steps]
+
+
+def test_a_plain_statement_runs_in_a_transaction_with_its_journal_row() -> None:
+    [shape] = shapes("ALTER TABLE t ADD COLUMN c int;\n")
+    assert shape == InTransaction(
+        StepRecord(7, "add", 0, shape.record.checksum), ("ALTER TABLE t ADD COLUMN c int",)
+    )
+    assert len(shape.record.checksum) == 64
+
+
+def test_a_group_is_one_transaction_of_its_statements() -> None:
+    sql = (
+        "SELECT 0;\n-- safemigrate: group-start\nSELECT 1;\nSELECT 2;\n-- safemigrate: group-end\n"
+    )
+    first, group = shapes(sql)
+    assert isinstance(group, InTransaction)
+    assert group.texts == ("SELECT 1", "SELECT 2")
+    assert group.record.step == 1
+    assert first.record.checksum != group.record.checksum
+
+
+def test_an_explicit_block_keeps_the_authors_begin_and_commit() -> None:
+    [shape] = shapes("BEGIN;\nSET TRANSACTION ISOLATION LEVEL SERIALIZABLE;\nSELECT 1;\nCOMMIT;\n")
+    assert isinstance(shape, ExplicitBlock)
+    assert shape.texts == (
+        "BEGIN",
+        "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+        "SELECT 1",
+        "COMMIT",
+    )
+
+
+def test_a_non_transactional_statement_is_a_plain_autocommit_statement() -> None:
+    [shape] = shapes("VACUUM t;\n", started_before=True)
+    assert shape == AutocommitStatement(shape.record, "VACUUM t", ())
+
+
+def test_a_first_drop_index_concurrently_does_not_accept_a_missing_index() -> None:
+    [shape] = shapes("DROP INDEX CONCURRENTLY s.i;\n")
+    assert isinstance(shape, AutocommitStatement)
+    assert shape.dropped_if_absent == ()
+
+
+def test_a_drop_index_an_earlier_run_started_accepts_its_indexes_being_gone() -> None:
+    [shape] = shapes("DROP INDEX CONCURRENTLY s.i;\n", started_before=True)
+    assert isinstance(shape, AutocommitStatement)
+    assert shape.dropped_if_absent == (QualifiedName("s", "i"),)
+
+
+def test_create_index_concurrently_as_written_has_no_plain_fallback() -> None:
+    [shape] = shapes("CREATE INDEX CONCURRENTLY i ON t (a);\n")
+    assert isinstance(shape, ConcurrentIndexBuild)
+    assert shape.text == "CREATE INDEX CONCURRENTLY i ON t (a)"
+    assert shape.build.table == QualifiedName(None, "t")
+    assert shape.build.name == "i"
+    assert shape.plain_fallback is None
+
+
+def test_a_rewritten_create_index_falls_back_to_the_authors_text() -> None:
+    [shape] = shapes("CREATE INDEX i ON t (a);\n")
+    assert isinstance(shape, ConcurrentIndexBuild)
+    assert shape.text == "CREATE INDEX CONCURRENTLY i ON t (a)"
+    assert shape.plain_fallback == "CREATE INDEX i ON t (a)"
+
+
+def test_an_index_on_a_table_of_the_same_migration_stays_in_a_transaction() -> None:
+    _, shape = shapes("CREATE TABLE t (a int);\nCREATE INDEX i ON t (a);\n")
+    assert isinstance(shape, InTransaction)
+    assert shape.texts == ("CREATE INDEX i ON t (a)",)
+
+
+POLICY = StepPolicy(lock_timeout_ms=2_000, statement_timeout_ms=60_000, max_attempts=3)
+
+
+@pytest.mark.parametrize(
+    ("remaining", "lock_timeout"),
+    [(None, 2_000), (5_000.0, 2_000), (1_234.9, 1_234), (0.4, 1)],
+)
+def test_the_deadline_caps_an_attempts_lock_timeout(
+    remaining: float | None, lock_timeout: int
+) -> None:
+    assert attempt_timeouts(POLICY, remaining) == Timeouts(lock_timeout, 60_000)
+
+
+def test_a_lock_timeout_of_zero_is_refused() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        Timeouts(0, 1_000)
