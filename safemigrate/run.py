@@ -474,7 +474,11 @@ class Run:
                 capture_locks=self.capture_locks,
                 session_state=self.session_state,
             )
-            return executor.run(planned, self.result)
+            try:
+                return executor.run(planned, self.result)
+            finally:
+                # Joined with a timeout: a hung monitor query must not hold the run's end.
+                watcher.close()
         finally:
             if monitor is not None:
                 monitor.close()

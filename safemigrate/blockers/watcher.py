@@ -123,6 +123,20 @@ class Watcher:
         self.emit = emit
         self.clock: Clock = clock or SystemClock()
         self.policy = settings.cancel_policy
+        self._thread: _WatchThread | None = None
+
+    def watch_thread(self) -> _WatchThread:
+        """The run's watch thread, started on first use."""
+        if self._thread is None:
+            self._thread = _WatchThread()
+        return self._thread
+
+    def close(self) -> bool:
+        """Stop the watch thread, waiting at most CLOSE_TIMEOUT_S; True if it ended."""
+        if self._thread is None:
+            return True
+        thread, self._thread = self._thread, None
+        return thread.close()
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         """Sessions whose transaction, older than the lock timeout (or ``lock_precheck_age``
@@ -227,7 +241,12 @@ def sample_at_s(lock_timeout_ms: int) -> float:
 
 @dataclass
 class AttemptWatch:
-    """Background sampling during one attempt: blockers once, heartbeats, index progress."""
+    """Background sampling during one attempt: blockers once, heartbeats, index progress.
+
+    Entering arms the run's one watch thread (see :class:`_WatchThread`) with this attempt;
+    leaving disarms it and waits only for a monitor call in flight, so a short attempt costs
+    no thread start, no join and no monitor query.
+    """
 
     watcher: Watcher
     ref: StepRef
@@ -236,24 +255,27 @@ class AttemptWatch:
     index_build: bool
     result: Sample = field(default_factory=Sample)
     _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    #: Held by the watch thread while it asks the monitor or reports for this attempt.
+    _busy: threading.Lock = field(default_factory=threading.Lock)
+    _started: float = 0.0
 
     def __enter__(self) -> AttemptWatch:
+        self._started = self.watcher.clock.now()
         if self.watcher.monitor is not None:
-            self._thread = threading.Thread(
-                target=self._loop, name="safemigrate-watch", daemon=True
-            )
-            self._thread.start()
+            self.watcher.watch_thread().arm(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        # After this, the watch thread neither samples nor reports for this attempt: the
+        # result is final.
+        with self._busy:
+            pass
 
     def _loop(self) -> None:
+        """Sample, beat and report progress until the attempt ends (run on the watch thread)."""
         clock = self.watcher.clock
-        started = clock.now()
+        started = self._started
         sample_at = sample_at_s(self.lock_timeout_ms)
         next_beat = HEARTBEAT_S
         next_index = INDEX_PROGRESS_S if self.index_build else None
@@ -268,19 +290,24 @@ class AttemptWatch:
             if clock.wait(self._stop, max(0.0, wake - (clock.now() - started))):
                 return
             elapsed = clock.now() - started
-            try:
-                if not sampled and elapsed >= sample_at:
-                    sampled = True
-                    self.result = self.watcher.sample()
-                if next_index is not None and elapsed >= next_index:
-                    next_index += INDEX_PROGRESS_S
-                    self._index_progress()
-                if elapsed >= next_beat:
-                    next_beat += HEARTBEAT_S
-                    self.watcher.emit(StepProgress(self.ref, self.attempt, round(elapsed * 1000)))
-            except Exception:
-                # Watching must never break the run; the lock timeout still guards the step.
-                return
+            with self._busy:
+                if self._stop.is_set():
+                    return
+                try:
+                    if not sampled and elapsed >= sample_at:
+                        sampled = True
+                        self.result = self.watcher.sample()
+                    if next_index is not None and elapsed >= next_index:
+                        next_index += INDEX_PROGRESS_S
+                        self._index_progress()
+                    if elapsed >= next_beat:
+                        next_beat += HEARTBEAT_S
+                        self.watcher.emit(
+                            StepProgress(self.ref, self.attempt, round(elapsed * 1000))
+                        )
+                except Exception:
+                    # Watching must never break the run; the lock timeout still guards the step.
+                    return
 
     def _index_progress(self) -> None:
         monitor = self.watcher.monitor
@@ -310,6 +337,57 @@ class AttemptWatch:
                 progress.lockers_total,
             )
         )
+
+
+#: How long closing the watcher waits for its thread (a monitor query in flight is bounded by
+#: the monitor session's own statement timeout).
+CLOSE_TIMEOUT_S = 5.0
+
+
+class _WatchThread:
+    """The run's one background thread, armed with one attempt at a time.
+
+    Starting a thread per attempt cost more than the attempt itself on trivial steps (a thread
+    start waits for the new thread to be scheduled); this thread is started once, on the first
+    attempt that has a monitor, and sleeps on a condition between attempts.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._current: AttemptWatch | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._serve, name="safemigrate-watch", daemon=True)
+        self._thread.start()
+
+    def arm(self, watch: AttemptWatch) -> None:
+        """Watch ``watch`` from now until its stop event is set."""
+        with self._cond:
+            self._current = watch
+            self._cond.notify()
+
+    def close(self, timeout_s: float = CLOSE_TIMEOUT_S) -> bool:
+        """Stop the thread; True if it ended within ``timeout_s``."""
+        with self._cond:
+            self._closed = True
+            if self._current is not None:
+                self._current._stop.set()
+            self._cond.notify()
+        self._thread.join(timeout_s)
+        return not self._thread.is_alive()
+
+    def _serve(self) -> None:
+        while True:
+            with self._cond:
+                while self._current is None and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                watch = self._current
+            assert watch is not None
+            watch._loop()
+            with self._cond:
+                if self._current is watch:
+                    self._current = None
 
 
 def _action(

@@ -167,6 +167,7 @@ def run_watch(
     watch = w.watch(REF, 2, lock_timeout_ms, index_build)
     with watch:
         assert clock.parked.wait(10), "the watch thread never reached the end of the test time"
+    assert w.close()
     assert not [t for t in threading.enumerate() if t.name == "safemigrate-watch"]
     return watch, events
 
@@ -228,23 +229,30 @@ def test_a_bug_in_watching_ends_the_watch_quietly() -> None:
     clock = FakeClock(until=30.0)
     w, events = watcher(monitor, clock=clock)
     with w.watch(REF, 1, 2_000, False) as watch:
-        # The thread ends on the error, so it never reaches the end of the test time.
+        # The attempt's loop ends on the error: the thread goes back to waiting for the next
+        # attempt and never reaches the end of the test time.
         for _ in range(1000):
-            if not any(t.name == "safemigrate-watch" for t in threading.enumerate()):
+            if w.watch_thread()._current is None:
                 break
             threading.Event().wait(0.01)
     assert not clock.parked.is_set()
     assert watch.result == Sample()
     assert events == []
+    assert w.close()
 
 
-def test_the_watch_thread_is_joined_when_the_attempt_ends() -> None:
+def test_one_watch_thread_serves_every_attempt_and_stops_when_the_watcher_closes() -> None:
     monitor = FakeMonitor()
     clock = FakeClock(until=1.0)
     w, _ = watcher(monitor, clock=clock)
     with w.watch(REF, 1, 2_000, False) as watch:
         assert clock.parked.wait(10)
-        assert [t for t in threading.enumerate() if t.name == "safemigrate-watch"]
+    threads = [t for t in threading.enumerate() if t.name == "safemigrate-watch"]
+    assert len(threads) == 1
+    with w.watch(REF, 2, 2_000, False):
+        pass
+    assert [t for t in threading.enumerate() if t.name == "safemigrate-watch"] == threads
+    assert w.close()
     assert not [t for t in threading.enumerate() if t.name == "safemigrate-watch"]
     # The attempt ended before the sample was due: nobody was asked.
     assert monitor.calls == []
