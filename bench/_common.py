@@ -6,10 +6,12 @@ server, and reports ratios and distributions, never a lone absolute time.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -26,6 +28,8 @@ REPO = BENCH_DIR.parent
 RESULTS = BENCH_DIR / "results"
 DOCS = REPO / "docs"
 VENV_BIN = Path(sys.executable).parent
+#: ``safemigrate`` as a user runs it, with this interpreter (the work tree's code on PYTHONPATH).
+SAFEMIGRATE = [sys.executable, "-m", "safemigrate"]
 
 #: What a production server has and the throwaway module turns off for test speed.
 PRODUCTION_SETTINGS = {"fsync": "on", "full_page_writes": "on"}
@@ -189,6 +193,144 @@ def run_timed(
         err = proc.stderr.decode("utf-8", "replace")[-2000:]
         raise RuntimeError(f"{' '.join(argv[:4])}... exited {proc.returncode}: {err}")
     return elapsed
+
+
+def psql_session_argv(instance: Any, dbname: str, scripts: Sequence[Path]) -> list[str]:
+    """One psql session running every script with ``-f``: autocommit, so one commit per
+    statement, and no bookkeeping: the floor for a runner that sends statements one by one."""
+    argv = [psql_program(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url(instance, dbname)]
+    for script in scripts:
+        argv += ["-f", str(script)]
+    return argv
+
+
+#: What yoyo cannot run inside its per-migration transaction (a bench heuristic, not the
+#: package's SQL understanding).
+_NON_TRANSACTIONAL = re.compile(r"\bCONCURRENTLY\b|^\s*(BEGIN|COMMIT)\s*;", re.I | re.M)
+
+
+def yoyo_dir(files: Sequence[Path], into: Path) -> int:
+    """Copy ``files`` for yoyo; mark the ones yoyo cannot wrap in a transaction. Returns how
+    many were marked ``-- transactional: false``."""
+    into.mkdir(parents=True, exist_ok=True)
+    marked = 0
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        if _NON_TRANSACTIONAL.search(text):
+            text = "-- transactional: false\n" + text
+            marked += 1
+        (into / f.name).write_text(text, encoding="utf-8")
+    return marked
+
+
+def yoyo_apply_argv(instance: Any, dbname: str, directory: Path) -> list[str]:
+    """``yoyo apply`` of every migration in ``directory``, no prompt, no config file, through
+    yoyo's psycopg 3 backend."""
+    yoyo = yoyo_program()
+    if yoyo is None:
+        raise RuntimeError("yoyo-migrations is not installed")
+    return [
+        yoyo,
+        "apply",
+        "--batch",
+        "--no-config-file",
+        "--database",
+        url(instance, dbname, "postgresql+psycopg"),
+        str(directory),
+    ]
+
+
+def transactions(instance: Any, dbname: str) -> int:
+    """Transactions the server counted in ``dbname`` (commits + rollbacks)."""
+    with admin(instance) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute(
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = %s", (dbname,)
+        ).fetchone()
+    return int(row[0])
+
+
+def round_trips(instance: Any, directory: Path) -> dict[str, Any]:
+    """Run ``api.up`` on ``directory`` in-process, counting statements sent per connection
+    (by application_name) and per kind of statement, with the time spent in each."""
+    import psycopg
+
+    from safemigrate import api
+    from safemigrate.config import load_settings
+
+    dbname = create_database(instance, prefix="bench_rt")
+    counts: collections.Counter[str] = collections.Counter()
+    seconds: collections.Counter[str] = collections.Counter()
+    shape_n: collections.Counter[str] = collections.Counter()
+    shape_s: collections.Counter[str] = collections.Counter()
+    original = psycopg.Cursor.execute
+
+    def counted(self: Any, query: Any, params: Any = None, **kw: Any) -> Any:
+        who = self.connection.info.parameter_status("application_name") or b"?"
+        key = who.decode() if isinstance(who, bytes) else str(who)
+        t0 = time.perf_counter()
+        try:
+            return original(self, query, params, **kw)
+        finally:
+            elapsed = time.perf_counter() - t0
+            counts[key] += 1
+            seconds[key] += elapsed
+            shape = f"{key}: {_shape(query, self.connection)}"
+            shape_n[shape] += 1
+            shape_s[shape] += elapsed
+
+    events: collections.Counter[str] = collections.Counter()
+    psycopg.Cursor.execute = counted  # type: ignore[method-assign]
+    try:
+        settings = load_settings(cwd=directory.parent, overrides={"dir": directory})
+        began = time.perf_counter()
+        result = api.up(
+            settings,
+            dsn=url(instance, dbname),
+            environ={},
+            on_event=lambda e: events.update([e.kind]),
+        )
+        wall = time.perf_counter() - began
+    finally:
+        psycopg.Cursor.execute = original  # type: ignore[method-assign]
+        drop_database(instance, dbname)
+    steps = len(result.applied)
+    return {
+        "steps": steps,
+        "wall_s": wall,
+        "statements_sent": dict(counts),
+        "seconds_in_execute": {k: round(v, 3) for k, v in seconds.items()},
+        "per_step": {k: round(v / steps, 2) for k, v in counts.items()},
+        "events": dict(events),
+        # Every kind of statement sent, by total time in execute (client-side wall, i.e.
+        # round trip plus server work).
+        "by_shape": [
+            {
+                "shape": k,
+                "count": shape_n[k],
+                "seconds": round(v, 3),
+                "ms_each": round(1000 * v / shape_n[k], 3),
+            }
+            for k, v in shape_s.most_common()
+        ],
+    }
+
+
+def _shape(query: Any, conn: Any) -> str:
+    """A statement with literals and names blanked, to group the runner's round trips."""
+    if isinstance(query, bytes):
+        words = re.sub(r"--[^\n]*|/\*.*?\*/", " ", query.decode(errors="replace"), flags=re.S)
+        head = words.split()[:3]
+        if len(head) == 3 and head[2].upper() not in ("CONCURRENTLY", "INDEX", "TABLE"):
+            head = head[:2]  # keep "CREATE UNIQUE INDEX", drop object names
+        first = re.sub(r'"[^"]*"', "X", " ".join(head).upper())
+        return f"migration SQL ({first} ...)"
+    text = query.as_string(conn) if hasattr(query, "as_string") else str(query)
+    text = re.sub(r"'(?:[^']|'')*'", "?", text)
+    text = re.sub(r'"[^"]*"', "X", text)
+    text = re.sub(r"\b\d+\b", "N", text)
+    text = " ".join(text.split())
+    return text[:110]
 
 
 # ------------------------------------------------------------------------------ statistics

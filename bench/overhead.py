@@ -45,7 +45,6 @@ LABELS = {
     "yoyo": "yoyo apply",
     "safemigrate": "safemigrate up",
 }
-_NON_TRANSACTIONAL = re.compile(r"\bCONCURRENTLY\b|^\s*(BEGIN|COMMIT)\s*;", re.I | re.M)
 
 
 def corpus_files(corpus: Path, limit: int | None) -> list[Path]:
@@ -54,20 +53,6 @@ def corpus_files(corpus: Path, limit: int | None) -> list[Path]:
     if not files:
         raise SystemExit(f"no .sql files in {corpus}")
     return files[:limit] if limit else files
-
-
-def yoyo_dir(files: list[Path], into: Path) -> int:
-    """Copy ``files`` for yoyo; mark the ones yoyo cannot wrap in a transaction. Returns how
-    many were marked ``-- transactional: false``."""
-    into.mkdir(parents=True, exist_ok=True)
-    marked = 0
-    for f in files:
-        text = f.read_text(encoding="utf-8")
-        if _NON_TRANSACTIONAL.search(text):
-            text = "-- transactional: false\n" + text
-            marked += 1
-        (into / f.name).write_text(text, encoding="utf-8")
-    return marked
 
 
 def apply(runner: str, instance: Any, dbname: str, files: list[Path], work: Path) -> float:
@@ -96,20 +81,7 @@ def apply(runner: str, instance: Any, dbname: str, files: list[Path], work: Path
             argv += ["-f", str(f)]
         return c.run_timed(argv, cwd=work)
     if runner == "yoyo":
-        yoyo = c.yoyo_program()
-        assert yoyo is not None
-        return c.run_timed(
-            [
-                yoyo,
-                "apply",
-                "--batch",
-                "--no-config-file",
-                "--database",
-                c.url(instance, dbname, "postgresql+psycopg"),
-                str(work / "yoyo_migrations"),
-            ],
-            cwd=work,
-        )
+        return c.run_timed(c.yoyo_apply_argv(instance, dbname, work / "yoyo_migrations"), cwd=work)
     return c.run_timed(
         [
             sys.executable,
@@ -156,16 +128,6 @@ def schema_hash(instance: Any, dbname: str) -> str:
         if not re.match(r"^(--|SET |\\restrict |\\unrestrict )", line)
     ]
     return hashlib.sha256("".join(kept).encode()).hexdigest()
-
-
-def transactions(instance: Any, dbname: str) -> int:
-    """Transactions the server counted in ``dbname`` (commits + rollbacks)."""
-    with c.admin(instance) as conn:
-        conn.execute("SELECT pg_stat_clear_snapshot()")
-        row = conn.execute(
-            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = %s", (dbname,)
-        ).fetchone()
-    return int(row[0])
 
 
 # ------------------------------------------------------------------------------ profiling
@@ -252,88 +214,6 @@ def _area(file: str, function: str) -> str:
     return "other"
 
 
-def round_trips(instance: Any, work: Path) -> dict[str, Any]:
-    """Run ``api.up`` in-process counting statements sent per connection and per step kind."""
-    import psycopg
-
-    from safemigrate import api
-    from safemigrate.config import load_settings
-
-    dbname = c.create_database(instance, prefix="overhead_rt")
-    counts: collections.Counter[str] = collections.Counter()
-    seconds: collections.Counter[str] = collections.Counter()
-    shape_n: collections.Counter[str] = collections.Counter()
-    shape_s: collections.Counter[str] = collections.Counter()
-    original = psycopg.Cursor.execute
-
-    def counted(self: Any, query: Any, params: Any = None, **kw: Any) -> Any:
-        who = self.connection.info.parameter_status("application_name") or b"?"
-        key = who.decode() if isinstance(who, bytes) else str(who)
-        t0 = time.perf_counter()
-        try:
-            return original(self, query, params, **kw)
-        finally:
-            elapsed = time.perf_counter() - t0
-            counts[key] += 1
-            seconds[key] += elapsed
-            shape = f"{key}: {_shape(query, self.connection)}"
-            shape_n[shape] += 1
-            shape_s[shape] += elapsed
-
-    events: collections.Counter[str] = collections.Counter()
-    psycopg.Cursor.execute = counted  # type: ignore[method-assign]
-    try:
-        settings = load_settings(cwd=work, overrides={"dir": work / "sm_migrations"})
-        began = time.perf_counter()
-        result = api.up(
-            settings,
-            dsn=c.url(instance, dbname),
-            environ={},
-            on_event=lambda e: events.update([e.kind]),
-        )
-        wall = time.perf_counter() - began
-    finally:
-        psycopg.Cursor.execute = original  # type: ignore[method-assign]
-        c.drop_database(instance, dbname)
-    steps = len(result.applied)
-    return {
-        "steps": steps,
-        "wall_s": wall,
-        "statements_sent": dict(counts),
-        "seconds_in_execute": {k: round(v, 3) for k, v in seconds.items()},
-        "per_step": {k: round(v / steps, 2) for k, v in counts.items()},
-        "events": dict(events),
-        # Every kind of statement sent, by total time in execute (client-side wall, i.e.
-        # round trip plus server work).
-        "by_shape": [
-            {
-                "shape": k,
-                "count": shape_n[k],
-                "seconds": round(v, 3),
-                "ms_each": round(1000 * v / shape_n[k], 3),
-            }
-            for k, v in shape_s.most_common()
-        ],
-    }
-
-
-def _shape(query: Any, conn: Any) -> str:
-    """A statement with literals and names blanked, to group the runner's round trips."""
-    if isinstance(query, bytes):
-        words = re.sub(r"--[^\n]*|/\*.*?\*/", " ", query.decode(errors="replace"), flags=re.S)
-        head = words.split()[:3]
-        if len(head) == 3 and head[2].upper() not in ("CONCURRENTLY", "INDEX", "TABLE"):
-            head = head[:2]  # keep "CREATE UNIQUE INDEX", drop object names
-        first = re.sub(r'"[^"]*"', "X", " ".join(head).upper())
-        return f"migration SQL ({first} ...)"
-    text = query.as_string(conn) if hasattr(query, "as_string") else str(query)
-    text = re.sub(r"'(?:[^']|'')*'", "?", text)
-    text = re.sub(r'"[^"]*"', "X", text)
-    text = re.sub(r"\b\d+\b", "N", text)
-    text = " ".join(text.split())
-    return text[:110]
-
-
 # ------------------------------------------------------------------------------ main
 
 
@@ -386,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         runners.remove("yoyo")
     files = corpus_files(args.corpus, args.limit)
     work = Path(tempfile.mkdtemp(prefix="bench-overhead-"))
-    marked = yoyo_dir(files, work / "yoyo_migrations")
+    marked = c.yoyo_dir(files, work / "yoyo_migrations")
     shutil.copytree(
         args.corpus,
         work / "sm_migrations",
@@ -408,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
                         times[runner].append(elapsed)
                         if runner not in hashes:
                             hashes[runner] = schema_hash(instance, dbname)
-                            xacts[runner] = transactions(instance, dbname)
+                            xacts[runner] = c.transactions(instance, dbname)
                     finally:
                         c.drop_database(instance, dbname)
                     c.log(
@@ -424,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     c.log("pyinstrument is not installed: no profile")
                 c.log("counting round trips of one in-process run ...")
-                trips = round_trips(instance, work)
+                trips = c.round_trips(instance, work / "sm_migrations")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     summary = {r: c.summary(v) for r, v in times.items() if v}
