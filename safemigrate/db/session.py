@@ -6,6 +6,7 @@ temporary tables) carries over, exactly as with psql.
 
 from __future__ import annotations
 
+import secrets as secrets_module
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -39,6 +40,9 @@ class ServerError(Exception):
         self.hint = hint
         self.position = position
         self.context = context
+        #: True when the error came from what the runner sent before the author's statement
+        #: in the same round trip (see Session.run_sql_between), not from the statement.
+        self.before_statement = False
 
 
 class Session:
@@ -47,6 +51,8 @@ class Session:
     def __init__(self, conn: psycopg.Connection[Any], secrets: Sequence[str] = ()) -> None:
         self._conn = conn
         self._secrets = list(secrets)
+        #: A random word only this session's own guard statements contain (see db.steps).
+        self.marker = f"safemigrate-{secrets_module.token_hex(8)}"
         self.pid: int = self.scalar(sql.SQL("SELECT pg_backend_pid()"))
         if self.server_version >= 140000:
             # A backend busy waiting for a lock or running a statement never looks at its
@@ -179,13 +185,24 @@ class Session:
         """
         self.execute(text.encode())
 
-    def run_sql_then(self, text: str, after: sql.Composed) -> None:
-        """Run a migration statement and then ``after`` in one round trip.
+    def run_sql_between(self, before: sql.Composed, text: str, after: sql.Composed) -> None:
+        """Run ``before``, a migration statement and ``after`` in one round trip.
 
-        A newline separates them, so a trailing ``--`` comment in the statement cannot swallow
-        what follows.
+        A server error's position is made relative to the statement, as if it had been sent
+        alone; an error inside ``before`` is marked ``before_statement``.
         """
-        self.execute(text.encode() + b"\n;\n" + after.as_bytes(self._conn))
+        head = before.as_bytes(self._conn)
+        try:
+            self.execute(head + text.encode() + b"\n;\n" + after.as_bytes(self._conn))
+        except ServerError as err:
+            # The server counts positions in characters; the runner's own SQL is ASCII.
+            offset = len(head.decode())
+            if err.position is not None and err.position <= offset:
+                err.before_statement = True
+                err.position = None
+            elif err.position is not None:
+                err.position -= offset
+            raise
 
     def rollback_quietly(self) -> None:
         """Roll back an open transaction; ignore errors (the connection may be gone)."""

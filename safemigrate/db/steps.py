@@ -91,6 +91,49 @@ def _verify(session: Session, row: Sequence[object], timeouts: Timeouts) -> None
         )
 
 
+def _guard(session: Session, timeouts: Timeouts) -> sql.Composed:
+    """A statement that fails unless it runs on the run's backend with ``timeouts`` in force.
+
+    Sent in the same round trip as the step, before it: when the check fails, the server skips
+    the rest of the query string, so the author's statement never runs unguarded. The failing
+    arm is not a constant (concat() with pg_backend_pid() is only stable), so the planner cannot
+    fold it into an error at plan time. A runtime error carries no position, so the error is
+    told apart from the author's own 22P02 errors by the session's random marker in it (see
+    :func:`_is_guard_failure`).
+    """
+    return sql.SQL(
+        "SELECT CASE WHEN pg_backend_pid() = {pid} "
+        "AND (extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint = {lt} "
+        "AND (extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::bigint "
+        "= {st} THEN NULL ELSE CAST(concat({why}, pg_backend_pid()) AS int) END"
+    ).format(
+        pid=sql.Literal(session.pid),
+        lt=sql.Literal(timeouts.lock_timeout_ms),
+        st=sql.Literal(timeouts.statement_timeout_ms),
+        why=sql.Literal(f"{session.marker} step guard failed on backend "),
+    )
+
+
+#: SQLSTATE invalid_text_representation: what the guard's failing CAST raises.
+_INVALID_TEXT = "22P02"
+
+
+def _is_guard_failure(session: Session, err: ServerError) -> bool:
+    """True when ``err`` is the guard's own failure, not the author's statement's."""
+    return err.before_statement or (err.sqlstate == _INVALID_TEXT and session.marker in err.message)
+
+
+def _guard_failed(session: Session, timeouts: Timeouts) -> UnsafeConnectionError:
+    return UnsafeConnectionError(
+        f"the step's guard failed: the statement would have run on another server backend "
+        f"than the run's (pid {session.pid}) or without lock_timeout={timeouts.lock_timeout_ms}ms "
+        f"and statement_timeout={timeouts.statement_timeout_ms}ms in force; nothing of the "
+        "step was applied",
+        hint="connect directly to PostgreSQL, or through a session-pooling proxy; is a proxy "
+        "rewriting or dropping SET commands?",
+    )
+
+
 def _set_and_verify(session: Session, timeouts: Timeouts, *, local: bool) -> None:
     """Set the timeouts (opening the step's transaction when ``local``) and check them, in one
     round trip."""
@@ -114,14 +157,22 @@ def run_in_transaction(
     appended to it (for rehearsals).
     """
     try:
-        _set_and_verify(session, timeouts, local=True)
         if len(statements) == 1 and locks_out is None:
-            # One round trip for the statement, its journal row and the COMMIT. The statement
-            # comes first, so a server error position still points into its text.
+            # One round trip for the whole step: BEGIN, the timeouts, the guard that checks
+            # them, the statement, its journal row and the COMMIT.
             if on_statement is not None:
                 on_statement(0)
-            session.run_sql_then(statements[0], sql.SQL("{}; COMMIT").format(record))
+            before = sql.SQL("BEGIN; {}; {};\n").format(
+                _set(timeouts, local=True), _guard(session, timeouts)
+            )
+            try:
+                session.run_sql_between(before, statements[0], sql.SQL("{}; COMMIT").format(record))
+            except ServerError as err:
+                if _is_guard_failure(session, err):
+                    raise _guard_failed(session, timeouts) from None
+                raise
             return
+        _set_and_verify(session, timeouts, local=True)
         for i, text in enumerate(statements):
             if on_statement is not None:
                 on_statement(i)
