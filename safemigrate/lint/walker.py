@@ -29,15 +29,14 @@ from pglast import ast
 
 from ..errors import MigrationFileError
 from ..source import (
-    FILENAME_PATTERN,
-    MAX_VERSION_DIGITS,
     ConcurrentIndexes,
     FileProblem,
     ParsedStatement,
+    name_problem,
     parse_file,
     read_sql,
+    split_sql,
 )
-from ..source.parse import split_sql
 from .allow import Allow, find_allows
 from .context import FileState, StatementContext, Transaction
 from .findings import Finding, Hit, Rule
@@ -89,30 +88,6 @@ def problem_finding(problem: FileProblem) -> Finding:
     return _meta(problem.path, INVALID_MIGRATION_FILE, line, problem.column, problem.message, hint)
 
 
-def check_name(path: Path, display: str) -> Finding | None:
-    """The invalid-migration-file finding of a badly named migration file, else None."""
-    match = FILENAME_PATTERN.match(path.name)
-    if match is None:
-        return _meta(
-            display,
-            INVALID_MIGRATION_FILE,
-            1,
-            1,
-            "file name does not match <version>_<name>.sql",
-            "version is digits (0001 or 20261129120000); name is letters, digits, _ . -",
-        )
-    if len(match["version"].lstrip("0")) > MAX_VERSION_DIGITS:
-        return _meta(
-            display,
-            INVALID_MIGRATION_FILE,
-            1,
-            1,
-            f"version has more than {MAX_VERSION_DIGITS} significant digits",
-            "use a shorter version (it is stored as a PostgreSQL bigint)",
-        )
-    return None
-
-
 def _run_rules(node: Any, ctx: StatementContext) -> list[Hit]:
     hits: list[Hit] = []
     for check in CHECKS:
@@ -156,7 +131,7 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
     return hits
 
 
-def _transactions(statements: tuple[ParsedStatement, ...]) -> list[Transaction]:
+def transactions_of(statements: tuple[ParsedStatement, ...]) -> list[Transaction]:
     """The linter's Transaction of each statement: one per block, shared by its statements."""
     blocks: dict[int, Transaction] = {}
     result = []
@@ -188,7 +163,7 @@ def lint_text(
 
     state = FileState()
     hits_of: list[list[Hit]] = []
-    for stmt, tx in zip(parsed.statements, _transactions(parsed.statements), strict=True):
+    for stmt, tx in zip(parsed.statements, transactions_of(parsed.statements), strict=True):
         ctx = StatementContext(
             path=path,
             pg_version=pg_version,
@@ -297,22 +272,22 @@ def _apply_allows(
 def lint_file(
     path: Path,
     *,
-    display: str | None = None,
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     check_file_name: bool = True,
 ) -> FileResult:
-    """Lint the migration file ``path`` (shown as ``display`` in findings).
+    """Lint the migration file ``path``, and its name unless ``check_file_name`` is False.
 
     A badly named file is bad input (the runner refuses the directory), but its SQL is still
     linted.
     """
-    shown = display if display is not None else str(path)
-    misnamed = check_name(path, shown) if check_file_name else None
-    before = [misnamed] if misnamed is not None else []
+    misnamed = name_problem(path) if check_file_name else None
+    before = [problem_finding(misnamed)] if misnamed is not None else []
     try:
         text = read_sql(path)
     except MigrationFileError as err:
-        return FileResult([*before, invalid_file(shown, err)], True)
-    result = lint_text(shown, text, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+        return FileResult([*before, invalid_file(str(path), err)], True)
+    result = lint_text(
+        str(path), text, pg_version=pg_version, concurrent_indexes=concurrent_indexes
+    )
     return FileResult([*before, *result.findings], result.bad_input or misnamed is not None)

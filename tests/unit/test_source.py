@@ -16,6 +16,7 @@ from safemigrate.source import (
     load_migrations,
     parse_file,
     read_sql,
+    scan_directory,
 )
 
 LANGFUSE = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "langfuse"
@@ -869,3 +870,25 @@ STEPS_SAMPLE = (
     "CREATE INDEX i ON u (c);\n"
     "DROP INDEX CONCURRENTLY old;\n"
 )
+
+
+def test_scan_directory_collects_every_problem_and_discover_raises_the_first(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "0001_a.sql")
+    write(tmp_path, "1_again.sql")
+    write(tmp_path, "init.sql")
+    write(tmp_path, "1" + "0" * 18 + "_big.sql")
+    scan = scan_directory(tmp_path)
+    big = "1" + "0" * 18 + "_big.sql"
+    # In directory order: "10..." sorts before "1_again".
+    assert [(Path(p.path).name, p.message) for p in scan.problems] == [
+        (big, "version has more than 18 significant digits"),
+        ("1_again.sql", "duplicate version 1: also used by 0001_a.sql"),
+        ("init.sql", "file name does not match <version>_<name>.sql"),
+    ]
+    assert [f.path.name for f in scan.files] == ["0001_a.sql", "1_again.sql"]
+    assert [p.name for p in scan.misnamed] == [big, "init.sql"]
+    with pytest.raises(MigrationFileError) as info:
+        discover(tmp_path)
+    assert info.value.message == scan.problems[0].error().message

@@ -119,7 +119,7 @@ def test_every_problem_the_runner_would_refuse_is_a_finding() -> None:
 
 
 def test_linter_and_runner_agree_on_the_steps_of_a_file() -> None:
-    from safemigrate.lint.walker import _transactions
+    from safemigrate.lint.walker import transactions_of
     from safemigrate.source import build_steps, parse_file
 
     sql = (
@@ -131,7 +131,7 @@ def test_linter_and_runner_agree_on_the_steps_of_a_file() -> None:
     )
     parsed = parse_file("0001_a.sql", sql)
     steps = build_steps("0001_a.sql", sql)
-    transactions = _transactions(parsed.statements)
+    transactions = transactions_of(parsed.statements)
     # Two statements share a linter transaction exactly when the runner runs them in one step.
     for one, tx_one in zip(parsed.statements, transactions, strict=True):
         for other, tx_other in zip(parsed.statements, transactions, strict=True):
