@@ -16,11 +16,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..errors import MigrationFileError
-from ..source import FILENAME_PATTERN, MAX_VERSION_DIGITS, discover
+from ..source import scan_directory
 from .findings import Finding, LintReport, Rule, Severity
 from .rules import RULES as _RULES
-from .rules.meta import INVALID_MIGRATION_FILE
-from .walker import FileResult, invalid_file, lint_file
+from .walker import FileResult, invalid_file, lint_file, problem_finding
 
 __all__ = [
     "RULES",
@@ -90,42 +89,6 @@ def lint_paths(
     return _report(results, files)
 
 
-def _scan(directory: Path) -> tuple[list[Path], list[Finding]]:
-    """Every ``.sql`` file of a directory that discover() refused, with all its problems.
-
-    discover() stops at the first misnamed file or duplicate version; here every one is a
-    finding, and every file is still linted (well-named ones first, by version).
-    """
-    named: list[tuple[int, str, Path]] = []
-    misnamed: list[Path] = []
-    problems: list[Finding] = []
-    seen: dict[int, Path] = {}
-    for path in sorted(directory.iterdir()):
-        if path.name.startswith(".") or path.suffix.lower() != ".sql" or path.is_dir():
-            continue
-        match = FILENAME_PATTERN.match(path.name)
-        if match is None or len(match["version"].lstrip("0")) > MAX_VERSION_DIGITS:
-            misnamed.append(path)  # lint_file reports the name
-            continue
-        version = int(match["version"])
-        if version in seen:
-            problems.append(
-                Finding(
-                    str(path),
-                    1,
-                    1,
-                    INVALID_MIGRATION_FILE.id,
-                    INVALID_MIGRATION_FILE.severity,
-                    f"duplicate version {version}: also used by {seen[version].name}",
-                    "give every migration its own version (safemigrate new NAME picks the next)",
-                )
-            )
-        else:
-            seen[version] = path
-        named.append((version, path.name, path))
-    return [p for _, _, p in sorted(named)] + misnamed, problems
-
-
 def lint_directory(
     directory: Path,
     *,
@@ -135,17 +98,22 @@ def lint_directory(
     """Lint every migration of ``directory`` and validate the directory itself (file names,
     duplicate versions), as the runner would before applying anything."""
     _check_options(pg_version, concurrent_indexes)
-    problems: list[Finding] = []
     try:
-        paths = [f.path for f in discover(directory)]
+        # Every problem with the names, where discover() stops at the first.
+        scan = scan_directory(directory)
     except MigrationFileError as err:
-        if not directory.is_dir():
-            return LintReport([invalid_file(str(directory), err)], True, ())
-        paths, problems = _scan(directory)
+        return LintReport([invalid_file(str(directory), err)], True, ())
+    problems = [problem_finding(p) for p in scan.problems]
     results = [FileResult(problems, bool(problems))]
+    paths = [f.path for f in scan.files] + scan.misnamed
     for path in paths:
         results.append(
-            lint_file(path, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+            lint_file(
+                path,
+                pg_version=pg_version,
+                concurrent_indexes=concurrent_indexes,
+                check_file_name=False,
+            )
         )
     report = _report(results, [str(p) for p in paths])
     order = {str(p): i for i, p in enumerate(paths)}

@@ -125,10 +125,10 @@ class StatementContext:
     concurrent_indexes: str
     state: FileState
     tx: Transaction
-    #: The runner's view of the statement (from source.build_steps); None inside a DO block,
-    #: and when the file could not be split into steps.
+    #: The runner's view of the statement (from source.parse_file); None inside a DO block,
+    #: and when the runner would refuse the file.
     statement: Statement | None
-    #: True when the file could be split into steps by source.build_steps.
+    #: True when the runner would accept the file (its steps are known).
     steps_known: bool
     #: The statement's text as written (inside a DO block: the SQL of the PL/pgSQL statement).
     text: str = ""

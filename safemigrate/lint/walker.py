@@ -2,48 +2,42 @@
 
 How a file is read:
 
-1. pglast parses, splits and scans the text (as source.build_steps does).
-2. A light pre-pass finds each statement's transaction: BEGIN ... COMMIT blocks and
-   ``-- safemigrate: group-start`` / ``group-end`` groups. It is needed because
-   source.build_steps raises MigrationFileError at the first statement that cannot run in a
-   transaction block inside one; the linter reports that statement as a
-   ``non-transactional-in-transaction`` finding instead and goes on with the file.
-3. source.build_steps gets the text with those statements replaced by a harmless ``SELECT``
-   of the same length, and with the ``-- safemigrate: allow`` comments blanked out (offsets,
-   lines and columns unchanged). Its steps give every statement the runner's view
-   (``Statement.rewritten`` for a plain CREATE INDEX it runs CONCURRENTLY); any other
-   MigrationFileError it raises is an ``invalid-migration-file`` finding (bad input), and the
-   rules still run, with the pre-pass's view of the transactions.
-4. Each statement goes through every rule, then its effects are recorded in the file state
+1. safemigrate.source.parse_file reads it once, as the runner does, and leniently: every
+   statement with its transaction (its own step, a BEGIN/COMMIT block, a group) and the
+   runner's view of it (``Statement.rewritten`` for a plain CREATE INDEX it runs CONCURRENTLY),
+   the allow comments, and every reason the runner would refuse the file. Each such reason is
+   an ``invalid-migration-file`` finding (bad input), except a statement that cannot run in a
+   transaction block written inside one: the ``non-transactional-in-transaction`` rule reports
+   that. When the runner would refuse the file, the rules still run, without its view of the
+   statements (``StatementContext.statement`` is None).
+2. Each statement goes through every rule, then its effects are recorded in the file state
    (tables created, constraints validated, enum values added). A DO block's PL/pgSQL
    statements are linted the same way, in the DO block's transaction, located at the DO
    statement. CREATE FUNCTION / PROCEDURE bodies are not looked into.
-5. Allow comments remove the findings they name from the statement right after them.
+3. Allow comments remove the findings they name from the statement right after them.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pglast
-from pglast import ast, parser
+from pglast import ast
 
-from .. import statements as sqlinfo
 from ..errors import MigrationFileError
-from ..model import Statement
 from ..source import (
-    DIRECTIVE_PREFIX,
-    FILENAME_PATTERN,
-    MAX_VERSION_DIGITS,
     ConcurrentIndexes,
-    build_steps,
+    FileProblem,
+    ParsedStatement,
+    name_problem,
+    parse_file,
     read_sql,
+    split_sql,
 )
-from .allow import Allow, allow_body, blank_out, find_allows
+from .allow import Allow, find_allows
 from .context import FileState, StatementContext, Transaction
 from .findings import Finding, Hit, Rule
 from .plpgsql import do_block_sql, do_language
@@ -61,8 +55,8 @@ _META_IDS = frozenset(
     for r in (INVALID_MIGRATION_FILE, UNKNOWN_RULE_IN_ALLOW, UNUSED_ALLOW, ALLOW_WITHOUT_REASON)
 )
 
-#: A statement that can run anywhere, written over a statement the pre-pass takes out.
-_PLACEHOLDER = "SELECT"
+_REFUSED = "safemigrate refuses this file before applying anything (exit 2)"
+_SYNTAX_HINT = "fix the syntax; safemigrate refuses a file that does not parse (exit 2)"
 
 
 @dataclass(frozen=True)
@@ -71,27 +65,6 @@ class FileResult:
 
     findings: list[Finding]
     bad_input: bool
-
-
-@dataclass
-class _Stmt:
-    node: Any
-    start: int
-    stop: int
-    line: int
-    column: int
-    text: str
-
-
-def line_starts(text: str) -> list[int]:
-    """Offsets where the lines of ``text`` begin."""
-    starts = [0]
-    find = text.find
-    i = find("\n")
-    while i >= 0:
-        starts.append(i + 1)
-        i = find("\n", i + 1)
-    return starts
 
 
 def _meta(path: str, rule: Rule, line: int, column: int, message: str, hint: str) -> Finding:
@@ -105,81 +78,14 @@ def invalid_file(path: str, err: MigrationFileError) -> Finding:
         if message.startswith(prefix):
             message = message[len(prefix) :]
             break
-    hint = err.hint or "safemigrate refuses this file before applying anything (exit 2)"
-    return _meta(path, INVALID_MIGRATION_FILE, err.line or 1, 1, message, hint)
+    return _meta(path, INVALID_MIGRATION_FILE, err.line or 1, 1, message, err.hint or _REFUSED)
 
 
-def check_name(path: Path, display: str) -> Finding | None:
-    """The invalid-migration-file finding of a badly named migration file, else None."""
-    match = FILENAME_PATTERN.match(path.name)
-    if match is None:
-        return _meta(
-            display,
-            INVALID_MIGRATION_FILE,
-            1,
-            1,
-            "file name does not match <version>_<name>.sql",
-            "version is digits (0001 or 20261129120000); name is letters, digits, _ . -",
-        )
-    if len(match["version"].lstrip("0")) > MAX_VERSION_DIGITS:
-        return _meta(
-            display,
-            INVALID_MIGRATION_FILE,
-            1,
-            1,
-            f"version has more than {MAX_VERSION_DIGITS} significant digits",
-            "use a shorter version (it is stored as a PostgreSQL bigint)",
-        )
-    return None
-
-
-def _group_events(text: str, tokens: Iterable[Any]) -> list[tuple[int, str]]:
-    """(offset, "group-start" | "group-end") of the group directives of the file."""
-    events: list[tuple[int, str]] = []
-    for token in tokens:
-        if token.name != "SQL_COMMENT":
-            continue
-        comment = text[token.start : token.end + 1]
-        body = comment[2:].strip()
-        if not body.startswith(DIRECTIVE_PREFIX) or allow_body(comment) is not None:
-            continue
-        words = body[len(DIRECTIVE_PREFIX) :].split()
-        for word in ("group-start", "group-end"):
-            if word in words:
-                events.append((token.start, word))
-    return events
-
-
-def _transactions(
-    stmts: list[_Stmt], groups: list[tuple[int, str]], starts: list[int]
-) -> list[Transaction]:
-    """The transaction each statement runs in (the pre-pass; see the module docstring)."""
-    events: list[tuple[int, str | int]] = [(offset, word) for offset, word in groups]
-    events += [(s.start, i) for i, s in enumerate(stmts)]
-    events.sort(key=lambda e: e[0])
-    result: list[Transaction | None] = [None] * len(stmts)
-    open_: Transaction | None = None
-    for offset, event in events:
-        if event == "group-start":
-            if open_ is None:
-                open_ = Transaction("group", bisect_right(starts, offset))
-            continue
-        if event == "group-end":
-            if open_ is not None and open_.kind == "group":
-                open_ = None
-            continue
-        assert isinstance(event, int)
-        stmt = stmts[event]
-        kind = sqlinfo.transaction_kind(stmt.node)
-        if kind == "begin" and open_ is None:
-            open_ = Transaction("explicit", stmt.line)
-            result[event] = open_
-        elif kind in ("commit", "commit-and-chain") and open_ and open_.kind == "explicit":
-            result[event] = open_
-            open_ = None
-        else:
-            result[event] = open_ or Transaction("own", stmt.line)
-    return [t if t is not None else Transaction("own", 1) for t in result]
+def problem_finding(problem: FileProblem) -> Finding:
+    """The invalid-migration-file finding of a problem the parse found."""
+    hint = _SYNTAX_HINT if problem.kind == "syntax" else problem.hint or _REFUSED
+    line = problem.line or 1
+    return _meta(problem.path, INVALID_MIGRATION_FILE, line, problem.column, problem.message, hint)
 
 
 def _run_rules(node: Any, ctx: StatementContext) -> list[Hit]:
@@ -189,26 +95,23 @@ def _run_rules(node: Any, ctx: StatementContext) -> list[Hit]:
     return hits
 
 
-def _split(text: str) -> list[tuple[Any, str]]:
-    """The statements of a piece of SQL with their texts; empty when it does not parse."""
+def _statements_of(sql: str) -> list[tuple[Any, str]]:
+    """The statements of a piece of PL/pgSQL's SQL with their texts; empty when it does not
+    parse."""
     try:
-        parsed = pglast.parse_sql(text)
-        slices = parser.split(text, only_slices=True)
+        return [(node, sql[span]) for node, span in split_sql(sql)]
     except pglast.parser.ParseError:
         return []
-    if len(parsed) != len(slices):  # pragma: no cover - both come from the same parser
-        return []
-    return [(raw.stmt, text[s]) for raw, s in zip(parsed, slices, strict=True)]
 
 
-def _lint_do_block(stmt: _Stmt, base: StatementContext) -> list[Hit]:
+def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
     """The hits of the statements a DO block runs."""
     if do_language(stmt.node) != "plpgsql":
         return []
     tx = base.tx if base.tx.is_block else Transaction("do", stmt.line)
     hits: list[Hit] = []
     for query in do_block_sql(stmt.text):
-        for node, text in _split(query):
+        for node, text in _statements_of(query):
             if isinstance(node, ast.TransactionStmt):
                 continue
             ctx = StatementContext(
@@ -228,18 +131,19 @@ def _lint_do_block(stmt: _Stmt, base: StatementContext) -> list[Hit]:
     return hits
 
 
-def _steps(
-    path: str, sanitized: str, count: int
-) -> tuple[list[Statement | None], MigrationFileError | None]:
-    """The runner's view of each statement, from source.build_steps on the sanitized text."""
-    try:
-        steps = build_steps(path, sanitized, concurrent_indexes="rewrite")
-    except MigrationFileError as err:
-        return [None] * count, err
-    infos: list[Statement | None] = [s for step in steps for s in step.statements]
-    if len(infos) != count:  # pragma: no cover - the same parser splits both
-        return [None] * count, None
-    return infos, None
+def transactions_of(statements: tuple[ParsedStatement, ...]) -> list[Transaction]:
+    """The linter's Transaction of each statement: one per block, shared by its statements."""
+    blocks: dict[int, Transaction] = {}
+    result = []
+    for stmt in statements:
+        if stmt.block is None:
+            result.append(Transaction("own", stmt.line))
+            continue
+        tx = blocks.get(stmt.block.number)
+        if tx is None:
+            tx = blocks[stmt.block.number] = Transaction(stmt.block.kind, stmt.block.line)
+        result.append(tx)
+    return result
 
 
 def lint_text(
@@ -250,71 +154,24 @@ def lint_text(
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
 ) -> FileResult:
     """Lint the SQL ``text`` of the migration file ``path`` (used in findings only)."""
-    starts = line_starts(text)
-    try:
-        raw = pglast.parse_sql(text)
-        slices = parser.split(text, only_slices=True)
-        tokens = parser.scan(text)
-    except pglast.parser.ParseError as err:
-        message = err.args[0]
-        raw_location = err.args[1] if len(err.args) > 1 else None
-        # No location means the error is at the end of the input (e.g. an unclosed paren).
-        offset = len(text) if raw_location is None else max(0, min(int(raw_location), len(text)))
-        line = bisect_right(starts, offset)
-        finding = _meta(
-            path,
-            INVALID_MIGRATION_FILE,
-            line,
-            offset - starts[line - 1] + 1,
-            f"SQL does not parse: {message}",
-            "fix the syntax; safemigrate refuses a file that does not parse (exit 2)",
-        )
-        return FileResult([finding], True)
-
-    stmts = []
-    for s, r in zip(slices, raw, strict=True):
-        line = bisect_right(starts, s.start)
-        stmts.append(_Stmt(r.stmt, s.start, s.stop, line, s.start - starts[line - 1] + 1, text[s]))
-    allows = find_allows(text, tokens, starts)
-    txs = _transactions(stmts, _group_events(text, tokens), starts)
-
-    # Statements the runner would refuse inside their block: linted here, hidden from
-    # build_steps so that it can still describe the rest of the file.
-    taken_out = {
-        i
-        for i, (s, tx) in enumerate(zip(stmts, txs, strict=True))
-        if tx.is_block and sqlinfo.is_non_transactional(s.node)
-    }
-    sanitized = blank_out(
-        text,
-        [(a.start, a.end) for a in allows] + [(stmts[i].start, stmts[i].stop) for i in taken_out],
-    )
-    for i in sorted(taken_out):
-        start = stmts[i].start
-        if stmts[i].stop - start < len(_PLACEHOLDER):  # pragma: no cover - VACUUM is the shortest
-            continue
-        sanitized = sanitized[:start] + _PLACEHOLDER + sanitized[start + len(_PLACEHOLDER) :]
-    infos, error = _steps(path, sanitized, len(stmts))
-    for i in taken_out:
-        infos[i] = None
-
-    findings: list[Finding] = []
-    bad_input = False
-    if error is not None:
-        findings.append(invalid_file(path, error))
-        bad_input = True
+    # The runner's view is always taken under "rewrite": the rules judge the lint's own
+    # concurrent_indexes policy themselves.
+    parsed = parse_file(path, text, concurrent_indexes="rewrite")
+    refusals = [p for p in parsed.problems if p.kind != "non-transactional-in-block"]
+    findings = [problem_finding(p) for p in refusals]
+    steps_known = not refusals
 
     state = FileState()
     hits_of: list[list[Hit]] = []
-    for stmt, tx, info in zip(stmts, txs, infos, strict=True):
+    for stmt, tx in zip(parsed.statements, transactions_of(parsed.statements), strict=True):
         ctx = StatementContext(
             path=path,
             pg_version=pg_version,
             concurrent_indexes=concurrent_indexes,
             state=state,
             tx=tx,
-            statement=info,
-            steps_known=error is None,
+            statement=stmt.statement if steps_known else None,
+            steps_known=steps_known,
             text=stmt.text,
             line=stmt.line,
         )
@@ -324,14 +181,15 @@ def lint_text(
             hits.extend(_lint_do_block(stmt, ctx))
         hits_of.append(hits)
 
-    findings.extend(_apply_allows(path, stmts, hits_of, allows))
+    allows = find_allows(parsed.allows)
+    findings.extend(_apply_allows(path, parsed.statements, hits_of, allows))
     findings = list(dict.fromkeys(findings))
     findings.sort(key=lambda f: (f.line, f.column))
-    return FileResult(findings, bad_input)
+    return FileResult(findings, bool(refusals))
 
 
 def _apply_allows(
-    path: str, stmts: list[_Stmt], hits_of: list[list[Hit]], allows: list[Allow]
+    path: str, stmts: tuple[ParsedStatement, ...], hits_of: list[list[Hit]], allows: list[Allow]
 ) -> list[Finding]:
     """The statements' findings after suppression, plus the allow directives' own findings."""
     findings: list[Finding] = []
@@ -414,22 +272,22 @@ def _apply_allows(
 def lint_file(
     path: Path,
     *,
-    display: str | None = None,
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     check_file_name: bool = True,
 ) -> FileResult:
-    """Lint the migration file ``path`` (shown as ``display`` in findings).
+    """Lint the migration file ``path``, and its name unless ``check_file_name`` is False.
 
     A badly named file is bad input (the runner refuses the directory), but its SQL is still
     linted.
     """
-    shown = display if display is not None else str(path)
-    misnamed = check_name(path, shown) if check_file_name else None
-    before = [misnamed] if misnamed is not None else []
+    misnamed = name_problem(path) if check_file_name else None
+    before = [problem_finding(misnamed)] if misnamed is not None else []
     try:
         text = read_sql(path)
     except MigrationFileError as err:
-        return FileResult([*before, invalid_file(shown, err)], True)
-    result = lint_text(shown, text, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+        return FileResult([*before, invalid_file(str(path), err)], True)
+    result = lint_text(
+        str(path), text, pg_version=pg_version, concurrent_indexes=concurrent_indexes
+    )
     return FileResult([*before, *result.findings], result.bad_input or misnamed is not None)

@@ -33,7 +33,7 @@ from safemigrate.durations import UNITS_MS, parse_duration
 from safemigrate.errors import ExitCode, SafemigrateError
 from safemigrate.lint.walker import lint_text
 from safemigrate.model import TxMode
-from safemigrate.source import FILENAME_PATTERN, build_steps, load_migrations
+from safemigrate.source import FILENAME_PATTERN, build_steps, load_migrations, parse_file
 
 T = TypeVar("T")
 
@@ -249,6 +249,31 @@ def check_steps(text: str) -> None:
 def test_sql_ish_migration_text_is_accepted_or_bad_input(text: str) -> None:
     assume(not hits_known_sql_bug(text))
     check_steps(text)
+
+
+@PROPERTIES
+@given(st.one_of(sql_ish, plausible_sql))
+@example("-- safemigrate: bogus\nCOMMIT;\nBEGIN;\nVACUUM t;\n")
+def test_runner_and_linter_read_a_file_the_same_way(text: str) -> None:
+    """The runner raises the parse's first problem; the linter reports each one (or, for a
+    statement that cannot run in a block, its rule does) and is bad input exactly when the
+    runner refuses the file for another reason."""
+    assume(not hits_known_sql_bug(text))
+    parsed = parse_file("0001_x.sql", text)
+    result = outcome(lambda: build_steps("0001_x.sql", text))
+    if isinstance(result, SafemigrateError):
+        assert parsed.problems and result.message == parsed.problems[0].error().message
+    else:
+        assert parsed.problems == () and result == list(parsed.steps)
+    report = lint_text("0001_x.sql", text)
+    refusals = [p for p in parsed.problems if p.kind != "non-transactional-in-block"]
+    invalid = [f for f in report.findings if f.rule == "invalid-migration-file"]
+    assert sorted((f.line, f.message) for f in invalid) == sorted(
+        {(p.line or 1, p.message) for p in refusals}
+    )
+    assert report.bad_input == bool(refusals)
+    lines = {f.line for f in report.findings if f.rule == "non-transactional-in-transaction"}
+    assert {p.line for p in parsed.problems if p.kind == "non-transactional-in-block"} <= lines
 
 
 @PROPERTIES

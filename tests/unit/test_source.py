@@ -10,10 +10,13 @@ from safemigrate.errors import ExitCode, MigrationFileError
 from safemigrate.model import QualifiedName, Step, StepOptions, TxMode
 from safemigrate.source import (
     ConcurrentIndexes,
+    ParsedFile,
     build_steps,
     discover,
     load_migrations,
+    parse_file,
     read_sql,
+    scan_directory,
 )
 
 LANGFUSE = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "langfuse"
@@ -701,3 +704,191 @@ def test_create_table_if_not_exists_does_not_make_the_table_new() -> None:
     steps = build_steps("f.sql", "CREATE TABLE IF NOT EXISTS t (a int);\nCREATE INDEX ON t (a);")
     assert steps[1].mode is TxMode.AUTOCOMMIT
     assert steps[1].statements[0].rewritten == "CREATE INDEX CONCURRENTLY ON t (a)"
+
+
+# parse_file: one lenient reading for the runner and the linter
+
+
+def parse(text: str, policy: ConcurrentIndexes = "rewrite") -> ParsedFile:
+    return parse_file("f.sql", text, concurrent_indexes=policy)
+
+
+def contexts(parsed: ParsedFile) -> list[tuple[str, str, int | None]]:
+    """(first word, context, block line) of each statement."""
+    return [
+        (s.text.split()[0], s.context, s.block.line if s.block else None) for s in parsed.statements
+    ]
+
+
+def test_parse_gives_each_statement_its_transaction_context() -> None:
+    parsed = parse(
+        "CREATE TABLE a (id int);\n"  # 1
+        "BEGIN;\n"  # 2
+        "UPDATE a SET id = 1;\n"
+        "COMMIT;\n"
+        "-- safemigrate: group-start\n"  # 5
+        "INSERT INTO a VALUES (1);\n"
+        "DELETE FROM a;\n"
+        "-- safemigrate: group-end\n"
+        "CREATE INDEX CONCURRENTLY i ON a (id);\n"
+        "CREATE INDEX j ON b (id);\n"  # rewritten: runs alone in autocommit mode
+    )
+    assert parsed.problems == ()
+    assert contexts(parsed) == [
+        ("CREATE", "own", None),
+        ("BEGIN", "explicit", 2),
+        ("UPDATE", "explicit", 2),
+        ("COMMIT", "explicit", 2),
+        ("INSERT", "group", 5),
+        ("DELETE", "group", 5),
+        ("CREATE", "autocommit", None),
+        ("CREATE", "autocommit", None),
+    ]
+    assert [s.step for s in parsed.statements] == [0, 1, 1, 1, 2, 2, 3, 4]
+    assert [s.mode for s in parsed.steps] == [
+        TxMode.OWN,
+        TxMode.EXPLICIT,
+        TxMode.GROUP,
+        TxMode.AUTOCOMMIT,
+        TxMode.AUTOCOMMIT,
+    ]
+    assert parsed.statements[-1].statement.rewritten is not None
+    assert [(s.line, s.column) for s in parsed.statements][:2] == [(1, 1), (2, 1)]
+    assert parsed.statements[1].block is parsed.statements[3].block
+
+
+def test_parse_collects_every_problem_and_goes_on() -> None:
+    text = (
+        "-- safemigrate: bogus\n"  # 1
+        "SELECT 1;\n"
+        "COMMIT;\n"  # 3
+        "ROLLBACK;\n"  # 4
+        "BEGIN;\n"  # 5
+        "CREATE INDEX CONCURRENTLY i ON t (a);\n"  # 6
+        "SELECT 2;\n"
+    )
+    parsed = parse(text)
+    assert [(p.line, p.message) for p in parsed.problems] == [
+        (1, "unknown safemigrate directive 'bogus'"),
+        (3, "COMMIT without a matching BEGIN"),
+        (4, "ROLLBACK in a migration file is not supported"),
+        (
+            6,
+            "'CREATE INDEX CONCURRENTLY i ON t (a)' cannot run inside a transaction block "
+            "(an explicit BEGIN/COMMIT block started at line 5)",
+        ),
+        (5, "BEGIN has no matching COMMIT"),
+    ]
+    assert all(p.path == "f.sql" for p in parsed.problems)
+    assert [p.kind for p in parsed.problems].count("non-transactional-in-block") == 1
+    # After a problem the statements keep the transaction they are written in.
+    assert contexts(parsed) == [
+        ("SELECT", "own", None),
+        ("COMMIT", "own", None),
+        ("ROLLBACK", "own", None),
+        ("BEGIN", "explicit", 5),
+        ("CREATE", "explicit", 5),
+        ("SELECT", "explicit", 5),
+    ]
+    # The unclosed block is no step.
+    assert [s.step for s in parsed.statements][3:] == [None, None, None]
+
+
+def test_a_bad_group_directive_still_opens_its_group() -> None:
+    parsed = parse(
+        "-- safemigrate: group-start lock-timeout=0\nSELECT 1;\n-- safemigrate: group-end\n"
+    )
+    assert [p.message for p in parsed.problems] == [
+        "lock-timeout=0 would wait forever; the runner always keeps a lock timeout"
+    ]
+    assert contexts(parsed) == [("SELECT", "group", 1)]
+
+
+def test_a_file_that_does_not_parse_has_one_problem_with_its_column() -> None:
+    parsed = parse("SELECT 1;\nSELECT (1;\n")
+    [problem] = parsed.problems
+    assert (problem.line, problem.kind) == (2, "syntax")
+    assert problem.message.startswith("SQL does not parse: ")
+    assert problem.column > 1
+    assert parsed.statements == ()
+
+
+def test_parse_finds_allow_comments_and_the_runner_passes_over_them() -> None:
+    parsed = parse("SELECT 1;\n  -- safemigrate: allow lock-table -- short\nLOCK TABLE t;\n")
+    assert parsed.problems == ()
+    [allow] = parsed.allows
+    assert (allow.line, allow.column, allow.body, allow.own_line) == (
+        2,
+        3,
+        "lock-table -- short",
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "-- safemigrate: bogus\nCOMMIT;\n",
+        "COMMIT;\n-- safemigrate: bogus\nSELECT 1;\n",
+        "BEGIN;\nVACUUM t;\nROLLBACK;\nCOMMIT;\n",
+        "-- safemigrate: group-start\n-- safemigrate: group-end\nSELECT 1, -- safemigrate: x\n2;\n",
+        "-- safemigrate: no-retry\n",
+        "CREATE INDEX i ON t (a);\nBEGIN;\nCREATE INDEX j ON t (a);\n",
+    ],
+)
+@pytest.mark.parametrize("policy", ["rewrite", "require", "off"])
+def test_the_runner_raises_the_first_problem(text: str, policy: ConcurrentIndexes) -> None:
+    parsed = parse(text, policy)
+    assert parsed.problems
+    first = parsed.problems[0]
+    err = error(text, policy)
+    assert (err.message, err.line, err.hint) == (first.error().message, first.line, first.hint)
+    assert err.exit_code == ExitCode.BAD_INPUT
+
+
+def test_the_runner_steps_are_the_parse_steps() -> None:
+    text = STEPS_SAMPLE
+    parsed = parse(text)
+    assert parsed.problems == ()
+    assert steps(text) == list(parsed.steps)
+    for step in parsed.steps:
+        members = [s for s in parsed.statements if s.step == step.index]
+        assert tuple(m.statement for m in members) == step.statements
+        if step.mode in (TxMode.EXPLICIT, TxMode.GROUP):
+            assert len({m.block for m in members}) == 1
+        else:
+            assert [m.block for m in members] == [None]
+
+
+STEPS_SAMPLE = (
+    "-- safemigrate: lock-timeout=2s\n"
+    "CREATE TABLE t (id int);\n"
+    "BEGIN;\nALTER TABLE u ADD COLUMN c int;\nCOMMIT;\n"
+    "-- safemigrate: group-start no-retry\n"
+    "UPDATE u SET c = 1;\nUPDATE u SET c = 2;\n"
+    "-- safemigrate: group-end\n"
+    "CREATE INDEX i ON u (c);\n"
+    "DROP INDEX CONCURRENTLY old;\n"
+)
+
+
+def test_scan_directory_collects_every_problem_and_discover_raises_the_first(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "0001_a.sql")
+    write(tmp_path, "1_again.sql")
+    write(tmp_path, "init.sql")
+    write(tmp_path, "1" + "0" * 18 + "_big.sql")
+    scan = scan_directory(tmp_path)
+    big = "1" + "0" * 18 + "_big.sql"
+    # In directory order: "10..." sorts before "1_again".
+    assert [(Path(p.path).name, p.message) for p in scan.problems] == [
+        (big, "version has more than 18 significant digits"),
+        ("1_again.sql", "duplicate version 1: also used by 0001_a.sql"),
+        ("init.sql", "file name does not match <version>_<name>.sql"),
+    ]
+    assert [f.path.name for f in scan.files] == ["0001_a.sql", "1_again.sql"]
+    assert [p.name for p in scan.misnamed] == [big, "init.sql"]
+    with pytest.raises(MigrationFileError) as info:
+        discover(tmp_path)
+    assert info.value.message == scan.problems[0].error().message

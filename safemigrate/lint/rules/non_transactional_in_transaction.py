@@ -1,9 +1,8 @@
 """non-transactional-in-transaction: a statement that cannot run in a transaction block, in one.
 
-The runner's source.build_steps refuses such a file outright (MigrationFileError). The linter
-reports it as a finding instead, with the rest of the file still checked: its walker works out
-each statement's transaction itself (BEGIN/COMMIT and group directives) before asking
-source.build_steps for the steps, with these statements blanked out.
+The runner refuses such a file outright (MigrationFileError). The linter reports it as a finding
+instead, with the rest of the file still checked: source.parse_file records it as a problem of
+kind ``non-transactional-in-block``, leaves the statement in its block and reads on.
 """
 
 from __future__ import annotations

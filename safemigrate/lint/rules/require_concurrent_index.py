@@ -47,7 +47,7 @@ def _rewritten(ctx: StatementContext) -> bool:
         return False
     if ctx.statement is not None:
         return ctx.statement.rewritten is not None
-    # The file could not be split into steps: predict what source.build_steps would do.
+    # The runner would refuse the file: predict what it would do with the statement.
     return not ctx.steps_known and not ctx.tx.is_block
 
 
@@ -75,7 +75,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     elif policy == "off":
         reason = 'run as written (concurrent_indexes = "off")'
     else:
-        # Outside a block with "rewrite", source.build_steps leaves an index plain only when it
+        # Outside a block with "rewrite", the runner leaves an index plain only when it
         # takes the table for one created earlier in the file.
         reason = "not rewritten to CONCURRENTLY by safemigrate"
     yield hit(

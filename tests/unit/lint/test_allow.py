@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from safemigrate.lint.allow import is_allow_comment, strip_allow_directives
+from safemigrate.lint.allow import is_allow_comment
 from safemigrate.lint.walker import lint_text
+from safemigrate.source import parse_file
 
 from .support import lint, rules
 
@@ -14,7 +15,7 @@ def test_allow_with_a_reason_suppresses_the_finding() -> None:
 
 
 def test_allow_does_not_make_the_file_invalid() -> None:
-    # source.build_steps rejects unknown directives; the linter hides allow comments from it.
+    # The runner passes over allow comments (source.parse_file lists them for the linter).
     sql = "-- safemigrate: allow rename -- old name unused\nALTER TABLE a RENAME TO b;\nSELECT 1;"
     result = lint_text("0001_x.sql", sql)
     assert not result.bad_input
@@ -146,16 +147,18 @@ def test_block_comment_is_not_an_allow() -> None:
     assert rules(sql) == ["drop-table-or-column"]
 
 
-def test_strip_allow_directives_keeps_offsets_and_other_directives() -> None:
+def test_allow_comments_are_found_by_the_parse_beside_other_directives() -> None:
     sql = (
         "-- safemigrate: allow rename -- reason\n"
         "-- safemigrate: no-retry\n"
         "ALTER TABLE a RENAME TO b; -- plain comment"
     )
-    stripped = strip_allow_directives(sql)
-    assert len(stripped) == len(sql)
-    assert stripped.splitlines()[0].strip() == ""
-    assert stripped.splitlines()[1:] == sql.splitlines()[1:]
+    parsed = parse_file("0001_x.sql", sql)
+    assert parsed.problems == ()
+    [comment] = parsed.allows
+    assert (comment.line, comment.column, comment.body) == (1, 1, "rename -- reason")
+    assert sql[comment.start : comment.end] == "-- safemigrate: allow rename -- reason"
+    assert parsed.steps[0].options.no_retry
 
 
 def test_is_allow_comment() -> None:

@@ -104,6 +104,44 @@ def test_rules_still_run_in_a_file_the_runner_refuses() -> None:
     ]
 
 
+def test_every_problem_the_runner_would_refuse_is_a_finding() -> None:
+    from safemigrate.lint.walker import lint_text
+
+    sql = "-- safemigrate: bogus\nSELECT 1;\nCOMMIT;\nBEGIN;\nVACUUM t;\nSELECT 2;\n"
+    result = lint_text("0001_a.sql", sql)
+    assert result.bad_input
+    assert [(f.line, f.rule) for f in result.findings] == [
+        (1, INVALID),  # unknown directive
+        (3, INVALID),  # COMMIT without BEGIN
+        (4, INVALID),  # BEGIN has no matching COMMIT
+        (5, "non-transactional-in-transaction"),  # the rule reports it, not a second finding
+    ]
+
+
+def test_linter_and_runner_agree_on_the_steps_of_a_file() -> None:
+    from safemigrate.lint.walker import transactions_of
+    from safemigrate.source import build_steps, parse_file
+
+    sql = (
+        "CREATE TABLE a (id int);\n"
+        "BEGIN;\nUPDATE a SET id = 1;\nCOMMIT;\n"
+        "-- safemigrate: group-start\nINSERT INTO a VALUES (1);\nDELETE FROM a;\n"
+        "-- safemigrate: group-end\n"
+        "CREATE INDEX i ON b (id);\nSELECT 1;\n"
+    )
+    parsed = parse_file("0001_a.sql", sql)
+    steps = build_steps("0001_a.sql", sql)
+    transactions = transactions_of(parsed.statements)
+    # Two statements share a linter transaction exactly when the runner runs them in one step.
+    for one, tx_one in zip(parsed.statements, transactions, strict=True):
+        for other, tx_other in zip(parsed.statements, transactions, strict=True):
+            same_step = one.step == other.step and len(steps[one.step or 0].statements) > 1
+            assert (tx_one is tx_other) == (same_step or one is other)
+    assert [s.statement for s in parsed.statements] == [
+        s for step in steps for s in step.statements
+    ]
+
+
 def test_lint_directory_checks_every_migration_in_version_order(tmp_path: Path) -> None:
     write(tmp_path, "10_ten.sql", "DROP TABLE ten;\n")
     write(tmp_path, "2_two.sql", "DROP TABLE two;\n")

@@ -1,0 +1,59 @@
+"""Reading a migration directory: file names, versions, statements, directives and steps.
+
+``files`` finds and reads the files (scan_directory leniently, discover raising the first
+problem); ``parse`` reads one file's SQL once, leniently, for both
+the runner (build_steps raises its first problem) and the linter (which reports them all);
+``directives`` reads the ``-- safemigrate:`` comments. SQL is split and recognised with pglast
+(PostgreSQL's own parser); the original text of every statement is kept.
+"""
+
+from __future__ import annotations
+
+from .directives import DIRECTIVE_PREFIX, AllowComment
+from .files import (
+    FILENAME_PATTERN,
+    MAX_VERSION_DIGITS,
+    DirectoryScan,
+    MigrationFile,
+    discover,
+    load_migrations,
+    name_problem,
+    parse_migration,
+    read_sql,
+    scan_directory,
+)
+from .parse import (
+    Block,
+    ConcurrentIndexes,
+    Context,
+    FileProblem,
+    ParsedFile,
+    ParsedStatement,
+    build_steps,
+    parse_file,
+    split_sql,
+)
+
+__all__ = [
+    "DIRECTIVE_PREFIX",
+    "FILENAME_PATTERN",
+    "MAX_VERSION_DIGITS",
+    "AllowComment",
+    "Block",
+    "ConcurrentIndexes",
+    "Context",
+    "DirectoryScan",
+    "FileProblem",
+    "MigrationFile",
+    "ParsedFile",
+    "ParsedStatement",
+    "build_steps",
+    "discover",
+    "load_migrations",
+    "name_problem",
+    "parse_file",
+    "parse_migration",
+    "read_sql",
+    "scan_directory",
+    "split_sql",
+]

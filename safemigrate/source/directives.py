@@ -1,0 +1,186 @@
+"""``-- safemigrate: ...`` comments: step options, groups and the linter's allow comments.
+
+A directive stands on its own line before a statement. The runner reads group-start, group-end,
+no-retry, lock-timeout=DUR, statement-timeout=DUR and max-attempts=N; ``allow RULE -- reason``
+is the linter's (safemigrate.lint.allow) and the runner passes over it. Every comment is read
+leniently: a bad one gives a FileProblem and reading goes on.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..durations import parse_duration
+from ..errors import ConfigError
+
+#: The comment prefix of a directive.
+DIRECTIVE_PREFIX = "safemigrate:"
+#: The first word of the linter's suppression comment, ``-- safemigrate: allow RULE -- reason``.
+ALLOW_WORD = "allow"
+
+GROUP_WORDS = ("group-start", "group-end")
+
+_KNOWN = (
+    "known: group-start, group-end, no-retry, lock-timeout=DUR, statement-timeout=DUR, "
+    "max-attempts=N, allow RULE -- reason"
+)
+_OWN_LINE = "a safemigrate directive must be on its own line before a statement"
+
+
+@dataclass
+class Directive:
+    """One runner directive of a file, in file order."""
+
+    offset: int
+    line: int
+    #: The group words it applies, in order: one at most when valid; when invalid, every group
+    #: word it names, so that the statements after it still get the transaction meant.
+    groups: tuple[str, ...] = ()
+    #: Step options (StepOptions field names); empty when the directive is invalid.
+    options: dict[str, Any] = field(default_factory=dict)
+    valid: bool = True
+
+
+@dataclass(frozen=True)
+class AllowComment:
+    """Where a ``-- safemigrate: allow ...`` comment is, and what follows the word ``allow``."""
+
+    #: Character offsets of the comment in the file (``end`` exclusive).
+    start: int
+    end: int
+    line: int
+    column: int
+    body: str
+    #: True when nothing but blanks precedes the comment on its line.
+    own_line: bool
+
+
+@dataclass(frozen=True)
+class DirectiveProblem:
+    """Why a directive comment is refused (the reader adds the file)."""
+
+    line: int
+    message: str
+    hint: str | None = None
+
+
+class _Invalid(Exception):
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def directive_body(comment: str) -> str | None:
+    """For the text of a ``--`` comment, what follows ``safemigrate:``; None for other comments."""
+    body = comment[2:].strip()
+    if not body.startswith(DIRECTIVE_PREFIX):
+        return None
+    return body[len(DIRECTIVE_PREFIX) :]
+
+
+def allow_body(comment: str) -> str | None:
+    """For the text of a ``--`` comment, what follows ``safemigrate: allow``; None when the
+    comment is not an allow comment."""
+    body = directive_body(comment)
+    if body is None:
+        return None
+    words = body.split(None, 1)
+    if not words or words[0] != ALLOW_WORD:
+        return None
+    return words[1] if len(words) > 1 else ""
+
+
+def parse_directive(line: int, body: str) -> Directive:
+    """The Directive of the words after ``-- safemigrate:`` (offset 0); raises _Invalid."""
+    directive = Directive(offset=0, line=line)
+    group: str | None = None
+    words = body.split()
+    if not words:
+        raise _Invalid("empty safemigrate directive")
+    for word in words:
+        key, has_value, value = word.partition("=")
+        if key in GROUP_WORDS and not has_value:
+            if group is not None:
+                raise _Invalid("one group directive per line")
+            group = key
+        elif key == "no-retry" and not has_value:
+            directive.options["no_retry"] = True
+        elif key in ("lock-timeout", "statement-timeout") and has_value:
+            ms = _duration(value, key)
+            if key == "lock-timeout" and ms == 0:
+                raise _Invalid(
+                    "lock-timeout=0 would wait forever; the runner always keeps a lock timeout"
+                )
+            directive.options[key.replace("-", "_") + "_ms"] = ms
+        elif key == "max-attempts" and has_value:
+            if (
+                not (value.isascii() and value.isdigit())
+                or len(value) > 4
+                or not 1 <= int(value) <= 1000
+            ):
+                raise _Invalid(f"max-attempts must be a whole number from 1 to 1000, got {value!r}")
+            directive.options["max_attempts"] = int(value)
+        else:
+            raise _Invalid(f"unknown safemigrate directive {word!r}", hint=_KNOWN)
+    directive.groups = (group,) if group is not None else ()
+    return directive
+
+
+def _duration(value: str, key: str) -> int:
+    try:
+        return parse_duration(value, key=f"directive {key}")
+    except ConfigError as err:
+        raise _Invalid(err.message) from None
+
+
+def read_comments(
+    text: str, tokens: Iterable[Any], starts: list[int]
+) -> tuple[list[Directive], list[AllowComment], list[DirectiveProblem]]:
+    """The directives and allow comments among ``tokens`` (pglast scanner tokens of ``text``),
+    in file order, and the problems of the directives.
+
+    ``starts`` are the offsets where lines begin, for line numbers.
+    """
+    directives: list[Directive] = []
+    allows: list[AllowComment] = []
+    problems: list[DirectiveProblem] = []
+    for token in tokens:
+        if token.name != "SQL_COMMENT":
+            continue
+        comment = text[token.start : token.end + 1]
+        body = directive_body(comment)
+        if body is None:
+            continue
+        line = bisect_right(starts, token.start)
+        line_start = starts[line - 1]
+        own_line = not text[line_start : token.start].strip()
+        words = body.split(None, 1)
+        if words and words[0] == ALLOW_WORD:
+            allow = words[1] if len(words) > 1 else ""
+            column = token.start - line_start + 1
+            allows.append(AllowComment(token.start, token.end + 1, line, column, allow, own_line))
+            continue
+        try:
+            if not own_line:
+                raise _Invalid(_OWN_LINE)
+            directive = parse_directive(line, body)
+        except _Invalid as err:
+            problems.append(DirectiveProblem(line, err.message, err.hint))
+            named = body.split()
+            directive = Directive(
+                line=line, groups=tuple(w for w in GROUP_WORDS if w in named), valid=False, offset=0
+            )
+        directive.offset = token.start
+        directives.append(directive)
+    return directives, allows, problems
+
+
+def invalid_inside(directive: Directive) -> DirectiveProblem:
+    """The problem of a directive written inside a statement (it is then invalid)."""
+    directive.valid = False
+    directive.options = {}
+    return DirectiveProblem(directive.line, _OWN_LINE)

@@ -1,0 +1,146 @@
+"""Migration files on disk: names, versions, reading them as text, loading a directory."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import MigrationFileError
+from ..model import Migration
+from .parse import ConcurrentIndexes, FileProblem, build_steps
+
+# File names are not SQL; a pattern is the right tool for them (SQL itself only goes to pglast).
+FILENAME_PATTERN = re.compile(r"^(?P<version>[0-9]+)_(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)\.sql$")
+#: The most digits a version may have: it is stored as a PostgreSQL bigint.
+MAX_VERSION_DIGITS = 18
+
+
+@dataclass(frozen=True)
+class MigrationFile:
+    """A migration file found in the directory, before its SQL is read."""
+
+    version: int
+    version_text: str
+    name: str
+    path: Path
+
+
+def name_problem(path: Path) -> FileProblem | None:
+    """Why the runner refuses the name of the migration file ``path``, else None."""
+    match = FILENAME_PATTERN.match(path.name)
+    if match is None:
+        return FileProblem(
+            str(path),
+            None,
+            "file name does not match <version>_<name>.sql",
+            hint="version is digits (0001 or 20261129120000); name is letters, digits, _ . -",
+        )
+    if len(match["version"].lstrip("0")) > MAX_VERSION_DIGITS:
+        return FileProblem(
+            str(path),
+            None,
+            f"version has more than {MAX_VERSION_DIGITS} significant digits",
+            hint="use a shorter version (it is stored as a PostgreSQL bigint)",
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class DirectoryScan:
+    """The ``.sql`` files of a migrations directory, read leniently."""
+
+    #: The well-named files, by version then name (two may share a version: a problem).
+    files: list[MigrationFile]
+    #: The files whose name the runner refuses, in directory order.
+    misnamed: list[Path]
+    #: Every reason the runner refuses the directory, in the order it meets them.
+    problems: list[FileProblem]
+
+
+def scan_directory(directory: Path) -> DirectoryScan:
+    """Every migration file of ``directory``, and every problem with their names.
+
+    Files not ending in ``.sql`` and hidden files are ignored; a ``.sql`` file whose name does not
+    match ``<version>_<name>.sql`` and two files with the same version are problems. A missing
+    directory raises MigrationFileError.
+    """
+    if not directory.is_dir():
+        raise MigrationFileError(str(directory), "migrations directory does not exist")
+    files: list[MigrationFile] = []
+    misnamed: list[Path] = []
+    problems: list[FileProblem] = []
+    seen: dict[int, Path] = {}
+    for path in sorted(directory.iterdir()):
+        if path.name.startswith(".") or path.suffix.lower() != ".sql" or path.is_dir():
+            continue
+        problem = name_problem(path)
+        if problem is not None:
+            problems.append(problem)
+            misnamed.append(path)
+            continue
+        match = FILENAME_PATTERN.match(path.name)
+        assert match is not None  # name_problem accepted the name
+        version = int(match["version"])
+        if version in seen:
+            problems.append(
+                FileProblem(
+                    str(path),
+                    None,
+                    f"duplicate version {version}: also used by {seen[version].name}",
+                    hint="give every migration its own version (safemigrate new NAME picks the "
+                    "next)",
+                )
+            )
+        else:
+            seen[version] = path
+        files.append(MigrationFile(version, match["version"], match["name"], path))
+    files.sort(key=lambda f: (f.version, f.path.name))
+    return DirectoryScan(files, misnamed, problems)
+
+
+def discover(directory: Path) -> list[MigrationFile]:
+    """The migration files of ``directory``, ordered by version.
+
+    Raises the first problem of scan_directory (a misnamed ``.sql`` file, a duplicate version)
+    as a MigrationFileError.
+    """
+    scan = scan_directory(directory)
+    if scan.problems:
+        raise scan.problems[0].error()
+    return scan.files
+
+
+def load_migrations(
+    directory: Path, *, concurrent_indexes: ConcurrentIndexes = "rewrite"
+) -> list[Migration]:
+    """Discover and parse every migration in ``directory``, ordered by version.
+
+    Raises the first MigrationFileError of the first bad file.
+    """
+    return [parse_migration(f, concurrent_indexes=concurrent_indexes) for f in discover(directory)]
+
+
+def read_sql(path: Path) -> str:
+    """The text of a migration file; not UTF-8 is an error naming the line."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise MigrationFileError(str(path), f"cannot read: {err.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise MigrationFileError(
+            str(path), f"not UTF-8 (byte 0x{data[err.start]:02x})", line=line
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def parse_migration(
+    file: MigrationFile, *, concurrent_indexes: ConcurrentIndexes = "rewrite"
+) -> Migration:
+    """Parse one migration file into steps."""
+    text = read_sql(file.path)
+    steps = build_steps(str(file.path), text, concurrent_indexes=concurrent_indexes)
+    return Migration(file.version, file.version_text, file.name, file.path, tuple(steps))

@@ -1,0 +1,486 @@
+"""One lenient reading of a migration file's SQL: statements, transactions, steps and problems.
+
+parse_file splits the text with pglast (PostgreSQL's own parser), keeps the original text of
+every statement, reads the ``-- safemigrate:`` comments, and works out which transaction each
+statement runs in (its own, an explicit BEGIN/COMMIT block, a group, or autocommit) and which
+steps the runner makes of them. Every reason the runner refuses the file is a FileProblem, and
+reading goes on after one, so the linter reports them all; build_steps (the runner) raises the
+first as a MigrationFileError.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pglast
+from pglast import parser
+
+from .. import statements as sqlinfo
+from ..errors import MigrationFileError
+from ..locks import lock_needs
+from ..model import QualifiedName, Statement, Step, StepOptions, TxMode
+from .directives import AllowComment, Directive, invalid_inside, read_comments
+
+ConcurrentIndexes = Literal["rewrite", "require", "off"]
+#: Where a statement runs: its own step, an explicit BEGIN/COMMIT block, a group, or alone in
+#: autocommit mode (a statement PostgreSQL refuses in a transaction block).
+Context = Literal["own", "explicit", "group", "autocommit"]
+#: What kind of refusal a FileProblem is: the SQL does not parse; a statement that cannot run
+#: in a transaction block is inside one (the linter has a rule for it); anything else.
+ProblemKind = Literal["syntax", "non-transactional-in-block", "file"]
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """One reason the runner refuses a migration file."""
+
+    path: str
+    line: int | None
+    message: str
+    hint: str | None = None
+    column: int = 1
+    kind: ProblemKind = "file"
+
+    def error(self) -> MigrationFileError:
+        """The MigrationFileError the runner raises for this problem."""
+        return MigrationFileError(self.path, self.message, line=self.line, hint=self.hint)
+
+
+@dataclass(frozen=True)
+class Block:
+    """An explicit BEGIN/COMMIT block or a ``group-start``/``group-end`` group of a file."""
+
+    #: The block's number in the file (0 for the first), so that blocks compare by identity.
+    number: int
+    kind: Literal["explicit", "group"]
+    #: The line of its BEGIN or group-start.
+    line: int
+
+
+@dataclass
+class ParsedStatement:
+    """One statement of a file, as written and as the runner sees it."""
+
+    #: pglast's parse tree of the statement.
+    node: Any
+    #: Character offsets of the statement in the file (``stop`` exclusive).
+    start: int
+    stop: int
+    line: int
+    column: int
+    #: The runner's view: rewritten text, locks, non-transactional, notes.
+    statement: Statement
+    context: Context
+    #: The block it is in (context explicit or group), else None.
+    block: Block | None
+    #: The index of its step in ParsedFile.steps; None when a problem kept it out of any step.
+    step: int | None = None
+
+    @property
+    def text(self) -> str:
+        """The statement's text as written."""
+        return self.statement.text
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """Everything read from one migration file's text; ``problems`` empty when the runner
+    accepts it (then ``steps`` are the steps it runs)."""
+
+    path: str
+    statements: tuple[ParsedStatement, ...]
+    steps: tuple[Step, ...]
+    allows: tuple[AllowComment, ...]
+    problems: tuple[FileProblem, ...]
+
+    def raise_first(self) -> None:
+        """Raise the first problem, the one the runner reports, as a MigrationFileError."""
+        if self.problems:
+            raise self.problems[0].error()
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where the lines of ``text`` begin."""
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts
+
+
+def position(starts: list[int], offset: int) -> tuple[int, int]:
+    """1-based line and column of character ``offset``, given the file's line_starts."""
+    line = bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+def one_line(message: str, limit: int = 200) -> str:
+    """``message`` on one line, cut to ``limit`` characters (parse errors quote the input)."""
+    flat = " ".join(message.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def split_sql(text: str) -> list[tuple[Any, slice]]:
+    """Each statement of ``text``: its parse tree and where it is. Raises pglast's ParseError."""
+    raw = pglast.parse_sql(text)
+    slices = parser.split(text, only_slices=True)
+    if len(raw) != len(slices):  # pragma: no cover - both come from the same parser
+        raise pglast.parser.ParseError("statement splitting disagrees with the parser")
+    return [(r.stmt, s) for r, s in zip(raw, slices, strict=True)]
+
+
+def build_steps(
+    path: str, text: str, *, concurrent_indexes: ConcurrentIndexes = "rewrite"
+) -> list[Step]:
+    """The steps the runner makes of ``text``; raises the file's first MigrationFileError."""
+    parsed = parse_file(path, text, concurrent_indexes=concurrent_indexes)
+    parsed.raise_first()
+    return list(parsed.steps)
+
+
+def parse_file(
+    path: str, text: str, *, concurrent_indexes: ConcurrentIndexes = "rewrite"
+) -> ParsedFile:
+    """Read the migration file ``path`` whose SQL is ``text``, collecting every problem.
+
+    Problems come in the order the runner meets them: the SQL does not parse (then nothing
+    else is read); bad directive comments; directives inside statements; then, in file order,
+    what the statements and directives make of the transactions and steps.
+    """
+    starts = line_starts(text)
+    try:
+        split = split_sql(text)
+        tokens = parser.scan(text)
+    except pglast.parser.ParseError as err:
+        message = err.args[0] if err.args else "syntax error"
+        location = err.args[1] if len(err.args) > 1 else None
+        # No location means the error is at the end of the input (e.g. an unclosed paren).
+        offset = len(text) if location is None else max(0, min(int(location), len(text)))
+        line, column = position(starts, offset)
+        problem = FileProblem(
+            path,
+            line,
+            f"SQL does not parse: {one_line(str(message))}",
+            column=column,
+            kind="syntax",
+        )
+        return ParsedFile(path, (), (), (), (problem,))
+
+    directives, allows, directive_problems = read_comments(text, tokens, starts)
+    problems = [FileProblem(path, p.line, p.message, p.hint) for p in directive_problems]
+    statement_starts = [s.start for _, s in split]
+    for directive in directives:
+        index = bisect_right(statement_starts, directive.offset)
+        if directive.valid and index > 0 and split[index - 1][1].stop > directive.offset:
+            inside = invalid_inside(directive)
+            problems.append(FileProblem(path, inside.line, inside.message))
+
+    walk = _Walk(path, text, starts, concurrent_indexes, problems)
+    # Statements and directives in file order (no comment starts where a statement does).
+    events: list[tuple[int, Directive | tuple[Any, slice]]] = [(d.offset, d) for d in directives]
+    events += [(s.start, (node, s)) for node, s in split]
+    events.sort(key=lambda e: e[0])
+    for _, event in events:
+        if isinstance(event, Directive):
+            walk.directive(event)
+        else:
+            walk.statement(*event)
+    walk.finish()
+    return ParsedFile(
+        path, tuple(walk.parsed), tuple(walk.steps), tuple(allows), tuple(walk.problems)
+    )
+
+
+def _inside(mode: TxMode) -> str:
+    return "an explicit BEGIN/COMMIT block" if mode is TxMode.EXPLICIT else "a group"
+
+
+def _options(values: dict[str, Any]) -> StepOptions:
+    return StepOptions(**values) if values else StepOptions()
+
+
+def _as_dict(options: StepOptions) -> dict[str, Any]:
+    defaults = StepOptions()
+    return {
+        k: getattr(options, k)
+        for k in ("lock_timeout_ms", "statement_timeout_ms", "max_attempts", "no_retry")
+        if getattr(options, k) != getattr(defaults, k)
+    }
+
+
+@dataclass
+class _Open:
+    """A group or explicit block being collected."""
+
+    mode: TxMode
+    block: Block
+    options: StepOptions
+    members: list[ParsedStatement] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        return self.block.line
+
+
+class _Walk:
+    """The walk over a file's statements and directives in file order.
+
+    A problem is recorded and the walk goes on as the linter reads the file: a misplaced BEGIN,
+    COMMIT or group directive is passed over (the statement stays where it is), a statement
+    that cannot run in a block stays in it, a bad directive still opens or closes the group it
+    names but sets no option.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        starts: list[int],
+        policy: ConcurrentIndexes,
+        problems: list[FileProblem],
+    ) -> None:
+        self.path = path
+        self.text = text
+        self.starts = starts
+        self.policy = policy
+        self.problems = problems
+        self.parsed: list[ParsedStatement] = []
+        self.steps: list[Step] = []
+        self.pending: dict[str, Any] = {}
+        self.pending_line = 0
+        self.open: _Open | None = None
+        self.blocks = 0
+        self.created: set[QualifiedName] = set()
+
+    def problem(
+        self, line: int | None, message: str, hint: str | None = None, kind: ProblemKind = "file"
+    ) -> None:
+        self.problems.append(FileProblem(self.path, line, message, hint, kind=kind))
+
+    def emit(self, mode: TxMode, members: list[ParsedStatement], options: StepOptions) -> None:
+        for member in members:
+            member.step = len(self.steps)
+        statements = tuple(m.statement for m in members)
+        self.steps.append(Step(len(self.steps), statements, mode, options))
+
+    def start_block(self, mode: TxMode, line: int, options: StepOptions) -> _Open:
+        kind: Literal["explicit", "group"] = "explicit" if mode is TxMode.EXPLICIT else "group"
+        self.blocks += 1
+        self.open = _Open(mode, Block(self.blocks - 1, kind, line), options)
+        return self.open
+
+    # Directives.
+
+    def directive(self, directive: Directive) -> None:
+        for group in directive.groups:
+            if group == "group-start":
+                self.group_start(directive)
+            else:
+                self.group_end(directive)
+        if not directive.groups and directive.valid:
+            self.step_options(directive)
+
+    def group_start(self, directive: Directive) -> None:
+        if self.open is not None:
+            if directive.valid:  # an invalid directive has its problem already
+                self.problem(directive.line, f"group-start inside {_inside(self.open.mode)}")
+            return
+        self.start_block(TxMode.GROUP, directive.line, _options(self.pending | directive.options))
+        self.pending = {}
+
+    def group_end(self, directive: Directive) -> None:
+        open_ = self.open
+        if open_ is None or open_.mode is not TxMode.GROUP:
+            if directive.valid:  # an invalid directive has its problem already
+                self.problem(directive.line, "group-end without group-start")
+            return
+        self.open = None
+        if not open_.members:
+            if directive.valid:
+                self.problem(directive.line, "empty group")
+            return
+        if self.pending or directive.options:
+            self.problem(
+                directive.line, "step options must come before the statements they apply to"
+            )
+        self.emit(TxMode.GROUP, open_.members, open_.options)
+
+    def step_options(self, directive: Directive) -> None:
+        open_ = self.open
+        if open_ is not None and open_.members:
+            self.problem(
+                directive.line,
+                f"step options inside {_inside(open_.mode)} must come before its start",
+            )
+            return
+        twice = [key for key in directive.options if key in self.pending]
+        if twice:
+            self.problem(directive.line, f"{twice[0]} given twice")
+        if open_ is not None:
+            open_.options = _options(_as_dict(open_.options) | directive.options)
+        else:
+            self.pending.update(directive.options)
+            self.pending_line = directive.line
+
+    # Statements.
+
+    def statement(self, node: Any, span: slice) -> None:
+        line, column = position(self.starts, span.start)
+        statement = Statement(
+            self.text[span],
+            line,
+            column,
+            type(node).__name__,
+            non_transactional=sqlinfo.is_non_transactional(node),
+        )
+        member = ParsedStatement(node, span.start, span.stop, line, column, statement, "own", None)
+        self.parsed.append(member)
+        if not self.transaction_control(member):
+            self.ordinary(member)
+
+    def join(self, member: ParsedStatement, open_: _Open) -> None:
+        member.context = open_.block.kind
+        member.block = open_.block
+        open_.members.append(member)
+
+    def transaction_control(self, member: ParsedStatement) -> bool:
+        """Handle a BEGIN or COMMIT that opens or closes a block; False for other statements
+        (a misplaced BEGIN or COMMIT, after its problem, is then an ordinary statement)."""
+        tx = sqlinfo.transaction_kind(member.node)
+        line = member.line
+        open_ = self.open
+        if tx == "begin":
+            if open_ is not None:
+                self.problem(line, f"BEGIN inside {_inside(open_.mode)}")
+                return False
+            self.join(member, self.start_block(TxMode.EXPLICIT, line, _options(self.pending)))
+            self.pending = {}
+            return True
+        if tx in ("commit", "commit-and-chain"):
+            if open_ is None or open_.mode is not TxMode.EXPLICIT:
+                self.problem(line, "COMMIT without a matching BEGIN")
+                return False
+            if tx == "commit-and-chain":
+                self.problem(line, "COMMIT AND CHAIN is not supported")
+            self.join(member, open_)
+            self.emit(TxMode.EXPLICIT, open_.members, open_.options)
+            self.open = None
+            return True
+        if tx == "rollback":
+            self.problem(
+                line,
+                "ROLLBACK in a migration file is not supported",
+                hint="a step that must not apply should not be in the file",
+            )
+        elif tx == "prepared":
+            self.problem(line, "two-phase commit is not supported")
+        elif tx == "savepoint" and open_ is None:
+            self.problem(line, "SAVEPOINT outside a BEGIN/COMMIT block or group")
+        return False
+
+    def ordinary(self, member: ParsedStatement) -> None:
+        node = member.node
+        statement = member.statement
+        kind = statement.kind
+        if kind == "IndexStmt" and not node.concurrent:
+            statement = self.plain_index(statement, node)
+        elif statement.non_transactional and kind == "IndexStmt":
+            statement = dataclasses.replace(statement, index_build=sqlinfo.index_build(node))
+        elif statement.non_transactional and kind == "DropStmt":
+            statement = dataclasses.replace(statement, index_drop=sqlinfo.index_drop(node))
+        table = sqlinfo.created_table(node)
+        if table is not None:
+            self.created.add(table)
+        run_node = node
+        if statement.rewritten is not None:
+            run_node = pglast.parse_sql(statement.rewritten)[0].stmt
+        member.statement = statement = dataclasses.replace(
+            statement,
+            locks=tuple(lock_needs(run_node)),
+            # SET TRANSACTION only concerns the current transaction.
+            session_setting=kind == "VariableSetStmt"
+            and not node.is_local
+            and node.name not in ("TRANSACTION", "TRANSACTION SNAPSHOT"),
+        )
+
+        open_ = self.open
+        if open_ is not None:
+            if statement.non_transactional:
+                self.problem(
+                    member.line,
+                    f"{statement.summary!r} cannot run inside a transaction block "
+                    f"({_inside(open_.mode)} started at line {open_.line})",
+                    hint="move it out of the BEGIN/COMMIT block or group into its own step",
+                    kind="non-transactional-in-block",
+                )
+            self.join(member, open_)
+            return
+        if statement.non_transactional:
+            member.context = "autocommit"
+            self.emit(TxMode.AUTOCOMMIT, [member], _options(self.pending))
+        else:
+            self.emit(TxMode.OWN, [member], _options(self.pending))
+        self.pending = {}
+
+    def plain_index(self, statement: Statement, node: Any) -> Statement:
+        """What happens to a plain CREATE INDEX under the ``concurrent_indexes`` policy."""
+        table = sqlinfo.qualified(node.relation)
+        if self.policy == "off" or any(_same_table(table, c) for c in self.created):
+            # A table created earlier in the same migration is empty and unseen by the
+            # application.
+            return statement
+        open_ = self.open
+        if open_ is not None:
+            if self.policy == "require":
+                self.problem(
+                    statement.line,
+                    f"plain CREATE INDEX on existing table {table} inside {_inside(open_.mode)} "
+                    'cannot be built CONCURRENTLY (concurrent_indexes = "require")',
+                    hint="move the index out of the transaction block and write CONCURRENTLY",
+                )
+                return statement
+            return dataclasses.replace(
+                statement,
+                notes=(
+                    f"not rewritten to CONCURRENTLY: inside {_inside(open_.mode)}; "
+                    f"it blocks writes to {table} while it builds",
+                ),
+            )
+        if self.policy == "require":
+            self.problem(
+                statement.line,
+                f"plain CREATE INDEX on existing table {table} blocks writes while it builds "
+                '(concurrent_indexes = "require")',
+                hint="write CREATE INDEX CONCURRENTLY",
+            )
+            return statement
+        return dataclasses.replace(
+            statement,
+            rewritten=sqlinfo.add_concurrently(statement.text),
+            non_transactional=True,
+            index_build=sqlinfo.index_build(node),
+            notes=(
+                f"rewritten to CREATE INDEX CONCURRENTLY: {table} existed before this migration",
+            ),
+        )
+
+    def finish(self) -> None:
+        open_ = self.open
+        if open_ is not None:
+            what = "BEGIN" if open_.mode is TxMode.EXPLICIT else "group-start"
+            closer = "COMMIT" if open_.mode is TxMode.EXPLICIT else "group-end"
+            self.problem(open_.line, f"{what} has no matching {closer}")
+        if self.pending:
+            self.problem(self.pending_line, "directive applies to no statement")
+        if not self.parsed:
+            self.problem(None, "no SQL statements in the file")
+
+
+def _same_table(a: QualifiedName, b: QualifiedName) -> bool:
+    # An unqualified name resolves through the default search_path, i.e. to public.
+    return a.name == b.name and (a.schema or "public") == (b.schema or "public")
