@@ -20,13 +20,12 @@ import difflib
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
-from .blockers.cancel import CancelPolicy, CancelRule, allow_list, parse_cancel_rule
 from .durations import format_duration, parse_duration
 from .errors import ConfigError
 
@@ -38,6 +37,47 @@ else:
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
 VersionStyle = Literal["sequence", "timestamp"]
+
+
+CancelKind = Literal["idle-in-transaction", "any"]
+
+
+@dataclass(frozen=True)
+class CancelRule:
+    """The ``cancel_blockers`` setting: which root blockers are candidates at all.
+
+    ``idle-in-transaction:DUR`` touches only sessions idle in a transaction for longer than DUR;
+    ``any:DUR`` also touches active queries running for longer than DUR (explicit opt-in).
+    """
+
+    kind: CancelKind
+    min_age_ms: int
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{format_duration(self.min_age_ms)}"
+
+
+def parse_cancel_rule(text: str, *, where: str) -> CancelRule | None:
+    """Parse ``off``, ``idle-in-transaction:DUR`` or ``any:DUR``; None for off.
+
+    ``where`` names the value's source (file key, variable or flag) in the error.
+    """
+    value = text.strip()
+    if value == "off":
+        return None
+    kind, sep, duration = value.partition(":")
+    if kind not in ("idle-in-transaction", "any") or not sep:
+        raise ConfigError(
+            f"{where}: must be 'off', 'idle-in-transaction:DURATION' or 'any:DURATION', "
+            f"not {value[:40]!r}"
+        )
+    min_age_ms = parse_duration(duration, key=where)
+    return CancelRule("any" if kind == "any" else "idle-in-transaction", min_age_ms)
+
+
+def allow_list(raw: Sequence[str]) -> tuple[str, ...]:
+    """Normalise an allow-list of application names or roles: stripped, sorted, no blanks."""
+    return tuple(sorted({item.strip() for item in raw if item.strip()}))
 
 
 @dataclass(frozen=True)
@@ -90,18 +130,6 @@ class Settings:
     pg_version: int = 17
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
-
-    @property
-    def cancel_policy(self) -> CancelPolicy | None:
-        """The cancel policy the four ``cancel_blockers*`` keys make up; None when off."""
-        if self.cancel_blockers is None:
-            return None
-        return CancelPolicy(
-            self.cancel_blockers,
-            self.cancel_blockers_only,
-            self.cancel_blockers_grace_ms,
-            self.cancel_blockers_dry_run,
-        )
 
 
 #: Every configuration key, with a one-line description for the docs and ``--help``.

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 # Re-exported: events carry them, and event consumers import them from here.
-from .blockers.model import Blocker as Blocker
-from .blockers.model import WaitingFor as WaitingFor
+from .model import Blocker as Blocker
+from .model import WaitingFor as WaitingFor
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .blockers.model import Sample
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session
@@ -34,7 +33,7 @@ from .events import (
     StepSummary,
 )
 from .locks import LockMode, LockNeed
-from .model import Statement, Step
+from .model import Sample, Statement, Step
 from .pending import PlannedStep
 from .policy import Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable

@@ -1,4 +1,5 @@
-"""The data safemigrate works on: migrations, their steps and statements. Frozen, no I/O."""
+"""The data safemigrate works on: migrations, their steps and statements, and the server sessions
+around a step (who blocks it, what it waits for). Frozen, no I/O."""
 
 from __future__ import annotations
 
@@ -294,3 +295,89 @@ class JournalEntry:
     def done(self) -> bool:
         """True when the step counts as applied."""
         return self.state in ("applied", "baseline")
+
+
+# -- sessions around a step, as the monitor session sees them -----------------------------------
+# Filled in by safemigrate.db.activity, shaped for reports and judged by safemigrate.blockers,
+# carried in events as is.
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """A session that blocks a step (a root of the blocking chain, or a long lock holder), as
+    pg_stat_activity shows it."""
+
+    pid: int
+    application_name: str
+    user: str | None
+    client_addr: str | None
+    state: str | None
+    xact_age_ms: float | None
+    state_age_ms: float | None
+    wait_event: str | None
+    #: The lock mode(s) it holds on the step's table.
+    lock_mode: str | None
+    #: Its query; in events cut to blocker_query_length, or its shape with --redact-queries.
+    query: str | None
+
+    def describe(self) -> str:
+        """One line for people."""
+        app = f"'{self.application_name}'" if self.application_name else "(no application_name)"
+        parts = [f"pid {self.pid} {app}"]
+        if self.user:
+            parts.append(f"user {self.user}")
+        parts.append(f"from {self.client_addr or 'local socket'}")
+        what = [self.state or "unknown state"]
+        if self.xact_age_ms is not None:
+            what.append(f"transaction {self.xact_age_ms / 1000:.1f}s old")
+        if self.state_age_ms is not None:
+            what.append(f"in this state {self.state_age_ms / 1000:.1f}s")
+        if self.wait_event:
+            what.append(f"waiting on {self.wait_event}")
+        if self.lock_mode:
+            what.append(f"holds {self.lock_mode}")
+        text = f"{', '.join(parts)}: {', '.join(what)}"
+        return f"{text}; query: {self.query}" if self.query else text
+
+
+@dataclass(frozen=True)
+class WaitingFor:
+    """The runner's own waiting backend and the lock it waits for, as pg_locks shows it."""
+
+    pid: int
+    locktype: str
+    relation: str | None
+    mode: str
+    waiting_ms: float | None
+
+    def describe(self) -> str:
+        """One line for people."""
+        on = f" on {self.relation}" if self.relation else f" ({self.locktype})"
+        since = f" for {self.waiting_ms / 1000:.1f}s" if self.waiting_ms is not None else ""
+        return f"runner pid {self.pid} waits for {self.mode}{on}{since}"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Who blocked the runner's backend at one moment (empty when nobody did or nobody looked)."""
+
+    #: The root blockers of the pg_blocking_pids() chains (or the long lock holders).
+    blockers: tuple[Blocker, ...] = ()
+    #: What the runner's own backend waited for.
+    waiting: WaitingFor | None = None
+    #: Every pid on a blocking chain, roots included, for the operator's own monitoring.
+    chain: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class IndexBuildProgress:
+    """A row of pg_stat_progress_create_index."""
+
+    phase: str
+    blocks_done: int
+    blocks_total: int
+    tuples_done: int
+    tuples_total: int
+    lockers_done: int
+    lockers_total: int
+    current_locker_pid: int | None

@@ -1,38 +1,20 @@
 """The opt-in cancel policy: which root blockers of a failed step the runner may cancel.
 
 Pure logic: the monitor session says who blocks, this module decides who may be touched. The
-``cancel_blockers`` setting is parsed here (once, when the settings are loaded).
+``cancel_blockers*`` settings are parsed with the rest of the configuration (``CancelRule``
+in ``safemigrate.config``); :class:`CancelPolicy` puts the four together.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Literal
 
-from ..durations import format_duration, parse_duration
-from ..errors import ConfigError
-from .model import Blocker
+from ..config import CancelRule, Settings
+from ..model import Blocker
 
 #: pg_stat_activity states that count as "idle in transaction".
 IDLE_IN_TRANSACTION = ("idle in transaction", "idle in transaction (aborted)")
-
-CancelKind = Literal["idle-in-transaction", "any"]
-
-
-@dataclass(frozen=True)
-class CancelRule:
-    """The ``cancel_blockers`` setting: which root blockers are candidates at all.
-
-    ``idle-in-transaction:DUR`` touches only sessions idle in a transaction for longer than DUR;
-    ``any:DUR`` also touches active queries running for longer than DUR (explicit opt-in).
-    """
-
-    kind: CancelKind
-    min_age_ms: int
-
-    def __str__(self) -> str:
-        return f"{self.kind}:{format_duration(self.min_age_ms)}"
 
 
 @dataclass(frozen=True)
@@ -50,23 +32,17 @@ class CancelPolicy:
     def __str__(self) -> str:
         return str(self.rule)
 
-
-def parse_cancel_rule(text: str, *, where: str) -> CancelRule | None:
-    """Parse ``off``, ``idle-in-transaction:DUR`` or ``any:DUR``; None for off.
-
-    ``where`` names the value's source (file key, variable or flag) in the error.
-    """
-    value = text.strip()
-    if value == "off":
-        return None
-    kind, sep, duration = value.partition(":")
-    if kind not in ("idle-in-transaction", "any") or not sep:
-        raise ConfigError(
-            f"{where}: must be 'off', 'idle-in-transaction:DURATION' or 'any:DURATION', "
-            f"not {value[:40]!r}"
+    @classmethod
+    def of(cls, settings: Settings) -> CancelPolicy | None:
+        """The policy the four ``cancel_blockers*`` settings make up; None when off."""
+        if settings.cancel_blockers is None:
+            return None
+        return cls(
+            settings.cancel_blockers,
+            settings.cancel_blockers_only,
+            settings.cancel_blockers_grace_ms,
+            settings.cancel_blockers_dry_run,
         )
-    min_age_ms = parse_duration(duration, key=where)
-    return CancelRule("any" if kind == "any" else "idle-in-transaction", min_age_ms)
 
 
 def eligible(
@@ -92,8 +68,3 @@ def eligible(
     if policy.rule.kind == "any" and blocker.state == "active" and age >= policy.rule.min_age_ms:
         return f"active query running for {round(age / 1000)}s"
     return None
-
-
-def allow_list(raw: Sequence[str]) -> tuple[str, ...]:
-    """Normalise an allow-list of application names or roles: stripped, sorted, no blanks."""
-    return tuple(sorted({item.strip() for item in raw if item.strip()}))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .model import Blocker, Sample, WaitingFor
+from ..model import Blocker, Sample, WaitingFor
 
 
 def redact_query(query: str | None) -> str | None:

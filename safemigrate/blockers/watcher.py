@@ -24,9 +24,8 @@ from ..config import Settings
 from ..db import ServerError
 from ..events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
 from ..locks import LockMode, LockNeed
-from ..model import QualifiedName
-from .cancel import eligible
-from .model import Blocker, IndexBuildProgress, Sample
+from ..model import Blocker, IndexBuildProgress, QualifiedName, Sample
+from .cancel import CancelPolicy, eligible
 from .report import reported_blocker, reported_sample
 
 #: Seconds between heartbeat events while a step runs.
@@ -122,7 +121,7 @@ class Watcher:
         self.runner_pid = runner_pid
         self.emit = emit
         self.clock: Clock = clock or SystemClock()
-        self.policy = settings.cancel_policy
+        self.policy = CancelPolicy.of(settings)
         self._thread: _WatchThread | None = None
 
     def watch_thread(self) -> _WatchThread:

@@ -13,8 +13,7 @@ from typing import Any
 
 from psycopg import sql
 
-from ..blockers.model import Blocker, IndexBuildProgress, Sample, WaitingFor
-from ..model import QualifiedName
+from ..model import Blocker, IndexBuildProgress, QualifiedName, Sample, WaitingFor
 from .indexes import table_regclass_text
 from .session import Session
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.blockers.cancel import CancelRule
-from safemigrate.config import KEYS, Settings, find_config_file, load_settings
+from safemigrate.config import KEYS, CancelRule, Settings, find_config_file, load_settings
 from safemigrate.errors import ConfigError, ExitCode
 
 

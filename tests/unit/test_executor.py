@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from safemigrate.blockers.model import Sample
 from safemigrate.config import Settings
 from safemigrate.db import ServerError
 from safemigrate.errors import ExitCode, LockNotAcquiredError, StepFailedError
@@ -32,7 +31,7 @@ from safemigrate.events import (
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
 from safemigrate.locks import LockNeed
-from safemigrate.model import Migration
+from safemigrate.model import Migration, Sample
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.retry import Backoff

@@ -6,9 +6,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from safemigrate.blockers.model import Blocker, IndexBuildProgress, Sample
 from safemigrate.db import ServerError
-from safemigrate.model import QualifiedName
+from safemigrate.model import Blocker, IndexBuildProgress, QualifiedName, Sample
 
 
 class FakeClock:

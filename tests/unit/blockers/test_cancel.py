@@ -7,16 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.blockers.cancel import (
-    CancelPolicy,
-    CancelRule,
-    allow_list,
-    eligible,
-    parse_cancel_rule,
-)
-from safemigrate.blockers.model import Blocker
-from safemigrate.config import Settings, load_settings
+from safemigrate.blockers.cancel import CancelPolicy, eligible
+from safemigrate.config import CancelRule, Settings, allow_list, load_settings, parse_cancel_rule
 from safemigrate.errors import ConfigError
+from safemigrate.model import Blocker
 
 IDLE_30S = CancelPolicy(CancelRule("idle-in-transaction", 30_000))
 ANY_30S = CancelPolicy(CancelRule("any", 30_000))
@@ -89,9 +83,8 @@ def test_rule_and_policy_print_as_typed() -> None:
 
 
 def test_settings_without_a_rule_have_no_policy() -> None:
-    assert (
-        Settings(cancel_blockers_only=("etl",), cancel_blockers_dry_run=True).cancel_policy is None
-    )
+    settings = Settings(cancel_blockers_only=("etl",), cancel_blockers_dry_run=True)
+    assert CancelPolicy.of(settings) is None
 
 
 def test_settings_make_the_policy_of_the_four_keys(tmp_path: Path) -> None:
@@ -104,7 +97,7 @@ def test_settings_make_the_policy_of_the_four_keys(tmp_path: Path) -> None:
         cwd=tmp_path, environ={}, overrides={"cancel_blockers_dry_run": "true"}
     )
     assert settings.cancel_blockers == CancelRule("idle-in-transaction", 30_000)
-    assert settings.cancel_policy == CancelPolicy(
+    assert CancelPolicy.of(settings) == CancelPolicy(
         CancelRule("idle-in-transaction", 30_000), ("etl", "worker"), 2_000, True
     )
 
@@ -112,7 +105,7 @@ def test_settings_make_the_policy_of_the_four_keys(tmp_path: Path) -> None:
 def test_off_in_the_settings_is_no_rule(tmp_path: Path) -> None:
     settings = load_settings(cwd=tmp_path, environ={"SAFEMIGRATE_CANCEL_BLOCKERS": "off"})
     assert settings.cancel_blockers is None
-    assert settings.cancel_policy is None
+    assert CancelPolicy.of(settings) is None
 
 
 def test_a_non_string_rule_in_toml_is_refused(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from safemigrate.blockers.model import Blocker, Sample, WaitingFor
 from safemigrate.blockers.report import cut, redact_query, reported_blocker, reported_sample
+from safemigrate.model import Blocker, Sample, WaitingFor
 
 RAW = Blocker(
     pid=42,

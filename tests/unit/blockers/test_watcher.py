@@ -8,12 +8,18 @@ import threading
 
 import pytest
 
-from safemigrate.blockers.cancel import CancelRule
-from safemigrate.blockers.model import Blocker, IndexBuildProgress, Sample, WaitingFor
 from safemigrate.blockers.watcher import AttemptWatch, Watcher, sample_at_s
-from safemigrate.config import Settings
+from safemigrate.config import CancelRule, Settings
 from safemigrate.events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
-from safemigrate.model import LockMode, LockNeed, QualifiedName
+from safemigrate.model import (
+    Blocker,
+    IndexBuildProgress,
+    LockMode,
+    LockNeed,
+    QualifiedName,
+    Sample,
+    WaitingFor,
+)
 
 from .fakes import FakeClock, FakeMonitor, Holder
 
