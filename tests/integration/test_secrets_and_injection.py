@@ -19,7 +19,6 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from safemigrate.db.runlock import lock_keys
 from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from tests.faults.helpers import wait_for_lock_wait
 from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
-from tests.support.runner import Result, journal_rows, run, start, write_migrations
+from tests.support.runner import Result, journal_rows, run, start_process, write_migrations
 
 FAST = {"SAFEMIGRATE_BACKOFF_INITIAL": "50ms", "SAFEMIGRATE_BACKOFF_MAX": "100ms"}
 
@@ -150,9 +149,8 @@ def place(
 
 
 def run_all(calls: list[Callable[[], Result]]) -> list[Result]:
-    """Run CLI processes two at a time (the machine has two cores)."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(lambda call: call(), calls))
+    """Run the CLI calls one after another: in-process runs share the main thread."""
+    return [call() for call in calls]
 
 
 class Databases:
@@ -506,7 +504,7 @@ def test_an_odd_application_name_is_passed_safely_and_shown_exactly(
     gate = connect()
     gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
-    runner = start(*args, env={"SAFEMIGRATE_APPLICATION_NAME": ODD_APP})
+    runner = start_process(*args, env={"SAFEMIGRATE_APPLICATION_NAME": ODD_APP})
     try:
         conn = connect()
         # Parked in the gated step: both sessions show the name exactly as configured.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
@@ -293,16 +292,6 @@ def test_dsn_comes_from_the_environment(db_dsn: str) -> None:
     for variable in ("SAFEMIGRATE_DSN", "DATABASE_URL"):
         result = run("status", "--dir", str(EXAMPLE), env={variable: db_dsn})
         assert result.exit_code == 0, result.output
-
-
-def test_python_dash_m_and_console_script_agree() -> None:
-    version = run("--version")
-    assert version.exit_code == 0 and "safemigrate" in version.stdout
-    script = Path(sys.executable).parent / "safemigrate"
-    if not script.exists():
-        pytest.skip("console script not installed next to this Python")
-    proc = subprocess.run([str(script), "--version"], capture_output=True, text=True)
-    assert proc.returncode == 0 and proc.stdout == version.stdout
 
 
 def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server) -> None:

@@ -1,4 +1,14 @@
-"""Running safemigrate as a user would (a subprocess) and writing migration directories."""
+"""Running safemigrate in tests, and writing and inspecting migration directories.
+
+Two ways to run the CLI, chosen per test:
+
+- :func:`run` invokes the click command inside the test process (see ``in_process``): same argv,
+  exit code, stdout and stderr as ``python -m safemigrate``, without 0.4 s of start-up. The
+  default for anything that only looks at what a finished run printed and left behind.
+- :func:`run_process` and :func:`start_process` start a real ``python -m safemigrate`` (or the
+  installed ``safemigrate`` script): for signals, kill -9, anything that races the process, and
+  the few deliberate end-to-end tests of the entry points.
+"""
 
 from __future__ import annotations
 
@@ -14,15 +24,19 @@ from typing import Any
 
 import psycopg
 
+from tests.support.in_process import invoke
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "migrations_example"
 SHARED = REPO.parent / "shared"
 LANGFUSE = SHARED / "corpora" / "langfuse" / "migrations"
+#: The console script pip installs next to the interpreter (absent in a bare checkout).
+SCRIPT = Path(sys.executable).parent / "safemigrate"
 
 
 @dataclass
 class Result:
-    """A finished safemigrate process."""
+    """A finished safemigrate run (in-process or a process)."""
 
     exit_code: int
     stdout: str
@@ -43,6 +57,11 @@ def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "safemigrate", *args]
 
 
+def script_command(*args: str) -> list[str]:
+    """The argv of the installed console script, ``safemigrate ARGS``, next to this Python."""
+    return [str(SCRIPT), *args]
+
+
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """A clean environment for the CLI: no inherited DSN or config variables."""
     env = {
@@ -57,9 +76,21 @@ def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
 def run(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
 ) -> Result:
-    """Run the CLI to completion."""
+    """Run the CLI to completion inside this process (main thread only), as a process would."""
+    finished = invoke(args, cwd=cwd or REPO, env=environment(env), timeout=timeout)
+    return Result(finished.exit_code, finished.stdout, finished.stderr)
+
+
+def run_process(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    script: bool = False,
+) -> Result:
+    """Run ``python -m safemigrate ARGS`` (``script``: the console script) to completion."""
     proc = subprocess.run(
-        command(*args),
+        script_command(*args) if script else command(*args),
         cwd=cwd or REPO,
         env=environment(env),
         capture_output=True,
@@ -69,10 +100,10 @@ def run(
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
-def start(
+def start_process(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> subprocess.Popen[str]:
-    """Start the CLI in the background (for kills, races and signals)."""
+    """Start ``python -m safemigrate ARGS`` in the background (for kills, races and signals)."""
     return subprocess.Popen(
         command(*args),
         cwd=cwd or REPO,
