@@ -574,7 +574,11 @@ def reconnect_trial(
                 pending = int(started["pending_steps"])
                 moments = sorted(rng.sample(range(1, pending), min(faults, max(0, pending - 1))))
                 for moment in moments:
-                    if not events.wait(lambda m=moment: events.count("step_started") >= m, 600):
+
+                    def reached(m: int = moment) -> bool:
+                        return events.count("step_started") >= m
+
+                    if not events.wait(reached, 600):
                         break
                     time.sleep(rng.uniform(0, 0.02))
                     if runner.proc.poll() is not None:
@@ -582,10 +586,14 @@ def reconnect_trial(
                     back_before = events.count("reconnected")
                     _inject(cluster, dsn, kind)
                     result.faults += 1
+
                     # A fault that hit the run ends in a reconnection (or in the runner's exit,
                     # which the checks below report); one that came after the last step, in
                     # the runner's normal exit.
-                    if events.wait(lambda n=back_before: events.count("reconnected") > n, 90):
+                    def reconnected(n: int = back_before) -> bool:
+                        return events.count("reconnected") > n
+
+                    if events.wait(reconnected, 90):
                         result.landed += 1
             code = runner.wait(timeout=600)
             result.check("the same run reconnects and exits 0", code == 0, _tail(runner))

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.runner import journal_rows, run, write_migrations
+from tests.fixtures_db import PgServer
+from tests.support.runner import Result, journal_rows, run, write_migrations
 
 GOOD = {"0001_ok.sql": "CREATE TABLE ok (id int);"}
 
 
-def _assert_clean_error(result, code: int, *needles: str) -> None:
+def _assert_clean_error(result: Result, code: int, *needles: str) -> None:
     assert result.exit_code == code, result.output
     assert "Traceback" not in result.output
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
@@ -160,7 +161,7 @@ def test_unreachable_database_exits_6(tmp_path: Path) -> None:
 @pytest.mark.parametrize("fmt", ["text", "json"])
 @pytest.mark.parametrize("where", ["dsn-url", "dsn-keywords", "pgpassword", "database-url"])
 def test_password_never_appears_in_any_failure_output(
-    tmp_path: Path, pg_server, fmt: str, where: str
+    tmp_path: Path, pg_server: PgServer, fmt: str, where: str
 ) -> None:
     secret = "Sup3r-s3cret-pw"
     directory = write_migrations(tmp_path / "m", GOOD)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,7 +148,7 @@ def place(
     return Target(["--dsn", keywords + extra_keywords], {"PGPASSFILE": str(pgpass)})
 
 
-def run_all(calls: list[Callable[[], Result]]) -> list[Result]:
+def run_all(calls: Sequence[Callable[[], Result]]) -> list[Result]:
     """Run the CLI calls one after another: in-process runs share the main thread."""
     return [call() for call in calls]
 

@@ -16,7 +16,7 @@ from safemigrate.errors import UnsafeConnectionError
 from safemigrate.policy import Timeouts
 from tests.fixtures_db import ConnectFactory
 
-NOTHING = sql.SQL("SELECT 1")
+NOTHING = sql.Composed([sql.SQL("SELECT 1")])
 
 
 def exists(connect: ConnectFactory, table: str) -> bool:
@@ -31,7 +31,9 @@ def test_a_step_runs_under_its_timeouts_in_one_round_trip(
 ) -> None:
     session = Session.open(db_dsn, application_name="test")
     try:
-        record = sql.SQL("CREATE TABLE seen AS SELECT current_setting('lock_timeout') AS lt")
+        record = sql.Composed(
+            [sql.SQL("CREATE TABLE seen AS SELECT current_setting('lock_timeout') AS lt")]
+        )
         dbsteps.run_in_transaction(session, ["CREATE TABLE t (id int)"], Timeouts(1234, 0), record)
         assert not session.in_transaction
     finally:

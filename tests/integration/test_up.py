@@ -9,6 +9,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from tests.fixtures_db import PgServer
 from tests.support.runner import (
     EXAMPLE,
     apply_with_psql_semantics,
@@ -36,7 +37,9 @@ def test_example_applies_and_a_second_run_is_a_no_op(db_dsn: str) -> None:
     assert invalid_indexes(db_dsn) == []
 
 
-def test_example_gives_the_same_schema_as_psql(db_dsn: str, pg_server, tmp_path: Path) -> None:
+def test_example_gives_the_same_schema_as_psql(
+    db_dsn: str, pg_server: PgServer, tmp_path: Path
+) -> None:
     assert run("up", "--dir", str(EXAMPLE), "--dsn", db_dsn).exit_code == 0
     reference = _other_database(pg_server, "reference")
     try:
@@ -46,15 +49,15 @@ def test_example_gives_the_same_schema_as_psql(db_dsn: str, pg_server, tmp_path:
         _drop_database(pg_server, "reference")
 
 
-def _other_database(pg_server, suffix: str) -> str:
+def _other_database(pg_server: PgServer, suffix: str) -> str:
     name = f"sm_{suffix}_{id(pg_server) % 100000}"
     with psycopg.connect(pg_server.admin_dsn, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
-    return pg_server.dsn(name)
+    return str(pg_server.dsn(name))
 
 
-def _drop_database(pg_server, suffix: str) -> None:
+def _drop_database(pg_server: PgServer, suffix: str) -> None:
     name = f"sm_{suffix}_{id(pg_server) % 100000}"
     with psycopg.connect(pg_server.admin_dsn, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -294,7 +297,7 @@ def test_dsn_comes_from_the_environment(db_dsn: str) -> None:
         assert result.exit_code == 0, result.output
 
 
-def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server) -> None:
+def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgServer) -> None:
     from tests.support.runner import LANGFUSE
 
     if not LANGFUSE.is_dir():
@@ -320,7 +323,9 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server) -> N
 MANIFEST_SCHEMA_SHA256 = "18aa74b3322bd69f73f9eb134e2e46ee71cb8445960fcb1bb2f984973bb82959"
 
 
-def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(db_dsn: str, pg_server) -> None:
+def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(
+    db_dsn: str, pg_server: PgServer
+) -> None:
     """The MANIFEST's normalised pg_dump hash, reproduced after `safemigrate up`."""
     import hashlib
     import re

@@ -295,7 +295,7 @@ def test_random_directives_are_accepted_or_bad_input(lines: list[str], statement
 # Migration directories: file names and raw bytes
 
 NAME_CHARS = st.characters(
-    blacklist_categories=("Cs",), blacklist_characters="/\x00\n\r", max_codepoint=0x1F600
+    exclude_categories=["Cs"], exclude_characters="/\x00\n\r", max_codepoint=0x1F600
 )
 file_names = st.one_of(
     st.from_regex(r"\A[0-9]{0,22}_?[A-Za-z0-9_.\- ]{0,12}\.(sql|SQL|Sql|txt)\Z"),
@@ -421,7 +421,7 @@ toml_scalars = st.one_of(
     st.booleans().map(lambda b: str(b).lower()),
     st.sampled_from(["nan", "inf", "1979-05-27", "'literal'", '"""multi\nline"""']),
 )
-toml_values = st.recursive(
+toml_values: st.SearchStrategy[Any] = st.recursive(
     toml_scalars,
     lambda inner: st.one_of(
         st.lists(inner, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
