@@ -40,6 +40,7 @@ from .pending import (
 from .plan import PlanReport
 from .plan import build as build_plan
 from .source import FILENAME_PATTERN, discover, load_migrations
+from .target import Target
 
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
 # `new` then start without it.
@@ -81,7 +82,7 @@ def up(
 
     migrations = _migrations(settings)
     target_version = resolve_target(migrations, target)
-    db = resolve_database(dsn, environ)
+    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     run = Run(
         settings,
         db,
@@ -103,9 +104,12 @@ def up(
 class StatusReport:
     """What ``status`` found."""
 
+    #: ``user@host:port/dbname`` as the connection reached it.
     database: str
     journal: str
     migrations: list[MigrationStatus]
+    #: Where the status was read: user, host, port, dbname, server version, standby.
+    target: Target
 
     @property
     def drifted(self) -> list[MigrationStatus]:
@@ -124,6 +128,7 @@ class StatusReport:
     def to_dict(self) -> dict[str, object]:
         """The JSON document of ``status --format json``."""
         return {
+            "target": self.target.to_dict(),
             "migrations": [
                 {
                     "version": m.version,
@@ -135,7 +140,7 @@ class StatusReport:
                     **({"problems": list(m.problems)} if m.problems else {}),
                 }
                 for m in self.migrations
-            ]
+            ],
         }
 
 
@@ -151,11 +156,12 @@ def status(
     from .run import journal_table, open_session, resolve_database
 
     migrations = _migrations(settings)
-    db = resolve_database(dsn, environ)
+    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
+        target = session.target()
         entries = dbjournal.read(session, journal)
-    return StatusReport(db.description, str(journal), statuses(migrations, entries))
+    return StatusReport(target.address, str(journal), statuses(migrations, entries), target)
 
 
 def baseline(
@@ -164,25 +170,37 @@ def baseline(
     *,
     dsn: str | None = None,
     environ: Mapping[str, str] | None = None,
+    on_event: EventSink = _ignore,
 ) -> list[Migration]:
     """Record every migration up to ``version`` as applied without running it.
 
-    For databases adopted from another tool. Returns the migrations newly recorded.
+    For databases adopted from another tool. Returns the migrations newly recorded. Like
+    ``up``, it emits Connected (the target) first, holds the run lock and refuses a
+    transaction-pooling proxy before writing anything.
     """
     from .db import journal as dbjournal
     from .db import steps as dbsteps
-    from .run import holding_run_lock, journal_table, open_session, resolve_database
+    from .run import (
+        holding_run_lock,
+        journal_table,
+        open_session,
+        refuse_pooling,
+        resolve_database,
+        second_session,
+    )
 
     migrations = _migrations(settings)
     upto = resolve_target(migrations, version)
     assert upto is not None
-    db = resolve_database(dsn, environ)
+    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     recorded = []
     with (
-        open_session(settings, db) as session,
-        holding_run_lock(session, journal, settings.wait_for_lock_ms, _ignore),
+        open_session(settings, db, on_connect=on_event) as session,
+        holding_run_lock(session, journal, settings.wait_for_lock_ms, on_event) as lock,
     ):
+        with second_session(settings, db) as other:
+            refuse_pooling(lock, other)
         dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
         entries = dbjournal.read(session, journal)
         check_drift(statuses(migrations, entries))
@@ -286,9 +304,10 @@ def _plan_against(
     from .plan import DatabaseFacts
     from .run import RunLock, journal_table, open_session, read_pending, resolve_database
 
-    db = resolve_database(dsn, environ)
+    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
+        target = session.target()
         planned = read_pending(session, journal, migrations, settings, target_version)
         findings = _findings(planned, settings)
         relations = list({need.relation: None for p in planned for need in p.step.locks})
@@ -308,9 +327,10 @@ def _plan_against(
                     by_mode[key] = watcher.long_holders([need], settings.lock_timeout_ms)
                 holders[(p.migration.version, p.step.index, need.relation)] = by_mode[key]
         facts = DatabaseFacts(
-            db.description,
+            target.address,
             RunLock.of(session, journal).holder(),
             tuple(dbcatalog.invalid_indexes(session)),
+            target,
         )
     steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders)
     return PlanReport(tuple(steps), facts)

@@ -19,11 +19,12 @@ import click
 from . import __version__
 from .config import Settings, load_settings
 from .errors import ExitCode, SafemigrateError
-from .events import Event, IndexProgress, RunFailed, StepProgress
+from .events import Connected, Event, IndexProgress, RunFailed, StepProgress
 from .output import LiveStatus, event_json, event_text, plan_text, status_text, to_json
 
 if TYPE_CHECKING:
     from .plan import PlanReport
+    from .target import Target
 
 # The library (psycopg, pglast) is imported inside each command, not here: `--help` and
 # `--version` then start in a fraction of the time.
@@ -108,12 +109,23 @@ def location_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-dsn_option = click.option(
-    "--dsn",
-    metavar="DSN",
-    help="libpq connection string or URL [default: $SAFEMIGRATE_DSN, else $DATABASE_URL, "
-    "else libpq's PG* variables]. Passwords are never printed.",
-)
+def dsn_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--dsn and --require-dsn, for every command that connects to the database it is given."""
+    func = click.option(
+        "--require-dsn/--no-require-dsn",
+        "require_dsn",
+        default=None,
+        help="Connect only to a database named by --dsn, $SAFEMIGRATE_DSN or $DATABASE_URL; "
+        "libpq's PG* variables do not count [default: the config's require_dsn, else off].",
+    )(func)
+    return click.option(
+        "--dsn",
+        metavar="DSN",
+        help="libpq connection string or URL [default: $SAFEMIGRATE_DSN, else $DATABASE_URL, "
+        "else libpq's PG* variables such as PGHOST and PGDATABASE; with none of them, exit 2]. "
+        "The target (user@host:port/dbname, server version, primary or standby) is printed "
+        "first; passwords never are.",
+    )(func)
 
 
 @contextmanager
@@ -223,7 +235,7 @@ def main() -> None:
 
 @main.command(epilog=EXIT_CODES)
 @common_options
-@dsn_option
+@dsn_options
 @click.option("--target", metavar="VERSION", help="Apply migrations up to this version only.")
 @click.option(
     "--lock-timeout",
@@ -302,6 +314,7 @@ def up(
     directory: Path | None,
     fmt: str,
     dsn: str | None,
+    require_dsn: bool | None,
     target: str | None,
     lock_timeout: str | None,
     statement_timeout: str | None,
@@ -331,7 +344,7 @@ def up(
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     if dry_run:
         with _handled(ctx):
-            settings = ctx.settings(allow_out_of_order=allow_out_of_order)
+            settings = ctx.settings(allow_out_of_order=allow_out_of_order, require_dsn=require_dsn)
             report = api.plan(settings, dsn=dsn, use_database=True, target=target)
             _print_plan(report, fmt)
         return
@@ -348,20 +361,26 @@ def up(
             cancel_blockers=cancel_blockers,
             cancel_blockers_only=cancel_blockers_only,
             cancel_blockers_dry_run=cancel_blockers_dry_run,
+            require_dsn=require_dsn,
         )
         api.up(settings, dsn=dsn, target=target, on_event=sink)
 
 
 @main.command(epilog=EXIT_CODES)
 @common_options
-@dsn_option
+@dsn_options
 @click.option(
     "--exit-code",
     is_flag=True,
     help="Exit 1 when any migration is pending or partial (for CI gates).",
 )
 def status(
-    config: Path | None, directory: Path | None, fmt: str, dsn: str | None, exit_code: bool
+    config: Path | None,
+    directory: Path | None,
+    fmt: str,
+    dsn: str | None,
+    require_dsn: bool | None,
+    exit_code: bool,
 ) -> None:
     """Show every migration: applied, partial, pending, drifted or missing.
 
@@ -371,11 +390,12 @@ def status(
     from . import api
 
     with _handled(ctx):
-        report = api.status(ctx.settings(), dsn=dsn)
+        report = api.status(ctx.settings(require_dsn=require_dsn), dsn=dsn)
         if fmt == "json":
             click.echo(to_json(report.to_dict()))
         else:
-            click.echo(f"{report.database} (journal {report.journal})")
+            click.echo(f"target: {report.target.describe()}")
+            click.echo(f"journal {report.journal}")
             for line in status_text(report.migrations, _colour()):
                 click.echo(line)
         if fmt == "json":
@@ -412,10 +432,15 @@ def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> Non
 
 @main.command(epilog=EXIT_CODES)
 @common_options
-@dsn_option
+@dsn_options
 @click.argument("version")
 def baseline(
-    config: Path | None, directory: Path | None, fmt: str, dsn: str | None, version: str
+    config: Path | None,
+    directory: Path | None,
+    fmt: str,
+    dsn: str | None,
+    require_dsn: bool | None,
+    version: str,
 ) -> None:
     """Record every migration up to VERSION as applied, without running it.
 
@@ -424,10 +449,22 @@ def baseline(
     ctx = Context(config, directory, fmt)
     from . import api
 
+    targets: list[Target] = []
+
+    def connected(event: Event) -> None:
+        # Text: the target line comes first, before the run lock is even tried.
+        if isinstance(event, Connected):
+            targets.append(event.target)
+            if fmt == "text":
+                click.echo(f"target: {event.target.describe()}")
+
     with _handled(ctx):
-        recorded = api.baseline(ctx.settings(), version, dsn=dsn)
+        recorded = api.baseline(
+            ctx.settings(require_dsn=require_dsn), version, dsn=dsn, on_event=connected
+        )
         if fmt == "json":
-            click.echo(to_json({"baselined": [m.filename for m in recorded]}))
+            document = {"target": targets[0].to_dict()} if targets else {}
+            click.echo(to_json({**document, "baselined": [m.filename for m in recorded]}))
         elif recorded:
             for migration in recorded:
                 click.echo(f"recorded {migration.filename} as applied (not run)")

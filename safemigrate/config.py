@@ -128,6 +128,9 @@ class Settings:
     reconnect_timeout_ms: int = 30_000
     # The PostgreSQL major version lint rules assume (check, plan).
     pg_version: int = 17
+    # Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL, never through
+    # libpq's PG* variables. Off by default: PG* variables name a database deliberately too.
+    require_dsn: bool = False
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
 
@@ -178,6 +181,9 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "reconnect_timeout": (
             "How long up keeps reconnecting after a lost connection (0 = exit at once)."
         ),
+        "require_dsn": (
+            "Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL."
+        ),
     }
 )
 
@@ -193,7 +199,13 @@ _POSITIVE_DURATIONS = frozenset(
     }
 )
 _BOOLEANS = frozenset(
-    {"allow_out_of_order", "lock_precheck", "redact_queries", "cancel_blockers_dry_run"}
+    {
+        "allow_out_of_order",
+        "lock_precheck",
+        "redact_queries",
+        "cancel_blockers_dry_run",
+        "require_dsn",
+    }
 )
 _DURATIONS = _POSITIVE_DURATIONS | {
     "statement_timeout",

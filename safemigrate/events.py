@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 # Re-exported: events carry them, and event consumers import them from here.
 from .model import Blocker as Blocker
 from .model import WaitingFor as WaitingFor
+from .target import Target as Target
 
 
 @dataclass(frozen=True)
@@ -40,25 +41,47 @@ class StepRef:
 
 
 @dataclass(frozen=True)
+class Connected(Event):
+    """A session of the run is connected (first, and again after each reconnection): the
+    database it reached, before anything else is done there."""
+
+    kind: ClassVar[str] = "connected"
+    target: Target
+
+
+@dataclass(frozen=True)
 class RunStarted(Event):
-    """The run holds its lock and knows what it will do."""
+    """The run holds its lock and knows what it will do.
+
+    Worst cases assume every attempt of a step times out and every pause between attempts is
+    at its ceiling; the run's deadline caps each of them.
+    """
 
     kind: ClassVar[str] = "run_started"
+    #: ``user@host:port/dbname`` as the connection reached it (the target's address).
     database: str
+    target: Target
     journal: str
     pending_migrations: int
     pending_steps: int
     lock_timeout_ms: int
     max_attempts: int
-    #: The longest one step can wait for locks before giving up (attempts and backoff).
+    #: The longest one ordinary (transactional) step of the run can wait for locks before it
+    #: gives up; with no such step pending, what one would wait at the run's settings.
     worst_case_step_wait_ms: int
-    #: The same for a CONCURRENTLY step.
-    worst_case_concurrent_wait_ms: int
+    #: The same for the run's autocommit (CONCURRENTLY-style) steps; None when it has none.
+    worst_case_concurrent_wait_ms: int | None
     #: The longest the whole run can spend waiting for locks (capped by the deadline).
     worst_case_run_wait_ms: int
     deadline_ms: int | None
     #: True when a monitor session reports blockers and checks for long lock holders.
     monitored: bool = True
+    #: The lock timeout of autocommit steps; None when the run has none.
+    concurrent_lock_timeout_ms: int | None = None
+    #: ``--target``'s version as its file writes it (``0003``); None without --target.
+    up_to_version: str | None = None
+    #: Migrations pending after ``up_to_version``, left for a later run.
+    later_pending_migrations: int = 0
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from .events import (
     AttemptFailed,
     AttemptStarted,
     BlockerAction,
+    Connected,
     ConnectionLost,
     Event,
     IndexCleanup,
@@ -56,27 +57,10 @@ def _where(ref: StepRef) -> str:
 
 def event_text(event: Event, colour: bool = False) -> list[str]:
     """The lines a person sees for an event (possibly none)."""
+    if isinstance(event, Connected):
+        return [paint(f"target: {event.target.describe()}", "bold", colour)]
     if isinstance(event, RunStarted):
-        if event.pending_steps == 0:
-            return [f"{event.database}: nothing to apply, every migration is applied"]
-        deadline = (
-            f"; run deadline {format_duration(event.deadline_ms)}" if event.deadline_ms else ""
-        )
-        return [
-            paint(
-                f"{event.database}: applying {event.pending_steps} step"
-                f"{'s' if event.pending_steps != 1 else ''} of {event.pending_migrations} "
-                f"migration{'s' if event.pending_migrations != 1 else ''} "
-                f"(journal {event.journal})",
-                "bold",
-                colour,
-            ),
-            f"lock waits: lock_timeout {format_duration(event.lock_timeout_ms)} x "
-            f"{event.max_attempts} attempts; worst case per step "
-            f"{format_duration(event.worst_case_step_wait_ms)} (CONCURRENTLY steps "
-            f"{format_duration(event.worst_case_concurrent_wait_ms)}); worst case for the run "
-            f"{format_duration(event.worst_case_run_wait_ms)}{deadline}",
-        ]
+        return run_header(event, colour)
     if isinstance(event, ConnectionLost):
         return [
             paint(
@@ -204,6 +188,65 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
     return []
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def run_header(event: RunStarted, colour: bool = False) -> list[str]:
+    """What the run will apply, and the worst lock waits it allows (the target line comes
+    before it, from the Connected event)."""
+    later = (
+        f"; {_plural(event.later_pending_migrations, 'later migration')} "
+        f"{'is' if event.later_pending_migrations == 1 else 'are'} pending"
+        if event.later_pending_migrations
+        else ""
+    )
+    if event.pending_steps == 0:
+        if event.up_to_version is not None:
+            return [f"nothing to apply up to version {event.up_to_version}{later}"]
+        return ["nothing to apply, every migration is applied"]
+    up_to = f" up to version {event.up_to_version}" if event.up_to_version is not None else ""
+    return [
+        paint(
+            f"applying {_plural(event.pending_steps, 'step')} of "
+            f"{_plural(event.pending_migrations, 'migration')}{up_to} "
+            f"(journal {event.journal}){later}",
+            "bold",
+            colour,
+        ),
+        f"lock waits: {worst_case_text(event)}",
+    ]
+
+
+def worst_case_text(event: RunStarted) -> str:
+    """The lock timeouts and the worst-case waits of a run, CONCURRENTLY steps only when it
+    has some, the run's figure with its deadline."""
+    concurrent = ""
+    if event.worst_case_concurrent_wait_ms is not None:
+        timeout = (
+            f"lock_timeout {format_duration(event.concurrent_lock_timeout_ms)}, "
+            if event.concurrent_lock_timeout_ms is not None
+            else ""
+        )
+        concurrent = (
+            f" (CONCURRENTLY steps: {timeout}worst case "
+            f"{format_duration(event.worst_case_concurrent_wait_ms)})"
+        )
+    if event.deadline_ms is None:
+        deadline = " (no run deadline)"
+    elif event.worst_case_run_wait_ms >= event.deadline_ms:
+        deadline = " (the run deadline)"
+    else:
+        deadline = f" (run deadline {format_duration(event.deadline_ms)})"
+    return (
+        f"lock_timeout {format_duration(event.lock_timeout_ms)} x {event.max_attempts} "
+        f"attempts; worst case per step {format_duration(event.worst_case_step_wait_ms)}"
+        f"{concurrent}; worst case for the run "
+        f"{format_duration(event.worst_case_run_wait_ms)}{deadline}; worst cases assume every "
+        "attempt times out"
+    )
+
+
 def index_progress_text(event: IndexProgress) -> str:
     """``building index: scanning table 42.0% (blocks 1234/2938)`` and the like."""
     text = f"index build: {event.phase}"
@@ -319,7 +362,7 @@ def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
     lines: list[str] = []
     facts = report.facts
     if facts is not None:
-        lines.append(paint(f"{facts.database}:", "bold", colour))
+        lines.append(paint(f"target: {facts.target.describe()}", "bold", colour))
         lines.append(
             "  run lock: free"
             if facts.run_lock_holder is None

@@ -174,3 +174,18 @@ def pending_steps(
             PlannedStep(migration, s, (migration.version, s.index) in started) for s in todo
         ]
     return planned
+
+
+def pending_after(
+    migrations: Sequence[Migration], entries: Iterable[JournalEntry], target: int | None
+) -> int:
+    """How many migrations after version ``target`` have a step not applied yet: what a run
+    up to ``target`` leaves pending (0 without a target)."""
+    if target is None:
+        return 0
+    done = {(e.version, e.step) for e in entries if e.done}
+    return sum(
+        1
+        for m in migrations
+        if m.version > target and any((m.version, s.index) not in done for s in m.steps)
+    )

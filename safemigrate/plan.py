@@ -15,6 +15,7 @@ from .lint import Finding
 from .model import QualifiedName
 from .pending import PlannedStep
 from .policy import step_policy
+from .target import Target
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,12 @@ class PlanStep:
 class DatabaseFacts:
     """What only the database knows."""
 
+    #: ``user@host:port/dbname`` as the connection reached it.
     database: str
     run_lock_holder: str | None
     invalid_indexes: tuple[str, ...]
+    #: Where the plan was read: user, host, port, dbname, server version, standby.
+    target: Target
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class PlanReport:
         }
         if self.facts is not None:
             document["database"] = self.facts.database
+            document["target"] = self.facts.target.to_dict()
             document["run_lock_free"] = self.facts.run_lock_holder is None
             document["run_lock_holder"] = self.facts.run_lock_holder
             document["invalid_indexes"] = list(self.facts.invalid_indexes)

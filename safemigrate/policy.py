@@ -74,30 +74,37 @@ def backoff_of(settings: Settings) -> Backoff:
 
 @dataclass(frozen=True)
 class WorstCase:
-    """The longest the run can wait for locks before giving up, in milliseconds."""
+    """The longest the run can wait for locks if every attempt times out, in milliseconds.
 
-    #: One ordinary step at the run's settings.
+    Each figure is capped by the run's deadline, past which no attempt waits.
+    """
+
+    #: The longest ordinary (transactional) step of the run, at its own policy; the run's
+    #: settings when it has no such step.
     step_ms: int
-    #: One CONCURRENTLY-style (autocommit) step at the run's settings.
-    concurrent_ms: int
-    #: Every given step at its own policy, capped by the run's deadline.
+    #: The longest autocommit (CONCURRENTLY-style) step; None when the run has none.
+    concurrent_ms: int | None
+    #: Every step together: each may time out on every attempt but its last.
     run_ms: int
 
 
 def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
     """The worst-case lock waits of a run of ``steps``: every attempt times out, every pause
-    between attempts is at its ceiling, the deadline caps the whole run."""
+    between attempts is at its ceiling, the deadline caps each figure."""
     backoff = backoff_of(settings)
-    run_total = 0
+    ordinary: list[int] = []
+    autocommit: list[int] = []
     for step in steps:
         policy = step_policy(step, settings)
-        run_total += backoff.worst_case_ms(policy.max_attempts, policy.lock_timeout_ms)
-    if settings.deadline_ms is not None:
-        run_total = min(run_total, settings.deadline_ms)
+        waits = autocommit if step.mode is TxMode.AUTOCOMMIT else ordinary
+        waits.append(backoff.worst_case_ms(policy.max_attempts, policy.lock_timeout_ms))
+    default_step = backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms)
+
+    def capped(ms: int) -> int:
+        return ms if settings.deadline_ms is None else min(ms, settings.deadline_ms)
+
     return WorstCase(
-        step_ms=backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms),
-        concurrent_ms=backoff.worst_case_ms(
-            settings.max_attempts, settings.concurrent_lock_timeout_ms
-        ),
-        run_ms=run_total,
+        step_ms=capped(max(ordinary, default=default_step)),
+        concurrent_ms=capped(max(autocommit)) if autocommit else None,
+        run_ms=capped(sum(ordinary) + sum(autocommit)),
     )

@@ -35,12 +35,20 @@ from .errors import (
     SafemigrateError,
     UnsafeConnectionError,
 )
-from .events import ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
+from .events import (
+    Connected,
+    ConnectionLost,
+    Event,
+    Reconnected,
+    RunLockWaiting,
+    RunStarted,
+)
 from .executor import Executor, RunResult
 from .model import Migration
-from .pending import PlannedStep, check_drift, pending_steps, statuses
+from .pending import PlannedStep, check_drift, pending_after, pending_steps, statuses
 from .policy import worst_case
 from .retry import Backoff
+from .target import Target
 
 EventSink = Callable[[Event], None]
 Clock = Callable[[], float]
@@ -73,10 +81,16 @@ class Database:
     secrets: tuple[str, ...]
 
 
-def resolve_database(dsn: str | None = None, environ: Mapping[str, str] | None = None) -> Database:
-    """Resolve the DSN (--dsn, SAFEMIGRATE_DSN, DATABASE_URL, libpq defaults) and validate it."""
+def resolve_database(
+    dsn: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    require_dsn: bool = False,
+) -> Database:
+    """Resolve the DSN (--dsn, SAFEMIGRATE_DSN, DATABASE_URL, else libpq's PG* variables unless
+    ``require_dsn``) and validate it; refuse (exit 2) when nothing names a database."""
     env = os.environ if environ is None else environ
-    value, source = dbdsn.resolve_dsn(dsn, env)
+    value, source = dbdsn.resolve_dsn(dsn, env, require_dsn=require_dsn)
     params = dbdsn.parse_dsn(value, source)
     return Database(value, source, dbdsn.describe(params), tuple(dbdsn.secrets_of(value, env)))
 
@@ -87,12 +101,21 @@ def journal_table(settings: Settings) -> JournalTable:
 
 
 @contextmanager
-def open_session(settings: Settings, db: Database, *, mid_run: bool = False) -> Iterator[Session]:
-    """A session on ``db`` named after the settings' application_name, closed on exit."""
+def open_session(
+    settings: Settings,
+    db: Database,
+    *,
+    mid_run: bool = False,
+    on_connect: EventSink | None = None,
+) -> Iterator[Session]:
+    """A session on ``db`` named after the settings' application_name, closed on exit;
+    ``on_connect`` is told where it connected (a Connected event) before anything else."""
     session = Session.open(
         db.dsn, application_name=settings.application_name, secrets=db.secrets, mid_run=mid_run
     )
     try:
+        if on_connect is not None:
+            on_connect(Connected(session.target()))
         yield session
     finally:
         session.close()
@@ -221,6 +244,32 @@ def pooled() -> UnsafeConnectionError:
     )
 
 
+def refuse_pooling(lock: RunLock, other_session: Session | None) -> None:
+    """Refuse a transaction-pooling proxy before anything is written: the backend answering
+    must hold the run lock, and a second session (when there is one) must reach another
+    backend."""
+    lock.check_held_here()
+    if other_session is not None and other_session.pid == lock.session.pid:
+        raise pooled()
+
+
+@contextmanager
+def second_session(settings: Settings, db: Database) -> Iterator[Session | None]:
+    """Another session on ``db`` for the pooling check, None if it cannot connect (e.g.
+    max_connections reached: the run-lock check still applies)."""
+    try:
+        session = Session.open(
+            db.dsn, application_name=settings.application_name, secrets=db.secrets
+        )
+    except SafemigrateError:
+        yield None
+        return
+    try:
+        yield session
+    finally:
+        session.close()
+
+
 def open_monitor(settings: Settings, db: Database) -> Monitor | None:
     """The second session that reports blockers; the run goes on without it if it cannot
     connect (e.g. max_connections reached): the lock timeouts still guard every step."""
@@ -228,6 +277,36 @@ def open_monitor(settings: Settings, db: Database) -> Monitor | None:
         return Monitor.open(db.dsn, application_name=settings.application_name, secrets=db.secrets)
     except SafemigrateError:
         return None
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What the journal says is left to do."""
+
+    #: The steps to run (up to the target version), in order.
+    steps: list[PlannedStep]
+    #: Migrations after the target version left pending (0 without a target).
+    later_migrations: int
+
+
+def read_plan(
+    session: Session,
+    journal: JournalTable,
+    migrations: Sequence[Migration],
+    settings: Settings,
+    target_version: int | None,
+) -> Pending:
+    """The steps to run and what stays pending after them, from the journal; drift and
+    out-of-order migrations are refused."""
+    entries = dbjournal.read(session, journal)
+    check_drift(statuses(migrations, entries))
+    steps = pending_steps(
+        migrations,
+        entries,
+        target=target_version,
+        allow_out_of_order=settings.allow_out_of_order,
+    )
+    return Pending(steps, pending_after(migrations, entries, target_version))
 
 
 def read_pending(
@@ -238,14 +317,7 @@ def read_pending(
     target_version: int | None,
 ) -> list[PlannedStep]:
     """The steps to run, from the journal; drift and out-of-order migrations are refused."""
-    entries = dbjournal.read(session, journal)
-    check_drift(statuses(migrations, entries))
-    return pending_steps(
-        migrations,
-        entries,
-        target=target_version,
-        allow_out_of_order=settings.allow_out_of_order,
-    )
+    return read_plan(session, journal, migrations, settings, target_version).steps
 
 
 def settings_of_partial(planned: Sequence[PlannedStep], session: Session) -> list[str]:
@@ -262,15 +334,20 @@ def settings_of_partial(planned: Sequence[PlannedStep], session: Session) -> lis
 
 def run_started(
     settings: Settings,
-    db: Database,
+    target: Target,
     journal: JournalTable,
     steps: Sequence[PlannedStep],
     monitored: bool,
+    *,
+    up_to_version: str | None = None,
+    later_pending_migrations: int = 0,
 ) -> RunStarted:
-    """The event that announces a run: what it will apply and the worst waits it allows."""
+    """The event that announces a run: where, what it will apply and the worst waits it
+    allows."""
     worst = worst_case((p.step for p in steps), settings)
     return RunStarted(
-        database=db.description,
+        database=target.address,
+        target=target,
         journal=str(journal),
         pending_migrations=len({p.migration.version for p in steps}),
         pending_steps=len(steps),
@@ -281,6 +358,11 @@ def run_started(
         worst_case_run_wait_ms=worst.run_ms,
         deadline_ms=settings.deadline_ms,
         monitored=monitored,
+        concurrent_lock_timeout_ms=(
+            settings.concurrent_lock_timeout_ms if worst.concurrent_ms is not None else None
+        ),
+        up_to_version=up_to_version,
+        later_pending_migrations=later_pending_migrations,
     )
 
 
@@ -377,6 +459,10 @@ class Run:
         #: Session settings (SET timezone ...) of the run so far, replayed after a reconnection.
         self.session_state: list[str] = []
         self.outage = Outage(settings.reconnect_timeout_ms, settings.deadline_ms, self.started_at)
+        #: The --target version as its file writes it (``0003``), for the run header.
+        self.up_to_version = next(
+            (m.version_text for m in self.migrations if m.version == target_version), None
+        )
 
     def execute(self) -> RunResult:
         """Apply every pending step (up to the target), each in its own guarded transaction.
@@ -410,6 +496,8 @@ class Run:
         settings = self.settings
         reconnecting = self.outage.ongoing
         with open_session(settings, self.db, mid_run=reconnecting) as session:
+            target = session.target()
+            self.emit(Connected(target))
             if reconnecting:
                 # The old backend may hold the lock until the server notices it is gone.
                 wait_ms = max(settings.wait_for_lock_ms, RECONNECT_LOCK_WAIT_MS)
@@ -419,23 +507,25 @@ class Run:
             with holding_run_lock(
                 session, self.journal, wait_ms, on_wait, clock=self.clock, sleep=self.sleep
             ) as lock:
-                return self._holding_lock(session, lock, reconnecting)
+                return self._holding_lock(session, lock, reconnecting, target)
 
-    def _holding_lock(self, session: Session, lock: RunLock, reconnecting: bool) -> RunResult:
+    def _holding_lock(
+        self, session: Session, lock: RunLock, reconnecting: bool, target: Target
+    ) -> RunResult:
         monitor: Monitor | None = None
         try:
             lock.check_held_here()
             # Before anything is written (even the journal table): a second connection that
             # lands on the same backend means a transaction-pooling proxy.
             monitor = open_monitor(self.settings, self.db)
-            if monitor is not None and monitor.session.pid == session.pid:
-                raise pooled()
+            refuse_pooling(lock, monitor.session if monitor is not None else None)
             if reconnecting:
                 self._resume_session(session)
             dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
-            planned = read_pending(
+            pending = read_plan(
                 session, self.journal, self.migrations, self.settings, self.target_version
             )
+            planned = pending.steps
             if not self.session_state:
                 # A new run resuming inside a migration: that file's earlier session settings
                 # (SET timezone ...) were applied by an earlier run, on another session.
@@ -443,7 +533,7 @@ class Run:
             if not planned and monitor is not None:
                 monitor.close()
                 monitor = None
-            return self._execute(session, planned, monitor)
+            return self._execute(session, pending, monitor, target)
         finally:
             if monitor is not None and not monitor.session.closed:
                 monitor.close()
@@ -457,11 +547,19 @@ class Run:
         self.outage.end()
 
     def _execute(
-        self, session: Session, planned: Sequence[PlannedStep], monitor: Monitor | None
+        self, session: Session, pending: Pending, monitor: Monitor | None, target: Target
     ) -> RunResult:
         try:
             self.emit(
-                run_started(self.settings, self.db, self.journal, planned, monitor is not None)
+                run_started(
+                    self.settings,
+                    target,
+                    self.journal,
+                    pending.steps,
+                    monitor is not None,
+                    up_to_version=self.up_to_version,
+                    later_pending_migrations=pending.later_migrations,
+                )
             )
             watcher = Watcher(monitor, self.settings, session.pid, self.emit)
             executor = Executor(
@@ -475,7 +573,7 @@ class Run:
                 session_state=self.session_state,
             )
             try:
-                return executor.run(planned, self.result)
+                return executor.run(pending.steps, self.result)
             finally:
                 # Joined with a timeout: a hung monitor query must not hold the run's end.
                 watcher.close()

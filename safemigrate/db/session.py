@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import secrets as secrets_module
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
 from ..errors import ConnectionFailedError, UnsafeConnectionError
+from ..target import Target, version_text
 from .dsn import redact
 
 Query = sql.SQL | sql.Composed | bytes
@@ -104,6 +105,24 @@ class Session:
     def server_version(self) -> int:
         """The server's version number, e.g. 150018."""
         return self._conn.info.server_version
+
+    def target(self) -> Target:
+        """Where this session is connected, as libpq resolved it, and whether it is a standby.
+
+        The values are the connection's own (``conn.info``), not the DSN's: a DSN that leaves
+        host, user or database to libpq's defaults shows what libpq chose.
+        """
+        info = self._conn.info
+        # pg_is_in_recovery() reads shared memory: no lock, no table, nothing to wait for.
+        standby = bool(self.scalar(sql.SQL("SELECT pg_is_in_recovery()")))
+        return Target(
+            user=info.user,
+            host=info.host,
+            port=info.port,
+            dbname=info.dbname,
+            server_version=version_text(info.server_version),
+            standby=standby,
+        )
 
     @property
     def in_transaction(self) -> bool:
@@ -225,6 +244,8 @@ class Session:
             )
 
     def close(self) -> None:
-        """Close the connection (releasing session-level locks)."""
+        """Close the connection (releasing session-level locks). Never raises: it runs in
+        ``finally`` blocks, where an error would replace the one being raised."""
         if not self._conn.closed:
-            self._conn.close()
+            with suppress(psycopg.Error):
+                self._conn.close()

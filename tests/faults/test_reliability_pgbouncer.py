@@ -182,3 +182,15 @@ def test_through_session_pooling_the_run_works(tcp_server: ThrowawayServer, data
     assert journal_rows(direct) == corpus("example").expected_journal
     reference = reference_snapshot(Cluster.own(tcp_server), corpus("example"))
     assert schema_snapshot(direct) == reference
+
+
+def test_baseline_through_transaction_pooling_is_refused_and_records_nothing(
+    tcp_server: ThrowawayServer, database: str
+) -> None:
+    # baseline takes the same run lock as up, so it needs the same pooling check.
+    with pgbouncer(tcp_server, "transaction") as port:
+        result = run("baseline", "0003", "--dir", str(EXAMPLE), "--dsn", _dsn(port, database))
+    assert result.exit_code == 6, result.output
+    assert "transaction-pooling" in result.output
+    assert result.stdout.startswith(f"target: postgres@127.0.0.1:{port}/{database} (")
+    assert _tables(tcp_server.dsn(database)) == []

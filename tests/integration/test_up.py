@@ -84,9 +84,10 @@ def test_json_events_are_one_object_per_line(db_dsn: str) -> None:
     events = result.events()
     assert len(events) == len(result.stdout.splitlines())
     kinds = [e["event"] for e in events]
-    assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+    # The target comes first (connected), then what the run will do.
+    assert kinds[:2] == ["connected", "run_started"] and kinds[-1] == "run_finished"
     assert kinds.count("step_applied") == 22
-    started = events[0]
+    started = events[1]
     assert started["pending_steps"] == 22
     assert started["worst_case_step_wait_ms"] > started["lock_timeout_ms"]
 

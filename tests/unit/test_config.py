@@ -221,6 +221,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_PG_VERSION": "12",
         "SAFEMIGRATE_RECONNECT_TIMEOUT": "0",
         "SAFEMIGRATE_LOCK_PRECHECK_AGE": "250ms",
+        "SAFEMIGRATE_REQUIRE_DSN": "true",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -250,6 +251,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         pg_version=12,
         reconnect_timeout_ms=0,
         lock_precheck_age_ms=250,
+        require_dsn=True,
     )
 
 

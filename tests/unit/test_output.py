@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from safemigrate.events import (
     AttemptFailed,
     AttemptStarted,
     Blocker,
     BlockerAction,
+    Connected,
     IndexProgress,
     RunStarted,
     RunSummary,
@@ -17,6 +21,7 @@ from safemigrate.events import (
     WaitingFor,
 )
 from safemigrate.output import LiveStatus, event_json, event_text, paint
+from safemigrate.target import Target
 
 REF = StepRef(version=3, file="0003_x.sql", line=5, step=1, steps=2, sql="ALTER TABLE t ...")
 BLOCKER = Blocker(
@@ -96,10 +101,91 @@ def test_blocker_actions_and_summary_are_readable() -> None:
     )
 
 
+TARGET = Target("postgres", "/var/run/postgresql", 5432, "shop", "15.18", False)
+
+
+def started_event(**changes: Any) -> RunStarted:
+    fields: dict[str, Any] = {
+        "database": TARGET.address,
+        "target": TARGET,
+        "journal": "public.h",
+        "pending_migrations": 2,
+        "pending_steps": 5,
+        "lock_timeout_ms": 2000,
+        "max_attempts": 10,
+        "worst_case_step_wait_ms": 142_000,
+        "worst_case_concurrent_wait_ms": None,
+        "worst_case_run_wait_ms": 700_000,
+        "deadline_ms": None,
+    }
+    return RunStarted(**{**fields, **changes})
+
+
 def test_run_start_prints_the_worst_case_wait() -> None:
-    started = RunStarted("db", "public.h", 2, 5, 2000, 10, 142_000, 3_120_000, 700_000, None)
+    started = started_event()
     assert "worst case per step 2min 22s" in event_text(started)[1]
     assert "worst case for the run 11min 40s" in event_text(started)[1]
+    assert "worst cases assume every attempt times out" in event_text(started)[1]
+    assert "(no run deadline)" in event_text(started)[1]
+
+
+def test_concurrently_timeouts_are_shown_only_for_runs_with_such_steps() -> None:
+    assert "CONCURRENTLY" not in " ".join(event_text(started_event()))
+    with_index = started_event(
+        worst_case_concurrent_wait_ms=3_120_000, concurrent_lock_timeout_ms=300_000
+    )
+    assert "(CONCURRENTLY steps: lock_timeout 5min, worst case 52min)" in event_text(with_index)[1]
+
+
+def test_run_worst_case_names_the_deadline_that_caps_it() -> None:
+    capped = started_event(worst_case_run_wait_ms=600_000, deadline_ms=600_000)
+    assert "worst case for the run 10min (the run deadline)" in event_text(capped)[1]
+    under = started_event(deadline_ms=3_600_000)
+    assert "worst case for the run 11min 40s (run deadline 1h)" in event_text(under)[1]
+
+
+def test_connected_prints_the_target_line() -> None:
+    (line,) = event_text(Connected(TARGET))
+    assert line == "target: postgres@/var/run/postgresql:5432/shop (PostgreSQL 15.18, primary)"
+
+
+def test_run_started_carries_the_target_in_json() -> None:
+    document = json.loads(event_json(started_event()))
+    assert document["target"] == {
+        "user": "postgres",
+        "host": "/var/run/postgresql",
+        "port": 5432,
+        "dbname": "shop",
+        "server_version": "15.18",
+        "standby": False,
+    }
+    assert document["database"] == "postgres@/var/run/postgresql:5432/shop"
+
+
+def test_nothing_to_apply_says_so() -> None:
+    nothing = started_event(pending_steps=0, pending_migrations=0)
+    assert event_text(nothing) == ["nothing to apply, every migration is applied"]
+
+
+def test_nothing_to_apply_up_to_a_target_says_later_ones_are_pending() -> None:
+    nothing = started_event(
+        pending_steps=0, pending_migrations=0, up_to_version="0003", later_pending_migrations=2
+    )
+    assert event_text(nothing) == [
+        "nothing to apply up to version 0003; 2 later migrations are pending"
+    ]
+    one = started_event(
+        pending_steps=0, pending_migrations=0, up_to_version="0003", later_pending_migrations=1
+    )
+    assert event_text(one) == ["nothing to apply up to version 0003; 1 later migration is pending"]
+
+
+def test_applying_up_to_a_target_says_what_stays_pending() -> None:
+    started = started_event(up_to_version="0003", later_pending_migrations=4)
+    assert event_text(started)[0] == (
+        "applying 5 steps of 2 migrations up to version 0003 (journal public.h); "
+        "4 later migrations are pending"
+    )
 
 
 def test_applied_step_shows_rehearsal_locks() -> None:
