@@ -38,7 +38,13 @@ from .errors import (
 from .events import ConnectionLost, Event, Reconnected, RunLockWaiting, RunStarted
 from .executor import Executor, RunResult
 from .model import Migration
-from .pending import PlannedStep, check_drift, pending_steps, statuses
+from .pending import (
+    PlannedStep,
+    check_drift,
+    pending_steps,
+    refuse_empty_directory,
+    statuses,
+)
 from .policy import worst_case
 from .retry import Backoff
 
@@ -239,6 +245,7 @@ def read_pending(
 ) -> list[PlannedStep]:
     """The steps to run, from the journal; drift and out-of-order migrations are refused."""
     entries = dbjournal.read(session, journal)
+    refuse_empty_directory(migrations, entries, str(settings.dir))
     check_drift(statuses(migrations, entries))
     return pending_steps(
         migrations,
