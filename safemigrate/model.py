@@ -288,6 +288,8 @@ class JournalEntry:
     version: int
     name: str
     step: int
+    #: The step's checksum when it was recorded: the normalized one (``Step.checksum``), or in
+    #: rows written by releases before it, the raw one (``Step.raw_checksum``); both match.
     checksum: str
     #: ``applied``, ``baseline`` (recorded without running) or ``started`` (autocommit step begun).
     state: str = "applied"

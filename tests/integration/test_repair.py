@@ -273,7 +273,7 @@ def test_empty_directory_on_a_used_database_is_one_clear_refusal(
     empty = tmp_path / "empty"
     empty.mkdir()
     before = journal_rows(db_dsn)
-    for command in ("status", "up", "repair"):
+    for command in ("status", "up", "repair", "plan"):
         result = run(command, "--dir", str(empty), "--dsn", db_dsn)
         assert result.exit_code == 2, (command, result.output)
         assert (

@@ -370,6 +370,23 @@ def test_text_in_two_files_is_not_guessed_and_not_repaired() -> None:
         repairs_of(report)
 
 
+def test_repairs_in_json_name_the_row_and_what_it_becomes() -> None:
+    moved = migration(7, "a_again", "SELECT 1", "SELECT 2")
+    [first, _] = repairs_of(statuses([moved], applied(A)))
+    assert first.to_dict() == {
+        "action": "rename",
+        "file": "0007_a_again.sql",
+        "applied_file": "0001_a.sql",
+        "version": 1,
+        "name": "a",
+        "step": 1,
+        "checksum": A.steps[0].checksum,
+        "new_version": 7,
+        "new_name": "a_again",
+    }
+    assert first.describe() == "0001_a.sql step 1: follow the rename to 0007_a_again.sql"
+
+
 def test_no_drift_means_no_repairs() -> None:
     assert repairs_of(statuses([A, B], applied(A))) == []
 
