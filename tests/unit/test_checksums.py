@@ -107,3 +107,9 @@ def test_text_that_does_not_scan_is_not_normalized() -> None:
 def test_a_lone_carriage_return_is_kept() -> None:
     assert normalize("SELECT 1\r  ,\n2") == "SELECT 1\r  ,\n2"
     assert normalize("SELECT 1  \r\n, 2") == "SELECT 1\n, 2"
+
+
+def test_non_ascii_text_before_a_line_end_keeps_the_token_positions_right() -> None:
+    """The scanner's offsets are characters, not UTF-8 bytes, even after 4-byte characters."""
+    text = "SELECT '😀é\n x', 1   \r\n, 'ü  \n'  \n"
+    assert normalize(text) == "SELECT '😀é\n x', 1\n, 'ü  \n'\n"
