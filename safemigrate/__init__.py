@@ -9,7 +9,7 @@ The library's public surface::
     result = api.up(settings, dsn="postgresql://app@db/shop")
 
 The commands are the functions of :mod:`safemigrate.api` (``up``, ``status``, ``baseline``,
-``new``, ``plan``, ``rehearse``, ``check``); their settings, result types and errors are here
+``new``, ``plan``, ``rehearse``, ``check``, ``repair``); their settings, results and errors are here
 by name. Everything but the errors is imported on first use, so ``import safemigrate`` (and the
 CLI's ``--help``) loads neither psycopg nor pglast. (The commands are not names of this package:
 ``safemigrate.plan`` is a module.)
@@ -38,7 +38,7 @@ from .errors import (
 
 if TYPE_CHECKING:
     from . import api
-    from .api import Rehearsal, StatusReport
+    from .api import Rehearsal, RepairReport, StatusReport
     from .config import Settings, load_settings
     from .events import Event
     from .executor import RunResult
@@ -52,6 +52,7 @@ _LAZY = {
     "api": "",
     "StatusReport": "api",
     "Rehearsal": "api",
+    "RepairReport": "api",
     "Settings": "config",
     "load_settings": "config",
     "Event": "events",
@@ -74,6 +75,7 @@ __all__ = [
     "OutOfOrderError",
     "PlanReport",
     "Rehearsal",
+    "RepairReport",
     "RunLockHeldError",
     "RunResult",
     "SafemigrateError",

@@ -31,9 +31,12 @@ from .model import Migration
 from .pending import (
     MigrationStatus,
     PlannedStep,
+    Repair,
     State,
     check_drift,
     pending_steps,
+    refuse_empty_directory,
+    repairs_of,
     resolve_target,
     statuses,
 )
@@ -47,6 +50,8 @@ from .target import Target
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from .db import Session
+    from .db.repairs import Client as DbClient
     from .executor import RunResult
 
     EventSink = Callable[[Event], None]
@@ -161,7 +166,112 @@ def status(
     with open_session(settings, db) as session:
         target = session.target()
         entries = dbjournal.read(session, journal)
+    refuse_empty_directory(migrations, entries, str(settings.dir))
     return StatusReport(target.address, str(journal), statuses(migrations, entries), target)
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """What ``repair`` changed (or, with ``dry_run``, would change)."""
+
+    database: str
+    journal: str
+    #: Where the repairs are logged: ``<journal>_repairs``.
+    log: str
+    repairs: list[Repair]
+    dry_run: bool
+    #: Where the journal was repaired: user, host, port, dbname, server version, standby.
+    target: Target
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON document of ``repair --format json``."""
+        return {
+            "target": self.target.to_dict(),
+            "journal": self.journal,
+            "log": self.log,
+            "dry_run": self.dry_run,
+            "repairs": [r.to_dict() for r in self.repairs],
+        }
+
+
+#: The statement timeout of repair's own statements: they touch a few journal rows.
+REPAIR_STATEMENT_TIMEOUT_MS = 60_000
+
+
+def repair(
+    settings: Settings,
+    *,
+    dsn: str | None = None,
+    dry_run: bool = False,
+    environ: Mapping[str, str] | None = None,
+    on_event: EventSink = _ignore,
+) -> RepairReport:
+    """Make the journal agree with the files again, recording every change in the repair log.
+
+    Accepts the current text of edited applied steps, forgets applied migrations (or steps)
+    whose file (or step) is gone, and follows renamed files (same version, new name; or a new
+    version whose steps are the applied text of a gone version). Runs under the run lock, in
+    one transaction, every statement under lock_timeout and statement_timeout. With
+    ``dry_run`` it reads the journal (no lock, nothing written) and reports what it would do.
+    """
+    from .db import journal as dbjournal
+    from .db import repairs as dbrepairs
+    from .db import steps as dbsteps
+    from .run import (
+        holding_run_lock,
+        journal_table,
+        open_session,
+        refuse_pooling,
+        resolve_database,
+        second_session,
+    )
+
+    migrations = _migrations(settings)
+    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
+    journal = journal_table(settings)
+    statement_ms = settings.statement_timeout_ms
+    if not 0 < statement_ms <= REPAIR_STATEMENT_TIMEOUT_MS:
+        statement_ms = REPAIR_STATEMENT_TIMEOUT_MS
+    timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, statement_ms)
+
+    def planned(session: Session) -> list[Repair]:
+        entries = dbjournal.read(session, journal)
+        refuse_empty_directory(migrations, entries, str(settings.dir))
+        return repairs_of(statuses(migrations, entries))
+
+    with open_session(settings, db, on_connect=on_event) as session:
+        target = session.target()
+        # Session-level: the run lock's calls and the journal read are guarded too.
+        dbsteps.set_session_timeouts(session, timeouts)
+        if dry_run:
+            repairs = planned(session)
+        else:
+            with holding_run_lock(session, journal, settings.wait_for_lock_ms, _ignore) as lock:
+                with second_session(settings, db) as other:
+                    refuse_pooling(lock, other)
+                repairs = planned(session)
+                if repairs:
+                    dbrepairs.apply(session, journal, repairs, timeouts, _client())
+    log = dbrepairs.log_table(journal)
+    return RepairReport(target.address, str(journal), str(log), repairs, dry_run, target)
+
+
+def _client() -> DbClient:
+    """The OS user and host running the repair, as far as this machine can tell."""
+    import getpass
+    import socket
+
+    from .db.repairs import Client
+
+    try:
+        user: str | None = getpass.getuser()
+    except Exception:  # no login name (e.g. a container's uid without an entry)
+        user = None
+    try:
+        host: str | None = socket.gethostname() or None
+    except OSError:
+        host = None
+    return Client(user, host)
 
 
 def baseline(

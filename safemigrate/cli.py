@@ -472,6 +472,62 @@ def baseline(
             click.echo(f"nothing to record: every migration up to {version} is already applied")
 
 
+@main.command(epilog=EXIT_CODES)
+@common_options
+@dsn_options
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show every journal change repair would make; change nothing (takes no lock).",
+)
+@click.option(
+    "--wait-for-lock",
+    metavar="DUR",
+    help="If another run holds the run lock, poll for it this long before exiting 3 "
+    "[default: the config's wait_for_lock, else 0: exit at once].",
+)
+def repair(
+    config: Path | None,
+    directory: Path | None,
+    fmt: str,
+    dsn: str | None,
+    require_dsn: bool | None,
+    dry_run: bool,
+    wait_for_lock: str | None,
+) -> None:
+    """Make the journal agree with the files again, after drift: only when asked.
+
+    Accepts the current text of edited applied steps, forgets applied migrations whose file
+    is gone, and follows renamed files. Each change is recorded (old and new checksum, who,
+    when) in the repair log, <journal>_repairs. Runs under the run lock, in one transaction.
+    """
+    ctx = Context(config, directory, fmt)
+    from . import api
+
+    def connected(event: Event) -> None:
+        # Text: the target line comes first, before the run lock is even tried.
+        if isinstance(event, Connected) and fmt == "text":
+            click.echo(f"target: {event.target.describe()}")
+
+    with _handled(ctx):
+        settings = ctx.settings(wait_for_lock=wait_for_lock, require_dsn=require_dsn)
+        report = api.repair(settings, dsn=dsn, dry_run=dry_run, on_event=connected)
+        if fmt == "json":
+            click.echo(to_json(report.to_dict()))
+            return
+        if not report.repairs:
+            click.echo("nothing to repair: the journal agrees with the files")
+            return
+        verb = "would change" if dry_run else "changed"
+        click.echo(f"journal {report.journal}: {verb}")
+        for item in report.repairs:
+            click.echo(f"  {item.describe()}")
+        if dry_run:
+            click.echo("dry run: nothing was changed; run without --dry-run to repair")
+        else:
+            click.echo(f"recorded in {report.log}")
+
+
 def _print_plan(report: PlanReport, fmt: str) -> None:
     if fmt == "json":
         click.echo(to_json(report.to_dict()))

@@ -4,10 +4,12 @@ around a step (who blocks it, what it waits for). Frozen, no I/O."""
 from __future__ import annotations
 
 import enum
-import hashlib
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import checksums
 
 
 class TxMode(enum.Enum):
@@ -230,14 +232,19 @@ class Step:
         """The line of the step's first statement."""
         return self.statements[0].line
 
-    @property
+    @functools.cached_property
     def checksum(self) -> str:
-        """SHA-256 of the statements' original text: what drift detection compares."""
-        digest = hashlib.sha256()
-        for statement in self.statements:
-            digest.update(statement.text.encode())
-            digest.update(b"\x00")
-        return digest.hexdigest()
+        """The normalized checksum of the statements' text: what new journal rows store.
+
+        See :mod:`safemigrate.checksums` (line ends and trailing blanks outside literals do not
+        count); drift detection also accepts :attr:`raw_checksum`, what older journals hold.
+        """
+        return checksums.normalized_checksum(s.text for s in self.statements)
+
+    @functools.cached_property
+    def raw_checksum(self) -> str:
+        """SHA-256 of the statements' text exactly as written (the previous release's checksum)."""
+        return checksums.raw_checksum(s.text for s in self.statements)
 
     @property
     def summary(self) -> str:
@@ -282,6 +289,8 @@ class JournalEntry:
     version: int
     name: str
     step: int
+    #: The step's checksum when it was recorded: the normalized one (``Step.checksum``), or in
+    #: rows written by releases before it, the raw one (``Step.raw_checksum``); both match.
     checksum: str
     #: ``applied``, ``baseline`` (recorded without running) or ``started`` (autocommit step begun).
     state: str = "applied"

@@ -20,6 +20,71 @@ class State(str, enum.Enum):
     MISSING = "missing"
 
 
+class RepairAction(str, enum.Enum):
+    """What ``safemigrate repair`` does to one journal row."""
+
+    #: Record the checksum of the step's current text (the applied text was edited).
+    ACCEPT = "accept"
+    #: Remove the row: its file, or its step in the file, is gone.
+    FORGET = "forget"
+    #: Re-point the row to the file's new version and name (the file was renamed).
+    RENAME = "rename"
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One journal row ``safemigrate repair`` changes, and how. Pure data."""
+
+    action: RepairAction
+    #: The row as the journal holds it now.
+    version: int
+    name: str
+    step: int
+    checksum: str
+    #: The file name the row was applied under, zero-padded like the directory's files.
+    applied_file: str
+    #: ACCEPT: the checksum the row gets (the step's normalized checksum).
+    new_checksum: str | None = None
+    #: RENAME: the version and name the row gets, and the file that has them.
+    new_version: int | None = None
+    new_name: str | None = None
+    new_file: str | None = None
+    #: FORGET: why the row goes.
+    reason: str = ""
+
+    def describe(self) -> str:
+        """One line for people: which row, and what happens to it."""
+        where = f"{self.applied_file} step {self.step + 1}"
+        if self.action is RepairAction.ACCEPT:
+            assert self.new_checksum is not None
+            return (
+                f"{where}: accept the current text "
+                f"(checksum {self.checksum[:12]} -> {self.new_checksum[:12]})"
+            )
+        if self.action is RepairAction.RENAME:
+            return f"{where}: follow the rename to {self.new_file}"
+        return f"{where}: forget ({self.reason})"
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form of the repair (``repair --format json``)."""
+        data: dict[str, object] = {
+            "action": self.action.value,
+            "file": self.applied_file,
+            "version": self.version,
+            "name": self.name,
+            "step": self.step + 1,
+            "checksum": self.checksum,
+        }
+        if self.new_checksum is not None:
+            data["new_checksum"] = self.new_checksum
+        if self.new_version is not None:
+            data.update(new_version=self.new_version, new_name=self.new_name, file=self.new_file)
+            data["applied_file"] = self.applied_file
+        if self.reason:
+            data["reason"] = self.reason
+        return data
+
+
 @dataclass(frozen=True)
 class MigrationStatus:
     """One line of ``safemigrate status``."""
@@ -32,13 +97,17 @@ class MigrationStatus:
     migration: Migration | None
     #: For drifted or missing migrations: what is wrong, naming the file and step.
     problems: tuple[str, ...] = ()
+    #: The version as the file writes it (``0003``); for a gone file, padded like the others.
+    version_text: str = ""
+    #: What ``safemigrate repair`` would change to clear the problems.
+    repairs: tuple[Repair, ...] = ()
 
     @property
     def filename(self) -> str:
         """The migration's file name, or the name it was applied under when the file is gone."""
         if self.migration is not None:
             return self.migration.filename
-        return f"{self.version}_{self.name}.sql"
+        return f"{self.version_text or self.version}_{self.name}.sql"
 
 
 @dataclass(frozen=True)
@@ -51,56 +120,185 @@ class PlannedStep:
     started_before: bool = False
 
 
+def padding_width(migrations: Sequence[Migration]) -> int:
+    """How many digits the directory's zero-padded versions have (0 when none is padded)."""
+    return max(
+        (
+            len(m.version_text)
+            for m in migrations
+            if len(m.version_text) > 1 and m.version_text[0] == "0"
+        ),
+        default=0,
+    )
+
+
+def version_label(version: int, migrations: Sequence[Migration]) -> str:
+    """``version`` as its file writes it, or padded like the directory's files when it has none."""
+    for migration in migrations:
+        if migration.version == version:
+            return migration.version_text
+    return str(version).zfill(padding_width(migrations))
+
+
+def _step_matches(entry: JournalEntry, step: Step) -> bool:
+    """True when the row's checksum is the step's normalized or raw (older release) checksum."""
+    return entry.checksum in (step.checksum, step.raw_checksum)
+
+
+def _moves(
+    migrations: Sequence[Migration], by_version: dict[int, list[JournalEntry]]
+) -> tuple[dict[int, Migration], dict[int, list[Migration]]]:
+    """Applied versions whose file is gone -> the file they were renamed to; and those whose
+    applied text more than one file starts with (nothing is guessed for them).
+
+    A file counts as the renamed one when the journal knows nothing of its version and its
+    first steps are exactly the gone version's applied steps (same checksums, in order). Only
+    one-to-one matches count: when a text matches two files, nothing is guessed.
+    """
+    on_disk = {m.version for m in migrations}
+    fresh = [m for m in migrations if m.version not in by_version]
+    found: dict[int, list[Migration]] = {}
+    for version, rows in by_version.items():
+        done = sorted((e for e in rows if e.done), key=lambda e: e.step)
+        if version in on_disk or not done or [e.step for e in done] != list(range(len(done))):
+            continue
+        found[version] = [
+            m
+            for m in fresh
+            if len(m.steps) >= len(done) and all(_step_matches(e, m.steps[e.step]) for e in done)
+        ]
+    claimed = [m.version for candidates in found.values() for m in candidates]
+    moves = {
+        version: candidates[0]
+        for version, candidates in found.items()
+        if len(candidates) == 1 and claimed.count(candidates[0].version) == 1
+    }
+    unsure = {v: c for v, c in found.items() if c and v not in moves}
+    return moves, unsure
+
+
+def _state(done: int, total: int) -> State:
+    if not done:
+        return State.PENDING
+    return State.APPLIED if done >= total else State.PARTIAL
+
+
+def _on_disk_status(migration: Migration, rows: list[JournalEntry]) -> MigrationStatus:
+    """The status of a file the journal knows under its own version."""
+    done = sorted((e for e in rows if e.done), key=lambda e: e.step)
+    problems: list[str] = []
+    repairs: list[Repair] = []
+    applied_name = next((e.name for e in done if e.name != migration.name), None)
+    applied_file = migration.filename
+    if applied_name is not None:
+        applied_file = f"{migration.version_text}_{applied_name}.sql"
+        problems.append(f"{migration.filename}: applied as {applied_file}, the file was renamed")
+        repairs += [
+            Repair(
+                RepairAction.RENAME,
+                e.version,
+                e.name,
+                e.step,
+                e.checksum,
+                applied_file,
+                new_version=migration.version,
+                new_name=migration.name,
+                new_file=migration.filename,
+            )
+            for e in sorted(rows, key=lambda e: e.step)
+            if e.name != migration.name
+        ]
+    for entry in done:
+        where = f"{migration.filename} step {entry.step + 1}"
+        if entry.step >= len(migration.steps):
+            reason = f"the file now has only {len(migration.steps)} steps"
+            problems.append(f"{where}: applied, but {reason}")
+            repairs.append(
+                Repair(
+                    RepairAction.FORGET,
+                    entry.version,
+                    entry.name,
+                    entry.step,
+                    entry.checksum,
+                    migration.filename,
+                    reason=reason,
+                )
+            )
+        elif not _step_matches(entry, step := migration.steps[entry.step]):
+            problems.append(f"{where} (line {step.line}): applied, but its text has changed")
+            repairs.append(
+                Repair(
+                    RepairAction.ACCEPT,
+                    entry.version,
+                    entry.name,
+                    entry.step,
+                    entry.checksum,
+                    migration.filename,
+                    new_checksum=step.checksum,
+                )
+            )
+    state = State.DRIFTED if problems else _state(len(done), len(migration.steps))
+    return MigrationStatus(
+        migration.version,
+        migration.name,
+        state,
+        len(done),
+        len(migration.steps),
+        migration,
+        tuple(problems),
+        migration.version_text,
+        tuple(repairs),
+    )
+
+
 def statuses(
     migrations: Sequence[Migration], entries: Iterable[JournalEntry]
 ) -> list[MigrationStatus]:
-    """The state of every migration on disk and every migration the journal knows."""
+    """The state of every migration on disk and every migration the journal knows.
+
+    A step is not drifted when its row holds the step's normalized checksum or its raw one
+    (what the previous release stored; see :mod:`safemigrate.checksums`). Each drifted or
+    missing migration carries the repairs that would clear it (see ``safemigrate repair``).
+    """
     by_version: dict[int, list[JournalEntry]] = {}
     for entry in entries:
         by_version.setdefault(entry.version, []).append(entry)
+    width = padding_width(migrations)
+    moves, unsure = _moves(migrations, by_version)
+    moved_to = {m.version: version for version, m in moves.items()}
     result = []
-    on_disk = {m.version for m in migrations}
     for migration in migrations:
-        done = [e for e in by_version.get(migration.version, []) if e.done]
-        problems = []
-        for entry in sorted(done, key=lambda e: e.step):
-            where = f"{migration.filename} step {entry.step + 1}"
-            if entry.name != migration.name:
-                problems.append(
-                    f"{migration.filename}: applied as {entry.version}_{entry.name}.sql, "
-                    "the file was renamed"
-                )
-            elif entry.step >= len(migration.steps):
-                problems.append(
-                    f"{where}: applied, but the file now has only {len(migration.steps)} steps"
-                )
-            elif migration.steps[entry.step].checksum != entry.checksum:
-                line = migration.steps[entry.step].line
-                problems.append(f"{where} (line {line}): applied, but its text has changed")
-        if problems:
-            state = State.DRIFTED
-        elif not done:
-            state = State.PENDING
-        elif len(done) >= len(migration.steps):
-            state = State.APPLIED
+        if migration.version in moved_to:
+            result.append(_moved_status(migration, by_version[moved_to[migration.version]], width))
         else:
-            state = State.PARTIAL
-        result.append(
-            MigrationStatus(
-                migration.version,
-                migration.name,
-                state,
-                len(done),
-                len(migration.steps),
-                migration,
-                tuple(problems),
-            )
-        )
+            result.append(_on_disk_status(migration, by_version.get(migration.version, [])))
+    on_disk = {m.version for m in migrations}
     for version, rows in by_version.items():
         done = [e for e in rows if e.done]
-        if version in on_disk or not done:
+        if version in on_disk or version in moves or not done:
             continue
         name = done[0].name
+        version_text = str(version).zfill(width)
+        filename = f"{version_text}_{name}.sql"
+        if version in unsure:
+            # Forgetting it would let up run its text again from one of these files.
+            others = ", ".join(m.filename for m in unsure[version])
+            result.append(
+                MigrationStatus(
+                    version,
+                    name,
+                    State.MISSING,
+                    len(done),
+                    len(done),
+                    None,
+                    (
+                        f"{filename}: applied, but the file is gone; its text is also in "
+                        f"{others}: keep one of them under the applied name",
+                    ),
+                    version_text,
+                )
+            )
+            continue
         result.append(
             MigrationStatus(
                 version,
@@ -109,22 +307,115 @@ def statuses(
                 len(done),
                 len(done),
                 None,
-                (f"{version}_{name}.sql: applied, but the file is gone",),
+                (f"{filename}: applied, but the file is gone",),
+                version_text,
+                tuple(
+                    Repair(
+                        RepairAction.FORGET,
+                        version,
+                        e.name,
+                        e.step,
+                        e.checksum,
+                        filename,
+                        reason="the file is gone",
+                    )
+                    for e in sorted(rows, key=lambda e: e.step)
+                ),
             )
         )
     result.sort(key=lambda s: s.version)
     return result
 
 
+def _moved_status(migration: Migration, rows: list[JournalEntry], width: int) -> MigrationStatus:
+    """The status of a file whose applied steps the journal holds under another version."""
+    done = [e for e in rows if e.done]
+    applied_file = f"{str(done[0].version).zfill(width)}_{done[0].name}.sql"
+    return MigrationStatus(
+        migration.version,
+        migration.name,
+        State.DRIFTED,
+        len(done),
+        len(migration.steps),
+        migration,
+        (f"{migration.filename}: applied as {applied_file} (same text), the file was renamed",),
+        migration.version_text,
+        tuple(
+            Repair(
+                RepairAction.RENAME,
+                e.version,
+                e.name,
+                e.step,
+                e.checksum,
+                applied_file,
+                new_version=migration.version,
+                new_name=migration.name,
+                new_file=migration.filename,
+            )
+            for e in sorted(rows, key=lambda e: e.step)
+        ),
+    )
+
+
+#: How to clear each kind of drift: the first problem's kind picks the hint.
+_HINTS = {
+    RepairAction.RENAME: "the file was renamed after it was applied: rename it back, or run "
+    "`safemigrate repair` to follow the rename",
+    RepairAction.ACCEPT: "restore the applied text (changes go in a new migration), or run "
+    "`safemigrate repair` to accept the current text",
+    RepairAction.FORGET: "restore the file, or run `safemigrate repair` to forget what it "
+    "applied (`safemigrate repair --dry-run` shows what it would change)",
+}
+
+
+def drifted(report: Sequence[MigrationStatus]) -> list[MigrationStatus]:
+    """The drifted or missing migrations of a report."""
+    return [s for s in report if s.state in (State.DRIFTED, State.MISSING)]
+
+
 def check_drift(report: Sequence[MigrationStatus]) -> None:
-    """Raise DriftError when any applied step changed or any applied file is gone."""
-    problems = [p for s in report if s.state in (State.DRIFTED, State.MISSING) for p in s.problems]
+    """Raise DriftError when any applied step changed, any applied file is gone or renamed."""
+    bad = drifted(report)
+    problems = [p for s in bad for p in s.problems]
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise DriftError(
-            f"{problems[0]}{more}",
-            hint="restore the applied text; changes go in a new migration",
+        first = bad[0].repairs[0].action if bad[0].repairs else RepairAction.RENAME
+        raise DriftError(f"{problems[0]}{more}", hint=_HINTS[first])
+
+
+def refuse_empty_directory(
+    migrations: Sequence[Migration], entries: Iterable[JournalEntry], directory: str
+) -> None:
+    """Refuse a directory without migration files when the journal records applied ones.
+
+    Most likely ``--dir`` (or ``dir`` in the config) is wrong: listing every applied
+    migration as gone would hide that, and ``repair`` would forget them all.
+    """
+    if migrations:
+        return
+    applied = {e.version for e in entries if e.done}
+    if applied:
+        raise BadInputError(
+            f"no migration files in {directory} but the journal records {len(applied)} "
+            "applied migrations: is --dir right?"
         )
+
+
+def repairs_of(report: Sequence[MigrationStatus]) -> list[Repair]:
+    """Every repair that clears the report's drift, renames first (accepts may follow them).
+
+    Raises BadInputError when a problem has no safe repair (a gone file whose text several
+    files hold).
+    """
+    for status in drifted(report):
+        if not status.repairs:
+            raise BadInputError(
+                f"cannot repair: {status.problems[0]}",
+                hint="rename the file that is the applied one back to its applied name",
+            )
+    found = [r for s in drifted(report) for r in s.repairs]
+    order = {RepairAction.RENAME: 0, RepairAction.FORGET: 1, RepairAction.ACCEPT: 2}
+    return sorted(found, key=lambda r: order[r.action])
 
 
 def resolve_target(migrations: Sequence[Migration], target: str | None) -> int | None:
@@ -167,7 +458,7 @@ def pending_steps(
         ):
             raise OutOfOrderError(
                 f"{migration.filename}: pending, but older than the newest applied "
-                f"migration (version {newest_applied})",
+                f"migration (version {version_label(newest_applied, migrations)})",
                 hint="rename it to a newer version, or run with --allow-out-of-order",
             )
         planned += [

@@ -45,7 +45,14 @@ from .events import (
 )
 from .executor import Executor, RunResult
 from .model import Migration
-from .pending import PlannedStep, check_drift, pending_after, pending_steps, statuses
+from .pending import (
+    PlannedStep,
+    check_drift,
+    pending_after,
+    pending_steps,
+    refuse_empty_directory,
+    statuses,
+)
 from .policy import worst_case
 from .retry import Backoff
 from .target import Target
@@ -299,6 +306,7 @@ def read_plan(
     """The steps to run and what stays pending after them, from the journal; drift and
     out-of-order migrations are refused."""
     entries = dbjournal.read(session, journal)
+    refuse_empty_directory(migrations, entries, str(settings.dir))
     check_drift(statuses(migrations, entries))
     steps = pending_steps(
         migrations,

@@ -210,7 +210,8 @@ def test_drift_and_missing_files_exit_5(db_dsn: str, tmp_path: Path) -> None:
     for command in ("up", "status"):
         result = run(command, "--dir", str(directory), "--dsn", db_dsn)
         assert result.exit_code == 5, result.output
-        assert "9_order_total_trigger.sql: applied, but the file is gone" in result.output
+        assert "0009_order_total_trigger.sql: applied, but the file is gone" in result.output
+        assert "safemigrate repair" in result.output
 
 
 def test_out_of_order_migration_is_refused_unless_allowed(db_dsn: str, tmp_path: Path) -> None:

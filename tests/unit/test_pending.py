@@ -12,11 +12,15 @@ from safemigrate.model import JournalEntry, Migration
 from safemigrate.pending import (
     MigrationStatus,
     PlannedStep,
+    RepairAction,
     State,
     check_drift,
     pending_steps,
+    refuse_empty_directory,
+    repairs_of,
     resolve_target,
     statuses,
+    version_label,
 )
 from safemigrate.source import build_steps
 
@@ -120,7 +124,7 @@ def test_applied_migration_with_file_gone_is_missing() -> None:
     assert [(s.version, s.state) for s in report] == [(1, State.APPLIED), (2, State.MISSING)]
     missing = report[1]
     assert missing.migration is None
-    assert missing.filename == "2_b.sql"
+    assert missing.filename == "0002_b.sql"  # padded like the directory's files (issue 9)
     assert "gone" in missing.problems[0]
 
 
@@ -253,3 +257,203 @@ def test_target_must_be_a_migration_on_disk() -> None:
     with pytest.raises(BadInputError) as info:
         resolve_target([A, B], "3")
     assert "no migration has version 3" in str(info.value)
+
+
+# drift that repair can clear (issue 9)
+
+
+def entry_with_raw_checksum(m: Migration, step: int) -> JournalEntry:
+    """A row as the previous release wrote it: the raw checksum of the step's text."""
+    return JournalEntry(m.version, m.name, step, m.steps[step].raw_checksum)
+
+
+def test_rows_with_the_previous_releases_raw_checksum_are_applied() -> None:
+    crlf = Migration(
+        1, "0001", "a", A.path, tuple(build_steps(str(A.path), "SELECT  \r\n 1;\nSELECT 2;\n"))
+    )
+    assert crlf.steps[0].raw_checksum != crlf.steps[0].checksum
+    rows = [entry_with_raw_checksum(crlf, 0), entry_with_raw_checksum(crlf, 1)]
+    assert only(statuses([crlf], rows)).state is State.APPLIED
+
+
+def test_whitespace_at_line_ends_is_not_drift() -> None:
+    base = migration(1, "a", "CREATE TABLE t (\n  id int\n)")
+    edited = migration(1, "a", "CREATE TABLE t (   \r\n  id int\t\r\n)")
+    status = only(statuses([edited], applied(base)))
+    assert status.state is State.APPLIED
+    assert status.repairs == ()
+
+
+def test_changed_step_repair_accepts_the_new_text() -> None:
+    edited = migration(1, "a", "SELECT 1", "SELECT 22")
+    status = only(statuses([edited], applied(A)))
+    [repair] = status.repairs
+    assert repair.action is RepairAction.ACCEPT
+    assert (repair.version, repair.step) == (1, 1)
+    assert repair.checksum == A.steps[1].checksum
+    assert repair.new_checksum == edited.steps[1].checksum
+    assert "0001_a.sql step 2: accept the current text" in repair.describe()
+
+
+def test_gone_file_repair_forgets_every_row_of_it() -> None:
+    report = statuses([A], applied(A) + applied(C, 0, 1) + applied(C, 2, state="started"))
+    missing = [s for s in report if s.state is State.MISSING]
+    assert [(r.action, r.version, r.step) for r in missing[0].repairs] == [
+        (RepairAction.FORGET, 10, 0),
+        (RepairAction.FORGET, 10, 1),
+        (RepairAction.FORGET, 10, 2),
+    ]
+    assert missing[0].repairs[0].describe() == "0010_c.sql step 1: forget (the file is gone)"
+
+
+def test_removed_step_repair_forgets_its_row() -> None:
+    shorter = migration(1, "a", "SELECT 1")
+    [repair] = only(statuses([shorter], applied(A))).repairs
+    assert (repair.action, repair.step) == (RepairAction.FORGET, 1)
+
+
+def test_same_version_rename_is_one_problem_with_a_rename_repair_per_row() -> None:
+    renamed = migration(1, "renamed", "SELECT 1", "SELECT 2")
+    status = only(statuses([renamed], applied(A)))
+    assert status.problems == ("0001_renamed.sql: applied as 0001_a.sql, the file was renamed",)
+    assert [(r.action, r.step, r.new_version, r.new_name) for r in status.repairs] == [
+        (RepairAction.RENAME, 0, 1, "renamed"),
+        (RepairAction.RENAME, 1, 1, "renamed"),
+    ]
+
+
+def test_renamed_and_edited_file_gets_a_rename_then_an_accept() -> None:
+    renamed = migration(1, "renamed", "SELECT 1", "SELECT 22")
+    repairs = repairs_of(statuses([renamed], applied(A)))
+    assert [(r.action, r.step) for r in repairs] == [
+        (RepairAction.RENAME, 0),
+        (RepairAction.RENAME, 1),
+        (RepairAction.ACCEPT, 1),
+    ]
+
+
+def test_new_version_with_the_applied_text_of_a_gone_version_is_a_rename() -> None:
+    moved = migration(7, "a_again", "SELECT 1", "SELECT 2")
+    report = statuses([moved], applied(A))
+    status = only(report)
+    assert status.version == 7
+    assert status.state is State.DRIFTED
+    assert (status.steps_applied, status.steps_total) == (2, 2)
+    assert "0007_a_again.sql: applied as 0001_a.sql" in status.problems[0]
+    assert [(r.action, r.version, r.step, r.new_version) for r in status.repairs] == [
+        (RepairAction.RENAME, 1, 0, 7),
+        (RepairAction.RENAME, 1, 1, 7),
+    ]
+
+
+def test_partially_applied_text_of_a_gone_version_is_followed_too() -> None:
+    moved = migration(11, "c_again", "SELECT 4", "SELECT 5", "SELECT 6")
+    status = only(statuses([moved], applied(C, 0)))
+    assert status.state is State.DRIFTED
+    assert [r.step for r in status.repairs] == [0]
+
+
+def test_new_version_with_other_text_is_not_a_rename() -> None:
+    other = migration(7, "other", "SELECT 1", "SELECT 3")
+    report = statuses([other], applied(A))
+    assert [(s.version, s.state) for s in report] == [(1, State.MISSING), (7, State.PENDING)]
+
+
+def test_text_in_two_files_is_not_guessed_and_not_repaired() -> None:
+    one = migration(7, "one", "SELECT 1", "SELECT 2")
+    two = migration(8, "two", "SELECT 1", "SELECT 2")
+    report = statuses([one, two], applied(A))
+    missing = [s for s in report if s.state is State.MISSING]
+    assert "0007_one.sql, 0008_two.sql" in missing[0].problems[0]
+    assert missing[0].repairs == ()
+    with pytest.raises(BadInputError, match="cannot repair"):
+        repairs_of(report)
+
+
+def test_repairs_in_json_name_the_row_and_what_it_becomes() -> None:
+    moved = migration(7, "a_again", "SELECT 1", "SELECT 2")
+    [first, _] = repairs_of(statuses([moved], applied(A)))
+    assert first.to_dict() == {
+        "action": "rename",
+        "file": "0007_a_again.sql",
+        "applied_file": "0001_a.sql",
+        "version": 1,
+        "name": "a",
+        "step": 1,
+        "checksum": A.steps[0].checksum,
+        "new_version": 7,
+        "new_name": "a_again",
+    }
+    assert first.describe() == "0001_a.sql step 1: follow the rename to 0007_a_again.sql"
+
+
+def test_no_drift_means_no_repairs() -> None:
+    assert repairs_of(statuses([A, B], applied(A))) == []
+
+
+# hints and version padding
+
+
+@pytest.mark.parametrize(
+    ("files", "rows", "hint"),
+    [
+        ([migration(1, "renamed", "SELECT 1", "SELECT 2")], applied(A), "follow the rename"),
+        ([migration(1, "a", "SELECT 1", "SELECT 22")], applied(A), "accept the current text"),
+        ([A], applied(A) + applied(B), "restore the file, or run `safemigrate repair`"),
+    ],
+)
+def test_drift_hints_name_the_repair(
+    files: list[Migration], rows: list[JournalEntry], hint: str
+) -> None:
+    with pytest.raises(DriftError) as info:
+        check_drift(statuses(files, rows))
+    assert hint in (info.value.hint or "")
+    assert "safemigrate repair" in (info.value.hint or "")
+
+
+def test_rename_hint_does_not_say_restore_the_applied_text() -> None:
+    with pytest.raises(DriftError) as info:
+        check_drift(statuses([migration(1, "renamed", "SELECT 1", "SELECT 2")], applied(A)))
+    assert "restore the applied text" not in (info.value.hint or "")
+
+
+def test_gone_versions_are_padded_like_the_directorys_files() -> None:
+    report = statuses([A], applied(A) + applied(C))
+    assert report[1].filename == "0010_c.sql"
+    assert "0010_c.sql: applied, but the file is gone" in report[1].problems[0]
+
+
+def test_gone_versions_are_not_padded_when_the_files_are_not() -> None:
+    stamp = Migration(20261201120000, "20261201120000", "t", Path("/m/x.sql"), A.steps)
+    report = statuses([stamp], applied(B))
+    assert [s.filename for s in report] == ["2_b.sql", "x.sql"]
+
+
+def test_version_label_keeps_the_files_padding() -> None:
+    assert version_label(10, [A, C]) == "0010"
+    assert version_label(2, [A, C]) == "0002"
+    assert version_label(2, []) == "2"
+
+
+def test_out_of_order_error_prints_the_padded_version() -> None:
+    with pytest.raises(OutOfOrderError, match=r"\(version 0010\)"):
+        pending_steps([A, C], applied(C))
+
+
+# refuse_empty_directory
+
+
+def test_empty_directory_on_a_used_journal_is_refused_in_one_line() -> None:
+    with pytest.raises(BadInputError) as info:
+        refuse_empty_directory([], applied(A) + applied(B), "db/migrations")
+    assert info.value.exit_code == 2
+    assert str(info.value.message) == (
+        "no migration files in db/migrations but the journal records 2 applied migrations: "
+        "is --dir right?"
+    )
+
+
+def test_empty_directory_is_fine_on_a_new_or_only_started_journal() -> None:
+    refuse_empty_directory([], [], "m")
+    refuse_empty_directory([], applied(A, state="started"), "m")
+    refuse_empty_directory([A], applied(A) + applied(B), "m")

@@ -1,0 +1,100 @@
+"""Step checksums: what drift detection compares. Pure, no I/O.
+
+Two checksums of a step's statements (each statement's text exactly as written in the file,
+without its semicolon), both SHA-256 hex digests over the texts each followed by a NUL byte:
+
+- :func:`raw_checksum`: of the texts as written. Journals written by safemigrate 0.x before
+  normalized checksums hold this one.
+- :func:`normalized_checksum`: of the texts with a carriage return before a line feed and
+  spaces/tabs at the end of a line removed -- but only where that cannot change what the
+  server sees: outside string literals (``'...'``, ``E'...'``, ``$$...$$`` bodies) and quoted
+  identifiers (``"..."``), where such characters are part of a value or a name. Outside those
+  tokens a line end is whitespace between tokens (or ends a ``--`` comment, which a CR or LF
+  both end), so removing blanks before it leaves the token sequence the server parses
+  unchanged. New journal rows store this one.
+
+Where a line end falls is decided with PostgreSQL's own scanner (pglast): every token other
+than a comment protects the characters it spans. If the text does not scan, nothing is
+normalized (the raw checksum is the normalized one): a checksum that sees too much only means
+a drift report, never a missed change.
+
+A step matches a journal row when the row's checksum equals either checksum
+(:func:`matches`), so rows written before normalization keep matching their unchanged files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+#: Scanner tokens whose text carries no meaning: blanks inside them may go.
+_COMMENTS = frozenset({"SQL_COMMENT", "C_COMMENT"})
+#: What counts as a blank at the end of a line (CR only before LF: a lone CR is kept).
+_BLANKS = " \t\r"
+
+
+def _digest(texts: Iterable[str]) -> str:
+    digest = hashlib.sha256()
+    for text in texts:
+        digest.update(text.encode())
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def raw_checksum(texts: Iterable[str]) -> str:
+    """SHA-256 of the statements' texts exactly as written (the previous release's checksum)."""
+    return _digest(texts)
+
+
+def _protected(text: str) -> list[tuple[int, int]] | None:
+    """Half-open character spans of the tokens whose every character is meaningful (every
+    token but comments), in order; None when ``text`` does not scan."""
+    # pglast is imported here, not at module level: the model imports this module, and the
+    # CLI's start (--help, --version) must not load the parser.
+    from pglast import parser
+
+    try:
+        tokens = parser.scan(text)
+    except parser.ParseError:
+        return None
+    return [(token.start, token.end + 1) for token in tokens if token.name not in _COMMENTS]
+
+
+def normalize(text: str) -> str:
+    """``text`` without CR before LF and blanks at line ends, outside literals and quoted names.
+
+    Returns ``text`` unchanged when it does not scan.
+    """
+    if "\n" not in text:
+        return text
+    spans = _protected(text)
+    if spans is None:
+        return text
+    out: list[str] = []
+    span = 0
+    copied = 0
+    for position, char in enumerate(text):
+        if char != "\n":
+            continue
+        while span < len(spans) and spans[span][1] <= position:
+            span += 1
+        inside = span < len(spans) and spans[span][0] <= position
+        if inside:
+            continue
+        line = text[copied:position]
+        out.append(line.rstrip(_BLANKS))
+        out.append("\n")
+        copied = position + 1
+    out.append(text[copied:])
+    return "".join(out)
+
+
+def normalized_checksum(texts: Iterable[str]) -> str:
+    """SHA-256 of the statements' normalized texts (see :func:`normalize`): what new rows store."""
+    return _digest(normalize(text) for text in texts)
+
+
+def matches(stored: str, texts: Iterable[str]) -> bool:
+    """True when a journal row's checksum is the raw or the normalized checksum of ``texts``."""
+    texts = list(texts)
+    return stored in (normalized_checksum(texts), raw_checksum(texts))

@@ -1,0 +1,148 @@
+"""The repair log, and the journal changes ``safemigrate repair`` makes.
+
+Repairs are kept in a second table next to the journal, ``<journal table>_repairs`` in the
+journal's schema, rather than in extra journal columns:
+
+- a repair is an event, and one step may be repaired several times; the journal keeps one row
+  per applied step, and its primary key (version, step) is the runner's safety net;
+- forgetting a gone file deletes its journal rows: the record of that must outlive them;
+- the journal keeps the shape the previous release created and reads, so older runners and
+  hand-written queries against it keep working; the log is created on the first repair (in the
+  repair's own transaction, under the same timeouts), never by ``up`` or ``status``.
+
+Every statement runs in one transaction under SET LOCAL lock_timeout and statement_timeout:
+the log rows and the journal changes commit together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from psycopg import sql
+
+from ..pending import Repair, RepairAction
+from ..policy import Timeouts
+from . import steps as dbsteps
+from .journal import JournalTable
+from .session import Session
+
+#: The suffix of the repair log's name: ``<journal table>_repairs``.
+LOG_SUFFIX = "_repairs"
+
+
+@dataclass(frozen=True)
+class Client:
+    """Who runs the repair, as the client machine reports it (the server adds current_user,
+    session_user, application_name and the client address itself)."""
+
+    os_user: str | None
+    host: str | None
+
+
+def log_table(journal: JournalTable) -> JournalTable:
+    """Where the repair log of ``journal`` lives."""
+    return JournalTable(journal.schema, journal.table + LOG_SUFFIX)
+
+
+def _create_log(log: JournalTable) -> sql.Composed:
+    return sql.SQL(
+        """CREATE TABLE IF NOT EXISTS {} (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    repaired_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    action text NOT NULL CHECK (action IN ('accept', 'forget', 'rename')),
+    version bigint NOT NULL,
+    name text NOT NULL,
+    step integer NOT NULL,
+    old_checksum text NOT NULL,
+    new_checksum text,
+    new_version bigint,
+    new_name text,
+    reason text,
+    repaired_by text NOT NULL DEFAULT current_user,
+    session_user_name text NOT NULL DEFAULT session_user,
+    application_name text NOT NULL DEFAULT current_setting('application_name'),
+    client_addr inet DEFAULT inet_client_addr(),
+    client_os_user text,
+    client_host text
+)"""
+    ).format(log.ident)
+
+
+def _change(journal: JournalTable, repair: Repair) -> sql.Composed:
+    """The journal statement of one repair, returning the rows it touched; the old checksum
+    guards the row, so a row changed meanwhile is left alone (and not logged)."""
+    where = sql.SQL("version = {} AND step = {} AND checksum = {}").format(
+        sql.Literal(repair.version), sql.Literal(repair.step), sql.Literal(repair.checksum)
+    )
+    if repair.action is RepairAction.ACCEPT:
+        change = sql.SQL("UPDATE {} SET checksum = {} WHERE {}").format(
+            journal.ident, sql.Literal(repair.new_checksum), where
+        )
+    elif repair.action is RepairAction.RENAME:
+        change = sql.SQL("UPDATE {} SET version = {}, name = {} WHERE {}").format(
+            journal.ident, sql.Literal(repair.new_version), sql.Literal(repair.new_name), where
+        )
+    else:
+        change = sql.SQL("DELETE FROM {} WHERE {}").format(journal.ident, where)
+    return sql.SQL("{} RETURNING 1").format(change)
+
+
+#: The log's columns a repair fills, with their types (a NULL in a SELECT list needs one).
+_LOGGED = (
+    ("action", "text"),
+    ("version", "bigint"),
+    ("name", "text"),
+    ("step", "integer"),
+    ("old_checksum", "text"),
+    ("new_checksum", "text"),
+    ("new_version", "bigint"),
+    ("new_name", "text"),
+    ("reason", "text"),
+    ("client_os_user", "text"),
+    ("client_host", "text"),
+)
+
+
+def _repair_sql(
+    journal: JournalTable, log: JournalTable, repair: Repair, client: Client
+) -> sql.Composed:
+    """One repair and its log row, in one statement: the row is logged only if it changed."""
+    values = (
+        repair.action.value,
+        repair.version,
+        repair.name,
+        repair.step,
+        repair.checksum,
+        repair.new_checksum,
+        repair.new_version,
+        repair.new_name,
+        repair.reason or None,
+        client.os_user,
+        client.host,
+    )
+    return sql.SQL(
+        "WITH changed AS ({change}) INSERT INTO {log} ({columns}) SELECT {values} FROM changed"
+    ).format(
+        change=_change(journal, repair),
+        log=log.ident,
+        columns=sql.SQL(", ").join(sql.Identifier(column) for column, _ in _LOGGED),
+        values=sql.SQL(", ").join(
+            sql.SQL("{}::{}").format(sql.Literal(value), sql.SQL(kind))
+            for value, (_, kind) in zip(values, _LOGGED, strict=True)
+        ),
+    )
+
+
+def apply(
+    session: Session,
+    journal: JournalTable,
+    repairs: Sequence[Repair],
+    timeouts: Timeouts,
+    client: Client,
+) -> None:
+    """Make ``repairs`` and log each, in one transaction (creating the log if needed)."""
+    log = log_table(journal)
+    statements = [_create_log(log)]
+    statements += [_repair_sql(journal, log, repair, client) for repair in repairs]
+    dbsteps.run_in_transaction(session, [], timeouts, sql.SQL("; ").join(statements))

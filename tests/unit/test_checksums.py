@@ -1,0 +1,115 @@
+"""Tests for safemigrate.checksums: what can change without counting as drift, and what cannot."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from safemigrate.checksums import matches, normalize, normalized_checksum, raw_checksum
+from safemigrate.source import build_steps
+
+
+def checksum(sql: str) -> str:
+    """The normalized checksum of a one-statement step."""
+    [step] = build_steps("/m/0001_x.sql", sql)
+    return step.checksum
+
+
+def raw(sql: str) -> str:
+    [step] = build_steps("/m/0001_x.sql", sql)
+    return step.raw_checksum
+
+
+BASE = "CREATE TABLE t (\n    id int,\n    note text\n);\n"
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "CREATE TABLE t (   \n    id int,\t\n    note text  \n);\n",  # trailing blanks
+        "CREATE TABLE t (\r\n    id int,\r\n    note text\r\n);\r\n",  # CRLF line ends
+        "CREATE TABLE t ( \r\n    id int, \t\r\n    note text\r\n);   \n",  # both
+    ],
+)
+def test_blanks_at_line_ends_outside_literals_do_not_count(edited: str) -> None:
+    assert checksum(edited) == checksum(BASE)
+    assert raw(edited) != raw(BASE)
+
+
+def test_blanks_after_a_comment_do_not_count() -> None:
+    base = "SELECT 1 -- why\n  , 2 /* a\n b */\n"
+    assert checksum("SELECT 1 -- why   \r\n  , 2 /* a  \n b */\n") == checksum(base)
+
+
+@pytest.mark.parametrize(
+    ("base", "edited"),
+    [
+        ("SELECT 'a\nb';", "SELECT 'a  \nb';"),  # multi-line string literal
+        ("SELECT 'a\nb';", "SELECT 'a\r\nb';"),
+        ("SELECT E'a\nb';", "SELECT E'a \nb';"),
+        (
+            "CREATE FUNCTION f() RETURNS text LANGUAGE sql AS $$SELECT 'x'\n$$;",
+            "CREATE FUNCTION f() RETURNS text LANGUAGE sql AS $$SELECT 'x'  \n$$;",
+        ),
+        (
+            "CREATE FUNCTION f() RETURNS text LANGUAGE sql AS $body$\nSELECT 1\n$body$;",
+            "CREATE FUNCTION f() RETURNS text LANGUAGE sql AS $body$\r\nSELECT 1\r\n$body$;",
+        ),
+        ('CREATE TABLE "a\nb" (id int);', 'CREATE TABLE "a \nb" (id int);'),  # quoted name
+    ],
+)
+def test_blanks_inside_literals_dollar_bodies_and_quoted_names_count(
+    base: str, edited: str
+) -> None:
+    assert checksum(edited) != checksum(base)
+
+
+def test_blanks_outside_a_literal_on_its_closing_line_do_not_count() -> None:
+    base = "SELECT 'a\nb',\n  1;"
+    assert checksum("SELECT 'a\nb',   \r\n  1;") == checksum(base)
+    assert checksum("SELECT 'a \nb',\n  1;") != checksum(base)
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "CREATE TABLE t (\n    id bigint,\n    note text\n);\n",
+        "CREATE TABLE t (\n    id int,\n    note text NOT NULL\n);\n",
+        "CREATE TABLE t (id int, note text);\n",  # line breaks removed: not only line ends
+        "CREATE TABLE t (\n    id int,\n        note text\n);\n",  # leading blanks still count
+    ],
+)
+def test_real_changes_count(edited: str) -> None:
+    assert checksum(edited) != checksum(BASE)
+
+
+def test_raw_checksum_is_the_previous_releases() -> None:
+    """What 0.x stored: SHA-256 over each statement's text followed by a NUL byte."""
+    texts = ["SELECT 1", "SELECT  2 \n"]
+    expected = hashlib.sha256(b"SELECT 1\x00SELECT  2 \n\x00").hexdigest()
+    assert raw_checksum(texts) == expected
+
+
+def test_old_raw_checksums_still_match() -> None:
+    texts = ["CREATE TABLE t (  \r\n  id int\r\n)"]
+    assert normalized_checksum(texts) != raw_checksum(texts)
+    assert matches(raw_checksum(texts), texts)
+    assert matches(normalized_checksum(texts), texts)
+    assert not matches(raw_checksum(["CREATE TABLE t (id int)"]), texts)
+
+
+def test_text_that_does_not_scan_is_not_normalized() -> None:
+    text = "SELECT 'unterminated  \n"
+    assert normalize(text) == text
+
+
+def test_a_lone_carriage_return_is_kept() -> None:
+    assert normalize("SELECT 1\r  ,\n2") == "SELECT 1\r  ,\n2"
+    assert normalize("SELECT 1  \r\n, 2") == "SELECT 1\n, 2"
+
+
+def test_non_ascii_text_before_a_line_end_keeps_the_token_positions_right() -> None:
+    """The scanner's offsets are characters, not UTF-8 bytes, even after 4-byte characters."""
+    text = "SELECT '😀é\n x', 1   \r\n, 'ü  \n'  \n"
+    assert normalize(text) == "SELECT '😀é\n x', 1\n, 'ü  \n'\n"
