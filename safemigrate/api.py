@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
 from .events import Event
+from .gate import GateVerdict, decide, lint_pending
 from .lint import RULES, Finding, LintReport, lint_directory, lint_paths
 from .lint import explain as lint_explain
 from .model import Migration
@@ -39,6 +40,7 @@ from .pending import (
 )
 from .plan import PlanReport
 from .plan import build as build_plan
+from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
 
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
@@ -265,7 +267,11 @@ def plan(
     if not use_database:
         planned = pending_steps(migrations, [], target=target_version)
         findings = _findings(planned, settings)
-        return PlanReport(tuple(build_plan(planned, settings, findings)))
+        return PlanReport(
+            tuple(build_plan(planned, settings, findings)),
+            gate=_gate_verdict(planned, findings, settings),
+            worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
+        )
     return _plan_against(settings, migrations, target_version, dsn, environ)
 
 
@@ -313,17 +319,24 @@ def _plan_against(
             tuple(dbcatalog.invalid_indexes(session)),
         )
     steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders)
-    return PlanReport(tuple(steps), facts)
+    return PlanReport(
+        tuple(steps),
+        facts,
+        gate=_gate_verdict(planned, findings, settings),
+        worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
+    )
+
+
+def _gate_verdict(
+    planned: Sequence[PlannedStep], findings: Sequence[Finding], settings: Settings
+) -> GateVerdict:
+    """What the lint gate would decide on ``planned`` (the findings are shown either way)."""
+    return decide(planned, findings, settings)
 
 
 def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
-    paths = list({p.migration.path: None for p in planned})
-    if not paths:
-        return []
-    report = lint_paths(
-        paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
-    )
-    return list(report.findings)
+    """The lint findings of the planned steps' files (plan shows them whatever the gate)."""
+    return lint_pending(planned, settings)
 
 
 def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:

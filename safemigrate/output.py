@@ -14,6 +14,7 @@ from .events import (
     Event,
     IndexCleanup,
     IndexProgress,
+    LintFindings,
     Reconnected,
     RunFailed,
     RunFinished,
@@ -77,6 +78,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             f"{format_duration(event.worst_case_concurrent_wait_ms)}); worst case for the run "
             f"{format_duration(event.worst_case_run_wait_ms)}{deadline}",
         ]
+    if isinstance(event, LintFindings):
+        return lint_findings_text(event, colour)
     if isinstance(event, ConnectionLost):
         return [
             paint(
@@ -202,6 +205,33 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             lines.append(f"  hint: {event.hint}")
         return lines
     return []
+
+
+def lint_findings_text(event: LintFindings, colour: bool = False) -> list[str]:
+    """The lint gate's findings on the pending steps, before anything is applied."""
+    count = len(event.findings)
+    blocking = sum(1 for f in event.findings if f.blocking)
+    verdict = (
+        "refusing to apply anything"
+        if event.refused
+        else f"applying anyway (lint_gate = {event.gate})"
+    )
+    head = (
+        f"lint gate ({event.gate}): {count} finding{'s' if count != 1 else ''} on pending "
+        f"steps, {blocking} blocking; {verdict}"
+    )
+    lines = [paint(head, "red" if event.refused else "yellow", colour)]
+    for f in event.findings:
+        tone = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
+        lines.append(
+            paint(
+                f"  {f.file}:{f.line} step {f.step}/{f.steps}: {f.severity} [{f.rule}] {f.message}",
+                tone,
+                colour,
+            )
+        )
+        lines.append(f"      hint: {f.hint}")
+    return lines
 
 
 def index_progress_text(event: IndexProgress) -> str:
@@ -336,6 +366,36 @@ def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
     if not report.steps:
         lines.append("nothing to apply")
         return lines
+    lines += _plan_steps_text(report, colour)
+    if report.worst_case_run_wait_ms is not None:
+        lines.append(
+            f"worst case lock waits for the run: {format_duration(report.worst_case_run_wait_ms)}"
+        )
+    judged = report.gate
+    if judged is not None and judged.mode != "off":
+        blocking = len(judged.blocking)
+        if judged.refuses:
+            lines.append(
+                paint(
+                    f"lint gate (error): would refuse to apply anything: {blocking} error "
+                    f"finding{'s' if blocking != 1 else ''} not suppressed (exit 7)",
+                    "red",
+                    colour,
+                )
+            )
+        elif blocking:
+            lines.append(
+                f"lint gate ({judged.mode}): would apply; {blocking} error "
+                f"finding{'s' if blocking != 1 else ''} shown"
+            )
+        else:
+            lines.append(f"lint gate ({judged.mode}): would apply, no error findings")
+    return lines
+
+
+def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
+    """One block per planned step."""
+    lines: list[str] = []
     for step in report.steps:
         statement = (
             "no statement timeout"
@@ -346,7 +406,8 @@ def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
             paint(
                 f"{step.file}:{step.line} step {step.step}/{step.steps}: {step.mode}, "
                 f"lock_timeout {format_duration(step.lock_timeout_ms)}, {statement}, "
-                f"{step.max_attempts} attempt{'s' if step.max_attempts != 1 else ''}",
+                f"{step.max_attempts} attempt{'s' if step.max_attempts != 1 else ''} "
+                f"(worst case {format_duration(step.worst_case_wait_ms)} waiting for locks)",
                 "bold",
                 colour,
             )

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
+from . import gate
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import Session, runlock
@@ -432,10 +433,14 @@ class Run:
                 raise pooled()
             if reconnecting:
                 self._resume_session(session)
-            dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
+            # Read before ensuring the journal (a missing table reads as empty, and ensure
+            # only creates it), so that the lint gate refuses before anything is written.
             planned = read_pending(
                 session, self.journal, self.migrations, self.settings, self.target_version
             )
+            if not reconnecting:
+                self._lint_gate(planned)
+            dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
             if not self.session_state:
                 # A new run resuming inside a migration: that file's earlier session settings
                 # (SET timezone ...) were applied by an earlier run, on another session.
@@ -447,6 +452,14 @@ class Run:
         finally:
             if monitor is not None and not monitor.session.closed:
                 monitor.close()
+
+    def _lint_gate(self, planned: Sequence[PlannedStep]) -> None:
+        """Show the pending steps' lint findings; raise LintGateError when the gate refuses."""
+        judged = gate.verdict(planned, self.settings)
+        if judged.findings:
+            self.emit(judged.event())
+        if judged.refuses:
+            raise judged.error()
 
     def _resume_session(self, session: Session) -> None:
         """Replay the run's session settings on the new session and report the reconnection."""
