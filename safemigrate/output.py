@@ -211,11 +211,12 @@ def lint_findings_text(event: LintFindings, colour: bool = False) -> list[str]:
     """The lint gate's findings on the pending steps, before anything is applied."""
     count = len(event.findings)
     blocking = sum(1 for f in event.findings if f.blocking)
-    verdict = (
-        "refusing to apply anything"
-        if event.refused
-        else f"applying anyway (lint_gate = {event.gate})"
-    )
+    if event.refused:
+        verdict = "refusing to apply anything"
+    elif blocking:
+        verdict = f"applying anyway (lint_gate = {event.gate})"
+    else:
+        verdict = "applying"
     head = (
         f"lint gate ({event.gate}): {count} finding{'s' if count != 1 else ''} on pending "
         f"steps, {blocking} blocking; {verdict}"

@@ -208,3 +208,11 @@ def test_migrations_up_to_lint_gate_after_are_not_judged(tmp_path: Path) -> None
     assert [(f.version, f.rule) for f in adopted.blocking] == [(2, "set-not-null")]
     assert judged(tmp_path, files, lint_gate_after=2).findings == ()
     assert judged(tmp_path, files, mode="warn", lint_gate_after=2).findings == ()
+
+
+def test_warnings_alone_are_shown_without_alarm(tmp_path: Path) -> None:
+    result = judged(tmp_path, {"0001_idx.sql": "CREATE INDEX orders_idx ON orders (id);\n"})
+    [head, line, hint] = event_text(result.event())
+    assert head == "lint gate (error): 1 finding on pending steps, 0 blocking; applying"
+    assert line.startswith("  0001_idx.sql:1 step 1/1: warning [require-concurrent-index]")
+    assert hint.startswith("      hint: ")
