@@ -290,12 +290,21 @@ def _plan_against(
     from .locks import LockMode
     from .model import QualifiedName
     from .plan import DatabaseFacts
-    from .run import RunLock, journal_table, open_session, read_pending, resolve_database
+    from .run import (
+        RunLock,
+        journal_table,
+        open_session,
+        read_pending,
+        resolve_database,
+        server_settings,
+    )
 
     db = resolve_database(dsn, environ)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         planned = read_pending(session, journal, migrations, settings, target_version)
+        # Lint as up's gate will: with the server's own major version.
+        settings = server_settings(settings, session)
         findings = _findings(planned, settings)
         relations = list({need.relation: None for p in planned for need in p.step.locks})
         sizes = {

@@ -17,7 +17,9 @@ it is run on a fresh database (CI, a new developer). Statements the runner rewri
 plain CREATE INDEX with ``concurrent_indexes = "rewrite"``) are warnings, not errors, exactly as
 in ``check``.
 
-Pure apart from reading the migration files: no database, no click.
+Against a database the caller passes settings whose ``pg_version`` is the server's own major
+version (``run.server_settings``). Pure apart from reading the migration files: no database, no
+click.
 """
 
 from __future__ import annotations

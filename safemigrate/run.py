@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from . import gate
@@ -249,6 +249,11 @@ def read_pending(
     )
 
 
+def server_settings(settings: Settings, session: Session) -> Settings:
+    """The settings with ``pg_version`` set to the connected server's major version."""
+    return replace(settings, pg_version=session.server_version // 10_000)
+
+
 def settings_of_partial(planned: Sequence[PlannedStep], session: Session) -> list[str]:
     """Apply again the session SETs of the applied steps of a partially applied migration."""
     if not planned:
@@ -439,7 +444,7 @@ class Run:
                 session, self.journal, self.migrations, self.settings, self.target_version
             )
             if not reconnecting:
-                self._lint_gate(planned)
+                self._lint_gate(planned, session)
             dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
             if not self.session_state:
                 # A new run resuming inside a migration: that file's earlier session settings
@@ -453,9 +458,13 @@ class Run:
             if monitor is not None and not monitor.session.closed:
                 monitor.close()
 
-    def _lint_gate(self, planned: Sequence[PlannedStep]) -> None:
-        """Show the pending steps' lint findings; raise LintGateError when the gate refuses."""
-        judged = gate.verdict(planned, self.settings)
+    def _lint_gate(self, planned: Sequence[PlannedStep], session: Session) -> None:
+        """Show the pending steps' lint findings; raise LintGateError when the gate refuses.
+
+        The rules follow the server's own major version, not ``pg_version`` (which is for
+        linting without a database).
+        """
+        judged = gate.verdict(planned, server_settings(self.settings, session))
         if judged.findings:
             self.emit(judged.event())
         if judged.refuses:

@@ -210,6 +210,28 @@ def test_lint_gate_after_lets_adopted_history_run_on_a_fresh_database(
     assert "0003_fk2.sql:1 step 1/1" in new.stderr
 
 
+def test_the_gate_follows_the_servers_version_not_pg_version(tmp_path: Path, db_dsn: str) -> None:
+    # A constant default rewrote the table before PostgreSQL 11: `check` with pg_version = 10
+    # calls it an error, but the server the run is against (11 or newer) adds it instantly.
+    write_migrations(
+        tmp_path,
+        {
+            "0001_tables.sql": TABLES,
+            "0002_col.sql": "ALTER TABLE orders ADD COLUMN n int DEFAULT 0;",
+        },
+    )
+    config = tmp_path / "safemigrate.toml"
+    config.write_text("pg_version = 10\n", encoding="utf-8")
+    checked = run("check", "--config", str(config), "--dir", str(tmp_path))
+    assert checked.exit_code == 1, checked.output
+    planned = run(
+        "up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run"
+    )
+    assert planned.exit_code == 0, planned.output
+    applied = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert applied.exit_code == 0, applied.output
+
+
 def test_dry_run_shows_findings_per_step_and_exits_7_when_the_gate_would_refuse(
     tmp_path: Path, db_dsn: str
 ) -> None:
