@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
 from .events import Event
-from .gate import GateVerdict, decide, lint_pending
+from .gate import decide, lint_pending
 from .lint import RULES, Finding, LintReport, lint_directory, lint_paths
 from .lint import explain as lint_explain
 from .model import Migration
@@ -269,7 +269,7 @@ def plan(
         findings = _findings(planned, settings)
         return PlanReport(
             tuple(build_plan(planned, settings, findings)),
-            gate=_gate_verdict(planned, findings, settings),
+            gate=decide(planned, findings, settings),
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         )
     return _plan_against(settings, migrations, target_version, dsn, environ)
@@ -331,16 +331,9 @@ def _plan_against(
     return PlanReport(
         tuple(steps),
         facts,
-        gate=_gate_verdict(planned, findings, settings),
+        gate=decide(planned, findings, settings),
         worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
     )
-
-
-def _gate_verdict(
-    planned: Sequence[PlannedStep], findings: Sequence[Finding], settings: Settings
-) -> GateVerdict:
-    """What the lint gate would decide on ``planned`` (the findings are shown either way)."""
-    return decide(planned, findings, settings)
 
 
 def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
