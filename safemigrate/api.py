@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
 from .events import Event
+from .gate import decide, lint_pending
 from .lint import RULES, Finding, LintReport, lint_directory, lint_paths
 from .lint import explain as lint_explain
 from .model import Migration
@@ -42,6 +43,7 @@ from .pending import (
 )
 from .plan import PlanReport
 from .plan import build as build_plan
+from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
 from .target import Target
 
@@ -393,7 +395,11 @@ def plan(
     if not use_database:
         planned = pending_steps(migrations, [], target=target_version)
         findings = _findings(planned, settings)
-        return PlanReport(tuple(build_plan(planned, settings, findings)))
+        return PlanReport(
+            tuple(build_plan(planned, settings, findings)),
+            gate=decide(planned, findings, settings),
+            worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
+        )
     return _plan_against(settings, migrations, target_version, dsn, environ)
 
 
@@ -412,13 +418,22 @@ def _plan_against(
     from .locks import LockMode
     from .model import QualifiedName
     from .plan import DatabaseFacts
-    from .run import RunLock, journal_table, open_session, read_pending, resolve_database
+    from .run import (
+        RunLock,
+        journal_table,
+        open_session,
+        read_pending,
+        resolve_database,
+        server_settings,
+    )
 
     db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
         planned = read_pending(session, journal, migrations, settings, target_version)
+        # Lint as up's gate will: with the server's own major version.
+        settings = server_settings(settings, session)
         findings = _findings(planned, settings)
         relations = list({need.relation: None for p in planned for need in p.step.locks})
         sizes = {
@@ -443,17 +458,17 @@ def _plan_against(
             target,
         )
     steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders)
-    return PlanReport(tuple(steps), facts)
+    return PlanReport(
+        tuple(steps),
+        facts,
+        gate=decide(planned, findings, settings),
+        worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
+    )
 
 
 def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
-    paths = list({p.migration.path: None for p in planned})
-    if not paths:
-        return []
-    report = lint_paths(
-        paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
-    )
-    return list(report.findings)
+    """The lint findings of the planned steps' files (plan shows them whatever the gate)."""
+    return lint_pending(planned, settings)
 
 
 def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:

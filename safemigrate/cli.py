@@ -29,16 +29,100 @@ if TYPE_CHECKING:
 # The library (psycopg, pglast) is imported inside each command, not here: `--help` and
 # `--version` then start in a fraction of the time.
 
-EXIT_CODES = """\b
-Exit codes:
-  0  success
-  1  a step failed with an SQL error (status --exit-code: something is pending)
-  2  bad input: migration file, configuration, flag or DSN
-  3  the run lock is held by another run
-  4  a lock could not be acquired within the attempts or the deadline
-  5  drift: an applied migration was edited, or its file is gone
-  6  the database could not be reached, or the connection was lost or is unsafe
-130  interrupted (Ctrl-C or SIGTERM); the running step was rolled back"""
+#: What each exit code means, for the ``--help`` epilogs (the README has the same table).
+_CODE_TEXT: dict[int, str] = {
+    0: "success",
+    1: "a step failed with an SQL error",
+    2: "bad input: migration file, configuration, flag or DSN",
+    3: "the run lock is held by another run",
+    4: "a lock could not be acquired within the attempts or the deadline",
+    5: "drift: an applied migration was edited, or its file is gone",
+    6: "the database could not be reached, or the connection was lost or is unsafe",
+    7: "refused by the lint gate: an error finding on a pending step (nothing applied)",
+    130: "interrupted (Ctrl-C or SIGTERM); the running step was rolled back",
+}
+
+
+def exit_codes(meanings: dict[int, str]) -> str:
+    """An ``Exit codes:`` epilog listing only the codes of ``meanings``, in its order; an empty
+    meaning takes the usual text of the code."""
+    lines = ["\b", "Exit codes:"]
+    for code, meaning in meanings.items():
+        lines.append(f"{code:>3}  {meaning or _CODE_TEXT[code]}")
+    return "\n".join(lines)
+
+
+#: Every code, for ``safemigrate --help``.
+EXIT_CODES = exit_codes(dict.fromkeys(_CODE_TEXT, ""))
+UP_EXIT_CODES = EXIT_CODES
+STATUS_EXIT_CODES = exit_codes(
+    {
+        0: "",
+        1: "--exit-code: some migration is pending or partial",
+        2: "",
+        5: "",
+        6: "",
+        130: "interrupted (Ctrl-C)",
+    }
+)
+NEW_EXIT_CODES = exit_codes(
+    {
+        0: "",
+        2: "bad input: migration name or configuration, or the file already exists",
+        130: "interrupted (Ctrl-C)",
+    }
+)
+BASELINE_EXIT_CODES = exit_codes(
+    {
+        0: "",
+        1: "writing the journal failed with an SQL error",
+        2: "bad input: unknown version, migration file, configuration or DSN",
+        3: "",
+        5: "",
+        6: "",
+        130: "interrupted (Ctrl-C)",
+    }
+)
+PLAN_EXIT_CODES = exit_codes(
+    {
+        0: "the plan was shown (also when the lint gate would refuse: it says so)",
+        2: "bad input: migration file, configuration or flag; with --dsn, out-of-order "
+        "migrations or the DSN",
+        5: "with --dsn: drift",
+        6: "with --dsn: the database could not be reached",
+        130: "interrupted (Ctrl-C)",
+    }
+)
+CHECK_EXIT_CODES = exit_codes(
+    {
+        0: "no error finding",
+        1: "an error-severity finding is not suppressed",
+        2: "bad input: a file cannot be read, parsed or named as the runner requires",
+        130: "interrupted (Ctrl-C)",
+    }
+)
+REPAIR_EXIT_CODES = exit_codes(
+    {
+        0: "repaired, or nothing to repair (--dry-run: shown, nothing changed)",
+        1: "writing the journal or the repair log failed with an SQL error",
+        2: "bad input: migration file, configuration, DSN; an ambiguous rename or an empty "
+        "directory",
+        3: "",
+        6: "",
+        130: "interrupted (Ctrl-C)",
+    }
+)
+REHEARSE_EXIT_CODES = exit_codes(
+    {
+        0: "every migration applied, and a second run applied nothing",
+        1: "a step failed, a second run applied steps, or the server could not be started",
+        2: "",
+        4: "",
+        6: "the throwaway server could not be reached",
+        7: "",
+        130: "",
+    }
+)
 
 
 def _colour() -> bool:
@@ -126,6 +210,15 @@ def dsn_options(func: Callable[..., Any]) -> Callable[..., Any]:
         "The target (user@host:port/dbname, server version, primary or standby) is printed "
         "first; passwords never are.",
     )(func)
+
+
+lint_gate_option = click.option(
+    "--lint-gate",
+    type=click.Choice(["off", "warn", "error"]),
+    help="Lint findings on pending steps: error refuses to apply anything while an error "
+    "finding is not suppressed with a reason (exit 7), warn shows them and applies, off does "
+    "not lint [default: the config's lint_gate, else error].",
+)
 
 
 @contextmanager
@@ -233,7 +326,7 @@ def main() -> None:
     """
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=UP_EXIT_CODES)
 @common_options
 @dsn_options
 @click.option("--target", metavar="VERSION", help="Apply migrations up to this version only.")
@@ -303,11 +396,13 @@ def main() -> None:
     default=None,
     help="Say which blockers the policy would cancel; touch none.",
 )
+@lint_gate_option
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Connect, read the journal and show exactly what up would run now (drift and "
-    "out-of-order refusals included, with their exit codes); change nothing.",
+    help="Connect, read the journal and show exactly what up would run now, with these "
+    "flags' timeouts and attempts (drift, out-of-order and lint gate refusals included, with "
+    "their exit codes); change nothing.",
 )
 def up(
     config: Path | None,
@@ -327,6 +422,7 @@ def up(
     cancel_blockers: str | None,
     cancel_blockers_only: str | None,
     cancel_blockers_dry_run: bool | None,
+    lint_gate: str | None,
     dry_run: bool,
 ) -> None:
     """Apply pending migrations, step by step.
@@ -335,6 +431,10 @@ def up(
     log names the root blocker (pid, application_name, user, state, transaction age, query).
     On a terminal a live status line shows the step, attempt and lock wait. With
     --format json, one JSON object per event is printed on stdout.
+
+    Before anything is written, the pending steps are linted (the lint gate): by default an
+    error finding that is not suppressed with `-- safemigrate: allow RULE -- reason` refuses
+    the run with exit 7.
     """
     ctx = Context(config, directory, fmt)
     from . import api
@@ -342,31 +442,34 @@ def up(
     sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty())
 
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    flags = {
+        "lock_timeout": lock_timeout,
+        "statement_timeout": statement_timeout,
+        "max_attempts": max_attempts,
+        "deadline": deadline,
+        "wait_for_lock": wait_for_lock,
+        "allow_out_of_order": allow_out_of_order,
+        "lock_precheck": lock_precheck,
+        "redact_queries": redact_queries,
+        "cancel_blockers": cancel_blockers,
+        "cancel_blockers_only": cancel_blockers_only,
+        "cancel_blockers_dry_run": cancel_blockers_dry_run,
+        "lint_gate": lint_gate,
+        "require_dsn": require_dsn,
+    }
     if dry_run:
+        # The same settings as the real run: the plan shows its timeouts, attempts and gate.
         with _handled(ctx):
-            settings = ctx.settings(allow_out_of_order=allow_out_of_order, require_dsn=require_dsn)
-            report = api.plan(settings, dsn=dsn, use_database=True, target=target)
+            report = api.plan(ctx.settings(**flags), dsn=dsn, use_database=True, target=target)
             _print_plan(report, fmt)
+            if report.gate is not None and report.gate.refuses:
+                _refuse_after_plan(ctx, report.gate.error(), fmt)
         return
     with _handled(ctx), sink:
-        settings = ctx.settings(
-            lock_timeout=lock_timeout,
-            statement_timeout=statement_timeout,
-            max_attempts=max_attempts,
-            deadline=deadline,
-            wait_for_lock=wait_for_lock,
-            allow_out_of_order=allow_out_of_order,
-            lock_precheck=lock_precheck,
-            redact_queries=redact_queries,
-            cancel_blockers=cancel_blockers,
-            cancel_blockers_only=cancel_blockers_only,
-            cancel_blockers_dry_run=cancel_blockers_dry_run,
-            require_dsn=require_dsn,
-        )
-        api.up(settings, dsn=dsn, target=target, on_event=sink)
+        api.up(ctx.settings(**flags), dsn=dsn, target=target, on_event=sink)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=STATUS_EXIT_CODES)
 @common_options
 @dsn_options
 @click.option(
@@ -410,7 +513,7 @@ def status(
             sys.exit(1)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=NEW_EXIT_CODES)
 @common_options
 @click.argument("name")
 def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> None:
@@ -430,7 +533,7 @@ def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> Non
             click.echo(f"created {path}")
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=BASELINE_EXIT_CODES)
 @common_options
 @dsn_options
 @click.argument("version")
@@ -472,7 +575,7 @@ def baseline(
             click.echo(f"nothing to record: every migration up to {version} is already applied")
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=REPAIR_EXIT_CODES)
 @common_options
 @dsn_options
 @click.option(
@@ -528,6 +631,15 @@ def repair(
             click.echo(f"recorded in {report.log}")
 
 
+def _refuse_after_plan(ctx: Context, err: SafemigrateError, fmt: str) -> NoReturn:
+    """Exit with ``err``'s code after a plan was printed; with --format json the message goes
+    to stderr so that stdout stays one JSON document (whose lint_gate says why)."""
+    if fmt == "json":
+        click.echo(f"error: {err.message}", err=True)
+        sys.exit(int(err.exit_code))
+    ctx.fail(err)
+
+
 def _print_plan(report: PlanReport, fmt: str) -> None:
     if fmt == "json":
         click.echo(to_json(report.to_dict()))
@@ -536,8 +648,9 @@ def _print_plan(report: PlanReport, fmt: str) -> None:
             click.echo(line)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=PLAN_EXIT_CODES)
 @common_options
+@lint_gate_option
 @click.option(
     "--dsn",
     metavar="DSN",
@@ -554,6 +667,7 @@ def plan(
     config: Path | None,
     directory: Path | None,
     fmt: str,
+    lint_gate: str | None,
     dsn: str | None,
     target: str | None,
     pg_version: str | None,
@@ -562,18 +676,19 @@ def plan(
 
     For each pending step: own transaction, grouped or autocommit; the lock each statement
     takes and on which table, whether it rewrites or scans the table; rewrites the runner
-    applies (CONCURRENTLY); the timeouts and attempts that apply; and lint findings.
+    applies (CONCURRENTLY); the timeouts, attempts and worst-case lock wait that apply; lint
+    findings; and whether the lint gate would refuse the run (up would exit 7).
     """
     ctx = Context(config, directory, fmt)
     from . import api
 
     with _handled(ctx):
-        settings = ctx.settings(pg_version=pg_version)
+        settings = ctx.settings(pg_version=pg_version, lint_gate=lint_gate)
         report = api.plan(settings, dsn=dsn, use_database=dsn is not None, target=target)
         _print_plan(report, fmt)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=CHECK_EXIT_CODES)
 @location_options
 @click.option(
     "--format",
@@ -632,8 +747,9 @@ def check(
             sys.exit(1)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=REHEARSE_EXIT_CODES)
 @common_options
+@lint_gate_option
 @click.option(
     "--schema-from",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -650,6 +766,7 @@ def rehearse(
     config: Path | None,
     directory: Path | None,
     fmt: str,
+    lint_gate: str | None,
     schema_from: Path | None,
     server: str | None,
 ) -> None:
@@ -657,7 +774,8 @@ def rehearse(
 
     Runs up twice (the second must be a no-op), reports per step the locks actually taken and
     the time it took, and always removes the server and its files, on failure and Ctrl-C too.
-    Exit 0 when everything applies, 1 with the failing file, line and server message.
+    Exit 0 when everything applies, 1 with the failing file, line and server message. The
+    lint gate judges every migration (all are pending on the throwaway database).
     """
     ctx = Context(config, directory, fmt)
     from . import api
@@ -665,7 +783,7 @@ def rehearse(
     sink = _Sink(fmt, live=False)
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     with _handled(ctx), sink:
-        settings = ctx.settings()
+        settings = ctx.settings(lint_gate=lint_gate)
         result = api.rehearse(settings, schema_from=schema_from, server=server, on_event=sink)
         if fmt == "json":
             click.echo(

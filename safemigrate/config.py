@@ -37,6 +37,8 @@ else:
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
 VersionStyle = Literal["sequence", "timestamp"]
+#: What up, plan and rehearse do with lint findings on pending steps (see safemigrate.gate).
+LintGate = Literal["off", "warn", "error"]
 
 
 CancelKind = Literal["idle-in-transaction", "any"]
@@ -126,11 +128,16 @@ class Settings:
     cancel_blockers_dry_run: bool = False
     # How long to keep trying to reconnect after the connection is lost mid-run; 0 = never.
     reconnect_timeout_ms: int = 30_000
-    # The PostgreSQL major version lint rules assume (check, plan).
+    # The PostgreSQL major version lint rules assume (check, plan, the lint gate).
     pg_version: int = 17
     # Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL, never through
     # libpq's PG* variables. Off by default: PG* variables name a database deliberately too.
     require_dsn: bool = False
+    # Refuse to apply while an unsuppressed error finding is on a pending step (see gate.py).
+    lint_gate: LintGate = "error"
+    # Migrations up to this version are never judged by the lint gate (an adopted history run
+    # on a fresh database); None = every pending migration is judged.
+    lint_gate_after: int | None = None
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
 
@@ -178,6 +185,12 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "cancel_blockers_grace": "How long a cancelled blocker has to go before termination.",
         "cancel_blockers_dry_run": "Report which blockers would be cancelled; touch none.",
         "pg_version": "PostgreSQL major version that check and plan assume (9 to 30).",
+        "lint_gate": (
+            "Lint findings on pending steps: error refuses to apply (exit 7), warn prints, off."
+        ),
+        "lint_gate_after": (
+            "Migrations up to this version are not judged by the lint gate (adopted history)."
+        ),
         "reconnect_timeout": (
             "How long up keeps reconnecting after a lost connection (0 = exit at once)."
         ),
@@ -223,6 +236,7 @@ _ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "concurrent_indexes": get_args(ConcurrentIndexes),
         "version_style": get_args(VersionStyle),
+        "lint_gate": get_args(LintGate),
     }
 )
 _IDENTIFIERS = frozenset({"journal_schema", "journal_table"})
@@ -405,6 +419,8 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
         return _parse_bool(raw, where, from_text)
     if key == "pg_version":
         return _parse_int(raw, where, from_text, 9, 30)
+    if key == "lint_gate_after":
+        return _parse_version(raw, where)
     if key == "blocker_query_length":
         return _parse_int(raw, where, from_text, 10, 10_000)
     if key == "cancel_blockers":
@@ -443,6 +459,18 @@ def _parse_duration(key: str, raw: object, where: str) -> int:
             )
         raise ConfigError(f"{where}: must be greater than 0")
     return ms
+
+
+def _parse_version(raw: object, where: str) -> int:
+    """A migration version: an integer, or its digits as a string (``"0042"`` keeps the
+    padding TOML integers cannot have)."""
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
+        return raw
+    if isinstance(raw, str) and raw.strip().isdigit() and len(raw.strip()) <= 30:
+        return int(raw.strip())
+    raise ConfigError(
+        f'{where}: must be a migration version such as 42 or "0042", not {_describe(raw)}'
+    )
 
 
 def _parse_dir(raw: object, where: str, base: Path) -> Path:

@@ -26,6 +26,7 @@ class ExitCode(enum.IntEnum):
     LOCK_NOT_ACQUIRED = 4
     DRIFT = 5
     CONNECTION = 6
+    LINT_GATE = 7
     INTERRUPTED = 130
 
 
@@ -122,6 +123,12 @@ class UnsafeConnectionError(SafemigrateError):
     """The connection cannot keep a session (e.g. a transaction-pooling proxy) (exit 6)."""
 
     exit_code = ExitCode.CONNECTION
+
+
+class LintGateError(SafemigrateError):
+    """The lint gate refused the run: an error finding on a pending step (exit 7)."""
+
+    exit_code = ExitCode.LINT_GATE
 
 
 class InterruptedRunError(SafemigrateError):

@@ -275,3 +275,37 @@ class RunFailed(Event):
     hint: str | None = None
     sqlstate: str | None = None
     detail: str | None = None
+
+
+@dataclass(frozen=True)
+class GateFinding:
+    """A lint finding on a pending step, as the lint gate judged it."""
+
+    version: int
+    file: str
+    #: 1-based step number within the migration, and the migration's step count.
+    step: int
+    steps: int
+    line: int
+    column: int
+    rule: str
+    severity: str
+    message: str
+    hint: str
+    #: True when this finding alone makes lint_gate = "error" refuse the run.
+    blocking: bool
+
+
+@dataclass(frozen=True)
+class LintFindings(Event):
+    """The lint findings on the pending steps, before anything is applied.
+
+    Emitted after the journal is read and before ``run_started`` (and before anything is
+    written), when lint_gate is ``warn`` or ``error`` and some pending step has a finding.
+    ``refused`` is True when the gate refuses the run (exit 7); run_failed follows.
+    """
+
+    kind: ClassVar[str] = "lint_findings"
+    gate: str
+    refused: bool
+    findings: tuple[GateFinding, ...]

@@ -15,6 +15,7 @@ from .events import (
     Event,
     IndexCleanup,
     IndexProgress,
+    LintFindings,
     Reconnected,
     RunFailed,
     RunFinished,
@@ -61,6 +62,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         return [paint(f"target: {event.target.describe()}", "bold", colour)]
     if isinstance(event, RunStarted):
         return run_header(event, colour)
+    if isinstance(event, LintFindings):
+        return lint_findings_text(event, colour)
     if isinstance(event, ConnectionLost):
         return [
             paint(
@@ -247,6 +250,34 @@ def worst_case_text(event: RunStarted) -> str:
     )
 
 
+def lint_findings_text(event: LintFindings, colour: bool = False) -> list[str]:
+    """The lint gate's findings on the pending steps, before anything is applied."""
+    count = len(event.findings)
+    blocking = sum(1 for f in event.findings if f.blocking)
+    if event.refused:
+        verdict = "refusing to apply anything"
+    elif blocking:
+        verdict = f"applying anyway (lint_gate = {event.gate})"
+    else:
+        verdict = "applying"
+    head = (
+        f"lint gate ({event.gate}): {count} finding{'s' if count != 1 else ''} on pending "
+        f"steps, {blocking} blocking; {verdict}"
+    )
+    lines = [paint(head, "red" if event.refused else "yellow", colour)]
+    for f in event.findings:
+        tone = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
+        lines.append(
+            paint(
+                f"  {f.file}:{f.line} step {f.step}/{f.steps}: {f.severity} [{f.rule}] {f.message}",
+                tone,
+                colour,
+            )
+        )
+        lines.append(f"      hint: {f.hint}")
+    return lines
+
+
 def index_progress_text(event: IndexProgress) -> str:
     """``building index: scanning table 42.0% (blocks 1234/2938)`` and the like."""
     text = f"index build: {event.phase}"
@@ -379,6 +410,36 @@ def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
     if not report.steps:
         lines.append("nothing to apply")
         return lines
+    lines += _plan_steps_text(report, colour)
+    if report.worst_case_run_wait_ms is not None:
+        lines.append(
+            f"worst case lock waits for the run: {format_duration(report.worst_case_run_wait_ms)}"
+        )
+    judged = report.gate
+    if judged is not None and judged.mode != "off":
+        blocking = len(judged.blocking)
+        if judged.refuses:
+            lines.append(
+                paint(
+                    f"lint gate (error): would refuse to apply anything: {blocking} error "
+                    f"finding{'s' if blocking != 1 else ''} not suppressed (exit 7)",
+                    "red",
+                    colour,
+                )
+            )
+        elif blocking:
+            lines.append(
+                f"lint gate ({judged.mode}): would apply; {blocking} error "
+                f"finding{'s' if blocking != 1 else ''} shown"
+            )
+        else:
+            lines.append(f"lint gate ({judged.mode}): would apply, no error findings")
+    return lines
+
+
+def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
+    """One block per planned step."""
+    lines: list[str] = []
     for step in report.steps:
         statement = (
             "no statement timeout"
@@ -389,7 +450,8 @@ def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
             paint(
                 f"{step.file}:{step.line} step {step.step}/{step.steps}: {step.mode}, "
                 f"lock_timeout {format_duration(step.lock_timeout_ms)}, {statement}, "
-                f"{step.max_attempts} attempt{'s' if step.max_attempts != 1 else ''}",
+                f"{step.max_attempts} attempt{'s' if step.max_attempts != 1 else ''} "
+                f"(worst case {format_duration(step.worst_case_wait_ms)} waiting for locks)",
                 "bold",
                 colour,
             )

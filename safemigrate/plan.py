@@ -11,10 +11,11 @@ from typing import Any
 
 from .config import Settings
 from .events import Blocker
+from .gate import GateVerdict
 from .lint import Finding
 from .model import QualifiedName
 from .pending import PlannedStep
-from .policy import step_policy
+from .policy import backoff_of, step_policy
 from .target import Target
 
 
@@ -50,6 +51,9 @@ class PlanStep:
     lock_timeout_ms: int
     statement_timeout_ms: int
     max_attempts: int
+    #: The longest this step can wait for locks: every attempt times out, every pause is at
+    #: its ceiling.
+    worst_case_wait_ms: int
     locks: tuple[PlannedLock, ...]
     findings: tuple[Finding, ...]
 
@@ -73,6 +77,10 @@ class PlanReport:
     steps: tuple[PlanStep, ...]
     facts: DatabaseFacts | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: What the lint gate would decide on these steps; None when not judged.
+    gate: GateVerdict | None = None
+    #: The longest the run can wait for locks (every step's attempts, capped by the deadline).
+    worst_case_run_wait_ms: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``plan --format json``."""
@@ -86,6 +94,14 @@ class PlanReport:
                 for step in self.steps
             ]
         }
+        if self.worst_case_run_wait_ms is not None:
+            document["worst_case_run_wait_ms"] = self.worst_case_run_wait_ms
+        if self.gate is not None:
+            document["lint_gate"] = {
+                "mode": self.gate.mode,
+                "would_refuse": self.gate.refuses,
+                "blocking": [asdict(f) for f in self.gate.blocking],
+            }
         if self.facts is not None:
             document["database"] = self.facts.database
             document["target"] = self.facts.target.to_dict()
@@ -110,6 +126,7 @@ def build(
 ) -> list[PlanStep]:
     """The plan of ``planned`` steps, with the lint findings that fall inside each step."""
     steps = []
+    backoff = backoff_of(settings)
     for item in planned:
         step = item.step
         policy = step_policy(step, settings)
@@ -152,6 +169,9 @@ def build(
                 lock_timeout_ms=policy.lock_timeout_ms,
                 statement_timeout_ms=policy.statement_timeout_ms,
                 max_attempts=policy.max_attempts,
+                worst_case_wait_ms=backoff.worst_case_ms(
+                    policy.max_attempts, policy.lock_timeout_ms
+                ),
                 locks=tuple(locks),
                 findings=inside,
             )

@@ -18,9 +18,10 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
+from . import gate
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import Session, runlock
@@ -328,6 +329,11 @@ def read_pending(
     return read_plan(session, journal, migrations, settings, target_version).steps
 
 
+def server_settings(settings: Settings, session: Session) -> Settings:
+    """The settings with ``pg_version`` set to the connected server's major version."""
+    return replace(settings, pg_version=session.server_version // 10_000)
+
+
 def settings_of_partial(planned: Sequence[PlannedStep], session: Session) -> list[str]:
     """Apply again the session SETs of the applied steps of a partially applied migration."""
     if not planned:
@@ -529,11 +535,15 @@ class Run:
             refuse_pooling(lock, monitor.session if monitor is not None else None)
             if reconnecting:
                 self._resume_session(session)
-            dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
+            # Read before ensuring the journal (a missing table reads as empty, and ensure
+            # only creates it), so that the lint gate refuses before anything is written.
             pending = read_plan(
                 session, self.journal, self.migrations, self.settings, self.target_version
             )
             planned = pending.steps
+            if not reconnecting:
+                self._lint_gate(planned, session)
+            dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
             if not self.session_state:
                 # A new run resuming inside a migration: that file's earlier session settings
                 # (SET timezone ...) were applied by an earlier run, on another session.
@@ -545,6 +555,18 @@ class Run:
         finally:
             if monitor is not None and not monitor.session.closed:
                 monitor.close()
+
+    def _lint_gate(self, planned: Sequence[PlannedStep], session: Session) -> None:
+        """Show the pending steps' lint findings; raise LintGateError when the gate refuses.
+
+        The rules follow the server's own major version, not ``pg_version`` (which is for
+        linting without a database).
+        """
+        judged = gate.verdict(planned, server_settings(self.settings, session))
+        if judged.findings:
+            self.emit(judged.event())
+        if judged.refuses:
+            raise judged.error()
 
     def _resume_session(self, session: Session) -> None:
         """Replay the run's session settings on the new session and report the reconnection."""

@@ -715,7 +715,11 @@ def test_rehearse_interrupted_exits_130_and_leaves_nothing(
 
 def test_rehearse_langfuse_corpus(rehearse_tmp: Path) -> None:
     corpus = _langfuse()
-    result = _rehearse(rehearse_tmp, "--dir", str(corpus), "--format", "json", timeout=180)
+    # Another project's history, rehearsed to exercise the runner, not to be judged (its 78
+    # error findings would make the lint gate refuse: see test_lint_gate.py).
+    result = _rehearse(
+        rehearse_tmp, "--dir", str(corpus), "--format", "json", "--lint-gate", "off", timeout=180
+    )
     _no_traceback(result)
     assert result.exit_code == 0, result.stderr or result.stdout[-2000:]
     summary = result.events()[-1]

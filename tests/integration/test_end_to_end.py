@@ -39,7 +39,10 @@ def test_up_and_status_through_python_dash_m_exit_0_with_json(db_dsn: str) -> No
     applied = run_process("up", "--dir", str(EXAMPLE), "--dsn", db_dsn, "--format", "json")
     assert applied.exit_code == 0, applied.output
     events = [json.loads(line) for line in applied.stdout.splitlines()]
-    assert events[0]["event"] == "run_started" and events[-1]["event"] == "run_finished"
+    kinds = [e["event"] for e in events]
+    # The target first, then the lint gate's warnings, then the run.
+    assert kinds[:3] == ["connected", "lint_findings", "run_started"]
+    assert kinds[-1] == "run_finished"
     assert [e["event"] for e in events].count("step_applied") == 22
 
     status = run_process("status", "--dir", str(EXAMPLE), "--dsn", db_dsn, "--format", "json")

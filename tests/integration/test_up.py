@@ -84,8 +84,13 @@ def test_json_events_are_one_object_per_line(db_dsn: str) -> None:
     events = result.events()
     assert len(events) == len(result.stdout.splitlines())
     kinds = [e["event"] for e in events]
-    # The target comes first (connected), then what the run will do.
-    assert kinds[:2] == ["connected", "run_started"] and kinds[-1] == "run_finished"
+    # The target comes first (connected); then the lint gate shows the example's two warnings
+    # (plain CREATE INDEX, run CONCURRENTLY), which do not block; then what the run will do.
+    assert (
+        kinds[:3] == ["connected", "lint_findings", "run_started"] and kinds[-1] == "run_finished"
+    )
+    assert events[1]["refused"] is False
+    assert {f["severity"] for f in events[1]["findings"]} == {"warning"}
     assert kinds.count("step_applied") == 22
     started = events[1]
     assert started["pending_steps"] == 22
@@ -304,7 +309,9 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgSe
 
     if not LANGFUSE.is_dir():
         pytest.skip("../shared/corpora/langfuse is not here")
-    result = run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, timeout=600)
+    # Another project's history, applied to compare schemas, not to be judged: its unsafe
+    # statements are what it ran long ago (the gate itself is tested in test_lint_gate.py).
+    result = run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, "--lint-gate", "off", timeout=600)
     assert result.exit_code == 0, result.output[-2000:]
     with psycopg.connect(db_dsn) as conn:
         tables = conn.execute(
@@ -339,7 +346,9 @@ def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(
     pg_dump = Path("/usr/lib/postgresql/15/bin/pg_dump")
     if pg_server.major_version != 15 or not pg_dump.exists():
         pytest.skip("the MANIFEST hash was made with PostgreSQL 15 and pg_dump 15")
-    assert run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, timeout=600).exit_code == 0
+    # Not judged by the lint gate: see test_langfuse_corpus_applies_like_its_reference.
+    applied = run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, "--lint-gate", "off", timeout=600)
+    assert applied.exit_code == 0, applied.output
     dump = subprocess.run(
         [
             str(pg_dump),

@@ -222,6 +222,8 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_RECONNECT_TIMEOUT": "0",
         "SAFEMIGRATE_LOCK_PRECHECK_AGE": "250ms",
         "SAFEMIGRATE_REQUIRE_DSN": "true",
+        "SAFEMIGRATE_LINT_GATE": "warn",
+        "SAFEMIGRATE_LINT_GATE_AFTER": "0042",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -249,6 +251,8 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         cancel_blockers_grace_ms=2_000,
         cancel_blockers_dry_run=True,
         pg_version=12,
+        lint_gate="warn",
+        lint_gate_after=42,
         reconnect_timeout_ms=0,
         lock_precheck_age_ms=250,
         require_dsn=True,
@@ -626,3 +630,17 @@ def test_cancel_blockers_allow_list_from_toml_array(tmp_path: Path) -> None:
     (tmp_path / "safemigrate.toml").write_text("cancel_blockers_only = [1]\n")
     with pytest.raises(ConfigError, match="cancel_blockers_only"):
         load(tmp_path)
+
+
+def test_lint_gate_defaults_to_error_and_takes_a_version_to_start_after(tmp_path: Path) -> None:
+    assert Settings().lint_gate == "error"
+    assert Settings().lint_gate_after is None
+    (tmp_path / "safemigrate.toml").write_text(
+        'lint_gate = "warn"\nlint_gate_after = "0042"\n', encoding="utf-8"
+    )
+    settings = load(tmp_path)
+    assert (settings.lint_gate, settings.lint_gate_after) == ("warn", 42)
+    with pytest.raises(ConfigError, match=r"SAFEMIGRATE_LINT_GATE.*must be one of"):
+        load(tmp_path, environ={"SAFEMIGRATE_LINT_GATE": "strict"})
+    with pytest.raises(ConfigError, match="lint-gate-after: must be a migration version"):
+        load(tmp_path, overrides={"lint_gate_after": "v3"})

@@ -1,0 +1,177 @@
+"""The lint gate: what ``up``, ``plan`` and ``rehearse`` do with lint findings on pending steps.
+
+Only pending steps are judged: applied and baselined steps (and the applied steps of a partially
+applied migration) are never linted again, so adopting an existing set with ``baseline`` never
+blocks on its history. Each pending migration's file is linted whole (so a table created earlier
+in the file counts as new), and each finding is given to the step whose lines hold it; the allow
+comments in the lines before a statement belong to that statement's step.
+
+With ``lint_gate = "error"`` (the default) a run is refused (exit 7, nothing written) while an
+error-severity finding on a pending step is not suppressed by ``-- safemigrate: allow RULE --
+reason``. Findings about allow comments themselves (an allow without a reason, an unused one)
+are shown but never block: they do not make a statement unsafe, and the statement's own finding
+still blocks as long as the allow does not suppress it. ``warn`` shows the findings and applies;
+``off`` does not lint. Migrations up to ``lint_gate_after`` are not judged (like
+strong_migrations' ``start_after``): the history a project had before adopting the gate, when
+it is run on a fresh database (CI, a new developer). Statements the runner rewrites safely (a
+plain CREATE INDEX with ``concurrent_indexes = "rewrite"``) are warnings, not errors, exactly as
+in ``check``.
+
+Against a database the caller passes settings whose ``pg_version`` is the server's own major
+version (``run.server_settings``). Pure apart from reading the migration files: no database, no
+click.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Settings
+from .errors import LintGateError
+from .events import GateFinding, LintFindings
+from .lint import Finding, lint_paths
+from .lint.rules.meta import META_RULES
+from .pending import PlannedStep
+
+#: Rules about the files and allow comments themselves: shown, never blocking.
+NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)
+
+
+def blocks(finding: Finding) -> bool:
+    """True when ``finding`` makes ``lint_gate = "error"`` refuse: an error about a statement.
+
+    Suppressed findings never reach here: the linter drops a finding whose statement carries an
+    allow comment naming its rule with a reason.
+    """
+    return finding.severity == "error" and finding.rule not in NON_BLOCKING_RULES
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    """The lint gate's judgement of a run's pending steps."""
+
+    #: The lint_gate setting: off, warn or error.
+    mode: str
+    #: Every finding on a pending step, in run order.
+    findings: tuple[GateFinding, ...]
+
+    @property
+    def blocking(self) -> tuple[GateFinding, ...]:
+        """The findings that refuse the run when the gate is ``error``."""
+        return tuple(f for f in self.findings if f.blocking)
+
+    @property
+    def refuses(self) -> bool:
+        """True when the gate refuses to apply anything."""
+        return self.mode == "error" and bool(self.blocking)
+
+    def event(self) -> LintFindings:
+        """The ``lint_findings`` event of this verdict."""
+        return LintFindings(self.mode, self.refuses, self.findings)
+
+    def error(self) -> LintGateError:
+        """The refusal (exit 7), naming the first blocking finding and the ways out."""
+        first = self.blocking[0]
+        count = len(self.blocking)
+        more = f" (and {count - 1} more)" if count > 1 else ""
+        return LintGateError(
+            f"the lint gate refused the run: {first.file}:{first.line} step "
+            f"{first.step}/{first.steps} [{first.rule}] {first.message}{more}; "
+            "nothing was applied",
+            hint=f"make the statement safe (safemigrate check --explain {first.rule}), or, if it "
+            f"is safe here, put '-- safemigrate: allow {first.rule} -- <reason>' on the line "
+            'before it; lint_gate = "warn" (--lint-gate warn) applies with findings shown',
+        )
+
+
+def _owner(planned: Sequence[PlannedStep], migration_path: Path, line: int) -> PlannedStep | None:
+    """The pending step of the file at ``migration_path`` whose lines hold ``line``.
+
+    A step owns its statements' lines and the lines between the previous step and it (the
+    comments before a statement); a finding in an applied step's lines has no owner.
+    """
+    for item in planned:
+        if item.migration.path != migration_path:
+            continue
+        steps = item.migration.steps
+        index = item.step.index
+        last = item.step.statements[-1]
+        end = last.line + last.text.count("\n")
+        begin = 1
+        if index > 0:
+            previous = steps[index - 1].statements[-1]
+            begin = previous.line + previous.text.count("\n") + 1
+        if begin <= line <= end:
+            return item
+    return None
+
+
+def judge(planned: Sequence[PlannedStep], findings: Sequence[Finding], mode: str) -> GateVerdict:
+    """The verdict on ``planned`` steps given the lint ``findings`` of their files."""
+    by_name = {str(p.migration.path): p.migration.path for p in planned}
+    by_name.update({p.migration.filename: p.migration.path for p in planned})
+    order = {(p.migration.version, p.step.index): n for n, p in enumerate(planned)}
+    judged: list[tuple[int, int, GateFinding]] = []
+    for finding in findings:
+        path = by_name.get(finding.file)
+        owner = _owner(planned, path, finding.line) if path is not None else None
+        if owner is None:
+            continue
+        judged.append(
+            (
+                order[(owner.migration.version, owner.step.index)],
+                finding.line,
+                GateFinding(
+                    version=owner.migration.version,
+                    file=owner.migration.filename,
+                    step=owner.step.index + 1,
+                    steps=len(owner.migration.steps),
+                    line=finding.line,
+                    column=finding.column,
+                    rule=finding.rule,
+                    severity=finding.severity,
+                    message=finding.message,
+                    hint=finding.hint,
+                    blocking=blocks(finding),
+                ),
+            )
+        )
+    judged.sort(key=lambda j: (j[0], j[1]))
+    return GateVerdict(mode, tuple(j[2] for j in judged))
+
+
+def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
+    """The lint findings of the files of ``planned`` steps (each file linted whole)."""
+    paths = list({p.migration.path: None for p in planned})
+    if not paths:
+        return []
+    report = lint_paths(
+        paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
+    )
+    return list(report.findings)
+
+
+def judged_steps(planned: Sequence[PlannedStep], settings: Settings) -> list[PlannedStep]:
+    """The planned steps the gate judges: all of them, except migrations up to
+    ``lint_gate_after`` (history adopted from before the gate, run on a fresh database)."""
+    after = settings.lint_gate_after
+    return [p for p in planned if after is None or p.migration.version > after]
+
+
+def decide(
+    planned: Sequence[PlannedStep], findings: Sequence[Finding], settings: Settings
+) -> GateVerdict:
+    """The verdict on ``planned`` given their files' ``findings``, under the settings."""
+    if settings.lint_gate == "off":
+        return GateVerdict("off", ())
+    return judge(judged_steps(planned, settings), findings, settings.lint_gate)
+
+
+def verdict(planned: Sequence[PlannedStep], settings: Settings) -> GateVerdict:
+    """The gate's verdict on ``planned`` under the settings' lint_gate (no lint when off)."""
+    if settings.lint_gate == "off":
+        return GateVerdict("off", ())
+    judged = judged_steps(planned, settings)
+    return judge(judged, lint_pending(judged, settings), settings.lint_gate)

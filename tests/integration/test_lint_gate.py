@@ -1,0 +1,357 @@
+"""The lint gate as a user meets it: `up`, `up --dry-run`, `plan` and `rehearse` against a real
+PostgreSQL, with error findings on pending steps (exit 7, nothing written) or not."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.support.runner import (
+    REPO,
+    command,
+    environment,
+    journal_rows,
+    run,
+    schema_snapshot,
+    write_migrations,
+)
+
+TABLES = """
+    CREATE TABLE customers (id bigint PRIMARY KEY);
+    CREATE TABLE orders (id bigint PRIMARY KEY, customer_id bigint);
+"""
+UNSAFE_FK = """
+    ALTER TABLE orders ADD CONSTRAINT orders_customer_fk
+        FOREIGN KEY (customer_id) REFERENCES customers (id);
+"""
+ALLOWED_FK = """
+    -- safemigrate: allow constraint-without-not-valid -- orders is empty until launch
+    ALTER TABLE orders ADD CONSTRAINT orders_customer_fk
+        FOREIGN KEY (customer_id) REFERENCES customers (id);
+"""
+
+
+def _tables_exist(dsn: str) -> bool:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT to_regclass('public.orders') IS NOT NULL").fetchone()
+    return bool(row and row[0])
+
+
+def _journal_exists(dsn: str) -> bool:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT to_regclass('public.safemigrate_history')").fetchone()
+    return row is not None and row[0] is not None
+
+
+def _constraint_exists(dsn: str) -> bool:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_constraint WHERE conname = 'orders_customer_fk'"
+        ).fetchone()
+    return row == (1,)
+
+
+def _events(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def test_pending_foreign_key_without_not_valid_exits_7_and_writes_nothing(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 7, result.output
+    assert "Traceback" not in result.output
+    # The findings come first, then the refusal with its ways out.
+    assert "lint gate (error): 1 finding on pending steps, 1 blocking" in result.stdout
+    assert "0002_fk.sql:1 step 1/1: error [constraint-without-not-valid]" in result.stdout
+    assert "error: the lint gate refused the run: 0002_fk.sql:1" in result.stderr
+    assert "-- safemigrate: allow constraint-without-not-valid -- <reason>" in result.stderr
+    # Nothing at all was written: not the harmless first migration, not the journal table.
+    assert not _tables_exist(db_dsn)
+    assert not _journal_exists(db_dsn)
+
+
+def test_refusal_in_json_is_lint_findings_then_run_failed(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json")
+    assert result.exit_code == 7, result.output
+    events = _events(result.stdout)
+    assert [e["event"] for e in events] == ["lint_findings", "run_failed"]
+    gate = events[0]
+    assert gate["gate"] == "error" and gate["refused"] is True
+    [finding] = gate["findings"]
+    assert finding["rule"] == "constraint-without-not-valid"
+    assert (finding["version"], finding["step"], finding["blocking"]) == (2, 1, True)
+    assert events[1]["exit_code"] == 7
+    assert not _journal_exists(db_dsn)
+
+
+def test_warn_prints_the_findings_and_applies(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "warn")
+    assert result.exit_code == 0, result.output
+    assert "lint gate (warn): 1 finding on pending steps, 1 blocking; applying anyway" in (
+        result.stdout
+    )
+    assert result.stdout.index("lint gate (warn)") < result.stdout.index("applying 3 steps")
+    assert _constraint_exists(db_dsn)
+
+    # JSON: lint_findings comes before run_started; the setting works from the environment.
+    write_migrations(tmp_path, {"0003_fk2.sql": UNSAFE_FK.replace("orders_customer_fk", "fk2")})
+    as_json = run(
+        "up",
+        "--dir",
+        str(tmp_path),
+        "--dsn",
+        db_dsn,
+        "--format",
+        "json",
+        env={"SAFEMIGRATE_LINT_GATE": "warn"},
+    )
+    assert as_json.exit_code == 0, as_json.output
+    kinds = [e["event"] for e in _events(as_json.stdout)]
+    assert kinds.index("lint_findings") < kinds.index("run_started")
+
+
+def test_off_applies_without_linting(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    config = tmp_path / "safemigrate.toml"
+    config.write_text('lint_gate = "off"\n', encoding="utf-8")
+    result = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "lint gate" not in result.output
+    assert _constraint_exists(db_dsn)
+
+
+def test_an_allow_comment_with_a_reason_passes_the_gate(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": ALLOWED_FK})
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "lint gate" not in result.output
+    assert _constraint_exists(db_dsn)
+
+
+def test_an_allow_comment_without_a_reason_does_not(tmp_path: Path, db_dsn: str) -> None:
+    no_reason = ALLOWED_FK.replace(" -- orders is empty until launch", "")
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": no_reason})
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 7, result.output
+    assert "[allow-without-reason]" in result.stdout
+    assert not _journal_exists(db_dsn)
+
+
+def test_an_applied_unsafe_migration_does_not_block_later_ones(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "off").exit_code == 0
+    write_migrations(tmp_path, {"0003_note.sql": "ALTER TABLE orders ADD COLUMN note text;"})
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "lint gate" not in result.output
+    assert journal_rows(db_dsn)[-1] == (3, 0, "applied")
+
+
+def test_a_baselined_unsafe_migration_does_not_block(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    assert run("baseline", "2", "--dir", str(tmp_path), "--dsn", db_dsn).exit_code == 0
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "lint gate" not in result.output
+
+
+def test_only_the_pending_steps_of_a_partial_migration_are_judged(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    note = "ALTER TABLE orders ADD COLUMN note text;\n"
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_two.sql": note + UNSAFE_FK})
+    assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "off").exit_code == 0
+    # As an interrupted run would leave it: the first step applied, the unsafe second pending.
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        conn.execute("ALTER TABLE orders DROP CONSTRAINT orders_customer_fk")
+        conn.execute("DELETE FROM safemigrate_history WHERE version = 2 AND step = 1")
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 7, result.output
+    assert "0002_two.sql:3 step 2/2: error [constraint-without-not-valid]" in result.stdout
+
+    # The other way round: the unsafe step applied, a safe one pending.
+    write_migrations(tmp_path, {"0002_two.sql": UNSAFE_FK + note})
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE safemigrate_history, orders, customers")
+    assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "off").exit_code == 0
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        conn.execute("ALTER TABLE orders DROP COLUMN note")
+        conn.execute("DELETE FROM safemigrate_history WHERE version = 2 AND step = 1")
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "lint gate" not in result.output
+    assert journal_rows(db_dsn)[-1] == (2, 1, "applied")
+
+
+def test_lint_gate_after_lets_adopted_history_run_on_a_fresh_database(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    config = tmp_path / "safemigrate.toml"
+    config.write_text('lint_gate_after = "0002"\n', encoding="utf-8")
+    history = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert history.exit_code == 0, history.output
+    assert "lint gate" not in history.output
+    # A new migration is judged again.
+    write_migrations(tmp_path, {"0003_fk2.sql": UNSAFE_FK.replace("orders_customer_fk", "fk2")})
+    new = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert new.exit_code == 7, new.output
+    assert "0003_fk2.sql:1 step 1/1" in new.stderr
+
+
+def test_the_gate_follows_the_servers_version_not_pg_version(tmp_path: Path, db_dsn: str) -> None:
+    # A constant default rewrote the table before PostgreSQL 11: `check` with pg_version = 10
+    # calls it an error, but the server the run is against (11 or newer) adds it instantly.
+    write_migrations(
+        tmp_path,
+        {
+            "0001_tables.sql": TABLES,
+            "0002_col.sql": "ALTER TABLE orders ADD COLUMN n int DEFAULT 0;",
+        },
+    )
+    config = tmp_path / "safemigrate.toml"
+    config.write_text("pg_version = 10\n", encoding="utf-8")
+    checked = run("check", "--config", str(config), "--dir", str(tmp_path))
+    assert checked.exit_code == 1, checked.output
+    planned = run(
+        "up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run"
+    )
+    assert planned.exit_code == 0, planned.output
+    applied = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert applied.exit_code == 0, applied.output
+
+
+def test_dry_run_shows_findings_per_step_and_exits_7_when_the_gate_would_refuse(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run")
+    assert result.exit_code == 7, result.output
+    lines = result.stdout.splitlines()
+    [at] = [i for i, line in enumerate(lines) if line.startswith("0002_fk.sql:1 step 1/1")]
+    assert "error [constraint-without-not-valid]" in "\n".join(lines[at : at + 6])
+    assert "lint gate (error): would refuse to apply anything: 1 error finding" in result.stdout
+    assert "error: the lint gate refused the run" in result.stderr
+    assert not _journal_exists(db_dsn)
+
+    as_json = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run", "--format", "json")
+    assert as_json.exit_code == 7, as_json.output
+    document = json.loads(as_json.stdout)  # stdout stays one document
+    assert document["lint_gate"]["mode"] == "error"
+    assert document["lint_gate"]["would_refuse"] is True
+    assert [f["rule"] for f in document["lint_gate"]["blocking"]] == [
+        "constraint-without-not-valid"
+    ]
+
+    warned = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run", "--lint-gate", "warn")
+    assert warned.exit_code == 0, warned.output
+    assert "lint gate (warn): would apply; 1 error finding shown" in warned.stdout
+    assert not _journal_exists(db_dsn)
+
+
+def test_plan_says_whether_the_gate_would_refuse_and_exits_0(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    for extra in ((), ("--dsn", db_dsn)):
+        result = run("plan", "--dir", str(tmp_path), "--format", "json", *extra)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["lint_gate"]["would_refuse"] is True
+    off = run("plan", "--dir", str(tmp_path), "--lint-gate", "off")
+    assert off.exit_code == 0, off.output
+    assert "lint gate" not in off.stdout
+    # The findings are still shown per step: plan always lints.
+    assert "error [constraint-without-not-valid]" in off.stdout
+    assert not _journal_exists(db_dsn)
+
+
+def test_dry_run_reflects_the_timing_flags(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES})
+    before = schema_snapshot(db_dsn)
+    result = run(
+        "up",
+        "--dir",
+        str(tmp_path),
+        "--dsn",
+        db_dsn,
+        "--dry-run",
+        "--format",
+        "json",
+        "--lock-timeout",
+        "300ms",
+        "--statement-timeout",
+        "1min",
+        "--max-attempts",
+        "2",
+        "--deadline",
+        "5s",
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    first = document["steps"][0]
+    assert (first["lock_timeout_ms"], first["statement_timeout_ms"], first["max_attempts"]) == (
+        300,
+        60_000,
+        2,
+    )
+    # Two attempts of 300ms and one pause (at most backoff_initial, 500ms) between them.
+    assert first["worst_case_wait_ms"] == 300 + 500 + 300
+    # Two steps of 1.1s each, well inside the 5s deadline.
+    assert document["worst_case_run_wait_ms"] == 2 * 1_100
+    text = run(
+        "up", "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run", "--lock-timeout", "300ms"
+    )
+    assert text.exit_code == 0, text.output
+    assert "lock_timeout 300ms" in text.stdout
+    assert "worst case lock waits for the run" in text.stdout
+    assert schema_snapshot(db_dsn) == before
+
+
+# ------------------------------------------------------------------------------------------
+# rehearse
+
+
+@pytest.fixture
+def rehearse_tmp() -> Iterator[Path]:
+    """A fresh TMPDIR for one rehearse process (see test_check_plan_rehearse.rehearse_tmp)."""
+    import shutil
+
+    folder = Path(tempfile.mkdtemp(prefix="sm-rehearse-", dir="/tmp"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _rehearse(tmpdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command("rehearse", *args),
+        cwd=REPO,
+        env=environment({"TMPDIR": str(tmpdir)}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_rehearse_obeys_the_gate(rehearse_tmp: Path, tmp_path: Path) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    refused = _rehearse(rehearse_tmp, "--dir", str(tmp_path))
+    assert refused.returncode == 7, refused.stdout + refused.stderr
+    assert "the lint gate refused the run" in refused.stderr
+    assert list(rehearse_tmp.iterdir()) == []
+
+    warned = _rehearse(rehearse_tmp, "--dir", str(tmp_path), "--lint-gate", "warn")
+    assert warned.returncode == 0, warned.stdout + warned.stderr
+    assert "lint gate (warn)" in warned.stdout
+    assert "3 steps applied; a second run applied 0" in warned.stdout

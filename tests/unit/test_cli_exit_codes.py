@@ -1,0 +1,71 @@
+"""Each command's --help lists exactly the exit codes that command can return."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from safemigrate.cli import main
+from safemigrate.errors import ExitCode
+
+EXPECTED = {
+    "up": {0, 1, 2, 3, 4, 5, 6, 7, 130},
+    "status": {0, 1, 2, 5, 6, 130},
+    "new": {0, 2, 130},
+    "baseline": {0, 1, 2, 3, 5, 6, 130},
+    "plan": {0, 2, 5, 6, 130},
+    "check": {0, 1, 2, 130},
+    "rehearse": {0, 1, 2, 4, 6, 7, 130},
+    "repair": {0, 1, 2, 3, 6, 130},
+}
+
+
+def listed_codes(help_text: str) -> tuple[set[int], dict[int, str]]:
+    """The codes of the help's ``Exit codes:`` block, and what each line says."""
+    block = help_text.split("Exit codes:", 1)[1]
+    meanings = {
+        int(m["code"]): m["text"]
+        for m in re.finditer(r"^\s*(?P<code>\d+)  (?P<text>.+)$", block, re.MULTILINE)
+    }
+    return set(meanings), meanings
+
+
+def help_of(*args: str) -> str:
+    result = CliRunner().invoke(main, [*args, "--help"], terminal_width=100)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_every_command_is_covered() -> None:
+    # A new command gets its own epilog (cli.exit_codes) and a line here.
+    assert set(main.commands) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("command", sorted(EXPECTED))
+def test_each_command_lists_exactly_its_exit_codes(command: str) -> None:
+    codes, _ = listed_codes(help_of(command))
+    assert codes == EXPECTED[command]
+
+
+def test_check_says_what_its_1_means() -> None:
+    _, meanings = listed_codes(help_of("check"))
+    assert "finding" in meanings[1]
+    assert "step failed" not in meanings[1]
+
+
+def test_status_says_what_its_1_means() -> None:
+    _, meanings = listed_codes(help_of("status"))
+    assert "--exit-code" in meanings[1]
+
+
+def test_the_group_lists_every_exit_code() -> None:
+    codes, meanings = listed_codes(help_of())
+    assert codes == {int(code) for code in ExitCode}
+    assert "lint gate" in meanings[7]
+
+
+@pytest.mark.parametrize("command", ["up", "plan", "rehearse"])
+def test_lint_gate_flag_is_offered(command: str) -> None:
+    assert "--lint-gate [off|warn|error]" in help_of(command)

@@ -1,0 +1,219 @@
+"""The lint gate's decision: which findings on which steps refuse a run (pure, no database)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from safemigrate.config import Settings
+from safemigrate.errors import ExitCode, LintGateError
+from safemigrate.gate import GateVerdict, blocks, judge, verdict
+from safemigrate.lint import Finding
+from safemigrate.model import JournalEntry, Migration
+from safemigrate.output import event_text
+from safemigrate.pending import PlannedStep, pending_steps
+from safemigrate.source import load_migrations
+
+UNSAFE_FK = (
+    "ALTER TABLE orders ADD CONSTRAINT orders_customer_fk\n"
+    "    FOREIGN KEY (customer_id) REFERENCES customers (id);\n"
+)
+SAFE_FK = (
+    "ALTER TABLE orders ADD CONSTRAINT orders_customer_fk\n"
+    "    FOREIGN KEY (customer_id) REFERENCES customers (id) NOT VALID;\n"
+)
+
+
+def write(directory: Path, files: dict[str, str]) -> list[Migration]:
+    directory.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    return load_migrations(directory)
+
+
+def applied(migration: Migration, *steps: int, state: str = "applied") -> list[JournalEntry]:
+    return [
+        JournalEntry(migration.version, migration.name, i, migration.steps[i].checksum, state=state)
+        for i in steps
+    ]
+
+
+def judged(
+    tmp_path: Path,
+    files: dict[str, str],
+    entries_of: dict[int, tuple[int, ...]] | None = None,
+    mode: str = "error",
+    **settings: object,
+) -> GateVerdict:
+    migrations = write(tmp_path / "migrations", files)
+    entries = [
+        entry for m in migrations for entry in applied(m, *(entries_of or {}).get(m.version, ()))
+    ]
+    planned = pending_steps(migrations, entries)
+    return verdict(planned, replace(Settings(), lint_gate=mode, **settings))  # type: ignore[arg-type]
+
+
+def finding(rule: str, severity: str = "error", line: int = 1) -> Finding:
+    return Finding("f.sql", line, 1, rule, severity, "message", "hint")  # type: ignore[arg-type]
+
+
+# -- which findings block --------------------------------------------------------------------
+
+
+def test_only_error_findings_about_statements_block() -> None:
+    assert blocks(finding("constraint-without-not-valid"))
+    assert not blocks(finding("require-concurrent-index", "warning"))
+    assert not blocks(finding("rename", "info"))
+
+
+@pytest.mark.parametrize("rule", ["allow-without-reason", "unused-allow", "unknown-rule-in-allow"])
+def test_findings_about_allow_comments_never_block(rule: str) -> None:
+    assert not blocks(finding(rule))
+
+
+def test_error_gate_refuses_an_unsuppressed_error_on_a_pending_step(tmp_path: Path) -> None:
+    result = judged(tmp_path, {"0001_fk.sql": UNSAFE_FK})
+    assert result.refuses
+    assert [(f.rule, f.version, f.step, f.line) for f in result.blocking] == [
+        ("constraint-without-not-valid", 1, 1, 1)
+    ]
+    error = result.error()
+    assert isinstance(error, LintGateError)
+    assert error.exit_code is ExitCode.LINT_GATE
+    assert int(error.exit_code) == 7
+    assert "0001_fk.sql:1 step 1/1" in error.message
+    assert "nothing was applied" in error.message
+    assert error.hint is not None
+    assert "-- safemigrate: allow constraint-without-not-valid -- <reason>" in error.hint
+    assert "--lint-gate warn" in error.hint
+
+
+def test_warn_gate_shows_the_same_findings_and_does_not_refuse(tmp_path: Path) -> None:
+    result = judged(tmp_path, {"0001_fk.sql": UNSAFE_FK}, mode="warn")
+    assert not result.refuses
+    assert [f.rule for f in result.blocking] == ["constraint-without-not-valid"]
+    event = result.event()
+    assert event.kind == "lint_findings"
+    assert event.to_dict()["findings"][0]["blocking"] is True
+    text = event_text(event)
+    assert "lint gate (warn): 1 finding on pending steps, 1 blocking" in text[0]
+    assert "applying anyway" in text[0]
+
+
+def test_off_gate_does_not_lint(tmp_path: Path) -> None:
+    result = judged(tmp_path, {"0001_fk.sql": UNSAFE_FK}, mode="off")
+    assert result == GateVerdict("off", ())
+    assert not result.refuses
+
+
+def test_the_safe_form_passes(tmp_path: Path) -> None:
+    result = judged(tmp_path, {"0001_fk.sql": SAFE_FK})
+    assert not result.refuses
+    assert result.findings == ()
+
+
+def test_an_allow_comment_with_a_reason_suppresses(tmp_path: Path) -> None:
+    text = (
+        "-- safemigrate: allow constraint-without-not-valid -- orders is empty until launch\n"
+        + UNSAFE_FK
+    )
+    result = judged(tmp_path, {"0001_fk.sql": text})
+    assert not result.refuses
+    assert result.findings == ()
+
+
+def test_an_allow_comment_without_a_reason_suppresses_nothing(tmp_path: Path) -> None:
+    text = "-- safemigrate: allow constraint-without-not-valid\n" + UNSAFE_FK
+    result = judged(tmp_path, {"0001_fk.sql": text})
+    assert result.refuses
+    rules = {(f.rule, f.blocking) for f in result.findings}
+    # The directive's own finding is shown on the step it stands before, but only the
+    # statement's finding blocks.
+    assert rules == {("allow-without-reason", False), ("constraint-without-not-valid", True)}
+    assert {f.step for f in result.findings} == {1}
+
+
+def test_warnings_do_not_refuse(tmp_path: Path) -> None:
+    # With concurrent_indexes = "rewrite" the runner builds it CONCURRENTLY: a warning only.
+    result = judged(tmp_path, {"0001_idx.sql": "CREATE INDEX orders_idx ON orders (id);\n"})
+    assert [(f.rule, f.severity) for f in result.findings] == [
+        ("require-concurrent-index", "warning")
+    ]
+    assert not result.refuses
+
+
+def test_what_the_runner_cannot_rewrite_is_an_error(tmp_path: Path) -> None:
+    result = judged(
+        tmp_path,
+        {"0001_idx.sql": "CREATE INDEX orders_idx ON orders (id);\n"},
+        concurrent_indexes="off",
+    )
+    assert result.refuses
+
+
+# -- pending steps only ------------------------------------------------------------------------
+
+
+def test_applied_migrations_are_never_judged_again(tmp_path: Path) -> None:
+    files = {"0001_fk.sql": UNSAFE_FK, "0002_col.sql": "ALTER TABLE orders ADD COLUMN note text;\n"}
+    result = judged(tmp_path, files, {1: (0,)})
+    assert result.findings == ()
+    assert not result.refuses
+
+
+def test_baselined_migrations_are_never_judged(tmp_path: Path) -> None:
+    migrations = write(tmp_path / "migrations", {"0001_fk.sql": UNSAFE_FK})
+    planned = pending_steps(migrations, applied(migrations[0], 0, state="baseline"))
+    assert planned == []
+    assert not verdict(planned, Settings()).refuses
+
+
+def test_applied_steps_of_a_partial_migration_are_not_judged(tmp_path: Path) -> None:
+    text = UNSAFE_FK + "ALTER TABLE orders ADD COLUMN note text;\n"
+    result = judged(tmp_path, {"0001_fk.sql": text}, {1: (0,)})
+    assert result.findings == ()
+    assert not result.refuses
+
+
+def test_a_pending_step_after_applied_ones_is_judged(tmp_path: Path) -> None:
+    text = "ALTER TABLE orders ADD COLUMN note text;\n" + UNSAFE_FK
+    result = judged(tmp_path, {"0001_fk.sql": text}, {1: (0,)})
+    assert [(f.step, f.steps, f.line) for f in result.blocking] == [(2, 2, 2)]
+
+
+def test_findings_are_attributed_to_their_own_step_in_run_order(tmp_path: Path) -> None:
+    files = {
+        "0001_a.sql": "ALTER TABLE orders ADD COLUMN note text;\n\n" + UNSAFE_FK,
+        "0002_b.sql": "ALTER TABLE customers ALTER COLUMN email SET NOT NULL;\n",
+    }
+    result = judged(tmp_path, files)
+    assert [(f.version, f.step, f.rule) for f in result.blocking] == [
+        (1, 2, "constraint-without-not-valid"),
+        (2, 1, "set-not-null"),
+    ]
+
+
+def test_a_finding_outside_every_pending_step_is_ignored(tmp_path: Path) -> None:
+    migrations = write(tmp_path / "migrations", {"0001_fk.sql": UNSAFE_FK})
+    planned: list[PlannedStep] = pending_steps(migrations, [])
+    elsewhere = Finding("other.sql", 1, 1, "set-not-null", "error", "m", "h")
+    assert judge(planned, [elsewhere], "error").findings == ()
+
+
+def test_migrations_up_to_lint_gate_after_are_not_judged(tmp_path: Path) -> None:
+    set_not_null = "ALTER TABLE t ALTER COLUMN a SET NOT NULL;\n"
+    files = {"0001_fk.sql": UNSAFE_FK, "0002_nn.sql": set_not_null}
+    adopted = judged(tmp_path, files, lint_gate_after=1)
+    assert [(f.version, f.rule) for f in adopted.blocking] == [(2, "set-not-null")]
+    assert judged(tmp_path, files, lint_gate_after=2).findings == ()
+    assert judged(tmp_path, files, mode="warn", lint_gate_after=2).findings == ()
+
+
+def test_warnings_alone_are_shown_without_alarm(tmp_path: Path) -> None:
+    result = judged(tmp_path, {"0001_idx.sql": "CREATE INDEX orders_idx ON orders (id);\n"})
+    [head, line, hint] = event_text(result.event())
+    assert head == "lint gate (error): 1 finding on pending steps, 0 blocking; applying"
+    assert line.startswith("  0001_idx.sql:1 step 1/1: warning [require-concurrent-index]")
+    assert hint.startswith("      hint: ")
