@@ -90,10 +90,16 @@ class StepDatabase(Protocol):
         ...
 
     def run_autocommit(
-        self, shape: AutocommitStatement, timeouts: Timeouts, attempts: int
+        self,
+        shape: AutocommitStatement,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_cleanup: CleanupSink | None = None,
     ) -> str | None:
         """Run one autocommit statement between its journal rows; returns why its SQL was
-        skipped (an interrupted earlier run already did it), None when it ran."""
+        skipped (an interrupted earlier run already did it), None when it ran. Leftover
+        indexes it drops first (REINDEX CONCURRENTLY) are reported to ``on_cleanup``."""
         ...
 
     def build_index_concurrently(
@@ -423,12 +429,12 @@ class Executor:
                 shape, timeouts, attempt, on_statement=self._track(step), locks_out=self._locks
             )
             return None
-        if isinstance(shape, AutocommitStatement):
-            return self.db.run_autocommit(shape, timeouts, attempt)
 
         def cleaned_up(index: str, reason: str) -> None:
             self.emit(IndexCleanup(ref, index, reason))
 
+        if isinstance(shape, AutocommitStatement):
+            return self.db.run_autocommit(shape, timeouts, attempt, on_cleanup=cleaned_up)
         # mypy checks that every other shape was handled above.
         return self.db.build_index_concurrently(shape, timeouts, attempt, on_cleanup=cleaned_up)
 
