@@ -404,7 +404,7 @@ class Executor:
     ) -> str | None:
         """One attempt; returns why the SQL was skipped, if it was. Raises _Retry."""
         step = planned.step
-        self._failed_statement = step.statements[0]
+        self._failed_statement = step.statements[0] if step.statements else None
         self._locks = None
         try:
             return self._send(shape, step, timeouts, attempt, ref)
@@ -445,8 +445,8 @@ class Executor:
         return on_statement
 
     def _failed(self, planned: PlannedStep, error: ServerError) -> StepFailedError:
-        statement = self._failed_statement or planned.step.statements[0]
-        line = error_line(statement, error.position)
+        statement = self._failed_statement or next(iter(planned.step.statements), None)
+        line = error_line(statement, error.position) if statement else planned.step.line
         return StepFailedError(
             f"{planned.migration.filename}:{line} (step {planned.step.index + 1}): "
             f"{error.sqlstate}: {error.message}",
