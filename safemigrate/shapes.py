@@ -56,7 +56,8 @@ class ExplicitBlock:
 class AutocommitStatement:
     """A statement that cannot run in a transaction block, under session-level timeouts.
 
-    A ``started`` journal row goes before it, the ``applied`` row after it.
+    A ``started`` journal row goes before it, the ``applied`` row after it. When an earlier run
+    left only the ``started`` row, ``recovery`` says how the rerun checks what that run did.
     """
 
     record: StepRecord
