@@ -89,10 +89,16 @@ class StepDatabase(Protocol):
         ...
 
     def run_autocommit(
-        self, shape: AutocommitStatement, timeouts: Timeouts, attempts: int
+        self,
+        shape: AutocommitStatement,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_cleanup: CleanupSink | None = None,
     ) -> str | None:
         """Run one autocommit statement between its journal rows; returns why its SQL was
-        skipped (an interrupted earlier run already did it), None when it ran."""
+        skipped (an interrupted earlier run already did it), None when it ran. Leftover
+        indexes it drops first (REINDEX CONCURRENTLY) are reported to ``on_cleanup``."""
         ...
 
     def build_index_concurrently(
@@ -397,7 +403,7 @@ class Executor:
     ) -> str | None:
         """One attempt; returns why the SQL was skipped, if it was. Raises _Retry."""
         step = planned.step
-        self._failed_statement = step.statements[0]
+        self._failed_statement = step.statements[0] if step.statements else None
         self._locks = None
         try:
             return self._send(shape, step, timeouts, attempt, ref)
@@ -422,12 +428,12 @@ class Executor:
                 shape, timeouts, attempt, on_statement=self._track(step), locks_out=self._locks
             )
             return None
-        if isinstance(shape, AutocommitStatement):
-            return self.db.run_autocommit(shape, timeouts, attempt)
 
         def cleaned_up(index: str, reason: str) -> None:
             self.emit(IndexCleanup(ref, index, reason))
 
+        if isinstance(shape, AutocommitStatement):
+            return self.db.run_autocommit(shape, timeouts, attempt, on_cleanup=cleaned_up)
         # mypy checks that every other shape was handled above.
         return self.db.build_index_concurrently(shape, timeouts, attempt, on_cleanup=cleaned_up)
 
@@ -438,8 +444,8 @@ class Executor:
         return on_statement
 
     def _failed(self, planned: PlannedStep, error: ServerError) -> StepFailedError:
-        statement = self._failed_statement or planned.step.statements[0]
-        line = error_line(statement, error.position)
+        statement = self._failed_statement or next(iter(planned.step.statements), None)
+        line = error_line(statement, error.position) if statement else planned.step.line
         return StepFailedError(
             f"{planned.migration.filename}:{line} (step {planned.step.index + 1}): "
             f"{error.sqlstate}: {error.message}",

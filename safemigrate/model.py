@@ -207,6 +207,10 @@ def summarize(sql: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
 
 
+#: What logs show for the step of an empty (comment-only) migration.
+EMPTY_SUMMARY = "(empty migration: no SQL, recorded as applied)"
+
+
 @dataclass(frozen=True)
 class StepOptions:
     """Per-step overrides set with ``-- safemigrate:`` directives; None means the run's setting."""
@@ -229,8 +233,22 @@ class Step:
 
     @property
     def line(self) -> int:
-        """The line of the step's first statement."""
-        return self.statements[0].line
+        """The line of the step's first statement (1 for an empty migration's step)."""
+        return self.statements[0].line if self.statements else 1
+
+    @property
+    def last_line(self) -> int:
+        """The line the step's last statement ends on."""
+        if not self.statements:
+            return 1
+        last = self.statements[-1]
+        return last.line + last.text.count("\n")
+
+    @property
+    def empty(self) -> bool:
+        """True for the one step of an empty migration: a file with only comments, recorded
+        as applied so that status shows it applied."""
+        return not self.statements
 
     @functools.cached_property
     def checksum(self) -> str:
@@ -249,6 +267,8 @@ class Step:
     @property
     def summary(self) -> str:
         """The first words of the step's first meaningful statement."""
+        if self.empty:
+            return EMPTY_SUMMARY
         statements = self.statements
         if self.mode is TxMode.EXPLICIT and len(statements) > 2:
             statements = statements[1:]

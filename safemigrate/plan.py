@@ -130,8 +130,8 @@ def build(
     for item in planned:
         step = item.step
         policy = step_policy(step, settings)
-        first = step.statements[0].line
-        last = step.statements[-1].line + step.statements[-1].text.count("\n")
+        first = step.line
+        last = step.last_line
         path = str(item.migration.path)
         inside = tuple(
             f

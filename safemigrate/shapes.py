@@ -11,10 +11,12 @@ and one method on the executor's ``StepDatabase``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .errors import StepFailedError
 from .model import IndexBuild, QualifiedName, TxMode
 from .pending import PlannedStep
+from .recovery import Recovery, Refuse, Rerun, recovery_of
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,8 @@ class ExplicitBlock:
 class AutocommitStatement:
     """A statement that cannot run in a transaction block, under session-level timeouts.
 
-    A ``started`` journal row goes before it, the ``applied`` row after it.
+    A ``started`` journal row goes before it, the ``applied`` row after it. When an earlier run
+    left only the ``started`` row, ``recovery`` says how the rerun checks what that run did.
     """
 
     record: StepRecord
@@ -62,6 +65,11 @@ class AutocommitStatement:
     #: For a DROP INDEX [CONCURRENTLY] an earlier run started but never recorded: the indexes
     #: whose absence (when the server says "does not exist") means that run dropped them.
     dropped_if_absent: tuple[QualifiedName, ...] = ()
+    #: How a rerun recovers the statement after an interruption (see ``recovery``).
+    recovery: Recovery = field(default_factory=Rerun)
+    #: True when an earlier run wrote its ``started`` row but never its ``applied`` row: the
+    #: catalog is checked (``recovery``) before the statement runs again.
+    started_before: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,6 +116,28 @@ def step_shape(planned: PlannedStep) -> StepShape:
         fallback = statement.text if statement.rewritten is not None else None
         return ConcurrentIndexBuild(record, statement.run_text, statement.index_build, fallback)
     dropped: tuple[QualifiedName, ...] = ()
-    if statement.index_drop is not None and planned.started_before:
-        dropped = statement.index_drop.names
-    return AutocommitStatement(record, statement.run_text, dropped)
+    recovery: Recovery = Rerun()
+    if statement.index_drop is not None:
+        if planned.started_before:
+            dropped = statement.index_drop.names
+    else:
+        recovery = recovery_of(statement.run_text)
+    if planned.started_before and isinstance(recovery, Refuse):
+        raise unrecoverable(planned, recovery)
+    return AutocommitStatement(
+        record, statement.run_text, dropped, recovery, planned.started_before
+    )
+
+
+def unrecoverable(planned: PlannedStep, refuse: Refuse) -> StepFailedError:
+    """The error that stops a run at a started step whose rerun cannot be made safe."""
+    where = f"{planned.migration.filename}:{planned.step.line} (step {planned.step.index + 1})"
+    row = f"version {planned.migration.version}, step {planned.step.index}"
+    return StepFailedError(
+        f"{where}: an earlier run started this step ({refuse.what}) but never recorded it as "
+        "applied, and safemigrate cannot tell from the catalog whether it took effect; "
+        "nothing was run",
+        hint=f"check on the server whether the statement took effect; then, in the journal row "
+        f"({row}), set state = 'applied' if it did, or delete that 'started' row if it did "
+        "not, and rerun",
+    )

@@ -126,24 +126,37 @@ def record_sql(
 ) -> sql.Composed:
     """The statement that records a step, to run inside the step's own transaction.
 
-    An upsert, so an autocommit step first recorded as ``started`` becomes ``applied``. The
-    duration is measured by the server: from the transaction's start for a transaction step,
-    from the ``started`` row for an autocommit step.
+    Insert-only: the primary key (version, step) is the safety net, so recording a step that is
+    already ``applied`` or ``baseline`` fails with a unique violation (SQLSTATE 23505) that stops
+    the run, never a silent re-record. The one row it may update is a ``started`` row of the
+    same step (an autocommit step begun by this or an interrupted run): it becomes ``applied``
+    (the statement finished), ``baseline`` (the operator recorded it) or ``started`` again (a
+    new attempt). The duration is measured by the server: from the transaction's start for a
+    transaction step, from the ``started`` row for an autocommit step.
     """
     duration = (
         sql.SQL("extract(epoch FROM clock_timestamp() - now()) * 1000")
         if state == "applied"
         else sql.NULL
     )
+    started_duration = (
+        sql.SQL("extract(epoch FROM clock_timestamp() - {table}.applied_at) * 1000").format(
+            table=journal.ident
+        )
+        if state == "applied"
+        else sql.NULL
+    )
+    # The UPDATE touches only a started row; the INSERT runs only when no started row was
+    # promoted, so a row in any other state meets the primary key.
     return sql.SQL(
+        "WITH promoted AS (UPDATE {table} SET name = {name}, checksum = {checksum}, "
+        "state = {state}, applied_at = clock_timestamp(), duration_ms = {started_duration}, "
+        "attempts = {attempts}, applied_by = current_user, "
+        "application_name = current_setting('application_name') "
+        "WHERE version = {version} AND step = {step} AND state = 'started' RETURNING 1) "
         "INSERT INTO {table} (version, name, step, checksum, state, duration_ms, attempts) "
-        "VALUES ({version}, {name}, {step}, {checksum}, {state}, {duration}, {attempts}) "
-        "ON CONFLICT (version, step) DO UPDATE SET name = EXCLUDED.name, "
-        "checksum = EXCLUDED.checksum, state = EXCLUDED.state, applied_at = clock_timestamp(), "
-        "duration_ms = CASE WHEN {table}.state = 'started' AND EXCLUDED.state = 'applied' "
-        "THEN extract(epoch FROM clock_timestamp() - {table}.applied_at) * 1000 "
-        "ELSE EXCLUDED.duration_ms END, attempts = EXCLUDED.attempts, "
-        "applied_by = current_user, application_name = current_setting('application_name')"
+        "SELECT {version}, {name}, {step}, {checksum}, {state}, {duration}, {attempts} "
+        "WHERE NOT EXISTS (SELECT FROM promoted)"
     ).format(
         table=journal.ident,
         version=sql.Literal(version),
@@ -152,6 +165,7 @@ def record_sql(
         checksum=sql.Literal(checksum),
         state=sql.Literal(state),
         duration=duration,
+        started_duration=started_duration,
         attempts=sql.Literal(attempts),
     )
 

@@ -15,6 +15,7 @@ from psycopg import sql
 from ..errors import UnsafeConnectionError
 from ..model import IndexBuild, QualifiedName
 from ..policy import Timeouts
+from ..recovery import Recovery, ReindexConcurrently
 from ..shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
@@ -24,6 +25,7 @@ from ..shapes import (
 )
 from . import indexes as dbindex
 from . import journal as dbjournal
+from . import recovery as dbrecovery
 from .journal import JournalTable
 from .session import ServerError, Session
 
@@ -226,6 +228,9 @@ def run_autocommit(
     before: sql.Composed | None = None,
     after: sql.Composed | None = None,
     dropped_if_absent: Sequence[QualifiedName] = (),
+    recovery: Recovery | None = None,
+    started_before: bool = False,
+    on_cleanup: CleanupSink | None = None,
 ) -> str | None:
     """Run a statement that cannot run in a transaction block, under session-level timeouts.
 
@@ -233,16 +238,34 @@ def run_autocommit(
     (the "applied" journal row) runs together with the reset of the timeouts. When the
     statement fails because an index does not exist and none of ``dropped_if_absent`` exists,
     an interrupted earlier run dropped them: ``after`` is written all the same and the reason
-    returned. Otherwise returns None.
+    returned. When ``started_before``, the catalog says first how the rerun of an interrupted
+    step goes (``recovery``, see ``db.recovery``): already done (``after`` written, the reason
+    returned), another statement instead (DETACH ... FINALIZE), or leftovers dropped first.
+    A failed REINDEX CONCURRENTLY drops the invalid indexes it left. Otherwise returns None.
     """
+    report: CleanupSink = on_cleanup or _ignore_cleanup
     skipped: str | None = None
     try:
         _set_and_verify(session, timeouts, local=False)
+        resume = dbrecovery.Resume()
+        if started_before and recovery is not None:
+            resume = dbrecovery.resume(session, recovery, on_drop=report)
+        if resume.done is not None:
+            if after is not None:
+                session.execute(sql.SQL("{}; {}").format(after, _RESET))
+                return resume.done
+            _reset_quietly(session)
+            return resume.done
         if before is not None:
             session.execute(before)
         try:
-            session.run_sql(text)
+            if resume.instead is not None:
+                session.execute(resume.instead)
+            else:
+                session.run_sql(text)
         except ServerError as error:
+            if isinstance(recovery, ReindexConcurrently):
+                dbrecovery.drop_reindex_leftovers_quietly(session, recovery, report)
             if not (
                 error.sqlstate == UNDEFINED_OBJECT
                 and dropped_if_absent
@@ -427,7 +450,12 @@ class SessionSteps:
         )
 
     def run_autocommit(
-        self, shape: AutocommitStatement, timeouts: Timeouts, attempts: int
+        self,
+        shape: AutocommitStatement,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_cleanup: CleanupSink | None = None,
     ) -> str | None:
         """Run an AutocommitStatement shape (see run_autocommit)."""
         return run_autocommit(
@@ -437,6 +465,9 @@ class SessionSteps:
             before=self._row(shape.record, attempts, "started"),
             after=self._row(shape.record, attempts),
             dropped_if_absent=shape.dropped_if_absent,
+            recovery=shape.recovery,
+            started_before=shape.started_before,
+            on_cleanup=on_cleanup,
         )
 
     def build_index_concurrently(

@@ -44,6 +44,7 @@ from .plpgsql import do_block_sql, do_language
 from .rules import CHECKS, SUPPRESSIBLE
 from .rules.meta import (
     ALLOW_WITHOUT_REASON,
+    EMPTY_MIGRATION,
     INVALID_MIGRATION_FILE,
     UNKNOWN_RULE_IN_ALLOW,
     UNUSED_ALLOW,
@@ -52,7 +53,13 @@ from .state import record
 
 _META_IDS = frozenset(
     r.id
-    for r in (INVALID_MIGRATION_FILE, UNKNOWN_RULE_IN_ALLOW, UNUSED_ALLOW, ALLOW_WITHOUT_REASON)
+    for r in (
+        INVALID_MIGRATION_FILE,
+        UNKNOWN_RULE_IN_ALLOW,
+        UNUSED_ALLOW,
+        ALLOW_WITHOUT_REASON,
+        EMPTY_MIGRATION,
+    )
 )
 
 _REFUSED = "safemigrate refuses this file before applying anything (exit 2)"
@@ -160,6 +167,17 @@ def lint_text(
     refusals = [p for p in parsed.problems if p.kind != "non-transactional-in-block"]
     findings = [problem_finding(p) for p in refusals]
     steps_known = not refusals
+    if steps_known and not parsed.statements:
+        findings.append(
+            _meta(
+                path,
+                EMPTY_MIGRATION,
+                1,
+                1,
+                "no SQL statements: applied as an empty migration (recorded, nothing run)",
+                "write the migration's SQL before it is applied anywhere, or delete the file",
+            )
+        )
 
     state = FileState()
     hits_of: list[list[Hit]] = []

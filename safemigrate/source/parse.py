@@ -477,8 +477,10 @@ class _Walk:
             self.problem(open_.line, f"{what} has no matching {closer}")
         if self.pending:
             self.problem(self.pending_line, "directive applies to no statement")
-        if not self.parsed:
-            self.problem(None, "no SQL statements in the file")
+        if not self.parsed and not self.steps:
+            # A file with only comments (a placeholder, a new file before its SQL) is an empty
+            # migration: one step without statements, recorded as applied.
+            self.steps.append(Step(0, (), TxMode.OWN))
 
 
 def _same_table(a: QualifiedName, b: QualifiedName) -> bool:

@@ -153,7 +153,12 @@ class FakeDatabase:
         self._transaction("explicit", shape, timeouts, attempts, on_statement, locks_out)
 
     def run_autocommit(
-        self, shape: AutocommitStatement, timeouts: Timeouts, attempts: int
+        self,
+        shape: AutocommitStatement,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_cleanup: Callable[[str, str], None] | None = None,
     ) -> str | None:
         result: str | None = self._answer("autocommit", shape, timeouts, attempts)
         return result

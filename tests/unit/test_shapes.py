@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from safemigrate.errors import StepFailedError
 from safemigrate.model import Migration, QualifiedName
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import StepPolicy, Timeouts, attempt_timeouts
+from safemigrate.recovery import ReindexConcurrently, Rerun
 from safemigrate.shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
@@ -59,7 +61,26 @@ def test_an_explicit_block_keeps_the_authors_begin_and_commit() -> None:
 
 def test_a_non_transactional_statement_is_a_plain_autocommit_statement() -> None:
     [shape] = shapes("VACUUM t;\n", started_before=True)
-    assert shape == AutocommitStatement(shape.record, "VACUUM t", ())
+    assert shape == AutocommitStatement(shape.record, "VACUUM t", (), Rerun(), True)
+
+
+def test_a_reindex_concurrently_carries_its_leftover_clean_up() -> None:
+    [shape] = shapes("REINDEX TABLE CONCURRENTLY s.t;\n")
+    assert isinstance(shape, AutocommitStatement)
+    assert shape.recovery == ReindexConcurrently("table", QualifiedName("s", "t"))
+    assert not shape.started_before
+
+
+def test_a_started_step_that_cannot_be_checked_stops_the_run() -> None:
+    sql = "CREATE SUBSCRIPTION s CONNECTION 'host=x' PUBLICATION p;\n"
+    [shape] = shapes(sql)  # a first run just runs it
+    assert isinstance(shape, AutocommitStatement)
+    with pytest.raises(StepFailedError) as caught:
+        shapes(sql, started_before=True)
+    assert "cannot tell from the catalog" in caught.value.message
+    assert caught.value.exit_code == 1
+    assert caught.value.hint is not None
+    assert "version 7, step 0" in caught.value.hint
 
 
 def test_a_first_drop_index_concurrently_does_not_accept_a_missing_index() -> None:

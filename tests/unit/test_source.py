@@ -225,8 +225,16 @@ def test_plain_statements_are_one_step_each() -> None:
 
 
 @pytest.mark.parametrize("text", ["", "\n\n", "-- only a comment\n/* and another */\n", ";;"])
-def test_file_without_statements_is_an_error(text: str) -> None:
-    assert "no SQL statements" in str(error(text))
+def test_file_without_statements_is_an_empty_migration(text: str) -> None:
+    [step] = steps(text)
+    assert step.empty and step.statements == () and step.index == 0
+    assert step.mode is TxMode.OWN
+    assert (step.line, step.last_line) == (1, 1)
+    assert step.summary.startswith("(empty migration")
+
+
+def test_a_directive_without_statements_is_still_an_error() -> None:
+    assert "directive applies to no statement" in str(error("-- safemigrate: no-retry\n"))
 
 
 # Explicit blocks

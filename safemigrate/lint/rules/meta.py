@@ -7,7 +7,7 @@ from ..findings import make_rule
 INVALID_MIGRATION_FILE_DOC = """
 Catches: everything safemigrate refuses before applying anything (exit 2): a `.sql` file whose
 name is not `<version>_<name>.sql`, two files with the same version, a file that cannot be read
-or is not UTF-8, SQL that does not parse, a file without statements, unbalanced BEGIN/COMMIT,
+or is not UTF-8, SQL that does not parse, unbalanced BEGIN/COMMIT,
 ROLLBACK, misplaced or unknown `-- safemigrate:` directives.
 
 Why it hurts: `safemigrate up` stops at this file, so no later migration applies either.
@@ -47,6 +47,19 @@ Such an allow suppresses nothing.
 Instead: say why it is safe: `-- safemigrate: allow rename -- old name unused since v3.2`.
 """
 
+EMPTY_MIGRATION_DOC = """
+Catches: a migration file with no SQL statement, only comments (or nothing): for example a
+file made by `safemigrate new` before its SQL was written, or a placeholder kept for a version
+number.
+
+Why it hurts: `safemigrate up` accepts it and records it as applied (one journal row, status
+shows it applied), so SQL added to the file later never runs: the changed file is reported as
+drift instead. A file shipped empty by mistake silently applies nothing.
+
+Instead: write the migration's SQL before it is applied anywhere, or delete the file. A
+deliberate placeholder can stay; this is a warning, not an error.
+"""
+
 INVALID_MIGRATION_FILE = make_rule(
     "invalid-migration-file",
     "error",
@@ -69,4 +82,17 @@ ALLOW_WITHOUT_REASON = make_rule(
     ALLOW_WITHOUT_REASON_DOC,
 )
 
-META_RULES = (INVALID_MIGRATION_FILE, UNKNOWN_RULE_IN_ALLOW, UNUSED_ALLOW, ALLOW_WITHOUT_REASON)
+EMPTY_MIGRATION = make_rule(
+    "empty-migration",
+    "warning",
+    "migration file without SQL statements (applied as an empty migration)",
+    EMPTY_MIGRATION_DOC,
+)
+
+META_RULES = (
+    INVALID_MIGRATION_FILE,
+    UNKNOWN_RULE_IN_ALLOW,
+    UNUSED_ALLOW,
+    ALLOW_WITHOUT_REASON,
+    EMPTY_MIGRATION,
+)

@@ -74,7 +74,6 @@ def test_sql_that_does_not_parse_is_bad_input_with_the_line(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("sql", "words", "line"),
     [
-        ("", "no SQL statements", 1),
         ("BEGIN;\nSELECT 1;\n", "BEGIN has no matching COMMIT", 1),
         ("SELECT 1;\nROLLBACK;\n", "ROLLBACK", 2),
         ("-- safemigrate: bogus\nSELECT 1;\n", "unknown safemigrate directive", 1),
@@ -219,6 +218,7 @@ META_RULES = (
     "unknown-rule-in-allow",
     "unused-allow",
     "allow-without-reason",
+    "empty-migration",
 )
 
 
@@ -226,7 +226,19 @@ def test_every_rule_is_registered_with_its_severity() -> None:
     assert {k: v.severity for k, v in RULES.items()} == {
         **STATEMENT_RULES,
         **dict.fromkeys(META_RULES, "error"),
+        "empty-migration": "warning",
     }
+
+
+@pytest.mark.parametrize("sql", ["", "\n", "-- a placeholder\n/* kept */\n", ";;"])
+def test_a_file_without_statements_is_an_empty_migration_warning(sql: str) -> None:
+    from safemigrate.lint.walker import lint_text
+
+    result = lint_text("0001_a.sql", sql)
+    assert not result.bad_input
+    [finding] = result.findings
+    assert (finding.rule, finding.severity, finding.line) == ("empty-migration", "warning", 1)
+    assert "empty migration" in finding.message
 
 
 @pytest.mark.parametrize("rule_id", [*STATEMENT_RULES, *META_RULES])
