@@ -97,12 +97,9 @@ def _owner(planned: Sequence[PlannedStep], migration_path: Path, line: int) -> P
             continue
         steps = item.migration.steps
         index = item.step.index
-        last = item.step.statements[-1]
-        end = last.line + last.text.count("\n")
-        begin = 1
-        if index > 0:
-            previous = steps[index - 1].statements[-1]
-            begin = previous.line + previous.text.count("\n") + 1
+        # An empty migration's one step owns the whole file.
+        end = item.step.last_line if item.step.statements else line
+        begin = steps[index - 1].last_line + 1 if index > 0 else 1
         if begin <= line <= end:
             return item
     return None

@@ -64,7 +64,11 @@ def test_up_prints_the_target_first_and_never_the_password(
     assert result.exit_code == 0, result.output
     assert first_line_target(result.stdout) == expected_target(db_dsn)
     assert f"PostgreSQL {pg_server.major_version}." in result.stdout.splitlines()[0]
-    assert result.stdout.splitlines()[1].startswith("applying 22 steps of 10 migrations")
+    # The lint gate's two warnings come between the target and the run header.
+    assert result.stdout.splitlines()[1].startswith("lint gate (error): 2 findings")
+    assert any(
+        line.startswith("applying 22 steps of 10 migrations") for line in result.stdout.splitlines()
+    )
     assert SECRET not in result.output
 
 
@@ -74,15 +78,15 @@ def test_up_json_has_a_connected_event_first_and_the_target_in_run_started(db_ds
     )
     assert result.exit_code == 0, result.output
     events = result.events()
-    assert [e["event"] for e in events[:2]] == ["connected", "run_started"]
+    assert [e["event"] for e in events[:3]] == ["connected", "lint_findings", "run_started"]
     p = params(db_dsn)
-    target = events[1]["target"]
+    target = events[2]["target"]
     assert target == events[0]["target"]
     assert target["user"] == p["user"] and target["host"] == p["host"]
     assert target["port"] == int(p["port"]) and target["dbname"] == p["dbname"]
     assert target["standby"] is False
     assert re.fullmatch(r"\d+\.\d+", target["server_version"])
-    assert events[1]["database"] == expected_target(db_dsn)
+    assert events[2]["database"] == expected_target(db_dsn)
     assert SECRET not in result.output
 
 
