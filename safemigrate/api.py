@@ -40,6 +40,7 @@ from .pending import (
 from .plan import PlanReport
 from .plan import build as build_plan
 from .source import FILENAME_PATTERN, discover, load_migrations
+from .timeout_guard import timeout_ceilings
 
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
 # `new` then start without it.
@@ -321,7 +322,10 @@ def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Findin
     if not paths:
         return []
     report = lint_paths(
-        paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
+        paths,
+        pg_version=settings.pg_version,
+        concurrent_indexes=settings.concurrent_indexes,
+        ceilings=timeout_ceilings(settings),
     )
     return list(report.findings)
 
@@ -338,11 +342,13 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
             list(files),
             pg_version=settings.pg_version,
             concurrent_indexes=settings.concurrent_indexes,
+            ceilings=timeout_ceilings(settings),
         )
     return lint_directory(
         settings.dir,
         pg_version=settings.pg_version,
         concurrent_indexes=settings.concurrent_indexes,
+        ceilings=timeout_ceilings(settings),
     )
 
 

@@ -222,6 +222,9 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_PG_VERSION": "12",
         "SAFEMIGRATE_RECONNECT_TIMEOUT": "0",
         "SAFEMIGRATE_LOCK_PRECHECK_AGE": "250ms",
+        "SAFEMIGRATE_HOUSEKEEPING_TIMEOUT": "5s",
+        "SAFEMIGRATE_MAX_LOCK_TIMEOUT": "3s",
+        "SAFEMIGRATE_MAX_STATEMENT_TIMEOUT": "1h",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -251,6 +254,9 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         pg_version=12,
         reconnect_timeout_ms=0,
         lock_precheck_age_ms=250,
+        housekeeping_timeout_ms=5_000,
+        max_lock_timeout_ms=3_000,
+        max_statement_timeout_ms=3_600_000,
     )
 
 
