@@ -46,6 +46,7 @@ from .plan import build as build_plan
 from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
 from .target import Target
+from .timeout_guard import timeout_ceilings
 
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
 # `new` then start without it.
@@ -485,11 +486,13 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
             list(files),
             pg_version=settings.pg_version,
             concurrent_indexes=settings.concurrent_indexes,
+            ceilings=timeout_ceilings(settings),
         )
     return lint_directory(
         settings.dir,
         pg_version=settings.pg_version,
         concurrent_indexes=settings.concurrent_indexes,
+        ceilings=timeout_ceilings(settings),
     )
 
 

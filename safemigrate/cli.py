@@ -234,6 +234,8 @@ def _handled(ctx: Context) -> Iterator[None]:
 
 #: Off a terminal, at most one progress line this often (seconds).
 PROGRESS_LINE_EVERY_S = 5.0
+#: How long the end of a command waits for the live status line's thread.
+STATUS_JOIN_TIMEOUT_S = 1.0
 
 
 class _Sink:
@@ -263,7 +265,8 @@ class _Sink:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
-            self._thread.join()
+            # Bounded: a terminal that stopped reading must not hold the command's exit.
+            self._thread.join(STATUS_JOIN_TIMEOUT_S)
         with self._lock:
             self._clear()
 

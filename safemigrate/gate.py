@@ -34,6 +34,7 @@ from .events import GateFinding, LintFindings
 from .lint import Finding, lint_paths
 from .lint.rules.meta import META_RULES
 from .pending import PlannedStep
+from .timeout_guard import timeout_ceilings
 
 #: Rules about the files and allow comments themselves: shown, never blocking.
 NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)
@@ -145,7 +146,10 @@ def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Fin
     if not paths:
         return []
     report = lint_paths(
-        paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
+        paths,
+        pg_version=settings.pg_version,
+        concurrent_indexes=settings.concurrent_indexes,
+        ceilings=timeout_ceilings(settings),
     )
     return list(report.findings)
 

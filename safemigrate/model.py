@@ -348,6 +348,11 @@ class Blocker:
     lock_mode: str | None
     #: Its query; in events cut to blocker_query_length, or its shape with --redact-queries.
     query: str | None
+    #: When its transaction started, as the server prints it (microseconds, time zone): with
+    #: the pid, which transaction was sampled, so the cancel policy signals only that one.
+    xact_start: str | None = None
+    #: Its transaction id, if one was assigned when sampled.
+    backend_xid: str | None = None
 
     def describe(self) -> str:
         """One line for people."""

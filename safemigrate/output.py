@@ -122,10 +122,11 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             "cancel": "cancelled",
             "terminate": "terminated",
             "would-cancel": "would cancel (dry run)",
+            "would-terminate": "would terminate (dry run)",
         }.get(event.action, event.action)
         outcome = (
             ""
-            if event.action == "would-cancel"
+            if event.action.startswith("would-")
             else ("; it is gone" if event.cleared else "; it is still there")
         )
         return [
