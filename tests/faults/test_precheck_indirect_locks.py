@@ -36,14 +36,16 @@ from tests.support.runner import journal_rows, write_migrations
 
 @dataclass(frozen=True)
 class Scenario:
-    """A schema, what the long transaction holds, the migration, and the relation it locks
-    without naming it (which the application keeps reading)."""
+    """A schema, what the long transaction holds, the migration, the relation it locks
+    without naming it, and what the application keeps doing there (``probe``, a read unless
+    the lock only blocks writes)."""
 
     schema: str
     holder: str
     migration: str
     relation: str
     done: str
+    probe: str = "SELECT count(*) FROM {}"
 
 
 SCENARIOS = {
@@ -88,6 +90,29 @@ SCENARIOS = {
         relation="parted",
         done="SELECT to_regclass('parted_1') IS NULL",
     ),
+    # CREATE TABLE ... PARTITION OF locks (and scans) the default partition: a long reader of
+    # the default partition alone used to make the new partition queue there while holding
+    # ACCESS EXCLUSIVE on the parent.
+    "create-partition-with-default": Scenario(
+        schema=(
+            "CREATE TABLE parted (k int) PARTITION BY LIST (k); "
+            "CREATE TABLE parted_def PARTITION OF parted DEFAULT"
+        ),
+        holder="SELECT * FROM parted_def",
+        migration="CREATE TABLE parted_2 PARTITION OF parted FOR VALUES IN (2);",
+        relation="parted_def",
+        done="SELECT to_regclass('parted_2') IS NOT NULL",
+    ),
+    # ADD FOREIGN KEY takes SHARE ROW EXCLUSIVE on the referenced table, named in the
+    # statement (this was already pre-checked): it blocks writes there, not reads.
+    "add-foreign-key": Scenario(
+        schema="CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE c (pid int)",
+        holder="INSERT INTO p VALUES (1)",
+        migration="ALTER TABLE c ADD CONSTRAINT c_fk FOREIGN KEY (pid) REFERENCES p NOT VALID;",
+        relation="p",
+        done="SELECT count(*) = 1 FROM pg_constraint WHERE conname = 'c_fk'",
+        probe="INSERT INTO {} VALUES (nextval('probe_ids'))",
+    ),
 }
 
 
@@ -111,13 +136,15 @@ def _holder(connect: ConnectFactory, sql: str) -> psycopg.Connection[Any]:
     return conn
 
 
-def _reader_waits(connect: ConnectFactory, relation: str) -> bool:
-    """True when a new session's read of ``relation`` cannot get its lock within 300 ms (it
-    queues behind a session waiting for a conflicting lock)."""
-    reader = connect()
-    reader.execute("SET lock_timeout = '300ms'")
+def _application_waits(
+    connect: ConnectFactory, relation: str, probe: str = "SELECT count(*) FROM {}"
+) -> bool:
+    """True when a new session's ``probe`` of ``relation`` cannot get its lock within 300 ms
+    (it queues behind a session waiting for a conflicting lock)."""
+    application = connect()
+    application.execute("SET lock_timeout = '300ms'")
     try:
-        reader.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(relation)))
+        application.execute(sql.SQL(probe).format(sql.Identifier(relation)))
     except psycopg.errors.LockNotAvailable:
         return True
     return False
@@ -145,7 +172,7 @@ def test_the_precheck_backs_off_from_a_holder_of_a_relation_the_statement_does_n
     name: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     scenario = SCENARIOS[name]
-    connect().execute(scenario.schema)
+    connect().execute(scenario.schema + "; CREATE SEQUENCE probe_ids START 100")
     migrations = write_migrations(tmp_path / "m", {"0001_step.sql": scenario.migration})
     holder = _holder(connect, scenario.holder)
     runner = _up(spawn, migrations, db_dsn, {})
@@ -163,7 +190,7 @@ def test_the_precheck_backs_off_from_a_holder_of_a_relation_the_statement_does_n
 
         wait_until(refused, what="another refusal")
         assert waiting_on_lock(monitor) == []
-        assert not _reader_waits(connect, scenario.relation)
+        assert not _application_waits(connect, scenario.relation, scenario.probe)
     assert all(f["precheck"] for f in by_kind(runner.events(), "attempt_failed"))
 
     holder.rollback()
@@ -185,7 +212,7 @@ def test_without_the_precheck_a_drop_index_queues_on_the_table_and_stalls_its_re
     runner = _up(spawn, migrations, db_dsn, NO_PRECHECK)
 
     runner_pid = wait_for_lock_wait(connect())
-    assert _reader_waits(connect, "t")
+    assert _application_waits(connect, "t")
     monitor = connect()
     reader = connect()
     reader.execute("SET lock_timeout = '5s'")

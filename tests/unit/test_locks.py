@@ -551,3 +551,15 @@ def test_drop_trigger_rule_or_policy_takes_access_exclusive_on_the_table() -> No
 def test_alter_table_set_schema_takes_access_exclusive() -> None:
     """ALTER TABLE page: SET SCHEMA takes the default ACCESS EXCLUSIVE lock."""
     assert needs("ALTER TABLE t SET SCHEMA archive") == [need("t", AE)]
+
+
+def test_detach_partition_locks_the_parent_access_exclusive_unless_concurrently() -> None:
+    """ALTER TABLE page, DETACH PARTITION: without CONCURRENTLY the parent is locked ACCESS
+    EXCLUSIVE (AlterTableGetLockLevel); "If CONCURRENTLY is specified, it runs using a reduced
+    lock level": SHARE UPDATE EXCLUSIVE on the parent, and in its second transaction ACCESS
+    EXCLUSIVE on the partition."""
+    assert needs("ALTER TABLE p DETACH PARTITION p1") == [need("p", AE), need("p1", AE)]
+    assert needs("ALTER TABLE p DETACH PARTITION p1 CONCURRENTLY") == [
+        need("p", SUE),
+        need("p1", AE),
+    ]
