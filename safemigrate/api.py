@@ -418,7 +418,7 @@ def _plan_against(
     from .db import catalog as dbcatalog
     from .db.activity import Monitor
     from .events import Blocker
-    from .locks import LockMode
+    from .locks import LockMode, strongest
     from .model import QualifiedName
     from .plan import DatabaseFacts
     from .run import (
@@ -438,7 +438,21 @@ def _plan_against(
         # Lint as up's gate will: with the server's own major version.
         settings = server_settings(settings, session)
         findings = _findings(planned, settings)
-        relations = list({need.relation: None for p in planned for need in p.step.locks})
+        # Each step's locks with the relations only the catalog names (one query per step
+        # that has any).
+        resolved = {
+            (p.migration.version, p.step.index): dbcatalog.resolve_catalog_locks(
+                session, p.step.catalog_locks
+            )
+            for p in planned
+            if p.step.catalog_locks
+        }
+        locks_of = {
+            key: strongest([*p.step.locks, *resolved.get(key, ())])
+            for p in planned
+            for key in [(p.migration.version, p.step.index)]
+        }
+        relations = list({need.relation: None for needs in locks_of.values() for need in needs})
         sizes = {
             rel: (size.total_bytes, size.rows_estimate)
             for rel, size in dbcatalog.relation_sizes(session, relations).items()
@@ -449,7 +463,7 @@ def _plan_against(
         by_mode: dict[tuple[QualifiedName, LockMode], list[Blocker]] = {}
         holders = {}
         for p in planned:
-            for need in p.step.locks:
+            for need in locks_of[(p.migration.version, p.step.index)]:
                 key = (need.relation, need.mode)
                 if key not in by_mode:
                     by_mode[key] = watcher.long_holders([need], settings.lock_timeout_ms)
@@ -460,7 +474,7 @@ def _plan_against(
             tuple(dbcatalog.invalid_indexes(session)),
             target,
         )
-    steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders)
+    steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders, resolved=locks_of)
     return PlanReport(
         tuple(steps),
         facts,

@@ -24,7 +24,7 @@ from typing import Protocol
 from ..config import Settings
 from ..db import ServerError
 from ..events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
-from ..locks import LockMode, LockNeed
+from ..locks import CatalogLock, LockMode, LockNeed, strongest
 from ..model import Blocker, IndexBuildProgress, QualifiedName, Sample
 from .cancel import IDLE_IN_TRANSACTION, CancelPolicy, eligible
 from .report import reported_blocker, reported_sample
@@ -61,6 +61,10 @@ class MonitorSession(Protocol):
 
     def blockers_of(self, pid: int) -> Sample:
         """The root blockers of ``pid`` and what it waits for."""
+        ...
+
+    def catalog_locks(self, locks: Sequence[CatalogLock]) -> list[LockNeed]:
+        """The relations ``locks`` lead to in the catalog, with the lock each will get."""
         ...
 
     def index_progress(self, pid: int) -> IndexBuildProgress | None:
@@ -141,6 +145,24 @@ class Watcher:
             return True
         thread, self._thread = self._thread, None
         return thread.close(CLOSE_TIMEOUT_S)
+
+    def complete_needs(
+        self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
+    ) -> list[LockNeed]:
+        """``needs`` and the locks on the relations the catalog names for ``catalog_locks``
+        (a DROP INDEX's table, the other side of a foreign key, a partition's parent), so that
+        the pre-check looks at every relation the step will lock. One round trip, and none
+        when there is nothing the pre-check would use: no monitor, the pre-check off, or only
+        locks that block no writes to look up."""
+        asked = [lock for lock in catalog_locks if lock.mode.blocks_writes]
+        if self.monitor is None or not self.settings.lock_precheck or not asked:
+            return list(needs)
+        try:
+            found = self.monitor.catalog_locks(asked)
+        except ServerError:
+            # Like the pre-check itself, an optimisation: the lock timeout still guards.
+            return list(needs)
+        return strongest([*needs, *found])
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         """Sessions whose transaction, older than the lock timeout (or ``lock_precheck_age``

@@ -18,7 +18,16 @@ from typing import Any
 
 from psycopg import sql
 
-from ..model import Blocker, IndexBuildProgress, QualifiedName, Sample, WaitingFor
+from ..model import (
+    Blocker,
+    CatalogLock,
+    IndexBuildProgress,
+    LockNeed,
+    QualifiedName,
+    Sample,
+    WaitingFor,
+)
+from .catalog import resolve_catalog_locks
 from .indexes import table_regclass_text
 from .session import ServerError, Session
 
@@ -144,6 +153,11 @@ class Monitor:
         with self._exclusive():
             rows = self.session.rows(query)
         return [_blocker(r[:-1], r[-1]) for r in rows]
+
+    def catalog_locks(self, locks: Sequence[CatalogLock]) -> list[LockNeed]:
+        """The relations ``locks`` lead to in the catalog (one round trip, own timeouts)."""
+        with self._lock:
+            return resolve_catalog_locks(self.session, locks)
 
     def blockers_of(self, pid: int) -> Sample:
         """Follow pg_blocking_pids() from ``pid`` to the root blocker(s)."""

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from safemigrate.db import ServerError
-from safemigrate.model import Blocker, IndexBuildProgress, QualifiedName, Sample
+from safemigrate.model import (
+    Blocker,
+    CatalogLock,
+    IndexBuildProgress,
+    LockNeed,
+    QualifiedName,
+    Sample,
+)
 
 
 class FakeClock:
@@ -75,6 +82,8 @@ class FakeMonitor:
     #: Names of methods that hang (as a query stuck on the server would) until ``release``.
     hanging: set[str] = field(default_factory=set)
     release: threading.Event = field(default_factory=threading.Event)
+    #: What catalog_locks answers, whatever it is asked.
+    catalog: list[LockNeed] = field(default_factory=list)
     calls: list[tuple[object, ...]] = field(default_factory=list)
     #: Fake-clock time of each call, by method name.
     times: dict[str, list[float]] = field(default_factory=dict)
@@ -100,6 +109,10 @@ class FakeMonitor:
             for h in self.holders
             if h.blocker.pid != exclude_pid and (h.blocker.xact_age_ms or 0) > older_than_ms
         ]
+
+    def catalog_locks(self, locks: Sequence[CatalogLock]) -> list[LockNeed]:
+        self._call("catalog_locks", tuple(locks))
+        return list(self.catalog)
 
     def blockers_of(self, pid: int) -> Sample:
         self._call("blockers_of", pid)
