@@ -135,7 +135,7 @@ class Settings:
     # ... SET) without an allow comment; 0 and RESET are always refused. > 0.
     max_lock_timeout_ms: int = 10_000
     # The same for statement_timeout; 0 = no ceiling (0 and RESET allowed, check warns).
-    max_statement_timeout_ms: int = 0
+    max_statement_timeout_ms: int = 14_400_000
     # The PostgreSQL major version lint rules assume (check, plan, the lint gate).
     pg_version: int = 17
     # Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL, never through

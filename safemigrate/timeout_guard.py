@@ -1,10 +1,11 @@
 """The runner's refusal of pending statements that would switch its timeout guard off.
 
 A migration statement that sets lock_timeout to 0, above ``max_lock_timeout`` or back to the
-server's default (and statement_timeout the same way, once ``max_statement_timeout`` is set;
-see the lint rule ``timeout-guard-off`` for the exact list) is refused before anything is applied
-(exit 2), unless an allow comment with a reason names the rule: the same comment and the same
-judgement as ``safemigrate check``, whatever ``lint_gate`` says. Pure: no database.
+server's default (and statement_timeout the same way, against ``max_statement_timeout``: 4h
+unless the project sets 0, no ceiling; see the lint rule ``timeout-guard-off`` for the exact
+list) is refused before anything is applied (exit 2), unless an allow comment with a reason
+names the rule: the same comment and the same judgement as ``safemigrate check``, whatever
+``lint_gate`` says. Pure: no database.
 """
 
 from __future__ import annotations

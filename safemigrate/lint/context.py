@@ -122,7 +122,7 @@ class TimeoutCeilings:
     ``statement_ms`` of 0 is no ceiling."""
 
     lock_ms: int = 10_000
-    statement_ms: int = 0
+    statement_ms: int = 14_400_000
 
 
 @dataclass

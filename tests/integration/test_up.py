@@ -12,6 +12,7 @@ import pytest
 from tests.fixtures_db import PgServer
 from tests.support.runner import (
     EXAMPLE,
+    FOREIGN_HISTORY_ENV,
     apply_with_psql_semantics,
     invalid_indexes,
     journal_rows,
@@ -310,7 +311,17 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgSe
         pytest.skip("../shared/corpora/langfuse is not here")
     # Another project's history, applied to compare schemas, not to be judged: its unsafe
     # statements are what it ran long ago (the gate itself is tested in test_lint_gate.py).
-    result = run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, "--lint-gate", "off", timeout=600)
+    result = run(
+        "up",
+        "--dir",
+        str(LANGFUSE),
+        "--dsn",
+        db_dsn,
+        "--lint-gate",
+        "off",
+        env=FOREIGN_HISTORY_ENV,
+        timeout=600,
+    )
     assert result.exit_code == 0, result.output[-2000:]
     with psycopg.connect(db_dsn) as conn:
         tables = conn.execute(
@@ -346,7 +357,17 @@ def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(
     if pg_server.major_version != 15 or not pg_dump.exists():
         pytest.skip("the MANIFEST hash was made with PostgreSQL 15 and pg_dump 15")
     # Not judged by the lint gate: see test_langfuse_corpus_applies_like_its_reference.
-    applied = run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, "--lint-gate", "off", timeout=600)
+    applied = run(
+        "up",
+        "--dir",
+        str(LANGFUSE),
+        "--dsn",
+        db_dsn,
+        "--lint-gate",
+        "off",
+        env=FOREIGN_HISTORY_ENV,
+        timeout=600,
+    )
     assert applied.exit_code == 0, applied.output
     dump = subprocess.run(
         [

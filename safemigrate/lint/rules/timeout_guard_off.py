@@ -23,8 +23,8 @@ from ..findings import Hit, hit, make_rule
 DOC = """
 Catches: (an error) a statement that sets `lock_timeout` to 0 (no limit), above the ceiling
 `max_lock_timeout` (default 10s) or back to the server's default; the same for
-`statement_timeout` once a `max_statement_timeout` ceiling is set (by default it has none, and
-lifting statement_timeout to 0 is only a warning). The statements judged:
+`statement_timeout` against `max_statement_timeout` (default 4h; a project that sets it to 0 has
+no ceiling, and lifting statement_timeout to 0 is then only a warning). The statements judged:
 - `SET`, `SET SESSION`, `SET LOCAL` of either setting to 0 or above its ceiling, and
   `SET ... TO DEFAULT`, `RESET lock_timeout`, `RESET statement_timeout`, `RESET ALL`;
 - `set_config('lock_timeout' | 'statement_timeout', value, is_local)` with constant arguments

@@ -19,8 +19,15 @@ from safemigrate.timeout_guard import refuse_unguarding
 
 from .support import only, rules
 
-#: A statement_timeout ceiling, so that its half of the rule is judged too.
+#: The default statement_timeout ceiling (4h), so that its half of the rule is judged too.
 CAPPED = TimeoutCeilings(statement_ms=14_400_000)
+#: A project that set max_statement_timeout = 0: no statement_timeout ceiling.
+UNCAPPED = TimeoutCeilings(statement_ms=0)
+
+
+def uncapped(sql: str) -> list:  # type: ignore[type-arg]
+    """The timeout-guard-off findings of ``sql`` without a statement_timeout ceiling."""
+    return [f for f in lint_text("0001_t.sql", sql, ceilings=UNCAPPED).findings if f.rule == RULE]
 
 
 def capped(sql: str) -> list:  # type: ignore[type-arg]
@@ -86,11 +93,24 @@ def test_values_within_the_ceilings_and_other_settings_are_fine(sql: str) -> Non
     ],
 )
 def test_without_a_statement_ceiling_lifting_statement_timeout_is_a_warning(sql: str) -> None:
-    [finding] = only(sql, RULE)
+    [finding] = uncapped(sql)
     assert finding.severity == "warning"
     assert "lifts statement_timeout" in finding.message
     assert "max_statement_timeout" in finding.hint
-    assert RULE not in rules("SET statement_timeout = '99h';")
+    assert uncapped("SET statement_timeout = '99h';") == []
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SET LOCAL statement_timeout = 0;",
+        "RESET statement_timeout;",
+        "SET statement_timeout = '5h';",
+    ],
+)
+def test_by_default_lifting_statement_timeout_is_an_error(sql: str) -> None:
+    [finding] = only(sql, RULE)
+    assert finding.severity == "error"
 
 
 def test_lock_timeout_is_judged_without_any_configuration() -> None:
@@ -180,11 +200,11 @@ def test_the_runner_accepts_it_when_allowed_with_a_reason_or_within_the_ceilings
             ),
         },
     )
-    refuse_unguarding(planned, Settings())
+    refuse_unguarding(planned, Settings(max_statement_timeout_ms=0))
     with pytest.raises(MigrationFileError, match="above max_lock_timeout"):
-        refuse_unguarding(planned, Settings(max_lock_timeout_ms=1_000))
+        refuse_unguarding(planned, Settings(max_lock_timeout_ms=1_000, max_statement_timeout_ms=0))
     with pytest.raises(MigrationFileError, match=r"0001_a.sql:4: .*statement_timeout to 0"):
-        refuse_unguarding(planned, Settings(max_statement_timeout_ms=3_600_000))
+        refuse_unguarding(planned, Settings())
 
 
 def test_an_allow_without_a_reason_does_not_satisfy_the_runner(tmp_path: Path) -> None:
