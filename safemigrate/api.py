@@ -386,12 +386,15 @@ def plan(
     use_database: bool = False,
     target: str | None = None,
     environ: Mapping[str, str] | None = None,
+    on_event: EventSink = _ignore,
 ) -> PlanReport:
     """What ``up`` would run: every migration without a database, the real pending set with one.
 
     Writes nothing. With a database, drift and out-of-order migrations raise the same errors
     (and exit codes) as ``up`` would, and the report adds table sizes, the run lock's holder,
     invalid indexes and long transactions (see lock_precheck_age) holding the target tables.
+    ``on_event`` is told where it connected (a Connected event) before anything is read, so
+    that a refusal can still say which database it was.
     """
     migrations = _migrations(settings)
     target_version = resolve_target(migrations, target)
@@ -403,7 +406,7 @@ def plan(
             gate=decide(planned, findings, settings),
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         )
-    return _plan_against(settings, migrations, target_version, dsn, environ)
+    return _plan_against(settings, migrations, target_version, dsn, environ, on_event)
 
 
 def _plan_against(
@@ -412,6 +415,7 @@ def _plan_against(
     target_version: int | None,
     dsn: str | None,
     environ: Mapping[str, str] | None,
+    on_event: EventSink,
 ) -> PlanReport:
     """The plan with the database's facts: its pending steps, sizes, lock holders."""
     from .blockers.watcher import Watcher
@@ -432,7 +436,7 @@ def _plan_against(
 
     db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
-    with open_session(settings, db) as session:
+    with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()
         planned = read_pending(session, journal, migrations, settings, target_version)
         # Lint as up's gate will: with the server's own major version.

@@ -245,3 +245,20 @@ def test_the_header_shows_concurrently_timeouts_only_for_runs_with_such_steps(
     (header,) = [line for line in result.stdout.splitlines() if line.startswith("lock waits:")]
     assert "(CONCURRENTLY steps: lock_timeout 5min, worst case 10min)" in header
     assert "worst case for the run 10min (the run deadline)" in header
+
+
+def test_plan_and_dry_run_name_the_target_even_when_they_refuse_drift(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(tmp_path / "m", {"0001_a.sql": "CREATE TABLE a (id int);"})
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    (directory / "0001_a.sql").write_text("CREATE TABLE a (id bigint);")
+    for args in (("plan", "--dsn", db_dsn), ("up", "--dry-run", "--dsn", db_dsn)):
+        result = run(*args, "--dir", str(directory))
+        assert result.exit_code == 5, result.output
+        assert first_line_target(result.stdout) == expected_target(db_dsn)
+    (directory / "0001_a.sql").write_text("CREATE TABLE a (id int);")
+    planned = run("plan", "--dsn", db_dsn, "--dir", str(directory))
+    assert planned.exit_code == 0, planned.output
+    # Printed once, when connected: not again at the head of the report.
+    assert planned.stdout.count("target: ") == 1
