@@ -57,7 +57,11 @@ def _ignore(_: Event) -> None:
 
 def _migrations(settings: Settings) -> list[Migration]:
     """Every migration in the settings' directory, parsed (bad files raise exit-2 errors)."""
-    return load_migrations(settings.dir, concurrent_indexes=settings.concurrent_indexes)
+    return load_migrations(
+        settings.dir,
+        concurrent_indexes=settings.concurrent_indexes,
+        safe_rewrites=settings.safe_rewrites,
+    )
 
 
 def up(

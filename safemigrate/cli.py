@@ -108,6 +108,15 @@ def location_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+safe_rewrites_option = click.option(
+    "--safe-rewrites",
+    type=click.Choice(["rewrite", "require", "off"]),
+    default=None,
+    help="Plain ADD FOREIGN KEY/CHECK/UNIQUE/PRIMARY KEY and SET NOT NULL on existing tables: "
+    "run as their non-blocking recipe, refuse them, or run as written "
+    "[default: the config's safe_rewrites, else rewrite].",
+)
+
 dsn_option = click.option(
     "--dsn",
     metavar="DSN",
@@ -291,6 +300,7 @@ def main() -> None:
     default=None,
     help="Say which blockers the policy would cancel; touch none.",
 )
+@safe_rewrites_option
 @click.option(
     "--dry-run",
     is_flag=True,
@@ -314,6 +324,7 @@ def up(
     cancel_blockers: str | None,
     cancel_blockers_only: str | None,
     cancel_blockers_dry_run: bool | None,
+    safe_rewrites: str | None,
     dry_run: bool,
 ) -> None:
     """Apply pending migrations, step by step.
@@ -331,7 +342,9 @@ def up(
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     if dry_run:
         with _handled(ctx):
-            settings = ctx.settings(allow_out_of_order=allow_out_of_order)
+            settings = ctx.settings(
+                allow_out_of_order=allow_out_of_order, safe_rewrites=safe_rewrites
+            )
             report = api.plan(settings, dsn=dsn, use_database=True, target=target)
             _print_plan(report, fmt)
         return
@@ -348,6 +361,7 @@ def up(
             cancel_blockers=cancel_blockers,
             cancel_blockers_only=cancel_blockers_only,
             cancel_blockers_dry_run=cancel_blockers_dry_run,
+            safe_rewrites=safe_rewrites,
         )
         api.up(settings, dsn=dsn, target=target, on_event=sink)
 
@@ -457,6 +471,7 @@ def _print_plan(report: PlanReport, fmt: str) -> None:
     metavar="N",
     help="PostgreSQL major version lint rules assume [default: the config's pg_version, else 17].",
 )
+@safe_rewrites_option
 def plan(
     config: Path | None,
     directory: Path | None,
@@ -464,6 +479,7 @@ def plan(
     dsn: str | None,
     target: str | None,
     pg_version: str | None,
+    safe_rewrites: str | None,
 ) -> None:
     """Show what up would do: each step's transaction mode, locks, rewrites, timeouts, lint.
 
@@ -475,7 +491,7 @@ def plan(
     from . import api
 
     with _handled(ctx):
-        settings = ctx.settings(pg_version=pg_version)
+        settings = ctx.settings(pg_version=pg_version, safe_rewrites=safe_rewrites)
         report = api.plan(settings, dsn=dsn, use_database=dsn is not None, target=target)
         _print_plan(report, fmt)
 
@@ -500,6 +516,7 @@ def plan(
     metavar="RULE",
     help="Show what RULE catches, why it hurts, and the safe alternative.",
 )
+@safe_rewrites_option
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 def check(
     config: Path | None,
@@ -507,6 +524,7 @@ def check(
     fmt: str,
     pg_version: str | None,
     explain: str | None,
+    safe_rewrites: str | None,
     files: tuple[Path, ...],
 ) -> None:
     """Lint migrations for what hurts production; no database needed.
@@ -524,7 +542,7 @@ def check(
         if explain is not None:
             click.echo(api.explain(explain))
             return
-        report = api.check(ctx.settings(pg_version=pg_version), files)
+        report = api.check(ctx.settings(pg_version=pg_version, safe_rewrites=safe_rewrites), files)
         if fmt == "json":
             click.echo(render_json(report))
         elif fmt == "github":
@@ -553,12 +571,14 @@ def check(
     help="PostgreSQL server binaries: auto, system, wheel (the embedded extra), or a bindir "
     "[default: auto].",
 )
+@safe_rewrites_option
 def rehearse(
     config: Path | None,
     directory: Path | None,
     fmt: str,
     schema_from: Path | None,
     server: str | None,
+    safe_rewrites: str | None,
 ) -> None:
     """Apply every migration for real on a throwaway PostgreSQL, then remove it.
 
@@ -572,7 +592,7 @@ def rehearse(
     sink = _Sink(fmt, live=False)
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     with _handled(ctx), sink:
-        settings = ctx.settings()
+        settings = ctx.settings(safe_rewrites=safe_rewrites)
         result = api.rehearse(settings, schema_from=schema_from, server=server, on_event=sink)
         if fmt == "json":
             click.echo(

@@ -40,6 +40,7 @@ from .retry import Backoff, is_retryable
 from .shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
+    ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepShape,
@@ -105,6 +106,13 @@ class StepDatabase(Protocol):
     ) -> str | None:
         """Build an index CONCURRENTLY with its clean-up (each dropped index reported to
         ``on_cleanup``); returns why the build was skipped, None when it ran."""
+        ...
+
+    def run_constraint_recipe(
+        self, shape: ConstraintRecipe, timeouts: Timeouts, attempts: int
+    ) -> str | None:
+        """Run a plain constraint statement as its recipe, part by part (resuming from the
+        catalog); returns a note when the plain statement ran instead, None otherwise."""
         ...
 
 
@@ -424,6 +432,8 @@ class Executor:
             return None
         if isinstance(shape, AutocommitStatement):
             return self.db.run_autocommit(shape, timeouts, attempt)
+        if isinstance(shape, ConstraintRecipe):
+            return self.db.run_constraint_recipe(shape, timeouts, attempt)
 
         def cleaned_up(index: str, reason: str) -> None:
             self.emit(IndexCleanup(ref, index, reason))

@@ -1,0 +1,237 @@
+"""Plain constraint statements run as their non-blocking recipes, against a real PostgreSQL.
+
+For each recipe: the schema equals what psql makes of the plain statement (catalog snapshot
+and pg_dump --schema-only), the parts took the locks the recipe promises, rows that violate
+the constraint stop the run with the server's message and leave nothing behind.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from tests.fixtures_db import PgServer
+from tests.support.runner import (
+    apply_with_psql_semantics,
+    environment,
+    invalid_indexes,
+    journal_rows,
+    run,
+    schema_snapshot,
+    write_migrations,
+)
+
+#: The tables every case starts from, with rows, created by an earlier migration.
+SETUP = """
+CREATE TABLE customers (id bigint PRIMARY KEY, email text);
+CREATE TABLE orders (
+    id bigint, customer_id bigint, amount int, ref text, note text, code int
+);
+CREATE TABLE others (x int, CONSTRAINT orders_amount_check CHECK (x > 0));
+CREATE TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x (
+    a_column_name_that_is_also_quite_long_for_an_identifier int
+);
+INSERT INTO customers SELECT g, 'c' || g FROM generate_series(1, 100) g;
+INSERT INTO orders SELECT g, 1 + g % 100, 1 + g % 50, 'r' || g, 'n', g FROM generate_series(1, 2000) g;
+"""
+
+#: Each plain statement, and the recipe the runner must have run for it.
+CASES = {
+    "foreign_key": "ALTER TABLE orders ADD FOREIGN KEY (customer_id) REFERENCES customers (id)",
+    "foreign_key_named": (
+        "ALTER TABLE orders ADD CONSTRAINT orders_customer FOREIGN KEY (customer_id) "
+        "REFERENCES customers (id) ON DELETE CASCADE"
+    ),
+    "check": "ALTER TABLE orders ADD CHECK (amount > 0)",
+    "check_two_columns": "ALTER TABLE orders ADD CHECK (amount > 0 AND code > 0)",
+    "not_null": "ALTER TABLE orders ALTER COLUMN note SET NOT NULL",
+    "unique": "ALTER TABLE orders ADD UNIQUE (ref)",
+    "unique_two_columns_include": "ALTER TABLE orders ADD UNIQUE (ref, code) INCLUDE (amount)",
+    "primary_key": "ALTER TABLE orders ADD PRIMARY KEY (id)",
+    "long_names": (
+        "ALTER TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x "
+        "ADD UNIQUE (a_column_name_that_is_also_quite_long_for_an_identifier)"
+    ),
+    "long_names_check": (
+        "ALTER TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x "
+        "ADD CHECK (a_column_name_that_is_also_quite_long_for_an_identifier > 0)"
+    ),
+}
+
+
+@pytest.fixture
+def reference_dsn(pg_server: PgServer) -> Iterator[str]:
+    """A second fresh database, where psql applies the plain statements."""
+    name = f"sm_ref_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield pg_server.dsn(name)
+    finally:
+        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def schema_dump(dsn: str) -> str:
+    """pg_dump --schema-only of the public schema without the journal, comments dropped."""
+    out = subprocess.run(
+        ["pg_dump", "--schema-only", "--no-owner", "-T", "safemigrate_history", "-d", dsn],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=environment(),
+    ).stdout
+    lines = [line for line in out.splitlines() if line and not line.startswith("--")]
+    return "\n".join(line for line in lines if not re.match(r"^\\(un)?restrict ", line))
+
+
+def constraint_names(dsn: str) -> list[str]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return [
+            r[0]
+            for r in conn.execute(
+                "SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace "
+                "AND conname NOT LIKE 'safemigrate_history%' ORDER BY 1"
+            ).fetchall()
+        ]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_recipe_gives_the_schema_psql_gives_the_plain_statement(
+    case: str, db_dsn: str, reference_dsn: str, tmp_path: Path
+) -> None:
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_setup.sql": SETUP, "0002_change.sql": CASES[case] + ";\n"}
+    )
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "run as its recipe" in result.stdout
+    apply_with_psql_semantics(reference_dsn, migrations)
+    assert schema_snapshot(db_dsn) == schema_snapshot(reference_dsn)
+    assert schema_dump(db_dsn) == schema_dump(reference_dsn)
+    assert invalid_indexes(db_dsn) == []
+    assert not [n for n in constraint_names(db_dsn) if "not_null_safemigrate" in n]
+    assert {r[2] for r in journal_rows(db_dsn)} == {"applied"}
+
+
+def test_taken_name_gets_the_next_number_like_postgresql(
+    db_dsn: str, reference_dsn: str, tmp_path: Path
+) -> None:
+    # SETUP has a constraint called orders_amount_check on another table of the schema.
+    migrations = write_migrations(
+        tmp_path / "m",
+        {"0001_setup.sql": SETUP, "0002_change.sql": CASES["check"] + ";\n"},
+    )
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn).exit_code == 0
+    apply_with_psql_semantics(reference_dsn, migrations)
+    assert "orders_amount_check1" in constraint_names(db_dsn)
+    assert constraint_names(db_dsn) == constraint_names(reference_dsn)
+
+
+def test_table_created_in_the_same_file_runs_as_written(db_dsn: str, tmp_path: Path) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {"0001_setup.sql": SETUP + CASES["unique"].replace("orders", "fresh") .replace(
+            "ALTER TABLE fresh", "CREATE TABLE fresh (ref text);\nALTER TABLE fresh") + ";\n"},
+    )
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "run as its recipe" not in result.stdout
+
+
+def test_inside_a_transaction_block_runs_as_written_with_a_note(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_setup.sql": SETUP,
+            "0002_change.sql": f"BEGIN;\n{CASES['check']};\nCOMMIT;\n",
+        },
+    )
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "not run as its recipe" in result.stdout
+    # Under "require" the file is refused as it is read, as for a plain CREATE INDEX.
+    require = run("up", "--dir", str(migrations), "--dsn", db_dsn, "--safe-rewrites", "require")
+    assert require.exit_code == 2, require.output
+    assert "cannot run as its non-blocking recipe" in require.output
+
+
+def test_require_refuses_the_plain_form_naming_the_recipe(db_dsn: str, tmp_path: Path) -> None:
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_setup.sql": SETUP, "0002_change.sql": CASES["foreign_key"] + ";\n"}
+    )
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn, "--safe-rewrites", "require")
+    assert result.exit_code == 2, result.output
+    assert "NOT VALID" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_no_rewrite_directive_runs_the_statement_as_written(db_dsn: str, tmp_path: Path) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_setup.sql": SETUP,
+            "0002_change.sql": "-- safemigrate: no-rewrite the table is tiny\n"
+            + CASES["check"]
+            + ";\n",
+        },
+    )
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "run as its recipe" not in result.stdout
+
+
+VIOLATIONS = {
+    "foreign_key": (
+        "UPDATE orders SET customer_id = 999 WHERE id = 7",
+        "violates foreign key constraint",
+    ),
+    "check": ("UPDATE orders SET amount = -1 WHERE id = 7", "is violated by some row"),
+    "not_null": ("UPDATE orders SET note = NULL WHERE id = 7", "is violated by some row"),
+    "unique": ("UPDATE orders SET ref = 'r1' WHERE id = 7", "could not create unique index"),
+    "primary_key": ("UPDATE orders SET id = NULL WHERE id = 7", "is violated by some row"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VIOLATIONS))
+def test_violating_rows_stop_the_run_with_the_servers_message_and_leave_nothing(
+    case: str, db_dsn: str, tmp_path: Path
+) -> None:
+    breaking, message = VIOLATIONS[case]
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_setup.sql": SETUP + breaking + ";\n",
+            "0002_change.sql": CASES[case] + ";\n",
+        },
+    )
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert result.exit_code == 1, result.output
+    assert message in result.output
+    assert invalid_indexes(db_dsn) == []
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT conname FROM pg_constraint WHERE conrelid = 'orders'::regclass"
+            ).fetchall()
+        ]
+        indexes = conn.execute(
+            "SELECT count(*) FROM pg_index WHERE indrelid = 'orders'::regclass"
+        ).fetchone()
+    assert names == []
+    assert indexes == (0,)
+
+
+def _locks_of_parts(events: list[dict[str, Any]]) -> list[Any]:
+    return [e for e in events if e.get("event") == "step_applied"]
