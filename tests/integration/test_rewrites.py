@@ -7,101 +7,30 @@ the constraint stop the run with the server's message and leave nothing behind.
 
 from __future__ import annotations
 
-import re
-import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from tests.fixtures_db import PgServer
+from tests.support.rewrite_cases import CASES, SETUP
 from tests.support.runner import (
     apply_with_psql_semantics,
-    environment,
     invalid_indexes,
     journal_rows,
     run,
     schema_snapshot,
     write_migrations,
 )
-
-#: The tables every case starts from, with rows, created by an earlier migration.
-SETUP = """
-CREATE TABLE customers (id bigint PRIMARY KEY, email text);
-CREATE TABLE orders (
-    id bigint, customer_id bigint, amount int, ref text, note text, code int
-);
-CREATE TABLE others (x int, CONSTRAINT orders_amount_check CHECK (x > 0));
-CREATE TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x (
-    a_column_name_that_is_also_quite_long_for_an_identifier int
-);
-INSERT INTO customers SELECT g, 'c' || g FROM generate_series(1, 100) g;
-INSERT INTO orders SELECT g, 1 + g % 100, 1 + g % 50, 'r' || g, 'n', g FROM generate_series(1, 2000) g;
-"""
-
-#: Each plain statement, and the recipe the runner must have run for it.
-CASES = {
-    "foreign_key": "ALTER TABLE orders ADD FOREIGN KEY (customer_id) REFERENCES customers (id)",
-    "foreign_key_named": (
-        "ALTER TABLE orders ADD CONSTRAINT orders_customer FOREIGN KEY (customer_id) "
-        "REFERENCES customers (id) ON DELETE CASCADE"
-    ),
-    "check": "ALTER TABLE orders ADD CHECK (amount > 0)",
-    "check_two_columns": "ALTER TABLE orders ADD CHECK (amount > 0 AND code > 0)",
-    "not_null": "ALTER TABLE orders ALTER COLUMN note SET NOT NULL",
-    "unique": "ALTER TABLE orders ADD UNIQUE (ref)",
-    "unique_two_columns_include": "ALTER TABLE orders ADD UNIQUE (ref, code) INCLUDE (amount)",
-    "primary_key": "ALTER TABLE orders ADD PRIMARY KEY (id)",
-    "long_names": (
-        "ALTER TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x "
-        "ADD UNIQUE (a_column_name_that_is_also_quite_long_for_an_identifier)"
-    ),
-    "long_names_check": (
-        "ALTER TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x "
-        "ADD CHECK (a_column_name_that_is_also_quite_long_for_an_identifier > 0)"
-    ),
-}
+from tests.support.schemas import constraint_names, other_database, schema_dump
 
 
 @pytest.fixture
 def reference_dsn(pg_server: PgServer) -> Iterator[str]:
     """A second fresh database, where psql applies the plain statements."""
-    name = f"sm_ref_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
-def schema_dump(dsn: str) -> str:
-    """pg_dump --schema-only of the public schema without the journal, comments dropped."""
-    out = subprocess.run(
-        ["pg_dump", "--schema-only", "--no-owner", "-T", "safemigrate_history", "-d", dsn],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=environment(),
-    ).stdout
-    lines = [line for line in out.splitlines() if line and not line.startswith("--")]
-    return "\n".join(line for line in lines if not re.match(r"^\\(un)?restrict ", line))
-
-
-def constraint_names(dsn: str) -> list[str]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        return [
-            r[0]
-            for r in conn.execute(
-                "SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace "
-                "AND conname NOT LIKE 'safemigrate_history%' ORDER BY 1"
-            ).fetchall()
-        ]
+    with other_database(pg_server) as dsn:
+        yield dsn
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -139,12 +68,12 @@ def test_taken_name_gets_the_next_number_like_postgresql(
 def test_table_created_in_the_same_file_runs_as_written(db_dsn: str, tmp_path: Path) -> None:
     migrations = write_migrations(
         tmp_path / "m",
-        {"0001_setup.sql": SETUP + CASES["unique"].replace("orders", "fresh") .replace(
-            "ALTER TABLE fresh", "CREATE TABLE fresh (ref text);\nALTER TABLE fresh") + ";\n"},
+        {"0001_setup.sql": "CREATE TABLE fresh (ref text);\nALTER TABLE fresh ADD UNIQUE (ref);\n"},
     )
     result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
     assert result.exit_code == 0, result.output
     assert "run as its recipe" not in result.stdout
+    assert constraint_names(db_dsn) == ["fresh_ref_key"]
 
 
 def test_inside_a_transaction_block_runs_as_written_with_a_note(
@@ -231,7 +160,3 @@ def test_violating_rows_stop_the_run_with_the_servers_message_and_leave_nothing(
         ).fetchone()
     assert names == []
     assert indexes == (0,)
-
-
-def _locks_of_parts(events: list[dict[str, Any]]) -> list[Any]:
-    return [e for e in events if e.get("event") == "step_applied"]
