@@ -125,6 +125,7 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
                 text=text,
                 in_do=True,
                 line=stmt.line,
+                safe_rewrites=base.safe_rewrites,
             )
             hits.extend(_run_rules(node, ctx))
             record(node, ctx)
@@ -152,10 +153,11 @@ def lint_text(
     *,
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
+    safe_rewrites: str = "rewrite",
 ) -> FileResult:
     """Lint the SQL ``text`` of the migration file ``path`` (used in findings only)."""
     # The runner's view is always taken under "rewrite": the rules judge the lint's own
-    # concurrent_indexes policy themselves.
+    # concurrent_indexes and safe_rewrites policies themselves.
     parsed = parse_file(path, text, concurrent_indexes="rewrite")
     refusals = [p for p in parsed.problems if p.kind != "non-transactional-in-block"]
     findings = [problem_finding(p) for p in refusals]
@@ -174,6 +176,7 @@ def lint_text(
             steps_known=steps_known,
             text=stmt.text,
             line=stmt.line,
+            safe_rewrites=safe_rewrites,
         )
         hits = _run_rules(stmt.node, ctx)
         record(stmt.node, ctx)
@@ -275,6 +278,7 @@ def lint_file(
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     check_file_name: bool = True,
+    safe_rewrites: str = "rewrite",
 ) -> FileResult:
     """Lint the migration file ``path``, and its name unless ``check_file_name`` is False.
 
@@ -288,6 +292,10 @@ def lint_file(
     except MigrationFileError as err:
         return FileResult([*before, invalid_file(str(path), err)], True)
     result = lint_text(
-        str(path), text, pg_version=pg_version, concurrent_indexes=concurrent_indexes
+        str(path),
+        text,
+        pg_version=pg_version,
+        concurrent_indexes=concurrent_indexes,
+        safe_rewrites=safe_rewrites,
     )
     return FileResult([*before, *result.findings], result.bad_input or misnamed is not None)
