@@ -25,6 +25,7 @@ from .events import (
     Blocker,
     Event,
     IndexCleanup,
+    RecipePartStarted,
     RunFinished,
     RunSummary,
     StepApplied,
@@ -37,6 +38,7 @@ from .model import Sample, Statement, Step
 from .pending import PlannedStep
 from .policy import Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
+from .rewrites import RecipePart, describe_locks
 from .shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
@@ -109,10 +111,16 @@ class StepDatabase(Protocol):
         ...
 
     def run_constraint_recipe(
-        self, shape: ConstraintRecipe, timeouts: Timeouts, attempts: int
+        self,
+        shape: ConstraintRecipe,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_part: Callable[[RecipePart], None] | None = None,
     ) -> str | None:
         """Run a plain constraint statement as its recipe, part by part (resuming from the
-        catalog); returns a note when the plain statement ran instead, None otherwise."""
+        catalog; ``on_part`` told of each part before it runs); returns a note when the plain
+        statement ran instead, None otherwise."""
         ...
 
 
@@ -433,7 +441,11 @@ class Executor:
         if isinstance(shape, AutocommitStatement):
             return self.db.run_autocommit(shape, timeouts, attempt)
         if isinstance(shape, ConstraintRecipe):
-            return self.db.run_constraint_recipe(shape, timeouts, attempt)
+
+            def part_started(part: RecipePart) -> None:
+                self.emit(RecipePartStarted(ref, part.label, describe_locks(part)))
+
+            return self.db.run_constraint_recipe(shape, timeouts, attempt, on_part=part_started)
 
         def cleaned_up(index: str, reason: str) -> None:
             self.emit(IndexCleanup(ref, index, reason))

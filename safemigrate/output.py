@@ -14,6 +14,7 @@ from .events import (
     Event,
     IndexCleanup,
     IndexProgress,
+    RecipePartStarted,
     Reconnected,
     RunFailed,
     RunFinished,
@@ -171,6 +172,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         return lines
     if isinstance(event, IndexCleanup):
         return [f"  - {_where(event.ref)}: dropped {event.index} ({event.reason})"]
+    if isinstance(event, RecipePartStarted):
+        return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
     if isinstance(event, StepApplied):
         attempts = f", {event.attempts} attempts" if event.attempts > 1 else ""
         skipped = f" (not run: {event.skipped})" if event.skipped else ""
@@ -353,6 +356,9 @@ def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
         )
         lines.append(f"    {step.sql}")
         lines += [f"    runner: {note}" for note in step.notes]
+        for number, part in enumerate(step.parts, start=1):
+            lines.append(f"    part {number}/{len(step.parts)}: {part.label}: {part.locks}")
+            lines.append(f"      {part.sql}")
         for lock in step.locks:
             effects = [e for e, on in (("rewrites", lock.rewrites), ("scans", lock.scans)) if on]
             blocks = (

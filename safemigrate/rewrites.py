@@ -403,6 +403,23 @@ def planned_name(rewrite: ConstraintRewrite) -> str:
     return name_candidates(rewrite, 1)[0]
 
 
+def describe_locks(part: RecipePart) -> str:
+    """The locks of a part for people, e.g. ``SHARE UPDATE EXCLUSIVE on orders (reads and
+    writes go on; scans the table)``."""
+    described = []
+    for need in part.locks:
+        if need.mode.blocks_reads:
+            effect = "blocks reads and writes for a moment"
+        elif need.mode.blocks_writes:
+            effect = "blocks writes for a moment"
+        else:
+            effect = "reads and writes go on"
+        if need.scans:
+            effect += "; scans the table"
+        described.append(f"{need.mode.sql_name} on {need.relation} ({effect})")
+    return ", ".join(described) or "no table lock"
+
+
 def iter_locks(parts: Sequence[RecipePart]) -> Iterator[LockNeed]:
     """Every lock need of ``parts``."""
     for part in parts:

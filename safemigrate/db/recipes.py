@@ -133,18 +133,30 @@ def choose_name(
     return candidates[0]
 
 
-def _run_final(
-    session: Session, parts: Sequence[rewrites.RecipePart], applied: sql.Composed
-) -> None:
-    """The closing parts and the applied journal row, in one transaction."""
-    session.execute(sql.SQL("BEGIN"))
-    try:
-        for part in parts:
-            session.run_sql(part.sql)
-        session.execute(sql.SQL("{}; COMMIT").format(applied))
-    except BaseException:
-        session.rollback_quietly()
-        raise
+@dataclass(frozen=True)
+class _Parts:
+    """Runs the parts of one recipe on the session, telling ``on_part`` of each."""
+
+    session: Session
+    on_part: PartSink
+
+    def run(self, part: rewrites.RecipePart) -> None:
+        """One part in its own transaction (or none: CREATE INDEX CONCURRENTLY)."""
+        self.on_part(part)
+        self.session.run_sql(part.sql)
+
+    def final(self, parts: Sequence[rewrites.RecipePart], applied: sql.Composed) -> None:
+        """The closing parts and the applied journal row, in one transaction."""
+        session = self.session
+        session.execute(sql.SQL("BEGIN"))
+        try:
+            for part in parts:
+                self.on_part(part)
+                session.run_sql(part.sql)
+            session.execute(sql.SQL("{}; COMMIT").format(applied))
+        except BaseException:
+            session.rollback_quietly()
+            raise
 
 
 def _drop_constraint(session: Session, table: QualifiedName, name: str) -> None:
@@ -176,7 +188,7 @@ def _clean_up(session: Session, table: QualifiedName, added: Sequence[tuple[str,
 
 
 def _helpers(
-    session: Session,
+    steps: _Parts,
     rewrite: ConstraintRewrite,
     table: _Table,
     columns: Sequence[str],
@@ -186,20 +198,26 @@ def _helpers(
 ) -> None:
     """The helper CHECK (col IS NOT NULL) of each column: added NOT VALID, then validated."""
     names = [rewrites.helper_name(rewrite.table, c) for c in columns]
-    existing = _constraints(session, table.namespace, names)
+    existing = _constraints(steps.session, table.namespace, names)
     for column, helper in zip(columns, names, strict=True):
         add, validate = rewrites.helper_parts(rewrite, column)
         state = existing.get(helper)
         ours = resume and state is not None and state[0] == table.oid and state[1] == "c"
         if not ours:
-            session.run_sql(add.sql)
+            steps.run(add)
         added.append(("constraint", helper))
         if not (ours and state is not None and state[2]):
-            session.run_sql(validate.sql)
+            steps.run(validate)
 
 
 #: Runs the author's statement in a guarded transaction with the applied journal row.
 PlainRunner = Callable[[str], None]
+#: Told of each part just before it runs.
+PartSink = Callable[[rewrites.RecipePart], None]
+
+
+def _ignore_part(part: rewrites.RecipePart) -> None:
+    """The part sink when nobody listens."""
 
 
 def run_constraint_recipe(
@@ -212,6 +230,7 @@ def run_constraint_recipe(
     applied: sql.Composed,
     resume: bool,
     run_plain: PlainRunner,
+    on_part: PartSink | None = None,
 ) -> str | None:
     """Run ``rewrite``'s recipe under session-level ``timeouts``; see the module docstring.
 
@@ -246,7 +265,8 @@ def run_constraint_recipe(
         session.execute(started)
         added: list[tuple[str, str]] = []
         try:
-            _recipe(session, rewrite, table, name, applied, added, resume=resume)
+            steps = _Parts(session, on_part or _ignore_part)
+            _recipe(steps, rewrite, table, name, applied, added, resume=resume)
         except ServerError as error:
             if not is_retryable(error.sqlstate):
                 _clean_up(session, rewrite.table, added)
@@ -257,7 +277,7 @@ def run_constraint_recipe(
 
 
 def _recipe(
-    session: Session,
+    steps: _Parts,
     rewrite: ConstraintRewrite,
     table: _Table,
     name: str,
@@ -267,6 +287,7 @@ def _recipe(
     resume: bool,
 ) -> None:
     """The parts not done yet, in order; ``added`` collects what belongs to the recipe."""
+    session = steps.session
     if rewrite.kind in ("foreign_key", "check"):
         add, validate = rewrites.recipe_parts(rewrite, name)
         con = _constraints(session, table.namespace, [name]).get(name)
@@ -274,18 +295,18 @@ def _recipe(
         ours = resume and con is not None and con[0] == table.oid and con[1] == contype
         if not ours:
             # A name taken by someone else fails here, with the plain statement's error.
-            session.run_sql(add.sql)
+            steps.run(add)
         added.append(("constraint", name))
-        _run_final(session, [validate], applied)
+        steps.final([validate], applied)
         return
     if rewrite.kind == "not_null":
         column = rewrite.columns[0]
         if column in _not_null_columns(session, table.oid, [column]) and not resume:
             # Already NOT NULL: the plain statement does nothing either.
-            _run_final(session, [], applied)
+            steps.final([], applied)
             return
-        _helpers(session, rewrite, table, [column], added, resume=resume)
-        _run_final(session, rewrites.closing_not_null(rewrite, column), applied)
+        _helpers(steps, rewrite, table, [column], added, resume=resume)
+        steps.final(rewrites.closing_not_null(rewrite, column), applied)
         return
     relation = _relations(session, table.namespace, table.oid, [name]).get(name)
     ours = (
@@ -304,7 +325,7 @@ def _recipe(
         if relation is None:
             added.append(("index", name))
         # A name taken by someone else fails here, with the plain statement's error.
-        session.run_sql(rewrites.index_part(rewrite, name).sql)
+        steps.run(rewrites.index_part(rewrite, name))
     else:
         added.append(("index", name))
     keys = rewrite.columns[: rewrite.key_count]
@@ -312,6 +333,6 @@ def _recipe(
     if rewrite.kind == "primary_key":
         done = _not_null_columns(session, table.oid, keys)
         nullable = [c for c in keys if c not in done]
-        _helpers(session, rewrite, table, nullable, added, resume=resume)
+        _helpers(steps, rewrite, table, nullable, added, resume=resume)
     parts = rewrites.recipe_parts(rewrite, name, nullable)
-    _run_final(session, [p for p in parts if p.final], applied)
+    steps.final([p for p in parts if p.final], applied)

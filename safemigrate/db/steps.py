@@ -15,6 +15,7 @@ from psycopg import sql
 from ..errors import UnsafeConnectionError
 from ..model import IndexBuild, QualifiedName
 from ..policy import Timeouts
+from ..rewrites import RecipePart
 from ..shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
@@ -461,7 +462,12 @@ class SessionSteps:
         )
 
     def run_constraint_recipe(
-        self, shape: ConstraintRecipe, timeouts: Timeouts, attempts: int
+        self,
+        shape: ConstraintRecipe,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_part: Callable[[RecipePart], None] | None = None,
     ) -> str | None:
         """Run a ConstraintRecipe shape (see db.recipes.run_constraint_recipe); a later
         attempt resumes from what the catalog shows, like a rerun after an interruption."""
@@ -482,4 +488,5 @@ class SessionSteps:
             applied=applied,
             resume=shape.resume or attempts > 1,
             run_plain=run_plain,
+            on_part=on_part,
         )

@@ -7,6 +7,9 @@ the constraint stop the run with the server's message and leave nothing behind.
 
 from __future__ import annotations
 
+import json
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from tests.support.runner import (
     invalid_indexes,
     journal_rows,
     run,
+    run_process,
     schema_snapshot,
     write_migrations,
 )
@@ -160,3 +164,89 @@ def test_violating_rows_stop_the_run_with_the_servers_message_and_leave_nothing(
         ).fetchone()
     assert names == []
     assert indexes == (0,)
+
+
+def _two_files(tmp_path: Path, statement: str) -> Path:
+    return write_migrations(
+        tmp_path / "m", {"0001_setup.sql": SETUP, "0002_change.sql": statement + ";\n"}
+    )
+
+
+def test_plan_and_dry_run_show_the_parts_with_their_locks(db_dsn: str, tmp_path: Path) -> None:
+    migrations = _two_files(tmp_path, CASES["foreign_key"])
+    plan = run("plan", "--dir", str(migrations))
+    assert plan.exit_code == 0, plan.output
+    assert (
+        "part 1/2: add orders_customer_id_fkey NOT VALID: SHARE ROW EXCLUSIVE on orders "
+        "(blocks writes for a moment)" in plan.stdout
+    )
+    assert (
+        "part 2/2: validate orders_customer_id_fkey: SHARE UPDATE EXCLUSIVE on orders "
+        "(reads and writes go on; scans the table)" in plan.stdout
+    )
+    document = run("plan", "--dir", str(migrations), "--format", "json")
+    [step] = [s for s in json.loads(document.stdout)["steps"] if s["version"] == 2]
+    assert [p["label"] for p in step["parts"]] == [
+        "add orders_customer_id_fkey NOT VALID",
+        "validate orders_customer_id_fkey",
+    ]
+    off = run("plan", "--dir", str(migrations), "--safe-rewrites", "off")
+    assert "part 1/2" not in off.stdout
+
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
+    dry = run("up", "--dir", str(migrations), "--dsn", db_dsn, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert "part 2/2: validate orders_customer_id_fkey" in dry.stdout
+    assert {r[0] for r in journal_rows(db_dsn)} == {1}
+
+
+def test_up_reports_each_part_as_it_runs(db_dsn: str, tmp_path: Path) -> None:
+    migrations = _two_files(tmp_path, CASES["not_null"])
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    assert result.exit_code == 0, result.output
+    parts = [e["part"] for e in result.events() if e["event"] == "recipe_part"]
+    assert parts == [
+        "add orders_note_not_null_safemigrate NOT VALID",
+        "validate orders_note_not_null_safemigrate",
+        "set note NOT NULL",
+        "drop orders_note_not_null_safemigrate",
+    ]
+
+
+def test_check_reports_the_recipe_statements_as_warnings(tmp_path: Path) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_setup.sql": SETUP,
+            "0002_change.sql": ";\n".join(CASES[k] for k in ("foreign_key", "check"))
+            + ";\n"
+            + CASES["not_null"]
+            + ";\n"
+            + CASES["unique"]
+            + ";\n",
+        },
+    )
+    rewrite = run("check", "--dir", str(migrations), "--format", "json")
+    assert rewrite.exit_code == 0, rewrite.output
+    findings = json.loads(rewrite.stdout)["findings"]
+    assert {f["severity"] for f in findings} == {"warning"}
+    assert len(findings) == 4
+    off = run("check", "--dir", str(migrations), "--safe-rewrites", "off")
+    assert off.exit_code == 1, off.output
+
+
+def test_rehearse_shows_the_parts(tmp_path: Path) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="sm-rehearse-", dir="/tmp"))
+    folder.chmod(0o755)
+    try:
+        migrations = _two_files(tmp_path, CASES["unique"])
+        result = run_process(
+            "rehearse", "--dir", str(migrations), env={"TMPDIR": str(folder)}, timeout=180
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert result.exit_code == 0, result.output
+    assert "build index orders_ref_key CONCURRENTLY: SHARE UPDATE EXCLUSIVE on orders" in (
+        result.stdout
+    )
+    assert "attach orders_ref_key as the constraint: ACCESS EXCLUSIVE on orders" in result.stdout
