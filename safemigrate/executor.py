@@ -119,8 +119,8 @@ class StepDatabase(Protocol):
         on_part: Callable[[RecipePart], None] | None = None,
     ) -> str | None:
         """Run a plain constraint statement as its recipe, part by part (resuming from the
-        catalog; ``on_part`` told of each part before it runs); returns a note when the plain
-        statement ran instead, None otherwise."""
+        catalog; ``on_part`` told of each part before it runs, or of the plain statement run as
+        written where the recipe cannot run); returns None."""
         ...
 
 

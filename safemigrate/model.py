@@ -211,7 +211,8 @@ class Statement:
     column: int
     #: The name of its parse tree node, e.g. ``IndexStmt``.
     kind: str
-    #: True when PostgreSQL refuses to run it inside a transaction block.
+    #: True when it runs as a step of its own outside a transaction block: PostgreSQL refuses
+    #: it in one, or the runner runs it as CONCURRENTLY or as a constraint recipe.
     non_transactional: bool = False
     #: The text the runner executes, when it differs from ``text`` (e.g. CONCURRENTLY added).
     rewritten: str | None = None

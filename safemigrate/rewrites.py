@@ -397,6 +397,11 @@ def recipe_parts(
     return tuple(parts)
 
 
+def plain_part(text: str, reason: str) -> RecipePart:
+    """The author's statement run as written where the recipe cannot run, and why."""
+    return _part(f"run as written ({reason})", text, final=True)
+
+
 def planned_name(rewrite: ConstraintRewrite) -> str:
     """The name the plan shows: the author's, or PostgreSQL's first choice (a taken name makes
     the server, and the runner, pick the next numbered one)."""

@@ -237,7 +237,7 @@ def run_constraint_recipe(
     ``resume``: an earlier run or attempt may have done some parts (the catalog says which).
     Where the recipe cannot run (not an ordinary table, a server older than 12 for the NOT
     NULL recipes, a missing table whose error the plain statement gives) ``run_plain`` runs
-    the author's statement, and the note saying so is returned.
+    the author's statement, after ``on_part`` is told so. Returns None (nothing was skipped).
     """
     set_session_timeouts(session, timeouts)
     try:
@@ -256,12 +256,22 @@ def run_constraint_recipe(
             and session.server_version < rewrites.NOT_NULL_RECIPE_MIN_VERSION
         )
         if table is None or relkind != "r" or too_old:
+            if too_old:
+                reason = "the NOT NULL recipe needs PostgreSQL 12 or later"
+            elif table is None:
+                reason = "no such table: the server says why"
+            else:
+                reason = "the recipe applies to ordinary tables only, not partitioned ones"
+            (on_part or _ignore_part)(rewrites.plain_part(plain, reason))
             reset_session_timeouts(session)
             run_plain(plain)
-            if too_old:
-                return "ran as written: the NOT NULL recipe needs PostgreSQL 12 or later"
-            return "ran as written: the recipe applies to ordinary tables only"
-        name = choose_name(session, rewrite, table, resume=resume)
+            return None
+        # The NOT NULL recipe names only its helper check, after the table and column.
+        name = (
+            ""
+            if rewrite.kind == "not_null"
+            else choose_name(session, rewrite, table, resume=resume)
+        )
         session.execute(started)
         added: list[tuple[str, str]] = []
         try:
@@ -292,7 +302,9 @@ def _recipe(
         add, validate = rewrites.recipe_parts(rewrite, name)
         con = _constraints(session, table.namespace, [name]).get(name)
         contype = "f" if rewrite.kind == "foreign_key" else "c"
-        ours = resume and con is not None and con[0] == table.oid and con[1] == contype
+        # Only a NOT VALID one: the closing transaction validates it and journals the step
+        # together, so a valid constraint of that name was never left by this recipe.
+        ours = resume and con is not None and con == (table.oid, contype, False)
         if not ours:
             # A name taken by someone else fails here, with the plain statement's error.
             steps.run(add)

@@ -250,3 +250,15 @@ def test_rehearse_shows_the_parts(tmp_path: Path) -> None:
         result.stdout
     )
     assert "attach orders_ref_key as the constraint: ACCESS EXCLUSIVE on orders" in result.stdout
+
+
+def test_a_partitioned_table_runs_the_statement_as_written_and_says_so(
+    db_dsn: str, reference_dsn: str, tmp_path: Path
+) -> None:
+    migrations = _two_files(tmp_path, "ALTER TABLE parted ADD CHECK (a >= 0)")
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    assert result.exit_code == 0, result.output
+    [part] = [e["part"] for e in result.events() if e["event"] == "recipe_part"]
+    assert part.startswith("run as written (the recipe applies to ordinary tables only")
+    apply_with_psql_semantics(reference_dsn, migrations)
+    assert schema_dump(db_dsn) == schema_dump(reference_dsn)
