@@ -28,12 +28,14 @@ Output: bench/results/rewrites.json and a Markdown table on stdout.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +121,8 @@ class Trial:
     stderr_tail: str = ""
     schema: list[list[Any]] = field(default_factory=list)
     requests: list[tuple[float, float]] = field(default_factory=list)
+    #: (when, label) of each recipe part safemigrate reported starting.
+    parts: list[tuple[float, str]] = field(default_factory=list)
 
 
 def runner_argv(runner: str, dsn: str, directory: Path) -> list[str]:
@@ -182,17 +186,24 @@ def run_trial(
         go.set()
         time.sleep(args.warmup_s)
         trial.t_migration_start = time.monotonic()
-        proc = subprocess.run(
-            runner_argv(runner, dsn, workdir),
-            cwd=workdir,
-            env=c.child_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=args.migration_timeout_s,
-        )
+        stderr_file = workdir / "stderr.txt"
+        with stderr_file.open("wb") as err:
+            proc = subprocess.Popen(
+                runner_argv(runner, dsn, workdir),
+                cwd=workdir,
+                env=c.child_env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err,
+            )
+        # The only reader of stdout: events are timed as they arrive.
+        reader = threading.Thread(target=_read_parts, args=(proc, trial), daemon=True)
+        reader.start()
+        proc.wait(timeout=args.migration_timeout_s)
         trial.t_migration_end = time.monotonic()
+        reader.join(timeout=10)
         trial.exit_code = proc.returncode
-        trial.stderr_tail = proc.stderr.decode(errors="replace")[-1500:]
+        trial.stderr_tail = stderr_file.read_text(errors="replace")[-1500:]
         time.sleep(1.0)
         stop.set()
         for _ in clients:
@@ -214,6 +225,33 @@ def run_trial(
     return trial
 
 
+def _read_parts(proc: subprocess.Popen[bytes], trial: Trial) -> None:
+    """Note when each recipe part starts (safemigrate's ``recipe_part`` JSON events)."""
+    assert proc.stdout is not None
+    for raw in proc.stdout:
+        line = raw.decode(errors="replace")
+        if line.startswith("{"):
+            event = json.loads(line)
+            if event.get("event") == "recipe_part":
+                trial.parts.append((time.monotonic(), event["part"]))
+
+
+def slow_by_part(trial: Trial) -> dict[str, int]:
+    """Requests over 100 ms, by the recipe part running when they were scheduled."""
+    counts: dict[str, int] = {}
+    for slot, end in trial.requests:
+        if (end - slot) * 1000 <= SLOW_MS or not trial.parts:
+            continue
+        if not trial.t_migration_start <= slot <= trial.t_migration_end + 0.5:
+            continue
+        running = "before the first part"
+        for when, label in trial.parts:
+            if when <= slot:
+                running = label
+        counts[running] = counts.get(running, 0) + 1
+    return counts
+
+
 def metrics(trial: Trial) -> dict[str, Any]:
     """Response times of the requests scheduled while the migration ran (to its end + 0.5 s:
     a request stuck behind the migration's lock finishes just after it)."""
@@ -229,6 +267,7 @@ def metrics(trial: Trial) -> dict[str, Any]:
         "over_100ms": sum(1 for ms in window if ms > SLOW_MS),
         "migration_s": round(trial.t_migration_end - trial.t_migration_start, 3),
         "exit": trial.exit_code,
+        "slow_by_part": slow_by_part(trial),
     }
 
 
@@ -315,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                 m = metrics(trial)
                 c.log(
                     f"    max {m['max_ms']} ms  >100ms {m['over_100ms']}  migration "
-                    f"{m['migration_s']} s  exit {m['exit']}"
+                    f"{m['migration_s']} s  exit {m['exit']}  slow by part {m['slow_by_part']}"
                 )
                 if trial.exit_code != 0:
                     c.log(f"    migration failed: {trial.stderr_tail}")
@@ -338,6 +377,12 @@ def main(argv: list[str] | None = None) -> int:
         "statements": STATEMENTS,
         "results": rows,
         "schemas": {f"{t.statement}/{t.runner}": t.schema for t in trials},
+        "parts": {
+            f"{t.statement}/{t.runner}": [
+                [round(when - t.t_migration_start, 4), label] for when, label in t.parts
+            ]
+            for t in trials
+        },
     }
     c.write_json(args.out, data)
     c.log(f"[{time.monotonic() - began:6.1f}s] wrote {args.out}")
