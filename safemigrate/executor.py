@@ -302,7 +302,14 @@ class Executor:
         shape = step_shape(planned)
         notes = tuple(note for s in step.statements for note in s.notes)
         index_build = any(
-            s.index_build is not None or s.kind == "ReindexStmt" for s in step.statements
+            s.index_build is not None
+            or s.kind == "ReindexStmt"
+            # The UNIQUE and PRIMARY KEY recipes build their index CONCURRENTLY.
+            or (
+                s.constraint_rewrite is not None
+                and s.constraint_rewrite.kind in ("unique", "primary_key")
+            )
+            for s in step.statements
         )
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()

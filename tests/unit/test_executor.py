@@ -388,6 +388,12 @@ def test_a_constraint_recipe_retried_after_a_lock_timeout_is_attempt_two() -> No
     assert [c.attempts for c in h.db.calls] == [1, 2]
 
 
+def test_the_watch_follows_the_index_build_of_a_unique_recipe() -> None:
+    h = harness()
+    h.run(planned("ALTER TABLE t ADD UNIQUE (a);\nALTER TABLE t ADD CHECK (a > 0);\n"))
+    assert [w[2] for w in h.watcher.watched] == [True, False]
+
+
 def test_a_started_constraint_recipe_resumes() -> None:
     h = harness()
     h.run(planned("ALTER TABLE t ADD UNIQUE (a);\n", started_before=True))
