@@ -66,7 +66,11 @@ def _ignore(_: Event) -> None:
 
 def _migrations(settings: Settings) -> list[Migration]:
     """Every migration in the settings' directory, parsed (bad files raise exit-2 errors)."""
-    return load_migrations(settings.dir, concurrent_indexes=settings.concurrent_indexes)
+    return load_migrations(
+        settings.dir,
+        concurrent_indexes=settings.concurrent_indexes,
+        safe_rewrites=settings.safe_rewrites,
+    )
 
 
 def up(
@@ -505,12 +509,14 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
             pg_version=settings.pg_version,
             concurrent_indexes=settings.concurrent_indexes,
             ceilings=timeout_ceilings(settings),
+            safe_rewrites=settings.safe_rewrites,
         )
     return lint_directory(
         settings.dir,
         pg_version=settings.pg_version,
         concurrent_indexes=settings.concurrent_indexes,
         ceilings=timeout_ceilings(settings),
+        safe_rewrites=settings.safe_rewrites,
     )
 
 

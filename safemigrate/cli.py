@@ -220,6 +220,15 @@ lint_gate_option = click.option(
     "not lint [default: the config's lint_gate, else error].",
 )
 
+safe_rewrites_option = click.option(
+    "--safe-rewrites",
+    type=click.Choice(["rewrite", "require", "off"]),
+    default=None,
+    help="Plain ADD FOREIGN KEY/CHECK/UNIQUE/PRIMARY KEY and SET NOT NULL on existing tables: "
+    "run as their non-blocking recipe, refuse them, or run as written "
+    "[default: the config's safe_rewrites, else rewrite].",
+)
+
 
 @contextmanager
 def _handled(ctx: Context) -> Iterator[None]:
@@ -400,6 +409,7 @@ def main() -> None:
     help="Say which blockers the policy would cancel; touch none.",
 )
 @lint_gate_option
+@safe_rewrites_option
 @click.option(
     "--dry-run",
     is_flag=True,
@@ -426,6 +436,7 @@ def up(
     cancel_blockers_only: str | None,
     cancel_blockers_dry_run: bool | None,
     lint_gate: str | None,
+    safe_rewrites: str | None,
     dry_run: bool,
 ) -> None:
     """Apply pending migrations, step by step.
@@ -459,6 +470,7 @@ def up(
         "cancel_blockers_dry_run": cancel_blockers_dry_run,
         "lint_gate": lint_gate,
         "require_dsn": require_dsn,
+        "safe_rewrites": safe_rewrites,
     }
     if dry_run:
         # The same settings as the real run: the plan shows its timeouts, attempts and gate.
@@ -683,6 +695,7 @@ def _target_printer(fmt: str) -> Callable[[Event], None]:
     metavar="N",
     help="PostgreSQL major version lint rules assume [default: the config's pg_version, else 17].",
 )
+@safe_rewrites_option
 def plan(
     config: Path | None,
     directory: Path | None,
@@ -691,6 +704,7 @@ def plan(
     dsn: str | None,
     target: str | None,
     pg_version: str | None,
+    safe_rewrites: str | None,
 ) -> None:
     """Show what up would do: each step's transaction mode, locks, rewrites, timeouts, lint.
 
@@ -703,7 +717,9 @@ def plan(
     from . import api
 
     with _handled(ctx):
-        settings = ctx.settings(pg_version=pg_version, lint_gate=lint_gate)
+        settings = ctx.settings(
+            pg_version=pg_version, lint_gate=lint_gate, safe_rewrites=safe_rewrites
+        )
         report = api.plan(
             settings,
             dsn=dsn,
@@ -734,6 +750,7 @@ def plan(
     metavar="RULE",
     help="Show what RULE catches, why it hurts, and the safe alternative.",
 )
+@safe_rewrites_option
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 def check(
     config: Path | None,
@@ -741,6 +758,7 @@ def check(
     fmt: str,
     pg_version: str | None,
     explain: str | None,
+    safe_rewrites: str | None,
     files: tuple[Path, ...],
 ) -> None:
     """Lint migrations for what hurts production; no database needed.
@@ -758,7 +776,7 @@ def check(
         if explain is not None:
             click.echo(api.explain(explain))
             return
-        report = api.check(ctx.settings(pg_version=pg_version), files)
+        report = api.check(ctx.settings(pg_version=pg_version, safe_rewrites=safe_rewrites), files)
         if fmt == "json":
             click.echo(render_json(report))
         elif fmt == "github":
@@ -788,6 +806,7 @@ def check(
     help="PostgreSQL server binaries: auto, system, wheel (the embedded extra), or a bindir "
     "[default: auto].",
 )
+@safe_rewrites_option
 def rehearse(
     config: Path | None,
     directory: Path | None,
@@ -795,6 +814,7 @@ def rehearse(
     lint_gate: str | None,
     schema_from: Path | None,
     server: str | None,
+    safe_rewrites: str | None,
 ) -> None:
     """Apply every migration for real on a throwaway PostgreSQL, then remove it.
 
@@ -809,7 +829,7 @@ def rehearse(
     sink = _Sink(fmt, live=False)
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     with _handled(ctx), sink:
-        settings = ctx.settings(lint_gate=lint_gate)
+        settings = ctx.settings(lint_gate=lint_gate, safe_rewrites=safe_rewrites)
         result = api.rehearse(settings, schema_from=schema_from, server=server, on_event=sink)
         if fmt == "json":
             click.echo(

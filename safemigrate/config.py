@@ -36,6 +36,7 @@ else:
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
+SafeRewrites = Literal["rewrite", "require", "off"]
 VersionStyle = Literal["sequence", "timestamp"]
 #: What up, plan and rehearse do with lint findings on pending steps (see safemigrate.gate).
 LintGate = Literal["off", "warn", "error"]
@@ -109,6 +110,7 @@ class Settings:
     wait_for_lock_ms: int = 0
     allow_out_of_order: bool = False
     concurrent_indexes: ConcurrentIndexes = "rewrite"
+    safe_rewrites: SafeRewrites = "rewrite"
     journal_schema: str = "public"
     journal_table: str = "safemigrate_history"
     application_name: str = "safemigrate"
@@ -170,6 +172,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "allow_out_of_order": "Apply pending migrations older than the newest applied one.",
         "concurrent_indexes": (
             "CREATE INDEX handling: rewrite to CONCURRENTLY, require it, or off."
+        ),
+        "safe_rewrites": (
+            "ADD FOREIGN KEY/CHECK/UNIQUE/PRIMARY KEY and SET NOT NULL on existing tables: "
+            "run as their non-blocking recipe (rewrite), refuse the plain form (require), or off."
         ),
         "journal_schema": "Schema of the journal table that records applied migrations.",
         "journal_table": "Name of the journal table that records applied migrations.",
@@ -256,6 +262,7 @@ _FIELDS: Mapping[str, str] = MappingProxyType(
 _ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "concurrent_indexes": get_args(ConcurrentIndexes),
+        "safe_rewrites": get_args(SafeRewrites),
         "version_style": get_args(VersionStyle),
         "lint_gate": get_args(LintGate),
     }

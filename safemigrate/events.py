@@ -220,6 +220,18 @@ class IndexCleanup(Event):
 
 
 @dataclass(frozen=True)
+class RecipePartStarted(Event):
+    """A part of a constraint recipe (see ``rewrites``) is about to run."""
+
+    kind: ClassVar[str] = "recipe_part"
+    ref: StepRef
+    #: What the part does, e.g. ``validate orders_customer_id_fkey``.
+    part: str
+    #: The locks it takes, for people.
+    locks: str
+
+
+@dataclass(frozen=True)
 class StepApplied(Event):
     """A step is applied and recorded."""
 

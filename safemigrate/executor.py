@@ -25,6 +25,7 @@ from .events import (
     Blocker,
     Event,
     IndexCleanup,
+    RecipePartStarted,
     RunFinished,
     RunSummary,
     StepApplied,
@@ -37,9 +38,11 @@ from .model import Sample, Statement, Step
 from .pending import PlannedStep
 from .policy import Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
+from .rewrites import RecipePart, describe_locks
 from .shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
+    ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepShape,
@@ -111,6 +114,19 @@ class StepDatabase(Protocol):
     ) -> str | None:
         """Build an index CONCURRENTLY with its clean-up (each dropped index reported to
         ``on_cleanup``); returns why the build was skipped, None when it ran."""
+        ...
+
+    def run_constraint_recipe(
+        self,
+        shape: ConstraintRecipe,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_part: Callable[[RecipePart], None] | None = None,
+    ) -> str | None:
+        """Run a plain constraint statement as its recipe, part by part (resuming from the
+        catalog; ``on_part`` told of each part before it runs, or of the plain statement run as
+        written where the recipe cannot run); returns None."""
         ...
 
 
@@ -298,7 +314,14 @@ class Executor:
         shape = step_shape(planned)
         notes = tuple(note for s in step.statements for note in s.notes)
         index_build = any(
-            s.index_build is not None or s.kind == "ReindexStmt" for s in step.statements
+            s.index_build is not None
+            or s.kind == "ReindexStmt"
+            # The UNIQUE and PRIMARY KEY recipes build their index CONCURRENTLY.
+            or (
+                s.constraint_rewrite is not None
+                and s.constraint_rewrite.kind in ("unique", "primary_key")
+            )
+            for s in step.statements
         )
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
@@ -441,6 +464,12 @@ class Executor:
                 shape, timeouts, attempt, on_statement=self._track(step), locks_out=self._locks
             )
             return None
+        if isinstance(shape, ConstraintRecipe):
+
+            def part_started(part: RecipePart) -> None:
+                self.emit(RecipePartStarted(ref, part.label, describe_locks(part)))
+
+            return self.db.run_constraint_recipe(shape, timeouts, attempt, on_part=part_started)
 
         def cleaned_up(index: str, reason: str) -> None:
             self.emit(IndexCleanup(ref, index, reason))

@@ -150,6 +150,7 @@ def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Fin
         pg_version=settings.pg_version,
         concurrent_indexes=settings.concurrent_indexes,
         ceilings=timeout_ceilings(settings),
+        safe_rewrites=settings.safe_rewrites,
     )
     return list(report.findings)
 

@@ -201,6 +201,44 @@ class IndexDrop:
     if_exists: bool
 
 
+#: The four constraint statements the runner runs as a non-blocking recipe (see ``rewrites``).
+RECIPE_KINDS = ("foreign_key", "check", "not_null", "unique", "primary_key")
+
+
+@dataclass(frozen=True)
+class ConstraintRewrite:
+    """A plain constraint statement the runner applies as its non-blocking recipe.
+
+    The texts are pglast deparses of the author's own nodes; the db layer resolves the name
+    PostgreSQL would have chosen (``name`` None) against the catalog and asks
+    ``rewrites.recipe_parts`` for the SQL of each part.
+    """
+
+    #: One of RECIPE_KINDS.
+    kind: str
+    table: QualifiedName
+    #: The author's statement (``rewrites.recipe_parts`` builds the parts from its nodes).
+    source: str
+    #: The constraint (or, for not_null, the column) name the author gave; None when PostgreSQL
+    #: chooses it.
+    name: str | None
+    #: For not_null the column; for unique/primary_key the key columns then INCLUDE columns;
+    #: for foreign_key the referencing columns.
+    columns: tuple[str, ...] = ()
+    #: The constraint clause without its name, deparsed, e.g. ``FOREIGN KEY (a) REFERENCES r (id)``.
+    definition: str = ""
+    #: makeObjectName's name2 and label for the name PostgreSQL would choose.
+    name_addition: str | None = None
+    name_label: str = ""
+    #: The referenced table of a foreign key.
+    referenced: QualifiedName | None = None
+    #: Key columns of a unique/primary key (the rest of ``columns`` are INCLUDE columns).
+    key_count: int = 0
+    nulls_not_distinct: bool = False
+    deferrable: bool = False
+    initially_deferred: bool = False
+
+
 @dataclass(frozen=True)
 class Statement:
     """One top-level SQL statement of a migration file."""
@@ -212,7 +250,8 @@ class Statement:
     column: int
     #: The name of its parse tree node, e.g. ``IndexStmt``.
     kind: str
-    #: True when PostgreSQL refuses to run it inside a transaction block.
+    #: True when it runs as a step of its own outside a transaction block: PostgreSQL refuses
+    #: it in one, or the runner runs it as CONCURRENTLY or as a constraint recipe.
     non_transactional: bool = False
     #: The text the runner executes, when it differs from ``text`` (e.g. CONCURRENTLY added).
     rewritten: str | None = None
@@ -220,6 +259,8 @@ class Statement:
     index_build: IndexBuild | None = None
     #: Set for DROP INDEX CONCURRENTLY.
     index_drop: IndexDrop | None = None
+    #: Set for a plain constraint statement the runner applies as its recipe.
+    constraint_rewrite: ConstraintRewrite | None = None
     #: Notes for the operator, e.g. why a plain CREATE INDEX was not rewritten.
     notes: tuple[str, ...] = ()
     #: The table locks the statement the runner executes takes (see locks.lock_needs).
@@ -258,6 +299,8 @@ class StepOptions:
     statement_timeout_ms: int | None = None
     max_attempts: int | None = None
     no_retry: bool = False
+    #: ``-- safemigrate: no-rewrite``: run the statement as written (no CONCURRENTLY, no recipe).
+    no_rewrite: bool = False
 
 
 @dataclass(frozen=True)

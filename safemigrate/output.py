@@ -16,6 +16,7 @@ from .events import (
     IndexCleanup,
     IndexProgress,
     LintFindings,
+    RecipePartStarted,
     Reconnected,
     RunFailed,
     RunFinished,
@@ -159,6 +160,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         return lines
     if isinstance(event, IndexCleanup):
         return [f"  - {_where(event.ref)}: dropped {event.index} ({event.reason})"]
+    if isinstance(event, RecipePartStarted):
+        return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
     if isinstance(event, StepApplied):
         attempts = f", {event.attempts} attempts" if event.attempts > 1 else ""
         skipped = f" (not run: {event.skipped})" if event.skipped else ""
@@ -461,6 +464,9 @@ def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
         )
         lines.append(f"    {step.sql}")
         lines += [f"    runner: {note}" for note in step.notes]
+        for number, part in enumerate(step.parts, start=1):
+            lines.append(f"    part {number}/{len(step.parts)}: {part.label}: {part.locks}")
+            lines.append(f"      {part.sql}")
         for lock in step.locks:
             effects = [e for e, on in (("rewrites", lock.rewrites), ("scans", lock.scans)) if on]
             blocks = (

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import rewrites
 from .config import Settings
 from .events import Blocker
 from .gate import GateVerdict
@@ -37,6 +38,16 @@ class PlannedLock:
 
 
 @dataclass(frozen=True)
+class PlannedPart:
+    """One part of a constraint recipe the runner applies for a plain statement."""
+
+    label: str
+    sql: str
+    #: The locks it takes, for people.
+    locks: str
+
+
+@dataclass(frozen=True)
 class PlanStep:
     """One step of the plan."""
 
@@ -56,6 +67,10 @@ class PlanStep:
     worst_case_wait_ms: int
     locks: tuple[PlannedLock, ...]
     findings: tuple[Finding, ...]
+    #: The parts of the recipe a plain constraint statement runs as (empty otherwise). The
+    #: names are PostgreSQL's first choice: a name already taken gets the next number, as the
+    #: server would give it.
+    parts: tuple[PlannedPart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -179,6 +194,16 @@ def build(
                 ),
                 locks=tuple(locks),
                 findings=inside,
+                parts=_parts(item),
             )
         )
     return steps
+
+
+def _parts(item: PlannedStep) -> tuple[PlannedPart, ...]:
+    """The recipe parts of a step whose statement runs as a constraint recipe."""
+    recipe = item.step.statements[0].constraint_rewrite
+    if recipe is None:
+        return ()
+    parts = rewrites.recipe_parts(recipe, rewrites.planned_name(recipe))
+    return tuple(PlannedPart(p.label, p.sql, rewrites.describe_locks(p)) for p in parts)

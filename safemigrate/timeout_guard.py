@@ -69,6 +69,7 @@ def refuse_unguarding(planned: Iterable[PlannedStep], settings: Settings) -> Non
             concurrent_indexes=settings.concurrent_indexes,
             check_file_name=False,
             ceilings=ceilings,
+            safe_rewrites=settings.safe_rewrites,
         )
         found = _first(
             (f.line, f.message, f.hint)

@@ -16,9 +16,11 @@ from ..errors import UnsafeConnectionError
 from ..model import IndexBuild, QualifiedName
 from ..policy import Timeouts
 from ..recovery import Recovery, ReindexConcurrently
+from ..rewrites import RecipePart
 from ..shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
+    ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepRecord,
@@ -488,4 +490,34 @@ class SessionSteps:
             applied=self._row(shape.record, attempts),
             plain_fallback=shape.plain_fallback,
             on_cleanup=on_cleanup,
+        )
+
+    def run_constraint_recipe(
+        self,
+        shape: ConstraintRecipe,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_part: Callable[[RecipePart], None] | None = None,
+    ) -> str | None:
+        """Run a ConstraintRecipe shape (see db.recipes.run_constraint_recipe); a later
+        attempt resumes from what the catalog shows, like a rerun after an interruption."""
+        # db.recipes builds on this module's timeouts: imported here to keep one direction.
+        from .recipes import run_constraint_recipe
+
+        applied = self._row(shape.record, attempts)
+
+        def run_plain(text: str) -> None:
+            run_in_transaction(self.session, [text], timeouts, applied)
+
+        return run_constraint_recipe(
+            self.session,
+            shape.rewrite,
+            shape.plain,
+            timeouts,
+            started=self._row(shape.record, attempts, "started"),
+            applied=applied,
+            resume=shape.resume or attempts > 1,
+            run_plain=run_plain,
+            on_part=on_part,
         )

@@ -133,6 +133,7 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
                 in_do=True,
                 line=stmt.line,
                 ceilings=base.ceilings,
+                safe_rewrites=base.safe_rewrites,
             )
             hits.extend(_run_rules(node, ctx))
             record(node, ctx)
@@ -161,10 +162,11 @@ def lint_text(
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     ceilings: TimeoutCeilings | None = None,
+    safe_rewrites: str = "rewrite",
 ) -> FileResult:
     """Lint the SQL ``text`` of the migration file ``path`` (used in findings only)."""
     # The runner's view is always taken under "rewrite": the rules judge the lint's own
-    # concurrent_indexes policy themselves.
+    # concurrent_indexes and safe_rewrites policies themselves.
     parsed = parse_file(path, text, concurrent_indexes="rewrite")
     refusals = [p for p in parsed.problems if p.kind != "non-transactional-in-block"]
     findings = [problem_finding(p) for p in refusals]
@@ -195,6 +197,7 @@ def lint_text(
             text=stmt.text,
             line=stmt.line,
             ceilings=ceilings or TimeoutCeilings(),
+            safe_rewrites=safe_rewrites,
         )
         hits = _run_rules(stmt.node, ctx)
         record(stmt.node, ctx)
@@ -297,6 +300,7 @@ def lint_file(
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     check_file_name: bool = True,
     ceilings: TimeoutCeilings | None = None,
+    safe_rewrites: str = "rewrite",
 ) -> FileResult:
     """Lint the migration file ``path``, and its name unless ``check_file_name`` is False.
 
@@ -315,5 +319,6 @@ def lint_file(
         pg_version=pg_version,
         concurrent_indexes=concurrent_indexes,
         ceilings=ceilings,
+        safe_rewrites=safe_rewrites,
     )
     return FileResult([*before, *result.findings], result.bad_input or misnamed is not None)

@@ -76,7 +76,8 @@ def test_check_example_passes_with_two_concurrent_index_warnings() -> None:
 
 def test_check_error_finding_exits_1(tmp_path: Path) -> None:
     write_migrations(tmp_path, {"0001_check.sql": "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0);"})
-    result = run("check", "--dir", str(tmp_path))
+    # Under the default safe_rewrites = "rewrite" the runner's recipe makes it a warning.
+    result = run("check", "--dir", str(tmp_path), "--safe-rewrites", "off")
     assert result.exit_code == 1, result.output
     _no_traceback(result)
     assert "0001_check.sql" in result.stdout
@@ -96,7 +97,7 @@ def test_check_json_is_one_document_with_every_finding_key(tmp_path: Path) -> No
             """
         },
     )
-    result = run("check", "--dir", str(tmp_path), "--format", "json")
+    result = run("check", "--dir", str(tmp_path), "--format", "json", "--safe-rewrites", "off")
     assert result.exit_code == 1, result.output
     document = _document(result.stdout)
     assert list(document) == ["findings"]
@@ -117,7 +118,7 @@ def test_check_github_format_prints_workflow_annotations(tmp_path: Path) -> None
             "0002_index.sql": "SELECT 1;\nCREATE INDEX t_a_idx ON t (a);",
         },
     )
-    result = run("check", "--dir", str(tmp_path), "--format", "github")
+    result = run("check", "--dir", str(tmp_path), "--format", "github", "--safe-rewrites", "off")
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     assert len(lines) == 2, result.stdout

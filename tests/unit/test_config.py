@@ -66,6 +66,7 @@ def test_defaults_without_any_source(tmp_path: Path) -> None:
     assert settings.wait_for_lock_ms == 0
     assert settings.allow_out_of_order is False
     assert settings.concurrent_indexes == "rewrite"
+    assert settings.safe_rewrites == "rewrite"
     assert settings.journal_schema == "public"
     assert settings.journal_table == "safemigrate_history"
     assert settings.application_name == "safemigrate"
@@ -207,6 +208,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_WAIT_FOR_LOCK": "30s",
         "SAFEMIGRATE_ALLOW_OUT_OF_ORDER": "YES",
         "SAFEMIGRATE_CONCURRENT_INDEXES": "require",
+        "SAFEMIGRATE_SAFE_REWRITES": "off",
         "SAFEMIGRATE_JOURNAL_SCHEMA": "ops",
         "SAFEMIGRATE_JOURNAL_TABLE": "history",
         "SAFEMIGRATE_APPLICATION_NAME": "deploy 42",
@@ -242,6 +244,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         wait_for_lock_ms=30_000,
         allow_out_of_order=True,
         concurrent_indexes="require",
+        safe_rewrites="off",
         journal_schema="ops",
         journal_table="history",
         application_name="deploy 42",

@@ -22,6 +22,7 @@ from safemigrate.events import (
     Blocker,
     Event,
     IndexCleanup,
+    RecipePartStarted,
     RunFinished,
     RunSummary,
     StepApplied,
@@ -35,9 +36,11 @@ from safemigrate.model import Migration, Sample
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.retry import Backoff
+from safemigrate.rewrites import RecipePart, planned_name, recipe_parts
 from safemigrate.shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
+    ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepShape,
@@ -175,6 +178,21 @@ class FakeDatabase:
             assert on_cleanup is not None
             on_cleanup(index, reason)
         result: str | None = self._answer("index build", shape, timeouts, attempts)
+        return result
+
+    def run_constraint_recipe(
+        self,
+        shape: ConstraintRecipe,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_part: Callable[[RecipePart], None] | None = None,
+    ) -> str | None:
+        rewrite = shape.rewrite
+        for part in recipe_parts(rewrite, planned_name(rewrite)):
+            assert on_part is not None
+            on_part(part)
+        result: str | None = self._answer("recipe", shape, timeouts, attempts)
         return result
 
 
@@ -359,6 +377,43 @@ def test_each_shape_goes_to_its_own_database_call() -> None:
         "autocommit",
         "index build",
     ]
+
+
+def test_a_constraint_recipe_is_one_call_under_the_ordinary_lock_timeout() -> None:
+    h = harness()
+    h.run(planned("ALTER TABLE t ADD CHECK (a > 0);\n"))
+    [call] = h.db.calls
+    assert call.method == "recipe"
+    assert isinstance(call.shape, ConstraintRecipe)
+    assert call.shape.rewrite.kind == "check"
+    assert not call.shape.resume
+    # Its short parts take ACCESS EXCLUSIVE: they must not queue for the concurrent 5 min.
+    assert call.timeouts == Timeouts(2_000, 0)
+    assert [e.part for e in h.of(RecipePartStarted)] == [
+        "add t_a_check NOT VALID",
+        "validate t_a_check",
+    ]
+    assert "SHARE UPDATE EXCLUSIVE on t" in h.of(RecipePartStarted)[1].locks
+
+
+def test_a_constraint_recipe_retried_after_a_lock_timeout_is_attempt_two() -> None:
+    h = harness([LOCK_TIMEOUT, None])
+    h.run(planned("ALTER TABLE t ALTER COLUMN a SET NOT NULL;\n"))
+    assert [c.attempts for c in h.db.calls] == [1, 2]
+
+
+def test_the_watch_follows_the_index_build_of_a_unique_recipe() -> None:
+    h = harness()
+    h.run(planned("ALTER TABLE t ADD UNIQUE (a);\nALTER TABLE t ADD CHECK (a > 0);\n"))
+    assert [w[2] for w in h.watcher.watched] == [True, False]
+
+
+def test_a_started_constraint_recipe_resumes() -> None:
+    h = harness()
+    h.run(planned("ALTER TABLE t ADD UNIQUE (a);\n", started_before=True))
+    [call] = h.db.calls
+    assert isinstance(call.shape, ConstraintRecipe)
+    assert call.shape.resume
 
 
 def test_the_reason_an_autocommit_step_was_skipped_is_reported() -> None:
