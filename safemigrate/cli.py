@@ -1029,7 +1029,9 @@ def _status_fleet(specs: list[TargetSpec], concurrency: int, fmt: str, exit_code
             for m in status_report.migrations:
                 columns.setdefault(m.version_text)
             rows.append((outcome.name, status_report.migrations, None))
-            documents.append({"target": outcome.name, **status_report.to_dict()})
+            document = status_report.to_dict()
+            document["server"] = document.pop("target")
+            documents.append({"target": outcome.name, **document})
             if status_report.drifted:
                 codes.append(5)
             if exit_code and status_report.outstanding:
