@@ -289,7 +289,7 @@ def test_a_bad_targets_file_names_file_and_key(tmp_path: Path) -> None:
 def test_targets_from_the_config_file_and_per_target_settings(
     make_database: MakeDatabase, tmp_path: Path
 ) -> None:
-    migrations = small_migrations(tmp_path / "m")
+    small_migrations(tmp_path / "m")
     dsns = [make_database(), make_database()]
     (tmp_path / "safemigrate.toml").write_text(
         f'dir = "m"\n\n[[target]]\nname = "one"\ndsn = "{dsns[0]}"\n'
