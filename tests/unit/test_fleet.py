@@ -265,3 +265,29 @@ def test_report_json() -> None:
     document = report.to_dict()
     assert document["event"] == "fleet_finished"
     assert document["targets"][0]["applied_steps"] == 3
+
+
+def test_the_fleet_sink_prefixes_lines_and_draws_one_live_line_per_running_target(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from safemigrate.cli import _FleetSink
+    from safemigrate.fleet_report import TargetFinished, TargetStarted
+
+    sink = _FleetSink("text", live=True)
+    target = Target("u", "h", 5432, "d", "15.1", False)
+    from safemigrate.events import Connected
+
+    sink(TargetEvent("a", TargetStarted()))
+    sink(TargetEvent("b", TargetStarted()))
+    sink(TargetEvent("a", Connected(target)))
+    out = capsys.readouterr().out
+    assert "[a] target: u@h:5432/d" in out
+    assert out.rstrip().endswith("b: connecting / between steps")
+    assert "a: connecting / between steps" in out
+    sink(TargetEvent("a", TargetFinished("done", 3, 10.0, 0, None)))
+    out = capsys.readouterr().out
+    assert "[a] done: 3 steps applied" in out
+    # The live lines were erased (click drops the escape codes off a terminal) and only b's
+    # is drawn again.
+    assert out.startswith("\r") and out.rstrip().endswith("\nb: connecting / between steps")
+    assert "a: connecting" not in out
