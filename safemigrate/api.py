@@ -46,6 +46,7 @@ from .plan import build as build_plan
 from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
 from .target import Target
+from .timeout_guard import timeout_ceilings
 
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
 # `new` then start without it.
@@ -395,6 +396,7 @@ def plan(
     use_database: bool = False,
     target: str | None = None,
     environ: Mapping[str, str] | None = None,
+    on_event: EventSink = _ignore,
     database: Database | None = None,
 ) -> PlanReport:
     """What ``up`` would run: every migration without a database, the real pending set with one.
@@ -402,6 +404,8 @@ def plan(
     Writes nothing. With a database, drift and out-of-order migrations raise the same errors
     (and exit codes) as ``up`` would, and the report adds table sizes, the run lock's holder,
     invalid indexes and long transactions (see lock_precheck_age) holding the target tables.
+    ``on_event`` is told where it connected (a Connected event) before anything is read, so
+    that a refusal can still say which database it was.
     """
     migrations = _migrations(settings)
     target_version = resolve_target(migrations, target)
@@ -413,7 +417,7 @@ def plan(
             gate=decide(planned, findings, settings),
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         )
-    return _plan_against(settings, migrations, target_version, dsn, environ, database)
+    return _plan_against(settings, migrations, target_version, dsn, environ, on_event, database)
 
 
 def _plan_against(
@@ -422,6 +426,7 @@ def _plan_against(
     target_version: int | None,
     dsn: str | None,
     environ: Mapping[str, str] | None,
+    on_event: EventSink,
     database: Database | None = None,
 ) -> PlanReport:
     """The plan with the database's facts: its pending steps, sizes, lock holders."""
@@ -429,7 +434,7 @@ def _plan_against(
     from .db import catalog as dbcatalog
     from .db.activity import Monitor
     from .events import Blocker
-    from .locks import LockMode
+    from .locks import LockMode, strongest
     from .model import QualifiedName
     from .plan import DatabaseFacts
     from .run import (
@@ -443,13 +448,27 @@ def _plan_against(
 
     db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
-    with open_session(settings, db) as session:
+    with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()
         planned = read_pending(session, journal, migrations, settings, target_version)
         # Lint as up's gate will: with the server's own major version.
         settings = server_settings(settings, session)
         findings = _findings(planned, settings)
-        relations = list({need.relation: None for p in planned for need in p.step.locks})
+        # Each step's locks with the relations only the catalog names (one query per step
+        # that has any).
+        resolved = {
+            (p.migration.version, p.step.index): dbcatalog.resolve_catalog_locks(
+                session, p.step.catalog_locks
+            )
+            for p in planned
+            if p.step.catalog_locks
+        }
+        locks_of = {
+            key: strongest([*p.step.locks, *resolved.get(key, ())])
+            for p in planned
+            for key in [(p.migration.version, p.step.index)]
+        }
+        relations = list({need.relation: None for needs in locks_of.values() for need in needs})
         sizes = {
             rel: (size.total_bytes, size.rows_estimate)
             for rel, size in dbcatalog.relation_sizes(session, relations).items()
@@ -460,7 +479,7 @@ def _plan_against(
         by_mode: dict[tuple[QualifiedName, LockMode], list[Blocker]] = {}
         holders = {}
         for p in planned:
-            for need in p.step.locks:
+            for need in locks_of[(p.migration.version, p.step.index)]:
                 key = (need.relation, need.mode)
                 if key not in by_mode:
                     by_mode[key] = watcher.long_holders([need], settings.lock_timeout_ms)
@@ -471,7 +490,7 @@ def _plan_against(
             tuple(dbcatalog.invalid_indexes(session)),
             target,
         )
-    steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders)
+    steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders, resolved=locks_of)
     return PlanReport(
         tuple(steps),
         facts,
@@ -497,11 +516,13 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
             list(files),
             pg_version=settings.pg_version,
             concurrent_indexes=settings.concurrent_indexes,
+            ceilings=timeout_ceilings(settings),
         )
     return lint_directory(
         settings.dir,
         pg_version=settings.pg_version,
         concurrent_indexes=settings.concurrent_indexes,
+        ceilings=timeout_ceilings(settings),
     )
 
 

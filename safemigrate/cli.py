@@ -21,7 +21,7 @@ from .config import Settings, load_settings
 from .durations import format_duration
 from .errors import ExitCode, SafemigrateError
 from .events import Connected, Event, IndexProgress, RunFailed, StepProgress
-from .output import LiveStatus, event_json, event_text, plan_text, status_text, to_json
+from .output import LiveStatus, event_json, event_text, paint, plan_text, status_text, to_json
 
 if TYPE_CHECKING:
     from .fleet_report import FleetReport
@@ -237,6 +237,8 @@ def _handled(ctx: Context) -> Iterator[None]:
 
 #: Off a terminal, at most one progress line this often (seconds).
 PROGRESS_LINE_EVERY_S = 5.0
+#: How long the end of a command waits for the live status line's thread.
+STATUS_JOIN_TIMEOUT_S = 1.0
 
 
 class _Sink:
@@ -266,7 +268,8 @@ class _Sink:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
-            self._thread.join()
+            # Bounded: a terminal that stopped reading must not hold the command's exit.
+            self._thread.join(STATUS_JOIN_TIMEOUT_S)
         with self._lock:
             self._clear()
 
@@ -627,8 +630,14 @@ def up(
     if dry_run:
         # The same settings as the real run: the plan shows its timeouts, attempts and gate.
         with _handled(ctx):
-            report = api.plan(ctx.settings(**flags), dsn=dsn, use_database=True, target=target)
-            _print_plan(report, fmt)
+            report = api.plan(
+                ctx.settings(**flags),
+                dsn=dsn,
+                use_database=True,
+                target=target,
+                on_event=_target_printer(fmt),
+            )
+            _print_plan(report, fmt, target_shown=True)
             if report.gate is not None and report.gate.refuses:
                 _refuse_after_plan(ctx, report.gate.error(), fmt)
         return
@@ -836,12 +845,23 @@ def _refuse_after_plan(ctx: Context, err: SafemigrateError, fmt: str) -> NoRetur
     ctx.fail(err)
 
 
-def _print_plan(report: PlanReport, fmt: str) -> None:
+def _print_plan(report: PlanReport, fmt: str, *, target_shown: bool = False) -> None:
     if fmt == "json":
         click.echo(to_json(report.to_dict()))
     else:
-        for line in plan_text(report, _colour()):
+        for line in plan_text(report, _colour(), target_shown=target_shown):
             click.echo(line)
+
+
+def _target_printer(fmt: str) -> Callable[[Event], None]:
+    """An event sink that prints the target line as soon as the connection is made (text),
+    so that a refusal (drift, a held run lock) still says which database it was."""
+
+    def connected(event: Event) -> None:
+        if isinstance(event, Connected) and fmt == "text":
+            click.echo(paint(f"target: {event.target.describe()}", "bold", _colour()))
+
+    return connected
 
 
 @main.command(epilog=PLAN_EXIT_CODES)
@@ -887,8 +907,14 @@ def plan(
     if specs is not None:
         _plan_fleet(ctx, specs, target, concurrency, fmt, gate=False)
     with _handled(ctx):
-        report = api.plan(settings, dsn=dsn, use_database=dsn is not None, target=target)
-        _print_plan(report, fmt)
+        report = api.plan(
+            settings,
+            dsn=dsn,
+            use_database=dsn is not None,
+            target=target,
+            on_event=_target_printer(fmt),
+        )
+        _print_plan(report, fmt, target_shown=dsn is not None)
 
 
 @main.command(epilog=CHECK_EXIT_CODES)

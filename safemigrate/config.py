@@ -128,6 +128,14 @@ class Settings:
     cancel_blockers_dry_run: bool = False
     # How long to keep trying to reconnect after the connection is lost mid-run; 0 = never.
     reconnect_timeout_ms: int = 30_000
+    # The statement timeout of the runner's own statements (journal, run lock, catalog reads);
+    # their lock timeout is lock_timeout. > 0.
+    housekeeping_timeout_ms: int = 30_000
+    # The highest lock_timeout a migration may set itself (SET, set_config, ALTER ROLE/DATABASE
+    # ... SET) without an allow comment; 0 and RESET are always refused. > 0.
+    max_lock_timeout_ms: int = 10_000
+    # The same for statement_timeout; 0 = no ceiling (0 and RESET allowed, check warns).
+    max_statement_timeout_ms: int = 14_400_000
     # The PostgreSQL major version lint rules assume (check, plan, the lint gate).
     pg_version: int = 17
     # Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL, never through
@@ -197,6 +205,16 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "require_dsn": (
             "Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL."
         ),
+        "housekeeping_timeout": (
+            "Statement timeout of the runner's own statements: journal, run lock, reads (> 0)."
+        ),
+        "max_lock_timeout": (
+            "Highest lock_timeout a migration may set itself without an allow comment (> 0)."
+        ),
+        "max_statement_timeout": (
+            "Highest statement_timeout a migration may set itself without an allow comment "
+            "(0 = no ceiling)."
+        ),
     }
 )
 
@@ -209,6 +227,8 @@ _POSITIVE_DURATIONS = frozenset(
         "deadline",
         "cancel_blockers_grace",
         "lock_precheck_age",
+        "housekeeping_timeout",
+        "max_lock_timeout",
     }
 )
 _BOOLEANS = frozenset(
@@ -227,6 +247,7 @@ _DURATIONS = _POSITIVE_DURATIONS | {
     "cancel_blockers_grace",
     "reconnect_timeout",
     "lock_precheck_age",
+    "max_statement_timeout",
 }
 # Settings field of each key: durations carry their unit in the field name.
 _FIELDS: Mapping[str, str] = MappingProxyType(

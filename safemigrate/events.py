@@ -172,7 +172,8 @@ class BlockerAction(Event):
     pid: int
     application_name: str
     user: str | None
-    #: ``cancel``, ``terminate``, ``would-cancel``.
+    #: ``cancel``, ``terminate``, ``would-cancel``, ``would-terminate`` (an idle-in-transaction
+    #: blocker is terminated at once: a cancel cannot end its transaction).
     action: str
     reason: str
     #: True when the blocker's transaction was gone afterwards.

@@ -32,7 +32,7 @@ from .events import (
     StepStarted,
     StepSummary,
 )
-from .locks import LockMode, LockNeed
+from .locks import CatalogLock, LockMode, LockNeed
 from .model import Sample, Statement, Step
 from .pending import PlannedStep
 from .policy import Timeouts, attempt_timeouts, backoff_of, step_policy
@@ -129,6 +129,12 @@ class WatchedAttempt(Protocol):
 
 class StepWatcher(Protocol):
     """What the executor asks of the run's monitor (``watch.Watcher``)."""
+
+    def complete_needs(
+        self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
+    ) -> list[LockNeed]:
+        """``needs`` plus the locks ``catalog_locks`` resolve to in the live catalog."""
+        ...
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         """Old transactions holding a lock that conflicts with a write-blocking need."""
@@ -308,6 +314,13 @@ class Executor:
         )
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
+        # Resolved once, before the first attempt: the relations the step locks without
+        # naming them (a DROP INDEX's table, the other side of a foreign key, ...).
+        needs = (
+            self.watcher.complete_needs(step.locks, step.catalog_locks)
+            if step.catalog_locks
+            else list(step.locks)
+        )
         attempt = 0
         lock_wait_ms = 0.0
         seen: dict[int, str] = {}
@@ -321,7 +334,7 @@ class Executor:
                 lock_timeout = timeouts.lock_timeout_ms
                 self.emit(AttemptStarted(ref, attempt, policy.max_attempts, lock_timeout))
                 attempt_began = self.clock()
-                holders = self.watcher.long_holders(step.locks, lock_timeout)
+                holders = self.watcher.long_holders(needs, lock_timeout)
                 if holders:
                     failure = Sample(blockers=tuple(holders))
                     sqlstate = None

@@ -124,6 +124,43 @@ class LockNeed:
     scans: bool = False
 
 
+class Via(enum.Enum):
+    """How the catalog leads from a relation a statement names to one it also locks."""
+
+    #: The table of the index ``relation``.
+    INDEX_TABLE = "index_table"
+    #: The tables ``relation``'s foreign keys reference.
+    REFERENCED = "referenced"
+    #: The tables whose foreign keys reference ``relation``.
+    REFERENCING = "referencing"
+    #: The table foreign key ``detail`` of ``relation`` references.
+    CONSTRAINT_REFERENCED = "constraint_referenced"
+    #: The other side of every foreign key of ``relation`` that uses column ``detail`` (its
+    #: referenced table) or references it (the referencing table).
+    COLUMN_FOREIGN_KEYS = "column_foreign_keys"
+    #: The partitioned table ``relation`` is a partition of.
+    PARENT = "parent"
+    #: The default partition of the partitioned table ``relation``.
+    DEFAULT_PARTITION = "default_partition"
+    #: The default partition of the parent of partition ``relation`` (not ``relation`` itself).
+    SIBLING_DEFAULT_PARTITION = "sibling_default_partition"
+    #: Every partition or inheritance child of ``relation``, at any depth.
+    CHILDREN = "children"
+
+
+@dataclass(frozen=True)
+class CatalogLock:
+    """A lock a statement takes on relations only the catalog can name: ``mode`` on every
+    relation found from ``relation`` by ``via`` (e.g. DROP INDEX: the index's table)."""
+
+    via: Via
+    relation: QualifiedName
+    mode: LockMode
+    #: A constraint or column name, for the ``via`` kinds that need one.
+    detail: str | None = None
+    scans: bool = False
+
+
 def merge_needs(needs: Iterable[LockNeed]) -> list[LockNeed]:
     """One need per relation: the strongest mode, rewrites/scans if any command does."""
     merged: dict[QualifiedName, LockNeed] = {}
@@ -187,6 +224,8 @@ class Statement:
     notes: tuple[str, ...] = ()
     #: The table locks the statement the runner executes takes (see locks.lock_needs).
     locks: tuple[LockNeed, ...] = ()
+    #: The locks on relations the statement does not name, to be found in the catalog.
+    catalog_locks: tuple[CatalogLock, ...] = ()
     #: True for SET/RESET at session level (not SET LOCAL): state later statements may rely on.
     session_setting: bool = False
 
@@ -280,6 +319,11 @@ class Step:
         return tuple(merge_needs(need for s in self.statements for need in s.locks))
 
     @property
+    def catalog_locks(self) -> tuple[CatalogLock, ...]:
+        """The locks of the step's statements that only the catalog can resolve."""
+        return tuple(lock for s in self.statements for lock in s.catalog_locks)
+
+    @property
     def rewritten(self) -> bool:
         """True when the runner executes a text that differs from the file's."""
         return any(s.rewritten is not None for s in self.statements)
@@ -348,6 +392,11 @@ class Blocker:
     lock_mode: str | None
     #: Its query; in events cut to blocker_query_length, or its shape with --redact-queries.
     query: str | None
+    #: When its transaction started, as the server prints it (microseconds, time zone): with
+    #: the pid, which transaction was sampled, so the cancel policy signals only that one.
+    xact_start: str | None = None
+    #: Its transaction id, if one was assigned when sampled.
+    backend_xid: str | None = None
 
     def describe(self) -> str:
         """One line for people."""

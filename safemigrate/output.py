@@ -122,10 +122,11 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             "cancel": "cancelled",
             "terminate": "terminated",
             "would-cancel": "would cancel (dry run)",
+            "would-terminate": "would terminate (dry run)",
         }.get(event.action, event.action)
         outcome = (
             ""
-            if event.action == "would-cancel"
+            if event.action.startswith("would-")
             else ("; it is gone" if event.cleared else "; it is still there")
         )
         return [
@@ -388,12 +389,14 @@ def _size(total_bytes: int | None, rows: float | None) -> str:
     return f" [{size:.0f} {units[unit]}{estimate}]"
 
 
-def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
-    """``plan`` for people: one block per step."""
+def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = False) -> list[str]:
+    """``plan`` for people: one block per step (the target line first, unless ``target_shown``
+    says it was printed already, when the connection was made)."""
     lines: list[str] = []
     facts = report.facts
     if facts is not None:
-        lines.append(paint(f"target: {facts.target.describe()}", "bold", colour))
+        if not target_shown:
+            lines.append(paint(f"target: {facts.target.describe()}", "bold", colour))
         lines.append(
             "  run lock: free"
             if facts.run_lock_holder is None

@@ -13,7 +13,7 @@ from .config import Settings
 from .events import Blocker
 from .gate import GateVerdict
 from .lint import Finding
-from .model import QualifiedName
+from .model import LockNeed, QualifiedName
 from .pending import PlannedStep
 from .policy import backoff_of, step_policy
 from .target import Target
@@ -114,6 +114,8 @@ class PlanReport:
 SizeFacts = Mapping[QualifiedName, tuple[int, float]]
 #: Long holders per (migration version, step index, relation).
 HolderFacts = Mapping[tuple[int, int, QualifiedName], Sequence[Blocker]]
+#: Per (version, step index): every lock of the step, the catalog's answers included.
+ResolvedLocks = Mapping[tuple[int, int], Sequence[LockNeed]]
 
 
 def build(
@@ -123,8 +125,11 @@ def build(
     *,
     sizes: SizeFacts | None = None,
     holders: HolderFacts | None = None,
+    resolved: ResolvedLocks | None = None,
 ) -> list[PlanStep]:
-    """The plan of ``planned`` steps, with the lint findings that fall inside each step."""
+    """The plan of ``planned`` steps, with the lint findings that fall inside each step.
+    ``resolved`` has, per (version, step index), the step's locks completed with the
+    relations the database's catalog names (a DROP INDEX's table, ...)."""
     steps = []
     backoff = backoff_of(settings)
     for item in planned:
@@ -139,7 +144,7 @@ def build(
             if f.file in (path, item.migration.filename) and first <= f.line <= last
         )
         locks = []
-        for need in step.locks:
+        for need in (resolved or {}).get((item.migration.version, step.index), step.locks):
             size = (sizes or {}).get(need.relation)
             locks.append(
                 PlannedLock(

@@ -24,7 +24,7 @@ from typing import Protocol
 from . import gate
 from .blockers.watcher import Watcher
 from .config import Settings
-from .db import Session, runlock
+from .db import ServerError, Session, runlock
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db.activity import Monitor
@@ -32,6 +32,7 @@ from .db.journal import JournalTable
 from .durations import format_duration
 from .errors import (
     ConnectionFailedError,
+    LockNotAcquiredError,
     RunLockHeldError,
     SafemigrateError,
     UnsafeConnectionError,
@@ -57,6 +58,7 @@ from .pending import (
 from .policy import worst_case
 from .retry import Backoff
 from .target import Target
+from .timeout_guard import refuse_unguarding
 
 EventSink = Callable[[Event], None]
 Clock = Callable[[], float]
@@ -119,9 +121,18 @@ def open_session(
     on_connect: EventSink | None = None,
 ) -> Iterator[Session]:
     """A session on ``db`` named after the settings' application_name, closed on exit;
-    ``on_connect`` is told where it connected (a Connected event) before anything else."""
+    ``on_connect`` is told where it connected (a Connected event) before anything else.
+
+    Every statement the runner sends on it outside a step's own timeouts runs under the run's
+    lock_timeout and the housekeeping_timeout.
+    """
     session = Session.open(
-        db.dsn, application_name=settings.application_name, secrets=db.secrets, mid_run=mid_run
+        db.dsn,
+        application_name=settings.application_name,
+        secrets=db.secrets,
+        mid_run=mid_run,
+        lock_timeout_ms=settings.lock_timeout_ms,
+        statement_timeout_ms=settings.housekeeping_timeout_ms,
     )
     try:
         if db.schema is not None:
@@ -129,8 +140,36 @@ def open_session(
         if on_connect is not None:
             on_connect(Connected(session.target()))
         yield session
+    except ServerError as err:
+        # Steps turn their own server errors into step failures: what reaches here came from
+        # the runner's own statements (journal, run lock, catalog reads), under its timeouts.
+        raise housekeeping_failed(err, settings) from None
     finally:
         session.close()
+
+
+#: SQLSTATEs of a timeout: lock_not_available, query_canceled (statement timeout).
+_LOCK_TIMEOUT, _STATEMENT_TIMEOUT = "55P03", "57014"
+
+
+def housekeeping_failed(err: ServerError, settings: Settings) -> SafemigrateError:
+    """The error to report when one of the runner's own statements failed on the server: a
+    lock it could not get within lock_timeout is exit 4, anything else exit 1."""
+    if err.sqlstate == _LOCK_TIMEOUT:
+        return LockNotAcquiredError(
+            "a statement of the runner's own (journal, run lock or catalog read) could not get "
+            f"its lock within lock_timeout ({format_duration(settings.lock_timeout_ms)}): "
+            f"{err.message}; nothing was changed by it",
+            hint="another session holds a lock on the journal table or a catalog it reads; "
+            "find it in pg_locks, then rerun",
+        )
+    if err.sqlstate == _STATEMENT_TIMEOUT:
+        return SafemigrateError(
+            "a statement of the runner's own ran longer than housekeeping_timeout "
+            f"({format_duration(settings.housekeeping_timeout_ms)}): {err.message}",
+            hint="rerun; if the server is that slow, raise housekeeping_timeout",
+        )
+    return SafemigrateError(f"a statement of the runner's own failed: {err.message}")
 
 
 # -- the run lock -------------------------------------------------------------------------
@@ -523,7 +562,7 @@ class Run:
         on Ctrl-C, for a run in a worker thread): its step rolls back as on a statement
         timeout. Pair it with a ``sleep`` and ``should_stop`` that end the run."""
         for session in list(self._open_sessions):
-            session.cancel()
+            session.cancel_running()
 
     def execute(self) -> RunResult:
         """Apply every pending step (up to the target), each in its own guarded transaction.
@@ -598,6 +637,8 @@ class Run:
                 session, self.journal, self.migrations, self.settings, self.target_version
             )
             planned = pending.steps
+            # Before anything of theirs runs: no pending statement may switch the guard off.
+            refuse_unguarding(planned, self.settings)
             if not reconnecting:
                 self._lint_gate(planned, session)
             dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)

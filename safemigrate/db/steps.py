@@ -55,7 +55,6 @@ _CHECK = sql.SQL(
     "(extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint, "
     "(extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::bigint"
 )
-_RESET = sql.SQL("RESET lock_timeout; RESET statement_timeout")
 # The table locks this backend holds now, catalogs left out: what a step really took.
 _HELD_LOCKS = sql.SQL(
     "SELECT l.relation::regclass::text, l.mode FROM pg_locks l "
@@ -252,7 +251,7 @@ def run_autocommit(
             resume = dbrecovery.resume(session, recovery, on_drop=report)
         if resume.done is not None:
             if after is not None:
-                session.execute(sql.SQL("{}; {}").format(after, _RESET))
+                session.execute(sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()))
                 return resume.done
             _reset_quietly(session)
             return resume.done
@@ -274,7 +273,7 @@ def run_autocommit(
                 raise
             skipped = "the index was already dropped by an interrupted earlier run"
         if after is not None:
-            session.execute(sql.SQL("{}; {}").format(after, _RESET))
+            session.execute(sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()))
             return skipped
     except BaseException:
         _reset_quietly(session)
@@ -381,7 +380,8 @@ def set_session_timeouts(session: Session, timeouts: Timeouts) -> None:
 
 
 def reset_session_timeouts(session: Session) -> None:
-    """Undo set_session_timeouts."""
+    """Undo set_session_timeouts: back to the session's housekeeping timeouts (never to the
+    server's defaults, which may be none)."""
     _reset_quietly(session)
 
 
@@ -390,7 +390,7 @@ def _reset_quietly(session: Session) -> None:
         return
     try:
         session.rollback_quietly()
-        session.execute(_RESET)
+        session.execute(session.restore_timeouts_sql())
     except Exception:
         pass
 

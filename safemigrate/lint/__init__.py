@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import MigrationFileError
 from ..source import scan_directory
+from .context import TimeoutCeilings
 from .findings import Finding, LintReport, Rule, Severity
 from .rules import RULES as _RULES
 from .walker import FileResult, invalid_file, lint_file, problem_finding
@@ -27,6 +28,7 @@ __all__ = [
     "LintReport",
     "Rule",
     "Severity",
+    "TimeoutCeilings",
     "explain",
     "lint_directory",
     "lint_paths",
@@ -66,6 +68,7 @@ def lint_paths(
     *,
     pg_version: int = 16,
     concurrent_indexes: str = "rewrite",
+    ceilings: TimeoutCeilings | None = None,
 ) -> LintReport:
     """Lint migration files; each file is its own migration context.
 
@@ -78,13 +81,23 @@ def lint_paths(
     files: list[str] = []
     for path in paths:
         if path.is_dir():
-            sub = lint_directory(path, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+            sub = lint_directory(
+                path,
+                pg_version=pg_version,
+                concurrent_indexes=concurrent_indexes,
+                ceilings=ceilings,
+            )
             results.append(FileResult(sub.findings, sub.bad_input))
             files.extend(sub.files)
             continue
         files.append(str(path))
         results.append(
-            lint_file(path, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+            lint_file(
+                path,
+                pg_version=pg_version,
+                concurrent_indexes=concurrent_indexes,
+                ceilings=ceilings,
+            )
         )
     return _report(results, files)
 
@@ -94,6 +107,7 @@ def lint_directory(
     *,
     pg_version: int = 16,
     concurrent_indexes: str = "rewrite",
+    ceilings: TimeoutCeilings | None = None,
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
     duplicate versions), as the runner would before applying anything."""
@@ -113,6 +127,7 @@ def lint_directory(
                 pg_version=pg_version,
                 concurrent_indexes=concurrent_indexes,
                 check_file_name=False,
+                ceilings=ceilings,
             )
         )
     report = _report(results, [str(p) for p in paths])

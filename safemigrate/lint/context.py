@@ -115,6 +115,16 @@ class FileState:
         return self.resolve(written(range_var))
 
 
+@dataclass(frozen=True)
+class TimeoutCeilings:
+    """The highest lock_timeout and statement_timeout a migration may set itself (the
+    ``max_lock_timeout`` and ``max_statement_timeout`` settings), in milliseconds; a
+    ``statement_ms`` of 0 is no ceiling."""
+
+    lock_ms: int = 10_000
+    statement_ms: int = 14_400_000
+
+
 @dataclass
 class StatementContext:
     """Everything a rule may look at besides the statement's parse tree."""
@@ -136,6 +146,8 @@ class StatementContext:
     in_do: bool = False
     #: The line of the statement (of the DO statement, for a statement inside a DO block).
     line: int = 1
+    #: What a migration may set lock_timeout and statement_timeout to (timeout-guard-off).
+    ceilings: TimeoutCeilings = field(default_factory=TimeoutCeilings)
 
     def table(self, range_var: Any) -> QualifiedName:
         """The resolved name of a RangeVar."""

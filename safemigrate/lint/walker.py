@@ -38,7 +38,7 @@ from ..source import (
     split_sql,
 )
 from .allow import Allow, find_allows
-from .context import FileState, StatementContext, Transaction
+from .context import FileState, StatementContext, TimeoutCeilings, Transaction
 from .findings import Finding, Hit, Rule
 from .plpgsql import do_block_sql, do_language
 from .rules import CHECKS, SUPPRESSIBLE
@@ -132,6 +132,7 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
                 text=text,
                 in_do=True,
                 line=stmt.line,
+                ceilings=base.ceilings,
             )
             hits.extend(_run_rules(node, ctx))
             record(node, ctx)
@@ -159,6 +160,7 @@ def lint_text(
     *,
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
+    ceilings: TimeoutCeilings | None = None,
 ) -> FileResult:
     """Lint the SQL ``text`` of the migration file ``path`` (used in findings only)."""
     # The runner's view is always taken under "rewrite": the rules judge the lint's own
@@ -192,6 +194,7 @@ def lint_text(
             steps_known=steps_known,
             text=stmt.text,
             line=stmt.line,
+            ceilings=ceilings or TimeoutCeilings(),
         )
         hits = _run_rules(stmt.node, ctx)
         record(stmt.node, ctx)
@@ -293,6 +296,7 @@ def lint_file(
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     check_file_name: bool = True,
+    ceilings: TimeoutCeilings | None = None,
 ) -> FileResult:
     """Lint the migration file ``path``, and its name unless ``check_file_name`` is False.
 
@@ -306,6 +310,10 @@ def lint_file(
     except MigrationFileError as err:
         return FileResult([*before, invalid_file(str(path), err)], True)
     result = lint_text(
-        str(path), text, pg_version=pg_version, concurrent_indexes=concurrent_indexes
+        str(path),
+        text,
+        pg_version=pg_version,
+        concurrent_indexes=concurrent_indexes,
+        ceilings=ceilings,
     )
     return FileResult([*before, *result.findings], result.bad_input or misnamed is not None)

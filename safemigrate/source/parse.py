@@ -20,7 +20,7 @@ from pglast import parser
 
 from .. import statements as sqlinfo
 from ..errors import MigrationFileError
-from ..locks import lock_needs
+from ..locks import statement_locks
 from ..model import QualifiedName, Statement, Step, StepOptions, TxMode
 from .directives import AllowComment, Directive, invalid_inside, read_comments
 
@@ -399,9 +399,11 @@ class _Walk:
         run_node = node
         if statement.rewritten is not None:
             run_node = pglast.parse_sql(statement.rewritten)[0].stmt
+        locks, catalog_locks = statement_locks(run_node)
         member.statement = statement = dataclasses.replace(
             statement,
-            locks=tuple(lock_needs(run_node)),
+            locks=tuple(locks),
+            catalog_locks=tuple(catalog_locks),
             # SET TRANSACTION only concerns the current transaction.
             session_setting=kind == "VariableSetStmt"
             and not node.is_local

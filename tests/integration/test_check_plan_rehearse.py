@@ -27,6 +27,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from tests.support.runner import (
     EXAMPLE,
+    FOREIGN_HISTORY_ENV,
     LANGFUSE,
     REPO,
     command,
@@ -564,11 +565,13 @@ def _assert_nothing_left(rehearsal: Rehearsal, tmpdir: Path) -> None:
     assert _clusters_owned_by(rehearsal.pid) == []
 
 
-def _rehearse(tmpdir: Path, *args: str, timeout: float = 120) -> Rehearsal:
+def _rehearse(
+    tmpdir: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> Rehearsal:
     proc = subprocess.Popen(
         command("rehearse", *args),
         cwd=REPO,
-        env=environment({"TMPDIR": str(tmpdir)}),
+        env=environment({"TMPDIR": str(tmpdir), **(env or {})}),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -718,7 +721,15 @@ def test_rehearse_langfuse_corpus(rehearse_tmp: Path) -> None:
     # Another project's history, rehearsed to exercise the runner, not to be judged (its 78
     # error findings would make the lint gate refuse: see test_lint_gate.py).
     result = _rehearse(
-        rehearse_tmp, "--dir", str(corpus), "--format", "json", "--lint-gate", "off", timeout=180
+        rehearse_tmp,
+        "--dir",
+        str(corpus),
+        "--format",
+        "json",
+        "--lint-gate",
+        "off",
+        timeout=180,
+        env=FOREIGN_HISTORY_ENV,
     )
     _no_traceback(result)
     assert result.exit_code == 0, result.stderr or result.stdout[-2000:]

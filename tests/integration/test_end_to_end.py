@@ -62,7 +62,8 @@ def test_the_console_script_gates_on_pending_and_refuses_drift(db_dsn: str, tmp_
     (directory / "0001_a.sql").write_text("CREATE TABLE a (id bigint);")
     drifted = run_process("up", *args, "--format", "json", script=True)
     assert drifted.exit_code == 5, drifted.output
-    [failed] = [json.loads(line) for line in drifted.stdout.splitlines()]
+    connected, failed = [json.loads(line) for line in drifted.stdout.splitlines()]
+    assert connected["event"] == "connected"
     assert failed["event"] == "run_failed" and failed["exit_code"] == 5
 
 

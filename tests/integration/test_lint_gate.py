@@ -84,13 +84,13 @@ def test_refusal_in_json_is_lint_findings_then_run_failed(tmp_path: Path, db_dsn
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json")
     assert result.exit_code == 7, result.output
     events = _events(result.stdout)
-    assert [e["event"] for e in events] == ["lint_findings", "run_failed"]
-    gate = events[0]
+    assert [e["event"] for e in events] == ["connected", "lint_findings", "run_failed"]
+    gate = events[1]
     assert gate["gate"] == "error" and gate["refused"] is True
     [finding] = gate["findings"]
     assert finding["rule"] == "constraint-without-not-valid"
     assert (finding["version"], finding["step"], finding["blocking"]) == (2, 1, True)
-    assert events[1]["exit_code"] == 7
+    assert events[2]["exit_code"] == 7
     assert not _journal_exists(db_dsn)
 
 

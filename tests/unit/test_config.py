@@ -224,6 +224,9 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_REQUIRE_DSN": "true",
         "SAFEMIGRATE_LINT_GATE": "warn",
         "SAFEMIGRATE_LINT_GATE_AFTER": "0042",
+        "SAFEMIGRATE_HOUSEKEEPING_TIMEOUT": "5s",
+        "SAFEMIGRATE_MAX_LOCK_TIMEOUT": "3s",
+        "SAFEMIGRATE_MAX_STATEMENT_TIMEOUT": "1h",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -256,6 +259,9 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         reconnect_timeout_ms=0,
         lock_precheck_age_ms=250,
         require_dsn=True,
+        housekeeping_timeout_ms=5_000,
+        max_lock_timeout_ms=3_000,
+        max_statement_timeout_ms=3_600_000,
     )
 
 

@@ -30,7 +30,7 @@ from safemigrate.events import (
     StepSummary,
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
-from safemigrate.locks import LockNeed
+from safemigrate.locks import CatalogLock, LockNeed
 from safemigrate.model import Migration, Sample
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
@@ -207,8 +207,17 @@ class FakeWatcher:
         self.samples = list(samples)
         self.actions = actions
         self.prechecked: list[tuple[tuple[LockNeed, ...], int]] = []
+        #: What complete_needs adds to every step that asks (a catalog look-up's answer).
+        self.found: list[LockNeed] = []
+        self.completed: list[tuple[CatalogLock, ...]] = []
         self.watched: list[tuple[int, int, bool]] = []
         self.policy_calls: list[tuple[Blocker, ...]] = []
+
+    def complete_needs(
+        self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
+    ) -> list[LockNeed]:
+        self.completed.append(tuple(catalog_locks))
+        return [*needs, *self.found]
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         self.prechecked.append((tuple(needs), lock_timeout_ms))
