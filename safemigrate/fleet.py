@@ -119,6 +119,7 @@ def run_fleet(
     """Run ``job`` for every target, at most ``concurrency`` at a time, ``canary`` targets
     first on their own; returns every target's outcome (a job's SafemigrateError is its
     target's failure). Ctrl-C in the main thread interrupts and waits for every job."""
+    concurrency = max(1, concurrency)
     stopping, interrupted = threading.Event(), threading.Event()
     report = FleetReport([TargetOutcome(t.name) for t in targets])
     outcomes = {o.name: o for o in report.outcomes}
@@ -163,7 +164,7 @@ def run_fleet(
             emit(outcome.finished())
 
     waves = [list(targets[:canary]), list(targets[canary:])] if canary else [list(targets)]
-    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="target") as pool:
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="target") as pool:
         running: dict[Future[None], str] = {}
         try:
             for number, wave in enumerate(waves):
