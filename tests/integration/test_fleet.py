@@ -316,3 +316,34 @@ def test_baseline_on_every_target(make_database: MakeDatabase, tmp_path: Path) -
     assert "[b0] recorded as applied (not run): 0001_items.sql, 0002_notes.sql" in result.stdout
     for dsn in dsns:
         assert applied(dsn) == [1, 2]
+
+
+def test_running_targets_finish_their_migration_and_stop_at_its_boundary(
+    make_database: MakeDatabase, tmp_path: Path
+) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_slow.sql": """
+                CREATE TABLE s AS SELECT 1 AS x FROM pg_sleep(2);
+                CREATE TABLE s2 (id int);
+            """,
+            "0002_t.sql": "CREATE TABLE t (id int);",
+        },
+    )
+    failing, running = make_database(), make_database()
+    with psycopg.connect(failing, autocommit=True) as conn:
+        conn.execute("CREATE TABLE s (x int)")
+    targets = write_targets(
+        tmp_path / "t.toml", [{"name": "fails", "dsn": failing}, {"name": "runs", "dsn": running}]
+    )
+    result = run(
+        "up", "--dir", str(migrations), "--targets", str(targets), "--concurrency", "2",
+        "--lint-gate", "off", "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    final = result.events()[-1]
+    assert [t["state"] for t in final["targets"]] == ["failed", "stopped"]
+    # The running target was inside 0001 when the other failed: it finished 0001, not 0002.
+    assert journal_rows(running) == [(1, 0, "applied"), (1, 1, "applied")]
+    assert journal_rows(failing) == []
