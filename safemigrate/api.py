@@ -56,6 +56,10 @@ if TYPE_CHECKING:
     from .db import Session
     from .db.repairs import Client as DbClient
     from .executor import RunResult
+    from .fleet import FleetTarget
+    from .fleet_report import FleetReport
+    from .run import Database
+    from .targets import TargetSpec
 
     EventSink = Callable[[Event], None]
 
@@ -157,7 +161,11 @@ class StatusReport:
 
 
 def status(
-    settings: Settings, *, dsn: str | None = None, environ: Mapping[str, str] | None = None
+    settings: Settings,
+    *,
+    dsn: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    database: Database | None = None,
 ) -> StatusReport:
     """Every migration's state against the journal. Read-only: takes no lock, creates nothing.
 
@@ -168,7 +176,7 @@ def status(
     from .run import journal_table, open_session, resolve_database
 
     migrations = _migrations(settings)
-    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
+    db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
@@ -288,6 +296,7 @@ def baseline(
     dsn: str | None = None,
     environ: Mapping[str, str] | None = None,
     on_event: EventSink = _ignore,
+    database: Database | None = None,
 ) -> list[Migration]:
     """Record every migration up to ``version`` as applied without running it.
 
@@ -302,6 +311,7 @@ def baseline(
         journal_table,
         open_session,
         refuse_pooling,
+        refusing_standby,
         resolve_database,
         second_session,
     )
@@ -309,11 +319,11 @@ def baseline(
     migrations = _migrations(settings)
     upto = resolve_target(migrations, version)
     assert upto is not None
-    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
+    db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     recorded = []
     with (
-        open_session(settings, db, on_connect=on_event) as session,
+        open_session(settings, db, on_connect=refusing_standby(on_event)) as session,
         holding_run_lock(session, journal, settings.wait_for_lock_ms, on_event) as lock,
     ):
         with second_session(settings, db) as other:
@@ -391,6 +401,7 @@ def plan(
     target: str | None = None,
     environ: Mapping[str, str] | None = None,
     on_event: EventSink = _ignore,
+    database: Database | None = None,
 ) -> PlanReport:
     """What ``up`` would run: every migration without a database, the real pending set with one.
 
@@ -410,7 +421,7 @@ def plan(
             gate=decide(planned, findings, settings),
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         )
-    return _plan_against(settings, migrations, target_version, dsn, environ, on_event)
+    return _plan_against(settings, migrations, target_version, dsn, environ, on_event, database)
 
 
 def _plan_against(
@@ -420,6 +431,7 @@ def _plan_against(
     dsn: str | None,
     environ: Mapping[str, str] | None,
     on_event: EventSink,
+    database: Database | None = None,
 ) -> PlanReport:
     """The plan with the database's facts: its pending steps, sizes, lock holders."""
     from .blockers.watcher import Watcher
@@ -438,7 +450,7 @@ def _plan_against(
         server_settings,
     )
 
-    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
+    db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()
@@ -597,3 +609,122 @@ def _load_schema(bindir: Path, dsn: str, dump: Path) -> None:
             proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "psql failed",
         )
         raise StepFailedError(f"--schema-from {dump}: {error.removeprefix('psql:')}")
+
+
+# -- many targets --------------------------------------------------------------------------
+
+
+def fleet_targets(
+    settings: Settings, targets_file: Path | None, *, cwd: Path | None = None
+) -> list[TargetSpec]:
+    """The targets of ``targets_file`` (``--targets``), else of the config file (empty when it
+    names none). Bad keys and values raise ConfigError (exit 2) naming file, target and key."""
+    from .targets import load_targets_file, targets_from_config
+
+    if targets_file is not None:
+        return load_targets_file(targets_file, settings, cwd=cwd or Path.cwd())
+    return targets_from_config(settings)
+
+
+def _resolved(specs: Sequence[TargetSpec], environ: Mapping[str, str] | None) -> list[FleetTarget]:
+    from .fleet import resolve_targets
+
+    return resolve_targets(specs, os.environ if environ is None else environ)
+
+
+def up_fleet(
+    specs: Sequence[TargetSpec],
+    *,
+    target: str | None = None,
+    concurrency: int = 4,
+    canary: int = 0,
+    keep_going: bool = False,
+    on_event: EventSink = _ignore,
+    environ: Mapping[str, str] | None = None,
+) -> FleetReport:
+    """``up`` on every target, ``concurrency`` at a time in worker threads, ``canary`` first.
+
+    Every target's migrations are read and every DSN resolved before any target starts (bad
+    input is exit 2 for the whole command). After a failure no new target starts and running
+    ones stop at their next migration boundary, unless ``keep_going``. Events reach
+    ``on_event`` from several threads, each a TargetEvent naming its target. Ctrl-C cancels
+    every running step (rolled back), releases every run lock, and marks the report
+    interrupted.
+    """
+    from .fleet import run_fleet, up_job
+
+    plans: dict[str, tuple[Sequence[Migration], int | None]] = {}
+    by_dir: dict[Path, list[Migration]] = {}
+    for spec in specs:
+        directory = spec.settings.dir
+        if directory not in by_dir:
+            by_dir[directory] = _migrations(spec.settings)
+        plans[spec.name] = (by_dir[directory], resolve_target(by_dir[directory], target))
+    targets = _resolved(specs, environ)
+    return run_fleet(
+        targets,
+        up_job(plans),
+        concurrency=concurrency,
+        canary=canary,
+        keep_going=keep_going,
+        on_event=on_event,
+    )
+
+
+def status_fleet(
+    specs: Sequence[TargetSpec],
+    *,
+    concurrency: int = 4,
+    environ: Mapping[str, str] | None = None,
+) -> FleetReport:
+    """``status`` of every target (each outcome's ``value`` a StatusReport); read-only."""
+    from .fleet import Control, run_fleet
+
+    def job(target: FleetTarget, control: Control, emit: EventSink) -> StatusReport:
+        return status(target.settings, database=target.db)
+
+    return run_fleet(
+        _resolved(specs, environ), job, concurrency=concurrency, keep_going=True, on_event=_ignore
+    )
+
+
+def plan_fleet(
+    specs: Sequence[TargetSpec],
+    *,
+    target: str | None = None,
+    concurrency: int = 4,
+    environ: Mapping[str, str] | None = None,
+) -> FleetReport:
+    """``plan`` (or ``up --dry-run``) against every target (each ``value`` a PlanReport)."""
+    from .fleet import Control, run_fleet
+
+    def job(item: FleetTarget, control: Control, emit: EventSink) -> PlanReport:
+        return plan(item.settings, use_database=True, target=target, database=item.db)
+
+    return run_fleet(
+        _resolved(specs, environ), job, concurrency=concurrency, keep_going=True, on_event=_ignore
+    )
+
+
+def baseline_fleet(
+    specs: Sequence[TargetSpec],
+    version: str,
+    *,
+    concurrency: int = 4,
+    keep_going: bool = False,
+    on_event: EventSink = _ignore,
+    environ: Mapping[str, str] | None = None,
+) -> FleetReport:
+    """``baseline`` on every target (each ``value`` the migrations newly recorded)."""
+    from .fleet import Control, run_fleet
+
+    def job(item: FleetTarget, control: Control, emit: EventSink) -> list[Migration]:
+        return baseline(item.settings, version, database=item.db, on_event=emit)
+
+    return run_fleet(
+        _resolved(specs, environ),
+        job,
+        concurrency=concurrency,
+        keep_going=keep_going,
+        on_event=on_event,
+    )

@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, get_args
@@ -287,6 +287,9 @@ _CONNECTION_KEYS = frozenset(
     }
 )
 
+#: Keys of the config table that hold the fleet's targets, not settings (see targets.py).
+TARGET_TABLE_KEYS = frozenset({"target", "targets"})
+
 _ENV_PREFIX = "SAFEMIGRATE_"
 _MAX_ATTEMPTS = 1000
 _TRUE_WORDS = frozenset({"true", "1", "yes"})
@@ -342,6 +345,8 @@ def load_settings(
     if path is not None:
         prefix, table = _config_table(path, display)
         for key, raw in table.items():
+            if key in TARGET_TABLE_KEYS:
+                continue  # the fleet's targets: read by safemigrate.targets
             if key not in KEYS:
                 raise _unknown_key(prefix, key)
             where = f"{prefix}: {key}"
@@ -645,3 +650,39 @@ def _show(text: str) -> str:
     """Quote ``text`` on one line, shortened so a long value cannot swamp the message."""
     shown = repr(text)
     return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def config_document(path: Path) -> tuple[str, dict[str, Any]]:
+    """The error prefix and the settings table of the config file at ``path`` (its
+    ``[tool.safemigrate]`` table for a pyproject.toml); the file's name shows in errors."""
+    return _config_table(path, path.name)
+
+
+def read_toml(path: Path, display: str) -> dict[str, Any]:
+    """The TOML document at ``path``; unreadable or invalid files raise ConfigError naming
+    ``display``."""
+    return _read_toml(path, display)
+
+
+def with_overrides(
+    settings: Settings, table: Mapping[str, object], *, prefix: str, base: Path
+) -> Settings:
+    """``settings`` with the keys of ``table`` (a target's own settings) applied over them,
+    each validated as in a config file: an unknown key or a bad value raises ConfigError
+    naming ``prefix`` and the key. A relative ``dir`` is joined to ``base``."""
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for key, raw in table.items():
+        if key not in KEYS:
+            raise _unknown_key(prefix, key)
+        where = f"{prefix}: {key}"
+        values[_FIELDS[key]] = _parse(key, raw, where=where, from_text=False, base=base)
+        origins[key] = where
+    updated = replace(settings, **values)
+    _check_backoff(updated, origins)
+    return updated
+
+
+def parse_identifier(raw: object, where: str) -> str:
+    """A PostgreSQL name from a TOML value (a schema), or ConfigError naming ``where``."""
+    return _parse_identifier(raw, where, False)

@@ -167,6 +167,11 @@ class StepWatcher(Protocol):
         ...
 
 
+#: Asked before each planned step whether the run should stop there instead (the fleet's
+#: stopping policy: at a migration boundary, or at once on Ctrl-C).
+StopCheck = Callable[[PlannedStep], bool]
+
+
 @dataclass
 class StepOutcome:
     """What happened to one step."""
@@ -185,6 +190,8 @@ class RunResult:
 
     applied: list[StepOutcome] = field(default_factory=list)
     duration_ms: float = 0.0
+    #: True when the run stopped before its last step because it was asked to (should_stop).
+    stopped: bool = False
 
     @property
     def applied_migrations(self) -> int:
@@ -250,6 +257,7 @@ class Executor:
         run_started_at: float | None = None,
         capture_locks: bool = False,
         session_state: list[str] | None = None,
+        should_stop: StopCheck | None = None,
     ) -> None:
         if isinstance(database, Session):
             if journal is None:
@@ -269,6 +277,7 @@ class Executor:
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
+        self.should_stop = should_stop
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -282,6 +291,9 @@ class Executor:
         result = result if result is not None else RunResult()
         try:
             for n, item in enumerate(planned, start=1):
+                if self.should_stop is not None and self.should_stop(item):
+                    result.stopped = True
+                    break
                 result.applied.append(self.run_step(item, n, len(planned)))
                 # Session settings (SET timezone ...) that later steps may rely on: replayed
                 # on a new session if the connection is lost.

@@ -298,6 +298,25 @@ class Session:
                 hint="connect directly to PostgreSQL, or through a session-pooling proxy",
             )
 
+    def use_schema(self, schema: str) -> None:
+        """Make ``schema`` the session's only search_path entry (a tenant's schema), and check
+        that the server took it: a schema that does not exist is left out of the effective
+        path, and the run would then create its objects elsewhere."""
+        rows = self.rows(
+            sql.SQL("SELECT set_config('search_path', {}, false), current_schemas(false)").format(
+                sql.Literal(sql.Identifier(schema).as_string(self._conn))
+            )
+        )
+        effective = list(rows[0][1]) if rows else []
+        if effective[:1] != [schema]:
+            from ..errors import BadInputError
+
+            raise BadInputError(
+                f"schema {schema!r} does not exist in {self._conn.info.dbname}: the run's "
+                "search_path and journal live in the target's schema",
+                hint="create the schema first (CREATE SCHEMA), or fix the target's schema",
+            )
+
     def cancel_running(self) -> None:
         """Ask the server to cancel the statement this session runs now (from any thread)."""
         if self._conn.closed:

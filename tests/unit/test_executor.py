@@ -709,3 +709,23 @@ def test_applied_steps_are_kept_in_the_callers_result_when_a_later_step_fails() 
     with pytest.raises(StepFailedError):
         h.executor.run(planned("SELECT 1;\nSELECT 2;\n"), result)
     assert [o.step for o in result.applied] == [1]
+
+
+def test_should_stop_is_asked_before_each_step_and_the_run_stops_there() -> None:
+    first = migration("CREATE TABLE a (id int);\nCREATE TABLE b (id int);", version=1)
+    second = migration("CREATE TABLE c (id int);", version=2)
+    steps = [PlannedStep(m, step, False) for m in (first, second) for step in m.steps]
+    asked: list[tuple[int, int]] = []
+    h = harness()
+
+    def at_a_boundary(item: PlannedStep) -> bool:
+        # What the fleet's Control says once stopping: only before a migration's first step.
+        asked.append((item.migration.version, item.step.index))
+        return len(asked) > 1 and item.step.index == 0
+
+    h.executor.should_stop = at_a_boundary
+    result = h.run(steps)
+    assert asked == [(1, 0), (1, 1), (2, 0)]
+    assert [o.step for o in result.applied] == [1, 2]  # the whole of migration 1, nothing of 2
+    assert result.stopped
+    assert h.of(RunFinished)[0].applied_steps == 2
