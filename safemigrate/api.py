@@ -321,7 +321,10 @@ def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Findin
     if not paths:
         return []
     report = lint_paths(
-        paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
+        paths,
+        pg_version=settings.pg_version,
+        concurrent_indexes=settings.concurrent_indexes,
+        safe_rewrites=settings.safe_rewrites,
     )
     return list(report.findings)
 
@@ -338,11 +341,13 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
             list(files),
             pg_version=settings.pg_version,
             concurrent_indexes=settings.concurrent_indexes,
+            safe_rewrites=settings.safe_rewrites,
         )
     return lint_directory(
         settings.dir,
         pg_version=settings.pg_version,
         concurrent_indexes=settings.concurrent_indexes,
+        safe_rewrites=settings.safe_rewrites,
     )
 
 

@@ -36,6 +36,7 @@ else:
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
+SafeRewrites = Literal["rewrite", "require", "off"]
 VersionStyle = Literal["sequence", "timestamp"]
 
 
@@ -107,6 +108,10 @@ class Settings:
     wait_for_lock_ms: int = 0
     allow_out_of_order: bool = False
     concurrent_indexes: ConcurrentIndexes = "rewrite"
+    # ADD FOREIGN KEY / CHECK, SET NOT NULL, ADD UNIQUE / PRIMARY KEY through their
+    # non-blocking recipes. Only check reads it so far (issue 13); the runner's side is merged
+    # separately.
+    safe_rewrites: SafeRewrites = "rewrite"
     journal_schema: str = "public"
     journal_table: str = "safemigrate_history"
     application_name: str = "safemigrate"
@@ -152,6 +157,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "allow_out_of_order": "Apply pending migrations older than the newest applied one.",
         "concurrent_indexes": (
             "CREATE INDEX handling: rewrite to CONCURRENTLY, require it, or off."
+        ),
+        "safe_rewrites": (
+            "ADD FOREIGN KEY/CHECK, SET NOT NULL, ADD UNIQUE/PRIMARY KEY handling: rewrite to "
+            "their non-blocking recipes, require them written so, or off."
         ),
         "journal_schema": "Schema of the journal table that records applied migrations.",
         "journal_table": "Name of the journal table that records applied migrations.",
@@ -210,6 +219,7 @@ _FIELDS: Mapping[str, str] = MappingProxyType(
 _ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "concurrent_indexes": get_args(ConcurrentIndexes),
+        "safe_rewrites": get_args(SafeRewrites),
         "version_style": get_args(VersionStyle),
     }
 )

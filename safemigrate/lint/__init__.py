@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import MigrationFileError
 from ..source import scan_directory
+from .catalog import Catalog
 from .findings import Finding, LintReport, Rule, Severity
 from .rules import RULES as _RULES
 from .walker import FileResult, invalid_file, lint_file, problem_finding
@@ -46,11 +47,13 @@ def explain(rule_id: str) -> str:
     return RULES[rule_id].doc
 
 
-def _check_options(pg_version: int, concurrent_indexes: str) -> None:
-    if concurrent_indexes not in _POLICIES:
-        raise ValueError(
-            f"concurrent_indexes must be one of {', '.join(_POLICIES)}, got {concurrent_indexes!r}"
-        )
+def _check_options(pg_version: int, concurrent_indexes: str, safe_rewrites: str = "off") -> None:
+    for key, value in (
+        ("concurrent_indexes", concurrent_indexes),
+        ("safe_rewrites", safe_rewrites),
+    ):
+        if value not in _POLICIES:
+            raise ValueError(f"{key} must be one of {', '.join(_POLICIES)}, got {value!r}")
     if not isinstance(pg_version, int) or pg_version < 9:
         raise ValueError(f"pg_version must be a PostgreSQL major version, got {pg_version!r}")
 
@@ -66,6 +69,7 @@ def lint_paths(
     *,
     pg_version: int = 16,
     concurrent_indexes: str = "rewrite",
+    safe_rewrites: str = "off",
 ) -> LintReport:
     """Lint migration files; each file is its own migration context.
 
@@ -73,18 +77,28 @@ def lint_paths(
     ``<version>_<name>.sql``, that cannot be read, is not UTF-8 or does not parse gives an
     ``invalid-migration-file`` finding and makes the report bad input.
     """
-    _check_options(pg_version, concurrent_indexes)
+    _check_options(pg_version, concurrent_indexes, safe_rewrites)
     results: list[FileResult] = []
     files: list[str] = []
     for path in paths:
         if path.is_dir():
-            sub = lint_directory(path, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+            sub = lint_directory(
+                path,
+                pg_version=pg_version,
+                concurrent_indexes=concurrent_indexes,
+                safe_rewrites=safe_rewrites,
+            )
             results.append(FileResult(sub.findings, sub.bad_input))
             files.extend(sub.files)
             continue
         files.append(str(path))
         results.append(
-            lint_file(path, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+            lint_file(
+                path,
+                pg_version=pg_version,
+                concurrent_indexes=concurrent_indexes,
+                safe_rewrites=safe_rewrites,
+            )
         )
     return _report(results, files)
 
@@ -94,10 +108,14 @@ def lint_directory(
     *,
     pg_version: int = 16,
     concurrent_indexes: str = "rewrite",
+    safe_rewrites: str = "off",
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
-    duplicate versions), as the runner would before applying anything."""
-    _check_options(pg_version, concurrent_indexes)
+    duplicate versions), as the runner would before applying anything.
+
+    The files are read in order, each judged against the schema the earlier ones built.
+    """
+    _check_options(pg_version, concurrent_indexes, safe_rewrites)
     try:
         # Every problem with the names, where discover() stops at the first.
         scan = scan_directory(directory)
@@ -106,13 +124,16 @@ def lint_directory(
     problems = [problem_finding(p) for p in scan.problems]
     results = [FileResult(problems, bool(problems))]
     paths = [f.path for f in scan.files] + scan.misnamed
+    catalog = Catalog()
     for path in paths:
         results.append(
             lint_file(
                 path,
                 pg_version=pg_version,
                 concurrent_indexes=concurrent_indexes,
+                safe_rewrites=safe_rewrites,
                 check_file_name=False,
+                catalog=catalog,
             )
         )
     report = _report(results, [str(p) for p in paths])

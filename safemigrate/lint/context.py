@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pglast import ast
 
 from ..model import QualifiedName, Statement
+from .catalog import Catalog
 
 TxKind = Literal["explicit", "group", "own", "do"]
 
@@ -99,6 +100,13 @@ class FileState:
     not_null_proven: set[tuple[QualifiedName, str]] = field(default_factory=set)
     #: Enum values added by ALTER TYPE ... ADD VALUE, by transaction id: value -> line.
     enum_values: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: The schema earlier files of the directory (and this one, so far) built.
+    catalog: Catalog = field(default_factory=Catalog)
+    #: True once the file set the session TimeZone to UTC (SET timezone / SET TIME ZONE).
+    utc_session: bool = False
+    #: PL/pgSQL functions and procedures created earlier in the file: the CREATE statement's
+    #: text, by name (unqualified, as called).
+    functions: dict[str, str] = field(default_factory=dict)
 
     def resolve(self, name: QualifiedName, *, temp: bool = False) -> QualifiedName:
         """The schema-qualified name PostgreSQL would use for a relation."""
@@ -136,6 +144,10 @@ class StatementContext:
     in_do: bool = False
     #: The line of the statement (of the DO statement, for a statement inside a DO block).
     line: int = 1
+    #: The ``safe_rewrites`` policy (rewrite, require or off): whether the runner turns ADD
+    #: FOREIGN KEY / CHECK, SET NOT NULL and ADD UNIQUE / PRIMARY KEY into their
+    #: non-blocking recipes.
+    safe_rewrites: str = "off"
 
     def table(self, range_var: Any) -> QualifiedName:
         """The resolved name of a RangeVar."""
@@ -153,6 +165,16 @@ class StatementContext:
         """True when the statement runs inside a transaction it shares with other statements
         (a BEGIN/COMMIT block, a group or a DO block)."""
         return self.tx.is_block or self.in_do
+
+    def runner_rewrites(self, node: Any) -> bool:
+        """True when safemigrate runs this ALTER TABLE through its non-blocking recipe
+        (``safe_rewrites = "rewrite"``: the statement is alone in its own step and has one
+        subcommand)."""
+        return (
+            self.safe_rewrites == "rewrite"
+            and not self.in_transaction_block()
+            and len(getattr(node, "cmds", None) or ()) == 1
+        )
 
     def where(self) -> str:
         """Where the statement runs, for messages ("inside the DO block at line 3")."""

@@ -9,16 +9,29 @@ from pglast import ast, enums
 
 from ..context import StatementContext, show, written
 from ..findings import Hit, hit, make_rule
+from .add_column_volatile_default import added_columns, default_of
 
 DOC = """
 Catches: `ALTER TABLE ... ADD [CONSTRAINT name] FOREIGN KEY ...` or `... CHECK (...)` on a table
 that existed before the migration, without NOT VALID; and a `VALIDATE CONSTRAINT` run in the same
 transaction (same statement, BEGIN/COMMIT block or group) as the `ADD ... NOT VALID` it
 validates, which gives up what NOT VALID gained. NOT ENFORCED constraints are not checked.
+Also the constraints an `ADD COLUMN` implies: an inline `CHECK` is checked against every
+existing row (parse_utilcmd.c transformCheckConstraints skips validation only for CREATE
+TABLE); an inline `REFERENCES` is not validated when the column has no default (every value
+is NULL, so PostgreSQL marks it valid without a scan: transformAlterTableStmt's
+skipValidation), but is when it has one.
 
 Why it hurts: PostgreSQL checks every existing row while it holds the lock the ADD took: ACCESS
 EXCLUSIVE for a CHECK (no reads or writes of the table), SHARE ROW EXCLUSIVE on both tables for a
 FOREIGN KEY (no writes to either). On a large table that is a long outage.
+
+Severity: warning when safemigrate itself runs the statement as ADD ... NOT VALID then VALIDATE
+(safe_rewrites = "rewrite", the statement alone in its own step); error otherwise.
+
+Applies to: every PostgreSQL version (NOT VALID for CHECK from 9.2, for FOREIGN KEY from 9.1).
+Source: PostgreSQL docs, ALTER TABLE (ADD table_constraint, VALIDATE CONSTRAINT, Notes) and
+13.3 Explicit Locking (the lock modes).
 
 Instead: add the constraint with NOT VALID (it then applies to new rows only and is added in an
 instant), then `ALTER TABLE ... VALIDATE CONSTRAINT name` as a separate statement (its own
@@ -74,6 +87,17 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     f"checks every row of {shown} while holding an ACCESS EXCLUSIVE lock: no "
                     "reads or writes of the table for the whole scan"
                 )
+            if ctx.runner_rewrites(node):
+                yield hit(
+                    RULE,
+                    f"adds {_describe(con)} on existing table {shown} without NOT VALID: "
+                    "safemigrate runs it as ADD ... NOT VALID then VALIDATE CONSTRAINT, but run "
+                    f"as written it {effect}",
+                    "write the NOT VALID and VALIDATE CONSTRAINT statements yourself so the "
+                    "file says what runs",
+                    "warning",
+                )
+                continue
             yield hit(
                 RULE,
                 f"adds {_describe(con)} on existing table {shown} without NOT VALID: it {effect}",
@@ -97,4 +121,36 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "had not been written",
                 "run VALIDATE CONSTRAINT as its own statement, after the transaction that added "
                 "the constraint has committed",
+            )
+    yield from _inline(node, ctx, shown)
+
+
+def _inline(node: Any, ctx: StatementContext, shown: str) -> Iterator[Hit]:
+    """The CHECK and REFERENCES constraints written on the columns an ALTER TABLE adds."""
+    for coldef in added_columns(node, ctx):
+        default = default_of(coldef)
+        has_default = default is not None and not (
+            isinstance(default, ast.A_Const) and default.isnull
+        )
+        for con in coldef.constraints or ():
+            if not isinstance(con, ast.Constraint) or not con.is_enforced:
+                continue
+            if con.contype == _CONSTR.CONSTR_CHECK:
+                effect = (
+                    "checks every existing row under an ACCESS EXCLUSIVE lock (an ADD COLUMN "
+                    "CHECK is validated like ADD CONSTRAINT CHECK)"
+                )
+            elif con.contype == _CONSTR.CONSTR_FOREIGN and has_default:
+                effect = (
+                    "checks every existing row's default against the referenced table while "
+                    "holding the ADD COLUMN's ACCESS EXCLUSIVE lock"
+                )
+            else:
+                continue
+            yield hit(
+                RULE,
+                f"adds column {coldef.colname} to existing table {shown} with an inline "
+                f"{'CHECK' if con.contype == _CONSTR.CONSTR_CHECK else 'REFERENCES'}: it {effect}",
+                "add the column without the constraint, then ADD CONSTRAINT ... NOT VALID and "
+                "VALIDATE CONSTRAINT in separate statements",
             )

@@ -18,6 +18,11 @@ Why it hurts: a plain DROP INDEX takes an ACCESS EXCLUSIVE lock on the index's t
 itself is quick, but while it waits for that lock behind one long transaction every other query
 on the table queues behind it (safemigrate bounds that wait with lock_timeout and retries).
 
+Applies to: every PostgreSQL version (DROP INDEX CONCURRENTLY from 9.2).
+Source: PostgreSQL docs, DROP INDEX ("CONCURRENTLY: Drop the index without locking out
+concurrent selects, inserts, updates, and deletes on the index's table. A normal DROP INDEX
+acquires an ACCESS EXCLUSIVE lock on the table").
+
 Instead: `DROP INDEX CONCURRENTLY name` as its own statement, outside any BEGIN/COMMIT block or
 group (safemigrate runs it in autocommit mode). It takes only a SHARE UPDATE EXCLUSIVE lock,
 which does not block reads or writes.

@@ -17,6 +17,11 @@ created earlier in the same file is skipped).
 Why it hurts: a plain REINDEX locks out writes to the table (and reads that would use the index)
 for the whole rebuild.
 
+Applies to: every version; REINDEX CONCURRENTLY exists from PostgreSQL 12 (the hint changes).
+Source: PostgreSQL docs, REINDEX (Rebuilding Indexes Concurrently; "REINDEX locks out writes but
+not reads of the index's parent table ... also takes an ACCESS EXCLUSIVE lock on the specific
+index being processed").
+
 Instead: from PostgreSQL 12, `REINDEX (CONCURRENTLY) ...` / `REINDEX ... CONCURRENTLY` as its own
 statement outside any transaction block. Before 12: `CREATE INDEX CONCURRENTLY` a replacement,
 then `DROP INDEX CONCURRENTLY` the old one and rename the new one.

@@ -18,6 +18,10 @@ Catches: on tables that existed before the migration, `VACUUM FULL`, `CLUSTER`,
 Why it hurts: each rewrites the whole table (or view) into new storage while holding an ACCESS
 EXCLUSIVE lock: no reads or writes for as long as the copy takes, which grows with the table.
 
+Applies to: every PostgreSQL version (SET ACCESS METHOD from 15).
+Source: PostgreSQL docs, VACUUM (FULL), CLUSTER, ALTER TABLE (SET TABLESPACE, SET LOGGED /
+UNLOGGED, SET ACCESS METHOD), REFRESH MATERIALIZED VIEW (CONCURRENTLY); 13.3 Explicit Locking.
+
 Instead: for bloat, use an online tool (pg_repack, pg_squeeze) outside the migration, or plain
 VACUUM. For a materialized view, `REFRESH MATERIALIZED VIEW CONCURRENTLY` (needs a unique index
 on it). Moving or changing a large table's storage belongs in a maintenance window, not in a
