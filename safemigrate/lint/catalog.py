@@ -39,6 +39,12 @@ class Catalog:
     )
     #: Each partitioned table's DEFAULT partition.
     default_partitions: dict[QualifiedName, QualifiedName] = field(default_factory=dict)
+    #: (table, column) pairs a validated CHECK (col IS NOT NULL) or NOT NULL proves not null;
+    #: shared with each file's FileState.not_null_proven.
+    not_null_proven: set[tuple[QualifiedName, str]] = field(default_factory=set)
+    #: IS NOT NULL checks added NOT VALID, by (table, constraint name): their column, so a
+    #: VALIDATE in a later file proves it.
+    pending_not_null: dict[tuple[QualifiedName, str], str] = field(default_factory=dict)
     #: Partitioned tables (CREATE TABLE ... PARTITION BY).
     partitioned: set[QualifiedName] = field(default_factory=set)
 

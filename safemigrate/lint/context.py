@@ -100,6 +100,8 @@ class FileState:
     not_null_proven: set[tuple[QualifiedName, str]] = field(default_factory=set)
     #: Enum values added by ALTER TYPE ... ADD VALUE, by transaction id: value -> line.
     enum_values: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: Existing tables the file emptied earlier (DELETE without WHERE, TRUNCATE).
+    emptied_tables: set[QualifiedName] = field(default_factory=set)
     #: The schema earlier files of the directory (and this one, so far) built.
     catalog: Catalog = field(default_factory=Catalog)
     #: True once the file set the session TimeZone to UTC (SET timezone / SET TIME ZONE).

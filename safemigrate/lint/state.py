@@ -21,7 +21,14 @@ _OBJ = enums.ObjectType
 
 
 def not_null_column(expr: Any) -> str | None:
-    """The column of a ``col IS NOT NULL`` expression, else None."""
+    """The column a CHECK expression proves not null: ``col IS NOT NULL``, or such a test
+    among the arguments of an AND (PostgreSQL proves it by predicate implication), else None."""
+    if isinstance(expr, ast.BoolExpr) and expr.boolop == enums.BoolExprType.AND_EXPR:
+        for arg in expr.args or ():
+            column = not_null_column(arg)
+            if column is not None:
+                return column
+        return None
     if (
         isinstance(expr, ast.NullTest)
         and expr.nulltesttype == enums.NullTestType.IS_NOT_NULL
@@ -72,6 +79,12 @@ def record(node: Any, ctx: StatementContext) -> None:
         return
     if isinstance(node, ast.CreateFunctionStmt):
         _record_function(node, ctx)
+        return
+    if isinstance(node, ast.TruncateStmt):
+        state.emptied_tables.update(ctx.table(r) for r in node.relations or ())
+        return
+    if isinstance(node, ast.DeleteStmt) and node.whereClause is None and not node.usingClause:
+        state.emptied_tables.add(ctx.table(node.relation))
         return
     relation = _created_relation(node)
     if isinstance(node, ast.CreateStmt) and relation is not None:
@@ -264,11 +277,19 @@ def _record_alter(table: QualifiedName, cmd: Any, ctx: StatementContext) -> None
         if con.skip_validation:
             if con.conname:
                 state.not_valid[(table, str(con.conname))] = (ctx.tx.id, column)
+                if column is not None:
+                    state.catalog.pending_not_null[(table, str(con.conname))] = column
         elif column is not None and (con.is_enforced or con.contype == _CONSTR.CONSTR_NOTNULL):
             state.not_null_proven.add((table, column))
     elif cmd.subtype == _AT.AT_ValidateConstraint and cmd.name:
         added = state.not_valid.pop((table, str(cmd.name)), None)
+        pending = state.catalog.pending_not_null.pop((table, str(cmd.name)), None)
         if added is not None and added[1] is not None:
             state.not_null_proven.add((table, added[1]))
+        elif pending is not None:
+            state.not_null_proven.add((table, pending))
     elif cmd.subtype == _AT.AT_SetNotNull and cmd.name:
         state.not_null_proven.add((table, str(cmd.name)))
+    elif cmd.subtype == _AT.AT_DropNotNull and cmd.name:
+        # The proof may have been the NOT NULL itself: assume it is gone.
+        state.not_null_proven.discard((table, str(cmd.name)))

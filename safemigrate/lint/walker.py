@@ -196,7 +196,8 @@ def lint_text(
     findings = [problem_finding(p) for p in refusals]
     steps_known = not refusals
 
-    state = FileState(catalog=catalog if catalog is not None else Catalog())
+    shared = catalog if catalog is not None else Catalog()
+    state = FileState(catalog=shared, not_null_proven=shared.not_null_proven)
     hits_of: list[list[Hit]] = []
     for stmt, tx in zip(parsed.statements, transactions_of(parsed.statements), strict=True):
         ctx = StatementContext(

@@ -175,3 +175,82 @@ def _directory_verdict(history: str, statement: str) -> list[str]:
         (Path(tmp) / "0002_change.sql").write_text(statement + "\n", encoding="utf-8")
         report = lint_directory(Path(tmp), concurrent_indexes="off")
     return [f.rule for f in report.findings if f.file.endswith("0002_change.sql")]
+
+
+def test_a_validated_check_with_and_proves_not_null(connect: ConnectFactory) -> None:
+    history = f"{TABLE};\n"
+    recipe = (
+        "ALTER TABLE t ADD CONSTRAINT t_n_ok CHECK (n IS NOT NULL AND n <> '') NOT VALID;\n"
+        "ALTER TABLE t VALIDATE CONSTRAINT t_n_ok;\n"
+    )
+    notices: list[str] = []
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        conn.execute(recipe)
+        conn.add_notice_handler(lambda diag: notices.append(diag.message_primary or ""))
+        conn.execute("SET client_min_messages = debug1")
+        conn.execute("ALTER TABLE t ALTER COLUMN n SET NOT NULL")
+    assert any("sufficient to prove" in n for n in notices), notices
+    set_not_null = "ALTER TABLE t ALTER COLUMN n SET NOT NULL;"
+    assert _directory_verdict(history, recipe + set_not_null) == []
+    # The same proof from an earlier migration file.
+    assert _directory_verdict(history + recipe, set_not_null) == []
+    assert _directory_verdict(history, set_not_null) == ["set-not-null"]
+
+
+def test_add_column_not_null_without_default_fails_on_rows(connect: ConnectFactory) -> None:
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        with pytest.raises(psycopg.errors.NotNullViolation):
+            conn.execute("ALTER TABLE t ADD COLUMN region text NOT NULL")
+        conn.execute("ALTER TABLE t ADD COLUMN region text NOT NULL DEFAULT 'eu'")
+    history = f"{TABLE};\n"
+    assert _directory_verdict(history, "ALTER TABLE t ADD COLUMN region text NOT NULL;") == [
+        "add-column-not-null-without-default"
+    ]
+    with_default = "ALTER TABLE t ADD COLUMN region text NOT NULL DEFAULT 'eu';"
+    assert _directory_verdict(history, with_default) == []
+
+
+def test_a_collation_change_rebuilds_the_index(connect: ConnectFactory) -> None:
+    statement = 'ALTER TABLE t ALTER COLUMN v TYPE varchar(50) COLLATE "C";'
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        index = _relfilenode(conn, "t_v")
+        conn.execute(statement)
+        assert _relfilenode(conn, "t_v") != index
+    assert _directory_verdict(f"{TABLE};\n", statement) == ["column-type-change"]
+
+
+def test_domain_check_is_validated_against_every_column(connect: ConnectFactory) -> None:
+    history = "CREATE DOMAIN qty AS int;\nCREATE TABLE stock (q qty);\n"
+    add = "ALTER DOMAIN qty ADD CONSTRAINT positive CHECK (VALUE > 0)"
+    with connect(autocommit=True) as conn:
+        conn.execute(history)
+        conn.execute("INSERT INTO stock VALUES (-1)")
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(add)
+        conn.execute(add + " NOT VALID")
+    assert _directory_verdict(history, add + ";") == ["constraint-without-not-valid"]
+    assert _directory_verdict(history, add + " NOT VALID;") == []
+
+
+def test_creating_a_partition_scans_the_default_partition(connect: ConnectFactory) -> None:
+    history = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
+    create = "CREATE TABLE m_2030 PARTITION OF m FOR VALUES FROM ('2030-01-01') TO ('2031-01-01')"
+    with connect(autocommit=True) as conn:
+        conn.execute(history)
+        conn.execute("INSERT INTO m VALUES ('2030-06-01')")  # lands in the default partition
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(create)
+    assert _directory_verdict(history, create + ";") == ["attach-partition"]
+    assert _directory_verdict(PARTITIONED, create + ";") == []
+
+
+def test_drop_index_concurrently_takes_one_index(connect: ConnectFactory) -> None:
+    statement = "DROP INDEX CONCURRENTLY t_v, t_pkey"
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            conn.execute(statement)
+    assert _directory_verdict(f"{TABLE};\n", statement + ";") == ["require-concurrent-index-drop"]

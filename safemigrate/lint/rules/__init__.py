@@ -13,6 +13,7 @@ from typing import Any
 from ..context import StatementContext
 from ..findings import Hit, Rule
 from . import (
+    add_column_not_null_without_default,
     add_column_rewrites,
     add_column_volatile_default,
     attach_partition,
@@ -46,6 +47,7 @@ _MODULES = (
     column_type_change,
     add_column_volatile_default,
     add_column_rewrites,
+    add_column_not_null_without_default,
     unique_without_index,
     attach_partition,
     detach_partition,

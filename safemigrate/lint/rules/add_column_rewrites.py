@@ -57,6 +57,11 @@ def _kind(coldef: Any) -> str | None:
     return None
 
 
+def fills_every_row(coldef: Any) -> bool:
+    """True for a serial, identity or stored generated column (every row gets a value)."""
+    return _kind(coldef) is not None
+
+
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     for coldef in added_columns(node, ctx):
         kind = _kind(coldef)

@@ -21,6 +21,8 @@ lock:
   CHECK constraint: PostgreSQL scans the default partition to prove none of its rows belong to
   the new partition, holding ACCESS EXCLUSIVE on the default partition (reads and writes that
   reach it wait);
+- `CREATE TABLE ... PARTITION OF parent` while the parent has such a DEFAULT partition: the
+  same scan of the default partition (CREATE TABLE docs, PARTITION OF);
 - before PostgreSQL 12, ATTACH PARTITION takes ACCESS EXCLUSIVE on the parent itself: every
   query on the partitioned table waits for the whole attach.
 A validated CHECK constraint is assumed to match the partition bound; the linter does not
@@ -49,12 +51,36 @@ RULE = make_rule(
 )
 
 
+def _default_partition_scan(parent: Any, ctx: StatementContext, what: str) -> Iterator[Hit]:
+    """The scan of the parent's DEFAULT partition that adding a partition does."""
+    catalog = ctx.state.catalog
+    default = catalog.default_partitions.get(ctx.table(parent))
+    if default is None or default in ctx.state.created_tables or catalog.checks.get(default):
+        return
+    yield hit(
+        RULE,
+        f"{what} scans the DEFAULT partition {show(default)} under an ACCESS EXCLUSIVE lock to "
+        "prove none of its rows belong to the new partition: reads and writes reaching it wait "
+        "for the scan",
+        "give the default partition a validated CHECK excluding the new range first",
+    )
+
+
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if (
+        isinstance(node, ast.CreateStmt)
+        and node.partbound is not None
+        and not node.partbound.is_default
+        and node.inhRelations
+        and not ctx.is_new(node.inhRelations[0])
+    ):
+        what = f"CREATE TABLE {show(written(node.relation))} PARTITION OF"
+        yield from _default_partition_scan(node.inhRelations[0], ctx, what)
+        return
     if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
         return
     if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
         return
-    parent = ctx.table(node.relation)
     shown = show(written(node.relation))
     catalog = ctx.state.catalog
     for cmd in node.cmds or ():
@@ -85,16 +111,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "add a CHECK matching the bound NOT VALID, VALIDATE it in a separate statement, "
                 "then ATTACH PARTITION (no scan) and drop the CHECK",
             )
-        default = catalog.default_partitions.get(parent)
-        if (
-            default is not None
-            and default not in ctx.state.created_tables
-            and not catalog.checks.get(default)
-        ):
-            yield hit(
-                RULE,
-                f"ATTACH PARTITION {part_shown} scans the DEFAULT partition {show(default)} "
-                "under an ACCESS EXCLUSIVE lock to prove none of its rows belong to the new "
-                "partition: reads and writes reaching it wait for the scan",
-                "give the default partition a validated CHECK excluding the new range first",
-            )
+        attach = f"ATTACH PARTITION {part_shown}"
+        yield from _default_partition_scan(node.relation, ctx, attach)

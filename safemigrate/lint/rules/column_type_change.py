@@ -30,11 +30,13 @@ support functions varchar_support, numeric_support, varbit_support, timestamp_su
 - cidr to inet;
 - timestamp <-> timestamptz from PostgreSQL 12 only when the session TimeZone is UTC: the
   linter assumes it is not unless the file sets it (`SET timezone = 'UTC'`) before the change.
-Everything else (int to bigint, varchar(n) to a shorter varchar, text to varchar(n), numeric
-scale changes, char(n), json to jsonb, any USING expression other than the column itself)
-rewrites. The current type comes from the migration directory's own history (the CREATE TABLE
-and ALTER statements of earlier files); when the history does not show it, the finding is an
-error, or a warning when the new type is one that often changes without a rewrite.
+A COLLATE clause is reported: "if the collation for a column has been changed, an index rebuild
+is required" (ALTER TABLE, Notes). Everything else (int to bigint, varchar(n) to a shorter
+varchar, text to varchar(n), numeric scale changes, char(n), json to jsonb, any USING expression
+other than the column itself) rewrites. The current type comes from the migration directory's
+own history (the CREATE TABLE and ALTER statements of earlier files); when the history does not
+show it, the finding is an error, or a warning when the new type is one that often changes
+without a rewrite.
 
 Applies to: every PostgreSQL version; the timestamp/timestamptz exception from 12.
 Source: PostgreSQL docs, ALTER TABLE (SET DATA TYPE, Notes), 10.3 Type Conversion (binary
@@ -98,6 +100,16 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             and coldef.raw_default is not None
             and not _plain_using(coldef.raw_default, str(cmd.name))
         )
+        if isinstance(coldef, ast.ColumnDef) and coldef.collClause is not None:
+            yield hit(
+                RULE,
+                f"changes the type of {column} with a COLLATE clause: a collation change "
+                "rebuilds every index on the column under an ACCESS EXCLUSIVE lock, blocking "
+                "reads and writes for the rebuild",
+                "build new indexes with the new collation CONCURRENTLY on a new column, or run "
+                "it in a maintenance window",
+            )
+            continue
         known = ctx.state.catalog.column(table, str(cmd.name))
         if known is not None and known.type is not None and new_type is not None and not using:
             reason = rewrite_reason(

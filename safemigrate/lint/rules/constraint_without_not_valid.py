@@ -16,11 +16,12 @@ Catches: `ALTER TABLE ... ADD [CONSTRAINT name] FOREIGN KEY ...` or `... CHECK (
 that existed before the migration, without NOT VALID; and a `VALIDATE CONSTRAINT` run in the same
 transaction (same statement, BEGIN/COMMIT block or group) as the `ADD ... NOT VALID` it
 validates, which gives up what NOT VALID gained. NOT ENFORCED constraints are not checked.
-Also the constraints an `ADD COLUMN` implies: an inline `CHECK` is checked against every
-existing row (parse_utilcmd.c transformCheckConstraints skips validation only for CREATE
-TABLE); an inline `REFERENCES` is not validated when the column has no default (every value
-is NULL, so PostgreSQL marks it valid without a scan: transformAlterTableStmt's
-skipValidation), but is when it has one.
+Also `ALTER DOMAIN ... ADD CONSTRAINT ... CHECK` without NOT VALID (every column of the
+domain's type is checked; ALTER DOMAIN docs), and the constraints an `ADD COLUMN` implies:
+an inline `CHECK` is checked against every existing row (parse_utilcmd.c
+transformCheckConstraints skips validation only for CREATE TABLE); an inline `REFERENCES` is
+not validated when the column has no default (every value is NULL, so PostgreSQL marks it
+valid without a scan: transformAlterTableStmt's skipValidation), but is when it has one.
 
 Why it hurts: PostgreSQL checks every existing row while it holds the lock the ADD took: ACCESS
 EXCLUSIVE for a CHECK (no reads or writes of the table), SHARE ROW EXCLUSIVE on both tables for a
@@ -30,7 +31,8 @@ Severity: warning when safemigrate itself runs the statement as ADD ... NOT VALI
 (safe_rewrites = "rewrite", the statement alone in its own step); error otherwise.
 
 Applies to: every PostgreSQL version (NOT VALID for CHECK from 9.2, for FOREIGN KEY from 9.1).
-Source: PostgreSQL docs, ALTER TABLE (ADD table_constraint, VALIDATE CONSTRAINT, Notes) and
+Source: PostgreSQL docs, ALTER TABLE (ADD table_constraint, VALIDATE CONSTRAINT, Notes), ALTER
+DOMAIN (ADD domain_constraint, NOT VALID) and
 13.3 Explicit Locking (the lock modes).
 
 Instead: add the constraint with NOT VALID (it then applies to new rows only and is added in an
@@ -55,7 +57,30 @@ def _describe(con: Any) -> str:
     return f"{kind} constraint {con.conname}" if con.conname else f"{kind} constraint"
 
 
+def _domain(node: Any) -> Iterator[Hit]:
+    """ALTER DOMAIN ... ADD CONSTRAINT ... CHECK without NOT VALID."""
+    con = node.def_
+    if (
+        node.subtype == "C"
+        and isinstance(con, ast.Constraint)
+        and con.contype == _CONSTR.CONSTR_CHECK
+        and not con.skip_validation
+    ):
+        domain = ".".join(str(n.sval) for n in node.typeName or ())
+        yield hit(
+            RULE,
+            f"adds a CHECK constraint to domain {domain} without NOT VALID: PostgreSQL checks "
+            "every value of every column of that type, in every table, while holding locks "
+            "that block their writes",
+            "add it with NOT VALID, then ALTER DOMAIN ... VALIDATE CONSTRAINT in a separate "
+            "statement",
+        )
+
+
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if isinstance(node, ast.AlterDomainStmt):
+        yield from _domain(node)
+        return
     if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
         return
     if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):

@@ -206,6 +206,7 @@ STATEMENT_RULES = {
     "column-type-change": "error",
     "add-column-volatile-default": "error",
     "add-column-rewrites": "error",
+    "add-column-not-null-without-default": "error",
     "unique-without-index": "error",
     "attach-partition": "error",
     "detach-partition": "error",

@@ -271,3 +271,71 @@ def test_safe_rewrites_turn_errors_into_warnings_outside_blocks(sql: str) -> Non
 def test_truncate_of_an_existing_table_is_reported() -> None:
     assert rules("TRUNCATE orders;") == ["drop-table-or-column"]
     assert rules("CREATE TABLE s (a int);\nTRUNCATE s;") == []
+
+
+# REINDEX: CONCURRENTLY from 12; DROP INDEX: CONCURRENTLY takes one index and no CASCADE.
+def test_concurrently_forms_postgresql_refuses() -> None:
+    assert rules("REINDEX TABLE CONCURRENTLY accounts;", pg_version=11) == [
+        "require-concurrent-reindex"
+    ]
+    assert rules("REINDEX TABLE CONCURRENTLY accounts;", pg_version=12) == []
+    assert rules("DROP INDEX CONCURRENTLY a_idx, b_idx;") == ["require-concurrent-index-drop"]
+    assert rules("DROP INDEX CONCURRENTLY a_idx CASCADE;") == ["require-concurrent-index-drop"]
+    assert rules("DROP INDEX CONCURRENTLY a_idx;") == []
+
+
+# ALTER DOMAIN: ADD CONSTRAINT checks every column of the type unless NOT VALID.
+def test_domain_check_without_not_valid() -> None:
+    assert rules("ALTER DOMAIN qty ADD CONSTRAINT p CHECK (VALUE > 0);") == [
+        "constraint-without-not-valid"
+    ]
+    assert rules("ALTER DOMAIN qty ADD CONSTRAINT p CHECK (VALUE > 0) NOT VALID;") == []
+
+
+# ALTER TABLE, Notes: a collation change rebuilds the column's indexes.
+def test_collation_change_is_reported_even_when_the_type_is_free() -> None:
+    sql = 'ALTER TABLE accounts ALTER COLUMN name TYPE varchar(50) COLLATE "C";'
+    assert rules_after(ACCOUNTS, sql) == ["column-type-change"]
+
+
+# ALTER TABLE, SET NOT NULL: the proving CHECK may come from an earlier file, and may be an AND.
+def test_not_null_proof_from_history_and_from_a_conjunction() -> None:
+    added = (
+        "ALTER TABLE accounts ADD CONSTRAINT nn CHECK (name IS NOT NULL AND name <> '') "
+        "NOT VALID;\n"
+    )
+    validated = "ALTER TABLE accounts VALIDATE CONSTRAINT nn;\n"
+    set_nn = "ALTER TABLE accounts ALTER COLUMN name SET NOT NULL;"
+    assert rules_after(ACCOUNTS + added + validated, set_nn) == []
+    # NOT VALID in one file, VALIDATE in the next (the history), SET NOT NULL after.
+    assert rules_after(ACCOUNTS + added, validated + set_nn) == []
+    assert rules_after(ACCOUNTS + added, set_nn) == ["set-not-null"]
+    assert rules_after(ACCOUNTS + added, set_nn, pg_version=11) == ["set-not-null"]
+
+
+# CREATE TABLE, PARTITION OF: a DEFAULT partition is scanned for rows of the new partition.
+def test_create_partition_of_scans_the_default_partition() -> None:
+    create = "CREATE TABLE m_2030 PARTITION OF m FOR VALUES FROM ('2030-01-01') TO ('2031-01-01');"
+    with_default = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
+    assert rules_after(with_default, create) == ["attach-partition"]
+    assert rules_after(PARTITIONED, create) == []
+
+
+# ALTER TABLE, Notes: "Adding a CHECK or NOT NULL constraint requires scanning the table".
+def test_add_column_not_null_without_default() -> None:
+    assert rules("ALTER TABLE orders ADD COLUMN r text NOT NULL;") == [
+        "add-column-not-null-without-default"
+    ]
+    assert rules("ALTER TABLE orders ADD COLUMN r text NOT NULL DEFAULT 'x';") == []
+    assert rules("ALTER TABLE orders ADD COLUMN r bigint GENERATED ALWAYS AS IDENTITY;") == [
+        "add-column-rewrites"
+    ]
+    assert rules("CREATE TABLE n (a int);\nALTER TABLE n ADD COLUMN r text NOT NULL;") == []
+
+
+def test_add_column_not_null_after_the_file_emptied_the_table() -> None:
+    for empty in ("DELETE FROM orders;", "TRUNCATE orders;"):
+        sql = f"{empty}\nALTER TABLE orders ADD COLUMN r text NOT NULL;"
+        assert "add-column-not-null-without-default" not in rules(sql)
+    kept = "DELETE FROM orders WHERE id = 1;\nALTER TABLE orders ADD COLUMN r text NOT NULL;"
+    assert "add-column-not-null-without-default" in rules(kept)
