@@ -100,6 +100,9 @@ class FileState:
     not_null_proven: set[tuple[QualifiedName, str]] = field(default_factory=set)
     #: Enum values added by ALTER TYPE ... ADD VALUE, by transaction id: value -> line.
     enum_values: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: Tables an ALTER TABLE or LOCK TABLE already locked in a shared transaction (a block, a
+    #: group, a DO block), by transaction id: a later scan in it runs under that lock.
+    locked_in_tx: dict[int, set[QualifiedName]] = field(default_factory=dict)
     #: Existing tables the file emptied earlier (DELETE without WHERE, TRUNCATE).
     emptied_tables: set[QualifiedName] = field(default_factory=set)
     #: The schema earlier files of the directory (and this one, so far) built.

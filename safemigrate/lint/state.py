@@ -112,8 +112,18 @@ def record(node: Any, ctx: StatementContext) -> None:
         for obj in node.objects or ():
             state.created_tables.discard(state.resolve(name_of(obj)))
             state.catalog.drop_table(state.resolve(name_of(obj)))
+    elif isinstance(node, ast.LockStmt) and ctx.in_transaction_block():
+        locked = state.locked_in_tx.setdefault(ctx.tx.id, set())
+        locked.update(ctx.table(r) for r in node.relations or ())
     elif isinstance(node, ast.AlterTableStmt) and node.relation is not None:
         table = ctx.table(node.relation)
+        if ctx.in_transaction_block() and any(
+            isinstance(cmd, ast.AlterTableCmd) and cmd.subtype != _AT.AT_ValidateConstraint
+            for cmd in node.cmds or ()
+        ):
+            # ALTER TABLE subcommands other than VALIDATE take at least SHARE ROW EXCLUSIVE,
+            # most ACCESS EXCLUSIVE (13.3 Explicit Locking), held to the end of the block.
+            state.locked_in_tx.setdefault(ctx.tx.id, set()).add(table)
         for cmd in node.cmds or ():
             if isinstance(cmd, ast.AlterTableCmd):
                 _record_alter(table, cmd, ctx)

@@ -15,7 +15,9 @@ DOC = """
 Catches: `ALTER TABLE ... ADD [CONSTRAINT name] FOREIGN KEY ...` or `... CHECK (...)` on a table
 that existed before the migration, without NOT VALID; and a `VALIDATE CONSTRAINT` run in the same
 transaction (same statement, BEGIN/COMMIT block or group) as the `ADD ... NOT VALID` it
-validates, which gives up what NOT VALID gained. NOT ENFORCED constraints are not checked.
+validates, which gives up what NOT VALID gained, or after another ALTER TABLE / LOCK TABLE
+of the same table in that transaction (the scan then runs under that statement's lock). NOT
+ENFORCED constraints are not checked.
 Also `ALTER DOMAIN ... ADD CONSTRAINT ... CHECK` without NOT VALID (every column of the
 domain's type is checked; ALTER DOMAIN docs), and the constraints an `ADD COLUMN` implies:
 an inline `CHECK` is checked against every existing row (parse_utilcmd.c
@@ -137,6 +139,16 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 where = "in the same statement"
             elif added is not None and added[0] == ctx.tx.id:
                 where = f"in the same transaction ({ctx.tx.describe()})"
+            elif table in ctx.state.locked_in_tx.get(ctx.tx.id, ()):
+                yield hit(
+                    RULE,
+                    f"VALIDATE CONSTRAINT {name} runs in {ctx.tx.describe()}, which already "
+                    f"holds a strong lock on {shown} from an earlier ALTER TABLE or LOCK TABLE: "
+                    "the validation scan runs under that lock, blocking writes (or reads and "
+                    "writes) for the whole scan",
+                    "run VALIDATE CONSTRAINT as its own statement, outside the block",
+                )
+                continue
             else:
                 continue
             yield hit(

@@ -339,3 +339,28 @@ def test_add_column_not_null_after_the_file_emptied_the_table() -> None:
         assert "add-column-not-null-without-default" not in rules(sql)
     kept = "DELETE FROM orders WHERE id = 1;\nALTER TABLE orders ADD COLUMN r text NOT NULL;"
     assert "add-column-not-null-without-default" in rules(kept)
+
+
+# 13.3 Explicit Locking: locks are held to the end of the transaction, so a VALIDATE after an
+# ALTER TABLE of the same table in one block scans under the ALTER's lock.
+def test_validate_after_another_alter_of_the_table_in_the_block() -> None:
+    validate = "ALTER TABLE orders VALIDATE CONSTRAINT fk;"
+    assert rules(validate) == []
+    assert rules(f"BEGIN;\nALTER TABLE orders ADD COLUMN r text;\n{validate}\nCOMMIT;") == [
+        "constraint-without-not-valid"
+    ]
+    assert rules(f"BEGIN;\nLOCK TABLE orders;\n{validate}\nCOMMIT;") == [
+        "lock-table",
+        "constraint-without-not-valid",
+    ]
+    # Another table's ALTER does not matter, nor one in an earlier transaction.
+    assert rules(f"BEGIN;\nALTER TABLE accounts ADD COLUMN r text;\n{validate}\nCOMMIT;") == []
+    assert rules(f"ALTER TABLE orders ADD COLUMN r text;\n{validate}") == []
+
+
+# ALTER TABLE, SET EXPRESSION AS (17): "Existing data in the column is rewritten".
+def test_set_expression_rewrites() -> None:
+    assert rules("ALTER TABLE orders ALTER COLUMN c SET EXPRESSION AS (a + 1);") == [
+        "table-rewrite"
+    ]
+    assert rules("ALTER TABLE orders ALTER COLUMN c DROP EXPRESSION;") == []
