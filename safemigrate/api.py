@@ -317,9 +317,20 @@ def _plan_against(
 
 
 def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
+    """The lint findings of the planned files, each judged after the directory's earlier
+    files (as ``check`` judges them: the schema the history built)."""
     paths = list({p.migration.path: None for p in planned})
     if not paths:
         return []
+    wanted = {str(Path(p).resolve()) for p in paths}
+    history = lint_directory(
+        settings.dir,
+        pg_version=settings.pg_version,
+        concurrent_indexes=settings.concurrent_indexes,
+        safe_rewrites=settings.safe_rewrites,
+    )
+    if wanted <= {str(Path(f).resolve()) for f in history.files}:
+        return [f for f in history.findings if str(Path(f.file).resolve()) in wanted]
     report = lint_paths(
         paths,
         pg_version=settings.pg_version,
