@@ -31,7 +31,7 @@ from pathlib import Path
 from .config import Settings
 from .errors import LintGateError
 from .events import GateFinding, LintFindings
-from .lint import Finding, lint_paths
+from .lint import Finding, lint_directory, lint_paths
 from .lint.rules.meta import META_RULES
 from .pending import PlannedStep
 from .timeout_guard import timeout_ceilings
@@ -141,15 +141,28 @@ def judge(planned: Sequence[PlannedStep], findings: Sequence[Finding], mode: str
 
 
 def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
-    """The lint findings of the files of ``planned`` steps (each file linted whole)."""
+    """The lint findings of the files of ``planned`` steps, each file judged after the
+    directory's earlier files (as ``check`` judges it: against the schema the history built)."""
     paths = list({p.migration.path: None for p in planned})
     if not paths:
         return []
+    ceilings = timeout_ceilings(settings)
+    wanted = {str(Path(p).resolve()) for p in paths}
+    history = lint_directory(
+        settings.dir,
+        pg_version=settings.pg_version,
+        concurrent_indexes=settings.concurrent_indexes,
+        ceilings=ceilings,
+        safe_rewrites=settings.safe_rewrites,
+    )
+    if wanted <= {str(Path(f).resolve()) for f in history.files}:
+        return [f for f in history.findings if str(Path(f.file).resolve()) in wanted]
+    # Files outside the directory (a library caller's own list): each judged alone.
     report = lint_paths(
         paths,
         pg_version=settings.pg_version,
         concurrent_indexes=settings.concurrent_indexes,
-        ceilings=timeout_ceilings(settings),
+        ceilings=ceilings,
         safe_rewrites=settings.safe_rewrites,
     )
     return list(report.findings)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import MigrationFileError
 from ..source import scan_directory
+from .catalog import Catalog
 from .context import TimeoutCeilings
 from .findings import Finding, LintReport, Rule, Severity
 from .rules import RULES as _RULES
@@ -49,14 +50,12 @@ def explain(rule_id: str) -> str:
 
 
 def _check_options(pg_version: int, concurrent_indexes: str, safe_rewrites: str) -> None:
-    if concurrent_indexes not in _POLICIES:
-        raise ValueError(
-            f"concurrent_indexes must be one of {', '.join(_POLICIES)}, got {concurrent_indexes!r}"
-        )
-    if safe_rewrites not in _POLICIES:
-        raise ValueError(
-            f"safe_rewrites must be one of {', '.join(_POLICIES)}, got {safe_rewrites!r}"
-        )
+    for key, value in (
+        ("concurrent_indexes", concurrent_indexes),
+        ("safe_rewrites", safe_rewrites),
+    ):
+        if value not in _POLICIES:
+            raise ValueError(f"{key} must be one of {', '.join(_POLICIES)}, got {value!r}")
     if not isinstance(pg_version, int) or pg_version < 9:
         raise ValueError(f"pg_version must be a PostgreSQL major version, got {pg_version!r}")
 
@@ -118,7 +117,10 @@ def lint_directory(
     safe_rewrites: str = "rewrite",
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
-    duplicate versions), as the runner would before applying anything."""
+    duplicate versions), as the runner would before applying anything.
+
+    The files are read in order, each judged against the schema the earlier ones built.
+    """
     _check_options(pg_version, concurrent_indexes, safe_rewrites)
     try:
         # Every problem with the names, where discover() stops at the first.
@@ -128,6 +130,7 @@ def lint_directory(
     problems = [problem_finding(p) for p in scan.problems]
     results = [FileResult(problems, bool(problems))]
     paths = [f.path for f in scan.files] + scan.misnamed
+    catalog = Catalog()
     for path in paths:
         results.append(
             lint_file(
@@ -137,6 +140,7 @@ def lint_directory(
                 check_file_name=False,
                 ceilings=ceilings,
                 safe_rewrites=safe_rewrites,
+                catalog=catalog,
             )
         )
     report = _report(results, [str(p) for p in paths])

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pglast import ast
 
 from ..model import QualifiedName, Statement
+from .catalog import Catalog
 
 TxKind = Literal["explicit", "group", "own", "do"]
 
@@ -99,6 +100,18 @@ class FileState:
     not_null_proven: set[tuple[QualifiedName, str]] = field(default_factory=set)
     #: Enum values added by ALTER TYPE ... ADD VALUE, by transaction id: value -> line.
     enum_values: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: Tables an ALTER TABLE or LOCK TABLE already locked in a shared transaction (a block, a
+    #: group, a DO block), by transaction id: a later scan in it runs under that lock.
+    locked_in_tx: dict[int, set[QualifiedName]] = field(default_factory=dict)
+    #: Existing tables the file emptied earlier (DELETE without WHERE, TRUNCATE).
+    emptied_tables: set[QualifiedName] = field(default_factory=set)
+    #: The schema earlier files of the directory (and this one, so far) built.
+    catalog: Catalog = field(default_factory=Catalog)
+    #: True once the file set the session TimeZone to UTC (SET timezone / SET TIME ZONE).
+    utc_session: bool = False
+    #: PL/pgSQL functions and procedures created earlier in the file: the CREATE statement's
+    #: text, by name (unqualified, as called).
+    functions: dict[str, str] = field(default_factory=dict)
 
     def resolve(self, name: QualifiedName, *, temp: bool = False) -> QualifiedName:
         """The schema-qualified name PostgreSQL would use for a relation."""

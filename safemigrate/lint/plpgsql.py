@@ -22,8 +22,71 @@ def do_language(node: Any) -> str:
     return "plpgsql"
 
 
+#: What stands for a value only known at run time in a ``format()`` argument: an identifier
+#: no migration creates, so rules treat the relation as an existing one.
+DYNAMIC_NAME = "dynamic_name"
+
+
+def _quote_ident(name: str) -> str:
+    if name.isidentifier() and name == name.lower():
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _format(template: str, args: list[str | None]) -> str | None:
+    """What ``format(template, args...)`` gives; unknown arguments become placeholders."""
+    out: list[str] = []
+    index = 0
+    position = 0
+    while index < len(template):
+        char = template[index]
+        if char != "%":
+            out.append(char)
+            index += 1
+            continue
+        if index + 1 >= len(template):
+            return None
+        spec = template[index + 1]
+        index += 2
+        if spec == "%":
+            out.append("%")
+            continue
+        if spec not in "IsL":
+            return None  # positional or width specifiers: not worth guessing
+        value = args[position] if position < len(args) else None
+        position += 1
+        if spec == "I":
+            out.append(_quote_ident(value) if value is not None else DYNAMIC_NAME)
+        elif spec == "L":
+            out.append("'" + (value or "").replace("'", "''") + "'")
+        else:
+            out.append(value if value is not None else DYNAMIC_NAME)
+    return "".join(out)
+
+
+def _constant(node: Any) -> str | None:
+    """The text of a constant string expression: a literal, ``||`` of constants, or
+    ``format()`` with a constant format (unknown arguments as placeholders)."""
+    if isinstance(node, ast.A_Const) and isinstance(node.val, ast.String):
+        return str(node.val.sval)
+    if isinstance(node, ast.TypeCast):
+        return _constant(node.arg)
+    if isinstance(node, ast.A_Expr) and node.name and str(node.name[-1].sval) == "||":
+        left, right = _constant(node.lexpr), _constant(node.rexpr)
+        return None if left is None or right is None else left + right
+    funcname: Any = getattr(node, "funcname", None) or ()
+    if isinstance(node, ast.FuncCall) and funcname and str(funcname[-1].sval) == "format":
+        args: Any = node.args or ()
+        template = _constant(args[0]) if args else None
+        if template is None:
+            return None
+        return _format(template, [_constant(a) for a in args[1:]])
+    return None
+
+
 def _string_literal(expression: str) -> str | None:
-    """The value of ``expression`` when it is a single string literal (``EXECUTE '...'``)."""
+    """The SQL text of an EXECUTE's expression when it is knowable without running it: a
+    string literal, a concatenation of literals, or ``format()`` with a constant format."""
     try:
         parsed = pglast.parse_sql(f"SELECT {expression}")
     except pglast.parser.ParseError:
@@ -34,10 +97,7 @@ def _string_literal(expression: str) -> str | None:
     targets: Any = getattr(stmt, "targetList", None) or ()
     if len(targets) != 1 or getattr(stmt, "fromClause", None):
         return None
-    value = targets[0].val
-    if isinstance(value, ast.A_Const) and isinstance(value.val, ast.String):
-        return str(value.val.sval)
-    return None
+    return _constant(targets[0].val)
 
 
 def _queries(tree: Any) -> Iterator[str]:
@@ -65,10 +125,17 @@ def do_block_sql(statement_text: str) -> list[str]:
     """The SQL statements a PL/pgSQL DO statement runs (empty when it cannot be parsed).
 
     Only statements that pglast can see are returned: plain SQL statements and ``EXECUTE`` of a
-    constant string. SQL built at run time (``EXECUTE format(...)``) is not known statically.
+    constant string, of ``||`` of constants, or of ``format()`` with a constant format string
+    (arguments known only at run time stand as the placeholder name ``dynamic_name``). SQL
+    built from variables alone is not known statically.
     """
     try:
         functions = pglast.parse_plpgsql(statement_text)
     except (pglast.parser.ParseError, ValueError):
         return []
     return list(_queries(functions))
+
+
+def function_body_sql(create_text: str) -> list[str]:
+    """The SQL statements a PL/pgSQL CREATE FUNCTION / PROCEDURE runs when called."""
+    return do_block_sql(create_text)

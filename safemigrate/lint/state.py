@@ -8,7 +8,12 @@ from pglast import ast, enums
 
 from .. import statements as sqlinfo
 from ..model import QualifiedName
+from .catalog import Catalog, Column
 from .context import DEFAULT_SCHEMA, StatementContext, name_of
+from .types import column_type
+
+#: TimeZone settings whose UTC offset is zero: timestamp <-> timestamptz needs no rewrite.
+_UTC_ZONES = frozenset({"utc", "etc/utc", "gmt", "etc/gmt", "universal", "zulu", "z"})
 
 _AT = enums.AlterTableType
 _CONSTR = enums.ConstrType
@@ -16,7 +21,14 @@ _OBJ = enums.ObjectType
 
 
 def not_null_column(expr: Any) -> str | None:
-    """The column of a ``col IS NOT NULL`` expression, else None."""
+    """The column a CHECK expression proves not null: ``col IS NOT NULL``, or such a test
+    among the arguments of an AND (PostgreSQL proves it by predicate implication), else None."""
+    if isinstance(expr, ast.BoolExpr) and expr.boolop == enums.BoolExprType.AND_EXPR:
+        for arg in expr.args or ():
+            column = not_null_column(arg)
+            if column is not None:
+                return column
+        return None
     if (
         isinstance(expr, ast.NullTest)
         and expr.nulltesttype == enums.NullTestType.IS_NOT_NULL
@@ -62,8 +74,21 @@ def record(node: Any, ctx: StatementContext) -> None:
             schema = _search_path(node)
             if schema is not None:
                 state.search_path_schema = schema
+        elif node.name == "timezone":
+            state.utc_session = _is_utc(node)
+        return
+    if isinstance(node, ast.CreateFunctionStmt):
+        _record_function(node, ctx)
+        return
+    if isinstance(node, ast.TruncateStmt):
+        state.emptied_tables.update(ctx.table(r) for r in node.relations or ())
+        return
+    if isinstance(node, ast.DeleteStmt) and node.whereClause is None and not node.usingClause:
+        state.emptied_tables.add(ctx.table(node.relation))
         return
     relation = _created_relation(node)
+    if isinstance(node, ast.CreateStmt) and relation is not None:
+        _record_create(node, ctx)
     if relation is not None:
         # A table created inside a DO block may be created conditionally: not counted as new.
         if not ctx.in_do:
@@ -76,6 +101,9 @@ def record(node: Any, ctx: StatementContext) -> None:
         return
     if isinstance(node, ast.IndexStmt):
         table = ctx.table(node.relation)
+        if node.idxname:
+            keys = tuple(str(p.name) for p in node.indexParams or () if p.name)
+            state.catalog.indexes[QualifiedName(table.schema, node.idxname)] = (table, keys)
         if node.idxname and table in state.created_tables:
             state.created_indexes.add(QualifiedName(table.schema, node.idxname))
     elif isinstance(node, ast.RenameStmt):
@@ -83,8 +111,19 @@ def record(node: Any, ctx: StatementContext) -> None:
     elif isinstance(node, ast.DropStmt) and node.removeType == _OBJ.OBJECT_TABLE:
         for obj in node.objects or ():
             state.created_tables.discard(state.resolve(name_of(obj)))
+            state.catalog.drop_table(state.resolve(name_of(obj)))
+    elif isinstance(node, ast.LockStmt) and ctx.in_transaction_block():
+        locked = state.locked_in_tx.setdefault(ctx.tx.id, set())
+        locked.update(ctx.table(r) for r in node.relations or ())
     elif isinstance(node, ast.AlterTableStmt) and node.relation is not None:
         table = ctx.table(node.relation)
+        if ctx.in_transaction_block() and any(
+            isinstance(cmd, ast.AlterTableCmd) and cmd.subtype != _AT.AT_ValidateConstraint
+            for cmd in node.cmds or ()
+        ):
+            # ALTER TABLE subcommands other than VALIDATE take at least SHARE ROW EXCLUSIVE,
+            # most ACCESS EXCLUSIVE (13.3 Explicit Locking), held to the end of the block.
+            state.locked_in_tx.setdefault(ctx.tx.id, set()).add(table)
         for cmd in node.cmds or ():
             if isinstance(cmd, ast.AlterTableCmd):
                 _record_alter(table, cmd, ctx)
@@ -97,6 +136,13 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
     if node.relation is None:
         return
     old = ctx.table(node.relation)
+    catalog = state.catalog
+    if node.renameType == _OBJ.OBJECT_TABLE:
+        catalog.rename_table(old, QualifiedName(old.schema, node.newname))
+    elif node.renameType == _OBJ.OBJECT_COLUMN and node.subname:
+        columns = catalog.tables.get(old, {})
+        if node.subname in columns:
+            columns[str(node.newname)] = columns.pop(node.subname)
     if node.renameType == _OBJ.OBJECT_TABLE and old in state.created_tables:
         state.created_tables.discard(old)
         state.created_tables.add(QualifiedName(old.schema, node.newname))
@@ -108,8 +154,120 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
         state.created_indexes.add(QualifiedName(old.schema, node.newname))
 
 
+def _is_utc(node: Any) -> bool:
+    """True when a ``SET timezone`` statement sets a zone with a zero UTC offset."""
+    for arg in node.args or ():
+        if isinstance(arg, ast.A_Const) and isinstance(arg.val, ast.String):
+            return str(arg.val.sval).lower() in _UTC_ZONES
+        if isinstance(arg, ast.A_Const) and isinstance(arg.val, ast.Integer):
+            return not arg.val.ival
+    return False
+
+
+def _record_function(node: Any, ctx: StatementContext) -> None:
+    """Keep a PL/pgSQL function's text, so a call later in the file lints what it runs."""
+    language = ""
+    for option in node.options or ():
+        if isinstance(option, ast.DefElem) and option.defname == "language":
+            language = str(getattr(option.arg, "sval", "")).lower()
+    if language == "plpgsql" and node.funcname:
+        ctx.state.functions[str(node.funcname[-1].sval)] = ctx.text
+
+
+def _column_of(coldef: Any) -> Column:
+    """The catalog Column of a ColumnDef (NOT NULL also when PRIMARY KEY)."""
+    not_null = bool(coldef.is_not_null)
+    for con in coldef.constraints or ():
+        if isinstance(con, ast.Constraint) and con.contype in (
+            _CONSTR.CONSTR_NOTNULL,
+            _CONSTR.CONSTR_PRIMARY,
+            _CONSTR.CONSTR_IDENTITY,
+        ):
+            not_null = True
+    return Column(column_type(coldef.typeName), not_null)
+
+
+def _record_create(node: Any, ctx: StatementContext) -> None:
+    """The columns, primary key, CHECK constraints and partitioning of a CREATE TABLE."""
+    catalog = ctx.state.catalog
+    table = ctx.state.resolve(written_name(node.relation), temp=node.relation.relpersistence == "t")
+    columns: dict[str, Column] = {}
+    for parent in node.inhRelations or ():
+        columns.update(
+            {
+                k: Column(c.type, c.not_null)
+                for k, c in catalog.tables.get(ctx.table(parent), {}).items()
+            }
+        )
+    for element in node.tableElts or ():
+        if isinstance(element, ast.ColumnDef) and element.colname:
+            columns[str(element.colname)] = _column_of(element)
+            if any(
+                isinstance(c, ast.Constraint) and c.contype == _CONSTR.CONSTR_CHECK
+                for c in element.constraints or ()
+            ):
+                catalog.checks.setdefault(table, set()).add(str(element.colname))
+        elif isinstance(element, ast.Constraint):
+            if element.contype == _CONSTR.CONSTR_PRIMARY:
+                for key in element.keys or ():
+                    if str(key.sval) in columns:
+                        columns[str(key.sval)].not_null = True
+            elif element.contype == _CONSTR.CONSTR_CHECK:
+                catalog.checks.setdefault(table, set()).add(str(element.conname or ""))
+    catalog.tables[table] = columns
+    bound = node.partbound
+    if bound is not None and bound.is_default and node.inhRelations:
+        catalog.default_partitions[ctx.table(node.inhRelations[0])] = table
+    if node.partspec is not None:
+        catalog.partitioned.add(table)
+
+
+def written_name(range_var: Any) -> QualifiedName:
+    """The QualifiedName of a RangeVar as written."""
+    return QualifiedName(range_var.schemaname or None, range_var.relname)
+
+
+def _record_catalog(table: QualifiedName, cmd: Any, ctx: StatementContext) -> None:
+    """What an ALTER TABLE subcommand changes in the catalog."""
+    catalog: Catalog = ctx.state.catalog
+    columns = catalog.tables.get(table)
+    if cmd.subtype == _AT.AT_AddColumn and isinstance(cmd.def_, ast.ColumnDef):
+        if columns is not None and cmd.def_.colname:
+            columns[str(cmd.def_.colname)] = _column_of(cmd.def_)
+    elif cmd.subtype == _AT.AT_DropColumn and cmd.name and columns is not None:
+        columns.pop(str(cmd.name), None)
+    elif cmd.subtype == _AT.AT_AlterColumnType and cmd.name and columns is not None:
+        column = columns.get(str(cmd.name))
+        if column is not None and isinstance(cmd.def_, ast.ColumnDef):
+            column.type = column_type(cmd.def_.typeName)
+    elif cmd.subtype in (_AT.AT_SetNotNull, _AT.AT_DropNotNull) and cmd.name:
+        column = (columns or {}).get(str(cmd.name))
+        if column is not None:
+            column.not_null = cmd.subtype == _AT.AT_SetNotNull
+    elif cmd.subtype == _AT.AT_AddConstraint and isinstance(cmd.def_, ast.Constraint):
+        con = cmd.def_
+        if con.contype == _CONSTR.CONSTR_PRIMARY:
+            for key in con.keys or ():
+                column = (columns or {}).get(str(key.sval))
+                if column is not None:
+                    column.not_null = True
+        elif con.contype == _CONSTR.CONSTR_CHECK and con.is_enforced:
+            name = str(con.conname or "")
+            if con.skip_validation:
+                catalog.unvalidated_checks.add((table, name))
+            else:
+                catalog.checks.setdefault(table, set()).add(name)
+    elif cmd.subtype == _AT.AT_ValidateConstraint and cmd.name:
+        if (table, str(cmd.name)) in catalog.unvalidated_checks:
+            catalog.unvalidated_checks.discard((table, str(cmd.name)))
+            catalog.checks.setdefault(table, set()).add(str(cmd.name))
+    elif cmd.subtype == _AT.AT_DropConstraint and cmd.name:
+        catalog.checks.get(table, set()).discard(str(cmd.name))
+
+
 def _record_alter(table: QualifiedName, cmd: Any, ctx: StatementContext) -> None:
     state = ctx.state
+    _record_catalog(table, cmd, ctx)
     if cmd.subtype == _AT.AT_AddColumn and isinstance(cmd.def_, ast.ColumnDef):
         if cmd.def_.colname and table not in state.created_tables:
             state.created_columns.add((table, str(cmd.def_.colname)))
@@ -129,11 +287,19 @@ def _record_alter(table: QualifiedName, cmd: Any, ctx: StatementContext) -> None
         if con.skip_validation:
             if con.conname:
                 state.not_valid[(table, str(con.conname))] = (ctx.tx.id, column)
+                if column is not None:
+                    state.catalog.pending_not_null[(table, str(con.conname))] = column
         elif column is not None and (con.is_enforced or con.contype == _CONSTR.CONSTR_NOTNULL):
             state.not_null_proven.add((table, column))
     elif cmd.subtype == _AT.AT_ValidateConstraint and cmd.name:
         added = state.not_valid.pop((table, str(cmd.name)), None)
+        pending = state.catalog.pending_not_null.pop((table, str(cmd.name)), None)
         if added is not None and added[1] is not None:
             state.not_null_proven.add((table, added[1]))
+        elif pending is not None:
+            state.not_null_proven.add((table, pending))
     elif cmd.subtype == _AT.AT_SetNotNull and cmd.name:
         state.not_null_proven.add((table, str(cmd.name)))
+    elif cmd.subtype == _AT.AT_DropNotNull and cmd.name:
+        # The proof may have been the NOT NULL itself: assume it is gone.
+        state.not_null_proven.discard((table, str(cmd.name)))

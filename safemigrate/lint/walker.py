@@ -38,9 +38,10 @@ from ..source import (
     split_sql,
 )
 from .allow import Allow, find_allows
-from .context import FileState, StatementContext, TimeoutCeilings, Transaction
+from .catalog import Catalog
+from .context import FileState, StatementContext, TimeoutCeilings, Transaction, walk
 from .findings import Finding, Hit, Rule
-from .plpgsql import do_block_sql, do_language
+from .plpgsql import do_block_sql, do_language, function_body_sql
 from .rules import CHECKS, SUPPRESSIBLE
 from .rules.meta import (
     ALLOW_WITHOUT_REASON,
@@ -111,13 +112,12 @@ def _statements_of(sql: str) -> list[tuple[Any, str]]:
         return []
 
 
-def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
-    """The hits of the statements a DO block runs."""
-    if do_language(stmt.node) != "plpgsql":
-        return []
-    tx = base.tx if base.tx.is_block else Transaction("do", stmt.line)
+def _lint_embedded(queries: list[str], base: StatementContext, line: int) -> list[Hit]:
+    """The hits of the SQL a DO block or a called function runs (its transaction: the block
+    the statement is in, else its own)."""
+    tx = base.tx if base.tx.is_block else Transaction("do", line)
     hits: list[Hit] = []
-    for query in do_block_sql(stmt.text):
+    for query in queries:
         for node, text in _statements_of(query):
             if isinstance(node, ast.TransactionStmt):
                 continue
@@ -131,13 +131,41 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
                 steps_known=base.steps_known,
                 text=text,
                 in_do=True,
-                line=stmt.line,
+                line=line,
                 ceilings=base.ceilings,
                 safe_rewrites=base.safe_rewrites,
             )
             hits.extend(_run_rules(node, ctx))
             record(node, ctx)
     return hits
+
+
+def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
+    """The hits of the statements a DO block runs."""
+    if do_language(stmt.node) != "plpgsql":
+        return []
+    return _lint_embedded(do_block_sql(stmt.text), base, stmt.line)
+
+
+def _called_functions(node: Any, base: StatementContext) -> list[str]:
+    """The texts of the PL/pgSQL functions created earlier in the file that ``node`` calls."""
+    if not base.state.functions or isinstance(node, ast.CreateFunctionStmt):
+        return []
+    names: list[str] = []
+    calls = [node.funccall] if isinstance(node, ast.CallStmt) else walk(node)
+    for call in calls:
+        if isinstance(call, ast.FuncCall):
+            funcname: Any = call.funcname
+            name = str(funcname[-1].sval)
+            if name in base.state.functions and name not in names:
+                names.append(name)
+    return [base.state.functions[n] for n in names]
+
+
+def _lint_calls(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
+    """The hits of the statements run by functions the statement calls (created in the file)."""
+    queries = [q for text in _called_functions(stmt.node, base) for q in function_body_sql(text)]
+    return _lint_embedded(queries, base, stmt.line) if queries else []
 
 
 def transactions_of(statements: tuple[ParsedStatement, ...]) -> list[Transaction]:
@@ -163,8 +191,13 @@ def lint_text(
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     ceilings: TimeoutCeilings | None = None,
     safe_rewrites: str = "rewrite",
+    catalog: Catalog | None = None,
 ) -> FileResult:
-    """Lint the SQL ``text`` of the migration file ``path`` (used in findings only)."""
+    """Lint the SQL ``text`` of the migration file ``path`` (used in findings only).
+
+    ``catalog`` is the schema earlier files built (lint_directory passes one along the
+    directory); it is updated with what this file does.
+    """
     # The runner's view is always taken under "rewrite": the rules judge the lint's own
     # concurrent_indexes and safe_rewrites policies themselves.
     parsed = parse_file(path, text, concurrent_indexes="rewrite")
@@ -183,7 +216,8 @@ def lint_text(
             )
         )
 
-    state = FileState()
+    shared = catalog if catalog is not None else Catalog()
+    state = FileState(catalog=shared, not_null_proven=shared.not_null_proven)
     hits_of: list[list[Hit]] = []
     for stmt, tx in zip(parsed.statements, transactions_of(parsed.statements), strict=True):
         ctx = StatementContext(
@@ -200,6 +234,7 @@ def lint_text(
             safe_rewrites=safe_rewrites,
         )
         hits = _run_rules(stmt.node, ctx)
+        hits.extend(_lint_calls(stmt, ctx))
         record(stmt.node, ctx)
         if isinstance(stmt.node, ast.DoStmt):
             hits.extend(_lint_do_block(stmt, ctx))
@@ -301,6 +336,7 @@ def lint_file(
     check_file_name: bool = True,
     ceilings: TimeoutCeilings | None = None,
     safe_rewrites: str = "rewrite",
+    catalog: Catalog | None = None,
 ) -> FileResult:
     """Lint the migration file ``path``, and its name unless ``check_file_name`` is False.
 
@@ -320,5 +356,6 @@ def lint_file(
         concurrent_indexes=concurrent_indexes,
         ceilings=ceilings,
         safe_rewrites=safe_rewrites,
+        catalog=catalog,
     )
     return FileResult([*before, *result.findings], result.bad_input or misnamed is not None)

@@ -72,11 +72,9 @@ def test_check_through_python_dash_m_exits_0_1_and_2_with_json(tmp_path: Path) -
     assert clean.exit_code == 0, clean.output
     assert all(f["severity"] == "warning" for f in json.loads(clean.stdout)["findings"])
 
-    write_migrations(tmp_path, {"0001_c.sql": "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0);"})
-    # Under the default safe_rewrites = "rewrite" the runner's recipe makes it a warning.
-    failing = run_process(
-        "check", "--dir", str(tmp_path), "--format", "json", "--safe-rewrites", "off"
-    )
+    # An inline CHECK on ADD COLUMN is an error whatever safe_rewrites says.
+    write_migrations(tmp_path, {"0001_c.sql": "ALTER TABLE t ADD COLUMN b int CHECK (b > 0);"})
+    failing = run_process("check", "--dir", str(tmp_path), "--format", "json")
     assert failing.exit_code == 1, failing.output
     [finding] = json.loads(failing.stdout)["findings"]
     assert finding["rule"] == "constraint-without-not-valid"

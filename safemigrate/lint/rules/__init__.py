@@ -13,10 +13,13 @@ from typing import Any
 from ..context import StatementContext
 from ..findings import Hit, Rule
 from . import (
+    add_column_not_null_without_default,
     add_column_rewrites,
     add_column_volatile_default,
+    attach_partition,
     column_type_change,
     constraint_without_not_valid,
+    detach_partition,
     drop_table_or_column,
     enum_value_used_in_same_transaction,
     lock_table,
@@ -45,7 +48,10 @@ _MODULES = (
     column_type_change,
     add_column_volatile_default,
     add_column_rewrites,
+    add_column_not_null_without_default,
     unique_without_index,
+    attach_partition,
+    detach_partition,
     rename,
     drop_table_or_column,
     table_rewrite,

@@ -21,6 +21,12 @@ Why it hurts: every existing row needs its own value (the next sequence value, o
 expression), so PostgreSQL rewrites the whole table under an ACCESS EXCLUSIVE lock, blocking
 reads and writes for the whole rewrite.
 
+Applies to: every PostgreSQL version (identity columns from 10, generated columns from 12,
+virtual generated columns from 18).
+Source: PostgreSQL docs, ALTER TABLE (ADD COLUMN, Notes: "Adding a column with a volatile
+DEFAULT or changing the type of an existing column will require the entire table and its
+indexes to be rewritten"; identity and stored generated columns are computed per row).
+
 Instead: add a plain nullable column, create the sequence (or the trigger or application code
 that fills it), backfill existing rows in batches, then attach the default / NOT NULL with the
 safe steps (see `set-not-null`). For a computed value, consider a virtual generated column
@@ -49,6 +55,11 @@ def _kind(coldef: Any) -> str | None:
         if con.contype == enums.ConstrType.CONSTR_GENERATED and con.generated_kind != "v":
             return "a stored generated column"
     return None
+
+
+def fills_every_row(coldef: Any) -> bool:
+    """True for a serial, identity or stored generated column (every row gets a value)."""
+    return _kind(coldef) is not None
 
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:

@@ -22,6 +22,12 @@ column instantly. A volatile default must be computed for every existing row: th
 rewritten under an ACCESS EXCLUSIVE lock, blocking reads and writes. Before PostgreSQL 11 every
 default rewrites the table.
 
+Applies to: every version; any non-NULL default rewrites before 11, only a volatile one from 11.
+Source: PostgreSQL docs, ALTER TABLE (Notes: "When a column is added with ADD COLUMN and a
+non-volatile DEFAULT is specified, the default is evaluated at the time of the statement and
+the result stored in the table's metadata ... a volatile DEFAULT ... will require the entire
+table and its indexes to be rewritten"), PostgreSQL 11 release notes.
+
 Instead: add the column without a default (or with a constant one), then `ALTER COLUMN ... SET
 DEFAULT expr` (applies to new rows only, instant), and backfill existing rows in batches.
 """

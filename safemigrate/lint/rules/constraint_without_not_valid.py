@@ -9,12 +9,21 @@ from pglast import ast, enums
 
 from ..context import StatementContext, show, written
 from ..findings import Hit, hit, make_rule
+from .add_column_volatile_default import added_columns, default_of
 
 DOC = """
 Catches: `ALTER TABLE ... ADD [CONSTRAINT name] FOREIGN KEY ...` or `... CHECK (...)` on a table
 that existed before the migration, without NOT VALID; and a `VALIDATE CONSTRAINT` run in the same
 transaction (same statement, BEGIN/COMMIT block or group) as the `ADD ... NOT VALID` it
-validates, which gives up what NOT VALID gained. NOT ENFORCED constraints are not checked.
+validates, which gives up what NOT VALID gained, or after another ALTER TABLE / LOCK TABLE
+of the same table in that transaction (the scan then runs under that statement's lock). NOT
+ENFORCED constraints are not checked.
+Also `ALTER DOMAIN ... ADD CONSTRAINT ... CHECK` without NOT VALID (every column of the
+domain's type is checked; ALTER DOMAIN docs), and the constraints an `ADD COLUMN` implies:
+an inline `CHECK` is checked against every existing row (parse_utilcmd.c
+transformCheckConstraints skips validation only for CREATE TABLE); an inline `REFERENCES` is
+not validated when the column has no default (every value is NULL, so PostgreSQL marks it
+valid without a scan: transformAlterTableStmt's skipValidation), but is when it has one.
 
 Why it hurts: PostgreSQL checks every existing row while it holds the lock the ADD took: ACCESS
 EXCLUSIVE for a CHECK (no reads or writes of the table), SHARE ROW EXCLUSIVE on both tables for a
@@ -23,6 +32,11 @@ FOREIGN KEY (no writes to either). On a large table that is a long outage.
 Severity: warning when safemigrate itself runs the statement as NOT VALID + VALIDATE
 (safe_rewrites = "rewrite", a single-command ALTER TABLE outside a BEGIN/COMMIT block or group):
 the runner is safe, but the file is not when run by anything else. Error otherwise.
+
+Applies to: every PostgreSQL version (NOT VALID for CHECK from 9.2, for FOREIGN KEY from 9.1).
+Source: PostgreSQL docs, ALTER TABLE (ADD table_constraint, VALIDATE CONSTRAINT, Notes), ALTER
+DOMAIN (ADD domain_constraint, NOT VALID) and
+13.3 Explicit Locking (the lock modes).
 
 Instead: add the constraint with NOT VALID (it then applies to new rows only and is added in an
 instant), then `ALTER TABLE ... VALIDATE CONSTRAINT name` as a separate statement (its own
@@ -46,7 +60,30 @@ def _describe(con: Any) -> str:
     return f"{kind} constraint {con.conname}" if con.conname else f"{kind} constraint"
 
 
+def _domain(node: Any) -> Iterator[Hit]:
+    """ALTER DOMAIN ... ADD CONSTRAINT ... CHECK without NOT VALID."""
+    con = node.def_
+    if (
+        node.subtype == "C"
+        and isinstance(con, ast.Constraint)
+        and con.contype == _CONSTR.CONSTR_CHECK
+        and not con.skip_validation
+    ):
+        domain = ".".join(str(n.sval) for n in node.typeName or ())
+        yield hit(
+            RULE,
+            f"adds a CHECK constraint to domain {domain} without NOT VALID: PostgreSQL checks "
+            "every value of every column of that type, in every table, while holding locks "
+            "that block their writes",
+            "add it with NOT VALID, then ALTER DOMAIN ... VALIDATE CONSTRAINT in a separate "
+            "statement",
+        )
+
+
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if isinstance(node, ast.AlterDomainStmt):
+        yield from _domain(node)
+        return
     if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
         return
     if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
@@ -103,6 +140,16 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 where = "in the same statement"
             elif added is not None and added[0] == ctx.tx.id:
                 where = f"in the same transaction ({ctx.tx.describe()})"
+            elif table in ctx.state.locked_in_tx.get(ctx.tx.id, ()):
+                yield hit(
+                    RULE,
+                    f"VALIDATE CONSTRAINT {name} runs in {ctx.tx.describe()}, which already "
+                    f"holds a strong lock on {shown} from an earlier ALTER TABLE or LOCK TABLE: "
+                    "the validation scan runs under that lock, blocking writes (or reads and "
+                    "writes) for the whole scan",
+                    "run VALIDATE CONSTRAINT as its own statement, outside the block",
+                )
+                continue
             else:
                 continue
             yield hit(
@@ -112,4 +159,36 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "had not been written",
                 "run VALIDATE CONSTRAINT as its own statement, after the transaction that added "
                 "the constraint has committed",
+            )
+    yield from _inline(node, ctx, shown)
+
+
+def _inline(node: Any, ctx: StatementContext, shown: str) -> Iterator[Hit]:
+    """The CHECK and REFERENCES constraints written on the columns an ALTER TABLE adds."""
+    for coldef in added_columns(node, ctx):
+        default = default_of(coldef)
+        has_default = default is not None and not (
+            isinstance(default, ast.A_Const) and default.isnull
+        )
+        for con in coldef.constraints or ():
+            if not isinstance(con, ast.Constraint) or not con.is_enforced:
+                continue
+            if con.contype == _CONSTR.CONSTR_CHECK:
+                effect = (
+                    "checks every existing row under an ACCESS EXCLUSIVE lock (an ADD COLUMN "
+                    "CHECK is validated like ADD CONSTRAINT CHECK)"
+                )
+            elif con.contype == _CONSTR.CONSTR_FOREIGN and has_default:
+                effect = (
+                    "checks every existing row's default against the referenced table while "
+                    "holding the ADD COLUMN's ACCESS EXCLUSIVE lock"
+                )
+            else:
+                continue
+            yield hit(
+                RULE,
+                f"adds column {coldef.colname} to existing table {shown} with an inline "
+                f"{'CHECK' if con.contype == _CONSTR.CONSTR_CHECK else 'REFERENCES'}: it {effect}",
+                "add the column without the constraint, then ADD CONSTRAINT ... NOT VALID and "
+                "VALIDATE CONSTRAINT in separate statements",
             )

@@ -13,11 +13,15 @@ from ..findings import Hit, hit, make_rule
 DOC = """
 Catches: `DROP TABLE` of a table that existed before the migration, and
 `ALTER TABLE ... DROP COLUMN` on such a table (except of a column added earlier in the same
-file).
+file), and `TRUNCATE` of an existing table (every row is gone, under an ACCESS EXCLUSIVE lock).
 
 Why it hurts: the application version that is running while the migration applies may still
 read or write the table or column (an ORM often selects every column by name): those queries
 fail from the moment the drop commits. The data is gone too.
+
+Applies to: every PostgreSQL version.
+Source: PostgreSQL docs, ALTER TABLE (DROP COLUMN), DROP TABLE, TRUNCATE; 13.3 Explicit Locking
+(ACCESS EXCLUSIVE). The lock is brief; the harm is to running code.
 
 Instead: first deploy code that no longer uses the table or column (for an ORM, remove it from
 the model, or mark the column ignored), then drop it in a later migration. When that is done,
@@ -33,6 +37,16 @@ _HINT = (
 
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if isinstance(node, ast.TruncateStmt):
+        existing = [r for r in node.relations or () if not ctx.is_new(r)]
+        if existing:
+            yield hit(
+                RULE,
+                f"truncates {', '.join(show(written(r)) for r in existing)}: every row is gone, "
+                "and the ACCESS EXCLUSIVE lock blocks reads and writes while it waits",
+                "delete the rows you mean in batches, or allow this with the reason",
+            )
+        return
     if isinstance(node, ast.DropStmt) and node.removeType == enums.ObjectType.OBJECT_TABLE:
         names = [name_of(obj) for obj in node.objects or ()]
         existing = [n for n in names if not ctx.is_new_name(n)]

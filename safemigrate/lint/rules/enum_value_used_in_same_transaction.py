@@ -19,6 +19,12 @@ a `-- safemigrate: group-start` group or a DO block), by a statement that uses t
 Why it hurts: PostgreSQL refuses to use an enum value added by a transaction that has not
 committed yet ("unsafe use of new value"): the step fails and its block rolls back.
 
+Applies to: PostgreSQL 12 and later (before 12 ADD VALUE cannot run in a transaction block at
+all: `non-transactional-in-transaction`).
+Source: PostgreSQL docs, ALTER TYPE (Notes: "If ALTER TYPE ... ADD VALUE ... is executed inside
+a transaction block, the new value cannot be used until after the transaction has been
+committed").
+
 Instead: add the value in its own statement (outside the block), and use it in a later
 statement: each statement outside a block is its own transaction in safemigrate.
 """

@@ -18,6 +18,9 @@ BEGIN/COMMIT block or group runs with the table locked; the default mode, ACCESS
 blocks even reads. Outside a block it locks nothing useful: the step's transaction ends right
 after it.
 
+Applies to: every PostgreSQL version.
+Source: PostgreSQL docs, LOCK, 13.3 Explicit Locking (Table 13.2 Conflicting Lock Modes).
+
 Instead: let each statement take the lock it needs, briefly, under safemigrate's lock_timeout
 and retries. If a block really needs the lock (to order several changes), keep the block short
 and allow it with the reason.

@@ -27,6 +27,11 @@ VACUUM, CREATE DATABASE, ALTER SYSTEM, ...) written inside a BEGIN/COMMIT block,
 Why it hurts: PostgreSQL fails the statement ("cannot run inside a transaction block"), and
 `safemigrate up` refuses the whole file before applying anything (exit 2).
 
+Applies to: every version; ALTER TYPE ... ADD VALUE is refused in a block before 12 only.
+Source: PostgreSQL docs, CREATE INDEX / DROP INDEX / REINDEX (CONCURRENTLY "cannot be executed
+inside a transaction block"), VACUUM, ALTER TABLE (DETACH PARTITION CONCURRENTLY), ALTER TYPE
+(ADD VALUE before 12), CREATE DATABASE.
+
 Instead: move the statement out of the block, as its own statement: safemigrate runs it alone
 in autocommit mode, with its own timeouts.
 """

@@ -19,6 +19,10 @@ Why it hurts: the application version that is running while the migration applie
 the old name; every one of its queries on that table or column fails from the moment the rename
 commits until the new version is deployed everywhere.
 
+Applies to: every PostgreSQL version.
+Source: PostgreSQL docs, ALTER TABLE (RENAME, SET SCHEMA); the lock is brief, the harm is to
+running code that uses the old name.
+
 Instead: expand and contract. For a column: add the new column, write both (or use a trigger),
 backfill, switch reads, then drop the old column in a later release. For a table: rename it and
 create a view with the old name in the same transaction, or switch the code first. If the old

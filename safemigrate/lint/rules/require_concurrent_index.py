@@ -24,6 +24,16 @@ the file is not when run by anything else. Error where the runner cannot or will
 inside a BEGIN/COMMIT block, a group or a DO block, or with concurrent_indexes = "require"
 (refused) or "off" (run as written).
 
+On a partitioned table (the migrations' history shows `PARTITION BY`), CONCURRENTLY is refused
+by PostgreSQL, so a plain build or a CONCURRENTLY one is an error; `CREATE INDEX ... ON ONLY`
+the parent is not reported: it only adds an invalid index to the catalog.
+
+Applies to: every PostgreSQL version (CONCURRENTLY from 8.2, ON ONLY from 11).
+Source: PostgreSQL docs, CREATE INDEX (Building Indexes Concurrently; "Concurrent builds for
+indexes on partitioned tables are currently not supported"; ON ONLY), 13.3 Explicit Locking
+(CREATE INDEX takes SHARE), 5.12.2.2 Partition Maintenance (the ON ONLY / ATTACH PARTITION
+recipe).
+
 Instead: write `CREATE INDEX CONCURRENTLY ...` as its own statement, outside any transaction
 block. If the build fails, the invalid index left behind is dropped and rebuilt by safemigrate.
 """
@@ -51,8 +61,41 @@ def _rewritten(ctx: StatementContext) -> bool:
     return not ctx.steps_known and not ctx.tx.is_block
 
 
+_RECIPE = (
+    "build it the partitioned way: CREATE INDEX ... ON ONLY the parent (instant, invalid), "
+    "CREATE INDEX CONCURRENTLY on each partition, then ALTER INDEX parent_idx ATTACH "
+    "PARTITION each one (the parent index becomes valid when all are attached)"
+)
+
+
+def _partitioned(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    """CREATE INDEX on a partitioned table (known from the migrations' history)."""
+    table = show(written(node.relation))
+    if not node.relation.inh:
+        return  # ON ONLY: the parent's index only, in the catalog, invalid until attached
+    if node.concurrent:
+        yield hit(
+            RULE,
+            f"CREATE INDEX CONCURRENTLY on partitioned table {table}: PostgreSQL refuses "
+            "CONCURRENTLY on a partitioned table, the step fails",
+            _RECIPE,
+        )
+        return
+    yield hit(
+        RULE,
+        f"CREATE INDEX on partitioned table {table} builds the index on every partition while "
+        "blocking writes to each for the whole build (it cannot be built CONCURRENTLY)",
+        _RECIPE,
+    )
+
+
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
-    if not isinstance(node, ast.IndexStmt) or node.concurrent or ctx.is_new(node.relation):
+    if not isinstance(node, ast.IndexStmt) or ctx.is_new(node.relation):
+        return
+    if ctx.table(node.relation) in ctx.state.catalog.partitioned:
+        yield from _partitioned(node, ctx)
+        return
+    if node.concurrent:
         return
     table = show(written(node.relation))
     what = f"CREATE {'UNIQUE ' if node.unique else ''}INDEX"

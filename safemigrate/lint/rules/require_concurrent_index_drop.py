@@ -18,6 +18,14 @@ Why it hurts: a plain DROP INDEX takes an ACCESS EXCLUSIVE lock on the index's t
 itself is quick, but while it waits for that lock behind one long transaction every other query
 on the table queues behind it (safemigrate bounds that wait with lock_timeout and retries).
 
+With CONCURRENTLY, more than one index or CASCADE is refused by PostgreSQL ("only one index
+name can be specified, and the CASCADE option is not supported"): reported as an error.
+
+Applies to: every PostgreSQL version (DROP INDEX CONCURRENTLY from 9.2).
+Source: PostgreSQL docs, DROP INDEX ("CONCURRENTLY: Drop the index without locking out
+concurrent selects, inserts, updates, and deletes on the index's table. A normal DROP INDEX
+acquires an ACCESS EXCLUSIVE lock on the table").
+
 Instead: `DROP INDEX CONCURRENTLY name` as its own statement, outside any BEGIN/COMMIT block or
 group (safemigrate runs it in autocommit mode). It takes only a SHARE UPDATE EXCLUSIVE lock,
 which does not block reads or writes.
@@ -32,11 +40,18 @@ RULE = make_rule(
 
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
-    if (
-        not isinstance(node, ast.DropStmt)
-        or node.removeType != enums.ObjectType.OBJECT_INDEX
-        or node.concurrent
-    ):
+    if not isinstance(node, ast.DropStmt) or node.removeType != enums.ObjectType.OBJECT_INDEX:
+        return
+    if node.concurrent:
+        cascade = node.behavior == enums.DropBehavior.DROP_CASCADE
+        if len(node.objects or ()) > 1 or cascade:
+            yield hit(
+                RULE,
+                "DROP INDEX CONCURRENTLY takes one index and no CASCADE: PostgreSQL refuses "
+                "this statement and the step fails",
+                "write one DROP INDEX CONCURRENTLY statement per index, without CASCADE",
+                "error",
+            )
         return
     names = [name_of(obj) for obj in node.objects or ()]
     existing = [n for n in names if ctx.state.resolve(n) not in ctx.state.created_indexes]

@@ -17,6 +17,12 @@ created earlier in the same file is skipped).
 Why it hurts: a plain REINDEX locks out writes to the table (and reads that would use the index)
 for the whole rebuild.
 
+Applies to: every version; REINDEX CONCURRENTLY exists from PostgreSQL 12 (the hint changes,
+and before 12 a REINDEX ... CONCURRENTLY is reported: it fails).
+Source: PostgreSQL docs, REINDEX (Rebuilding Indexes Concurrently; "REINDEX locks out writes but
+not reads of the index's parent table ... also takes an ACCESS EXCLUSIVE lock on the specific
+index being processed").
+
 Instead: from PostgreSQL 12, `REINDEX (CONCURRENTLY) ...` / `REINDEX ... CONCURRENTLY` as its own
 statement outside any transaction block. Before 12: `CREATE INDEX CONCURRENTLY` a replacement,
 then `DROP INDEX CONCURRENTLY` the old one and rename the new one.
@@ -36,6 +42,14 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if not isinstance(node, ast.ReindexStmt):
         return
     if any(p.defname == "concurrently" and defelem_true(p) for p in node.params or ()):
+        if ctx.pg_version < 12:
+            yield hit(
+                RULE,
+                f"REINDEX ... CONCURRENTLY does not exist before PostgreSQL 12 (pg_version "
+                f"{ctx.pg_version}): the step fails",
+                "CREATE INDEX CONCURRENTLY a replacement, DROP INDEX CONCURRENTLY the old one, "
+                "then rename",
+            )
         return
     kind = node.kind
     if kind == _KIND.REINDEX_OBJECT_TABLE:

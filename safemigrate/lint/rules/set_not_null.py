@@ -7,6 +7,7 @@ from typing import Any
 
 from pglast import ast, enums
 
+from ...model import QualifiedName
 from ..context import StatementContext, quote_ident, show, written
 from ..findings import Hit, hit, make_rule
 
@@ -14,7 +15,12 @@ DOC = """
 Catches: `ALTER TABLE ... ALTER COLUMN col SET NOT NULL` (and, from PostgreSQL 18,
 `ADD CONSTRAINT name NOT NULL col` without NOT VALID) on a table that existed before the
 migration, unless a validated `CHECK (col IS NOT NULL)` exists for that column earlier in the
-same file (PostgreSQL 12 or later). Before PostgreSQL 12 it is always reported.
+same file (PostgreSQL 12 or later), and unless the column is already NOT NULL (the migration
+directory's history shows it: SET NOT NULL on a NOT NULL column does nothing). Before
+PostgreSQL 12 it is always reported. Also `ADD PRIMARY KEY USING INDEX`, which does SET NOT NULL
+on each index column not already NOT NULL (ALTER TABLE docs: "this command will attempt to do
+ALTER COLUMN SET NOT NULL against each such column. That requires a full table scan"), when the
+history does not show the columns NOT NULL.
 
 Why it hurts: PostgreSQL scans the whole table to prove there is no NULL while it holds an
 ACCESS EXCLUSIVE lock: no reads or writes of the table for the whole scan. From PostgreSQL 12 a
@@ -23,6 +29,11 @@ valid CHECK constraint that proves the column is not null lets it skip that scan
 Severity: warning when safemigrate itself runs `SET NOT NULL` this way (safe_rewrites =
 "rewrite", PostgreSQL 12 or later, a single-command ALTER TABLE outside any block): the runner
 is safe, but the file is not when run by anything else. Error otherwise.
+
+Applies to: every version; the scan-skipping CHECK from 12 (ALTER TABLE docs, SET/DROP NOT
+NULL: "if a valid CHECK constraint exists (and is not dropped in the same command) which proves
+no NULL can exist, then the table scan is skipped"), ADD CONSTRAINT ... NOT NULL from 18.
+Source: PostgreSQL docs, ALTER TABLE (SET/DROP NOT NULL, ADD table_constraint_using_index).
 
 Instead: from PostgreSQL 12, in separate statements:
     ALTER TABLE t ADD CONSTRAINT t_col_not_null CHECK (col IS NOT NULL) NOT VALID;
@@ -81,9 +92,17 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         ):
             column = str(cmd.def_.keys[0].sval)
             what = f"ADD CONSTRAINT ... NOT NULL {quote_ident(column)} on {shown}"
+        elif (
+            cmd.subtype == _AT.AT_AddConstraint
+            and isinstance(cmd.def_, ast.Constraint)
+            and cmd.def_.contype == enums.ConstrType.CONSTR_PRIMARY
+            and cmd.def_.indexname
+        ):
+            yield from _primary_key_using_index(node, ctx, cmd.def_)
+            continue
         if column is None:
             continue
-        if ctx.pg_version >= 12 and (table, column) in ctx.state.not_null_proven:
+        if _proven(ctx, table, column):
             continue
         if ctx.runs_as_recipe():
             yield hit(
@@ -107,3 +126,30 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             f"writes ({why})",
             _hint(ctx, column),
         )
+
+
+def _proven(ctx: StatementContext, table: QualifiedName, column: str) -> bool:
+    """True when SET NOT NULL on the column scans nothing: already NOT NULL, or (from 12) a
+    validated CHECK (col IS NOT NULL) exists."""
+    known = ctx.state.catalog.column(table, column)
+    if known is not None and known.not_null:
+        return True
+    return ctx.pg_version >= 12 and (table, column) in ctx.state.not_null_proven
+
+
+def _primary_key_using_index(node: Any, ctx: StatementContext, con: Any) -> Iterator[Hit]:
+    """ADD PRIMARY KEY USING INDEX: the implied SET NOT NULL of columns not known NOT NULL."""
+    table = ctx.table(node.relation)
+    index = ctx.state.catalog.indexes.get(ctx.state.resolve(QualifiedName(None, con.indexname)))
+    columns = index[1] if index is not None else ()
+    if index is not None and all(_proven(ctx, table, c) for c in columns):
+        return
+    which = ", ".join(quote_ident(c) for c in columns) if columns else "the index's columns"
+    yield hit(
+        RULE,
+        f"ADD PRIMARY KEY USING INDEX {quote_ident(con.indexname)} on "
+        f"{show(written(node.relation))} sets NOT NULL on {which}, which the migrations do not "
+        "show NOT NULL: that scans the whole table under an ACCESS EXCLUSIVE lock",
+        "make the columns NOT NULL first (validated CHECK (col IS NOT NULL), then SET NOT NULL), "
+        "then ADD PRIMARY KEY USING INDEX (instant)",
+    )

@@ -12,11 +12,16 @@ from ..findings import Hit, hit, make_rule
 
 DOC = """
 Catches: on tables that existed before the migration, `VACUUM FULL`, `CLUSTER`,
-`ALTER TABLE ... SET TABLESPACE`, `SET LOGGED` / `SET UNLOGGED`, `SET ACCESS METHOD`, and
+`ALTER TABLE ... SET TABLESPACE`, `SET LOGGED` / `SET UNLOGGED`, `SET ACCESS METHOD`,
+`ALTER COLUMN ... SET EXPRESSION` (PostgreSQL 17: "Existing data in the column is rewritten"), and
 `REFRESH MATERIALIZED VIEW` without CONCURRENTLY.
 
 Why it hurts: each rewrites the whole table (or view) into new storage while holding an ACCESS
 EXCLUSIVE lock: no reads or writes for as long as the copy takes, which grows with the table.
+
+Applies to: every PostgreSQL version (SET ACCESS METHOD from 15, SET EXPRESSION from 17).
+Source: PostgreSQL docs, VACUUM (FULL), CLUSTER, ALTER TABLE (SET TABLESPACE, SET LOGGED /
+UNLOGGED, SET ACCESS METHOD), REFRESH MATERIALIZED VIEW (CONCURRENTLY); 13.3 Explicit Locking.
 
 Instead: for bloat, use an online tool (pg_repack, pg_squeeze) outside the migration, or plain
 VACUUM. For a materialized view, `REFRESH MATERIALIZED VIEW CONCURRENTLY` (needs a unique index
@@ -37,6 +42,7 @@ _ALTER_REWRITES = {
     _AT.AT_SetLogged: "SET LOGGED",
     _AT.AT_SetUnLogged: "SET UNLOGGED",
     _AT.AT_SetAccessMethod: "SET ACCESS METHOD",
+    _AT.AT_SetExpression: "ALTER COLUMN ... SET EXPRESSION",
 }
 _EFFECT = "under an ACCESS EXCLUSIVE lock, blocking reads and writes for the whole copy"
 _HINT = (

@@ -50,6 +50,10 @@ Instead: give the step the timeouts it needs with a directive, which keeps the r
 the statement. If the setting really must change (a role's default for the application, say),
 allow it with the reason:
 `-- safemigrate: allow timeout-guard-off -- app role default agreed with the DBA team`.
+
+Applies to: every PostgreSQL version (lock_timeout from 9.3).
+Source: PostgreSQL docs, 20.11.2 Statement Behavior (lock_timeout, statement_timeout: 0 turns
+the timeout off), SET, ALTER ROLE and ALTER DATABASE (per-role and per-database defaults).
 """
 
 RULE = make_rule(

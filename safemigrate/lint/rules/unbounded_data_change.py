@@ -19,6 +19,10 @@ commits (concurrent writers of any row wait, then hit the lock timeout), the sta
 for a long time, and the table bloats with a dead copy of every row. An UPDATE of a large table
 can also exceed statement_timeout and roll back entirely.
 
+Applies to: every PostgreSQL version.
+Source: PostgreSQL docs, UPDATE, DELETE, 13.3.2 Row-Level Locks (a row stays locked until the
+transaction ends).
+
 Instead: change rows in batches by key range (`WHERE id >= ... AND id < ...`), one statement per
 batch, so each commits quickly; or, for a backfill, do it from the application. If the table is
 known to be small, allow it with that reason.

@@ -13,8 +13,8 @@ from .add_column_volatile_default import added_columns
 
 DOC = """
 Catches: `ALTER TABLE ... ADD [CONSTRAINT name] UNIQUE (...)` or `... PRIMARY KEY (...)` without
-`USING INDEX`, and `ADD COLUMN ... UNIQUE | PRIMARY KEY`, on a table that existed before the
-migration.
+`USING INDEX`, `ADD ... EXCLUDE (...)` (which has no USING INDEX form), and
+`ADD COLUMN ... UNIQUE | PRIMARY KEY`, on a table that existed before the migration.
 
 Why it hurts: the constraint's index is built inside the ALTER TABLE, under an ACCESS EXCLUSIVE
 lock: no reads or writes of the table for the whole build (a PRIMARY KEY also scans for NULLs).
@@ -22,6 +22,10 @@ lock: no reads or writes of the table for the whole build (a PRIMARY KEY also sc
 Severity: warning when safemigrate itself runs the statement that way (safe_rewrites =
 "rewrite", a single-command ALTER TABLE outside any block; a PRIMARY KEY on PostgreSQL 12 or
 later): the runner is safe, but the file is not when run by anything else. Error otherwise.
+
+Applies to: every PostgreSQL version (USING INDEX from 9.1).
+Source: PostgreSQL docs, ALTER TABLE (ADD table_constraint_using_index), CREATE INDEX
+(Building Indexes Concurrently).
 
 Instead: build the index first, without blocking writes, then attach it (instant):
     CREATE UNIQUE INDEX CONCURRENTLY t_col_key ON t (col);
@@ -38,7 +42,11 @@ RULE = make_rule(
 )
 
 _CONSTR = enums.ConstrType
-_KINDS = {_CONSTR.CONSTR_UNIQUE: "UNIQUE", _CONSTR.CONSTR_PRIMARY: "PRIMARY KEY"}
+_KINDS = {
+    _CONSTR.CONSTR_UNIQUE: "UNIQUE",
+    _CONSTR.CONSTR_PRIMARY: "PRIMARY KEY",
+    _CONSTR.CONSTR_EXCLUSION: "EXCLUDE",
+}
 
 
 def _hint(kind: str) -> str:
@@ -64,6 +72,16 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         ):
             kind = _KINDS[cmd.def_.contype]
             name = f" {cmd.def_.conname}" if cmd.def_.conname else ""
+            if kind == "EXCLUDE":
+                yield hit(
+                    RULE,
+                    f"adds EXCLUDE constraint{name} on existing table {shown}: its index is "
+                    "built under an ACCESS EXCLUSIVE lock, and an exclusion constraint cannot "
+                    "be attached from an index built CONCURRENTLY",
+                    "run it in a maintenance window, or enforce the rule another way (a unique "
+                    "index built CONCURRENTLY, a trigger)",
+                )
+                continue
             if ctx.runs_as_recipe():
                 yield hit(
                     RULE,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
+from typing import Any
 
-from safemigrate.lint import Finding
+from safemigrate.lint import Finding, lint_directory
 from safemigrate.lint.walker import lint_text
 
 LANGFUSE = Path(__file__).resolve().parents[3].parent / "shared/corpora/langfuse/migrations"
@@ -46,3 +48,34 @@ def write(directory: Path, name: str, text: str) -> Path:
     path = directory / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def rules_after(
+    history: str,
+    sql: str,
+    *,
+    pg_version: int = 16,
+    policy: str = "off",
+    safe_rewrites: str = "off",
+) -> list[str]:
+    """The rule ids ``check`` reports on ``sql`` as the migration after ``history`` (the
+    schema earlier files built), in order."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write(Path(tmp), "0001_history.sql", history)
+        write(Path(tmp), "0002_change.sql", sql)
+        report = lint_directory(
+            Path(tmp),
+            pg_version=pg_version,
+            concurrent_indexes=policy,
+            safe_rewrites=safe_rewrites,
+        )
+    return [f.rule for f in report.findings if f.file.endswith("0002_change.sql")]
+
+
+def severities_after(history: str, sql: str, **options: Any) -> list[tuple[str, str]]:
+    """Like rules_after, with each finding's severity."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write(Path(tmp), "0001_history.sql", history)
+        write(Path(tmp), "0002_change.sql", sql)
+        report = lint_directory(Path(tmp), **options)
+    return [(f.rule, f.severity) for f in report.findings if f.file.endswith("0002_change.sql")]

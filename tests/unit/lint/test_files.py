@@ -205,7 +205,10 @@ STATEMENT_RULES = {
     "column-type-change": "error",
     "add-column-volatile-default": "error",
     "add-column-rewrites": "error",
+    "add-column-not-null-without-default": "error",
     "unique-without-index": "error",
+    "attach-partition": "error",
+    "detach-partition": "error",
     "rename": "warning",
     "drop-table-or-column": "warning",
     "table-rewrite": "error",
@@ -263,3 +266,11 @@ def test_rule_modules_export_their_doc() -> None:
     from safemigrate.lint.rules import set_not_null
 
     assert set_not_null.DOC.strip() in explain("set-not-null")
+
+
+@pytest.mark.parametrize("rule_id", list(STATEMENT_RULES))
+def test_every_statement_rule_states_its_versions_and_cites_its_source(rule_id: str) -> None:
+    # issue 13: every rule says which PostgreSQL versions it applies to and cites the docs.
+    text = explain(rule_id)
+    assert "Applies to:" in text
+    assert "Source: PostgreSQL docs" in text

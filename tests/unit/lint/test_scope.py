@@ -57,8 +57,14 @@ def test_constant_execute_in_a_do_block_is_checked() -> None:
     assert rules(sql) == ["rename"]
 
 
-def test_dynamic_sql_in_a_do_block_is_not_known() -> None:
+def test_format_with_a_constant_format_in_a_do_block_is_checked() -> None:
+    # issue 13: EXECUTE format() with a constant format string is knowable.
     sql = "DO $$ BEGIN EXECUTE format('DROP TABLE %I', 'orders'); END $$;"
+    assert rules(sql) == ["drop-table-or-column"]
+
+
+def test_dynamic_sql_from_a_variable_in_a_do_block_is_not_known() -> None:
+    sql = "DO $$ DECLARE q text := 'DROP TABLE orders'; BEGIN EXECUTE q; END $$;"
     assert rules(sql) == []
 
 

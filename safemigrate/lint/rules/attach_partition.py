@@ -1,0 +1,115 @@
+"""attach-partition: ATTACH PARTITION that scans a table under an ACCESS EXCLUSIVE lock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pglast import ast, enums
+
+from ..context import StatementContext, show, written
+from ..findings import Hit, hit, make_rule
+
+DOC = """
+Catches: `ALTER TABLE parent ATTACH PARTITION part ...` on a partitioned table that existed
+before the migration, when PostgreSQL has to scan a table while holding its ACCESS EXCLUSIVE
+lock:
+- `part` existed before the migration and no validated CHECK constraint on it is known (the
+  history of the migration directory shows none): PostgreSQL scans it to prove every row fits
+  the partition bound;
+- the parent has a DEFAULT partition that existed before the migration and has no validated
+  CHECK constraint: PostgreSQL scans the default partition to prove none of its rows belong to
+  the new partition, holding ACCESS EXCLUSIVE on the default partition (reads and writes that
+  reach it wait);
+- `CREATE TABLE ... PARTITION OF parent` while the parent has such a DEFAULT partition: the
+  same scan of the default partition (CREATE TABLE docs, PARTITION OF);
+- before PostgreSQL 12, ATTACH PARTITION takes ACCESS EXCLUSIVE on the parent itself: every
+  query on the partitioned table waits for the whole attach.
+A validated CHECK constraint is assumed to match the partition bound; the linter does not
+compare the expressions.
+
+Why it hurts: the scan lasts as long as the table is large, and everything that touches the
+scanned table queues behind the lock for that long.
+
+Applies to: PostgreSQL 10 and later (declarative partitioning); the parent's lock is SHARE
+UPDATE EXCLUSIVE from 12, ACCESS EXCLUSIVE before.
+Source: PostgreSQL docs, ALTER TABLE (ATTACH PARTITION: "it is possible to avoid this scan by
+adding a valid CHECK constraint to the table that allows only rows satisfying the desired
+partition constraint before running this command"), 5.12 Table Partitioning (Partition
+Maintenance).
+
+Instead: add a CHECK constraint matching the bound with NOT VALID, VALIDATE CONSTRAINT it in a
+separate statement (SHARE UPDATE EXCLUSIVE: reads and writes go on), ATTACH PARTITION (no scan),
+then drop the CHECK. Give the DEFAULT partition a CHECK excluding the new range the same way.
+"""
+
+RULE = make_rule(
+    "attach-partition",
+    "error",
+    "ATTACH PARTITION that scans a table under an ACCESS EXCLUSIVE lock",
+    DOC,
+)
+
+
+def _default_partition_scan(parent: Any, ctx: StatementContext, what: str) -> Iterator[Hit]:
+    """The scan of the parent's DEFAULT partition that adding a partition does."""
+    catalog = ctx.state.catalog
+    default = catalog.default_partitions.get(ctx.table(parent))
+    if default is None or default in ctx.state.created_tables or catalog.checks.get(default):
+        return
+    yield hit(
+        RULE,
+        f"{what} scans the DEFAULT partition {show(default)} under an ACCESS EXCLUSIVE lock to "
+        "prove none of its rows belong to the new partition: reads and writes reaching it wait "
+        "for the scan",
+        "give the default partition a validated CHECK excluding the new range first",
+    )
+
+
+def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if (
+        isinstance(node, ast.CreateStmt)
+        and node.partbound is not None
+        and not node.partbound.is_default
+        and node.inhRelations
+        and not ctx.is_new(node.inhRelations[0])
+    ):
+        what = f"CREATE TABLE {show(written(node.relation))} PARTITION OF"
+        yield from _default_partition_scan(node.inhRelations[0], ctx, what)
+        return
+    if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
+        return
+    if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
+        return
+    shown = show(written(node.relation))
+    catalog = ctx.state.catalog
+    for cmd in node.cmds or ():
+        if not (
+            isinstance(cmd, ast.AlterTableCmd)
+            and cmd.subtype == enums.AlterTableType.AT_AttachPartition
+            and isinstance(cmd.def_, ast.PartitionCmd)
+        ):
+            continue
+        part = cmd.def_.name
+        part_shown = show(written(part))
+        if ctx.pg_version < 12:
+            yield hit(
+                RULE,
+                f"ATTACH PARTITION {part_shown} takes an ACCESS EXCLUSIVE lock on {shown} "
+                f"before PostgreSQL 12 (pg_version {ctx.pg_version}): every query on the "
+                "partitioned table waits for the whole attach",
+                "run it in a maintenance window, or upgrade: from 12 the parent is only "
+                "SHARE UPDATE EXCLUSIVE locked",
+            )
+            continue
+        if not ctx.is_new(part) and not catalog.checks.get(ctx.table(part)):
+            yield hit(
+                RULE,
+                f"ATTACH PARTITION {part_shown} scans {part_shown} under an ACCESS EXCLUSIVE "
+                "lock to prove every row fits the bound (no validated CHECK constraint on it is "
+                "known)",
+                "add a CHECK matching the bound NOT VALID, VALIDATE it in a separate statement, "
+                "then ATTACH PARTITION (no scan) and drop the CHECK",
+            )
+        attach = f"ATTACH PARTITION {part_shown}"
+        yield from _default_partition_scan(node.relation, ctx, attach)

@@ -1,0 +1,256 @@
+"""The PostgreSQL facts ``check`` relies on, shown on a real server, next to its verdict.
+
+A rewrite shows as a new relfilenode of the table; a validation scan shows as the statement
+failing on a row that violates the constraint (or as the table's seq_scan counter moving).
+Each test also asserts the linter's verdict on the same statement, so a rule that drifts from
+what PostgreSQL does fails here. Sources: PostgreSQL docs, ALTER TABLE (Notes; ADD COLUMN;
+ATTACH / DETACH PARTITION), CREATE INDEX, src/backend/commands/tablecmds.c.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from safemigrate.lint import lint_directory
+from tests.fixtures_db import ConnectFactory
+from tests.unit.lint.support import rules
+
+TABLE = (
+    "CREATE TABLE t (id bigint PRIMARY KEY, v varchar(50), n text, num numeric(10,2), "
+    "ts timestamp, ts3 timestamp(3), vb varbit(8), c cidr, ch char(4), i int)"
+)
+ROWS = (
+    "INSERT INTO t SELECT g, 'x', 'y', 1, now(), now(), B'1', '10.0.0.0/8', 'ab', 1 "
+    "FROM generate_series(1, 100) g"
+)
+
+
+def _relfilenode(conn: psycopg.Connection[Any], name: str) -> int:
+    row = conn.execute("SELECT relfilenode FROM pg_class WHERE relname = %s", (name,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _setup(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("DROP TABLE IF EXISTS t, r CASCADE")
+    conn.execute("CREATE TABLE r (id bigint PRIMARY KEY)")
+    conn.execute(TABLE)
+    conn.execute(ROWS)
+    conn.execute("CREATE INDEX t_v ON t (v)")
+
+
+@pytest.mark.parametrize(
+    ("change", "rewrites"),
+    [
+        ("v TYPE varchar(100)", False),
+        ("v TYPE text", False),
+        ("v TYPE varchar", False),
+        ("v TYPE varchar(50)", False),
+        ("v TYPE varchar(50) USING v", False),
+        ("v TYPE varchar(20)", True),
+        ("v TYPE text USING lower(v)", True),
+        ("n TYPE varchar", False),
+        ("n TYPE varchar(20)", True),
+        ("num TYPE numeric(12,2)", False),
+        ("num TYPE numeric", False),
+        ("num TYPE numeric(12,4)", True),
+        ("vb TYPE varbit(16)", False),
+        ("vb TYPE varbit(4)", True),
+        ("c TYPE inet", False),
+        ("i TYPE bigint", True),
+        ("ch TYPE char(8)", True),
+        ("ts3 TYPE timestamp(6)", False),
+        ("ts3 TYPE timestamp(0)", True),
+    ],
+)
+def test_type_change_rewrites_exactly_when_check_says_so(
+    connect: ConnectFactory, change: str, rewrites: bool
+) -> None:
+    statement = f"ALTER TABLE t ALTER COLUMN {change};"
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        table, index = _relfilenode(conn, "t"), _relfilenode(conn, "t_v")
+        conn.execute(statement)
+        assert (_relfilenode(conn, "t") != table) is rewrites
+        assert (_relfilenode(conn, "t_v") != index) is rewrites
+    assert _directory_verdict(f"{TABLE};\n", statement) == (
+        ["column-type-change"] if rewrites else []
+    )
+
+
+@pytest.mark.parametrize(("zone", "rewrites"), [("UTC", False), ("Europe/Paris", True)])
+def test_timestamp_to_timestamptz_rewrites_unless_the_session_is_utc(
+    connect: ConnectFactory, zone: str, rewrites: bool
+) -> None:
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        conn.execute(f"SET timezone = '{zone}'")
+        before = _relfilenode(conn, "t")
+        conn.execute("ALTER TABLE t ALTER COLUMN ts TYPE timestamptz")
+        assert (_relfilenode(conn, "t") != before) is rewrites
+    statement = f"SET timezone = '{zone}';\nALTER TABLE t ALTER COLUMN ts TYPE timestamptz;"
+    assert _directory_verdict(f"{TABLE};\n", statement) == (
+        ["column-type-change"] if rewrites else []
+    )
+
+
+def test_add_column_check_is_validated_by_a_scan(connect: ConnectFactory) -> None:
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("ALTER TABLE t ADD COLUMN x int CHECK (x IS NOT NULL)")
+    assert rules("ALTER TABLE t ADD COLUMN x int CHECK (x > 0);") == [
+        "constraint-without-not-valid"
+    ]
+
+
+def test_add_column_references_is_validated_only_with_a_default(connect: ConnectFactory) -> None:
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):
+            conn.execute("ALTER TABLE t ADD COLUMN x bigint DEFAULT 999 REFERENCES r (id)")
+        scans = "SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 't'"
+        # Counters are flushed at the end of a transaction (PostgreSQL 15+ shared stats).
+        conn.execute("SELECT pg_stat_force_next_flush()")
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        before = conn.execute(scans).fetchone()
+        conn.execute("ALTER TABLE t ADD COLUMN x bigint REFERENCES r (id)")
+        conn.execute("SELECT pg_stat_force_next_flush()")
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        after = conn.execute(scans).fetchone()
+        assert after == before  # no validation query ran
+        # The control: the same foreign key added as a table constraint is validated.
+        conn.execute("ALTER TABLE t ADD CONSTRAINT t_x_fk2 FOREIGN KEY (x) REFERENCES r (id)")
+        conn.execute("SELECT pg_stat_force_next_flush()")
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        validated = conn.execute(scans).fetchone()
+        assert after is not None and validated is not None and validated[0] > after[0]
+    assert rules("ALTER TABLE t ADD COLUMN x bigint REFERENCES r (id);") == []
+    assert rules("ALTER TABLE t ADD COLUMN x bigint DEFAULT 1 REFERENCES r (id);") == [
+        "constraint-without-not-valid"
+    ]
+
+
+PARTITIONED = (
+    "CREATE TABLE m (d date NOT NULL) PARTITION BY RANGE (d);\n"
+    "CREATE TABLE m_old (d date NOT NULL);\n"
+)
+
+
+def test_attach_partition_scans_the_attached_table(connect: ConnectFactory) -> None:
+    attach = "ALTER TABLE m ATTACH PARTITION m_old FOR VALUES FROM ('2020-01-01') TO ('2025-01-01')"
+    with connect(autocommit=True) as conn:
+        conn.execute(PARTITIONED)
+        conn.execute("INSERT INTO m_old VALUES ('2030-01-01')")
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(attach)
+    assert _directory_verdict(PARTITIONED, attach + ";") == ["attach-partition"]
+
+
+def test_detach_concurrently_and_index_concurrently_refused_on_partitioned(
+    connect: ConnectFactory,
+) -> None:
+    history = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
+    detach = "ALTER TABLE m DETACH PARTITION m_default CONCURRENTLY"
+    index = "CREATE INDEX CONCURRENTLY m_d ON m (d)"
+    with connect(autocommit=True) as conn:
+        conn.execute(history)
+        with pytest.raises(psycopg.errors.ObjectNotInPrerequisiteState):
+            conn.execute(detach)
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            conn.execute(index)
+    assert _directory_verdict(history, detach + ";") == ["detach-partition"]
+    assert _directory_verdict(history, index + ";") == ["require-concurrent-index"]
+
+
+def _directory_verdict(history: str, statement: str) -> list[str]:
+    """The rules ``check`` reports on ``statement`` as the file after ``history``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "0001_history.sql").write_text(history, encoding="utf-8")
+        (Path(tmp) / "0002_change.sql").write_text(statement + "\n", encoding="utf-8")
+        report = lint_directory(Path(tmp), concurrent_indexes="off")
+    return [f.rule for f in report.findings if f.file.endswith("0002_change.sql")]
+
+
+def test_a_validated_check_with_and_proves_not_null(connect: ConnectFactory) -> None:
+    history = f"{TABLE};\n"
+    recipe = (
+        "ALTER TABLE t ADD CONSTRAINT t_n_ok CHECK (n IS NOT NULL AND n <> '') NOT VALID;\n"
+        "ALTER TABLE t VALIDATE CONSTRAINT t_n_ok;\n"
+    )
+    notices: list[str] = []
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        conn.execute(recipe)
+        conn.add_notice_handler(lambda diag: notices.append(diag.message_primary or ""))
+        conn.execute("SET client_min_messages = debug1")
+        conn.execute("ALTER TABLE t ALTER COLUMN n SET NOT NULL")
+    assert any("sufficient to prove" in n for n in notices), notices
+    set_not_null = "ALTER TABLE t ALTER COLUMN n SET NOT NULL;"
+    assert _directory_verdict(history, recipe + set_not_null) == []
+    # The same proof from an earlier migration file.
+    assert _directory_verdict(history + recipe, set_not_null) == []
+    assert _directory_verdict(history, set_not_null) == ["set-not-null"]
+
+
+def test_add_column_not_null_without_default_fails_on_rows(connect: ConnectFactory) -> None:
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        with pytest.raises(psycopg.errors.NotNullViolation):
+            conn.execute("ALTER TABLE t ADD COLUMN region text NOT NULL")
+        conn.execute("ALTER TABLE t ADD COLUMN region text NOT NULL DEFAULT 'eu'")
+    history = f"{TABLE};\n"
+    assert _directory_verdict(history, "ALTER TABLE t ADD COLUMN region text NOT NULL;") == [
+        "add-column-not-null-without-default"
+    ]
+    with_default = "ALTER TABLE t ADD COLUMN region text NOT NULL DEFAULT 'eu';"
+    assert _directory_verdict(history, with_default) == []
+
+
+def test_a_collation_change_rebuilds_the_index(connect: ConnectFactory) -> None:
+    statement = 'ALTER TABLE t ALTER COLUMN v TYPE varchar(50) COLLATE "C";'
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        index = _relfilenode(conn, "t_v")
+        conn.execute(statement)
+        assert _relfilenode(conn, "t_v") != index
+    assert _directory_verdict(f"{TABLE};\n", statement) == ["column-type-change"]
+
+
+def test_domain_check_is_validated_against_every_column(connect: ConnectFactory) -> None:
+    history = "CREATE DOMAIN qty AS int;\nCREATE TABLE stock (q qty);\n"
+    add = "ALTER DOMAIN qty ADD CONSTRAINT positive CHECK (VALUE > 0)"
+    with connect(autocommit=True) as conn:
+        conn.execute(history)
+        conn.execute("INSERT INTO stock VALUES (-1)")
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(add)
+        conn.execute(add + " NOT VALID")
+    assert _directory_verdict(history, add + ";") == ["constraint-without-not-valid"]
+    assert _directory_verdict(history, add + " NOT VALID;") == []
+
+
+def test_creating_a_partition_scans_the_default_partition(connect: ConnectFactory) -> None:
+    history = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
+    create = "CREATE TABLE m_2030 PARTITION OF m FOR VALUES FROM ('2030-01-01') TO ('2031-01-01')"
+    with connect(autocommit=True) as conn:
+        conn.execute(history)
+        conn.execute("INSERT INTO m VALUES ('2030-06-01')")  # lands in the default partition
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(create)
+    assert _directory_verdict(history, create + ";") == ["attach-partition"]
+    assert _directory_verdict(PARTITIONED, create + ";") == []
+
+
+def test_drop_index_concurrently_takes_one_index(connect: ConnectFactory) -> None:
+    statement = "DROP INDEX CONCURRENTLY t_v, t_pkey"
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            conn.execute(statement)
+    assert _directory_verdict(f"{TABLE};\n", statement + ";") == ["require-concurrent-index-drop"]

@@ -1,0 +1,6 @@
+-- expect: unsafe detach-partition
+-- doc: https://www.postgresql.org/docs/current/ddl-partitioning.html (5.12.2.2 Partition Maintenance); https://www.postgresql.org/docs/current/sql-altertable.html (ATTACH PARTITION / DETACH PARTITION) (without CONCURRENTLY: ACCESS EXCLUSIVE on the parent)
+-- given: CREATE TABLE measurements (id bigint, logdate date NOT NULL, v int) PARTITION BY RANGE (logdate);
+-- given: CREATE TABLE measurements_2025 PARTITION OF measurements FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+-- given: CREATE TABLE measurements_old (id bigint, logdate date NOT NULL, v int);
+ALTER TABLE measurements DETACH PARTITION measurements_2025;

@@ -1,0 +1,8 @@
+-- expect: unsafe non-transactional-in-transaction
+-- doc: https://www.postgresql.org/docs/current/ddl-partitioning.html (5.12.2.2 Partition Maintenance); https://www.postgresql.org/docs/current/sql-altertable.html (ATTACH PARTITION / DETACH PARTITION) ("CONCURRENTLY cannot be run in a transaction block")
+-- given: CREATE TABLE measurements (id bigint, logdate date NOT NULL, v int) PARTITION BY RANGE (logdate);
+-- given: CREATE TABLE measurements_2025 PARTITION OF measurements FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+-- given: CREATE TABLE measurements_old (id bigint, logdate date NOT NULL, v int);
+BEGIN;
+ALTER TABLE measurements DETACH PARTITION measurements_2025 CONCURRENTLY;
+COMMIT;

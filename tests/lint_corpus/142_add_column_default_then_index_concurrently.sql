@@ -1,0 +1,8 @@
+-- expect: safe
+-- doc: https://www.postgresql.org/docs/current/sql-altertable.html (Notes: a non-volatile DEFAULT is stored in the catalog from PostgreSQL 11; a volatile one rewrites); https://www.postgresql.org/docs/current/sql-createindex.html (Building Indexes Concurrently); https://www.postgresql.org/docs/current/explicit-locking.html (CREATE INDEX takes SHARE)
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email varchar(100) NOT NULL, name varchar(50), note text, balance numeric(10,2), created_at timestamp, seen_at timestamp(3), flags varbit(8), net cidr, score int, code char(4), payload json, status text);
+-- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint, total numeric(12,2), placed_at timestamptz, status text);
+-- given: CREATE TABLE events (id bigint, kind text, at timestamptz);
+-- given: CREATE INDEX CONCURRENTLY accounts_status_idx ON accounts (status);
+ALTER TABLE orders ADD COLUMN priority int NOT NULL DEFAULT 0;
+CREATE INDEX CONCURRENTLY orders_priority_idx ON orders (priority);

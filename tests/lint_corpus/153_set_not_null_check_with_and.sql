@@ -1,0 +1,9 @@
+-- expect: safe
+-- doc: https://www.postgresql.org/docs/current/sql-altertable.html (SET NOT NULL: "the table scan is skipped" when a valid CHECK proves no NULL, from 12); the CHECK implies name IS NOT NULL (tablecmds.c NotNullImpliedByRelConstraints uses predicate proof)
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email varchar(100) NOT NULL, name varchar(50), note text, balance numeric(10,2), created_at timestamp, seen_at timestamp(3), flags varbit(8), net cidr, score int, code char(4), payload json, status text);
+-- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint, total numeric(12,2), placed_at timestamptz, status text);
+-- given: CREATE TABLE events (id bigint, kind text, at timestamptz);
+-- given: CREATE INDEX CONCURRENTLY accounts_status_idx ON accounts (status);
+ALTER TABLE accounts ADD CONSTRAINT accounts_name_ok CHECK (name IS NOT NULL AND name <> '') NOT VALID;
+ALTER TABLE accounts VALIDATE CONSTRAINT accounts_name_ok;
+ALTER TABLE accounts ALTER COLUMN name SET NOT NULL;

@@ -1,0 +1,9 @@
+-- expect: unsafe constraint-without-not-valid
+-- doc: https://www.postgresql.org/docs/current/sql-alterdomain.html (ADD domain_constraint checks every column of the type unless NOT VALID)
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email varchar(100) NOT NULL, name varchar(50), note text, balance numeric(10,2), created_at timestamp, seen_at timestamp(3), flags varbit(8), net cidr, score int, code char(4), payload json, status text);
+-- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint, total numeric(12,2), placed_at timestamptz, status text);
+-- given: CREATE TABLE events (id bigint, kind text, at timestamptz);
+-- given: CREATE INDEX CONCURRENTLY accounts_status_idx ON accounts (status);
+-- given: CREATE DOMAIN positive_int AS int;
+-- given: CREATE TABLE stock (qty positive_int);
+ALTER DOMAIN positive_int ADD CONSTRAINT positive CHECK (VALUE > 0);

@@ -1,0 +1,11 @@
+-- expect: unsafe non-transactional-in-transaction
+-- doc: https://www.postgresql.org/docs/current/sql-do.html (a DO block runs in one transaction); https://www.postgresql.org/docs/current/sql-createindex.html (CONCURRENTLY cannot run in a transaction block)
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email varchar(100) NOT NULL, name varchar(50), note text, balance numeric(10,2), created_at timestamp, seen_at timestamp(3), flags varbit(8), net cidr, score int, code char(4), payload json, status text);
+-- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint, total numeric(12,2), placed_at timestamptz, status text);
+-- given: CREATE TABLE events (id bigint, kind text, at timestamptz);
+-- given: CREATE INDEX CONCURRENTLY accounts_status_idx ON accounts (status);
+DO $$
+BEGIN
+  EXECUTE 'CREATE INDEX CONCURRENTLY accounts_name_idx ON accounts (name)';
+END
+$$;

@@ -1,0 +1,7 @@
+-- expect: unsafe column-type-change
+-- doc: https://www.postgresql.org/docs/current/sql-altertable.html (Notes: binary coercible types skip the rewrite; tablecmds.c ATColumnChangeRequiresRewrite); integer -> smallint checks and converts every value
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email varchar(100) NOT NULL, name varchar(50), note text, balance numeric(10,2), created_at timestamp, seen_at timestamp(3), flags varbit(8), net cidr, score int, code char(4), payload json, status text);
+-- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint, total numeric(12,2), placed_at timestamptz, status text);
+-- given: CREATE TABLE events (id bigint, kind text, at timestamptz);
+-- given: CREATE INDEX CONCURRENTLY accounts_status_idx ON accounts (status);
+ALTER TABLE accounts ALTER COLUMN score TYPE smallint;

@@ -1,0 +1,366 @@
+"""One test per PostgreSQL fact the rules follow (issue 13), safe side and unsafe side.
+
+Each cites where PostgreSQL says so; tests/integration/test_lint_facts.py shows the same facts
+on a real server. "history" is the schema earlier migration files built.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from safemigrate.lint.plpgsql import do_block_sql
+from safemigrate.lint.types import ColumnType, rewrite_reason
+
+from .support import rules, rules_after, severities_after
+
+ACCOUNTS = (
+    "CREATE TABLE accounts (id bigint PRIMARY KEY, email varchar(100) NOT NULL, "
+    "name varchar(50), note text, balance numeric(10,2), created_at timestamp, "
+    "net cidr, score int, flags varbit(8));\n"
+)
+
+
+# ALTER TABLE, Notes: binary-coercible changes skip the rewrite (tablecmds.c
+# ATColumnChangeRequiresRewrite; the typmod support functions).
+@pytest.mark.parametrize(
+    ("old", "new", "rewrites"),
+    [
+        (ColumnType("varchar", (50,)), ColumnType("varchar", (100,)), False),
+        (ColumnType("varchar", (50,)), ColumnType("varchar"), False),
+        (ColumnType("varchar", (50,)), ColumnType("text"), False),
+        (ColumnType("text"), ColumnType("varchar"), False),
+        (ColumnType("varchar", (50,)), ColumnType("varchar", (20,)), True),
+        (ColumnType("text"), ColumnType("varchar", (20,)), True),
+        (ColumnType("numeric", (10, 2)), ColumnType("numeric", (12, 2)), False),
+        (ColumnType("numeric", (10, 2)), ColumnType("numeric"), False),
+        (ColumnType("numeric", (10, 2)), ColumnType("numeric", (12, 4)), True),
+        (ColumnType("numeric"), ColumnType("numeric", (12, 2)), True),
+        (ColumnType("varbit", (8,)), ColumnType("varbit", (16,)), False),
+        (ColumnType("varbit", (8,)), ColumnType("varbit", (4,)), True),
+        (ColumnType("cidr"), ColumnType("inet"), False),
+        (ColumnType("inet"), ColumnType("cidr"), True),
+        (ColumnType("int4"), ColumnType("int8"), True),
+        (ColumnType("bpchar", (4,)), ColumnType("bpchar", (8,)), True),
+        (ColumnType("json"), ColumnType("jsonb"), True),
+        (ColumnType("timestamp", (3,)), ColumnType("timestamp", (6,)), False),
+        (ColumnType("timestamp", (3,)), ColumnType("timestamp", (0,)), True),
+        (ColumnType("int4"), ColumnType("int4"), False),
+        (ColumnType("int4", array=True), ColumnType("int8", array=True), True),
+    ],
+)
+def test_which_type_changes_rewrite(old: ColumnType, new: ColumnType, rewrites: bool) -> None:
+    reason = rewrite_reason(old, new, pg_version=16, utc_session=False)
+    assert (reason is not None) is rewrites
+
+
+@pytest.mark.parametrize(
+    ("pg_version", "utc", "rewrites"),
+    [(16, True, False), (12, True, False), (11, True, True), (16, False, True)],
+)
+def test_timestamp_to_timestamptz_skips_the_rewrite_from_12_in_a_utc_session(
+    pg_version: int, utc: bool, rewrites: bool
+) -> None:
+    # PostgreSQL 12 release notes; tablecmds.c TimestampTimestampTzRequiresRewrite.
+    for old, new in (("timestamp", "timestamptz"), ("timestamptz", "timestamp")):
+        reason = rewrite_reason(
+            ColumnType(old), ColumnType(new), pg_version=pg_version, utc_session=utc
+        )
+        assert (reason is not None) is rewrites
+
+
+def test_a_set_timezone_utc_in_the_file_makes_the_timestamp_change_free() -> None:
+    change = "ALTER TABLE accounts ALTER COLUMN created_at TYPE timestamptz;"
+    assert rules_after(ACCOUNTS, change) == ["column-type-change"]
+    assert rules_after(ACCOUNTS, "SET timezone = 'UTC';\n" + change) == []
+    assert rules_after(ACCOUNTS, "SET TIME ZONE 'UTC';\n" + change) == []
+    assert rules_after(ACCOUNTS, "SET timezone = 'UTC';\n" + change, pg_version=11) == [
+        "column-type-change"
+    ]
+
+
+def test_type_change_follows_the_history() -> None:
+    assert rules_after(ACCOUNTS, "ALTER TABLE accounts ALTER COLUMN name TYPE text;") == []
+    assert rules_after(ACCOUNTS, "ALTER TABLE accounts ALTER COLUMN score TYPE bigint;") == [
+        "column-type-change"
+    ]
+    # ORMs restate the type to change nullability: nothing changes.
+    restated = (
+        "ALTER TABLE accounts ALTER COLUMN email TYPE varchar(100), "
+        "ALTER COLUMN email SET NOT NULL;"
+    )
+    assert rules_after(ACCOUNTS, restated) == []
+    # A later file sees the type the earlier one changed to.
+    widened = ACCOUNTS + "ALTER TABLE accounts ALTER COLUMN score TYPE bigint;\n"
+    assert rules_after(widened, "ALTER TABLE accounts ALTER COLUMN score TYPE int8;") == []
+
+
+def test_type_change_with_a_using_expression_rewrites_unless_it_is_the_column() -> None:
+    base = "ALTER TABLE accounts ALTER COLUMN name TYPE text USING "
+    assert rules_after(ACCOUNTS, base + "name;") == []
+    assert rules_after(ACCOUNTS, base + "name::text;") == []
+    assert rules_after(ACCOUNTS, base + "lower(name);") == ["column-type-change"]
+
+
+def test_unknown_type_is_an_error_or_a_warning_by_the_new_type() -> None:
+    assert severities_after("", "ALTER TABLE legacy ALTER COLUMN a TYPE bigint;") == [
+        ("column-type-change", "error")
+    ]
+    assert severities_after("", "ALTER TABLE legacy ALTER COLUMN a TYPE text;") == [
+        ("column-type-change", "warning")
+    ]
+
+
+# ALTER TABLE, SET NOT NULL: the scan is skipped when the column is NOT NULL already, or (from
+# 12) a valid CHECK proves it.
+def test_set_not_null_on_a_not_null_column_scans_nothing() -> None:
+    assert rules_after(ACCOUNTS, "ALTER TABLE accounts ALTER COLUMN email SET NOT NULL;") == []
+    assert rules_after(ACCOUNTS, "ALTER TABLE accounts ALTER COLUMN id SET NOT NULL;") == []
+    assert rules_after(ACCOUNTS, "ALTER TABLE accounts ALTER COLUMN name SET NOT NULL;") == [
+        "set-not-null"
+    ]
+    dropped = ACCOUNTS + "ALTER TABLE accounts ALTER COLUMN email DROP NOT NULL;\n"
+    assert rules_after(dropped, "ALTER TABLE accounts ALTER COLUMN email SET NOT NULL;") == [
+        "set-not-null"
+    ]
+
+
+# ALTER TABLE, ADD table_constraint_using_index: PRIMARY KEY USING INDEX does SET NOT NULL on
+# columns not already NOT NULL.
+def test_primary_key_using_index_implies_set_not_null() -> None:
+    history = "CREATE TABLE events (id bigint, at timestamptz);\n"
+    index = "CREATE UNIQUE INDEX CONCURRENTLY events_id_idx ON events (id);\n"
+    attach = "ALTER TABLE events ADD CONSTRAINT events_pkey PRIMARY KEY USING INDEX events_id_idx;"
+    assert rules_after(history + index, attach) == ["set-not-null"]
+    not_null = history + "ALTER TABLE events ALTER COLUMN id SET NOT NULL;\n" + index
+    assert rules_after(not_null, attach) == []
+    unique = "ALTER TABLE events ADD CONSTRAINT events_key UNIQUE USING INDEX events_id_idx;"
+    assert rules_after(history + index, unique) == []
+
+
+# parse_utilcmd.c transformAlterTableStmt: a REFERENCES on a new column is not validated when
+# the column has no default; transformCheckConstraints skips validation only in CREATE TABLE.
+def test_constraints_written_on_an_added_column() -> None:
+    assert rules("ALTER TABLE orders ADD COLUMN a bigint REFERENCES accounts (id);") == []
+    assert rules("ALTER TABLE orders ADD COLUMN a bigint DEFAULT 1 REFERENCES accounts (id);") == [
+        "constraint-without-not-valid"
+    ]
+    assert rules("ALTER TABLE orders ADD COLUMN a bigint DEFAULT NULL REFERENCES accounts;") == []
+    assert rules("ALTER TABLE orders ADD COLUMN a int CHECK (a > 0);") == [
+        "constraint-without-not-valid"
+    ]
+    assert rules("ALTER TABLE orders ADD COLUMN a int UNIQUE;") == ["unique-without-index"]
+
+
+def test_exclusion_constraint_builds_its_index_under_access_exclusive() -> None:
+    sql = "ALTER TABLE events ADD CONSTRAINT no_overlap EXCLUDE USING gist (r WITH &&);"
+    assert rules(sql) == ["unique-without-index"]
+
+
+# ALTER TABLE, Notes: a non-volatile default is stored in the catalog from 11.
+@pytest.mark.parametrize(("pg_version", "found"), [(10, True), (11, False), (16, False)])
+def test_add_column_constant_default_rewrites_before_11(pg_version: int, found: bool) -> None:
+    sql = "ALTER TABLE accounts ADD COLUMN tier int NOT NULL DEFAULT 0;"
+    assert bool(rules(sql, pg_version=pg_version)) is found
+
+
+PARTITIONED = (
+    "CREATE TABLE m (id bigint, d date NOT NULL) PARTITION BY RANGE (d);\n"
+    "CREATE TABLE m_2025 PARTITION OF m FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');\n"
+    "CREATE TABLE m_old (id bigint, d date NOT NULL);\n"
+)
+ATTACH_OLD = (
+    "ALTER TABLE m ATTACH PARTITION m_old FOR VALUES FROM ('2020-01-01') TO ('2025-01-01');"
+)
+NEW_2026 = "CREATE TABLE m_2026 (id bigint, d date NOT NULL);\n"
+ATTACH_2026 = (
+    "ALTER TABLE m ATTACH PARTITION m_2026 FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');"
+)
+
+
+# ALTER TABLE, ATTACH PARTITION: a scan of the attached table unless a valid CHECK implies the
+# bound; the default partition is scanned too; the parent is SHARE UPDATE EXCLUSIVE from 12.
+def test_attach_partition_scans_unless_new_or_checked() -> None:
+    assert rules_after(PARTITIONED, ATTACH_OLD) == ["attach-partition"]
+    assert rules_after(PARTITIONED, NEW_2026 + ATTACH_2026) == []
+    checked = (
+        "ALTER TABLE m_old ADD CONSTRAINT b CHECK (d < DATE '2025-01-01') NOT VALID;\n"
+        "ALTER TABLE m_old VALIDATE CONSTRAINT b;\n"
+    )
+    assert rules_after(PARTITIONED, checked + ATTACH_OLD) == []
+    assert rules_after(PARTITIONED, NEW_2026 + ATTACH_2026, pg_version=11) == ["attach-partition"]
+    with_default = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
+    assert rules_after(with_default, NEW_2026 + ATTACH_2026) == ["attach-partition"]
+
+
+# ALTER TABLE, DETACH PARTITION: CONCURRENTLY from 14, not with a default partition.
+def test_detach_partition_by_version_and_default_partition() -> None:
+    plain = "ALTER TABLE m DETACH PARTITION m_2025;"
+    concurrently = "ALTER TABLE m DETACH PARTITION m_2025 CONCURRENTLY;"
+    assert severities_after(PARTITIONED, plain) == [("detach-partition", "warning")]
+    assert rules_after(PARTITIONED, plain, pg_version=13) == []
+    assert rules_after(PARTITIONED, concurrently) == []
+    assert rules_after(PARTITIONED, concurrently, pg_version=13) == ["detach-partition"]
+    with_default = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
+    assert rules_after(with_default, concurrently) == ["detach-partition"]
+    in_block = f"BEGIN;\n{concurrently}\nCOMMIT;"
+    assert "non-transactional-in-transaction" in rules_after(PARTITIONED, in_block)
+
+
+# CREATE INDEX: no CONCURRENTLY on a partitioned table; ON ONLY + per-partition CONCURRENTLY +
+# ALTER INDEX ... ATTACH PARTITION (5.12.2.2 Partition Maintenance).
+def test_partitioned_index_recipe() -> None:
+    recipe = (
+        "CREATE INDEX m_d_idx ON ONLY m (d);\n"
+        "CREATE INDEX CONCURRENTLY m_2025_d_idx ON m_2025 (d);\n"
+        "ALTER INDEX m_d_idx ATTACH PARTITION m_2025_d_idx;\n"
+    )
+    assert rules_after(PARTITIONED, recipe) == []
+    assert rules_after(PARTITIONED, "CREATE INDEX m_id ON m (id);") == ["require-concurrent-index"]
+    assert rules_after(PARTITIONED, "CREATE INDEX CONCURRENTLY m_id ON m (id);") == [
+        "require-concurrent-index"
+    ]
+
+
+# PL/pgSQL 43.5.4 Executing Dynamic Commands: EXECUTE of a constant, of ||, of format() with a
+# constant format string is knowable.
+def test_execute_of_knowable_strings() -> None:
+    body = (
+        "DO $$ DECLARE t text := 'x'; BEGIN "
+        "EXECUTE format('CREATE INDEX %I ON %I (a)', 'i', t); "
+        "EXECUTE 'ALTER TABLE a ' || 'ADD COLUMN b int'; "
+        "EXECUTE format('SELECT %L, %%', 'it''s'); "
+        "EXECUTE t; END $$"
+    )
+    assert do_block_sql(body) == [
+        "CREATE INDEX i ON dynamic_name (a)",
+        "ALTER TABLE a ADD COLUMN b int",
+        "SELECT 'it''s', %",
+    ]
+
+
+def test_a_function_created_and_called_in_the_file_is_linted_at_the_call() -> None:
+    create = (
+        "CREATE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "ALTER TABLE accounts ALTER COLUMN score TYPE bigint; END $$;\n"
+    )
+    assert rules_after(ACCOUNTS, create) == []
+    assert rules_after(ACCOUNTS, create + "SELECT f();") == ["column-type-change"]
+    procedure = create.replace("FUNCTION f() RETURNS void", "PROCEDURE f()")
+    assert rules_after(ACCOUNTS, procedure + "CALL f();") == ["column-type-change"]
+
+
+# safe_rewrites = "rewrite": the runner runs these through their non-blocking recipes, so check
+# says so with a warning; inside a block it cannot, so the error stays.
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "ALTER TABLE orders ADD CONSTRAINT fk FOREIGN KEY (a) REFERENCES accounts (id);",
+        "ALTER TABLE orders ADD CONSTRAINT c CHECK (a > 0);",
+        "ALTER TABLE orders ALTER COLUMN a SET NOT NULL;",
+        "ALTER TABLE orders ADD CONSTRAINT k UNIQUE (a);",
+    ],
+)
+def test_safe_rewrites_turn_errors_into_warnings_outside_blocks(sql: str) -> None:
+    rule = severities_after("", sql, safe_rewrites="off")[0][0]
+    assert severities_after("", sql, safe_rewrites="rewrite") == [(rule, "warning")]
+    assert severities_after("", sql, safe_rewrites="off") == [(rule, "error")]
+    in_block = f"BEGIN;\n{sql}\nCOMMIT;"
+    assert severities_after("", in_block, safe_rewrites="rewrite") == [(rule, "error")]
+
+
+def test_truncate_of_an_existing_table_is_reported() -> None:
+    assert rules("TRUNCATE orders;") == ["drop-table-or-column"]
+    assert rules("CREATE TABLE s (a int);\nTRUNCATE s;") == []
+
+
+# REINDEX: CONCURRENTLY from 12; DROP INDEX: CONCURRENTLY takes one index and no CASCADE.
+def test_concurrently_forms_postgresql_refuses() -> None:
+    assert rules("REINDEX TABLE CONCURRENTLY accounts;", pg_version=11) == [
+        "require-concurrent-reindex"
+    ]
+    assert rules("REINDEX TABLE CONCURRENTLY accounts;", pg_version=12) == []
+    assert rules("DROP INDEX CONCURRENTLY a_idx, b_idx;") == ["require-concurrent-index-drop"]
+    assert rules("DROP INDEX CONCURRENTLY a_idx CASCADE;") == ["require-concurrent-index-drop"]
+    assert rules("DROP INDEX CONCURRENTLY a_idx;") == []
+
+
+# ALTER DOMAIN: ADD CONSTRAINT checks every column of the type unless NOT VALID.
+def test_domain_check_without_not_valid() -> None:
+    assert rules("ALTER DOMAIN qty ADD CONSTRAINT p CHECK (VALUE > 0);") == [
+        "constraint-without-not-valid"
+    ]
+    assert rules("ALTER DOMAIN qty ADD CONSTRAINT p CHECK (VALUE > 0) NOT VALID;") == []
+
+
+# ALTER TABLE, Notes: a collation change rebuilds the column's indexes.
+def test_collation_change_is_reported_even_when_the_type_is_free() -> None:
+    sql = 'ALTER TABLE accounts ALTER COLUMN name TYPE varchar(50) COLLATE "C";'
+    assert rules_after(ACCOUNTS, sql) == ["column-type-change"]
+
+
+# ALTER TABLE, SET NOT NULL: the proving CHECK may come from an earlier file, and may be an AND.
+def test_not_null_proof_from_history_and_from_a_conjunction() -> None:
+    added = (
+        "ALTER TABLE accounts ADD CONSTRAINT nn CHECK (name IS NOT NULL AND name <> '') "
+        "NOT VALID;\n"
+    )
+    validated = "ALTER TABLE accounts VALIDATE CONSTRAINT nn;\n"
+    set_nn = "ALTER TABLE accounts ALTER COLUMN name SET NOT NULL;"
+    assert rules_after(ACCOUNTS + added + validated, set_nn) == []
+    # NOT VALID in one file, VALIDATE in the next (the history), SET NOT NULL after.
+    assert rules_after(ACCOUNTS + added, validated + set_nn) == []
+    assert rules_after(ACCOUNTS + added, set_nn) == ["set-not-null"]
+    assert rules_after(ACCOUNTS + added, set_nn, pg_version=11) == ["set-not-null"]
+
+
+# CREATE TABLE, PARTITION OF: a DEFAULT partition is scanned for rows of the new partition.
+def test_create_partition_of_scans_the_default_partition() -> None:
+    create = "CREATE TABLE m_2030 PARTITION OF m FOR VALUES FROM ('2030-01-01') TO ('2031-01-01');"
+    with_default = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
+    assert rules_after(with_default, create) == ["attach-partition"]
+    assert rules_after(PARTITIONED, create) == []
+
+
+# ALTER TABLE, Notes: "Adding a CHECK or NOT NULL constraint requires scanning the table".
+def test_add_column_not_null_without_default() -> None:
+    assert rules("ALTER TABLE orders ADD COLUMN r text NOT NULL;") == [
+        "add-column-not-null-without-default"
+    ]
+    assert rules("ALTER TABLE orders ADD COLUMN r text NOT NULL DEFAULT 'x';") == []
+    assert rules("ALTER TABLE orders ADD COLUMN r bigint GENERATED ALWAYS AS IDENTITY;") == [
+        "add-column-rewrites"
+    ]
+    assert rules("CREATE TABLE n (a int);\nALTER TABLE n ADD COLUMN r text NOT NULL;") == []
+
+
+def test_add_column_not_null_after_the_file_emptied_the_table() -> None:
+    for empty in ("DELETE FROM orders;", "TRUNCATE orders;"):
+        sql = f"{empty}\nALTER TABLE orders ADD COLUMN r text NOT NULL;"
+        assert "add-column-not-null-without-default" not in rules(sql)
+    kept = "DELETE FROM orders WHERE id = 1;\nALTER TABLE orders ADD COLUMN r text NOT NULL;"
+    assert "add-column-not-null-without-default" in rules(kept)
+
+
+# 13.3 Explicit Locking: locks are held to the end of the transaction, so a VALIDATE after an
+# ALTER TABLE of the same table in one block scans under the ALTER's lock.
+def test_validate_after_another_alter_of_the_table_in_the_block() -> None:
+    validate = "ALTER TABLE orders VALIDATE CONSTRAINT fk;"
+    assert rules(validate) == []
+    assert rules(f"BEGIN;\nALTER TABLE orders ADD COLUMN r text;\n{validate}\nCOMMIT;") == [
+        "constraint-without-not-valid"
+    ]
+    assert rules(f"BEGIN;\nLOCK TABLE orders;\n{validate}\nCOMMIT;") == [
+        "lock-table",
+        "constraint-without-not-valid",
+    ]
+    # Another table's ALTER does not matter, nor one in an earlier transaction.
+    assert rules(f"BEGIN;\nALTER TABLE accounts ADD COLUMN r text;\n{validate}\nCOMMIT;") == []
+    assert rules(f"ALTER TABLE orders ADD COLUMN r text;\n{validate}") == []
+
+
+# ALTER TABLE, SET EXPRESSION AS (17): "Existing data in the column is rewritten".
+def test_set_expression_rewrites() -> None:
+    assert rules("ALTER TABLE orders ALTER COLUMN c SET EXPRESSION AS (a + 1);") == [
+        "table-rewrite"
+    ]
+    assert rules("ALTER TABLE orders ALTER COLUMN c DROP EXPRESSION;") == []
