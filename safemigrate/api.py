@@ -45,6 +45,7 @@ from .plan import PlanReport
 from .plan import build as build_plan
 from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
+from .source.layouts import resolve as resolve_layout
 from .target import Target
 
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
@@ -65,7 +66,11 @@ def _ignore(_: Event) -> None:
 
 def _migrations(settings: Settings) -> list[Migration]:
     """Every migration in the settings' directory, parsed (bad files raise exit-2 errors)."""
-    return load_migrations(settings.dir, concurrent_indexes=settings.concurrent_indexes)
+    return load_migrations(
+        settings.dir,
+        concurrent_indexes=settings.concurrent_indexes,
+        layout=resolve_layout(settings.dir, settings.layout),
+    )
 
 
 def up(
@@ -159,6 +164,7 @@ def status(
     Drift is reported in the result, not raised: call ``report.refuse_drift()`` to refuse on it
     as the CLI does.
     """
+    from .db import foreign_history
     from .db import journal as dbjournal
     from .run import journal_table, open_session, resolve_database
 
@@ -167,7 +173,9 @@ def status(
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
-        entries = dbjournal.read(session, journal)
+        entries = foreign_history.with_adopted(
+            session, settings, migrations, dbjournal.read(session, journal)
+        )
     refuse_empty_directory(migrations, entries, str(settings.dir))
     return StatusReport(target.address, str(journal), statuses(migrations, entries), target)
 
