@@ -575,6 +575,52 @@ def baseline(
             click.echo(f"nothing to record: every migration up to {version} is already applied")
 
 
+@main.command(epilog=BASELINE_EXIT_CODES)
+@common_options
+@dsn_options
+def adopt(
+    config: Path | None,
+    directory: Path | None,
+    fmt: str,
+    dsn: str | None,
+    require_dsn: bool | None,
+) -> None:
+    """Record what another tool applied (its history table, per the `layout` setting) in the
+    journal, without running anything. `up` does this itself before its first step.
+
+    The other tool's table is read, never written. A failed or dirty migration there exits 2.
+    """
+    ctx = Context(config, directory, fmt)
+    from . import api
+
+    targets: list[Target] = []
+
+    def connected(event: Event) -> None:
+        if isinstance(event, Connected):
+            targets.append(event.target)
+            if fmt == "text":
+                click.echo(f"target: {event.target.describe()}")
+
+    with _handled(ctx):
+        adopted = api.adopt(ctx.settings(require_dsn=require_dsn), dsn=dsn, on_event=connected)
+        versions = sorted({(e.version, e.name, e.application_name or "") for e in adopted})
+        if fmt == "json":
+            document = {"target": targets[0].to_dict()} if targets else {}
+            click.echo(
+                to_json(
+                    {
+                        **document,
+                        "adopted": [{"version": v, "name": n, "origin": o} for v, n, o in versions],
+                    }
+                )
+            )
+        elif versions:
+            for version, name, origin in versions:
+                click.echo(f"recorded {version} {name} as applied ({origin})")
+        else:
+            click.echo("nothing to adopt: the journal already knows every migration applied")
+
+
 @main.command(epilog=REPAIR_EXIT_CODES)
 @common_options
 @dsn_options

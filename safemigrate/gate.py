@@ -31,9 +31,10 @@ from pathlib import Path
 from .config import Settings
 from .errors import LintGateError
 from .events import GateFinding, LintFindings
-from .lint import Finding, lint_paths
+from .lint import Finding, lint_directory, lint_paths
 from .lint.rules.meta import META_RULES
 from .pending import PlannedStep
+from .source.layouts import resolve as resolve_layout
 
 #: Rules about the files and allow comments themselves: shown, never blocking.
 NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)
@@ -147,6 +148,17 @@ def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Fin
     paths = list({p.migration.path: None for p in planned})
     if not paths:
         return []
+    layout = resolve_layout(settings.dir, settings.layout)
+    if layout != "safemigrate":
+        # Another tool's files: lint their up parts, read with the tool's rules.
+        whole = lint_directory(
+            settings.dir,
+            pg_version=settings.pg_version,
+            concurrent_indexes=settings.concurrent_indexes,
+            layout=layout,
+        )
+        wanted = {str(p) for p in paths}
+        return [f for f in whole.findings if f.file in wanted]
     report = lint_paths(
         paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
     )

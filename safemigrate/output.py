@@ -407,6 +407,7 @@ def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
                     colour,
                 )
             )
+    lines += [f"note: {note}" for note in report.notes]
     if not report.steps:
         lines.append("nothing to apply")
         return lines

@@ -19,7 +19,7 @@ from ..errors import MigrationFileError
 from ..source import scan_directory
 from .findings import Finding, LintReport, Rule, Severity
 from .rules import RULES as _RULES
-from .walker import FileResult, invalid_file, lint_file, problem_finding
+from .walker import FileResult, invalid_file, lint_file, lint_text, problem_finding
 
 __all__ = [
     "RULES",
@@ -94,19 +94,32 @@ def lint_directory(
     *,
     pg_version: int = 16,
     concurrent_indexes: str = "rewrite",
+    layout: str = "safemigrate",
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
-    duplicate versions), as the runner would before applying anything."""
+    duplicate versions), as the runner would before applying anything. Another tool's
+    ``layout`` is read with its rules; only the up part of its files is linted."""
     _check_options(pg_version, concurrent_indexes)
     try:
         # Every problem with the names, where discover() stops at the first.
-        scan = scan_directory(directory)
+        scan = scan_directory(directory, layout)
     except MigrationFileError as err:
         return LintReport([invalid_file(str(directory), err)], True, ())
     problems = [problem_finding(p) for p in scan.problems]
     results = [FileResult(problems, bool(problems))]
     paths = [f.path for f in scan.files] + scan.misnamed
+    up_parts = {f.path: f.text for f in scan.files if f.text is not None}
     for path in paths:
+        if path in up_parts:
+            results.append(
+                lint_text(
+                    str(path),
+                    up_parts[path],
+                    pg_version=pg_version,
+                    concurrent_indexes=concurrent_indexes,
+                )
+            )
+            continue
         results.append(
             lint_file(
                 path,

@@ -9,14 +9,15 @@ down part noted and ignored); the tool's own id for matching its history table
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, get_args
 
 from ...errors import BadInputError
-from ..files import DirectoryScan
+from ..files import DirectoryScan, MigrationFile
 from . import dbmate, diesel, golang_migrate, sqlx, yoyo
 
 #: Every value of the ``layout`` setting.
@@ -105,4 +106,47 @@ def resolve(directory: Path, layout: str) -> str:
     return detect(directory) if layout == "auto" else layout
 
 
-__all__ = ["LAYOUT_NAMES", "VERSION_OF", "LayoutName", "detect", "resolve", "scan"]
+def new_files(
+    layout: str,
+    existing: Sequence[MigrationFile],
+    name: str,
+    now: dt.datetime,
+    *,
+    timestamp: bool = False,
+) -> dict[str, str]:
+    """The files of a new migration ``name`` in ``layout``, as that tool's own ``new`` command
+    would write them: path relative to the directory -> text. Versions are timestamps where
+    the tool uses them (dbmate, sqlx, diesel) or ``timestamp`` is set, else the next number."""
+    newest = existing[-1] if existing else None
+    if timestamp or layout in (dbmate.NAME, sqlx.NAME, diesel.NAME):
+        version = int(now.strftime("%Y%m%d%H%M%S"))
+        if newest is not None and version <= newest.version:
+            version = newest.version + 1
+        text = str(version)
+        if layout == diesel.NAME and len(text) == 14:
+            text = f"{text[:4]}-{text[4:6]}-{text[6:8]}-{text[8:]}"
+    else:
+        version = newest.version + 1 if newest is not None else 1
+        text = str(version).zfill(len(newest.version_text) if newest is not None else 4)
+    if layout == dbmate.NAME:
+        return dbmate.new_files(text, name)
+    if layout == yoyo.NAME:
+        return yoyo.new_files(text, name, newest.origin_id if newest is not None else None)
+    if layout == golang_migrate.NAME:
+        return golang_migrate.new_files(text, name)
+    if layout == sqlx.NAME:
+        return sqlx.new_files(text, name)
+    if layout == diesel.NAME:
+        return diesel.new_files(text, name)
+    raise BadInputError(f"safemigrate new cannot write layout {layout} yet")
+
+
+__all__ = [
+    "LAYOUT_NAMES",
+    "VERSION_OF",
+    "LayoutName",
+    "detect",
+    "new_files",
+    "resolve",
+    "scan",
+]
