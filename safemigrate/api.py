@@ -367,6 +367,7 @@ def adopt(
     """
     from .db import foreign_history
     from .db import journal as dbjournal
+    from .db import steps as dbsteps
     from .run import (
         holding_run_lock,
         journal_table,
@@ -387,8 +388,14 @@ def adopt(
             refuse_pooling(lock, other)
         entries = dbjournal.read(session, journal)
         check_drift(statuses(migrations, entries))
-        dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
-        return foreign_history.adopt(session, journal, settings, migrations, entries)
+        # Refusals (a dirty history, drift) come before the journal is even created.
+        adopted = foreign_history.with_adopted(session, settings, migrations, entries)
+        adopted = adopted[len(entries) :]
+        if adopted:
+            dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
+            timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
+            foreign_history.record(session, journal, adopted, timeouts)
+        return adopted
 
 
 def new(settings: Settings, name: str, *, now: dt.datetime | None = None) -> Path:
