@@ -232,7 +232,9 @@ DIESEL_FILES = {
     "2026-01-01-000001_create_users/down.sql": "DROP TABLE users;\n",
     "2026-01-01-000002_add_email/up.sql": "ALTER TABLE users ADD COLUMN email text;\n",
     "2026-01-01-000002_add_email/down.sql": "ALTER TABLE users DROP COLUMN email;\n",
-    "2026-01-01-000003_index_email/up.sql": "CREATE INDEX CONCURRENTLY users_email ON users (email);\n",
+    "2026-01-01-000003_index_email/up.sql": (
+        "CREATE INDEX CONCURRENTLY users_email ON users (email);\n"
+    ),
     "2026-01-01-000003_index_email/metadata.toml": "run_in_transaction = false\n",
 }
 
