@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .errors import BadInputError
 from .model import JournalEntry, Migration
 from .source import MigrationFile
+from .source.layouts.flyway import checksum as flyway_checksum
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class ForeignHistory:
     #: True for golang-migrate: its one row is the last version applied, every one before it
     #: counts as applied too.
     up_to_last: bool = False
+    #: Flyway: the id of its baseline row; every version up to it counts as applied.
+    baseline: str | None = None
 
     @property
     def origin(self) -> str:
@@ -57,6 +60,8 @@ class AdoptionError(BadInputError):
 CHECKSUMS: dict[str, Callable[[bytes], str]] = {
     # sqlx-core/src/migrate/migration.rs: Sha384::digest(sql.as_bytes())
     "sqlx": lambda data: hashlib.sha384(data).hexdigest(),
+    # flyway ChecksumCalculator: CRC-32 of the lines, signed (source/layouts/flyway.py)
+    "flyway": flyway_checksum,
 }
 
 _FAILED_HINTS = {
@@ -64,6 +69,8 @@ _FAILED_HINTS = {
     "hand, then clear the flag with golang-migrate's `migrate force VERSION`",
     "sqlx": "the database may hold part of that migration: finish or undo it by hand, then "
     "delete its row from _sqlx_migrations (sqlx would refuse too)",
+    "flyway": "the database may hold part of that migration: finish or undo it by hand, then "
+    "remove the failed row with `flyway repair`",
 }
 
 
@@ -83,9 +90,17 @@ def refuse_failed(history: ForeignHistory) -> None:
     )
 
 
-def applied_ids(history: ForeignHistory, files: Sequence[MigrationFile]) -> list[str]:
+def applied_ids(
+    history: ForeignHistory,
+    files: Sequence[MigrationFile],
+    version_of: Callable[[str], int | None] = lambda _: None,
+) -> list[str]:
     """The tool ids of every migration the history counts as applied."""
     ids = [row.origin_id for row in history.rows]
+    if history.baseline is not None:
+        upto = version_of(history.baseline)
+        below = [f.origin_id for f in files if upto is not None and f.version <= upto]
+        ids = below + [i for i in ids if i not in below]
     if not history.up_to_last or not ids:
         return ids
     last = max(int(i) for i in ids)
@@ -133,7 +148,7 @@ def adopted_entries(
     by_id = {f.origin_id: f for f in files}
     by_version = {m.version: m for m in migrations}
     entries: list[JournalEntry] = []
-    for origin_id in applied_ids(history, files):
+    for origin_id in applied_ids(history, files, version_of):
         file = by_id.get(origin_id)
         version = file.version if file is not None else version_of(origin_id)
         if version is None or version in known:

@@ -46,6 +46,7 @@ from .plan import PlanReport
 from .plan import build as build_plan
 from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
+from .source.layouts import layout_notes as left_out_notes
 from .source.layouts import resolve as resolve_layout
 from .target import Target
 
@@ -495,7 +496,10 @@ def _layout_notes(settings: Settings) -> tuple[str, ...]:
     if layout == "safemigrate" and settings.layout != "auto":
         return ()
     files = discover(settings.dir, layout)
-    return tuple(layout_notes(layout, settings.layout == "auto", files))
+    return tuple(
+        layout_notes(layout, settings.layout == "auto", files)
+        + left_out_notes(settings.dir, layout)
+    )
 
 
 def _plan_against(

@@ -175,7 +175,7 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "version_style": "Migration version numbering: sequence (0001) or timestamp.",
         "layout": (
             "Directory layout and history table to adopt: safemigrate, auto, dbmate, yoyo, "
-            "golang-migrate, sqlx, diesel (flyway: not yet)."
+            "golang-migrate, sqlx, diesel, flyway."
         ),
         "lock_precheck": (
             "Before a step that blocks writes, back off while pg_locks shows a conflicting "

@@ -8,6 +8,11 @@ The tables, as each tool creates them on PostgreSQL (the tests build them the sa
 - sqlx: ``_sqlx_migrations (version bigint PRIMARY KEY, description text, installed_on
   timestamptz, success boolean, checksum bytea, execution_time bigint)``;
 - diesel: ``__diesel_schema_migrations (version varchar(50) PRIMARY KEY, run_on timestamp)``;
+- Flyway: ``flyway_schema_history (installed_rank int PRIMARY KEY, version varchar(50),
+  description varchar(200), type varchar(20), script varchar(1000), checksum int, installed_by
+  varchar(100), installed_on timestamp, execution_time int, success boolean)``: one row per
+  run script in ``installed_rank`` order; ``BASELINE`` rows stand for every version up to
+  theirs, ``UNDO_SQL`` and ``DELETE`` rows take a version back, repeatables have no version;
 - yoyo: ``_yoyo_migration (migration_hash varchar(64) PRIMARY KEY, migration_id varchar(255),
   applied_at_utc timestamp)`` (its ``_yoyo_log`` is a log of every apply and rollback; the
   applied set is ``_yoyo_migration``'s).
@@ -25,6 +30,7 @@ from ..errors import BadInputError, DriftError
 from ..model import JournalEntry, Migration
 from ..source import discover
 from ..source.layouts import VERSION_OF, resolve
+from ..source.layouts.flyway import origin_of
 from . import steps as dbsteps
 from .journal import JournalTable
 from .session import Session
@@ -45,6 +51,11 @@ _TABLES: dict[str, tuple[str, str]] = {
         "SELECT version::text, true, NULL FROM {} ORDER BY version",
     ),
     "yoyo": ("_yoyo_migration", "SELECT migration_id, true, NULL FROM {} ORDER BY migration_id"),
+    "flyway": (
+        "flyway_schema_history",
+        "SELECT version, success, checksum::text, type FROM {} "
+        "WHERE version IS NOT NULL ORDER BY installed_rank",
+    ),
 }
 
 
@@ -81,6 +92,8 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
             hint=f'set layout = "{other}"',
         )
     rows = session.rows(sql.SQL(query).format(ident))
+    if tool == "flyway":
+        return _flyway(regclass, rows)
     return ForeignHistory(
         tool,
         regclass,
@@ -158,3 +171,20 @@ def adopt(
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
     record(session, journal, new, timeouts)
     return new
+
+
+def _flyway(table: str, rows: Sequence[tuple[object, ...]]) -> ForeignHistory:
+    """Flyway's history replayed in rank order: what is applied now, and its baseline."""
+    applied: dict[str, ForeignRow] = {}
+    baseline: str | None = None
+    for version, success, checksum, kind in rows:
+        origin_id = origin_of(str(version))
+        if kind == "BASELINE":
+            baseline = origin_id
+        elif kind in ("DELETE",) or str(kind).startswith("UNDO"):
+            applied.pop(origin_id, None)
+        else:
+            applied[origin_id] = ForeignRow(
+                origin_id, bool(success), None if checksum is None else str(checksum)
+            )
+    return ForeignHistory("flyway", table, tuple(applied.values()), baseline=baseline)

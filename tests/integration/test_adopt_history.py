@@ -314,3 +314,141 @@ def test_status_reads_the_history_and_adopt_records_it(db_dsn: str, tmp_path: Pa
     ]
     again = run("adopt", "--dir", str(directory), "--dsn", db_dsn, env=env)
     assert "nothing to adopt" in again.output
+
+
+# -- Flyway --------------------------------------------------------------------------------------
+
+# flyway/flyway, flyway-database-postgresql: PostgreSQLDatabase.getRawCreateScript.
+FLYWAY_TABLE = """CREATE TABLE "public"."flyway_schema_history" (
+    "installed_rank" INT NOT NULL,
+    "version" VARCHAR(50),
+    "description" VARCHAR(200) NOT NULL,
+    "type" VARCHAR(20) NOT NULL,
+    "script" VARCHAR(1000) NOT NULL,
+    "checksum" INTEGER,
+    "installed_by" VARCHAR(100) NOT NULL,
+    "installed_on" TIMESTAMP NOT NULL DEFAULT now(),
+    "execution_time" INTEGER NOT NULL,
+    "success" BOOLEAN NOT NULL
+);
+ALTER TABLE "public"."flyway_schema_history"
+    ADD CONSTRAINT "flyway_schema_history_pk" PRIMARY KEY ("installed_rank");
+CREATE INDEX "flyway_schema_history_s_idx" ON "public"."flyway_schema_history" ("success");
+"""
+FLYWAY_FILES = {
+    "V1__create_users.sql": "CREATE TABLE users (id bigint PRIMARY KEY);\r\n",
+    "V1_1__add_email.sql": "ALTER TABLE users ADD COLUMN email text;\n",
+    "V1_2__add_name.sql": "ALTER TABLE users ADD COLUMN name text;\n",
+    "V1_10__create_orders.sql": "CREATE TABLE orders (id bigint PRIMARY KEY);\n",
+    "V2__create_notes.sql": "CREATE TABLE notes (id bigint PRIMARY KEY);\n",
+    "R__users_view.sql": "CREATE OR REPLACE VIEW user_emails AS SELECT id, email FROM users;\n",
+}
+
+
+def _flyway(dsn: str, directory: Path, scripts: list[str], *, failed: str | None = None) -> None:
+    """Apply ``scripts`` and write their rows as Flyway does (installed_rank from 1)."""
+    from safemigrate.source.layouts.flyway import checksum
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('flyway_schema_history')").fetchone() == (None,):
+            conn.execute(FLYWAY_TABLE.encode())
+        for script in scripts:
+            versioned = script.startswith("V")
+            version = script[1:].split("__")[0].replace("_", ".") if versioned else None
+            ok = script != failed
+            if ok:
+                conn.execute((directory / script).read_text().encode())
+            conn.execute(
+                "INSERT INTO flyway_schema_history (installed_rank, version, description, type, "
+                "script, checksum, installed_by, execution_time, success) VALUES ("
+                "(SELECT coalesce(max(installed_rank), 0) + 1 FROM flyway_schema_history), "
+                "%s, %s, 'SQL', %s, %s, 'postgres', 3, %s)",
+                [
+                    version,
+                    script.split("__", 1)[1].removesuffix(".sql").replace("_", " "),
+                    script,
+                    int(checksum((directory / script).read_bytes())),
+                    ok,
+                ],
+            )
+
+
+def test_flyway_history_is_adopted_in_flyways_version_order(
+    db_dsn: str, other_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(tmp_path / "sql", FLYWAY_FILES)
+    first = ["V1__create_users.sql", "V1_1__add_email.sql", "V1_2__add_name.sql"]
+    _flyway(db_dsn, directory, [*first, "R__users_view.sql"])
+    plan = run("plan", "--dir", str(directory), env={"SAFEMIGRATE_LAYOUT": "auto"})
+    assert plan.exit_code == 0, plan.output
+    assert "note: layout: flyway (detected)" in plan.output
+    assert "R__users_view.sql: a repeatable migration: safemigrate does not run it" in plan.output
+
+    result = up(directory, db_dsn, "flyway")
+    assert result.exit_code == 0, result.output
+    # 1.10 comes after 1.2 (numbers part by part), 2 after both.
+    assert [(v, n, state) for v, n, _, state, _ in journal(db_dsn)] == [
+        (1_00000_0000, "create_users", "baseline"),
+        (1_00001_0000, "add_email", "baseline"),
+        (1_00002_0000, "add_name", "baseline"),
+        (1_00010_0000, "create_orders", "applied"),
+        (2_00000_0000, "create_notes", "applied"),
+    ]
+    _flyway(other_dsn, directory, [*sorted(FLYWAY_FILES, key=_flyway_order)])
+    assert schema(db_dsn) == schema(other_dsn)
+
+
+def _flyway_order(script: str) -> tuple[int, tuple[int, ...]]:
+    if script.startswith("R__"):
+        return (1, ())
+    return (0, tuple(int(p) for p in script[1:].split("__")[0].split("_")))
+
+
+def test_a_failed_flyway_row_stops_the_run(db_dsn: str, tmp_path: Path) -> None:
+    directory = write_migrations(tmp_path / "sql", FLYWAY_FILES)
+    _flyway(
+        db_dsn,
+        directory,
+        ["V1__create_users.sql", "V1_1__add_email.sql"],
+        failed="V1_1__add_email.sql",
+    )
+    result = up(directory, db_dsn, "flyway")
+    assert result.exit_code == 2, result.output
+    assert "records migration 1.1 as failed" in result.output
+    assert "flyway repair" in result.output
+    assert journal_exists(db_dsn) is False
+
+
+def test_a_changed_flyway_script_is_drift(db_dsn: str, tmp_path: Path) -> None:
+    directory = write_migrations(tmp_path / "sql", FLYWAY_FILES)
+    _flyway(db_dsn, directory, ["V1__create_users.sql"])
+    script = directory / "V1__create_users.sql"
+    # Line endings do not count in Flyway's checksum (the file was written with CRLF).
+    script.write_bytes(b"CREATE TABLE users (id bigint PRIMARY KEY);\n")
+    status = run(
+        "status", "--dir", str(directory), "--dsn", db_dsn, env={"SAFEMIGRATE_LAYOUT": "flyway"}
+    )
+    assert status.exit_code == 0, status.output
+    script.write_text("CREATE TABLE users (id int PRIMARY KEY);\n")
+    result = up(directory, db_dsn, "flyway")
+    assert result.exit_code == 5, result.output
+    assert "V1__create_users.sql: applied by flyway, but its text has changed" in result.output
+
+
+def test_a_flyway_baseline_counts_every_version_up_to_it(db_dsn: str, tmp_path: Path) -> None:
+    directory = write_migrations(tmp_path / "sql", FLYWAY_FILES)
+    execute(db_dsn, FLYWAY_TABLE, "CREATE TABLE users (id bigint PRIMARY KEY, email text)")
+    execute(
+        db_dsn,
+        "INSERT INTO flyway_schema_history VALUES (1, '1.1', '<< Flyway Baseline >>', 'BASELINE', "
+        "'<< Flyway Baseline >>', NULL, 'postgres', now(), 0, true)",
+    )
+    result = up(directory, db_dsn, "flyway")
+    assert result.exit_code == 0, result.output
+    assert [(v, state) for v, _, _, state, _ in journal(db_dsn)] == [
+        (1_00000_0000, "baseline"),
+        (1_00001_0000, "baseline"),
+        (1_00002_0000, "applied"),
+        (1_00010_0000, "applied"),
+        (2_00000_0000, "applied"),
+    ]

@@ -18,7 +18,7 @@ from typing import Literal, get_args
 
 from ...errors import BadInputError
 from ..files import DirectoryScan, MigrationFile
-from . import dbmate, diesel, golang_migrate, sqlx, yoyo
+from . import dbmate, diesel, flyway, golang_migrate, sqlx, yoyo
 
 #: Every value of the ``layout`` setting.
 LayoutName = Literal[
@@ -33,6 +33,7 @@ _SCANNERS: Mapping[str, Callable[[Path], DirectoryScan]] = MappingProxyType(
         golang_migrate.NAME: golang_migrate.scan,
         sqlx.NAME: sqlx.scan,
         diesel.NAME: diesel.scan,
+        flyway.NAME: flyway.scan,
     }
 )
 #: The version a tool's history id stands for (None: the id has no version safemigrate knows).
@@ -43,6 +44,7 @@ VERSION_OF: Mapping[str, Callable[[str], int | None]] = MappingProxyType(
         golang_migrate.NAME: golang_migrate.version_of,
         sqlx.NAME: sqlx.version_of,
         diesel.NAME: diesel.version_of,
+        flyway.NAME: flyway.version_of,
     }
 )
 
@@ -54,11 +56,6 @@ _FLYWAY = re.compile(r"^(V[0-9][0-9._]*|R)__.+\.sql$")
 
 def scan(directory: Path, layout: str) -> DirectoryScan:
     """The migrations of ``directory`` read with ``layout``'s rules (not ``auto``)."""
-    if layout == "flyway":
-        raise BadInputError(
-            "layout flyway is not supported yet",
-            hint="rename the files to <version>_<name>.sql and use safemigrate baseline",
-        )
     try:
         scanner = _SCANNERS[layout]
     except KeyError:
@@ -101,6 +98,13 @@ def _head(path: Path) -> str:
         return ""
 
 
+def layout_notes(directory: Path, layout: str) -> list[str]:
+    """Notes on files the layout leaves out (Flyway's repeatable migrations)."""
+    if layout != flyway.NAME:
+        return []
+    return [f"{p.name}: {flyway.REPEATABLE_NOTE}" for p in flyway.repeatables(directory)]
+
+
 def resolve(directory: Path, layout: str) -> str:
     """The layout to read ``directory`` with: ``layout``, or the one detected for ``auto``."""
     return detect(directory) if layout == "auto" else layout
@@ -118,6 +122,9 @@ def new_files(
     would write them: path relative to the directory -> text. Versions are timestamps where
     the tool uses them (dbmate, sqlx, diesel) or ``timestamp`` is set, else the next number."""
     newest = existing[-1] if existing else None
+    if layout == flyway.NAME:
+        major = flyway.parts(newest.version_text)[0] + 1 if newest is not None else 1
+        return flyway.new_files(str(major), name)
     if timestamp or layout in (dbmate.NAME, sqlx.NAME, diesel.NAME):
         version = int(now.strftime("%Y%m%d%H%M%S"))
         if newest is not None and version <= newest.version:
@@ -146,6 +153,7 @@ __all__ = [
     "VERSION_OF",
     "LayoutName",
     "detect",
+    "layout_notes",
     "new_files",
     "resolve",
     "scan",
