@@ -83,6 +83,18 @@ BASELINE_EXIT_CODES = exit_codes(
         130: "interrupted (Ctrl-C)",
     }
 )
+ADOPT_EXIT_CODES = exit_codes(
+    {
+        0: "recorded, or nothing to adopt",
+        1: "writing the journal failed with an SQL error",
+        2: "bad input: the other tool's history records a failed or dirty migration; migration "
+        "file, configuration or DSN",
+        3: "",
+        5: "a file changed since the other tool applied it (its checksum differs)",
+        6: "",
+        130: "interrupted (Ctrl-C)",
+    }
+)
 PLAN_EXIT_CODES = exit_codes(
     {
         0: "the plan was shown (also when the lint gate would refuse: it says so)",
@@ -575,7 +587,7 @@ def baseline(
             click.echo(f"nothing to record: every migration up to {version} is already applied")
 
 
-@main.command(epilog=BASELINE_EXIT_CODES)
+@main.command(epilog=ADOPT_EXIT_CODES)
 @common_options
 @dsn_options
 def adopt(

@@ -15,7 +15,7 @@ import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import psycopg
 import pytest
@@ -35,6 +35,13 @@ def _program(env: str, name: str) -> str | None:
 
     beside = Path(sys.executable).parent / name
     return str(beside) if beside.exists() else shutil.which(name)
+
+
+def _missing(what: str) -> NoReturn:
+    """Skip without the tool, or fail where CI requires it (``SAFEMIGRATE_TEST_REAL_TOOLS``)."""
+    if os.environ.get("SAFEMIGRATE_TEST_REAL_TOOLS") == "required":
+        pytest.fail(f"{what} is not installed, and SAFEMIGRATE_TEST_REAL_TOOLS=required")
+    pytest.skip(f"{what} is not installed")
 
 
 def _url(dsn: str, scheme: str) -> str:
@@ -165,7 +172,7 @@ def test_a_dbmate_project_switches_with_one_command(
 ) -> None:
     program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
     if program is None:
-        pytest.skip("dbmate is not installed (npm install dbmate)")
+        _missing("dbmate (npm install dbmate)")
     directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_FIRST)
     _dbmate(program, db_dsn, directory)
     write_migrations(directory, DBMATE_SECOND)
@@ -252,7 +259,7 @@ def test_a_yoyo_project_switches_with_one_command(
 ) -> None:
     program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
     if program is None:
-        pytest.skip("yoyo-migrations is not installed (the bench extra)")
+        _missing("yoyo-migrations (the bench extra)")
     directory = write_migrations(tmp_path / "migrations", YOYO_FIRST)
     _yoyo(program, db_dsn, directory)
     write_migrations(directory, YOYO_SECOND)
