@@ -47,6 +47,7 @@ from .plan import build as build_plan
 from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
 from .source.layouts import layout_notes as left_out_notes
+from .source.layouts import refuse_foreign_layout
 from .source.layouts import resolve as resolve_layout
 from .target import Target
 
@@ -68,10 +69,11 @@ def _ignore(_: Event) -> None:
 
 def _migrations(settings: Settings) -> list[Migration]:
     """Every migration in the settings' directory, parsed (bad files raise exit-2 errors)."""
+    layout = resolve_layout(settings.dir, settings.layout)
+    if settings.layout == "safemigrate":
+        refuse_foreign_layout(settings.dir)
     return load_migrations(
-        settings.dir,
-        concurrent_indexes=settings.concurrent_indexes,
-        layout=resolve_layout(settings.dir, settings.layout),
+        settings.dir, concurrent_indexes=settings.concurrent_indexes, layout=layout
     )
 
 

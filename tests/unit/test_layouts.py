@@ -402,3 +402,24 @@ def test_sqlx_checksums_are_compared(tmp_path: Path) -> None:
         "differs)"
     ]
     assert checksum_drift(history, files, {2}) == []
+
+
+def test_another_tools_directory_is_not_read_as_safemigrates_own(tmp_path: Path) -> None:
+    from safemigrate import api
+    from safemigrate.config import load_settings
+    from safemigrate.errors import BadInputError
+
+    directory = write_migrations(
+        tmp_path / "m", {"1_a.sql": "-- migrate:up\nSELECT 1;\n-- migrate:down\nSELECT 2;\n"}
+    )
+    settings = load_settings(cwd=tmp_path, environ={}, overrides={"dir": directory})
+    with pytest.raises(BadInputError, match="looks like a dbmate migrations directory") as raised:
+        api.plan(settings)
+    assert 'set layout = "dbmate"' in str(raised.value.hint)
+    adopted = load_settings(
+        cwd=tmp_path, environ={}, overrides={"dir": directory, "layout": "auto"}
+    )
+    report = api.plan(adopted)
+    (step,) = report.steps
+    assert "layout: dbmate (detected)" in report.notes
+    assert step.sql == "SELECT 1"  # the down part is not planned

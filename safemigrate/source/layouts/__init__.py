@@ -105,6 +105,18 @@ def layout_notes(directory: Path, layout: str) -> list[str]:
     return [f"{p.name}: {flyway.REPEATABLE_NOTE}" for p in flyway.repeatables(directory)]
 
 
+def refuse_foreign_layout(directory: Path) -> None:
+    """Refuse to read another tool's directory as safemigrate's own: a dbmate file read whole
+    would run its down part too."""
+    found = detect(directory)
+    if found != "safemigrate":
+        raise BadInputError(
+            f"{directory} looks like a {found} migrations directory, but the layout setting "
+            "is safemigrate",
+            hint=f'set layout = "{found}" (or "auto") in the config, or SAFEMIGRATE_LAYOUT',
+        )
+
+
 def resolve(directory: Path, layout: str) -> str:
     """The layout to read ``directory`` with: ``layout``, or the one detected for ``auto``."""
     return detect(directory) if layout == "auto" else layout
@@ -155,6 +167,7 @@ __all__ = [
     "detect",
     "layout_notes",
     "new_files",
+    "refuse_foreign_layout",
     "resolve",
     "scan",
 ]
