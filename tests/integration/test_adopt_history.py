@@ -452,3 +452,26 @@ def test_a_flyway_baseline_counts_every_version_up_to_it(db_dsn: str, tmp_path: 
         (1_00010_0000, "applied"),
         (2_00000_0000, "applied"),
     ]
+
+
+def test_rehearse_works_on_another_tools_layout(tmp_path: Path) -> None:
+    directory = write_migrations(
+        tmp_path / "db" / "migrations",
+        {
+            "1_users.sql": "-- migrate:up\nCREATE TABLE users (id int);\n-- migrate:down\n"
+            "DROP TABLE users;\n",
+            "2_index.sql": "-- migrate:up transaction:false\n"
+            "CREATE INDEX CONCURRENTLY users_id ON users (id);\n"
+            "-- migrate:down\nDROP INDEX users_id;\n",
+        },
+    )
+    result = run(
+        "rehearse",
+        "--dir",
+        str(directory),
+        "--server",
+        "system",
+        env={"SAFEMIGRATE_LAYOUT": "auto"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "DROP" not in result.output

@@ -423,3 +423,23 @@ def test_another_tools_directory_is_not_read_as_safemigrates_own(tmp_path: Path)
     (step,) = report.steps
     assert "layout: dbmate (detected)" in report.notes
     assert step.sql == "SELECT 1"  # the down part is not planned
+
+
+def test_check_lints_only_the_up_parts(tmp_path: Path) -> None:
+    from safemigrate import api
+    from safemigrate.config import load_settings
+
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "1_a.sql": "-- migrate:up\nCREATE TABLE a (id int);\n-- migrate:down\nDROP TABLE a;\n",
+            "2_b.sql": "-- migrate:up\nDROP TABLE a;\n-- migrate:down\nCREATE TABLE a (id int);\n",
+        },
+    )
+    settings = load_settings(
+        cwd=tmp_path, environ={}, overrides={"dir": directory, "layout": "dbmate"}
+    )
+    report = api.check(settings)
+    files_with_findings = {Path(f.file).name for f in report.findings}
+    assert files_with_findings == {"2_b.sql"}, report.findings
+    assert all(f.line == 2 for f in report.findings)
