@@ -269,6 +269,10 @@ def test_diesel_history_is_adopted(db_dsn: str, other_dsn: str, tmp_path: Path) 
     ]
     _diesel(other_dsn, directory, folders)
     assert schema(db_dsn) == schema(other_dsn)
+    status = run(
+        "status", "--dir", str(directory), "--dsn", db_dsn, env={"SAFEMIGRATE_LAYOUT": "diesel"}
+    )
+    assert "2026-01-01-000003_index_email/up.sql" in status.output
 
 
 # -- out of order, status, adopt -------------------------------------------------------------------
