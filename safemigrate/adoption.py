@@ -28,7 +28,8 @@ class ForeignRow:
     #: False when the tool recorded it as failed (sqlx ``success = false``, golang-migrate
     #: ``dirty``): the database may hold half of it.
     ok: bool = True
-    #: The tool's checksum of the file, in its own algorithm (sqlx: SHA-384 hex), if it keeps one.
+    #: The tool's checksum of the file, in its own algorithm (sqlx: SHA-384 hex), if it keeps
+    #: one; for yoyo, its ``migration_hash`` (of the id, not the text).
     checksum: str | None = None
 
 
@@ -97,6 +98,11 @@ def applied_ids(
 ) -> list[str]:
     """The tool ids of every migration the history counts as applied."""
     ids = [row.origin_id for row in history.rows]
+    if history.tool == "yoyo":
+        # yoyo finds a migration by migration_hash, the SHA-256 of its id (the id column is
+        # informative); the checksum field carries that hash.
+        by_hash = {yoyo_hash(f.origin_id): f.origin_id for f in files}
+        ids = [by_hash.get(row.checksum or "", row.origin_id) for row in history.rows]
     if history.baseline is not None:
         upto = version_of(history.baseline)
         below = [f.origin_id for f in files if upto is not None and f.version <= upto]

@@ -50,7 +50,10 @@ _TABLES: dict[str, tuple[str, str]] = {
         "__diesel_schema_migrations",
         "SELECT version::text, true, NULL FROM {} ORDER BY version",
     ),
-    "yoyo": ("_yoyo_migration", "SELECT migration_id, true, NULL FROM {} ORDER BY migration_id"),
+    "yoyo": (
+        "_yoyo_migration",
+        "SELECT migration_id, true, migration_hash FROM {} ORDER BY migration_id",
+    ),
     "flyway": (
         "flyway_schema_history",
         "SELECT version, success, checksum::text, type FROM {} "

@@ -443,3 +443,15 @@ def test_check_lints_only_the_up_parts(tmp_path: Path) -> None:
     files_with_findings = {Path(f.file).name for f in report.findings}
     assert files_with_findings == {"2_b.sql"}, report.findings
     assert all(f.line == 2 for f in report.findings)
+
+
+def test_yoyo_rows_are_matched_by_migration_hash(tmp_path: Path) -> None:
+    directory = write_migrations(
+        tmp_path, {"0001.a.sql": "SELECT 1;\n", "0002.b.sql": "SELECT 1;\n"}
+    )
+    files = discover(directory, "yoyo")
+    # yoyo/migrations.py get_migration_hash: sha256 of the id; the id column is only informative.
+    history = ForeignHistory(
+        "yoyo", "_yoyo_migration", (ForeignRow("renamed", checksum=yoyo_hash("0001.a")),)
+    )
+    assert applied_ids(history, files) == ["0001.a"]
