@@ -153,7 +153,13 @@ class Context:
         overrides = {k: v for k, v in flags.items() if v is not None}
         if self.directory is not None:
             overrides["dir"] = self.directory
-        return load_settings(cwd=Path.cwd(), config_file=self.config, overrides=overrides)
+        settings = load_settings(cwd=Path.cwd(), config_file=self.config, overrides=overrides)
+        if settings.layout == "auto" and self.format == "text":
+            from .source.layouts import detect
+
+            # To stderr: stdout stays each command's own output.
+            click.echo(f"layout: {detect(settings.dir)} (detected in {settings.dir})", err=True)
+        return settings
 
     def fail(self, err: SafemigrateError) -> NoReturn:
         if self.format == "json":

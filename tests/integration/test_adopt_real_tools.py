@@ -204,6 +204,7 @@ def test_a_dbmate_project_switches_with_one_command(
 
     again = run("up", "--dir", str(directory), "--dsn", db_dsn, env={"SAFEMIGRATE_LAYOUT": "auto"})
     assert again.exit_code == 0, again.output
+    assert "layout: dbmate (detected in " in again.stderr
     assert len(journal(db_dsn)) == 5
 
 
