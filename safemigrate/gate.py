@@ -31,9 +31,11 @@ from pathlib import Path
 from .config import Settings
 from .errors import LintGateError
 from .events import GateFinding, LintFindings
-from .lint import Finding, lint_directory, lint_paths
+from .lint import Finding, lint_paths
 from .lint.rules.meta import META_RULES
+from .lint.walker import lint_file, lint_text
 from .pending import PlannedStep
+from .source import scan_directory
 from .source.layouts import resolve as resolve_layout
 
 #: Rules about the files and allow comments themselves: shown, never blocking.
@@ -150,19 +152,30 @@ def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Fin
         return []
     layout = resolve_layout(settings.dir, settings.layout)
     if layout != "safemigrate":
-        # Another tool's files: lint their up parts, read with the tool's rules.
-        whole = lint_directory(
-            settings.dir,
-            pg_version=settings.pg_version,
-            concurrent_indexes=settings.concurrent_indexes,
-            layout=layout,
-        )
-        wanted = {str(p) for p in paths}
-        return [f for f in whole.findings if f.file in wanted]
+        # Another tool's files: lint their up parts only, read with the tool's rules.
+        return _lint_layout_files(set(paths), layout, settings)
     report = lint_paths(
         paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
     )
     return list(report.findings)
+
+
+def _lint_layout_files(wanted: set[Path], layout: str, settings: Settings) -> list[Finding]:
+    """The findings of the files ``wanted`` of another tool's directory (their up parts)."""
+    version, indexes = settings.pg_version, settings.concurrent_indexes
+    findings: list[Finding] = []
+    for file in scan_directory(settings.dir, layout).files:
+        if file.path not in wanted:
+            continue
+        result = (
+            lint_text(str(file.path), file.text, pg_version=version, concurrent_indexes=indexes)
+            if file.text is not None
+            else lint_file(
+                file.path, pg_version=version, concurrent_indexes=indexes, check_file_name=False
+            )
+        )
+        findings += result.findings
+    return findings
 
 
 def judged_steps(planned: Sequence[PlannedStep], settings: Settings) -> list[PlannedStep]:

@@ -455,3 +455,19 @@ def test_yoyo_rows_are_matched_by_migration_hash(tmp_path: Path) -> None:
         "yoyo", "_yoyo_migration", (ForeignRow("renamed", checksum=yoyo_hash("0001.a")),)
     )
     assert applied_ids(history, files) == ["0001.a"]
+
+
+def test_the_lint_gate_judges_up_parts_only(tmp_path: Path) -> None:
+    from safemigrate.config import load_settings
+    from safemigrate.gate import lint_pending
+    from safemigrate.pending import pending_steps
+
+    directory = write_migrations(
+        tmp_path / "m",
+        {"1_a.sql": "-- migrate:up\nCREATE TABLE a (id int);\n-- migrate:down\nDROP TABLE a;\n"},
+    )
+    settings = load_settings(
+        cwd=tmp_path, environ={}, overrides={"dir": directory, "layout": "dbmate"}
+    )
+    planned = pending_steps(load_migrations(directory, layout="dbmate"), [])
+    assert lint_pending(planned, settings) == []
