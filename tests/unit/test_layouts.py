@@ -471,3 +471,14 @@ def test_the_lint_gate_judges_up_parts_only(tmp_path: Path) -> None:
     )
     planned = pending_steps(load_migrations(directory, layout="dbmate"), [])
     assert lint_pending(planned, settings) == []
+
+
+def test_target_takes_a_flyway_version_as_written(tmp_path: Path) -> None:
+    from safemigrate.pending import resolve_target
+
+    directory = write_migrations(
+        tmp_path, {"V1__a.sql": "SELECT 1;\n", "V1_1__b.sql": "SELECT 1;\n"}
+    )
+    migrations = load_migrations(directory, layout="flyway")
+    assert resolve_target(migrations, "1.1") == migrations[1].version
+    assert resolve_target(migrations, "1") == migrations[0].version
