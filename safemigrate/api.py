@@ -18,17 +18,18 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .adoption import layout_notes
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
 from .events import Event
 from .gate import decide, lint_pending
 from .lint import RULES, Finding, LintReport, lint_directory, lint_paths
 from .lint import explain as lint_explain
-from .model import Migration
+from .model import JournalEntry, Migration
 from .pending import (
     MigrationStatus,
     PlannedStep,
@@ -45,6 +46,9 @@ from .plan import PlanReport
 from .plan import build as build_plan
 from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
+from .source.layouts import layout_notes as left_out_notes
+from .source.layouts import refuse_foreign_layout
+from .source.layouts import resolve as resolve_layout
 from .target import Target
 from .timeout_guard import timeout_ceilings
 
@@ -70,10 +74,14 @@ def _ignore(_: Event) -> None:
 
 def _migrations(settings: Settings) -> list[Migration]:
     """Every migration in the settings' directory, parsed (bad files raise exit-2 errors)."""
+    layout = resolve_layout(settings.dir, settings.layout)
+    if settings.layout == "safemigrate":
+        refuse_foreign_layout(settings.dir)
     return load_migrations(
         settings.dir,
         concurrent_indexes=settings.concurrent_indexes,
         safe_rewrites=settings.safe_rewrites,
+        layout=layout,
     )
 
 
@@ -172,6 +180,7 @@ def status(
     Drift is reported in the result, not raised: call ``report.refuse_drift()`` to refuse on it
     as the CLI does.
     """
+    from .db import foreign_history
     from .db import journal as dbjournal
     from .run import journal_table, open_session, resolve_database
 
@@ -180,7 +189,9 @@ def status(
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
-        entries = dbjournal.read(session, journal)
+        entries = foreign_history.with_adopted(
+            session, settings, migrations, dbjournal.read(session, journal)
+        )
     refuse_empty_directory(migrations, entries, str(settings.dir))
     return StatusReport(target.address, str(journal), statuses(migrations, entries), target)
 
@@ -356,6 +367,54 @@ def baseline(
     return recorded
 
 
+def adopt(
+    settings: Settings,
+    *,
+    dsn: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    on_event: EventSink = _ignore,
+) -> list[JournalEntry]:
+    """Record in the journal what another tool's history table says it applied.
+
+    ``up`` does the same before its first step; ``adopt`` does only that, so that the other
+    tool can be retired before anything new is applied. Reads the tool's table (the ``layout``
+    setting says which), never writes it; holds the run lock; writes every adopted row in one
+    transaction. A failed or dirty migration in that history raises AdoptionError (exit 2), a
+    file changed since the tool applied it DriftError. Returns the entries written.
+    """
+    from .db import foreign_history
+    from .db import journal as dbjournal
+    from .db import steps as dbsteps
+    from .run import (
+        holding_run_lock,
+        journal_table,
+        open_session,
+        refuse_pooling,
+        resolve_database,
+        second_session,
+    )
+
+    migrations = _migrations(settings)
+    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
+    journal = journal_table(settings)
+    with (
+        open_session(settings, db, on_connect=on_event) as session,
+        holding_run_lock(session, journal, settings.wait_for_lock_ms, on_event) as lock,
+    ):
+        with second_session(settings, db) as other:
+            refuse_pooling(lock, other)
+        entries = dbjournal.read(session, journal)
+        check_drift(statuses(migrations, entries))
+        # Refusals (a dirty history, drift) come before the journal is even created.
+        adopted = foreign_history.with_adopted(session, settings, migrations, entries)
+        adopted = adopted[len(entries) :]
+        if adopted:
+            dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
+            timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
+            foreign_history.record(session, journal, adopted, timeouts)
+        return adopted
+
+
 def new(settings: Settings, name: str, *, now: dt.datetime | None = None) -> Path:
     """Create the next migration file ``<version>_<name>.sql`` and return its path."""
     candidate = f"0_{name}.sql"
@@ -365,6 +424,9 @@ def new(settings: Settings, name: str, *, now: dt.datetime | None = None) -> Pat
             "(starting with a letter or digit)"
         )
     directory = settings.dir
+    layout = resolve_layout(directory, settings.layout)
+    if layout != "safemigrate":
+        return _new_in_layout(settings, layout, name, now)
     existing = discover(directory) if directory.exists() else []
     newest = existing[-1] if existing else None
     if settings.version_style == "timestamp":
@@ -393,6 +455,28 @@ def new(settings: Settings, name: str, *, now: dt.datetime | None = None) -> Pat
     return path
 
 
+def _new_in_layout(settings: Settings, layout: str, name: str, now: dt.datetime | None) -> Path:
+    """``new`` in another tool's layout: its files, named its way. Returns the up file."""
+    from .source.layouts import new_files
+
+    existing = discover(settings.dir, layout) if settings.dir.exists() else []
+    moment = now or dt.datetime.now(dt.timezone.utc)
+    files = new_files(
+        layout, existing, name, moment, timestamp=settings.version_style == "timestamp"
+    )
+    written = []
+    for relative, text in files.items():
+        path = settings.dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with path.open("x", encoding="utf-8") as handle:
+                handle.write(text)
+        except FileExistsError:
+            raise MigrationFileError(str(path), "already exists") from None
+        written.append(path)
+    return next((p for p in written if "down" not in p.name), written[0])
+
+
 def plan(
     settings: Settings,
     *,
@@ -416,12 +500,28 @@ def plan(
     if not use_database:
         planned = pending_steps(migrations, [], target=target_version)
         findings = _findings(planned, settings)
-        return PlanReport(
+        report = PlanReport(
             tuple(build_plan(planned, settings, findings)),
             gate=decide(planned, findings, settings),
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         )
-    return _plan_against(settings, migrations, target_version, dsn, environ, on_event, database)
+    else:
+        report = _plan_against(
+            settings, migrations, target_version, dsn, environ, on_event, database
+        )
+    return replace(report, notes=_layout_notes(settings))
+
+
+def _layout_notes(settings: Settings) -> tuple[str, ...]:
+    """What plan says about another tool's layout (nothing for safemigrate's own)."""
+    layout = resolve_layout(settings.dir, settings.layout)
+    if layout == "safemigrate" and settings.layout != "auto":
+        return ()
+    files = discover(settings.dir, layout)
+    return tuple(
+        layout_notes(layout, settings.layout == "auto", files)
+        + left_out_notes(settings.dir, layout)
+    )
 
 
 def _plan_against(
@@ -529,6 +629,7 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
         concurrent_indexes=settings.concurrent_indexes,
         ceilings=timeout_ceilings(settings),
         safe_rewrites=settings.safe_rewrites,
+        layout=resolve_layout(settings.dir, settings.layout),
     )
 
 

@@ -86,6 +86,18 @@ BASELINE_EXIT_CODES = exit_codes(
         130: "interrupted (Ctrl-C)",
     }
 )
+ADOPT_EXIT_CODES = exit_codes(
+    {
+        0: "recorded, or nothing to adopt",
+        1: "writing the journal failed with an SQL error",
+        2: "bad input: the other tool's history records a failed or dirty migration; migration "
+        "file, configuration or DSN",
+        3: "",
+        5: "a file changed since the other tool applied it (its checksum differs)",
+        6: "",
+        130: "interrupted (Ctrl-C)",
+    }
+)
 PLAN_EXIT_CODES = exit_codes(
     {
         0: "the plan was shown (also when the lint gate would refuse: it says so)",
@@ -144,7 +156,13 @@ class Context:
         overrides = {k: v for k, v in flags.items() if v is not None}
         if self.directory is not None:
             overrides["dir"] = self.directory
-        return load_settings(cwd=Path.cwd(), config_file=self.config, overrides=overrides)
+        settings = load_settings(cwd=Path.cwd(), config_file=self.config, overrides=overrides)
+        if settings.layout == "auto" and self.format == "text":
+            from .source.layouts import detect
+
+            # To stderr: stdout stays each command's own output.
+            click.echo(f"layout: {detect(settings.dir)} (detected in {settings.dir})", err=True)
+        return settings
 
     def fail(self, err: SafemigrateError) -> NoReturn:
         if self.format == "json":
@@ -790,6 +808,52 @@ def baseline(
                 click.echo(f"recorded {migration.filename} as applied (not run)")
         else:
             click.echo(f"nothing to record: every migration up to {version} is already applied")
+
+
+@main.command(epilog=ADOPT_EXIT_CODES)
+@common_options
+@dsn_options
+def adopt(
+    config: Path | None,
+    directory: Path | None,
+    fmt: str,
+    dsn: str | None,
+    require_dsn: bool | None,
+) -> None:
+    """Record what another tool applied (its history table, per the `layout` setting) in the
+    journal, without running anything. `up` does this itself before its first step.
+
+    The other tool's table is read, never written. A failed or dirty migration there exits 2.
+    """
+    ctx = Context(config, directory, fmt)
+    from . import api
+
+    targets: list[Target] = []
+
+    def connected(event: Event) -> None:
+        if isinstance(event, Connected):
+            targets.append(event.target)
+            if fmt == "text":
+                click.echo(f"target: {event.target.describe()}")
+
+    with _handled(ctx):
+        adopted = api.adopt(ctx.settings(require_dsn=require_dsn), dsn=dsn, on_event=connected)
+        versions = sorted({(e.version, e.name, e.application_name or "") for e in adopted})
+        if fmt == "json":
+            document = {"target": targets[0].to_dict()} if targets else {}
+            click.echo(
+                to_json(
+                    {
+                        **document,
+                        "adopted": [{"version": v, "name": n, "origin": o} for v, n, o in versions],
+                    }
+                )
+            )
+        elif versions:
+            for version, name, origin in versions:
+                click.echo(f"recorded {version} {name} as applied ({origin})")
+        else:
+            click.echo("nothing to adopt: the journal already knows every migration applied")
 
 
 @main.command(epilog=REPAIR_EXIT_CODES)

@@ -40,6 +40,10 @@ SafeRewrites = Literal["rewrite", "require", "off"]
 VersionStyle = Literal["sequence", "timestamp"]
 #: What up, plan and rehearse do with lint findings on pending steps (see safemigrate.gate).
 LintGate = Literal["off", "warn", "error"]
+#: How the migrations directory is laid out: safemigrate's own, another tool's, or detected.
+Layout = Literal[
+    "safemigrate", "auto", "dbmate", "yoyo", "golang-migrate", "sqlx", "diesel", "flyway"
+]
 
 
 CancelKind = Literal["idle-in-transaction", "any"]
@@ -115,6 +119,8 @@ class Settings:
     journal_table: str = "safemigrate_history"
     application_name: str = "safemigrate"
     version_style: VersionStyle = "sequence"
+    # Another tool's directory read in place, and its history table adopted (source/layouts).
+    layout: Layout = "safemigrate"
     # Check pg_locks before a step that would block writes; back off instead of queueing
     # behind a transaction that already held the table longer than the lock timeout.
     lock_precheck: bool = True
@@ -181,6 +187,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "journal_table": "Name of the journal table that records applied migrations.",
         "application_name": "application_name the run's connection shows in pg_stat_activity.",
         "version_style": "Migration version numbering: sequence (0001) or timestamp.",
+        "layout": (
+            "Directory layout and history table to adopt: safemigrate, auto, dbmate, yoyo, "
+            "golang-migrate, sqlx, diesel, flyway."
+        ),
         "lock_precheck": (
             "Before a step that blocks writes, back off while pg_locks shows a conflicting "
             "lock held longer than the lock timeout, instead of queueing behind it."
@@ -264,6 +274,7 @@ _ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "concurrent_indexes": get_args(ConcurrentIndexes),
         "safe_rewrites": get_args(SafeRewrites),
         "version_style": get_args(VersionStyle),
+        "layout": get_args(Layout),
         "lint_gate": get_args(LintGate),
     }
 )

@@ -34,6 +34,7 @@ from .events import GateFinding, LintFindings
 from .lint import Finding, lint_directory, lint_paths
 from .lint.rules.meta import META_RULES
 from .pending import PlannedStep
+from .source.layouts import resolve as resolve_layout
 from .timeout_guard import timeout_ceilings
 
 #: Rules about the files and allow comments themselves: shown, never blocking.
@@ -154,6 +155,8 @@ def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Fin
         concurrent_indexes=settings.concurrent_indexes,
         ceilings=ceilings,
         safe_rewrites=settings.safe_rewrites,
+        # Another tool's files: their up parts, read with the tool's rules.
+        layout=resolve_layout(settings.dir, settings.layout),
     )
     if wanted <= {str(Path(f).resolve()) for f in history.files}:
         return [f for f in history.findings if str(Path(f.file).resolve()) in wanted]

@@ -385,7 +385,9 @@ class Migration:
 
     @property
     def filename(self) -> str:
-        """The file's base name."""
+        """The file's base name (with its folder for diesel's ``<version>_<name>/up.sql``)."""
+        if self.path.name == "up.sql":
+            return f"{self.path.parent.name}/{self.path.name}"
         return self.path.name
 
 

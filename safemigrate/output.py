@@ -413,6 +413,7 @@ def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = 
                     colour,
                 )
             )
+    lines += [f"note: {note}" for note in report.notes]
     if not report.steps:
         lines.append("nothing to apply")
         return lines

@@ -419,9 +419,15 @@ def repairs_of(report: Sequence[MigrationStatus]) -> list[Repair]:
 
 
 def resolve_target(migrations: Sequence[Migration], target: str | None) -> int | None:
-    """The version ``--target`` names; it must be one of the migrations on disk."""
+    """The version ``--target`` names; it must be one of the migrations on disk.
+
+    A version as a file writes it counts first (Flyway's ``1.1`` is not a bigint).
+    """
     if target is None:
         return None
+    for migration in migrations:
+        if migration.version_text == target:
+            return migration.version
     if not (target.isascii() and target.isdigit()) or len(target.lstrip("0")) > 18:
         raise BadInputError(f"--target: {target[:40]!r} is not a version (digits only)")
     version = int(target)

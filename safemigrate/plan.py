@@ -96,6 +96,8 @@ class PlanReport:
     gate: GateVerdict | None = None
     #: The longest the run can wait for locks (every step's attempts, capped by the deadline).
     worst_case_run_wait_ms: int | None = None
+    #: What the directory's layout means for the run (another tool's files; see adoption.py).
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``plan --format json``."""
@@ -109,6 +111,8 @@ class PlanReport:
                 for step in self.steps
             ]
         }
+        if self.notes:
+            document["notes"] = list(self.notes)
         if self.worst_case_run_wait_ms is not None:
             document["worst_case_run_wait_ms"] = self.worst_case_run_wait_ms
         if self.gate is not None:

@@ -24,7 +24,7 @@ from typing import Protocol
 from . import gate
 from .blockers.watcher import Watcher
 from .config import Settings
-from .db import ServerError, Session, runlock
+from .db import ServerError, Session, foreign_history, runlock
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db.activity import Monitor
@@ -349,7 +349,9 @@ def read_plan(
 ) -> Pending:
     """The steps to run and what stays pending after them, from the journal; drift and
     out-of-order migrations are refused."""
-    entries = dbjournal.read(session, journal)
+    entries = foreign_history.with_adopted(
+        session, settings, migrations, dbjournal.read(session, journal)
+    )
     refuse_empty_directory(migrations, entries, str(settings.dir))
     check_drift(statuses(migrations, entries))
     steps = pending_steps(
@@ -642,6 +644,14 @@ class Run:
             if not reconnecting:
                 self._lint_gate(planned, session)
             dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
+            # What another tool applied goes into the journal before the first step runs.
+            foreign_history.adopt(
+                session,
+                self.journal,
+                self.settings,
+                self.migrations,
+                dbjournal.read(session, self.journal),
+            )
             if not self.session_state:
                 # A new run resuming inside a migration: that file's earlier session settings
                 # (SET timezone ...) were applied by an earlier run, on another session.

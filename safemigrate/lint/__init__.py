@@ -21,7 +21,7 @@ from .catalog import Catalog
 from .context import TimeoutCeilings
 from .findings import Finding, LintReport, Rule, Severity
 from .rules import RULES as _RULES
-from .walker import FileResult, invalid_file, lint_file, problem_finding
+from .walker import FileResult, invalid_file, lint_file, lint_text, problem_finding
 
 __all__ = [
     "RULES",
@@ -115,23 +115,39 @@ def lint_directory(
     concurrent_indexes: str = "rewrite",
     ceilings: TimeoutCeilings | None = None,
     safe_rewrites: str = "rewrite",
+    layout: str = "safemigrate",
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
     duplicate versions), as the runner would before applying anything.
 
     The files are read in order, each judged against the schema the earlier ones built.
+    Another tool's ``layout`` is read with its rules; only the up part of its files is linted.
     """
     _check_options(pg_version, concurrent_indexes, safe_rewrites)
     try:
         # Every problem with the names, where discover() stops at the first.
-        scan = scan_directory(directory)
+        scan = scan_directory(directory, layout)
     except MigrationFileError as err:
         return LintReport([invalid_file(str(directory), err)], True, ())
     problems = [problem_finding(p) for p in scan.problems]
     results = [FileResult(problems, bool(problems))]
     paths = [f.path for f in scan.files] + scan.misnamed
     catalog = Catalog()
+    up_parts = {f.path: f.text for f in scan.files if f.text is not None}
     for path in paths:
+        if path in up_parts:
+            results.append(
+                lint_text(
+                    str(path),
+                    up_parts[path],
+                    pg_version=pg_version,
+                    concurrent_indexes=concurrent_indexes,
+                    ceilings=ceilings,
+                    safe_rewrites=safe_rewrites,
+                    catalog=catalog,
+                )
+            )
+            continue
         results.append(
             lint_file(
                 path,

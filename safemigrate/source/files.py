@@ -24,6 +24,13 @@ class MigrationFile:
     version_text: str
     name: str
     path: Path
+    #: The SQL to run when it is not the whole file: another tool's up part, with every other
+    #: line blanked so that line numbers stay the file's. None: read the file.
+    text: str | None = None
+    #: The migration's id in its tool's history table (a dbmate version, a yoyo id), or "".
+    origin_id: str = ""
+    #: What the layout noticed and ``plan`` shows (a down part ignored, a no-transaction marker).
+    notes: tuple[str, ...] = ()
 
 
 def name_problem(path: Path) -> FileProblem | None:
@@ -58,15 +65,20 @@ class DirectoryScan:
     problems: list[FileProblem]
 
 
-def scan_directory(directory: Path) -> DirectoryScan:
+def scan_directory(directory: Path, layout: str = "safemigrate") -> DirectoryScan:
     """Every migration file of ``directory``, and every problem with their names.
 
     Files not ending in ``.sql`` and hidden files are ignored; a ``.sql`` file whose name does not
     match ``<version>_<name>.sql`` and two files with the same version are problems. A missing
-    directory raises MigrationFileError.
+    directory raises MigrationFileError. Another ``layout`` (flyway, dbmate, ...; see
+    :mod:`safemigrate.source.layouts`) reads the directory with that tool's rules.
     """
     if not directory.is_dir():
         raise MigrationFileError(str(directory), "migrations directory does not exist")
+    if layout != "safemigrate":
+        from .layouts import scan  # the layouts build on this module's types
+
+        return scan(directory, layout)
     files: list[MigrationFile] = []
     misnamed: list[Path] = []
     problems: list[FileProblem] = []
@@ -99,13 +111,13 @@ def scan_directory(directory: Path) -> DirectoryScan:
     return DirectoryScan(files, misnamed, problems)
 
 
-def discover(directory: Path) -> list[MigrationFile]:
+def discover(directory: Path, layout: str = "safemigrate") -> list[MigrationFile]:
     """The migration files of ``directory``, ordered by version.
 
     Raises the first problem of scan_directory (a misnamed ``.sql`` file, a duplicate version)
     as a MigrationFileError.
     """
-    scan = scan_directory(directory)
+    scan = scan_directory(directory, layout)
     if scan.problems:
         raise scan.problems[0].error()
     return scan.files
@@ -116,6 +128,7 @@ def load_migrations(
     *,
     concurrent_indexes: ConcurrentIndexes = "rewrite",
     safe_rewrites: SafeRewrites = "rewrite",
+    layout: str = "safemigrate",
 ) -> list[Migration]:
     """Discover and parse every migration in ``directory``, ordered by version.
 
@@ -123,7 +136,7 @@ def load_migrations(
     """
     return [
         parse_migration(f, concurrent_indexes=concurrent_indexes, safe_rewrites=safe_rewrites)
-        for f in discover(directory)
+        for f in discover(directory, layout)
     ]
 
 
@@ -150,7 +163,7 @@ def parse_migration(
     safe_rewrites: SafeRewrites = "rewrite",
 ) -> Migration:
     """Parse one migration file into steps."""
-    text = read_sql(file.path)
+    text = read_sql(file.path) if file.text is None else file.text
     steps = build_steps(
         str(file.path),
         text,

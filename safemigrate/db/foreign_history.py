@@ -1,0 +1,193 @@
+"""Another tool's history table, read and never written; adopted rows written to our journal.
+
+The tables, as each tool creates them on PostgreSQL (the tests build them the same way):
+
+- dbmate: ``schema_migrations (version varchar(128) PRIMARY KEY)``, one row per applied file;
+- golang-migrate: ``schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT
+  NULL)``, one row: the last version applied, dirty when it failed half-way;
+- sqlx: ``_sqlx_migrations (version bigint PRIMARY KEY, description text, installed_on
+  timestamptz, success boolean, checksum bytea, execution_time bigint)``;
+- diesel: ``__diesel_schema_migrations (version varchar(50) PRIMARY KEY, run_on timestamp)``;
+- Flyway: ``flyway_schema_history (installed_rank int PRIMARY KEY, version varchar(50),
+  description varchar(200), type varchar(20), script varchar(1000), checksum int, installed_by
+  varchar(100), installed_on timestamp, execution_time int, success boolean)``: one row per
+  run script in ``installed_rank`` order; ``BASELINE`` rows stand for every version up to
+  theirs, ``UNDO_SQL`` and ``DELETE`` rows take a version back, repeatables have no version;
+- yoyo: ``_yoyo_migration (migration_hash varchar(64) PRIMARY KEY, migration_id varchar(255),
+  applied_at_utc timestamp)`` (its ``_yoyo_log`` is a log of every apply and rollback; the
+  applied set is ``_yoyo_migration``'s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from psycopg import sql
+
+from ..adoption import ForeignHistory, ForeignRow, adopted_entries, checksum_drift
+from ..config import Settings
+from ..errors import BadInputError, DriftError
+from ..model import JournalEntry, Migration
+from ..source import discover
+from ..source.layouts import VERSION_OF, resolve
+from ..source.layouts.flyway import origin_of
+from . import steps as dbsteps
+from .journal import JournalTable
+from .session import Session
+
+#: Each tool's table and the query of its rows: (id, ok, checksum hex or NULL).
+_TABLES: dict[str, tuple[str, str]] = {
+    "dbmate": ("schema_migrations", "SELECT version::text, true, NULL FROM {} ORDER BY version"),
+    "golang-migrate": (
+        "schema_migrations",
+        "SELECT version::text, NOT dirty, NULL FROM {} WHERE version >= 0",
+    ),
+    "sqlx": (
+        "_sqlx_migrations",
+        "SELECT version::text, success, encode(checksum, 'hex') FROM {} ORDER BY version",
+    ),
+    "diesel": (
+        "__diesel_schema_migrations",
+        "SELECT version::text, true, NULL FROM {} ORDER BY version",
+    ),
+    "yoyo": (
+        "_yoyo_migration",
+        "SELECT migration_id, true, migration_hash FROM {} ORDER BY migration_id",
+    ),
+    "flyway": (
+        "flyway_schema_history",
+        "SELECT version, success, checksum::text, type FROM {} "
+        "WHERE version IS NOT NULL ORDER BY installed_rank",
+    ),
+}
+
+
+def _columns(session: Session, regclass: str) -> set[str]:
+    rows = session.rows(
+        sql.SQL(
+            "SELECT attname FROM pg_attribute WHERE attrelid = {}::regclass "
+            "AND attnum > 0 AND NOT attisdropped"
+        ).format(sql.Literal(regclass))
+    )
+    return {str(r[0]) for r in rows}
+
+
+def read(session: Session, tool: str) -> ForeignHistory | None:
+    """``tool``'s history table as found on the search_path, or None when there is none."""
+    if tool not in _TABLES:
+        return None
+    table, query = _TABLES[tool]
+    found = session.rows(
+        sql.SQL(
+            "SELECT n.nspname, c.relname FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass({})"
+        ).format(sql.Literal(table))
+    )
+    if not found:
+        return None
+    ident = sql.Identifier(str(found[0][0]), str(found[0][1]))
+    regclass = f"{found[0][0]}.{found[0][1]}"
+    has_dirty = "dirty" in _columns(session, session.render(ident))
+    if table == "schema_migrations" and has_dirty != (tool == "golang-migrate"):
+        other = "golang-migrate" if has_dirty else "dbmate"
+        raise BadInputError(
+            f"{regclass} has {other}'s columns, but the layout is {tool}",
+            hint=f'set layout = "{other}"',
+        )
+    rows = session.rows(sql.SQL(query).format(ident))
+    if tool == "flyway":
+        return _flyway(regclass, rows)
+    return ForeignHistory(
+        tool,
+        regclass,
+        tuple(ForeignRow(str(r[0]), bool(r[1]), r[2]) for r in rows),
+        up_to_last=tool == "golang-migrate",
+    )
+
+
+def with_adopted(
+    session: Session,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> list[JournalEntry]:
+    """The journal's entries plus those adopted from the layout's tool's history.
+
+    Raises AdoptionError (exit 2) for a failed or dirty migration in that history, DriftError
+    for a file whose text differs from what the tool recorded.
+    """
+    layout = resolve(settings.dir, settings.layout)
+    history = read(session, layout)
+    if history is None:
+        return list(entries)
+    files = discover(settings.dir, layout)
+    adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
+    known = {e.version for e in entries}
+    drift = checksum_drift(history, files, known)
+    if drift:
+        more = f" (and {len(drift) - 1} more)" if len(drift) > 1 else ""
+        raise DriftError(
+            f"{drift[0]}{more}",
+            hint="restore the applied text (changes go in a new migration)",
+        )
+    return [*entries, *adopted]
+
+
+def record(
+    session: Session,
+    journal: JournalTable,
+    entries: Sequence[JournalEntry],
+    timeouts: dbsteps.Timeouts,
+) -> None:
+    """Write adopted entries to the journal in one transaction (insert-only: a row that is
+    already there stops it with a unique violation)."""
+    adopted = [e for e in entries if e.application_name and e.state == "baseline"]
+    if not adopted:
+        return
+    rows = sql.SQL(", ").join(
+        sql.SQL("({}, {}, {}, {}, 'baseline', {})").format(
+            sql.Literal(e.version),
+            sql.Literal(e.name),
+            sql.Literal(e.step),
+            sql.Literal(e.checksum),
+            sql.Literal(e.application_name),
+        )
+        for e in adopted
+    )
+    statement = sql.SQL(
+        "INSERT INTO {} (version, name, step, checksum, state, application_name) VALUES {}"
+    ).format(journal.ident, rows)
+    dbsteps.run_in_transaction(session, [], timeouts, statement)
+
+
+def adopt(
+    session: Session,
+    journal: JournalTable,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    journal_entries: Sequence[JournalEntry],
+) -> list[JournalEntry]:
+    """Record in the journal what the tool applied and the journal does not know; returns the
+    entries written. The caller holds the run lock and has ensured the journal."""
+    every = with_adopted(session, settings, migrations, journal_entries)
+    new = every[len(journal_entries) :]
+    timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
+    record(session, journal, new, timeouts)
+    return new
+
+
+def _flyway(table: str, rows: Sequence[tuple[object, ...]]) -> ForeignHistory:
+    """Flyway's history replayed in rank order: what is applied now, and its baseline."""
+    applied: dict[str, ForeignRow] = {}
+    baseline: str | None = None
+    for version, success, checksum, kind in rows:
+        origin_id = origin_of(str(version))
+        if kind == "BASELINE":
+            baseline = origin_id
+        elif kind in ("DELETE",) or str(kind).startswith("UNDO"):
+            applied.pop(origin_id, None)
+        else:
+            applied[origin_id] = ForeignRow(
+                origin_id, bool(success), None if checksum is None else str(checksum)
+            )
+    return ForeignHistory("flyway", table, tuple(applied.values()), baseline=baseline)
