@@ -99,7 +99,7 @@ def scan_directory(directory: Path, layout: str = "safemigrate") -> DirectorySca
                 FileProblem(
                     str(path),
                     None,
-                    f"duplicate version {version}: also used by {seen[version].name}",
+                    f"duplicate version {match['version']}: also used by {seen[version].name}",
                     hint="give every migration its own version (safemigrate new NAME picks the "
                     "next)",
                 )

@@ -57,7 +57,7 @@ def finish(
                 FileProblem(
                     str(file.path),
                     None,
-                    f"duplicate version {file.version}: also used by "
+                    f"duplicate version {file.version_text}: also used by "
                     f"{seen[file.version].path.name}",
                     hint="give every migration its own version",
                 )

@@ -163,7 +163,7 @@ def test_lint_directory_reports_every_naming_problem(tmp_path: Path) -> None:
     assert ("01_b.sql", INVALID) in found
     assert ("bad name.sql", INVALID) in found
     assert ("0002_c.sql", "drop-table-or-column") in found
-    [duplicate] = [f for f in report.findings if "duplicate version 1" in f.message]
+    [duplicate] = [f for f in report.findings if "duplicate version 01" in f.message]
     assert Path(duplicate.file).name == "01_b.sql"
     assert "also used by 0001_a.sql" in duplicate.message
 
