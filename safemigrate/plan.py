@@ -206,6 +206,8 @@ def build(
 
 def _parts(item: PlannedStep) -> tuple[PlannedPart, ...]:
     """The recipe parts of a step whose statement runs as a constraint recipe."""
+    if not item.step.statements:  # an empty migration's step
+        return ()
     recipe = item.step.statements[0].constraint_rewrite
     if recipe is None:
         return ()
