@@ -13,18 +13,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from .batches import BatchDone, NotBatchableError, ReplicaLag, batch_rate
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session
 from .db.journal import JournalTable
-from .db.steps import CleanupSink, SessionSteps
-from .errors import LockNotAcquiredError, StepFailedError
+from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
+from .errors import LockNotAcquiredError, MigrationFileError, StepFailedError
 from .events import (
     AttemptFailed,
     AttemptStarted,
+    BatchProgress,
     Blocker,
     Event,
     IndexCleanup,
+    ReplicaLagWait,
     RunFinished,
     RunSummary,
     StepApplied,
@@ -39,6 +42,7 @@ from .policy import Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
 from .shapes import (
     AutocommitStatement,
+    BatchedChange,
     ConcurrentIndexBuild,
     ExplicitBlock,
     InTransaction,
@@ -47,6 +51,11 @@ from .shapes import (
 )
 
 EventSink = Callable[[Event], None]
+
+#: How often a batched step reports its progress (besides its first and last batch), and how
+#: often it reads the standbys' lag while it waits for them.
+BATCH_REPORT_S = 2.0
+LAG_POLL_S = 1.0
 
 
 class StepDatabase(Protocol):
@@ -111,6 +120,20 @@ class StepDatabase(Protocol):
     ) -> str | None:
         """Build an index CONCURRENTLY with its clean-up (each dropped index reported to
         ``on_cleanup``); returns why the build was skipped, None when it ran."""
+        ...
+
+    def run_batched(
+        self,
+        shape: BatchedChange,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        before_batch: BatchGate,
+        on_batch: BatchSink,
+    ) -> None:
+        """Run an UPDATE/DELETE batch by batch, each batch with its progress row in its own
+        transaction; ``before_batch`` may wait (throttling), ``on_batch`` hears of each batch
+        committed. Raises NotBatchableError when the table has no usable key."""
         ...
 
 
@@ -247,6 +270,9 @@ class Executor:
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
+        #: Batches the current attempt of a batched step committed (a retry after progress
+        #: starts the attempt count again: each batch gets the step's attempts).
+        self.batches_this_attempt = 0
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -342,7 +368,8 @@ class Executor:
                 wait: int | None = self.backoff.wait_ms(attempt)
                 remaining = self.remaining_ms()
                 give_up_reason = None
-                if attempt >= policy.max_attempts:
+                progressed = self.batches_this_attempt > 0
+                if attempt >= policy.max_attempts and not progressed:
                     give_up_reason = f"no attempts left ({policy.max_attempts})"
                 elif remaining is not None and wait is not None and wait >= remaining:
                     give_up_reason = "the run's deadline would pass during the next wait"
@@ -369,6 +396,8 @@ class Executor:
                     ) from None
                 self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
                 self.sleep(wait / 1000)
+                if progressed:
+                    attempt = 0
         finally:
             if attempt > 1 or seen:
                 self.summaries.append(
@@ -405,8 +434,13 @@ class Executor:
         step = planned.step
         self._failed_statement = step.statements[0] if step.statements else None
         self._locks = None
+        self.batches_this_attempt = 0
         try:
             return self._send(shape, step, timeouts, attempt, ref)
+        except NotBatchableError as refused:
+            raise MigrationFileError(
+                planned.migration.filename, refused.message, line=step.line, hint=refused.hint
+            ) from None
         except ServerError as error:
             if is_retryable(error.sqlstate):
                 raise _Retry(error) from None
@@ -434,6 +468,13 @@ class Executor:
 
         if isinstance(shape, AutocommitStatement):
             return self.db.run_autocommit(shape, timeouts, attempt, on_cleanup=cleaned_up)
+        if isinstance(shape, BatchedChange):
+            batches = _Batches(self, shape, ref, timeouts)
+            self.db.run_batched(
+                shape, timeouts, attempt, before_batch=batches.before, on_batch=batches.done
+            )
+            batches.finish()
+            return None
         # mypy checks that every other shape was handled above.
         return self.db.build_index_concurrently(shape, timeouts, attempt, on_cleanup=cleaned_up)
 
@@ -452,4 +493,102 @@ class Executor:
             sqlstate=error.sqlstate,
             detail=error.detail,
             hint=error.hint,
+        )
+
+
+class _Batches:
+    """The executor's side of one attempt of a batched step: pause and replica lag throttling
+    before each batch, the run's deadline, progress events after each."""
+
+    def __init__(
+        self, executor: Executor, shape: BatchedChange, ref: StepRef, timeouts: Timeouts
+    ) -> None:
+        self.executor = executor
+        self.shape = shape
+        self.ref = ref
+        self.timeouts = timeouts
+        self.began = executor.clock()
+        self.reported_at: float | None = None
+        self.last: BatchDone | None = None
+        #: Keys walked before this attempt's first batch (by earlier attempts and runs).
+        self.walked_before: int | None = None
+        settings = executor.settings
+        limit = shape.max_replica_lag_ms
+        self.max_lag_ms = settings.max_replica_lag_ms if limit is None else limit
+
+    def before(self, first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+        """Pause, wait for lagging standbys, and stop at the run's deadline."""
+        executor = self.executor
+        self._check_deadline()
+        if not first and self.shape.pause_ms:
+            executor.sleep(self.shape.pause_ms / 1000)
+        if not self.max_lag_ms:
+            return
+        waited_ms = 0.0
+        reported_ms: float | None = None
+        while True:
+            lagging = lag()
+            if lagging is None or lagging.lag_ms <= self.max_lag_ms:
+                return
+            if reported_ms is None or waited_ms - reported_ms >= BATCH_REPORT_S * 1000:
+                reported_ms = waited_ms
+                executor.emit(
+                    ReplicaLagWait(
+                        self.ref,
+                        lagging.standby,
+                        round(lagging.lag_ms, 1),
+                        self.max_lag_ms,
+                        round(waited_ms, 1),
+                    )
+                )
+            executor.sleep(LAG_POLL_S)
+            waited_ms += LAG_POLL_S * 1000
+            self._check_deadline()
+
+    def _check_deadline(self) -> None:
+        remaining = self.executor.remaining_ms()
+        if remaining is not None and remaining <= 0:
+            ref = self.ref
+            raise LockNotAcquiredError(
+                f"{ref.file}:{ref.line} (step {ref.step}): the run's deadline passed between "
+                "batches; the batches done so far are committed and recorded",
+                hint="rerun: the step continues after its last recorded batch",
+            )
+
+    def done(self, batch: BatchDone) -> None:
+        """Report a committed batch (at most every few seconds, and the first)."""
+        executor = self.executor
+        executor.batches_this_attempt += 1
+        if self.walked_before is None:
+            self.walked_before = batch.walked_total - batch.walked
+        self.last = batch
+        now = executor.clock()
+        if self.reported_at is not None and now - self.reported_at < BATCH_REPORT_S:
+            return
+        self.reported_at = now
+        executor.emit(self.progress(batch, now, finished=False))
+
+    def finish(self) -> None:
+        """Report the step's totals once its last batch is done."""
+        if self.last is not None:
+            self.executor.emit(self.progress(self.last, self.executor.clock(), finished=True))
+
+    def progress(self, batch: BatchDone, now: float, *, finished: bool) -> BatchProgress:
+        """The progress event of ``batch`` at time ``now``."""
+        elapsed_ms = (now - self.began) * 1000
+        walked_now = batch.walked_total - (self.walked_before or 0)
+        rate = batch_rate(walked_now, elapsed_ms, batch.walked_total, batch.estimate)
+        total = max(batch.estimate, 1)
+        return BatchProgress(
+            self.ref,
+            batch.batch,
+            batch.resumed_batches,
+            batch.walked_total,
+            batch.changed_total,
+            batch.estimate,
+            round(min(100.0, batch.walked_total * 100 / total), 1),
+            rate.rows_per_s,
+            0.0 if finished else rate.eta_ms,
+            round(elapsed_ms, 1),
+            finished,
         )

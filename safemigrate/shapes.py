@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import StepFailedError
-from .model import IndexBuild, QualifiedName, TxMode
+from .model import BatchTarget, IndexBuild, QualifiedName, TxMode
 from .pending import PlannedStep
 from .recovery import Recovery, Refuse, Rerun, recovery_of
 
@@ -87,8 +87,34 @@ class ConcurrentIndexBuild:
     plain_fallback: str | None = None
 
 
+@dataclass(frozen=True)
+class BatchedChange:
+    """An UPDATE/DELETE marked ``batch-size=N``, run over key ranges of its table's key.
+
+    A ``started`` journal row goes before the first batch. Each batch is its own short
+    transaction (timeouts set and checked, the statement limited to the batch's key range, the
+    batch's progress row) so a batch and its record commit together: a rerun after any
+    interruption continues after the last recorded batch and never applies one twice. The
+    ``applied`` row commits with the last, empty, walk of the key.
+    """
+
+    record: StepRecord
+    #: The author's statement; each batch adds its key range to its WHERE.
+    text: str
+    target: BatchTarget
+    batch_size: int
+    #: Pause between batches (0 = none).
+    pause_ms: int
+    #: The directive's replica lag limit; None = the ``max_replica_lag`` setting.
+    max_replica_lag_ms: int | None
+    #: True when an earlier run started the step (its recorded batches are skipped).
+    started_before: bool = False
+
+
 #: Every shape a step can take.
-StepShape = InTransaction | ExplicitBlock | AutocommitStatement | ConcurrentIndexBuild
+StepShape = (
+    InTransaction | ExplicitBlock | AutocommitStatement | ConcurrentIndexBuild | BatchedChange
+)
 
 
 def step_record(planned: PlannedStep) -> StepRecord:
@@ -108,6 +134,17 @@ def step_shape(planned: PlannedStep) -> StepShape:
     texts = tuple(s.run_text for s in step.statements)
     if step.mode is TxMode.EXPLICIT:
         return ExplicitBlock(record, texts)
+    batch_size = step.options.batch_size
+    if step.mode is TxMode.OWN and batch_size is not None and step.statements[0].batch:
+        return BatchedChange(
+            record,
+            step.statements[0].run_text,
+            step.statements[0].batch,
+            batch_size,
+            step.options.batch_pause_ms or 0,
+            step.options.max_replica_lag_ms,
+            planned.started_before,
+        )
     if step.mode is not TxMode.AUTOCOMMIT:
         return InTransaction(record, texts)
     # An autocommit step is always exactly one statement.

@@ -1,7 +1,8 @@
 """``-- safemigrate: ...`` comments: step options, groups and the linter's allow comments.
 
 A directive stands on its own line before a statement. The runner reads group-start, group-end,
-no-retry, lock-timeout=DUR, statement-timeout=DUR and max-attempts=N; ``allow RULE -- reason``
+no-retry, lock-timeout=DUR, statement-timeout=DUR, max-attempts=N and the batching words
+batch-size=N, batch-pause=DUR, max-replica-lag=DUR; ``allow RULE -- reason``
 is the linter's (safemigrate.lint.allow) and the runner passes over it. Every comment is read
 leniently: a bad one gives a FileProblem and reading goes on.
 """
@@ -25,8 +26,10 @@ GROUP_WORDS = ("group-start", "group-end")
 
 _KNOWN = (
     "known: group-start, group-end, no-retry, lock-timeout=DUR, statement-timeout=DUR, "
-    "max-attempts=N, allow RULE -- reason"
+    "max-attempts=N, batch-size=N, batch-pause=DUR, max-replica-lag=DUR, allow RULE -- reason"
 )
+#: The largest batch-size: a batch is meant to be a short transaction.
+MAX_BATCH_SIZE = 1_000_000
 _OWN_LINE = "a safemigrate directive must be on its own line before a statement"
 
 
@@ -124,6 +127,18 @@ def parse_directive(line: int, body: str) -> Directive:
             ):
                 raise _Invalid(f"max-attempts must be a whole number from 1 to 1000, got {value!r}")
             directive.options["max_attempts"] = int(value)
+        elif key == "batch-size" and has_value:
+            if (
+                not (value.isascii() and value.isdigit())
+                or len(value) > 7
+                or not 1 <= int(value) <= MAX_BATCH_SIZE
+            ):
+                raise _Invalid(
+                    f"batch-size must be a whole number from 1 to {MAX_BATCH_SIZE:,}, got {value!r}"
+                )
+            directive.options["batch_size"] = int(value)
+        elif key in ("batch-pause", "max-replica-lag") and has_value:
+            directive.options[key.replace("-", "_") + "_ms"] = _duration(value, key)
         else:
             raise _Invalid(f"unknown safemigrate directive {word!r}", hint=_KNOWN)
     directive.groups = (group,) if group is not None else ()
