@@ -522,6 +522,7 @@ class _Batches:
         self._check_deadline()
         if not first and self.shape.pause_ms:
             executor.sleep(self.shape.pause_ms / 1000)
+            self._check_deadline()
         if not self.max_lag_ms:
             return
         waited_ms = 0.0
