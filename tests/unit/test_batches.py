@@ -10,7 +10,6 @@ import pglast
 import pytest
 
 from safemigrate.batches import (
-    BatchTarget,
     batch_rate,
     batch_refusal,
     batch_target,
@@ -21,7 +20,7 @@ from safemigrate.batches import (
 from safemigrate.config import Settings
 from safemigrate.events import BatchProgress, ReplicaLagWait, StepRef
 from safemigrate.lint.walker import lint_text
-from safemigrate.model import Migration, QualifiedName, TxMode
+from safemigrate.model import BatchTarget, Migration, QualifiedName, TxMode
 from safemigrate.output import LiveStatus, batch_progress_text, event_text, plan_batch_text
 from safemigrate.pending import PlannedStep
 from safemigrate.plan import PlanBatch, build
