@@ -112,6 +112,48 @@ def _compare(op: str, refname: str, key: Sequence[str], values: Sequence[str]) -
     )
 
 
+#: The RETURNING clause a batch adds so the runner can count the rows it changed, as this
+#: pglast version spells it (``returningClause`` from PostgreSQL 18's parser, else
+#: ``returningList``).
+_RETURNING_ONE: Any = pglast.parse_sql("DELETE FROM t RETURNING 1")[0].stmt
+_RETURNING_ATTR = (
+    "returningClause" if hasattr(_RETURNING_ONE, "returningClause") else "returningList"
+)
+
+
+class BatchStatement:
+    """The author's statement, parsed once, and the text of each of its batches."""
+
+    def __init__(self, text: str, refname: str, key: Sequence[str]) -> None:
+        node: Any = pglast.parse_sql(text)[0].stmt
+        self.node = node
+        self.where: Any = node.whereClause
+        self.refname = refname
+        self.key = tuple(key)
+
+    def text(
+        self, after: Sequence[str] | None, upto: Sequence[str], *, returning: bool = False
+    ) -> str:
+        """The statement limited to the rows whose key is above ``after`` (None: from the
+        first row) and at most ``upto``, its own WHERE kept (ANDed); with ``returning``, it
+        returns a 1 per row it changed."""
+        conditions: list[ast.Node] = []
+        if self.where is not None:
+            conditions.append(self.where)
+        if after is not None:
+            conditions.append(_compare(">", self.refname, self.key, after))
+        conditions.append(_compare("<=", self.refname, self.key, upto))
+        self.node.whereClause = ast.BoolExpr(
+            boolop=enums.BoolExprType.AND_EXPR, args=tuple(conditions)
+        )
+        setattr(
+            self.node,
+            _RETURNING_ATTR,
+            getattr(_RETURNING_ONE, _RETURNING_ATTR) if returning else None,
+        )
+        return str(RawStream()(self.node))
+
+
 def bounded_statement(
     text: str,
     refname: str,
@@ -119,17 +161,8 @@ def bounded_statement(
     after: Sequence[str] | None,
     upto: Sequence[str],
 ) -> str:
-    """The statement ``text`` limited to the rows whose ``key`` is above ``after`` (None: from
-    the first row) and at most ``upto``; its own WHERE is kept (ANDed)."""
-    node: Any = pglast.parse_sql(text)[0].stmt
-    conditions: list[ast.Node] = []
-    if node.whereClause is not None:
-        conditions.append(node.whereClause)
-    if after is not None:
-        conditions.append(_compare(">", refname, key, after))
-    conditions.append(_compare("<=", refname, key, upto))
-    node.whereClause = ast.BoolExpr(boolop=enums.BoolExprType.AND_EXPR, args=tuple(conditions))
-    return str(RawStream()(node))
+    """The statement ``text`` limited to one batch (see :meth:`BatchStatement.text`)."""
+    return BatchStatement(text, refname, key).text(after, upto)
 
 
 @dataclass(frozen=True)

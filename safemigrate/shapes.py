@@ -146,6 +146,16 @@ def step_shape(planned: PlannedStep) -> StepShape:
             planned.started_before,
         )
     if step.mode is not TxMode.AUTOCOMMIT:
+        if planned.started_before:
+            # Only batched steps write a started row outside autocommit: run as one statement
+            # now, the batches already committed would be applied again.
+            raise StepFailedError(
+                f"{planned.migration.filename}:{step.line} (step {step.index + 1}): an earlier "
+                "run started this step in batches, but it has no batch-size directive now; "
+                "nothing was run",
+                hint="put the batch-size directive back so the rerun continues after the "
+                "batches already done",
+            )
         return InTransaction(record, texts)
     # An autocommit step is always exactly one statement.
     statement = step.statements[0]

@@ -135,62 +135,65 @@ def _row(items: Sequence[sql.Composable]) -> sql.Composed:
     return sql.SQL("({})").format(sql.SQL(", ").join(items))
 
 
-def walk(
-    session: Session,
-    table: QualifiedName,
-    key: Sequence[str],
-    after: Sequence[str] | None,
-    size: int,
-) -> tuple[tuple[str, ...], int] | None:
-    """The last key of the next ``size`` keys above ``after`` (None: from the first) and how
-    many keys that is; None when no key is left."""
+def walk_sql(
+    table: QualifiedName, key: Sequence[str], after: Sequence[str] | None, size: int
+) -> sql.Composed:
+    """The query of the next batch's last key (text per column) and how many keys it has:
+    the next ``size`` keys above ``after`` (None: from the first); no row when none is left."""
     columns = [sql.Identifier(c) for c in key]
     above: sql.Composable = sql.SQL("")
     if after is not None:
         above = sql.SQL(" WHERE {} > {}").format(
             _row(columns), _row([sql.Literal(v) for v in after])
         )
-    rows = session.rows(
-        sql.SQL(
-            "SELECT {texts}, count(*) OVER () FROM (SELECT {cols} FROM {table}{above} "
-            "ORDER BY {cols} LIMIT {size}) s ORDER BY {desc} LIMIT 1"
-        ).format(
-            texts=sql.SQL(", ").join(sql.SQL("{}::text").format(c) for c in columns),
-            cols=sql.SQL(", ").join(columns),
-            table=_table(table),
-            above=above,
-            size=sql.Literal(size),
-            # Qualified: a bare name would sort by the output column, the key's text.
-            desc=sql.SQL(", ").join(sql.SQL("{} DESC").format(sql.Identifier("s", c)) for c in key),
-        )
+    return sql.SQL(
+        "SELECT {texts}, count(*) OVER () FROM (SELECT {cols} FROM {table}{above} "
+        "ORDER BY {cols} LIMIT {size}) s ORDER BY {desc} LIMIT 1"
+    ).format(
+        texts=sql.SQL(", ").join(sql.SQL("{}::text").format(c) for c in columns),
+        cols=sql.SQL(", ").join(columns),
+        table=_table(table),
+        above=above,
+        size=sql.Literal(size),
+        # Qualified: a bare name would sort by the output column, the key's text.
+        desc=sql.SQL(", ").join(sql.SQL("{} DESC").format(sql.Identifier("s", c)) for c in key),
     )
+
+
+def walked(rows: Sequence[Sequence[object]]) -> tuple[tuple[str, ...], int] | None:
+    """The last key and key count of a walk_sql result; None when no key is left."""
     if not rows:
         return None
     row = rows[0]
-    return tuple(str(v) for v in row[:-1]), int(row[-1])
+    return tuple(str(v) for v in row[:-1]), int(str(row[-1]))
 
 
-def progress_sql(
+def batch_sql(
     journal: JournalTable,
     record: StepRecord,
     batch: int,
+    statement: str,
     last_key: Sequence[str],
-    walked: int,
-    changed: int,
+    keys: int,
 ) -> sql.Composed:
-    """The progress row of one batch, to run in the batch's own transaction (insert-only: the
-    primary key stops a batch from being recorded twice)."""
+    """One batch and its progress row, then COMMIT: ``statement`` (the batch's text, which
+    returns a row per row it changes) and the row that counts them, in one round trip and one
+    transaction. Insert-only: the primary key stops a batch from being recorded twice.
+    Returns the rows changed."""
     return sql.SQL(
-        "INSERT INTO {} (version, step, batch, last_key, walked, changed, duration_ms) "
-        "VALUES ({}, {}, {}, {}, {}, {}, extract(epoch FROM clock_timestamp() - now()) * 1000)"
+        "WITH safemigrate_batch AS ({statement}) "
+        "INSERT INTO {table} (version, step, batch, last_key, walked, changed, duration_ms) "
+        "SELECT {version}, {step}, {batch}, {last_key}, {keys}, count(*), "
+        "extract(epoch FROM clock_timestamp() - now()) * 1000 FROM safemigrate_batch "
+        "RETURNING changed; COMMIT"
     ).format(
-        progress_table(journal).ident,
-        sql.Literal(record.version),
-        sql.Literal(record.step),
-        sql.Literal(batch),
-        sql.Literal(list(last_key)),
-        sql.Literal(walked),
-        sql.Literal(changed),
+        statement=sql.SQL(statement),
+        table=progress_table(journal).ident,
+        version=sql.Literal(record.version),
+        step=sql.Literal(record.step),
+        batch=sql.Literal(batch),
+        last_key=sql.Literal(list(last_key)),
+        keys=sql.Literal(keys),
     )
 
 

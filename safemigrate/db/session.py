@@ -204,11 +204,6 @@ class Session:
         """
         self.execute(text.encode())
 
-    def run_sql_counted(self, text: str) -> int:
-        """Run one statement as written (like run_sql); the number of rows it changed."""
-        with self._translated():
-            return self._conn.execute(text.encode()).rowcount
-
     def run_sql_between(self, before: sql.Composed, text: str, after: sql.Composed) -> None:
         """Run ``before``, a migration statement and ``after`` in one round trip.
 

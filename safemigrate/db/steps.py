@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from psycopg import sql
 
-from ..batches import BatchDone, NotBatchableError, ReplicaLag, bounded_statement, key_refusal
+from ..batches import BatchDone, BatchStatement, NotBatchableError, ReplicaLag, key_refusal
 from ..errors import UnsafeConnectionError
 from ..model import IndexBuild, QualifiedName
 from ..policy import Timeouts
@@ -404,28 +404,40 @@ def run_batched(
         def lag() -> ReplicaLag | None:
             return dbbatch.replica_lag(session)
 
+        statement = BatchStatement(shape.text, target.refname, key)
         first = True
         while True:
             before_batch(first, lag)
             first = False
-            _set_and_verify(session, timeouts, local=True)
             try:
-                found = dbbatch.walk(session, target.table, key, done.last_key, shape.batch_size)
+                # One round trip opens the batch: BEGIN, the timeouts, the guard that checks
+                # them, and the walk to the batch's last key.
+                opening = sql.SQL("BEGIN; {}; {}; {}").format(
+                    _set(timeouts, local=True),
+                    _guard(session, timeouts),
+                    dbbatch.walk_sql(target.table, key, done.last_key, shape.batch_size),
+                )
+                try:
+                    found = dbbatch.walked(session.rows(opening))
+                except ServerError as err:
+                    if _is_guard_failure(session, err):
+                        raise _guard_failed(session, timeouts) from None
+                    raise
                 if found is None:
                     session.execute(sql.SQL("{}; COMMIT").format(applied))
                     return
                 upto, walked = found
-                text = bounded_statement(shape.text, target.refname, key, done.last_key, upto)
+                text = statement.text(done.last_key, upto, returning=True)
+                # A second one changes the batch's rows, records them, and commits.
+                closing = dbbatch.batch_sql(
+                    journal, shape.record, done.batches + 1, text, upto, walked
+                )
                 try:
-                    changed = session.run_sql_counted(text)
+                    changed = int(session.rows(closing)[0][0])
                 except ServerError as error:
                     # A position in the batch's text is not one in the file's statement.
                     error.position = None
                     raise
-                row = dbbatch.progress_sql(
-                    journal, shape.record, done.batches + 1, upto, walked, changed
-                )
-                session.execute(sql.SQL("{}; COMMIT").format(row))
             except BaseException:
                 session.rollback_quietly()
                 raise

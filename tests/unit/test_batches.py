@@ -10,6 +10,7 @@ import pglast
 import pytest
 
 from safemigrate.batches import (
+    BatchStatement,
     batch_rate,
     batch_refusal,
     batch_target,
@@ -18,6 +19,7 @@ from safemigrate.batches import (
     key_refusal,
 )
 from safemigrate.config import Settings
+from safemigrate.errors import StepFailedError
 from safemigrate.events import BatchProgress, ReplicaLagWait, StepRef
 from safemigrate.lint.walker import lint_text
 from safemigrate.model import BatchTarget, Migration, QualifiedName, TxMode
@@ -221,3 +223,19 @@ def test_progress_is_a_line_and_part_of_the_live_status() -> None:
     assert "batch 12: 12,000" in str(status.line(2.0))
     status.update(lag, 2.0)
     assert "waiting for standby standby1" in str(status.line(3.0))
+
+
+def test_a_step_started_in_batches_is_not_rerun_whole_without_its_directive() -> None:
+    with pytest.raises(StepFailedError, match="started this step in batches"):
+        step_shape(_planned("UPDATE t SET a = 1;\n", started_before=True))
+
+
+def test_a_batch_can_return_a_row_per_changed_row_for_its_count() -> None:
+    statement = BatchStatement("UPDATE t SET a = 1 WHERE b", "t", ["id"])
+    assert statement.text(None, ["3"], returning=True) == (
+        "UPDATE t SET a = 1 WHERE b AND t.id <= '3' RETURNING 1"
+    )
+    # The statement is parsed once; each batch's text starts from the author's WHERE again.
+    assert statement.text(["3"], ["6"]) == (
+        "UPDATE t SET a = 1 WHERE b AND t.id > '3' AND t.id <= '6'"
+    )
