@@ -11,7 +11,7 @@ Scenario (both runners in the same run, each on a fresh copy of the same databas
    have waited (coordinated omission corrected, as in stall.py).
 3. After a second of load, the backfill ``UPDATE orders SET total_cents = amount_cents * 100``
    runs: with ``psql -f`` as one statement, or with ``safemigrate up`` and
-   ``-- safemigrate: batch-size=N`` (--batch-size, default 5000).
+   ``-- safemigrate: batch-size=N`` (--batch-size, default 10,000).
 
 Measured per runner: the application's max response and requests over 100 ms while the backfill
 runs, the backfill's duration and rows/s. Goal (issue 12): application max <= 100 ms with the
@@ -213,18 +213,18 @@ def main() -> None:
     """Run the benchmark and write bench/results/backfill.json."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--batch-size", type=int, default=5000)
+    parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--period-ms", type=float, default=5.0)
     parser.add_argument("--storage", default="disk", choices=("disk", "ram"))
-    parser.add_argument("--bindir", default=None)
+    parser.add_argument("--pg-bindir", default=None)
     parser.add_argument("--quick", action="store_true", help="20,000 rows, in RAM")
-    parser.add_argument("--output", type=Path, default=c.RESULTS / "backfill.json")
+    parser.add_argument("--out", type=Path, default=c.RESULTS / "backfill.json")
     args = parser.parse_args()
     if args.quick:
         args.rows, args.storage, args.batch_size = 20_000, "ram", 1000
     c.sigterm_as_interrupt()
-    with c.server(args.storage, args.bindir) as instance:
+    with c.server(args.storage, args.pg_bindir) as instance:
         c.log(f"filling {args.rows:,} rows ...")
         template = make_template(instance, args.rows)
         results = []
@@ -235,7 +235,7 @@ def main() -> None:
     text = table(results)
     print(text)
     c.write_json(
-        args.output,
+        args.out,
         {
             "scenario": {
                 "rows": args.rows,
