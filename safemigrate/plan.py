@@ -9,12 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import rewrites
 from .batches import estimated_batches
 from .config import Settings
 from .events import Blocker
 from .gate import GateVerdict
 from .lint import Finding
-from .model import QualifiedName, Statement, StepOptions
+from .model import LockNeed, QualifiedName, Statement, StepOptions
 from .pending import PlannedStep
 from .policy import backoff_of, step_policy
 from .target import Target
@@ -51,6 +52,16 @@ class PlanBatch:
 
 
 @dataclass(frozen=True)
+class PlannedPart:
+    """One part of a constraint recipe the runner applies for a plain statement."""
+
+    label: str
+    sql: str
+    #: The locks it takes, for people.
+    locks: str
+
+
+@dataclass(frozen=True)
 class PlanStep:
     """One step of the plan."""
 
@@ -72,6 +83,10 @@ class PlanStep:
     findings: tuple[Finding, ...]
     #: Set for a batched step.
     batch: PlanBatch | None = None
+    #: The parts of the recipe a plain constraint statement runs as (empty otherwise). The
+    #: names are PostgreSQL's first choice: a name already taken gets the next number, as the
+    #: server would give it.
+    parts: tuple[PlannedPart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,6 +152,8 @@ SizeFacts = Mapping[QualifiedName, tuple[int, float]]
 KeyFacts = Mapping[QualifiedName, tuple[str, ...]]
 #: Long holders per (migration version, step index, relation).
 HolderFacts = Mapping[tuple[int, int, QualifiedName], Sequence[Blocker]]
+#: Per (version, step index): every lock of the step, the catalog's answers included.
+ResolvedLocks = Mapping[tuple[int, int], Sequence[LockNeed]]
 
 
 def build(
@@ -147,8 +164,11 @@ def build(
     sizes: SizeFacts | None = None,
     holders: HolderFacts | None = None,
     keys: KeyFacts | None = None,
+    resolved: ResolvedLocks | None = None,
 ) -> list[PlanStep]:
-    """The plan of ``planned`` steps, with the lint findings that fall inside each step."""
+    """The plan of ``planned`` steps, with the lint findings that fall inside each step.
+    ``resolved`` has, per (version, step index), the step's locks completed with the
+    relations the database's catalog names (a DROP INDEX's table, ...)."""
     steps = []
     backoff = backoff_of(settings)
     for item in planned:
@@ -163,7 +183,7 @@ def build(
             if f.file in (path, item.migration.filename) and first <= f.line <= last
         )
         locks = []
-        for need in step.locks:
+        for need in (resolved or {}).get((item.migration.version, step.index), step.locks):
             size = (sizes or {}).get(need.relation)
             locks.append(
                 PlannedLock(
@@ -199,6 +219,7 @@ def build(
                 locks=tuple(locks),
                 findings=inside,
                 batch=_batch(step.statements, step.options, settings, sizes, keys),
+                parts=_parts(item),
             )
         )
     return steps
@@ -224,3 +245,12 @@ def _batch(
         (keys or {}).get(target.table),
         estimated_batches(size[1], options.batch_size) if size else None,
     )
+
+
+def _parts(item: PlannedStep) -> tuple[PlannedPart, ...]:
+    """The recipe parts of a step whose statement runs as a constraint recipe."""
+    recipe = item.step.statements[0].constraint_rewrite
+    if recipe is None:
+        return ()
+    parts = rewrites.recipe_parts(recipe, rewrites.planned_name(recipe))
+    return tuple(PlannedPart(p.label, p.sql, rewrites.describe_locks(p)) for p in parts)

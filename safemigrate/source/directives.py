@@ -1,8 +1,9 @@
 """``-- safemigrate: ...`` comments: step options, groups and the linter's allow comments.
 
 A directive stands on its own line before a statement. The runner reads group-start, group-end,
-no-retry, lock-timeout=DUR, statement-timeout=DUR, max-attempts=N and the batching words
-batch-size=N, batch-pause=DUR, max-replica-lag=DUR; ``allow RULE -- reason``
+no-retry, lock-timeout=DUR, statement-timeout=DUR, max-attempts=N, ``no-rewrite reason``
+(run the next statement as written: no CONCURRENTLY, no constraint recipe) and the batching
+words batch-size=N, batch-pause=DUR, max-replica-lag=DUR; ``allow RULE -- reason``
 is the linter's (safemigrate.lint.allow) and the runner passes over it. Every comment is read
 leniently: a bad one gives a FileProblem and reading goes on.
 """
@@ -23,10 +24,13 @@ DIRECTIVE_PREFIX = "safemigrate:"
 ALLOW_WORD = "allow"
 
 GROUP_WORDS = ("group-start", "group-end")
+#: ``-- safemigrate: no-rewrite reason``: the next statement runs exactly as written.
+NO_REWRITE = "no-rewrite"
 
 _KNOWN = (
     "known: group-start, group-end, no-retry, lock-timeout=DUR, statement-timeout=DUR, "
-    "max-attempts=N, batch-size=N, batch-pause=DUR, max-replica-lag=DUR, allow RULE -- reason"
+    "max-attempts=N, no-rewrite reason, batch-size=N, batch-pause=DUR, max-replica-lag=DUR, "
+    "allow RULE -- reason"
 )
 #: The largest batch-size: a batch is meant to be a short transaction.
 MAX_BATCH_SIZE = 1_000_000
@@ -104,6 +108,10 @@ def parse_directive(line: int, body: str) -> Directive:
     words = body.split()
     if not words:
         raise _Invalid("empty safemigrate directive")
+    if words[0] == NO_REWRITE:
+        # The rest of the line is the author's reason, free text.
+        directive.options["no_rewrite"] = True
+        return directive
     for word in words:
         key, has_value, value = word.partition("=")
         if key in GROUP_WORDS and not has_value:

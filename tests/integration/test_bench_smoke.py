@@ -92,3 +92,18 @@ def test_backfill_quick(bindir: str, tmp_path: Path) -> None:
     assert [r["runner"] for r in data["results"]] == ["psql", "safemigrate"]
     batched = data["results"][1]
     assert batched["batches"] == 20 and batched["app_requests_during"] > 0
+
+
+def test_rewrites_quick(bindir: str, tmp_path: Path) -> None:
+    out = tmp_path / "rewrites.json"
+    _run("rewrites.py", "--pg-bindir", bindir, "--out", str(out))
+    data = json.loads(out.read_text())
+    assert {(r["statement"], r["runner"]) for r in data["results"]} == {
+        (statement, runner)
+        for statement in ("foreign_key", "check", "not_null", "unique", "primary_key")
+        for runner in ("psql", "safemigrate")
+    }
+    for row in data["results"]:
+        assert row["exit"] == 0, row
+        assert row["requests"] > 0, row
+        assert row["schema_identical"], row
