@@ -252,6 +252,23 @@ def error_line(statement: Statement, position: int | None) -> int:
     return statement.line + statement.run_text[: position - 1].count("\n")
 
 
+def _precheck_reason(holders: Sequence[Blocker]) -> str:
+    """Why an attempt (or a batch) was not sent: the pre-check found long lock holders."""
+    return (
+        f"not queued behind {len(holders)} transaction"
+        f"{'s' if len(holders) != 1 else ''} older than the pre-check age "
+        "holding a conflicting lock"
+    )
+
+
+class _HeldBetweenBatches(Exception):
+    """The pre-check before a batch found long holders of a conflicting lock."""
+
+    def __init__(self, blockers: list[Blocker]) -> None:
+        super().__init__("long lock holders")
+        self.blockers = blockers
+
+
 class _Retry(Exception):
     """An attempt lost a lock race; carries the server error."""
 
@@ -303,6 +320,8 @@ class Executor:
         #: Batches the current attempt of a batched step committed (a retry after progress
         #: starts the attempt count again: each batch gets the step's attempts).
         self.batches_this_attempt = 0
+        #: The locks of the step being run (what the pre-check before each batch looks for).
+        self.step_needs: Sequence[LockNeed] = ()
         self.should_stop = should_stop
 
     # -- the run ---------------------------------------------------------------------------
@@ -384,14 +403,11 @@ class Executor:
                 self.emit(AttemptStarted(ref, attempt, policy.max_attempts, lock_timeout))
                 attempt_began = self.clock()
                 holders = self.watcher.long_holders(needs, lock_timeout)
+                self.step_needs = needs
                 if holders:
                     failure = Sample(blockers=tuple(holders))
                     sqlstate = None
-                    reason = (
-                        f"not queued behind {len(holders)} transaction"
-                        f"{'s' if len(holders) != 1 else ''} older than the pre-check age "
-                        "holding a conflicting lock"
-                    )
+                    reason = _precheck_reason(holders)
                 else:
                     watch = self.watcher.watch(ref, attempt, lock_timeout, index_build)
                     try:
@@ -401,6 +417,11 @@ class Executor:
                         failure = watch.result
                         sqlstate = retry.error.sqlstate
                         reason = retry.error.message
+                    except _HeldBetweenBatches as held:
+                        holders = held.blockers
+                        failure = Sample(blockers=tuple(holders))
+                        sqlstate = None
+                        reason = _precheck_reason(holders)
                     else:
                         duration = (self.clock() - began) * 1000
                         taken = strongest_held(self._locks) if self._locks is not None else None
@@ -571,12 +592,18 @@ class _Batches:
         self.max_lag_ms = settings.max_replica_lag_ms if limit is None else limit
 
     def before(self, first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
-        """Pause, wait for lagging standbys, and stop at the run's deadline."""
+        """Pause, wait for lagging standbys, stop at the run's deadline, and (before every
+        batch but the attempt's first, which the attempt's own pre-check covers) back off
+        while long transactions hold a conflicting lock."""
         executor = self.executor
         self._check_deadline()
         if not first and self.shape.pause_ms:
             executor.sleep(self.shape.pause_ms / 1000)
             self._check_deadline()
+        if not first and executor.settings.lock_precheck:
+            held = executor.watcher.long_holders(executor.step_needs, self.timeouts.lock_timeout_ms)
+            if held:
+                raise _HeldBetweenBatches(held)
         if not self.max_lag_ms:
             return
         waited_ms = 0.0

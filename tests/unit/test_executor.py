@@ -833,3 +833,18 @@ def test_the_deadline_stops_a_batched_step_between_batches() -> None:
         h.run(planned(BACKFILL))
     # Checked before each batch and again after its pause.
     assert h.db.batches_done == 2
+
+
+def test_the_pre_check_runs_before_every_batch_and_a_holder_backs_the_step_off() -> None:
+    holder = blocker(77)
+    # The attempt's own pre-check finds nothing; the one before its second batch finds a
+    # long holder; the next attempt goes on after the committed batch.
+    watcher = FakeWatcher(holders=[[], [holder]])
+    h = harness([None], batches=[2, 1], watcher=watcher)
+    h.run(planned(BACKFILL))
+    failed = h.of(AttemptFailed)
+    assert len(failed) == 1 and failed[0].precheck and failed[0].blockers == (holder,)
+    assert [c.method for c in h.db.calls] == ["batched"]
+    assert h.db.batches_done == 2
+    # The attempts' own two, and the one before the first attempt's second batch.
+    assert len(watcher.prechecked) == 3
