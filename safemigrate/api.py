@@ -535,6 +535,7 @@ def _plan_against(
 ) -> PlanReport:
     """The plan with the database's facts: its pending steps, sizes, lock holders."""
     from .blockers.watcher import Watcher
+    from .db import batches as dbbatches
     from .db import catalog as dbcatalog
     from .db.activity import Monitor
     from .events import Blocker
@@ -588,13 +589,21 @@ def _plan_against(
                 if key not in by_mode:
                     by_mode[key] = watcher.long_holders([need], settings.lock_timeout_ms)
                 holders[(p.migration.version, p.step.index, need.relation)] = by_mode[key]
+        keys = {
+            s.batch.table: dbbatches.table_key(session, s.batch.table) or ()
+            for p in planned
+            for s in p.step.statements
+            if s.batch is not None
+        }
         facts = DatabaseFacts(
             target.address,
             RunLock.of(session, journal).holder(),
             tuple(dbcatalog.invalid_indexes(session)),
             target,
         )
-    steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders, resolved=locks_of)
+    steps = build_plan(
+        planned, settings, findings, sizes=sizes, holders=holders, resolved=locks_of, keys=keys
+    )
     return PlanReport(
         tuple(steps),
         facts,

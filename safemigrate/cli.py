@@ -20,7 +20,7 @@ from . import __version__
 from .config import Settings, load_settings
 from .durations import format_duration
 from .errors import ExitCode, SafemigrateError
-from .events import Connected, Event, IndexProgress, RunFailed, StepProgress
+from .events import BatchProgress, Connected, Event, IndexProgress, RunFailed, StepProgress
 from .output import LiveStatus, event_json, event_text, paint, plan_text, status_text, to_json
 
 if TYPE_CHECKING:
@@ -307,7 +307,9 @@ class _Sink:
                 click.echo(event_json(event))
                 return
             self.status.update(event, now)
-            if isinstance(event, (StepProgress, IndexProgress)):
+            if isinstance(event, (StepProgress, IndexProgress)) or (
+                isinstance(event, BatchProgress) and not event.finished
+            ):
                 if self.live or now - self._last_progress < PROGRESS_LINE_EVERY_S:
                     return
                 self._last_progress = now

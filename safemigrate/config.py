@@ -154,6 +154,8 @@ class Settings:
     # Migrations up to this version are never judged by the lint gate (an adopted history run
     # on a fresh database); None = every pending migration is judged.
     lint_gate_after: int | None = None
+    # Before each batch of a batched step, wait while a standby's replay lags more; 0 = no limit.
+    max_replica_lag_ms: int = 0
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
 
@@ -221,6 +223,9 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "require_dsn": (
             "Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL."
         ),
+        "max_replica_lag": (
+            "Batched steps wait before a batch while a standby's replay lags more (0 = no limit)."
+        ),
         "housekeeping_timeout": (
             "Statement timeout of the runner's own statements: journal, run lock, reads (> 0)."
         ),
@@ -263,6 +268,7 @@ _DURATIONS = _POSITIVE_DURATIONS | {
     "cancel_blockers_grace",
     "reconnect_timeout",
     "lock_precheck_age",
+    "max_replica_lag",
     "max_statement_timeout",
 }
 # Settings field of each key: durations carry their unit in the field name.

@@ -210,6 +210,43 @@ class IndexProgress(Event):
 
 
 @dataclass(frozen=True)
+class BatchProgress(Event):
+    """Progress of a batched UPDATE/DELETE (``batch-size=N``): after its first batch, then at
+    most every few seconds, and after its last batch (``finished``)."""
+
+    kind: ClassVar[str] = "batch_progress"
+    ref: StepRef
+    #: Batches committed so far (earlier runs' included), and how many of them earlier runs did.
+    batches: int
+    resumed_batches: int
+    #: Keys walked and rows changed so far, of about ``rows_total`` rows in the table.
+    rows_done: int
+    rows_changed: int
+    rows_total: int
+    #: Percentage of ``rows_total`` walked.
+    percent: float
+    #: Keys walked per second by this run, and the time left at that speed (None: unknown).
+    rows_per_s: float | None
+    eta_ms: float | None
+    #: Time this run has spent on the step so far.
+    elapsed_ms: float
+    finished: bool = False
+
+
+@dataclass(frozen=True)
+class ReplicaLagWait(Event):
+    """A batched step waits before its next batch: a standby's replay lags more than allowed."""
+
+    kind: ClassVar[str] = "replica_lag"
+    ref: StepRef
+    standby: str
+    lag_ms: float
+    max_replica_lag_ms: int
+    #: How long the step has waited for this standby so far.
+    waited_ms: float
+
+
+@dataclass(frozen=True)
 class IndexCleanup(Event):
     """An invalid index left by an earlier failed CONCURRENTLY build was dropped."""
 

@@ -13,19 +13,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from .batches import BatchDone, NotBatchableError, ReplicaLag, batch_rate
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session
 from .db.journal import JournalTable
-from .db.steps import CleanupSink, SessionSteps
-from .errors import LockNotAcquiredError, StepFailedError
+from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
+from .errors import LockNotAcquiredError, MigrationFileError, StepFailedError
 from .events import (
     AttemptFailed,
     AttemptStarted,
+    BatchProgress,
     Blocker,
     Event,
     IndexCleanup,
     RecipePartStarted,
+    ReplicaLagWait,
     RunFinished,
     RunSummary,
     StepApplied,
@@ -41,6 +44,7 @@ from .retry import Backoff, is_retryable
 from .rewrites import RecipePart, describe_locks
 from .shapes import (
     AutocommitStatement,
+    BatchedChange,
     ConcurrentIndexBuild,
     ConstraintRecipe,
     ExplicitBlock,
@@ -50,6 +54,11 @@ from .shapes import (
 )
 
 EventSink = Callable[[Event], None]
+
+#: How often a batched step reports its progress (besides its first and last batch), and how
+#: often it reads the standbys' lag while it waits for them.
+BATCH_REPORT_S = 2.0
+LAG_POLL_S = 1.0
 
 
 class StepDatabase(Protocol):
@@ -114,6 +123,20 @@ class StepDatabase(Protocol):
     ) -> str | None:
         """Build an index CONCURRENTLY with its clean-up (each dropped index reported to
         ``on_cleanup``); returns why the build was skipped, None when it ran."""
+        ...
+
+    def run_batched(
+        self,
+        shape: BatchedChange,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        before_batch: BatchGate,
+        on_batch: BatchSink,
+    ) -> None:
+        """Run an UPDATE/DELETE batch by batch, each batch with its progress row in its own
+        transaction; ``before_batch`` may wait (throttling), ``on_batch`` hears of each batch
+        committed. Raises NotBatchableError when the table has no usable key."""
         ...
 
     def run_constraint_recipe(
@@ -229,6 +252,23 @@ def error_line(statement: Statement, position: int | None) -> int:
     return statement.line + statement.run_text[: position - 1].count("\n")
 
 
+def _precheck_reason(holders: Sequence[Blocker]) -> str:
+    """Why an attempt (or a batch) was not sent: the pre-check found long lock holders."""
+    return (
+        f"not queued behind {len(holders)} transaction"
+        f"{'s' if len(holders) != 1 else ''} older than the pre-check age "
+        "holding a conflicting lock"
+    )
+
+
+class _HeldBetweenBatches(Exception):
+    """The pre-check before a batch found long holders of a conflicting lock."""
+
+    def __init__(self, blockers: list[Blocker]) -> None:
+        super().__init__("long lock holders")
+        self.blockers = blockers
+
+
 class _Retry(Exception):
     """An attempt lost a lock race; carries the server error."""
 
@@ -277,6 +317,11 @@ class Executor:
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
+        #: Batches the current attempt of a batched step committed (a retry after progress
+        #: starts the attempt count again: each batch gets the step's attempts).
+        self.batches_this_attempt = 0
+        #: The locks of the step being run (what the pre-check before each batch looks for).
+        self.step_needs: Sequence[LockNeed] = ()
         self.should_stop = should_stop
 
     # -- the run ---------------------------------------------------------------------------
@@ -358,14 +403,11 @@ class Executor:
                 self.emit(AttemptStarted(ref, attempt, policy.max_attempts, lock_timeout))
                 attempt_began = self.clock()
                 holders = self.watcher.long_holders(needs, lock_timeout)
+                self.step_needs = needs
                 if holders:
                     failure = Sample(blockers=tuple(holders))
                     sqlstate = None
-                    reason = (
-                        f"not queued behind {len(holders)} transaction"
-                        f"{'s' if len(holders) != 1 else ''} older than the pre-check age "
-                        "holding a conflicting lock"
-                    )
+                    reason = _precheck_reason(holders)
                 else:
                     watch = self.watcher.watch(ref, attempt, lock_timeout, index_build)
                     try:
@@ -375,6 +417,11 @@ class Executor:
                         failure = watch.result
                         sqlstate = retry.error.sqlstate
                         reason = retry.error.message
+                    except _HeldBetweenBatches as held:
+                        holders = held.blockers
+                        failure = Sample(blockers=tuple(holders))
+                        sqlstate = None
+                        reason = _precheck_reason(holders)
                     else:
                         duration = (self.clock() - began) * 1000
                         taken = strongest_held(self._locks) if self._locks is not None else None
@@ -390,7 +437,8 @@ class Executor:
                 wait: int | None = self.backoff.wait_ms(attempt)
                 remaining = self.remaining_ms()
                 give_up_reason = None
-                if attempt >= policy.max_attempts:
+                progressed = self.batches_this_attempt > 0
+                if attempt >= policy.max_attempts and not progressed:
                     give_up_reason = f"no attempts left ({policy.max_attempts})"
                 elif remaining is not None and wait is not None and wait >= remaining:
                     give_up_reason = "the run's deadline would pass during the next wait"
@@ -417,6 +465,8 @@ class Executor:
                     ) from None
                 self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
                 self.sleep(wait / 1000)
+                if progressed:
+                    attempt = 0
         finally:
             if attempt > 1 or seen:
                 self.summaries.append(
@@ -453,8 +503,13 @@ class Executor:
         step = planned.step
         self._failed_statement = step.statements[0] if step.statements else None
         self._locks = None
+        self.batches_this_attempt = 0
         try:
             return self._send(shape, step, timeouts, attempt, ref)
+        except NotBatchableError as refused:
+            raise MigrationFileError(
+                planned.migration.filename, refused.message, line=step.line, hint=refused.hint
+            ) from None
         except ServerError as error:
             if is_retryable(error.sqlstate):
                 raise _Retry(error) from None
@@ -488,6 +543,13 @@ class Executor:
 
         if isinstance(shape, AutocommitStatement):
             return self.db.run_autocommit(shape, timeouts, attempt, on_cleanup=cleaned_up)
+        if isinstance(shape, BatchedChange):
+            batches = _Batches(self, shape, ref, timeouts)
+            self.db.run_batched(
+                shape, timeouts, attempt, before_batch=batches.before, on_batch=batches.done
+            )
+            batches.finish()
+            return None
         # mypy checks that every other shape was handled above.
         return self.db.build_index_concurrently(shape, timeouts, attempt, on_cleanup=cleaned_up)
 
@@ -506,4 +568,109 @@ class Executor:
             sqlstate=error.sqlstate,
             detail=error.detail,
             hint=error.hint,
+        )
+
+
+class _Batches:
+    """The executor's side of one attempt of a batched step: pause and replica lag throttling
+    before each batch, the run's deadline, progress events after each."""
+
+    def __init__(
+        self, executor: Executor, shape: BatchedChange, ref: StepRef, timeouts: Timeouts
+    ) -> None:
+        self.executor = executor
+        self.shape = shape
+        self.ref = ref
+        self.timeouts = timeouts
+        self.began = executor.clock()
+        self.reported_at: float | None = None
+        self.last: BatchDone | None = None
+        #: Keys walked before this attempt's first batch (by earlier attempts and runs).
+        self.walked_before: int | None = None
+        settings = executor.settings
+        limit = shape.max_replica_lag_ms
+        self.max_lag_ms = settings.max_replica_lag_ms if limit is None else limit
+
+    def before(self, first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+        """Pause, wait for lagging standbys, stop at the run's deadline, and (before every
+        batch but the attempt's first, which the attempt's own pre-check covers) back off
+        while long transactions hold a conflicting lock."""
+        executor = self.executor
+        self._check_deadline()
+        if not first and self.shape.pause_ms:
+            executor.sleep(self.shape.pause_ms / 1000)
+            self._check_deadline()
+        if not first and executor.settings.lock_precheck:
+            held = executor.watcher.long_holders(executor.step_needs, self.timeouts.lock_timeout_ms)
+            if held:
+                raise _HeldBetweenBatches(held)
+        if not self.max_lag_ms:
+            return
+        waited_ms = 0.0
+        reported_ms: float | None = None
+        while True:
+            lagging = lag()
+            if lagging is None or lagging.lag_ms <= self.max_lag_ms:
+                return
+            if reported_ms is None or waited_ms - reported_ms >= BATCH_REPORT_S * 1000:
+                reported_ms = waited_ms
+                executor.emit(
+                    ReplicaLagWait(
+                        self.ref,
+                        lagging.standby,
+                        round(lagging.lag_ms, 1),
+                        self.max_lag_ms,
+                        round(waited_ms, 1),
+                    )
+                )
+            executor.sleep(LAG_POLL_S)
+            waited_ms += LAG_POLL_S * 1000
+            self._check_deadline()
+
+    def _check_deadline(self) -> None:
+        remaining = self.executor.remaining_ms()
+        if remaining is not None and remaining <= 0:
+            ref = self.ref
+            raise LockNotAcquiredError(
+                f"{ref.file}:{ref.line} (step {ref.step}): the run's deadline passed between "
+                "batches; the batches done so far are committed and recorded",
+                hint="rerun: the step continues after its last recorded batch",
+            )
+
+    def done(self, batch: BatchDone) -> None:
+        """Report a committed batch (at most every few seconds, and the first)."""
+        executor = self.executor
+        executor.batches_this_attempt += 1
+        if self.walked_before is None:
+            self.walked_before = batch.walked_total - batch.walked
+        self.last = batch
+        now = executor.clock()
+        if self.reported_at is not None and now - self.reported_at < BATCH_REPORT_S:
+            return
+        self.reported_at = now
+        executor.emit(self.progress(batch, now, finished=False))
+
+    def finish(self) -> None:
+        """Report the step's totals once its last batch is done."""
+        if self.last is not None:
+            self.executor.emit(self.progress(self.last, self.executor.clock(), finished=True))
+
+    def progress(self, batch: BatchDone, now: float, *, finished: bool) -> BatchProgress:
+        """The progress event of ``batch`` at time ``now``."""
+        elapsed_ms = (now - self.began) * 1000
+        walked_now = batch.walked_total - (self.walked_before or 0)
+        rate = batch_rate(walked_now, elapsed_ms, batch.walked_total, batch.estimate)
+        total = max(batch.estimate, 1)
+        return BatchProgress(
+            self.ref,
+            batch.batch,
+            batch.resumed_batches,
+            batch.walked_total,
+            batch.changed_total,
+            batch.estimate,
+            round(min(100.0, batch.walked_total * 100 / total), 1),
+            rate.rows_per_s,
+            0.0 if finished else rate.eta_ms,
+            round(elapsed_ms, 1),
+            finished,
         )

@@ -240,6 +240,17 @@ class ConstraintRewrite:
 
 
 @dataclass(frozen=True)
+class BatchTarget:
+    """The table an UPDATE/DELETE marked ``batch-size=N`` changes, and how it names it."""
+
+    table: QualifiedName
+    #: The name the statement's own clauses use for the table: its alias, else its name.
+    refname: str
+    #: The columns an UPDATE assigns (empty for a DELETE).
+    assigned: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Statement:
     """One top-level SQL statement of a migration file."""
 
@@ -269,6 +280,8 @@ class Statement:
     catalog_locks: tuple[CatalogLock, ...] = ()
     #: True for SET/RESET at session level (not SET LOCAL): state later statements may rely on.
     session_setting: bool = False
+    #: Set for an UPDATE/DELETE the runner executes in key-range batches (``batch-size=N``).
+    batch: BatchTarget | None = None
 
     @property
     def run_text(self) -> str:
@@ -299,6 +312,12 @@ class StepOptions:
     statement_timeout_ms: int | None = None
     max_attempts: int | None = None
     no_retry: bool = False
+    #: ``batch-size=N``: run the step's UPDATE/DELETE in batches of N keys.
+    batch_size: int | None = None
+    #: ``batch-pause=DUR``: pause between batches.
+    batch_pause_ms: int | None = None
+    #: ``max-replica-lag=DUR``: wait before a batch while a standby's replay lags more.
+    max_replica_lag_ms: int | None = None
     #: ``-- safemigrate: no-rewrite``: run the statement as written (no CONCURRENTLY, no recipe).
     no_rewrite: bool = False
 

@@ -9,6 +9,7 @@ from .durations import format_duration
 from .events import (
     AttemptFailed,
     AttemptStarted,
+    BatchProgress,
     BlockerAction,
     Connected,
     ConnectionLost,
@@ -18,6 +19,7 @@ from .events import (
     LintFindings,
     RecipePartStarted,
     Reconnected,
+    ReplicaLagWait,
     RunFailed,
     RunFinished,
     RunLockWaiting,
@@ -31,7 +33,7 @@ from .events import (
 from .pending import MigrationStatus, State
 
 if TYPE_CHECKING:
-    from .plan import PlanReport
+    from .plan import PlanBatch, PlanReport
 
 _COLOURS = {"green": 32, "yellow": 33, "red": 31, "dim": 2, "bold": 1, "cyan": 36}
 
@@ -147,6 +149,19 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         return []
     if isinstance(event, IndexProgress):
         return [f"  ... {_where(event.ref)} {index_progress_text(event)}"]
+    if isinstance(event, BatchProgress):
+        return [f"  ... {_where(event.ref)} {batch_progress_text(event)}"]
+    if isinstance(event, ReplicaLagWait):
+        return [
+            paint(
+                f"  ! {_where(event.ref)}: waiting before the next batch: standby "
+                f"{event.standby} replays {format_duration(event.lag_ms)} behind (limit "
+                f"{format_duration(event.max_replica_lag_ms)}; waited "
+                f"{format_duration(event.waited_ms)})",
+                "yellow",
+                colour,
+            )
+        ]
     if isinstance(event, RunSummary):
         lines = ["steps that had to wait:"]
         for s in event.steps:
@@ -297,6 +312,25 @@ def index_progress_text(event: IndexProgress) -> str:
     return text
 
 
+def batch_progress_text(event: BatchProgress) -> str:
+    """``batch 12: 12,000/1,000,000 rows (1.2%), 5,000 rows/s, ETA 3m`` and the like."""
+    if event.finished:
+        resumed = f" ({event.resumed_batches} by an earlier run)" if event.resumed_batches else ""
+        return (
+            f"batched: {event.batches} batch{'es' if event.batches != 1 else ''}{resumed}, "
+            f"{event.rows_done:,} rows walked, {event.rows_changed:,} changed in "
+            f"{format_duration(event.elapsed_ms)}"
+        )
+    text = (
+        f"batch {event.batches}: {event.rows_done:,}/~{event.rows_total:,} rows ({event.percent}%)"
+    )
+    if event.rows_per_s is not None:
+        text += f", {event.rows_per_s:,.0f} rows/s"
+    if event.eta_ms is not None:
+        text += f", ETA {format_duration(event.eta_ms)}"
+    return text
+
+
 class LiveStatus:
     """The state behind the one-line live status a terminal shows during ``up``."""
 
@@ -307,11 +341,13 @@ class LiveStatus:
         self.step_began = 0.0
         self.blocker: str | None = None
         self.index: IndexProgress | None = None
+        self.batch: BatchProgress | ReplicaLagWait | None = None
 
     def update(self, event: Event, now: float) -> None:
         """Take in an event that arrived at monotonic time ``now``."""
         if isinstance(event, StepStarted):
             self.step, self.step_began, self.blocker, self.index = event, now, None, None
+            self.batch = None
         elif isinstance(event, AttemptStarted):
             self.attempt, self.attempt_began = event, now
         elif isinstance(event, AttemptFailed) and event.blockers:
@@ -319,6 +355,8 @@ class LiveStatus:
             self.blocker = f"pid {first.pid} '{first.application_name}'"
         elif isinstance(event, IndexProgress):
             self.index = event
+        elif isinstance(event, (BatchProgress, ReplicaLagWait)):
+            self.batch = event
         elif isinstance(event, (StepApplied, RunFinished, RunFailed)):
             self.step = None
 
@@ -345,6 +383,11 @@ class LiveStatus:
             parts.append(f"blocked by {self.blocker}")
         if self.index is not None and self.index.ref == ref:
             parts.append(index_progress_text(self.index))
+        batch = self.batch
+        if isinstance(batch, BatchProgress) and batch.ref == ref:
+            parts.append(batch_progress_text(batch))
+        elif isinstance(batch, ReplicaLagWait) and batch.ref == ref:
+            parts.append(f"waiting for standby {batch.standby} ({format_duration(batch.lag_ms)})")
         return " | ".join(parts)
 
 
@@ -444,6 +487,24 @@ def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = 
     return lines
 
 
+def plan_batch_text(batch: PlanBatch) -> str:
+    """``batched: 1000 keys per batch by key (id), ~3 batches`` and the like."""
+    if batch.key is None:
+        key = "by the table's key (found at run time)"
+    elif batch.key:
+        key = f"by key ({', '.join(batch.key)})"
+    else:
+        key = "but the table has no usable key: up will refuse it (exit 2)"
+    text = f"batched: {batch.batch_size} keys per batch {key}"
+    if batch.estimated_batches is not None:
+        text += f", ~{batch.estimated_batches:,} batches"
+    if batch.pause_ms:
+        text += f", {format_duration(batch.pause_ms)} pause between batches"
+    if batch.max_replica_lag_ms:
+        text += f", waits while a standby lags over {format_duration(batch.max_replica_lag_ms)}"
+    return text
+
+
 def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
     """One block per planned step."""
     lines: list[str] = []
@@ -465,6 +526,8 @@ def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
         )
         lines.append(f"    {step.sql}")
         lines += [f"    runner: {note}" for note in step.notes]
+        if step.batch is not None:
+            lines.append(f"    {plan_batch_text(step.batch)}")
         for number, part in enumerate(step.parts, start=1):
             lines.append(f"    part {number}/{len(step.parts)}: {part.label}: {part.locks}")
             lines.append(f"      {part.sql}")

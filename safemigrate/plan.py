@@ -10,11 +10,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import rewrites
+from .batches import estimated_batches
 from .config import Settings
 from .events import Blocker
 from .gate import GateVerdict
 from .lint import Finding
-from .model import LockNeed, QualifiedName
+from .model import LockNeed, QualifiedName, Statement, StepOptions
 from .pending import PlannedStep
 from .policy import backoff_of, step_policy
 from .target import Target
@@ -35,6 +36,19 @@ class PlannedLock:
     rows_estimate: float | None = None
     #: Long transactions (see lock_precheck_age) now holding a conflicting lock on it.
     long_holders: tuple[Blocker, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlanBatch:
+    """How a batched step (``batch-size=N``) runs."""
+
+    batch_size: int
+    pause_ms: int
+    #: The lag limit in force (the directive's, else the setting's); 0 = none.
+    max_replica_lag_ms: int
+    #: The key the batches walk, when a database was given (empty: the table has none usable).
+    key: tuple[str, ...] | None = None
+    estimated_batches: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,8 @@ class PlanStep:
     worst_case_wait_ms: int
     locks: tuple[PlannedLock, ...]
     findings: tuple[Finding, ...]
+    #: Set for a batched step.
+    batch: PlanBatch | None = None
     #: The parts of the recipe a plain constraint statement runs as (empty otherwise). The
     #: names are PostgreSQL's first choice: a name already taken gets the next number, as the
     #: server would give it.
@@ -104,9 +120,14 @@ class PlanReport:
         document: dict[str, Any] = {
             "steps": [
                 {
-                    **{k: v for k, v in asdict(step).items() if k not in ("locks", "findings")},
+                    **{
+                        k: v
+                        for k, v in asdict(step).items()
+                        if k not in ("locks", "findings", "batch")
+                    },
                     "locks": [asdict(lock) for lock in step.locks],
                     "findings": [f.to_dict() for f in step.findings],
+                    "batch": asdict(step.batch) if step.batch is not None else None,
                 }
                 for step in self.steps
             ]
@@ -131,6 +152,8 @@ class PlanReport:
 
 
 SizeFacts = Mapping[QualifiedName, tuple[int, float]]
+#: The key of each batched step's table (empty when it has none usable).
+KeyFacts = Mapping[QualifiedName, tuple[str, ...]]
 #: Long holders per (migration version, step index, relation).
 HolderFacts = Mapping[tuple[int, int, QualifiedName], Sequence[Blocker]]
 #: Per (version, step index): every lock of the step, the catalog's answers included.
@@ -144,6 +167,7 @@ def build(
     *,
     sizes: SizeFacts | None = None,
     holders: HolderFacts | None = None,
+    keys: KeyFacts | None = None,
     resolved: ResolvedLocks | None = None,
 ) -> list[PlanStep]:
     """The plan of ``planned`` steps, with the lint findings that fall inside each step.
@@ -198,10 +222,33 @@ def build(
                 ),
                 locks=tuple(locks),
                 findings=inside,
+                batch=_batch(step.statements, step.options, settings, sizes, keys),
                 parts=_parts(item),
             )
         )
     return steps
+
+
+def _batch(
+    statements: Sequence[Statement],
+    options: StepOptions,
+    settings: Settings,
+    sizes: SizeFacts | None,
+    keys: KeyFacts | None,
+) -> PlanBatch | None:
+    """The batching of a step, None when it is not batched."""
+    target = statements[0].batch if statements else None
+    if target is None or options.batch_size is None:
+        return None
+    size = (sizes or {}).get(target.table)
+    lag = options.max_replica_lag_ms
+    return PlanBatch(
+        options.batch_size,
+        options.batch_pause_ms or 0,
+        settings.max_replica_lag_ms if lag is None else lag,
+        (keys or {}).get(target.table),
+        estimated_batches(size[1], options.batch_size) if size else None,
+    )
 
 
 def _parts(item: PlannedStep) -> tuple[PlannedPart, ...]:

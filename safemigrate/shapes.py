@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import StepFailedError
-from .model import ConstraintRewrite, IndexBuild, QualifiedName, TxMode
+from .model import BatchTarget, ConstraintRewrite, IndexBuild, QualifiedName, TxMode
 from .pending import PlannedStep
 from .recovery import Recovery, Refuse, Rerun, recovery_of
 
@@ -87,6 +87,30 @@ class ConcurrentIndexBuild:
 
 
 @dataclass(frozen=True)
+class BatchedChange:
+    """An UPDATE/DELETE marked ``batch-size=N``, run over key ranges of its table's key.
+
+    A ``started`` journal row goes before the first batch. Each batch is its own short
+    transaction (timeouts set and checked, the statement limited to the batch's key range, the
+    batch's progress row) so a batch and its record commit together: a rerun after any
+    interruption continues after the last recorded batch and never applies one twice. The
+    ``applied`` row commits with the last, empty, walk of the key.
+    """
+
+    record: StepRecord
+    #: The author's statement; each batch adds its key range to its WHERE.
+    text: str
+    target: BatchTarget
+    batch_size: int
+    #: Pause between batches (0 = none).
+    pause_ms: int
+    #: The directive's replica lag limit; None = the ``max_replica_lag`` setting.
+    max_replica_lag_ms: int | None
+    #: True when an earlier run started the step (its recorded batches are skipped).
+    started_before: bool = False
+
+
+@dataclass(frozen=True)
 class ConstraintRecipe:
     """A plain constraint statement run as its non-blocking recipe (see ``rewrites``).
 
@@ -107,7 +131,12 @@ class ConstraintRecipe:
 
 #: Every shape a step can take.
 StepShape = (
-    InTransaction | ExplicitBlock | AutocommitStatement | ConcurrentIndexBuild | ConstraintRecipe
+    InTransaction
+    | ExplicitBlock
+    | AutocommitStatement
+    | ConcurrentIndexBuild
+    | ConstraintRecipe
+    | BatchedChange
 )
 
 
@@ -128,7 +157,28 @@ def step_shape(planned: PlannedStep) -> StepShape:
     texts = tuple(s.run_text for s in step.statements)
     if step.mode is TxMode.EXPLICIT:
         return ExplicitBlock(record, texts)
+    batch_size = step.options.batch_size
+    if step.mode is TxMode.OWN and batch_size is not None and step.statements[0].batch:
+        return BatchedChange(
+            record,
+            step.statements[0].run_text,
+            step.statements[0].batch,
+            batch_size,
+            step.options.batch_pause_ms or 0,
+            step.options.max_replica_lag_ms,
+            planned.started_before,
+        )
     if step.mode is not TxMode.AUTOCOMMIT:
+        if planned.started_before:
+            # Only batched steps write a started row outside autocommit: run as one statement
+            # now, the batches already committed would be applied again.
+            raise StepFailedError(
+                f"{planned.migration.filename}:{step.line} (step {step.index + 1}): an earlier "
+                "run started this step in batches, but it has no batch-size directive now; "
+                "nothing was run",
+                hint="put the batch-size directive back so the rerun continues after the "
+                "batches already done",
+            )
         return InTransaction(record, texts)
     # An autocommit step is always exactly one statement.
     statement = step.statements[0]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from psycopg import sql
 
+from ..batches import BatchDone, BatchStatement, NotBatchableError, ReplicaLag, key_refusal
 from ..errors import UnsafeConnectionError
 from ..model import IndexBuild, QualifiedName
 from ..policy import Timeouts
@@ -19,12 +20,14 @@ from ..recovery import Recovery, ReindexConcurrently
 from ..rewrites import RecipePart
 from ..shapes import (
     AutocommitStatement,
+    BatchedChange,
     ConcurrentIndexBuild,
     ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepRecord,
 )
+from . import batches as dbbatch
 from . import indexes as dbindex
 from . import journal as dbjournal
 from . import recovery as dbrecovery
@@ -32,6 +35,8 @@ from .journal import JournalTable
 from .session import ServerError, Session
 
 __all__ = [
+    "BatchGate",
+    "BatchSink",
     "CleanupSink",
     "SessionSteps",
     "Timeouts",
@@ -39,6 +44,7 @@ __all__ = [
     "held_locks",
     "reset_session_timeouts",
     "run_autocommit",
+    "run_batched",
     "run_explicit_block",
     "run_in_transaction",
     "set_session_timeouts",
@@ -49,6 +55,11 @@ UNDEFINED_OBJECT = "42704"
 
 #: Told of each index the clean-up of a CONCURRENTLY build drops: its name and why.
 CleanupSink = Callable[[str, str], None]
+#: Called before each batch of a batched step with True for the run's first batch of it and a
+#: probe of the standbys' replay lag; it may wait (throttling) or raise (the deadline).
+BatchGate = Callable[[bool, Callable[[], ReplicaLag | None]], None]
+#: Told of each batch once it has committed.
+BatchSink = Callable[[BatchDone], None]
 
 # current_setting() is read from the backend's own GUC state: a tenth of the cost of the
 # pg_settings view, which builds every setting's row (it was a quarter of a step's time).
@@ -357,6 +368,99 @@ def build_index_concurrently(
         reset_session_timeouts(session)
 
 
+def run_batched(
+    session: Session,
+    shape: BatchedChange,
+    timeouts: Timeouts,
+    journal: JournalTable,
+    *,
+    started: sql.Composed,
+    applied: sql.Composed,
+    before_batch: BatchGate,
+    on_batch: BatchSink,
+) -> None:
+    """Run a batched UPDATE/DELETE over key ranges of its table's key, batch by batch.
+
+    The key comes from the catalog (NotBatchableError when there is none usable). ``started``
+    is written first; each batch is ``BEGIN; SET LOCAL timeouts (checked); find the batch's
+    last key; the statement limited to (previous last key, last key]; its progress row;
+    COMMIT``, so a batch and its record commit together and a rerun continues after the last
+    recorded batch. The walk that finds no key left commits ``applied``.
+    """
+    target = shape.target
+    set_session_timeouts(session, timeouts)
+    try:
+        key = dbbatch.table_key(session, target.table)
+        if key is None:
+            raise ServerError(dbbatch.UNDEFINED_TABLE, f'relation "{target.table}" does not exist')
+        refusal = key_refusal(key, target.assigned)
+        if refusal is not None:
+            raise NotBatchableError(f"batch-size: {refusal}")
+        dbbatch.ensure_progress(session, journal)
+        done = dbbatch.recorded(session, journal, shape.record)
+        resumed = done.batches
+        estimate = dbbatch.estimate_rows(session, target.table)
+        session.execute(started)
+
+        def lag() -> ReplicaLag | None:
+            return dbbatch.replica_lag(session)
+
+        statement = BatchStatement(shape.text, target.refname, key)
+        first = True
+        while True:
+            before_batch(first, lag)
+            first = False
+            try:
+                # One round trip opens the batch: BEGIN, the timeouts, the guard that checks
+                # them, and the walk to the batch's last key.
+                opening = sql.SQL("BEGIN; {}; {}; {}").format(
+                    _set(timeouts, local=True),
+                    _guard(session, timeouts),
+                    dbbatch.walk_sql(target.table, key, done.last_key, shape.batch_size),
+                )
+                try:
+                    found = dbbatch.walked(session.rows(opening))
+                except ServerError as err:
+                    if _is_guard_failure(session, err):
+                        raise _guard_failed(session, timeouts) from None
+                    raise
+                if found is None:
+                    session.execute(sql.SQL("{}; COMMIT").format(applied))
+                    return
+                upto, walked = found
+                text = statement.text(done.last_key, upto, returning=True)
+                # A second one changes the batch's rows, records them, and commits.
+                closing = dbbatch.batch_sql(
+                    journal, shape.record, done.batches + 1, text, upto, walked
+                )
+                try:
+                    changed = int(session.rows(closing)[0][0])
+                except ServerError as error:
+                    # A position in the batch's text is not one in the file's statement.
+                    error.position = None
+                    raise
+            except BaseException:
+                session.rollback_quietly()
+                raise
+            done = dbbatch.Recorded(
+                done.batches + 1, upto, done.walked + walked, done.changed + changed
+            )
+            on_batch(
+                BatchDone(
+                    done.batches,
+                    walked,
+                    changed,
+                    done.walked,
+                    done.changed,
+                    max(estimate, done.walked),
+                    upto,
+                    resumed,
+                )
+            )
+    finally:
+        _reset_quietly(session)
+
+
 def _drop_new_invalid(
     session: Session, build: IndexBuild, before: set[int], report: CleanupSink
 ) -> None:
@@ -470,6 +574,27 @@ class SessionSteps:
             recovery=shape.recovery,
             started_before=shape.started_before,
             on_cleanup=on_cleanup,
+        )
+
+    def run_batched(
+        self,
+        shape: BatchedChange,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        before_batch: BatchGate,
+        on_batch: BatchSink,
+    ) -> None:
+        """Run a BatchedChange shape (see run_batched)."""
+        run_batched(
+            self.session,
+            shape,
+            timeouts,
+            self.journal,
+            started=self._row(shape.record, attempts, "started"),
+            applied=self._row(shape.record, attempts),
+            before_batch=before_batch,
+            on_batch=on_batch,
         )
 
     def build_index_concurrently(

@@ -1,8 +1,9 @@
 """``-- safemigrate: ...`` comments: step options, groups and the linter's allow comments.
 
 A directive stands on its own line before a statement. The runner reads group-start, group-end,
-no-retry, lock-timeout=DUR, statement-timeout=DUR, max-attempts=N and ``no-rewrite reason``
-(run the next statement as written: no CONCURRENTLY, no constraint recipe); ``allow RULE -- reason``
+no-retry, lock-timeout=DUR, statement-timeout=DUR, max-attempts=N, ``no-rewrite reason``
+(run the next statement as written: no CONCURRENTLY, no constraint recipe) and the batching
+words batch-size=N, batch-pause=DUR, max-replica-lag=DUR; ``allow RULE -- reason``
 is the linter's (safemigrate.lint.allow) and the runner passes over it. Every comment is read
 leniently: a bad one gives a FileProblem and reading goes on.
 """
@@ -28,8 +29,11 @@ NO_REWRITE = "no-rewrite"
 
 _KNOWN = (
     "known: group-start, group-end, no-retry, lock-timeout=DUR, statement-timeout=DUR, "
-    "max-attempts=N, no-rewrite reason, allow RULE -- reason"
+    "max-attempts=N, no-rewrite reason, batch-size=N, batch-pause=DUR, max-replica-lag=DUR, "
+    "allow RULE -- reason"
 )
+#: The largest batch-size: a batch is meant to be a short transaction.
+MAX_BATCH_SIZE = 1_000_000
 _OWN_LINE = "a safemigrate directive must be on its own line before a statement"
 
 
@@ -131,6 +135,18 @@ def parse_directive(line: int, body: str) -> Directive:
             ):
                 raise _Invalid(f"max-attempts must be a whole number from 1 to 1000, got {value!r}")
             directive.options["max_attempts"] = int(value)
+        elif key == "batch-size" and has_value:
+            if (
+                not (value.isascii() and value.isdigit())
+                or len(value) > 7
+                or not 1 <= int(value) <= MAX_BATCH_SIZE
+            ):
+                raise _Invalid(
+                    f"batch-size must be a whole number from 1 to {MAX_BATCH_SIZE:,}, got {value!r}"
+                )
+            directive.options["batch_size"] = int(value)
+        elif key in ("batch-pause", "max-replica-lag") and has_value:
+            directive.options[key.replace("-", "_") + "_ms"] = _duration(value, key)
         else:
             raise _Invalid(f"unknown safemigrate directive {word!r}", hint=_KNOWN)
     directive.groups = (group,) if group is not None else ()

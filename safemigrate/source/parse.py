@@ -18,7 +18,7 @@ from typing import Any, Literal
 import pglast
 from pglast import parser
 
-from .. import rewrites
+from .. import batches, rewrites
 from .. import statements as sqlinfo
 from ..errors import MigrationFileError
 from ..locks import statement_locks
@@ -217,6 +217,10 @@ def parse_file(
     )
 
 
+#: The step options that batch a statement (see ``batches``).
+_BATCH_KEYS = ("batch_size", "batch_pause_ms", "max_replica_lag_ms")
+
+
 def _inside(mode: TxMode) -> str:
     return "an explicit BEGIN/COMMIT block" if mode is TxMode.EXPLICIT else "a group"
 
@@ -314,11 +318,25 @@ class _Walk:
         if not directive.groups and directive.valid:
             self.step_options(directive)
 
+    def refuse_batch_in_block(self, mode: TxMode, options: dict[str, Any], line: int) -> bool:
+        """Record the problem of batch options given to a BEGIN/COMMIT block or a group; True
+        when there was one."""
+        if not any(key in options for key in _BATCH_KEYS):
+            return False
+        self.problem(
+            line,
+            f"batch-size cannot apply to {_inside(mode)}: each batch is its own transaction",
+            hint="put the batch-size directive right before an UPDATE or DELETE outside any "
+            "BEGIN/COMMIT block or group",
+        )
+        return True
+
     def group_start(self, directive: Directive) -> None:
         if self.open is not None:
             if directive.valid:  # an invalid directive has its problem already
                 self.problem(directive.line, f"group-start inside {_inside(self.open.mode)}")
             return
+        self.refuse_batch_in_block(TxMode.GROUP, self.pending | directive.options, directive.line)
         self.start_block(TxMode.GROUP, directive.line, _options(self.pending | directive.options))
         self.pending = {}
 
@@ -341,6 +359,10 @@ class _Walk:
 
     def step_options(self, directive: Directive) -> None:
         open_ = self.open
+        if open_ is not None and self.refuse_batch_in_block(
+            open_.mode, directive.options, directive.line
+        ):
+            return
         if open_ is not None and open_.members:
             self.problem(
                 directive.line,
@@ -387,6 +409,8 @@ class _Walk:
             if open_ is not None:
                 self.problem(line, f"BEGIN inside {_inside(open_.mode)}")
                 return False
+            self.refuse_batch_in_block(TxMode.EXPLICIT, self.pending, self.pending_line)
+            self.pending = {k: v for k, v in self.pending.items() if k not in _BATCH_KEYS}
             self.join(member, self.start_block(TxMode.EXPLICIT, line, _options(self.pending)))
             self.pending = {}
             return True
@@ -454,12 +478,38 @@ class _Walk:
                 )
             self.join(member, open_)
             return
+        if any(key in self.pending for key in _BATCH_KEYS):
+            member.statement = statement = self.batched(member, statement)
         if statement.non_transactional:
             member.context = "autocommit"
             self.emit(TxMode.AUTOCOMMIT, [member], _options(self.pending))
         else:
             self.emit(TxMode.OWN, [member], _options(self.pending))
         self.pending = {}
+
+    def batched(self, member: ParsedStatement, statement: Statement) -> Statement:
+        """The statement marked ``batch-size=N``, its batch target set; a refusal is a
+        problem. On a table created earlier in the file the statement runs as written (the
+        batch options dropped) with a note: nothing is there to batch."""
+        line = self.pending_line
+        if "batch_size" not in self.pending:
+            self.problem(line, "batch-pause and max-replica-lag apply only with batch-size=N")
+            return statement
+        refusal = batches.batch_refusal(member.node)
+        if refusal is not None:
+            self.problem(member.line, f"batch-size: {refusal}")
+            return statement
+        target = batches.batch_target(member.node)
+        if any(_same_table(target.table, c) for c in self.created):
+            self.pending = {k: v for k, v in self.pending.items() if k not in _BATCH_KEYS}
+            return dataclasses.replace(
+                statement,
+                notes=(
+                    f"not batched: {target.table} was created earlier in this migration, so "
+                    "the statement runs as written in its own transaction",
+                ),
+            )
+        return dataclasses.replace(statement, batch=target)
 
     def opted_out(self) -> bool:
         """True when a ``-- safemigrate: no-rewrite`` directive precedes the statement."""

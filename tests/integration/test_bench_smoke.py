@@ -85,6 +85,15 @@ def test_cli_scale_quick(bindir: str, tmp_path: Path) -> None:
     assert any(name.startswith("safemigrate") for name in data["importtime"]["self_s_median"])
 
 
+def test_backfill_quick(bindir: str, tmp_path: Path) -> None:
+    out = tmp_path / "backfill.json"
+    _run("backfill.py", "--pg-bindir", bindir, "--out", str(out))
+    data = json.loads(out.read_text())
+    assert [r["runner"] for r in data["results"]] == ["psql", "safemigrate"]
+    batched = data["results"][1]
+    assert batched["batches"] == 20 and batched["app_requests_during"] > 0
+
+
 def test_rewrites_quick(bindir: str, tmp_path: Path) -> None:
     out = tmp_path / "rewrites.json"
     _run("rewrites.py", "--pg-bindir", bindir, "--out", str(out))

@@ -13,16 +13,19 @@ from typing import Any
 
 import pytest
 
+from safemigrate.batches import BatchDone, NotBatchableError, ReplicaLag
 from safemigrate.config import Settings
 from safemigrate.db import ServerError
-from safemigrate.errors import ExitCode, LockNotAcquiredError, StepFailedError
+from safemigrate.errors import ExitCode, LockNotAcquiredError, MigrationFileError, StepFailedError
 from safemigrate.events import (
     AttemptFailed,
     AttemptStarted,
+    BatchProgress,
     Blocker,
     Event,
     IndexCleanup,
     RecipePartStarted,
+    ReplicaLagWait,
     RunFinished,
     RunSummary,
     StepApplied,
@@ -39,6 +42,7 @@ from safemigrate.retry import Backoff
 from safemigrate.rewrites import RecipePart, planned_name, recipe_parts
 from safemigrate.shapes import (
     AutocommitStatement,
+    BatchedChange,
     ConcurrentIndexBuild,
     ConstraintRecipe,
     ExplicitBlock,
@@ -79,7 +83,7 @@ class Call:
 
 
 #: What one attempt does: returns this (None or a "skipped" reason) or raises it.
-Outcome = str | None | ServerError
+Outcome = str | None | ServerError | NotBatchableError
 
 
 class FakeDatabase:
@@ -100,9 +104,16 @@ class FakeDatabase:
         fail_at: int = 0,
         locks: Sequence[tuple[str, str]] = (),
         cleanups: Sequence[tuple[str, str]] = (),
+        batches: Sequence[int] = (),
+        lags: Sequence[float | None] = (),
     ) -> None:
         self.clock = clock
         self.script = list(script)
+        #: Per call of run_batched: how many batches it commits before its outcome.
+        self.batches = list(batches)
+        #: What the lag probe reads, one value per probe (None past the list).
+        self.lags = list(lags)
+        self.batches_done = 0
         self.fail_at = fail_at
         self.locks = list(locks)
         self.cleanups = list(cleanups)
@@ -114,6 +125,8 @@ class FakeDatabase:
         if isinstance(outcome, ServerError):
             if outcome.sqlstate == "55P03":
                 self.clock.now += timeouts.lock_timeout_ms / 1000
+            raise outcome
+        if isinstance(outcome, NotBatchableError):
             raise outcome
         return outcome
 
@@ -179,6 +192,27 @@ class FakeDatabase:
             on_cleanup(index, reason)
         result: str | None = self._answer("index build", shape, timeouts, attempts)
         return result
+
+    def run_batched(
+        self,
+        shape: BatchedChange,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        before_batch: Callable[[bool, Callable[[], ReplicaLag | None]], None],
+        on_batch: Callable[[BatchDone], None],
+    ) -> None:
+        def probe() -> ReplicaLag | None:
+            lag = self.lags.pop(0) if self.lags else None
+            return ReplicaLag("standby1", lag) if lag is not None else None
+
+        for i in range(self.batches.pop(0) if self.batches else 0):
+            before_batch(i == 0, probe)
+            self.clock.now += 0.5
+            self.batches_done += 1
+            done = self.batches_done * shape.batch_size
+            on_batch(BatchDone(self.batches_done, shape.batch_size, 1, done, done, 4000, ("k",), 0))
+        self._answer("batched", shape, timeouts, attempts)
 
     def run_constraint_recipe(
         self,
@@ -729,3 +763,88 @@ def test_should_stop_is_asked_before_each_step_and_the_run_stops_there() -> None
     assert [o.step for o in result.applied] == [1, 2]  # the whole of migration 1, nothing of 2
     assert result.stopped
     assert h.of(RunFinished)[0].applied_steps == 2
+
+
+# -- batched steps ---------------------------------------------------------------------------
+
+BACKFILL = "-- safemigrate: batch-size=1000 batch-pause=500ms\nUPDATE t SET n = n + 1;\n"
+
+
+def test_a_batched_step_reports_progress_and_pauses_between_batches() -> None:
+    h = harness(batches=[4])
+    h.run(planned(BACKFILL))
+    assert [c.method for c in h.db.calls] == ["batched"]
+    progress = h.of(BatchProgress)
+    # The first batch, then none within BATCH_REPORT_S, then the finish.
+    assert [p.batches for p in progress] == [1, 3, 4]
+    assert progress[-1].finished and progress[-1].percent == 100.0
+    assert progress[-1].rows_done == 4000 and progress[-1].eta_ms == 0.0
+    assert progress[0].rows_per_s == 2000.0
+    assert h.clock.slept == [0.5, 0.5, 0.5]
+
+
+def test_a_batched_step_waits_while_a_standby_lags_over_the_limit() -> None:
+    sql = "-- safemigrate: batch-size=10 max-replica-lag=300ms\nDELETE FROM t WHERE a;\n"
+    h = harness(batches=[2], lags=[900.0, 700.0, 100.0, None])
+    h.run(planned(sql))
+    waits = h.of(ReplicaLagWait)
+    assert [(w.standby, w.lag_ms, w.max_replica_lag_ms, w.waited_ms) for w in waits] == [
+        ("standby1", 900.0, 300, 0.0)
+    ]
+    assert h.clock.slept == [1.0, 1.0]
+
+
+def test_the_lag_limit_setting_applies_when_the_directive_sets_none() -> None:
+    sql = "-- safemigrate: batch-size=10\nDELETE FROM t WHERE a;\n"
+    settings = dataclasses.replace(SETTINGS, max_replica_lag_ms=1_000)
+    h = harness(batches=[1], lags=[1500.0, 10.0], settings=settings)
+    h.run(planned(sql))
+    assert [w.max_replica_lag_ms for w in h.of(ReplicaLagWait)] == [1_000]
+
+
+def test_a_lock_timeout_after_progress_does_not_use_up_the_steps_attempts() -> None:
+    lock = ServerError("55P03", "canceling statement due to lock timeout")
+    # Three attempts allowed: each failed attempt committed batches first, so none counts.
+    h = harness([lock, lock, lock, lock, None], batches=[1, 1, 1, 1, 1])
+    h.run(planned(BACKFILL))
+    assert [c.method for c in h.db.calls] == ["batched"] * 5
+    assert [c.attempts for c in h.db.calls] == [1, 1, 1, 1, 1]
+
+
+def test_lock_timeouts_without_progress_give_up_as_for_any_step() -> None:
+    lock = ServerError("55P03", "canceling statement due to lock timeout")
+    h = harness([lock, lock, lock])
+    with pytest.raises(LockNotAcquiredError):
+        h.run(planned(BACKFILL))
+
+
+def test_a_table_without_a_usable_key_is_refused_with_exit_2_at_its_line() -> None:
+    h = harness([NotBatchableError("batch-size: the table has no primary key")])
+    with pytest.raises(MigrationFileError) as refused:
+        h.run(planned(BACKFILL))
+    assert refused.value.exit_code is ExitCode.BAD_INPUT
+    assert str(refused.value) == "0001_m.sql:2: batch-size: the table has no primary key"
+
+
+def test_the_deadline_stops_a_batched_step_between_batches() -> None:
+    settings = dataclasses.replace(SETTINGS, deadline_ms=1_800)
+    h = harness(batches=[10], settings=settings)
+    with pytest.raises(LockNotAcquiredError, match="deadline passed between batches"):
+        h.run(planned(BACKFILL))
+    # Checked before each batch and again after its pause.
+    assert h.db.batches_done == 2
+
+
+def test_the_pre_check_runs_before_every_batch_and_a_holder_backs_the_step_off() -> None:
+    holder = blocker(77)
+    # The attempt's own pre-check finds nothing; the one before its second batch finds a
+    # long holder; the next attempt goes on after the committed batch.
+    watcher = FakeWatcher(holders=[[], [holder]])
+    h = harness([None], batches=[2, 1], watcher=watcher)
+    h.run(planned(BACKFILL))
+    failed = h.of(AttemptFailed)
+    assert len(failed) == 1 and failed[0].precheck and failed[0].blockers == (holder,)
+    assert [c.method for c in h.db.calls] == ["batched"]
+    assert h.db.batches_done == 2
+    # The attempts' own two, and the one before the first attempt's second batch.
+    assert len(watcher.prechecked) == 3

@@ -23,9 +23,10 @@ Applies to: every PostgreSQL version.
 Source: PostgreSQL docs, UPDATE, DELETE, 13.3.2 Row-Level Locks (a row stays locked until the
 transaction ends).
 
-Instead: change rows in batches by key range (`WHERE id >= ... AND id < ...`), one statement per
-batch, so each commits quickly; or, for a backfill, do it from the application. If the table is
-known to be small, allow it with that reason.
+Instead: put `-- safemigrate: batch-size=1000` on the line before the statement: the runner then
+runs it over key ranges of the table's primary key, each batch in its own short transaction,
+resumable and throttled (`batch-pause=DUR`, `max-replica-lag=DUR`); a batched statement is not
+flagged. If the table is known to be small, allow it with that reason.
 """
 
 RULE = make_rule(
@@ -55,6 +56,9 @@ def _changes(node: Any) -> Iterator[Any]:
 
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    if ctx.statement is not None and ctx.statement.batch is not None:
+        # The runner runs it in short key-range batches.
+        return
     for change in _changes(node):
         if change.whereClause is not None or ctx.is_new(change.relation):
             continue
@@ -64,6 +68,6 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             RULE,
             f"{verb} every row of existing table {table} in one transaction: all rows stay "
             "locked until it commits, concurrent writers wait, and the table bloats",
-            "change rows in batches by key range, one statement per batch; if the table is "
-            "known to be small, allow it with that reason",
+            "run it in short batches: put '-- safemigrate: batch-size=1000' on the line before "
+            "it; if the table is known to be small, allow it with that reason",
         )

@@ -1,0 +1,212 @@
+"""The catalog and journal queries of batched data changes (see ``batches``, ``db.steps``).
+
+The table's key comes from the catalog; each batch's progress is a row of the progress table
+``<journal_table>_batches`` (created when first needed), written in the batch's own transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from psycopg import sql
+
+from ..batches import ReplicaLag
+from ..model import QualifiedName
+from ..shapes import StepRecord
+from .journal import JournalTable
+from .session import Session
+
+#: SQLSTATE undefined_table.
+UNDEFINED_TABLE = "42P01"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What the progress table holds for one step: its batches so far."""
+
+    batches: int
+    #: The last batch's last key (text per key column); None before the first batch.
+    last_key: tuple[str, ...] | None
+    walked: int
+    changed: int
+
+
+def progress_table(journal: JournalTable) -> JournalTable:
+    """The progress table of batched steps, next to the journal."""
+    return JournalTable(journal.schema, f"{journal.table}_batches")
+
+
+def _table(table: QualifiedName) -> sql.Identifier:
+    if table.schema is None:
+        return sql.Identifier(table.name)
+    return sql.Identifier(table.schema, table.name)
+
+
+def _regclass(session: Session, table: QualifiedName) -> sql.Composed:
+    """``to_regclass('<table>')``: the table as the session's search_path resolves it."""
+    return sql.SQL("to_regclass({})").format(sql.Literal(session.render(_table(table))))
+
+
+def ensure_progress(session: Session, journal: JournalTable) -> None:
+    """Create the progress table when missing (under the session's timeouts)."""
+    progress = progress_table(journal)
+    found = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
+            sql.Literal(session.render(progress.ident))
+        )
+    )
+    if found:
+        return
+    session.execute(
+        sql.SQL(
+            """CREATE TABLE IF NOT EXISTS {} (
+    version bigint NOT NULL,
+    step integer NOT NULL,
+    batch integer NOT NULL,
+    last_key text[] NOT NULL,
+    walked bigint NOT NULL,
+    changed bigint NOT NULL,
+    done_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    duration_ms double precision NOT NULL,
+    PRIMARY KEY (version, step, batch)
+)"""
+        ).format(progress.ident)
+    )
+
+
+def table_key(session: Session, table: QualifiedName) -> tuple[str, ...] | None:
+    """The columns to walk ``table`` by: its primary key, else its narrowest valid unique
+    index on plain NOT NULL columns (not partial); empty when it has none, None when the
+    table does not exist."""
+    rows = session.rows(
+        sql.SQL(
+            "SELECT r.oid IS NOT NULL, ("
+            "SELECT array_agg(a.attname::text ORDER BY k.ord) FROM pg_index i "
+            "CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) "
+            "LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+            "WHERE i.indrelid = r.oid AND i.indisunique AND i.indisvalid "
+            "AND i.indpred IS NULL AND i.indexprs IS NULL AND k.ord <= i.indnkeyatts "
+            "GROUP BY i.indexrelid, i.indisprimary "
+            "HAVING bool_and(coalesce(a.attnotnull, false)) "
+            "ORDER BY i.indisprimary DESC, count(*), i.indexrelid LIMIT 1"
+            ") FROM (SELECT {} AS oid) r"
+        ).format(_regclass(session, table))
+    )
+    exists, key = rows[0]
+    if not exists:
+        return None
+    return tuple(key or ())
+
+
+def estimate_rows(session: Session, table: QualifiedName) -> int:
+    """About how many rows ``table`` has: pg_class.reltuples, or a count when the table was
+    never analyzed (then it is small, or the statistics would say)."""
+    estimate = session.scalar(
+        sql.SQL("SELECT reltuples::bigint FROM pg_class WHERE oid = {}").format(
+            _regclass(session, table)
+        )
+    )
+    if estimate is not None and int(estimate) > 0:
+        return int(estimate)
+    return int(session.scalar(sql.SQL("SELECT count(*) FROM {}").format(_table(table))))
+
+
+def recorded(session: Session, journal: JournalTable, record: StepRecord) -> Recorded:
+    """The batches the progress table holds for the step ``record`` names."""
+    progress = progress_table(journal).ident
+    where = sql.SQL("version = {} AND step = {}").format(
+        sql.Literal(record.version), sql.Literal(record.step)
+    )
+    rows = session.rows(
+        sql.SQL(
+            "SELECT count(*), coalesce(sum(walked), 0), coalesce(sum(changed), 0), "
+            "(SELECT last_key FROM {table} WHERE {where} ORDER BY batch DESC LIMIT 1) "
+            "FROM {table} WHERE {where}"
+        ).format(table=progress, where=where)
+    )
+    count, walked, changed, last_key = rows[0]
+    return Recorded(
+        int(count), tuple(last_key) if last_key is not None else None, int(walked), int(changed)
+    )
+
+
+def _row(items: Sequence[sql.Composable]) -> sql.Composed:
+    return sql.SQL("({})").format(sql.SQL(", ").join(items))
+
+
+def walk_sql(
+    table: QualifiedName, key: Sequence[str], after: Sequence[str] | None, size: int
+) -> sql.Composed:
+    """The query of the next batch's last key (text per column) and how many keys it has:
+    the next ``size`` keys above ``after`` (None: from the first); no row when none is left."""
+    columns = [sql.Identifier(c) for c in key]
+    above: sql.Composable = sql.SQL("")
+    if after is not None:
+        above = sql.SQL(" WHERE {} > {}").format(
+            _row(columns), _row([sql.Literal(v) for v in after])
+        )
+    return sql.SQL(
+        "SELECT {texts}, count(*) OVER () FROM (SELECT {cols} FROM {table}{above} "
+        "ORDER BY {cols} LIMIT {size}) s ORDER BY {desc} LIMIT 1"
+    ).format(
+        texts=sql.SQL(", ").join(sql.SQL("{}::text").format(c) for c in columns),
+        cols=sql.SQL(", ").join(columns),
+        table=_table(table),
+        above=above,
+        size=sql.Literal(size),
+        # Qualified: a bare name would sort by the output column, the key's text.
+        desc=sql.SQL(", ").join(sql.SQL("{} DESC").format(sql.Identifier("s", c)) for c in key),
+    )
+
+
+def walked(rows: Sequence[Sequence[object]]) -> tuple[tuple[str, ...], int] | None:
+    """The last key and key count of a walk_sql result; None when no key is left."""
+    if not rows:
+        return None
+    row = rows[0]
+    return tuple(str(v) for v in row[:-1]), int(str(row[-1]))
+
+
+def batch_sql(
+    journal: JournalTable,
+    record: StepRecord,
+    batch: int,
+    statement: str,
+    last_key: Sequence[str],
+    keys: int,
+) -> sql.Composed:
+    """One batch and its progress row, then COMMIT: ``statement`` (the batch's text, which
+    returns a row per row it changes) and the row that counts them, in one round trip and one
+    transaction. Insert-only: the primary key stops a batch from being recorded twice.
+    Returns the rows changed."""
+    return sql.SQL(
+        "WITH safemigrate_batch AS ({statement}) "
+        "INSERT INTO {table} (version, step, batch, last_key, walked, changed, duration_ms) "
+        "SELECT {version}, {step}, {batch}, {last_key}, {keys}, count(*), "
+        "extract(epoch FROM clock_timestamp() - now()) * 1000 FROM safemigrate_batch "
+        "RETURNING changed; COMMIT"
+    ).format(
+        statement=sql.SQL(statement),
+        table=progress_table(journal).ident,
+        version=sql.Literal(record.version),
+        step=sql.Literal(record.step),
+        batch=sql.Literal(batch),
+        last_key=sql.Literal(list(last_key)),
+        keys=sql.Literal(keys),
+    )
+
+
+def replica_lag(session: Session) -> ReplicaLag | None:
+    """The standby whose replay lags most (pg_stat_replication.replay_lag, which keeps
+    growing while a standby's replay is stuck); None without lagging standbys."""
+    rows = session.rows(
+        sql.SQL(
+            "SELECT coalesce(nullif(application_name, ''), client_addr::text, pid::text), "
+            "extract(epoch FROM replay_lag) * 1000 FROM pg_stat_replication "
+            "WHERE replay_lag IS NOT NULL ORDER BY replay_lag DESC LIMIT 1"
+        )
+    )
+    if not rows:
+        return None
+    return ReplicaLag(str(rows[0][0]), float(rows[0][1]))
