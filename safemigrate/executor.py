@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .blockers.watcher import Watcher
+from .blockers.queue import yield_grace_ms
+from .blockers.watcher import Watcher, Yielded
 from .config import Settings
 from .db import ServerError, Session
 from .db.journal import JournalTable
@@ -31,11 +32,14 @@ from .events import (
     StepRef,
     StepStarted,
     StepSummary,
+    StepYielded,
+    WaitingForHolders,
 )
+from .durations import format_duration
 from .locks import LockMode, LockNeed
-from .model import Sample, Statement, Step
+from .model import HeldLock, Sample, Statement, Step
 from .pending import PlannedStep
-from .policy import Timeouts, attempt_timeouts, backoff_of, step_policy
+from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
 from .shapes import (
     AutocommitStatement,
@@ -122,6 +126,11 @@ class WatchedAttempt(Protocol):
         """The blockers sampled shortly before the lock timeout fired (empty if none)."""
         ...
 
+    @property
+    def yielded(self) -> Yielded | None:
+        """Set when the attempt cancelled its own statement to yield the lock queue."""
+        ...
+
     def __enter__(self) -> object: ...
 
     def __exit__(self, *exc: object) -> None: ...
@@ -135,9 +144,24 @@ class StepWatcher(Protocol):
         ...
 
     def watch(
-        self, ref: StepRef, attempt: int, lock_timeout_ms: int, index_build: bool
+        self,
+        ref: StepRef,
+        attempt: int,
+        lock_timeout_ms: int,
+        index_build: bool,
+        *,
+        yield_after_ms: int | None = None,
     ) -> WatchedAttempt:
-        """Watch one attempt (blockers, heartbeats, index build progress)."""
+        """Watch one attempt (blockers, heartbeats, index build progress); with
+        ``yield_after_ms``, yield the lock queue to sessions queued behind the step."""
+        ...
+
+    def locks_of(self, needs: Sequence[LockNeed], holders: Sequence[Blocker]) -> list[HeldLock]:
+        """The granted locks of pre-check ``holders`` that conflict with the step's needs."""
+        ...
+
+    def wait_for_holders(self, ahead: Sequence[HeldLock], max_ms: float) -> bool:
+        """Wait until the transactions of ``ahead`` are gone (True) or ``max_ms`` passed."""
         ...
 
     def apply_policy(self, ref: StepRef, blockers: Sequence[Blocker]) -> int:
@@ -198,6 +222,26 @@ def error_line(statement: Statement, position: int | None) -> int:
     if not position:
         return statement.line
     return statement.line + statement.run_text[: position - 1].count("\n")
+
+
+#: SQLSTATE of a cancelled statement (a statement timeout, or the cancel of a yield).
+QUERY_CANCELED = "57014"
+
+
+@dataclass
+class _StepState:
+    """How one step's attempts went so far."""
+
+    attempt: int = 0
+    #: Lock timeouts and deadlocks: what max_attempts counts.
+    failures: int = 0
+    yields: int = 0
+    #: Polite waits so far (pre-check back-offs and waits for holders), and the time they and
+    #: the yielded attempts took: what lock_wait_budget bounds.
+    polite_waits: int = 0
+    polite_ms: float = 0.0
+    lock_wait_ms: float = 0.0
+    seen: dict[int, str] = field(default_factory=dict)
 
 
 class _Retry(Exception):
@@ -285,7 +329,14 @@ class Executor:
         return self.settings.deadline_ms - (self.clock() - self.started_at) * 1000
 
     def run_step(self, planned: PlannedStep, n: int, total: int) -> StepOutcome:
-        """Apply one step, retrying lock timeouts and deadlocks within its policy."""
+        """Apply one step within its policy.
+
+        Lock timeouts and deadlocks are failures: ``max_attempts`` counts them. Pre-check
+        back-offs (a long transaction holds the table) and yields (the step let the sessions
+        queued behind it through) are polite: the step waits for the holders ahead of it to go
+        and retries at once; ``lock_wait_budget`` bounds that waiting. The run's deadline
+        bounds everything.
+        """
         step = planned.step
         ref = step_ref(planned)
         policy = step_policy(step, self.settings)
@@ -294,14 +345,16 @@ class Executor:
         index_build = any(
             s.index_build is not None or s.kind == "ReindexStmt" for s in step.statements
         )
+        # Autocommit steps (CONCURRENTLY) never yield: their locks do not stall reads and
+        # writes, and a cancelled build leaves an invalid index behind.
+        can_yield = isinstance(shape, (InTransaction, ExplicitBlock))
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
-        attempt = 0
-        lock_wait_ms = 0.0
-        seen: dict[int, str] = {}
+        state = _StepState()
         try:
             while True:
-                attempt += 1
+                state.attempt += 1
+                attempt = state.attempt
                 remaining = self.remaining_ms()
                 if remaining is not None and remaining <= 0:
                     raise self._gave_up(ref, attempt - 1, "the run's deadline has passed")
@@ -311,76 +364,212 @@ class Executor:
                 attempt_began = self.clock()
                 holders = self.watcher.long_holders(step.locks, lock_timeout)
                 if holders:
-                    failure = Sample(blockers=tuple(holders))
-                    sqlstate = None
+                    state.lock_wait_ms += (self.clock() - attempt_began) * 1000
+                    self._note_blockers(state, holders)
+                    ahead = self.watcher.locks_of(step.locks, holders)
                     reason = (
                         f"not queued behind {len(holders)} transaction"
                         f"{'s' if len(holders) != 1 else ''} older than the pre-check age "
                         "holding a conflicting lock"
                     )
-                else:
-                    watch = self.watcher.watch(ref, attempt, lock_timeout, index_build)
-                    try:
-                        with watch:
-                            skipped = self._attempt(planned, shape, timeouts, attempt, ref)
-                    except _Retry as retry:
-                        failure = watch.result
-                        sqlstate = retry.error.sqlstate
-                        reason = retry.error.message
-                    else:
-                        duration = (self.clock() - began) * 1000
-                        taken = strongest_held(self._locks) if self._locks is not None else None
-                        self.emit(StepApplied(ref, round(duration, 1), attempt, skipped, taken))
-                        return StepOutcome(
-                            ref.file, ref.step, attempt, duration, attempt - 1, skipped
+                    bound = self._polite_bound(state)
+                    self.emit(
+                        AttemptFailed(
+                            ref,
+                            attempt,
+                            policy.max_attempts,
+                            None,
+                            reason,
+                            lock_timeout,
+                            bound,
+                            precheck=True,
+                            blockers=tuple(holders),
                         )
-                lock_wait_ms += (self.clock() - attempt_began) * 1000
-                for blocker in failure.blockers:
-                    seen.setdefault(
-                        blocker.pid, f"pid {blocker.pid} ({blocker.application_name or '?'})"
                     )
-                wait: int | None = self.backoff.wait_ms(attempt)
-                remaining = self.remaining_ms()
-                give_up_reason = None
-                if attempt >= policy.max_attempts:
-                    give_up_reason = f"no attempts left ({policy.max_attempts})"
-                elif remaining is not None and wait is not None and wait >= remaining:
-                    give_up_reason = "the run's deadline would pass during the next wait"
-                if give_up_reason is not None:
-                    wait = None
-                self.emit(
-                    AttemptFailed(
-                        ref,
-                        attempt,
-                        policy.max_attempts,
-                        sqlstate,
-                        reason,
-                        lock_timeout,
-                        wait,
-                        precheck=bool(holders),
-                        blockers=failure.blockers,
-                        waiting=failure.waiting,
-                        chain=failure.chain,
-                    )
+                    if bound is None:
+                        raise self._gave_up_politely(ref, attempt, state, holders) from None
+                    self.blocker_actions += self.watcher.apply_policy(ref, holders)
+                    self._wait_for_holders(ref, attempt, "precheck", holders, ahead, bound, state)
+                    continue
+                grace = (
+                    yield_grace_ms(self.settings.yield_after_ms, state.yields, lock_timeout)
+                    if can_yield
+                    else None
                 )
-                if wait is None:
-                    raise self._gave_up(
-                        ref, attempt, f"{give_up_reason}; last error: {reason}"
-                    ) from None
-                self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
-                self.sleep(wait / 1000)
+                watch = self.watcher.watch(
+                    ref, attempt, lock_timeout, index_build, yield_after_ms=grace
+                )
+                try:
+                    with watch:
+                        skipped = self._attempt(
+                            planned, shape, timeouts, attempt, ref, yielded=watch
+                        )
+                except _Retry as retry:
+                    waited = (self.clock() - attempt_began) * 1000
+                    state.lock_wait_ms += waited
+                    yielded = watch.yielded
+                    if retry.error.sqlstate == QUERY_CANCELED and yielded is not None:
+                        self._yielded(ref, attempt, yielded, waited, state)
+                        continue
+                    failure = watch.result
+                    state.failures += 1
+                    self._note_blockers(state, failure.blockers)
+                    self._lock_failure(ref, attempt, policy, lock_timeout, retry, failure, state)
+                    continue
+                duration = (self.clock() - began) * 1000
+                taken = strongest_held(self._locks) if self._locks is not None else None
+                self.emit(StepApplied(ref, round(duration, 1), attempt, skipped, taken))
+                return StepOutcome(ref.file, ref.step, attempt, duration, state.failures, skipped)
         finally:
-            if attempt > 1 or seen:
+            if state.attempt > 1 or state.seen:
                 self.summaries.append(
                     StepSummary(
                         ref.file,
                         ref.line,
                         ref.step,
-                        attempt,
-                        round(lock_wait_ms, 1),
-                        tuple(seen.values()),
+                        state.attempt,
+                        round(state.lock_wait_ms, 1),
+                        tuple(state.seen.values()),
+                        yields=state.yields,
+                        polite_wait_ms=round(state.polite_ms, 1),
+                        lock_failures=state.failures,
                     )
                 )
+
+    def _note_blockers(self, state: _StepState, blockers: Sequence[Blocker]) -> None:
+        for blocker in blockers:
+            state.seen.setdefault(
+                blocker.pid, f"pid {blocker.pid} ({blocker.application_name or '?'})"
+            )
+
+    def _lock_failure(
+        self,
+        ref: StepRef,
+        attempt: int,
+        policy: StepPolicy,
+        lock_timeout: int,
+        retry: _Retry,
+        failure: Sample,
+        state: _StepState,
+    ) -> None:
+        """A lock timeout or deadlock: report it, then give up or back off (max_attempts)."""
+        wait: int | None = self.backoff.wait_ms(state.failures)
+        remaining = self.remaining_ms()
+        give_up_reason = None
+        if state.failures >= policy.max_attempts:
+            give_up_reason = f"no attempts left ({policy.max_attempts})"
+        elif remaining is not None and wait is not None and wait >= remaining:
+            give_up_reason = "the run's deadline would pass during the next wait"
+        if give_up_reason is not None:
+            wait = None
+        reason = retry.error.message
+        self.emit(
+            AttemptFailed(
+                ref,
+                attempt,
+                policy.max_attempts,
+                retry.error.sqlstate,
+                reason,
+                lock_timeout,
+                wait,
+                precheck=False,
+                blockers=failure.blockers,
+                waiting=failure.waiting,
+                chain=failure.chain,
+            )
+        )
+        if wait is None:
+            raise self._gave_up(ref, attempt, f"{give_up_reason}; last error: {reason}") from None
+        self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
+        self.sleep(wait / 1000)
+
+    def _yielded(
+        self, ref: StepRef, attempt: int, yielded: Yielded, waited: float, state: _StepState
+    ) -> None:
+        """The step let the sessions queued behind it through: report it, wait for the
+        transactions that were ahead of it (politely, within the budget), then go again."""
+        state.yields += 1
+        state.polite_ms += waited
+        self._note_blockers(state, yielded.holders)
+        self.emit(
+            StepYielded(
+                ref,
+                attempt,
+                yielded.relation,
+                yielded.waited_ms,
+                yielded.grace_ms,
+                yielded.queued,
+                yielded.holders,
+            )
+        )
+        bound = self._polite_bound(state)
+        if bound is None:
+            raise self._gave_up_politely(ref, attempt, state, yielded.holders) from None
+        self._wait_for_holders(
+            ref, attempt, "yield", yielded.holders, yielded.ahead, bound, state
+        )
+
+    def _polite_bound(self, state: _StepState) -> int | None:
+        """The longest the next polite wait may last: the backoff's ceiling (so the step looks
+        again now and then), within the budget and the deadline; None when none is left."""
+        left = self.settings.lock_wait_budget_ms - state.polite_ms
+        remaining = self.remaining_ms()
+        if remaining is not None:
+            left = min(left, remaining)
+        if left <= 0:
+            return None
+        state.polite_waits += 1
+        return max(1, int(min(left, self.backoff.ceiling_ms(state.polite_waits))))
+
+    def _wait_for_holders(
+        self,
+        ref: StepRef,
+        attempt: int,
+        after: str,
+        holders: Sequence[Blocker],
+        ahead: Sequence[HeldLock],
+        bound: int,
+        state: _StepState,
+    ) -> None:
+        self.emit(
+            WaitingForHolders(
+                ref,
+                attempt,
+                after,
+                tuple(holders),
+                bound,
+                round(state.polite_ms, 1),
+                self.settings.lock_wait_budget_ms,
+            )
+        )
+        started = self.clock()
+        if ahead:
+            self.watcher.wait_for_holders(ahead, bound)
+        else:
+            # Nobody to watch (no monitor, or the holders already went): a plain pause after
+            # a pre-check, none after a yield whose holders are gone.
+            if after == "precheck":
+                self.sleep(bound / 1000)
+        waited = (self.clock() - started) * 1000
+        state.polite_ms += waited
+        state.lock_wait_ms += waited
+
+    def _gave_up_politely(
+        self, ref: StepRef, attempt: int, state: _StepState, holders: Sequence[Blocker]
+    ) -> LockNotAcquiredError:
+        who = ", ".join(f"pid {h.pid} ({h.application_name or '?'})" for h in holders)
+        budget = format_duration(self.settings.lock_wait_budget_ms)
+        remaining = self.remaining_ms()
+        why = (
+            "the run's deadline has passed"
+            if remaining is not None and remaining <= 0
+            else f"its lock wait budget ({budget}) is spent"
+        )
+        return self._gave_up(
+            ref,
+            attempt,
+            f"{why} waiting for {who or 'the sessions holding its table'}",
+        )
 
     def _gave_up(self, ref: StepRef, attempts: int, why: str) -> LockNotAcquiredError:
         return LockNotAcquiredError(
@@ -400,15 +589,23 @@ class Executor:
         timeouts: Timeouts,
         attempt: int,
         ref: StepRef,
+        *,
+        yielded: WatchedAttempt | None = None,
     ) -> str | None:
-        """One attempt; returns why the SQL was skipped, if it was. Raises _Retry."""
+        """One attempt; returns why the SQL was skipped, if it was. Raises _Retry for a lock
+        timeout or deadlock, and for the cancel of a yield (``yielded``, the attempt's watch,
+        says whether it yielded)."""
         step = planned.step
         self._failed_statement = step.statements[0] if step.statements else None
         self._locks = None
         try:
             return self._send(shape, step, timeouts, attempt, ref)
         except ServerError as error:
-            if is_retryable(error.sqlstate):
+            if is_retryable(error.sqlstate) or (
+                error.sqlstate == QUERY_CANCELED
+                and yielded is not None
+                and yielded.yielded is not None
+            ):
                 raise _Retry(error) from None
             raise self._failed(planned, error) from None
 

@@ -224,6 +224,8 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_REQUIRE_DSN": "true",
         "SAFEMIGRATE_LINT_GATE": "warn",
         "SAFEMIGRATE_LINT_GATE_AFTER": "0042",
+        "SAFEMIGRATE_YIELD_AFTER": "0",
+        "SAFEMIGRATE_LOCK_WAIT_BUDGET": "1h",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -256,6 +258,8 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         reconnect_timeout_ms=0,
         lock_precheck_age_ms=250,
         require_dsn=True,
+        yield_after_ms=0,
+        lock_wait_budget_ms=3_600_000,
     )
 
 

@@ -31,7 +31,8 @@ from safemigrate.events import (
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
 from safemigrate.locks import LockNeed
-from safemigrate.model import Migration, Sample
+from safemigrate.blockers.watcher import Yielded
+from safemigrate.model import HeldLock, Migration, Sample
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.retry import Backoff
@@ -181,8 +182,9 @@ class FakeDatabase:
 class FakeWatch:
     """One watched attempt: reports ``result`` as what blocked it."""
 
-    def __init__(self, result: Sample) -> None:
+    def __init__(self, result: Sample, yielded: Yielded | None = None) -> None:
         self.result = result
+        self.yielded = yielded
         self.entered = False
 
     def __enter__(self) -> FakeWatch:
@@ -209,16 +211,32 @@ class FakeWatcher:
         self.prechecked: list[tuple[tuple[LockNeed, ...], int]] = []
         self.watched: list[tuple[int, int, bool]] = []
         self.policy_calls: list[tuple[Blocker, ...]] = []
+        self.graces: list[int | None] = []
+        self.holder_waits: list[tuple[tuple[HeldLock, ...], float]] = []
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         self.prechecked.append((tuple(needs), lock_timeout_ms))
         return self.holders.pop(0) if self.holders else []
 
     def watch(
-        self, ref: StepRef, attempt: int, lock_timeout_ms: int, index_build: bool
+        self,
+        ref: StepRef,
+        attempt: int,
+        lock_timeout_ms: int,
+        index_build: bool,
+        *,
+        yield_after_ms: int | None = None,
     ) -> FakeWatch:
         self.watched.append((attempt, lock_timeout_ms, index_build))
+        self.graces.append(yield_after_ms)
         return FakeWatch(self.samples.pop(0) if self.samples else Sample())
+
+    def locks_of(self, needs: Sequence[LockNeed], holders: Sequence[Blocker]) -> list[HeldLock]:
+        return []
+
+    def wait_for_holders(self, ahead: Sequence[HeldLock], max_ms: float) -> bool:
+        self.holder_waits.append((tuple(ahead), max_ms))
+        return True
 
     def apply_policy(self, ref: StepRef, blockers: Sequence[Blocker]) -> int:
         self.policy_calls.append(tuple(blockers))
@@ -436,7 +454,7 @@ def test_the_runner_gives_up_after_max_attempts() -> None:
     assert h.of(AttemptFailed)[-1].wait_ms is None
     assert h.of(RunFinished) == []
     [summary] = h.of(RunSummary)
-    assert summary.steps == (StepSummary("0001_m.sql", 2, 2, 3, 6000.0, ()),)
+    assert summary.steps == (StepSummary("0001_m.sql", 2, 2, 3, 6000.0, (), lock_failures=3),)
 
 
 def test_a_no_retry_step_gives_up_after_one_attempt() -> None:
@@ -542,7 +560,7 @@ def test_a_run_summary_is_emitted_when_a_step_fails_after_waiting() -> None:
     with pytest.raises(StepFailedError):
         h.run(planned(f"{ALTER};\n"))
     [summary] = h.of(RunSummary)
-    assert summary.steps == (StepSummary("0001_m.sql", 1, 1, 2, 2000.0, ()),)
+    assert summary.steps == (StepSummary("0001_m.sql", 1, 1, 2, 2000.0, (), lock_failures=1),)
 
 
 # -- the watcher ---------------------------------------------------------------------------
