@@ -82,6 +82,9 @@ class RunStarted(Event):
     up_to_version: str | None = None
     #: Migrations pending after ``up_to_version``, left for a later run.
     later_pending_migrations: int = 0
+    #: On top of the worst cases: how long each step may wait politely (pre-check back-offs,
+    #: yields, waits for holders; lock_wait_budget capped by the deadline); None = never.
+    lock_wait_budget_ms: int | None = None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from .config import Settings
 from .db import ServerError, Session
 from .db.journal import JournalTable
 from .db.steps import CleanupSink, SessionSteps
+from .durations import format_duration
 from .errors import LockNotAcquiredError, StepFailedError
 from .events import (
     AttemptFailed,
@@ -35,7 +36,6 @@ from .events import (
     StepYielded,
     WaitingForHolders,
 )
-from .durations import format_duration
 from .locks import LockMode, LockNeed
 from .model import HeldLock, Sample, Statement, Step
 from .pending import PlannedStep
@@ -505,9 +505,7 @@ class Executor:
         bound = self._polite_bound(state)
         if bound is None:
             raise self._gave_up_politely(ref, attempt, state, yielded.holders) from None
-        self._wait_for_holders(
-            ref, attempt, "yield", yielded.holders, yielded.ahead, bound, state
-        )
+        self._wait_for_holders(ref, attempt, "yield", yielded.holders, yielded.ahead, bound, state)
 
     def _polite_bound(self, state: _StepState) -> int | None:
         """The longest the next polite wait may last: the backoff's ceiling (so the step looks

@@ -81,6 +81,9 @@ class PlanReport:
     gate: GateVerdict | None = None
     #: The longest the run can wait for locks (every step's attempts, capped by the deadline).
     worst_case_run_wait_ms: int | None = None
+    #: On top of the worst cases: each step's polite waiting (lock_wait_budget capped by the
+    #: deadline); None when steps never wait politely.
+    lock_wait_budget_ms: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``plan --format json``."""
@@ -96,6 +99,8 @@ class PlanReport:
         }
         if self.worst_case_run_wait_ms is not None:
             document["worst_case_run_wait_ms"] = self.worst_case_run_wait_ms
+        if self.lock_wait_budget_ms is not None:
+            document["lock_wait_budget_ms"] = self.lock_wait_budget_ms
         if self.gate is not None:
             document["lint_gate"] = {
                 "mode": self.gate.mode,

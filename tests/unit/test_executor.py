@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from safemigrate.blockers.watcher import Yielded
 from safemigrate.config import Settings
 from safemigrate.db import ServerError
 from safemigrate.errors import ExitCode, LockNotAcquiredError, StepFailedError
@@ -31,7 +32,6 @@ from safemigrate.events import (
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
 from safemigrate.locks import LockNeed
-from safemigrate.blockers.watcher import Yielded
 from safemigrate.model import HeldLock, Migration, Sample
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
