@@ -29,6 +29,8 @@ from safemigrate.events import (
     StepRef,
     StepStarted,
     StepSummary,
+    StepYielded,
+    WaitingForHolders,
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
 from safemigrate.locks import LockNeed
@@ -204,9 +206,11 @@ class FakeWatcher:
         holders: Sequence[Sequence[Blocker]] = (),
         samples: Sequence[Sample] = (),
         actions: int = 0,
+        yields: Sequence[Yielded | None] = (),
     ) -> None:
         self.holders = [list(h) for h in holders]
         self.samples = list(samples)
+        self.yields = list(yields)
         self.actions = actions
         self.prechecked: list[tuple[tuple[LockNeed, ...], int]] = []
         self.watched: list[tuple[int, int, bool]] = []
@@ -229,7 +233,10 @@ class FakeWatcher:
     ) -> FakeWatch:
         self.watched.append((attempt, lock_timeout_ms, index_build))
         self.graces.append(yield_after_ms)
-        return FakeWatch(self.samples.pop(0) if self.samples else Sample())
+        return FakeWatch(
+            self.samples.pop(0) if self.samples else Sample(),
+            self.yields.pop(0) if self.yields else None,
+        )
 
     def locks_of(self, needs: Sequence[LockNeed], holders: Sequence[Blocker]) -> list[HeldLock]:
         return []
@@ -663,3 +670,90 @@ def test_applied_steps_are_kept_in_the_callers_result_when_a_later_step_fails() 
     with pytest.raises(StepFailedError):
         h.executor.run(planned("SELECT 1;\nSELECT 2;\n"), result)
     assert [o.step for o in result.applied] == [1]
+
+
+# -- polite waits: yields, pre-check back-offs, the lock wait budget ------------------------
+
+CANCELLED = ServerError("57014", "canceling statement due to user request")
+
+
+def yielded_to(reader: int = 8, holder: int = 7) -> Yielded:
+    return Yielded(
+        "t",
+        61.0,
+        50,
+        (blocker(reader, "reader"),),
+        (HeldLock(16384, holder, "7/1", "AccessShareLock"),),
+        (blocker(holder, "report"),),
+    )
+
+
+def test_a_yield_is_not_a_failed_attempt_and_the_step_goes_once_the_holders_are_gone() -> None:
+    watcher = FakeWatcher(yields=[yielded_to(), None])
+    settings = dataclasses.replace(SETTINGS, max_attempts=1)
+    h = harness([CANCELLED, None], watcher=watcher, settings=settings)
+    result = h.run(planned(f"{ALTER};\n"))
+    assert [c.attempts for c in h.db.calls] == [1, 2]
+    assert h.of(AttemptFailed) == []
+    [yielded] = h.of(StepYielded)
+    assert (yielded.attempt, yielded.relation, yielded.waited_ms) == (1, "t", 61.0)
+    assert [b.pid for b in yielded.queued] == [8]
+    [waiting] = h.of(WaitingForHolders)
+    assert waiting.after == "yield"
+    assert [b.pid for b in waiting.holders] == [7]
+    assert waiting.max_wait_ms == 500
+    # It waited for the holder's transaction, not a plain backoff.
+    assert [(a[0].pid, bound) for a, bound in watcher.holder_waits] == [(7, 500)]
+    assert h.clock.slept == []
+    # The grace doubles after a yield.
+    assert watcher.graces == [50, 100]
+    assert result.applied[0].lock_wait_failures == 0
+    [summary] = h.of(RunSummary)
+    assert (summary.steps[0].yields, summary.steps[0].lock_failures) == (1, 0)
+
+
+def test_a_cancel_the_watch_did_not_send_is_a_statement_timeout_and_fails_the_step() -> None:
+    h = harness([CANCELLED])
+    with pytest.raises(StepFailedError):
+        h.run(planned(f"{ALTER};\n"))
+    assert h.of(StepYielded) == []
+
+
+def test_autocommit_steps_never_yield() -> None:
+    watcher = FakeWatcher()
+    h = harness(watcher=watcher)
+    h.run(planned("CREATE INDEX CONCURRENTLY i ON t (a);\n"))
+    assert watcher.graces == [None]
+
+
+def test_yield_after_zero_turns_yielding_off() -> None:
+    watcher = FakeWatcher()
+    h = harness(watcher=watcher, settings=dataclasses.replace(SETTINGS, yield_after_ms=0))
+    h.run(planned(f"{ALTER};\n"))
+    assert watcher.graces == [None]
+
+
+def test_pre_check_back_offs_do_not_use_up_max_attempts() -> None:
+    old = blocker(77, "reports")
+    watcher = FakeWatcher(holders=[[old]] * 5)
+    h = harness(watcher=watcher, settings=dataclasses.replace(SETTINGS, max_attempts=1))
+    result = h.run(planned(f"{ALTER};\n"))
+    assert len(h.of(AttemptFailed)) == 5
+    assert len(h.of(WaitingForHolders)) == 5
+    assert result.applied[0].attempts == 6
+    # Each polite wait at most the backoff's ceiling: 500ms, 1s, then 1.5s (backoff_max).
+    assert h.clock.slept == [0.5, 1.0, 1.5, 1.5, 1.5]
+
+
+def test_a_spent_lock_wait_budget_gives_up_naming_the_holders() -> None:
+    old = blocker(77, "reports")
+    watcher = FakeWatcher(holders=[[old]] * 10)
+    settings = dataclasses.replace(SETTINGS, lock_wait_budget_ms=1_200)
+    h = harness(watcher=watcher, settings=settings)
+    with pytest.raises(LockNotAcquiredError) as raised:
+        h.run(planned(f"{ALTER};\n"))
+    assert raised.value.exit_code == ExitCode.LOCK_NOT_ACQUIRED
+    assert "its lock wait budget (1.2s) is spent waiting for pid 77 (reports)" in str(raised.value)
+    # 500ms, then what is left of the budget (700ms), then nothing.
+    assert h.clock.slept == [0.5, 0.7]
+    assert h.of(AttemptFailed)[-1].wait_ms is None
