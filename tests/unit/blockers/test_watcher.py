@@ -4,6 +4,7 @@ sampling shortly before the lock timeout, heartbeats, index progress and the can
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import threading
 
 import pytest
@@ -377,9 +378,9 @@ def test_only_eligible_blockers_are_counted() -> None:
 def lock_queue(waited_ms: float, *queued: int) -> LockQueue:
     """The runner waiting ``waited_ms`` for ACCESS EXCLUSIVE on t behind holder 7, with
     readers ``queued`` behind it."""
-    others = (QueuedLock(7, "AccessShareLock", True, "7/1", None),) + tuple(
-        QueuedLock(pid, "AccessShareLock", False, f"{pid}/1", True) for pid in queued
-    )
+    holder = QueuedLock(7, "AccessShareLock", True, "7/1", None)
+    readers = [QueuedLock(pid, "AccessShareLock", False, f"{pid}/1", True) for pid in queued]
+    others = (holder, *readers)
     return LockQueue(16384, "t", "AccessExclusiveLock", waited_ms, others)
 
 
@@ -427,5 +428,5 @@ def test_the_queue_is_read_less_often_while_the_step_does_not_wait() -> None:
     monitor = FakeMonitor(queues=[None])
     yield_watch(monitor, until=2.0)
     times = monitor.times["lock_queue"]
-    gaps = [round(b - a, 3) for a, b in zip(times, times[1:], strict=False)]
+    gaps = [round(b - a, 3) for a, b in itertools.pairwise(times)]
     assert gaps[:5] == [0.04, 0.08, 0.16, 0.32, 0.64]
