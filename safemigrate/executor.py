@@ -242,6 +242,9 @@ class _StepState:
     polite_ms: float = 0.0
     lock_wait_ms: float = 0.0
     seen: dict[int, str] = field(default_factory=dict)
+    #: How often the yield grace has doubled, and the transactions ahead at the last yield.
+    grace_doublings: int = 0
+    last_ahead: set[tuple[int, str]] | None = None
 
 
 class _Retry(Exception):
@@ -392,7 +395,9 @@ class Executor:
                     self._wait_for_holders(ref, attempt, "precheck", holders, ahead, bound, state)
                     continue
                 grace = (
-                    yield_grace_ms(self.settings.yield_after_ms, state.yields, lock_timeout)
+                    yield_grace_ms(
+                        self.settings.yield_after_ms, state.grace_doublings, lock_timeout
+                    )
                     if can_yield
                     else None
                 )
@@ -489,6 +494,14 @@ class Executor:
         """The step let the sessions queued behind it through: report it, wait for the
         transactions that were ahead of it (politely, within the budget), then go again."""
         state.yields += 1
+        # Fairness: the grace doubles only when the step yields behind other transactions than
+        # last time (short ones keep taking the table: give the step a longer turn). Behind
+        # the same long holder it keeps its short grace; waiting for that holder to end is
+        # what gets it through.
+        ahead = {(a.pid, a.transaction) for a in yielded.ahead}
+        if state.last_ahead is not None and not (ahead & state.last_ahead):
+            state.grace_doublings += 1
+        state.last_ahead = ahead
         state.polite_ms += waited
         self._note_blockers(state, yielded.holders)
         self.emit(

@@ -8,12 +8,15 @@ it, the step cancels its own statement (it *yields*), rolls back and waits polit
 transactions that were ahead of it (``HeldLock``) to end, then tries again at once.
 
 Fairness. A step that yields whenever someone queues could starve under busy traffic. The grace
-doubles with every yield of the same step (``yield_after``, then 2x, 4x, ...) and a step whose
-grace reaches its lock timeout no longer yields: it then queues for up to its lock timeout as
-the runner always did. Under traffic of short statements the step waits only for the
-transactions already holding the table (milliseconds) and gets its lock before the first grace
-ends; when a holder lingers, each yield costs the application at most the grace plus one poll,
-and after a handful of yields the step has its turn.
+doubles each time the step yields behind other transactions than at its previous yield
+(``yield_after``, then 2x, 4x, ...: the executor counts), and a step whose grace reaches its
+lock timeout no longer yields: it then queues for up to its lock timeout as the runner always
+did. Under traffic of short statements the step waits only for the transactions already
+holding the table (milliseconds) and gets its lock before the first grace ends; when short
+holders keep lingering, each yield costs the application at most the grace plus one poll, and
+after a handful of yields the step has its turn. Behind one long holder the grace stays short:
+the step waits for that holder to end (and the pre-check keeps it out of the queue once the
+holder is older than ``lock_precheck_age``); ``lock_wait_budget`` bounds that waiting.
 """
 
 from __future__ import annotations

@@ -705,8 +705,8 @@ def test_a_yield_is_not_a_failed_attempt_and_the_step_goes_once_the_holders_are_
     # It waited for the holder's transaction, not a plain backoff.
     assert [(a[0].pid, bound) for a, bound in watcher.holder_waits] == [(7, 500)]
     assert h.clock.slept == []
-    # The grace doubles after a yield.
-    assert watcher.graces == [50, 100]
+    # One yield behind one holder: the grace stays short.
+    assert watcher.graces == [50, 50]
     assert result.applied[0].lock_wait_failures == 0
     [summary] = h.of(RunSummary)
     assert (summary.steps[0].yields, summary.steps[0].lock_failures) == (1, 0)
@@ -757,3 +757,24 @@ def test_a_spent_lock_wait_budget_gives_up_naming_the_holders() -> None:
     # 500ms, then what is left of the budget (700ms), then nothing.
     assert h.clock.slept == [0.5, 0.7]
     assert h.of(AttemptFailed)[-1].wait_ms is None
+
+
+def test_the_grace_doubles_only_when_the_step_yields_behind_other_transactions() -> None:
+    watcher = FakeWatcher(
+        yields=[yielded_to(holder=7), yielded_to(holder=7), yielded_to(holder=9), None]
+    )
+    h = harness([CANCELLED, CANCELLED, CANCELLED, None], watcher=watcher)
+    h.run(planned(f"{ALTER};\n"))
+    assert watcher.graces == [50, 50, 50, 100]
+    assert len(h.of(StepYielded)) == 3
+
+
+def test_under_changing_holders_the_grace_grows_towards_the_lock_timeout() -> None:
+    holders = [yielded_to(holder=pid) for pid in range(10, 16)]
+    watcher = FakeWatcher(yields=[*holders, None])
+    h = harness([CANCELLED] * 6 + [None], watcher=watcher)
+    h.run(planned(f"{ALTER};\n"))
+    # 50 (first yield: nothing to compare), then doubling per new set of holders up to 1.6s;
+    # one more doubling (3.2s) would pass the 2s lock timeout and end the yielding
+    # (test_queue.py).
+    assert watcher.graces == [50, 50, 100, 200, 400, 800, 1_600]
