@@ -489,8 +489,12 @@ class AttemptWatch:
         # Set before the signal: the attempt's 57014 may reach the runner before the
         # monitor's answer reaches this thread.
         self.yielded = Yielded(queue.relation, waited_ms, self.yield_after_ms, (), ahead, ())
-        if not monitor.cancel_own_wait(self.watcher.runner_pid, queue.relation_oid, queue.mode):
-            # It got its lock in the meantime: nothing was cancelled.
+        try:
+            sent = monitor.cancel_own_wait(self.watcher.runner_pid, queue.relation_oid, queue.mode)
+        except ServerError:
+            sent = False
+        if not sent:
+            # It got its lock in the meantime (or the monitor failed): nothing was cancelled.
             self.yielded = None
             return
         watcher = self.watcher
