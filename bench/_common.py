@@ -282,9 +282,11 @@ def round_trips(instance: Any, directory: Path) -> dict[str, Any]:
     events: collections.Counter[str] = collections.Counter()
     psycopg.Cursor.execute = counted  # type: ignore[method-assign]
     try:
-        # The gate warns instead of refusing, so that linting stays in the measurement.
+        # The gate warns instead of refusing, so that linting stays in the measurement; no
+        # statement_timeout ceiling, as a project adopting langfuse's history would set.
         settings = load_settings(
-            cwd=directory.parent, overrides={"dir": directory, "lint_gate": "warn"}
+            cwd=directory.parent,
+            overrides={"dir": directory, "lint_gate": "warn", "max_statement_timeout": "0"},
         )
         began = time.perf_counter()
         result = api.up(

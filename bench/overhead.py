@@ -98,6 +98,9 @@ def apply(runner: str, instance: Any, dbname: str, files: list[Path], work: Path
             "warn",
         ],
         cwd=work,
+        # langfuse's backfill lifts statement_timeout on purpose: no ceiling, as its project
+        # would configure when adopting safemigrate.
+        env=c.child_env(SAFEMIGRATE_MAX_STATEMENT_TIMEOUT="0"),
     )
 
 
@@ -155,7 +158,8 @@ def profile(instance: Any, work: Path, out_dir: Path) -> dict[str, Any]:
             "--dsn",
             c.url(instance, dbname),
         ]
-        c.run_timed([*base, "-r", "pstats", "-o", str(stats), *target], cwd=work)
+        env = c.child_env(SAFEMIGRATE_MAX_STATEMENT_TIMEOUT="0")
+        c.run_timed([*base, "-r", "pstats", "-o", str(stats), *target], cwd=work, env=env)
         c.drop_database(instance, dbname)
         dbname = c.create_database(instance, prefix="overhead_prof")
         target[-1] = c.url(instance, dbname)
@@ -171,6 +175,7 @@ def profile(instance: Any, work: Path, out_dir: Path) -> dict[str, Any]:
                 *target,
             ],
             cwd=work,
+            env=env,
         )
     finally:
         c.drop_database(instance, dbname)

@@ -46,6 +46,7 @@ from .plan import build as build_plan
 from .policy import worst_case
 from .source import FILENAME_PATTERN, discover, load_migrations
 from .target import Target
+from .timeout_guard import timeout_ceilings
 
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
 # `new` then start without it.
@@ -55,6 +56,10 @@ if TYPE_CHECKING:
     from .db import Session
     from .db.repairs import Client as DbClient
     from .executor import RunResult
+    from .fleet import FleetTarget
+    from .fleet_report import FleetReport
+    from .run import Database
+    from .targets import TargetSpec
 
     EventSink = Callable[[Event], None]
 
@@ -65,7 +70,11 @@ def _ignore(_: Event) -> None:
 
 def _migrations(settings: Settings) -> list[Migration]:
     """Every migration in the settings' directory, parsed (bad files raise exit-2 errors)."""
-    return load_migrations(settings.dir, concurrent_indexes=settings.concurrent_indexes)
+    return load_migrations(
+        settings.dir,
+        concurrent_indexes=settings.concurrent_indexes,
+        safe_rewrites=settings.safe_rewrites,
+    )
 
 
 def up(
@@ -152,7 +161,11 @@ class StatusReport:
 
 
 def status(
-    settings: Settings, *, dsn: str | None = None, environ: Mapping[str, str] | None = None
+    settings: Settings,
+    *,
+    dsn: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    database: Database | None = None,
 ) -> StatusReport:
     """Every migration's state against the journal. Read-only: takes no lock, creates nothing.
 
@@ -163,7 +176,7 @@ def status(
     from .run import journal_table, open_session, resolve_database
 
     migrations = _migrations(settings)
-    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
+    db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
@@ -283,6 +296,7 @@ def baseline(
     dsn: str | None = None,
     environ: Mapping[str, str] | None = None,
     on_event: EventSink = _ignore,
+    database: Database | None = None,
 ) -> list[Migration]:
     """Record every migration up to ``version`` as applied without running it.
 
@@ -297,6 +311,7 @@ def baseline(
         journal_table,
         open_session,
         refuse_pooling,
+        refusing_standby,
         resolve_database,
         second_session,
     )
@@ -304,11 +319,11 @@ def baseline(
     migrations = _migrations(settings)
     upto = resolve_target(migrations, version)
     assert upto is not None
-    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
+    db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     recorded = []
     with (
-        open_session(settings, db, on_connect=on_event) as session,
+        open_session(settings, db, on_connect=refusing_standby(on_event)) as session,
         holding_run_lock(session, journal, settings.wait_for_lock_ms, on_event) as lock,
     ):
         with second_session(settings, db) as other:
@@ -385,12 +400,16 @@ def plan(
     use_database: bool = False,
     target: str | None = None,
     environ: Mapping[str, str] | None = None,
+    on_event: EventSink = _ignore,
+    database: Database | None = None,
 ) -> PlanReport:
     """What ``up`` would run: every migration without a database, the real pending set with one.
 
     Writes nothing. With a database, drift and out-of-order migrations raise the same errors
     (and exit codes) as ``up`` would, and the report adds table sizes, the run lock's holder,
     invalid indexes and long transactions (see lock_precheck_age) holding the target tables.
+    ``on_event`` is told where it connected (a Connected event) before anything is read, so
+    that a refusal can still say which database it was.
     """
     migrations = _migrations(settings)
     target_version = resolve_target(migrations, target)
@@ -403,7 +422,7 @@ def plan(
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
             lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         )
-    return _plan_against(settings, migrations, target_version, dsn, environ)
+    return _plan_against(settings, migrations, target_version, dsn, environ, on_event, database)
 
 
 def _plan_against(
@@ -412,13 +431,15 @@ def _plan_against(
     target_version: int | None,
     dsn: str | None,
     environ: Mapping[str, str] | None,
+    on_event: EventSink,
+    database: Database | None = None,
 ) -> PlanReport:
     """The plan with the database's facts: its pending steps, sizes, lock holders."""
     from .blockers.watcher import Watcher
     from .db import catalog as dbcatalog
     from .db.activity import Monitor
     from .events import Blocker
-    from .locks import LockMode
+    from .locks import LockMode, strongest
     from .model import QualifiedName
     from .plan import DatabaseFacts
     from .run import (
@@ -430,15 +451,29 @@ def _plan_against(
         server_settings,
     )
 
-    db = resolve_database(dsn, environ, require_dsn=settings.require_dsn)
+    db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
-    with open_session(settings, db) as session:
+    with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()
         planned = read_pending(session, journal, migrations, settings, target_version)
         # Lint as up's gate will: with the server's own major version.
         settings = server_settings(settings, session)
         findings = _findings(planned, settings)
-        relations = list({need.relation: None for p in planned for need in p.step.locks})
+        # Each step's locks with the relations only the catalog names (one query per step
+        # that has any).
+        resolved = {
+            (p.migration.version, p.step.index): dbcatalog.resolve_catalog_locks(
+                session, p.step.catalog_locks
+            )
+            for p in planned
+            if p.step.catalog_locks
+        }
+        locks_of = {
+            key: strongest([*p.step.locks, *resolved.get(key, ())])
+            for p in planned
+            for key in [(p.migration.version, p.step.index)]
+        }
+        relations = list({need.relation: None for needs in locks_of.values() for need in needs})
         sizes = {
             rel: (size.total_bytes, size.rows_estimate)
             for rel, size in dbcatalog.relation_sizes(session, relations).items()
@@ -449,7 +484,7 @@ def _plan_against(
         by_mode: dict[tuple[QualifiedName, LockMode], list[Blocker]] = {}
         holders = {}
         for p in planned:
-            for need in p.step.locks:
+            for need in locks_of[(p.migration.version, p.step.index)]:
                 key = (need.relation, need.mode)
                 if key not in by_mode:
                     by_mode[key] = watcher.long_holders([need], settings.lock_timeout_ms)
@@ -460,7 +495,7 @@ def _plan_against(
             tuple(dbcatalog.invalid_indexes(session)),
             target,
         )
-    steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders)
+    steps = build_plan(planned, settings, findings, sizes=sizes, holders=holders, resolved=locks_of)
     return PlanReport(
         tuple(steps),
         facts,
@@ -487,11 +522,15 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
             list(files),
             pg_version=settings.pg_version,
             concurrent_indexes=settings.concurrent_indexes,
+            ceilings=timeout_ceilings(settings),
+            safe_rewrites=settings.safe_rewrites,
         )
     return lint_directory(
         settings.dir,
         pg_version=settings.pg_version,
         concurrent_indexes=settings.concurrent_indexes,
+        ceilings=timeout_ceilings(settings),
+        safe_rewrites=settings.safe_rewrites,
     )
 
 
@@ -572,3 +611,122 @@ def _load_schema(bindir: Path, dsn: str, dump: Path) -> None:
             proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "psql failed",
         )
         raise StepFailedError(f"--schema-from {dump}: {error.removeprefix('psql:')}")
+
+
+# -- many targets --------------------------------------------------------------------------
+
+
+def fleet_targets(
+    settings: Settings, targets_file: Path | None, *, cwd: Path | None = None
+) -> list[TargetSpec]:
+    """The targets of ``targets_file`` (``--targets``), else of the config file (empty when it
+    names none). Bad keys and values raise ConfigError (exit 2) naming file, target and key."""
+    from .targets import load_targets_file, targets_from_config
+
+    if targets_file is not None:
+        return load_targets_file(targets_file, settings, cwd=cwd or Path.cwd())
+    return targets_from_config(settings)
+
+
+def _resolved(specs: Sequence[TargetSpec], environ: Mapping[str, str] | None) -> list[FleetTarget]:
+    from .fleet import resolve_targets
+
+    return resolve_targets(specs, os.environ if environ is None else environ)
+
+
+def up_fleet(
+    specs: Sequence[TargetSpec],
+    *,
+    target: str | None = None,
+    concurrency: int = 4,
+    canary: int = 0,
+    keep_going: bool = False,
+    on_event: EventSink = _ignore,
+    environ: Mapping[str, str] | None = None,
+) -> FleetReport:
+    """``up`` on every target, ``concurrency`` at a time in worker threads, ``canary`` first.
+
+    Every target's migrations are read and every DSN resolved before any target starts (bad
+    input is exit 2 for the whole command). After a failure no new target starts and running
+    ones stop at their next migration boundary, unless ``keep_going``. Events reach
+    ``on_event`` from several threads, each a TargetEvent naming its target. Ctrl-C cancels
+    every running step (rolled back), releases every run lock, and marks the report
+    interrupted.
+    """
+    from .fleet import run_fleet, up_job
+
+    plans: dict[str, tuple[Sequence[Migration], int | None]] = {}
+    by_dir: dict[Path, list[Migration]] = {}
+    for spec in specs:
+        directory = spec.settings.dir
+        if directory not in by_dir:
+            by_dir[directory] = _migrations(spec.settings)
+        plans[spec.name] = (by_dir[directory], resolve_target(by_dir[directory], target))
+    targets = _resolved(specs, environ)
+    return run_fleet(
+        targets,
+        up_job(plans),
+        concurrency=concurrency,
+        canary=canary,
+        keep_going=keep_going,
+        on_event=on_event,
+    )
+
+
+def status_fleet(
+    specs: Sequence[TargetSpec],
+    *,
+    concurrency: int = 4,
+    environ: Mapping[str, str] | None = None,
+) -> FleetReport:
+    """``status`` of every target (each outcome's ``value`` a StatusReport); read-only."""
+    from .fleet import Control, run_fleet
+
+    def job(target: FleetTarget, control: Control, emit: EventSink) -> StatusReport:
+        return status(target.settings, database=target.db)
+
+    return run_fleet(
+        _resolved(specs, environ), job, concurrency=concurrency, keep_going=True, on_event=_ignore
+    )
+
+
+def plan_fleet(
+    specs: Sequence[TargetSpec],
+    *,
+    target: str | None = None,
+    concurrency: int = 4,
+    environ: Mapping[str, str] | None = None,
+) -> FleetReport:
+    """``plan`` (or ``up --dry-run``) against every target (each ``value`` a PlanReport)."""
+    from .fleet import Control, run_fleet
+
+    def job(item: FleetTarget, control: Control, emit: EventSink) -> PlanReport:
+        return plan(item.settings, use_database=True, target=target, database=item.db)
+
+    return run_fleet(
+        _resolved(specs, environ), job, concurrency=concurrency, keep_going=True, on_event=_ignore
+    )
+
+
+def baseline_fleet(
+    specs: Sequence[TargetSpec],
+    version: str,
+    *,
+    concurrency: int = 4,
+    keep_going: bool = False,
+    on_event: EventSink = _ignore,
+    environ: Mapping[str, str] | None = None,
+) -> FleetReport:
+    """``baseline`` on every target (each ``value`` the migrations newly recorded)."""
+    from .fleet import Control, run_fleet
+
+    def job(item: FleetTarget, control: Control, emit: EventSink) -> list[Migration]:
+        return baseline(item.settings, version, database=item.db, on_event=emit)
+
+    return run_fleet(
+        _resolved(specs, environ),
+        job,
+        concurrency=concurrency,
+        keep_going=keep_going,
+        on_event=on_event,
+    )

@@ -18,13 +18,16 @@ import click
 
 from . import __version__
 from .config import Settings, load_settings
+from .durations import format_duration
 from .errors import ExitCode, SafemigrateError
 from .events import Connected, Event, IndexProgress, RunFailed, StepProgress
-from .output import LiveStatus, event_json, event_text, plan_text, status_text, to_json
+from .output import LiveStatus, event_json, event_text, paint, plan_text, status_text, to_json
 
 if TYPE_CHECKING:
+    from .fleet_report import FleetReport
     from .plan import PlanReport
     from .target import Target
+    from .targets import TargetSpec
 
 # The library (psycopg, pglast) is imported inside each command, not here: `--help` and
 # `--version` then start in a fraction of the time.
@@ -220,6 +223,15 @@ lint_gate_option = click.option(
     "not lint [default: the config's lint_gate, else error].",
 )
 
+safe_rewrites_option = click.option(
+    "--safe-rewrites",
+    type=click.Choice(["rewrite", "require", "off"]),
+    default=None,
+    help="Plain ADD FOREIGN KEY/CHECK/UNIQUE/PRIMARY KEY and SET NOT NULL on existing tables: "
+    "run as their non-blocking recipe, refuse them, or run as written "
+    "[default: the config's safe_rewrites, else rewrite].",
+)
+
 
 @contextmanager
 def _handled(ctx: Context) -> Iterator[None]:
@@ -234,6 +246,8 @@ def _handled(ctx: Context) -> Iterator[None]:
 
 #: Off a terminal, at most one progress line this often (seconds).
 PROGRESS_LINE_EVERY_S = 5.0
+#: How long the end of a command waits for the live status line's thread.
+STATUS_JOIN_TIMEOUT_S = 1.0
 
 
 class _Sink:
@@ -263,7 +277,8 @@ class _Sink:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
-            self._thread.join()
+            # Bounded: a terminal that stopped reading must not hold the command's exit.
+            self._thread.join(STATUS_JOIN_TIMEOUT_S)
         with self._lock:
             self._clear()
 
@@ -304,6 +319,145 @@ class _Sink:
         if self._drawn:
             click.echo("\r\x1b[K", nl=False)
             self._drawn = False
+
+
+class _FleetSink(_Sink):
+    """Prints the events of many targets as they come from their worker threads: each log
+    line starts with ``[target]``; on a terminal one live line per running target is redrawn
+    below the log."""
+
+    def __init__(self, fmt: str, *, live: bool) -> None:
+        super().__init__(fmt, live=live)
+        self.statuses: dict[str, LiveStatus] = {}
+        self._drawn_lines = 0
+
+    def __call__(self, event: Event) -> None:
+        from .fleet_report import TargetEvent, TargetFinished, TargetStarted
+
+        if not isinstance(event, TargetEvent):
+            super().__call__(event)
+            return
+        now = time.monotonic()
+        with self._lock:
+            if self.fmt == "json":
+                click.echo(event_json(event))
+                return
+            inner = event.event
+            if isinstance(inner, TargetStarted):
+                self.statuses[event.target] = LiveStatus()
+            elif isinstance(inner, TargetFinished):
+                self.statuses.pop(event.target, None)
+            else:
+                self.statuses.setdefault(event.target, LiveStatus()).update(inner, now)
+            if isinstance(inner, (StepProgress, IndexProgress)):
+                if self.live or now - self._last_progress < PROGRESS_LINE_EVERY_S:
+                    return
+                self._last_progress = now
+            lines = _target_lines(inner, self.colour)
+            if lines:
+                self._clear()
+                for line in lines:
+                    click.echo(f"[{event.target}] {line}")
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        if not self.live:
+            return
+        width = shutil.get_terminal_size((100, 20)).columns - 1
+        lines = [
+            f"{name}: {status.line(now) or 'connecting / between steps'}"[:width]
+            for name, status in self.statuses.items()
+        ]
+        self._clear()
+        if lines:
+            click.echo("\n".join(lines), nl=False)
+            self._drawn_lines = len(lines)
+
+    def _clear(self) -> None:
+        if self._drawn_lines:
+            # Erase the live lines: this one, then each line above it.
+            click.echo("\r\x1b[K" + "\x1b[1A\x1b[K" * (self._drawn_lines - 1), nl=False)
+            self._drawn_lines = 0
+
+
+def _target_lines(event: Event, colour: bool) -> list[str]:
+    """The log lines of one target's event (a finished target gets one line)."""
+    from .fleet_report import TargetFinished
+
+    if isinstance(event, TargetFinished):
+        took = format_duration(round(event.duration_ms))
+        if event.error is None:
+            return [f"{event.state}: {event.applied_steps} steps applied in {took}"]
+        return [f"{event.state} (exit {event.exit_code}) after {took}"]
+    return event_text(event, colour)
+
+
+def targets_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--targets and --concurrency, for every command that can act on many targets."""
+    func = click.option(
+        "--concurrency",
+        type=click.IntRange(1, 64),
+        default=4,
+        show_default=True,
+        help="With --targets: how many targets run at once (threads in this process).",
+    )(func)
+    return click.option(
+        "--targets",
+        "targets_file",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="TOML file with one [[target]] per database or tenant schema (name, dsn or "
+        "dsn_env, optional schema and settings) [default: the config's [[target]] tables or "
+        "targets key, if any]. See the README's 'Many databases'.",
+    )(func)
+
+
+def waves_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--canary and --keep-going, for the commands that write to many targets."""
+    func = click.option(
+        "--keep-going",
+        is_flag=True,
+        help="With targets: run every target even after one failed (default: after the first "
+        "failure start no new target, and stop running ones at their next migration "
+        "boundary).",
+    )(func)
+    return click.option(
+        "--canary",
+        type=click.IntRange(0, None),
+        default=0,
+        show_default=True,
+        help="With targets: run the first K targets alone first; if one fails, stop there.",
+    )(func)
+
+
+def _fleet(
+    ctx: Context, settings: Settings, targets_file: Path | None, dsn: str | None
+) -> list[TargetSpec] | None:
+    """The targets to act on, or None for one database (--dsn and the usual sources)."""
+    from . import api
+
+    if targets_file is not None and dsn is not None:
+        from .errors import BadInputError
+
+        raise BadInputError("--dsn and --targets: give one of them")
+    if dsn is not None:
+        return None
+    return api.fleet_targets(settings, targets_file) or None
+
+
+def _finish_fleet(report: FleetReport, fmt: str) -> NoReturn:
+    """Print the final table (text) or the fleet_finished event (JSON), and exit with the
+    worst target's code."""
+    from .fleet_report import fleet_table
+
+    if fmt == "json":
+        click.echo(to_json(report.to_dict()))
+    else:
+        click.echo("")
+        for line in fleet_table(report):
+            click.echo(line)
+        if report.interrupted:
+            click.echo("interrupted: running steps were rolled back", err=True)
+    sys.exit(report.exit_code)
 
 
 def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -397,6 +551,9 @@ def main() -> None:
     help="Say which blockers the policy would cancel; touch none.",
 )
 @lint_gate_option
+@safe_rewrites_option
+@targets_options
+@waves_options
 @click.option(
     "--dry-run",
     is_flag=True,
@@ -423,6 +580,11 @@ def up(
     cancel_blockers_only: str | None,
     cancel_blockers_dry_run: bool | None,
     lint_gate: str | None,
+    safe_rewrites: str | None,
+    targets_file: Path | None,
+    concurrency: int,
+    canary: int,
+    keep_going: bool,
     dry_run: bool,
 ) -> None:
     """Apply pending migrations, step by step.
@@ -435,6 +597,9 @@ def up(
     Before anything is written, the pending steps are linted (the lint gate): by default an
     error finding that is not suppressed with `-- safemigrate: allow RULE -- reason` refuses
     the run with exit 7.
+
+    With --targets (or targets in the config) it runs on every target, --concurrency at a
+    time, and exits with the worst target's code.
     """
     ctx = Context(config, directory, fmt)
     from . import api
@@ -456,12 +621,35 @@ def up(
         "cancel_blockers_dry_run": cancel_blockers_dry_run,
         "lint_gate": lint_gate,
         "require_dsn": require_dsn,
+        "safe_rewrites": safe_rewrites,
     }
+    with _handled(ctx):
+        specs = _fleet(ctx, ctx.settings(**flags), targets_file, dsn)
+    if specs is not None:
+        if dry_run:
+            _plan_fleet(ctx, specs, target, concurrency, fmt, gate=True)
+        fleet_sink = _FleetSink(fmt, live=fmt == "text" and sys.stdout.isatty())
+        with _handled(ctx), fleet_sink:
+            fleet_report = api.up_fleet(
+                specs,
+                target=target,
+                concurrency=concurrency,
+                canary=canary,
+                keep_going=keep_going,
+                on_event=fleet_sink,
+            )
+        _finish_fleet(fleet_report, fmt)
     if dry_run:
         # The same settings as the real run: the plan shows its timeouts, attempts and gate.
         with _handled(ctx):
-            report = api.plan(ctx.settings(**flags), dsn=dsn, use_database=True, target=target)
-            _print_plan(report, fmt)
+            report = api.plan(
+                ctx.settings(**flags),
+                dsn=dsn,
+                use_database=True,
+                target=target,
+                on_event=_target_printer(fmt),
+            )
+            _print_plan(report, fmt, target_shown=True)
             if report.gate is not None and report.gate.refuses:
                 _refuse_after_plan(ctx, report.gate.error(), fmt)
         return
@@ -477,6 +665,7 @@ def up(
     is_flag=True,
     help="Exit 1 when any migration is pending or partial (for CI gates).",
 )
+@targets_options
 def status(
     config: Path | None,
     directory: Path | None,
@@ -484,14 +673,21 @@ def status(
     dsn: str | None,
     require_dsn: bool | None,
     exit_code: bool,
+    targets_file: Path | None,
+    concurrency: int,
 ) -> None:
     """Show every migration: applied, partial, pending, drifted or missing.
 
-    Exits 5 on drift (an applied step's text changed, or an applied file is gone).
+    Exits 5 on drift (an applied step's text changed, or an applied file is gone). With
+    --targets: a matrix of every target and migration, and the worst target's exit code.
     """
     ctx = Context(config, directory, fmt)
     from . import api
 
+    with _handled(ctx):
+        specs = _fleet(ctx, ctx.settings(require_dsn=require_dsn), targets_file, dsn)
+        if specs is not None:
+            _status_fleet(specs, concurrency, fmt, exit_code)
     with _handled(ctx):
         report = api.status(ctx.settings(require_dsn=require_dsn), dsn=dsn)
         if fmt == "json":
@@ -536,6 +732,8 @@ def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> Non
 @main.command(epilog=BASELINE_EXIT_CODES)
 @common_options
 @dsn_options
+@targets_options
+@click.option("--keep-going", is_flag=True, help="With targets: go on after a target failed.")
 @click.argument("version")
 def baseline(
     config: Path | None,
@@ -543,14 +741,33 @@ def baseline(
     fmt: str,
     dsn: str | None,
     require_dsn: bool | None,
+    targets_file: Path | None,
+    concurrency: int,
+    keep_going: bool,
     version: str,
 ) -> None:
     """Record every migration up to VERSION as applied, without running it.
 
-    For a database whose schema was built by another tool.
+    For a database whose schema was built by another tool. With --targets, on every target.
     """
     ctx = Context(config, directory, fmt)
     from . import api
+
+    with _handled(ctx):
+        specs = _fleet(ctx, ctx.settings(require_dsn=require_dsn), targets_file, dsn)
+    if specs is not None:
+        sink = _FleetSink(fmt, live=False)
+        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+        with _handled(ctx), sink:
+            report = api.baseline_fleet(
+                specs, version, concurrency=concurrency, keep_going=keep_going, on_event=sink
+            )
+            for outcome in report.outcomes:
+                recorded = outcome.value or []
+                if fmt == "text" and outcome.error is None and outcome.value is not None:
+                    names = ", ".join(m.filename for m in recorded) or "nothing new"
+                    click.echo(f"[{outcome.name}] recorded as applied (not run): {names}")
+        _finish_fleet(report, fmt)
 
     targets: list[Target] = []
 
@@ -640,12 +857,23 @@ def _refuse_after_plan(ctx: Context, err: SafemigrateError, fmt: str) -> NoRetur
     ctx.fail(err)
 
 
-def _print_plan(report: PlanReport, fmt: str) -> None:
+def _print_plan(report: PlanReport, fmt: str, *, target_shown: bool = False) -> None:
     if fmt == "json":
         click.echo(to_json(report.to_dict()))
     else:
-        for line in plan_text(report, _colour()):
+        for line in plan_text(report, _colour(), target_shown=target_shown):
             click.echo(line)
+
+
+def _target_printer(fmt: str) -> Callable[[Event], None]:
+    """An event sink that prints the target line as soon as the connection is made (text),
+    so that a refusal (drift, a held run lock) still says which database it was."""
+
+    def connected(event: Event) -> None:
+        if isinstance(event, Connected) and fmt == "text":
+            click.echo(paint(f"target: {event.target.describe()}", "bold", _colour()))
+
+    return connected
 
 
 @main.command(epilog=PLAN_EXIT_CODES)
@@ -657,12 +885,14 @@ def _print_plan(report: PlanReport, fmt: str) -> None:
     help="Plan against this database: its real pending steps, table sizes, run lock, invalid "
     "indexes and long lock holders. Without it, every migration is listed. Writes nothing.",
 )
+@targets_options
 @click.option("--target", metavar="VERSION", help="Plan migrations up to this version only.")
 @click.option(
     "--pg-version",
     metavar="N",
     help="PostgreSQL major version lint rules assume [default: the config's pg_version, else 17].",
 )
+@safe_rewrites_option
 def plan(
     config: Path | None,
     directory: Path | None,
@@ -671,6 +901,9 @@ def plan(
     dsn: str | None,
     target: str | None,
     pg_version: str | None,
+    safe_rewrites: str | None,
+    targets_file: Path | None,
+    concurrency: int,
 ) -> None:
     """Show what up would do: each step's transaction mode, locks, rewrites, timeouts, lint.
 
@@ -683,9 +916,21 @@ def plan(
     from . import api
 
     with _handled(ctx):
-        settings = ctx.settings(pg_version=pg_version, lint_gate=lint_gate)
-        report = api.plan(settings, dsn=dsn, use_database=dsn is not None, target=target)
-        _print_plan(report, fmt)
+        settings = ctx.settings(
+            pg_version=pg_version, lint_gate=lint_gate, safe_rewrites=safe_rewrites
+        )
+        specs = _fleet(ctx, settings, targets_file, dsn) if targets_file is not None else None
+    if specs is not None:
+        _plan_fleet(ctx, specs, target, concurrency, fmt, gate=False)
+    with _handled(ctx):
+        report = api.plan(
+            settings,
+            dsn=dsn,
+            use_database=dsn is not None,
+            target=target,
+            on_event=_target_printer(fmt),
+        )
+        _print_plan(report, fmt, target_shown=dsn is not None)
 
 
 @main.command(epilog=CHECK_EXIT_CODES)
@@ -708,6 +953,7 @@ def plan(
     metavar="RULE",
     help="Show what RULE catches, why it hurts, and the safe alternative.",
 )
+@safe_rewrites_option
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 def check(
     config: Path | None,
@@ -715,6 +961,7 @@ def check(
     fmt: str,
     pg_version: str | None,
     explain: str | None,
+    safe_rewrites: str | None,
     files: tuple[Path, ...],
 ) -> None:
     """Lint migrations for what hurts production; no database needed.
@@ -732,7 +979,7 @@ def check(
         if explain is not None:
             click.echo(api.explain(explain))
             return
-        report = api.check(ctx.settings(pg_version=pg_version), files)
+        report = api.check(ctx.settings(pg_version=pg_version, safe_rewrites=safe_rewrites), files)
         if fmt == "json":
             click.echo(render_json(report))
         elif fmt == "github":
@@ -762,6 +1009,7 @@ def check(
     help="PostgreSQL server binaries: auto, system, wheel (the embedded extra), or a bindir "
     "[default: auto].",
 )
+@safe_rewrites_option
 def rehearse(
     config: Path | None,
     directory: Path | None,
@@ -769,6 +1017,7 @@ def rehearse(
     lint_gate: str | None,
     schema_from: Path | None,
     server: str | None,
+    safe_rewrites: str | None,
 ) -> None:
     """Apply every migration for real on a throwaway PostgreSQL, then remove it.
 
@@ -783,7 +1032,7 @@ def rehearse(
     sink = _Sink(fmt, live=False)
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     with _handled(ctx), sink:
-        settings = ctx.settings(lint_gate=lint_gate)
+        settings = ctx.settings(lint_gate=lint_gate, safe_rewrites=safe_rewrites)
         result = api.rehearse(settings, schema_from=schema_from, server=server, on_event=sink)
         if fmt == "json":
             click.echo(
@@ -804,3 +1053,84 @@ def rehearse(
             )
         if result.second_applied:
             sys.exit(1)
+
+
+def _status_fleet(specs: list[TargetSpec], concurrency: int, fmt: str, exit_code: bool) -> NoReturn:
+    """``status --targets``: the matrix (text) or one document (JSON); exit with the worst
+    target's code (drift 5, an unreadable target its own, --exit-code: 1 when anything is
+    pending)."""
+    from . import api
+    from .api import StatusReport
+    from .fleet_report import status_matrix, worst_exit_code
+    from .pending import MigrationStatus
+
+    report = api.status_fleet(specs, concurrency=concurrency)
+    codes = []
+    rows: list[tuple[str, list[MigrationStatus] | None, str | None]] = []
+    documents: list[dict[str, object]] = []
+    columns: dict[str, None] = {}
+    for outcome in report.outcomes:
+        status_report = outcome.value
+        if isinstance(status_report, StatusReport):
+            for m in status_report.migrations:
+                columns.setdefault(m.version_text)
+            rows.append((outcome.name, status_report.migrations, None))
+            document = status_report.to_dict()
+            document["server"] = document.pop("target")
+            documents.append({"target": outcome.name, **document})
+            if status_report.drifted:
+                codes.append(5)
+            if exit_code and status_report.outstanding:
+                codes.append(1)
+        else:
+            error = outcome.error.message if outcome.error is not None else "not read"
+            rows.append((outcome.name, None, error))
+            documents.append({"target": outcome.name, "error": error})
+        codes.append(outcome.exit_code)
+    if fmt == "json":
+        click.echo(to_json({"targets": documents}))
+    else:
+        for line in status_matrix(sorted(columns), rows):
+            click.echo(line)
+    sys.exit(worst_exit_code(codes))
+
+
+def _plan_fleet(
+    ctx: Context,
+    specs: list[TargetSpec],
+    target: str | None,
+    concurrency: int,
+    fmt: str,
+    *,
+    gate: bool,
+) -> NoReturn:
+    """``plan --targets`` and ``up --dry-run --targets``: every target's plan; exit with the
+    worst target's code (with ``gate``, 7 when the lint gate would refuse one)."""
+    from . import api
+    from .fleet_report import worst_exit_code
+    from .plan import PlanReport
+
+    with _handled(ctx):
+        report = api.plan_fleet(specs, target=target, concurrency=concurrency)
+    codes = []
+    documents: list[dict[str, object]] = []
+    for outcome in report.outcomes:
+        plan_report = outcome.value
+        codes.append(outcome.exit_code)
+        if not isinstance(plan_report, PlanReport):
+            error = outcome.error.message if outcome.error is not None else "not planned"
+            documents.append({"target": outcome.name, "error": error})
+            if fmt == "text":
+                click.echo(f"== {outcome.name}: error: {error}")
+            continue
+        if gate and plan_report.gate is not None and plan_report.gate.refuses:
+            codes.append(int(plan_report.gate.error().exit_code))
+        if fmt == "json":
+            documents.append({"target": outcome.name, "plan": plan_report.to_dict()})
+        else:
+            click.echo(f"== {outcome.name}")
+            for line in plan_text(plan_report, _colour()):
+                click.echo(line)
+    if fmt == "json":
+        click.echo(to_json({"targets": documents}))
+    sys.exit(worst_exit_code(codes))

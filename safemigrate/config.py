@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, get_args
@@ -36,6 +36,7 @@ else:
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
+SafeRewrites = Literal["rewrite", "require", "off"]
 VersionStyle = Literal["sequence", "timestamp"]
 #: What up, plan and rehearse do with lint findings on pending steps (see safemigrate.gate).
 LintGate = Literal["off", "warn", "error"]
@@ -109,6 +110,7 @@ class Settings:
     wait_for_lock_ms: int = 0
     allow_out_of_order: bool = False
     concurrent_indexes: ConcurrentIndexes = "rewrite"
+    safe_rewrites: SafeRewrites = "rewrite"
     journal_schema: str = "public"
     journal_table: str = "safemigrate_history"
     application_name: str = "safemigrate"
@@ -134,6 +136,14 @@ class Settings:
     cancel_blockers_dry_run: bool = False
     # How long to keep trying to reconnect after the connection is lost mid-run; 0 = never.
     reconnect_timeout_ms: int = 30_000
+    # The statement timeout of the runner's own statements (journal, run lock, catalog reads);
+    # their lock timeout is lock_timeout. > 0.
+    housekeeping_timeout_ms: int = 30_000
+    # The highest lock_timeout a migration may set itself (SET, set_config, ALTER ROLE/DATABASE
+    # ... SET) without an allow comment; 0 and RESET are always refused. > 0.
+    max_lock_timeout_ms: int = 10_000
+    # The same for statement_timeout; 0 = no ceiling (0 and RESET allowed, check warns).
+    max_statement_timeout_ms: int = 14_400_000
     # The PostgreSQL major version lint rules assume (check, plan, the lint gate).
     pg_version: int = 17
     # Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL, never through
@@ -168,6 +178,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "allow_out_of_order": "Apply pending migrations older than the newest applied one.",
         "concurrent_indexes": (
             "CREATE INDEX handling: rewrite to CONCURRENTLY, require it, or off."
+        ),
+        "safe_rewrites": (
+            "ADD FOREIGN KEY/CHECK/UNIQUE/PRIMARY KEY and SET NOT NULL on existing tables: "
+            "run as their non-blocking recipe (rewrite), refuse the plain form (require), or off."
         ),
         "journal_schema": "Schema of the journal table that records applied migrations.",
         "journal_table": "Name of the journal table that records applied migrations.",
@@ -211,6 +225,16 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "require_dsn": (
             "Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL."
         ),
+        "housekeeping_timeout": (
+            "Statement timeout of the runner's own statements: journal, run lock, reads (> 0)."
+        ),
+        "max_lock_timeout": (
+            "Highest lock_timeout a migration may set itself without an allow comment (> 0)."
+        ),
+        "max_statement_timeout": (
+            "Highest statement_timeout a migration may set itself without an allow comment "
+            "(0 = no ceiling)."
+        ),
     }
 )
 
@@ -224,6 +248,8 @@ _POSITIVE_DURATIONS = frozenset(
         "cancel_blockers_grace",
         "lock_precheck_age",
         "lock_wait_budget",
+        "housekeeping_timeout",
+        "max_lock_timeout",
     }
 )
 _BOOLEANS = frozenset(
@@ -244,6 +270,7 @@ _DURATIONS = _POSITIVE_DURATIONS | {
     "lock_precheck_age",
     "yield_after",
     "lock_wait_budget",
+    "max_statement_timeout",
 }
 # Settings field of each key: durations carry their unit in the field name.
 _FIELDS: Mapping[str, str] = MappingProxyType(
@@ -252,6 +279,7 @@ _FIELDS: Mapping[str, str] = MappingProxyType(
 _ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "concurrent_indexes": get_args(ConcurrentIndexes),
+        "safe_rewrites": get_args(SafeRewrites),
         "version_style": get_args(VersionStyle),
         "lint_gate": get_args(LintGate),
     }
@@ -275,6 +303,9 @@ _CONNECTION_KEYS = frozenset(
         "connection_string",
     }
 )
+
+#: Keys of the config table that hold the fleet's targets, not settings (see targets.py).
+TARGET_TABLE_KEYS = frozenset({"target", "targets"})
 
 _ENV_PREFIX = "SAFEMIGRATE_"
 _MAX_ATTEMPTS = 1000
@@ -331,6 +362,8 @@ def load_settings(
     if path is not None:
         prefix, table = _config_table(path, display)
         for key, raw in table.items():
+            if key in TARGET_TABLE_KEYS:
+                continue  # the fleet's targets: read by safemigrate.targets
             if key not in KEYS:
                 raise _unknown_key(prefix, key)
             where = f"{prefix}: {key}"
@@ -634,3 +667,39 @@ def _show(text: str) -> str:
     """Quote ``text`` on one line, shortened so a long value cannot swamp the message."""
     shown = repr(text)
     return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def config_document(path: Path) -> tuple[str, dict[str, Any]]:
+    """The error prefix and the settings table of the config file at ``path`` (its
+    ``[tool.safemigrate]`` table for a pyproject.toml); the file's name shows in errors."""
+    return _config_table(path, path.name)
+
+
+def read_toml(path: Path, display: str) -> dict[str, Any]:
+    """The TOML document at ``path``; unreadable or invalid files raise ConfigError naming
+    ``display``."""
+    return _read_toml(path, display)
+
+
+def with_overrides(
+    settings: Settings, table: Mapping[str, object], *, prefix: str, base: Path
+) -> Settings:
+    """``settings`` with the keys of ``table`` (a target's own settings) applied over them,
+    each validated as in a config file: an unknown key or a bad value raises ConfigError
+    naming ``prefix`` and the key. A relative ``dir`` is joined to ``base``."""
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for key, raw in table.items():
+        if key not in KEYS:
+            raise _unknown_key(prefix, key)
+        where = f"{prefix}: {key}"
+        values[_FIELDS[key]] = _parse(key, raw, where=where, from_text=False, base=base)
+        origins[key] = where
+    updated = replace(settings, **values)
+    _check_backoff(updated, origins)
+    return updated
+
+
+def parse_identifier(raw: object, where: str) -> str:
+    """A PostgreSQL name from a TOML value (a schema), or ConfigError naming ``where``."""
+    return _parse_identifier(raw, where, False)

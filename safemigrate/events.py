@@ -213,7 +213,8 @@ class BlockerAction(Event):
     pid: int
     application_name: str
     user: str | None
-    #: ``cancel``, ``terminate``, ``would-cancel``.
+    #: ``cancel``, ``terminate``, ``would-cancel``, ``would-terminate`` (an idle-in-transaction
+    #: blocker is terminated at once: a cancel cannot end its transaction).
     action: str
     reason: str
     #: True when the blocker's transaction was gone afterwards.
@@ -257,6 +258,18 @@ class IndexCleanup(Event):
     ref: StepRef
     index: str
     reason: str
+
+
+@dataclass(frozen=True)
+class RecipePartStarted(Event):
+    """A part of a constraint recipe (see ``rewrites``) is about to run."""
+
+    kind: ClassVar[str] = "recipe_part"
+    ref: StepRef
+    #: What the part does, e.g. ``validate orders_customer_id_fkey``.
+    part: str
+    #: The locks it takes, for people.
+    locks: str
 
 
 @dataclass(frozen=True)

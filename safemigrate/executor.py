@@ -27,6 +27,7 @@ from .events import (
     Blocker,
     Event,
     IndexCleanup,
+    RecipePartStarted,
     RunFinished,
     RunSummary,
     StepApplied,
@@ -36,14 +37,16 @@ from .events import (
     StepYielded,
     WaitingForHolders,
 )
-from .locks import LockMode, LockNeed
+from .locks import CatalogLock, LockMode, LockNeed
 from .model import HeldLock, Sample, Statement, Step
 from .pending import PlannedStep
 from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
+from .rewrites import RecipePart, describe_locks
 from .shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
+    ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepShape,
@@ -117,6 +120,19 @@ class StepDatabase(Protocol):
         ``on_cleanup``); returns why the build was skipped, None when it ran."""
         ...
 
+    def run_constraint_recipe(
+        self,
+        shape: ConstraintRecipe,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_part: Callable[[RecipePart], None] | None = None,
+    ) -> str | None:
+        """Run a plain constraint statement as its recipe, part by part (resuming from the
+        catalog; ``on_part`` told of each part before it runs, or of the plain statement run as
+        written where the recipe cannot run); returns None."""
+        ...
+
 
 class WatchedAttempt(Protocol):
     """One attempt under watch: a context manager whose ``result`` is who blocked it."""
@@ -138,6 +154,12 @@ class WatchedAttempt(Protocol):
 
 class StepWatcher(Protocol):
     """What the executor asks of the run's monitor (``watch.Watcher``)."""
+
+    def complete_needs(
+        self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
+    ) -> list[LockNeed]:
+        """``needs`` plus the locks ``catalog_locks`` resolve to in the live catalog."""
+        ...
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         """Old transactions holding a lock that conflicts with a write-blocking need."""
@@ -169,6 +191,11 @@ class StepWatcher(Protocol):
         ...
 
 
+#: Asked before each planned step whether the run should stop there instead (the fleet's
+#: stopping policy: at a migration boundary, or at once on Ctrl-C).
+StopCheck = Callable[[PlannedStep], bool]
+
+
 @dataclass
 class StepOutcome:
     """What happened to one step."""
@@ -187,6 +214,8 @@ class RunResult:
 
     applied: list[StepOutcome] = field(default_factory=list)
     duration_ms: float = 0.0
+    #: True when the run stopped before its last step because it was asked to (should_stop).
+    stopped: bool = False
 
     @property
     def applied_migrations(self) -> int:
@@ -275,6 +304,7 @@ class Executor:
         run_started_at: float | None = None,
         capture_locks: bool = False,
         session_state: list[str] | None = None,
+        should_stop: StopCheck | None = None,
     ) -> None:
         if isinstance(database, Session):
             if journal is None:
@@ -294,6 +324,7 @@ class Executor:
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
+        self.should_stop = should_stop
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -307,6 +338,9 @@ class Executor:
         result = result if result is not None else RunResult()
         try:
             for n, item in enumerate(planned, start=1):
+                if self.should_stop is not None and self.should_stop(item):
+                    result.stopped = True
+                    break
                 result.applied.append(self.run_step(item, n, len(planned)))
                 # Session settings (SET timezone ...) that later steps may rely on: replayed
                 # on a new session if the connection is lost.
@@ -346,13 +380,27 @@ class Executor:
         shape = step_shape(planned)
         notes = tuple(note for s in step.statements for note in s.notes)
         index_build = any(
-            s.index_build is not None or s.kind == "ReindexStmt" for s in step.statements
+            s.index_build is not None
+            or s.kind == "ReindexStmt"
+            # The UNIQUE and PRIMARY KEY recipes build their index CONCURRENTLY.
+            or (
+                s.constraint_rewrite is not None
+                and s.constraint_rewrite.kind in ("unique", "primary_key")
+            )
+            for s in step.statements
         )
         # Autocommit steps (CONCURRENTLY) never yield: their locks do not stall reads and
         # writes, and a cancelled build leaves an invalid index behind.
         can_yield = isinstance(shape, (InTransaction, ExplicitBlock))
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
+        # Resolved once, before the first attempt: the relations the step locks without
+        # naming them (a DROP INDEX's table, the other side of a foreign key, ...).
+        needs = (
+            self.watcher.complete_needs(step.locks, step.catalog_locks)
+            if step.catalog_locks
+            else list(step.locks)
+        )
         state = _StepState()
         try:
             while True:
@@ -365,11 +413,11 @@ class Executor:
                 lock_timeout = timeouts.lock_timeout_ms
                 self.emit(AttemptStarted(ref, attempt, policy.max_attempts, lock_timeout))
                 attempt_began = self.clock()
-                holders = self.watcher.long_holders(step.locks, lock_timeout)
+                holders = self.watcher.long_holders(needs, lock_timeout)
                 if holders:
                     state.lock_wait_ms += (self.clock() - attempt_began) * 1000
                     self._note_blockers(state, holders)
-                    ahead = self.watcher.locks_of(step.locks, holders)
+                    ahead = self.watcher.locks_of(needs, holders)
                     reason = (
                         f"not queued behind {len(holders)} transaction"
                         f"{'s' if len(holders) != 1 else ''} older than the pre-check age "
@@ -636,6 +684,12 @@ class Executor:
                 shape, timeouts, attempt, on_statement=self._track(step), locks_out=self._locks
             )
             return None
+        if isinstance(shape, ConstraintRecipe):
+
+            def part_started(part: RecipePart) -> None:
+                self.emit(RecipePartStarted(ref, part.label, describe_locks(part)))
+
+            return self.db.run_constraint_recipe(shape, timeouts, attempt, on_part=part_started)
 
         def cleaned_up(index: str, reason: str) -> None:
             self.emit(IndexCleanup(ref, index, reason))

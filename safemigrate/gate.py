@@ -34,6 +34,7 @@ from .events import GateFinding, LintFindings
 from .lint import Finding, lint_paths
 from .lint.rules.meta import META_RULES
 from .pending import PlannedStep
+from .timeout_guard import timeout_ceilings
 
 #: Rules about the files and allow comments themselves: shown, never blocking.
 NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)
@@ -97,12 +98,9 @@ def _owner(planned: Sequence[PlannedStep], migration_path: Path, line: int) -> P
             continue
         steps = item.migration.steps
         index = item.step.index
-        last = item.step.statements[-1]
-        end = last.line + last.text.count("\n")
-        begin = 1
-        if index > 0:
-            previous = steps[index - 1].statements[-1]
-            begin = previous.line + previous.text.count("\n") + 1
+        # An empty migration's one step owns the whole file.
+        end = item.step.last_line if item.step.statements else line
+        begin = steps[index - 1].last_line + 1 if index > 0 else 1
         if begin <= line <= end:
             return item
     return None
@@ -148,7 +146,11 @@ def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Fin
     if not paths:
         return []
     report = lint_paths(
-        paths, pg_version=settings.pg_version, concurrent_indexes=settings.concurrent_indexes
+        paths,
+        pg_version=settings.pg_version,
+        concurrent_indexes=settings.concurrent_indexes,
+        ceilings=timeout_ceilings(settings),
+        safe_rewrites=settings.safe_rewrites,
     )
     return list(report.findings)
 

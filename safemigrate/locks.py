@@ -1,23 +1,46 @@
 """Which table locks a statement takes, and whether it rewrites or scans the table. Pure.
 
-From PostgreSQL's documentation ("Explicit Locking" and the ALTER TABLE page), applied to the
-pglast parse tree. One table serves the runner (do not join a lock queue behind a long holder)
-and the planner (what ``plan`` shows). Where the documentation says "it depends" (a column type
-change may or may not rewrite), the answer errs on the side of caution. The lock modes and
-their conflict table are plain data in ``model`` (re-exported here).
+From PostgreSQL's documentation ("Explicit Locking" and the ALTER TABLE page) and, where it is
+silent, its source (AlterTableGetLockLevel and friends), applied to the pglast parse tree. One
+table serves the runner (do not join a lock queue behind a long holder) and the planner (what
+``plan`` shows). ``lock_needs`` names the relations the statement names; ``catalog_lock_needs``
+says which others it locks that only the catalog can name (a DROP INDEX's table, the other side
+of a foreign key, a partition's parent), for ``db.catalog.resolve_catalog_locks``. Where the
+documentation says "it depends" (a column type change may or may not rewrite), the answer errs
+on the side of caution. The lock modes and their conflict table are plain data in ``model``
+(re-exported here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pglast import ast, enums
 
-from .model import CONFLICTS, LockMode, LockNeed, QualifiedName, merge_needs
+from .model import (
+    CONFLICTS,
+    CatalogLock,
+    LockMode,
+    LockNeed,
+    QualifiedName,
+    Via,
+    merge_needs,
+)
 from .statements import qualified
 
-__all__ = ["CONFLICTS", "LockMode", "LockNeed", "is_volatile", "lock_needs", "strongest"]
+__all__ = [
+    "CONFLICTS",
+    "CatalogLock",
+    "LockMode",
+    "LockNeed",
+    "Via",
+    "catalog_lock_needs",
+    "is_volatile",
+    "lock_needs",
+    "statement_locks",
+    "strongest",
+]
 
 _M = LockMode
 
@@ -129,97 +152,358 @@ def _constraint_needs(table: QualifiedName, constraint: Any) -> list[LockNeed]:
     ]
 
 
-def _alter_table(node: Any) -> list[LockNeed]:
-    if node.objtype != enums.ObjectType.OBJECT_TABLE and node.objtype != (
-        enums.ObjectType.OBJECT_MATVIEW
-    ):
-        return [LockNeed(qualified(node.relation), _M.ACCESS_EXCLUSIVE)]
+def _add_column_needs(table: QualifiedName, column: Any) -> list[LockNeed]:
+    """ADD COLUMN: ACCESS EXCLUSIVE on the table; an inline REFERENCES also takes SHARE ROW
+    EXCLUSIVE on the referenced table (its triggers are added there, as for ADD FOREIGN KEY);
+    an inline PRIMARY KEY/UNIQUE builds an index and an inline CHECK is verified, both by
+    reading the existing rows."""
+    needs = [LockNeed(table, _M.ACCESS_EXCLUSIVE, rewrites=_column_rewrites(column))]
+    for constraint in column.constraints or ():
+        kind = constraint.contype
+        if kind == enums.ConstrType.CONSTR_FOREIGN:
+            needs.append(LockNeed(qualified(constraint.pktable), _M.SHARE_ROW_EXCLUSIVE))
+        elif kind in (
+            enums.ConstrType.CONSTR_PRIMARY,
+            enums.ConstrType.CONSTR_UNIQUE,
+            enums.ConstrType.CONSTR_CHECK,
+        ):
+            needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, scans=True))
+    return needs
+
+
+#: Storage parameters whose change takes ACCESS EXCLUSIVE (reloptions.c, ``lockmode`` of each
+#: option; every other heap and index option takes SHARE UPDATE EXCLUSIVE).
+_ACCESS_EXCLUSIVE_OPTIONS = frozenset(
+    {"user_catalog_table", "buffering", "security_barrier", "security_invoker", "check_option"}
+)
+
+
+def _rel_options_mode(options: Any) -> LockMode:
+    """SET (...)/RESET (...): the strongest lock any of the options takes."""
+    names = {o.defname for o in options or ()}
+    strong = names & _ACCESS_EXCLUSIVE_OPTIONS
+    return _M.ACCESS_EXCLUSIVE if strong else _M.SHARE_UPDATE_EXCLUSIVE
+
+
+def _alter_table(node: Any) -> tuple[list[LockNeed], list[CatalogLock]]:
     table = qualified(node.relation)
-    needs = []
+    if node.objtype == enums.ObjectType.OBJECT_INDEX:
+        return _alter_index(node, table), []
+    if node.objtype not in (enums.ObjectType.OBJECT_TABLE, enums.ObjectType.OBJECT_MATVIEW):
+        return [LockNeed(table, _M.ACCESS_EXCLUSIVE)], []
+    needs: list[LockNeed] = []
+    via: list[CatalogLock] = []
+    #: Modes of the sub-commands that recurse to partitions and inheritance children.
+    recursing: list[LockMode] = []
     for cmd in node.cmds or ():
         subtype = cmd.subtype
         if subtype == _AT.AT_AddConstraint and isinstance(cmd.def_, ast.Constraint):
-            needs += _constraint_needs(table, cmd.def_)
+            found = _constraint_needs(table, cmd.def_)
+            needs += found
+            recursing.append(found[0].mode)
         elif subtype == _AT.AT_DetachPartition:
             partition = qualified(cmd.def_.name)
             mode = _M.SHARE_UPDATE_EXCLUSIVE if cmd.def_.concurrent else _M.ACCESS_EXCLUSIVE
             needs += [LockNeed(table, mode), LockNeed(partition, _M.ACCESS_EXCLUSIVE)]
+            # ATExecDetachPartition: the default partition's constraint changes.
+            via.append(CatalogLock(Via.DEFAULT_PARTITION, table, _M.ACCESS_EXCLUSIVE))
         elif subtype == _AT.AT_AttachPartition:
             partition = qualified(cmd.def_.name)
             needs += [
                 LockNeed(table, _M.SHARE_UPDATE_EXCLUSIVE),
                 LockNeed(partition, _M.ACCESS_EXCLUSIVE, scans=True),
             ]
+            # ALTER TABLE page, ATTACH PARTITION: "ACCESS EXCLUSIVE locks on the table to be
+            # attached and on the default partition (if any)", the default partition scanned
+            # for rows that now belong to the new partition; ddl.sgml 5.11.2.2: the tables in
+            # the attached table's own partition hierarchy are locked (and scanned) too.
+            via += [
+                CatalogLock(Via.DEFAULT_PARTITION, table, _M.ACCESS_EXCLUSIVE, scans=True),
+                CatalogLock(Via.CHILDREN, partition, _M.ACCESS_EXCLUSIVE, scans=True),
+            ]
+        elif subtype in (_AT.AT_SetRelOptions, _AT.AT_ResetRelOptions):
+            mode = _rel_options_mode(cmd.def_)
+            needs.append(LockNeed(table, mode))
+            recursing.append(mode)
         elif subtype in _ALTER_TABLE_MODES:
             mode = _ALTER_TABLE_MODES[subtype]
             needs.append(LockNeed(table, mode, scans=subtype == _AT.AT_ValidateConstraint))
+            recursing.append(mode)
+            if subtype == _AT.AT_ValidateConstraint:
+                # ALTER TABLE page, VALIDATE CONSTRAINT: ROW SHARE on a foreign key's
+                # referenced table.
+                via.append(
+                    CatalogLock(Via.CONSTRAINT_REFERENCED, table, _M.ROW_SHARE, detail=cmd.name)
+                )
         elif subtype == _AT.AT_AddColumn:
-            needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, rewrites=_column_rewrites(cmd.def_)))
-        elif subtype == _AT.AT_AlterColumnType:
-            # Only binary-coercible changes (e.g. varchar(n) -> text) avoid the rewrite; the
-            # parse tree cannot tell, so assume the worst.
-            needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, rewrites=True))
-        elif subtype == _AT.AT_SetNotNull:
-            needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, scans=True))
+            needs += _add_column_needs(table, cmd.def_)
+            recursing.append(_M.ACCESS_EXCLUSIVE)
         else:
-            needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, rewrites=subtype in _REWRITING))
+            if subtype == _AT.AT_AlterColumnType:
+                # Only binary-coercible changes (e.g. varchar(n) -> text) avoid the rewrite;
+                # the parse tree cannot tell, so assume the worst.
+                needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, rewrites=True))
+            elif subtype == _AT.AT_SetNotNull:
+                needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, scans=True))
+            else:
+                needs.append(LockNeed(table, _M.ACCESS_EXCLUSIVE, rewrites=subtype in _REWRITING))
+            recursing.append(_M.ACCESS_EXCLUSIVE)
+            if subtype in (_AT.AT_AlterColumnType, _AT.AT_DropColumn):
+                # ATPostAlterTypeCleanup / dropping the column drops (and for a type change
+                # re-adds) every foreign key on the column: their triggers go with ACCESS
+                # EXCLUSIVE on the other side (RemoveTriggerById).
+                via.append(
+                    CatalogLock(Via.COLUMN_FOREIGN_KEYS, table, _M.ACCESS_EXCLUSIVE, cmd.name)
+                )
+            elif subtype == _AT.AT_DropConstraint:
+                # dropconstraint_internal: a foreign key's referenced table is locked ACCESS
+                # EXCLUSIVE ("must match lock taken by RemoveTriggerById").
+                via.append(
+                    CatalogLock(Via.CONSTRAINT_REFERENCED, table, _M.ACCESS_EXCLUSIVE, cmd.name)
+                )
+    if recursing and node.relation.inh:
+        # Without ONLY, ALTER TABLE recurses to partitions and inheritance children with the
+        # same lock (ATSimpleRecursion, ATExecAddColumn's recursion, ...).
+        via.append(CatalogLock(Via.CHILDREN, table, max(recursing)))
+    return merge_needs(needs), via
+
+
+def _alter_index(node: Any, index: QualifiedName) -> list[LockNeed]:
+    """ALTER INDEX: SET/RESET storage parameters and SET STATISTICS take SHARE UPDATE
+    EXCLUSIVE; ATTACH PARTITION takes SHARE UPDATE EXCLUSIVE on the parent index and ACCESS
+    EXCLUSIVE on the attached one (AlterTableGetLockLevel, ATExecAttachPartitionIdx)."""
+    needs = []
+    for cmd in node.cmds or ():
+        subtype = cmd.subtype
+        if subtype == _AT.AT_AttachPartition:
+            needs += [
+                LockNeed(index, _M.SHARE_UPDATE_EXCLUSIVE),
+                LockNeed(qualified(cmd.def_.name), _M.ACCESS_EXCLUSIVE),
+            ]
+        elif subtype in (_AT.AT_SetRelOptions, _AT.AT_ResetRelOptions):
+            needs.append(LockNeed(index, _rel_options_mode(cmd.def_)))
+        elif subtype == _AT.AT_SetStatistics:
+            needs.append(LockNeed(index, _M.SHARE_UPDATE_EXCLUSIVE))
+        else:
+            needs.append(LockNeed(index, _M.ACCESS_EXCLUSIVE, rewrites=subtype in _REWRITING))
     return merge_needs(needs)
 
 
+def _name_of(parts: Sequence[str]) -> QualifiedName:
+    """The relation of a dotted name (``[schema,] name``)."""
+    return QualifiedName(parts[-2] if len(parts) > 1 else None, parts[-1])
+
+
+#: DROP of these objects locks their relation (the object list names it first).
+_DROP_RELATIONS = (
+    enums.ObjectType.OBJECT_TABLE,
+    enums.ObjectType.OBJECT_INDEX,
+    enums.ObjectType.OBJECT_VIEW,
+    enums.ObjectType.OBJECT_MATVIEW,
+    enums.ObjectType.OBJECT_SEQUENCE,
+)
+#: DROP of these objects (``name ON table``) takes ACCESS EXCLUSIVE on their table.
+_DROP_ON_TABLE = (
+    enums.ObjectType.OBJECT_TRIGGER,
+    enums.ObjectType.OBJECT_RULE,
+    enums.ObjectType.OBJECT_POLICY,
+)
+#: COMMENT ON these objects names a relation (or ``relation.column``, ``name ON relation``).
+_COMMENT_ON_RELATION = (
+    enums.ObjectType.OBJECT_TABLE,
+    enums.ObjectType.OBJECT_INDEX,
+    enums.ObjectType.OBJECT_VIEW,
+    enums.ObjectType.OBJECT_MATVIEW,
+    enums.ObjectType.OBJECT_SEQUENCE,
+    enums.ObjectType.OBJECT_FOREIGN_TABLE,
+)
+_COMMENT_ON_PART = (
+    enums.ObjectType.OBJECT_COLUMN,
+    enums.ObjectType.OBJECT_TABCONSTRAINT,
+    enums.ObjectType.OBJECT_TRIGGER,
+    enums.ObjectType.OBJECT_RULE,
+    enums.ObjectType.OBJECT_POLICY,
+)
+
+
+def _drop(node: Any) -> tuple[list[LockNeed], list[CatalogLock]]:
+    kind = node.removeType
+    if kind in _DROP_ON_TABLE:
+        # RemoveTriggerById, RemoveRewriteRuleById, RemovePolicyById: ACCESS EXCLUSIVE.
+        tables = [_name_of([p.sval for p in obj][:-1]) for obj in node.objects or ()]
+        return [LockNeed(t, _M.ACCESS_EXCLUSIVE) for t in tables], []
+    if kind not in _DROP_RELATIONS:
+        return [], []
+    mode = _M.SHARE_UPDATE_EXCLUSIVE if node.concurrent else _M.ACCESS_EXCLUSIVE
+    cascade = node.behavior == enums.DropBehavior.DROP_CASCADE
+    needs = []
+    via = []
+    for obj in node.objects or ():
+        relation = _name_of([p.sval for p in obj])
+        needs.append(LockNeed(relation, mode))
+        if kind == enums.ObjectType.OBJECT_INDEX:
+            # DROP INDEX page: ACCESS EXCLUSIVE "on the table" (index_drop locks the table
+            # first); CONCURRENTLY: SHARE UPDATE EXCLUSIVE on it.
+            via.append(CatalogLock(Via.INDEX_TABLE, relation, mode))
+        elif kind == enums.ObjectType.OBJECT_TABLE:
+            via += [
+                # Its foreign keys' triggers on the referenced tables (RemoveTriggerById).
+                CatalogLock(Via.REFERENCED, relation, _M.ACCESS_EXCLUSIVE),
+                # A partition: the parent, and the default partition whose constraint changes
+                # (heap_drop_with_catalog).
+                CatalogLock(Via.PARENT, relation, _M.ACCESS_EXCLUSIVE),
+                CatalogLock(Via.SIBLING_DEFAULT_PARTITION, relation, _M.ACCESS_EXCLUSIVE),
+                # A partitioned table: its partitions go with it.
+                CatalogLock(Via.CHILDREN, relation, _M.ACCESS_EXCLUSIVE),
+            ]
+            if cascade:
+                # CASCADE drops the foreign keys that reference it, and their triggers.
+                via.append(CatalogLock(Via.REFERENCING, relation, _M.ACCESS_EXCLUSIVE))
+    return needs, via
+
+
+def _comment(node: Any) -> list[LockNeed]:
+    """COMMENT ON a relation or a part of one: SHARE UPDATE EXCLUSIVE on the relation
+    (CommentObject looks the object up with ShareUpdateExclusiveLock)."""
+    kind = node.objtype
+    if kind in _COMMENT_ON_RELATION:
+        names = [p.sval for p in node.object]
+    elif kind in _COMMENT_ON_PART:
+        names = [p.sval for p in node.object][:-1]
+    else:
+        return []
+    return [LockNeed(_name_of(names), _M.SHARE_UPDATE_EXCLUSIVE)]
+
+
+def _create_table(node: Any) -> tuple[list[LockNeed], list[CatalogLock]]:
+    needs = []
+    via = []
+    for element in node.tableElts or ():
+        constraints = (
+            element.constraints or () if isinstance(element, ast.ColumnDef) else (element,)
+        )
+        for constraint in constraints:
+            if (
+                isinstance(constraint, ast.Constraint)
+                and constraint.contype == enums.ConstrType.CONSTR_FOREIGN
+            ):
+                needs.append(LockNeed(qualified(constraint.pktable), _M.SHARE_ROW_EXCLUSIVE))
+    for parent in node.inhRelations or ():
+        name = qualified(parent)
+        if node.partbound is not None:
+            # DefineRelation: ACCESS EXCLUSIVE on the parent whose partition descriptor
+            # changes, and on its default partition, scanned for rows of the new partition
+            # (check_default_partition_contents).
+            needs.append(LockNeed(name, _M.ACCESS_EXCLUSIVE))
+            via.append(CatalogLock(Via.DEFAULT_PARTITION, name, _M.ACCESS_EXCLUSIVE, scans=True))
+        else:
+            # DefineRelation: INHERITS takes SHARE UPDATE EXCLUSIVE on each parent.
+            needs.append(LockNeed(name, _M.SHARE_UPDATE_EXCLUSIVE))
+    return merge_needs(needs), via
+
+
+def _children(relation: Any, mode: LockMode) -> list[CatalogLock]:
+    """The partitions and inheritance children a statement without ONLY also locks."""
+    if not relation.inh:
+        return []
+    return [CatalogLock(Via.CHILDREN, qualified(relation), mode)]
+
+
+def statement_locks(node: Any) -> tuple[list[LockNeed], list[CatalogLock]]:
+    """``lock_needs`` and ``catalog_lock_needs`` of ``node`` in one walk of its tree."""
+    return _needs(node)
+
+
+def catalog_lock_needs(node: Any) -> list[CatalogLock]:
+    """The locks statement ``node`` takes on relations it does not name (see ``Via``): the
+    index's table for DROP INDEX, the other side of foreign keys, a partition's parent, a
+    parent's partitions. Resolved against the live catalog before the step runs."""
+    return _needs(node)[1]
+
+
 def lock_needs(node: Any) -> list[LockNeed]:
-    """The table locks statement ``node`` takes (only those worth knowing before running it).
+    """The table locks statement ``node`` takes on the relations it names (only those worth
+    knowing before running it).
 
     Plain reads take ACCESS SHARE and are left out; so are catalog-only statements.
     """
+    return _needs(node)[0]
+
+
+def _needs(node: Any) -> tuple[list[LockNeed], list[CatalogLock]]:
     if isinstance(node, ast.AlterTableStmt):
         return _alter_table(node)
+    if isinstance(node, ast.DropStmt):
+        return _drop(node)
+    if isinstance(node, ast.CreateStmt):
+        return _create_table(node)
     if isinstance(node, ast.IndexStmt):
         table = qualified(node.relation)
         mode = _M.SHARE_UPDATE_EXCLUSIVE if node.concurrent else _M.SHARE
-        return [LockNeed(table, mode, scans=True)]
-    if isinstance(node, ast.DropStmt):
-        kind = node.removeType
-        if kind in (
-            enums.ObjectType.OBJECT_TABLE,
-            enums.ObjectType.OBJECT_INDEX,
-            enums.ObjectType.OBJECT_VIEW,
-            enums.ObjectType.OBJECT_MATVIEW,
-            enums.ObjectType.OBJECT_SEQUENCE,
-        ):
-            mode = _M.SHARE_UPDATE_EXCLUSIVE if node.concurrent else _M.ACCESS_EXCLUSIVE
-            needs = []
-            for obj in node.objects or ():
-                parts = [p.sval for p in obj]
-                needs.append(
-                    LockNeed(QualifiedName(parts[-2] if len(parts) > 1 else None, parts[-1]), mode)
-                )
-            return needs
-        return []
+        # Without ONLY, an index on a partitioned table is built on every partition.
+        return [LockNeed(table, mode, scans=True)], _children(node.relation, mode)
+    if isinstance(node, ast.TruncateStmt):
+        relations = node.relations or ()
+        via = [c for r in relations for c in _children(r, _M.ACCESS_EXCLUSIVE)]
+        if node.behavior == enums.DropBehavior.DROP_CASCADE:
+            # TRUNCATE page, CASCADE: "Automatically truncate all tables that have
+            # foreign-key references to any of the named tables".
+            via += [
+                CatalogLock(Via.REFERENCING, qualified(r), _M.ACCESS_EXCLUSIVE) for r in relations
+            ]
+        return [LockNeed(qualified(r), _M.ACCESS_EXCLUSIVE) for r in relations], via
+    if isinstance(node, ast.LockStmt):
+        mode = LockMode(int(node.mode or LockMode.ACCESS_EXCLUSIVE))
+        relations = node.relations or ()
+        # LOCK page: without ONLY, descendant tables are locked too.
+        via = [c for r in relations for c in _children(r, mode)]
+        return [LockNeed(qualified(r), mode) for r in relations], via
+    if isinstance(node, ast.ReindexStmt) and node.relation is not None:
+        concurrent = any(p.defname == "concurrently" for p in node.params or ())
+        mode = _M.SHARE_UPDATE_EXCLUSIVE if concurrent else _M.ACCESS_EXCLUSIVE
+        via = []
+        if node.kind == enums.ReindexObjectType.REINDEX_OBJECT_INDEX:
+            # REINDEX page: "locks out writes (but not reads) of the table": SHARE on the
+            # index's table (SHARE UPDATE EXCLUSIVE with CONCURRENTLY).
+            table_mode = _M.SHARE_UPDATE_EXCLUSIVE if concurrent else _M.SHARE
+            via.append(CatalogLock(Via.INDEX_TABLE, qualified(node.relation), table_mode))
+        return [LockNeed(qualified(node.relation), mode, scans=True)], via
+    return _simple_needs(node), []
+
+
+def _simple_needs(node: Any) -> list[LockNeed]:
+    """Statements whose locks are all on the relations they name."""
     if isinstance(node, ast.RenameStmt) and node.relation is not None:
         index = node.renameType == enums.ObjectType.OBJECT_INDEX
         mode = _M.SHARE_UPDATE_EXCLUSIVE if index else _M.ACCESS_EXCLUSIVE
         return [LockNeed(qualified(node.relation), mode)]
+    if isinstance(node, ast.AlterObjectSchemaStmt) and node.relation is not None:
+        return [LockNeed(qualified(node.relation), _M.ACCESS_EXCLUSIVE)]
     if isinstance(node, ast.CreateTrigStmt):
         return [LockNeed(qualified(node.relation), _M.SHARE_ROW_EXCLUSIVE)]
-    if isinstance(node, ast.LockStmt):
-        mode = LockMode(int(node.mode or LockMode.ACCESS_EXCLUSIVE))
-        return [LockNeed(qualified(r), mode) for r in node.relations or ()]
-    if isinstance(node, ast.TruncateStmt):
-        return [LockNeed(qualified(r), _M.ACCESS_EXCLUSIVE) for r in node.relations or ()]
-    if isinstance(node, ast.VacuumStmt) and node.is_vacuumcmd:
-        full = any(o.defname == "full" for o in node.options or ())
-        mode = _M.ACCESS_EXCLUSIVE if full else _M.SHARE_UPDATE_EXCLUSIVE
+    if isinstance(node, ast.RuleStmt):
+        # DefineQueryRewrite opens the event relation with AccessExclusiveLock.
+        return [LockNeed(qualified(node.relation), _M.ACCESS_EXCLUSIVE)]
+    if isinstance(node, ast.CreateStatsStmt):
+        # 13.3.1: SHARE UPDATE EXCLUSIVE is acquired by CREATE STATISTICS.
         return [
-            LockNeed(qualified(r.relation), mode, rewrites=full, scans=True)
+            LockNeed(qualified(r), _M.SHARE_UPDATE_EXCLUSIVE)
+            for r in node.relations or ()
+            if isinstance(r, ast.RangeVar)
+        ]
+    if isinstance(node, ast.CommentStmt):
+        return _comment(node)
+    if isinstance(node, ast.VacuumStmt):
+        full = bool(node.is_vacuumcmd) and any(o.defname == "full" for o in node.options or ())
+        mode = _M.ACCESS_EXCLUSIVE if full else _M.SHARE_UPDATE_EXCLUSIVE
+        # ANALYZE reads a sample of the rows, VACUUM all of them.
+        return [
+            LockNeed(qualified(r.relation), mode, rewrites=full, scans=bool(node.is_vacuumcmd))
             for r in node.rels or ()
             if r.relation is not None
         ]
     if isinstance(node, ast.ClusterStmt) and node.relation is not None:
         return [LockNeed(qualified(node.relation), _M.ACCESS_EXCLUSIVE, rewrites=True)]
-    if isinstance(node, ast.ReindexStmt) and node.relation is not None:
-        concurrent = any(p.defname == "concurrently" for p in node.params or ())
-        mode = _M.SHARE_UPDATE_EXCLUSIVE if concurrent else _M.ACCESS_EXCLUSIVE
-        return [LockNeed(qualified(node.relation), mode, scans=True)]
     if isinstance(node, ast.RefreshMatViewStmt):
         mode = _M.EXCLUSIVE if node.concurrent else _M.ACCESS_EXCLUSIVE
         return [LockNeed(qualified(node.relation), mode, rewrites=True)]
@@ -229,22 +513,6 @@ def lock_needs(node: Any) -> list[LockNeed]:
         ]
     if isinstance(node, (ast.InsertStmt, ast.MergeStmt)):
         return [LockNeed(qualified(node.relation), _M.ROW_EXCLUSIVE)]
-    if isinstance(node, ast.CreateStmt):
-        needs = []
-        for element in node.tableElts or ():
-            constraints = (
-                element.constraints or () if isinstance(element, ast.ColumnDef) else (element,)
-            )
-            for constraint in constraints:
-                if (
-                    isinstance(constraint, ast.Constraint)
-                    and constraint.contype == enums.ConstrType.CONSTR_FOREIGN
-                ):
-                    needs.append(LockNeed(qualified(constraint.pktable), _M.SHARE_ROW_EXCLUSIVE))
-        if node.partbound is not None:
-            for parent in node.inhRelations or ():
-                needs.append(LockNeed(qualified(parent), _M.ACCESS_EXCLUSIVE))
-        return merge_needs(needs)
     if isinstance(node, (ast.CreatePolicyStmt, ast.AlterPolicyStmt)):
         return [LockNeed(qualified(node.table), _M.ACCESS_EXCLUSIVE)]
     return []

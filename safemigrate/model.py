@@ -124,6 +124,43 @@ class LockNeed:
     scans: bool = False
 
 
+class Via(enum.Enum):
+    """How the catalog leads from a relation a statement names to one it also locks."""
+
+    #: The table of the index ``relation``.
+    INDEX_TABLE = "index_table"
+    #: The tables ``relation``'s foreign keys reference.
+    REFERENCED = "referenced"
+    #: The tables whose foreign keys reference ``relation``.
+    REFERENCING = "referencing"
+    #: The table foreign key ``detail`` of ``relation`` references.
+    CONSTRAINT_REFERENCED = "constraint_referenced"
+    #: The other side of every foreign key of ``relation`` that uses column ``detail`` (its
+    #: referenced table) or references it (the referencing table).
+    COLUMN_FOREIGN_KEYS = "column_foreign_keys"
+    #: The partitioned table ``relation`` is a partition of.
+    PARENT = "parent"
+    #: The default partition of the partitioned table ``relation``.
+    DEFAULT_PARTITION = "default_partition"
+    #: The default partition of the parent of partition ``relation`` (not ``relation`` itself).
+    SIBLING_DEFAULT_PARTITION = "sibling_default_partition"
+    #: Every partition or inheritance child of ``relation``, at any depth.
+    CHILDREN = "children"
+
+
+@dataclass(frozen=True)
+class CatalogLock:
+    """A lock a statement takes on relations only the catalog can name: ``mode`` on every
+    relation found from ``relation`` by ``via`` (e.g. DROP INDEX: the index's table)."""
+
+    via: Via
+    relation: QualifiedName
+    mode: LockMode
+    #: A constraint or column name, for the ``via`` kinds that need one.
+    detail: str | None = None
+    scans: bool = False
+
+
 def merge_needs(needs: Iterable[LockNeed]) -> list[LockNeed]:
     """One need per relation: the strongest mode, rewrites/scans if any command does."""
     merged: dict[QualifiedName, LockNeed] = {}
@@ -164,6 +201,44 @@ class IndexDrop:
     if_exists: bool
 
 
+#: The four constraint statements the runner runs as a non-blocking recipe (see ``rewrites``).
+RECIPE_KINDS = ("foreign_key", "check", "not_null", "unique", "primary_key")
+
+
+@dataclass(frozen=True)
+class ConstraintRewrite:
+    """A plain constraint statement the runner applies as its non-blocking recipe.
+
+    The texts are pglast deparses of the author's own nodes; the db layer resolves the name
+    PostgreSQL would have chosen (``name`` None) against the catalog and asks
+    ``rewrites.recipe_parts`` for the SQL of each part.
+    """
+
+    #: One of RECIPE_KINDS.
+    kind: str
+    table: QualifiedName
+    #: The author's statement (``rewrites.recipe_parts`` builds the parts from its nodes).
+    source: str
+    #: The constraint (or, for not_null, the column) name the author gave; None when PostgreSQL
+    #: chooses it.
+    name: str | None
+    #: For not_null the column; for unique/primary_key the key columns then INCLUDE columns;
+    #: for foreign_key the referencing columns.
+    columns: tuple[str, ...] = ()
+    #: The constraint clause without its name, deparsed, e.g. ``FOREIGN KEY (a) REFERENCES r (id)``.
+    definition: str = ""
+    #: makeObjectName's name2 and label for the name PostgreSQL would choose.
+    name_addition: str | None = None
+    name_label: str = ""
+    #: The referenced table of a foreign key.
+    referenced: QualifiedName | None = None
+    #: Key columns of a unique/primary key (the rest of ``columns`` are INCLUDE columns).
+    key_count: int = 0
+    nulls_not_distinct: bool = False
+    deferrable: bool = False
+    initially_deferred: bool = False
+
+
 @dataclass(frozen=True)
 class Statement:
     """One top-level SQL statement of a migration file."""
@@ -175,7 +250,8 @@ class Statement:
     column: int
     #: The name of its parse tree node, e.g. ``IndexStmt``.
     kind: str
-    #: True when PostgreSQL refuses to run it inside a transaction block.
+    #: True when it runs as a step of its own outside a transaction block: PostgreSQL refuses
+    #: it in one, or the runner runs it as CONCURRENTLY or as a constraint recipe.
     non_transactional: bool = False
     #: The text the runner executes, when it differs from ``text`` (e.g. CONCURRENTLY added).
     rewritten: str | None = None
@@ -183,10 +259,14 @@ class Statement:
     index_build: IndexBuild | None = None
     #: Set for DROP INDEX CONCURRENTLY.
     index_drop: IndexDrop | None = None
+    #: Set for a plain constraint statement the runner applies as its recipe.
+    constraint_rewrite: ConstraintRewrite | None = None
     #: Notes for the operator, e.g. why a plain CREATE INDEX was not rewritten.
     notes: tuple[str, ...] = ()
     #: The table locks the statement the runner executes takes (see locks.lock_needs).
     locks: tuple[LockNeed, ...] = ()
+    #: The locks on relations the statement does not name, to be found in the catalog.
+    catalog_locks: tuple[CatalogLock, ...] = ()
     #: True for SET/RESET at session level (not SET LOCAL): state later statements may rely on.
     session_setting: bool = False
 
@@ -219,6 +299,8 @@ class StepOptions:
     statement_timeout_ms: int | None = None
     max_attempts: int | None = None
     no_retry: bool = False
+    #: ``-- safemigrate: no-rewrite``: run the statement as written (no CONCURRENTLY, no recipe).
+    no_rewrite: bool = False
 
 
 @dataclass(frozen=True)
@@ -278,6 +360,11 @@ class Step:
     def locks(self) -> tuple[LockNeed, ...]:
         """The table locks of all the step's statements, strongest per relation."""
         return tuple(merge_needs(need for s in self.statements for need in s.locks))
+
+    @property
+    def catalog_locks(self) -> tuple[CatalogLock, ...]:
+        """The locks of the step's statements that only the catalog can resolve."""
+        return tuple(lock for s in self.statements for lock in s.catalog_locks)
 
     @property
     def rewritten(self) -> bool:
@@ -348,6 +435,11 @@ class Blocker:
     lock_mode: str | None
     #: Its query; in events cut to blocker_query_length, or its shape with --redact-queries.
     query: str | None
+    #: When its transaction started, as the server prints it (microseconds, time zone): with
+    #: the pid, which transaction was sampled, so the cancel policy signals only that one.
+    xact_start: str | None = None
+    #: Its transaction id, if one was assigned when sampled.
+    backend_xid: str | None = None
 
     def describe(self) -> str:
         """One line for people."""

@@ -16,6 +16,7 @@ from .events import (
     IndexCleanup,
     IndexProgress,
     LintFindings,
+    RecipePartStarted,
     Reconnected,
     RunFailed,
     RunFinished,
@@ -150,10 +151,11 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             "cancel": "cancelled",
             "terminate": "terminated",
             "would-cancel": "would cancel (dry run)",
+            "would-terminate": "would terminate (dry run)",
         }.get(event.action, event.action)
         outcome = (
             ""
-            if event.action == "would-cancel"
+            if event.action.startswith("would-")
             else ("; it is gone" if event.cleared else "; it is still there")
         )
         return [
@@ -193,6 +195,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         return lines
     if isinstance(event, IndexCleanup):
         return [f"  - {_where(event.ref)}: dropped {event.index} ({event.reason})"]
+    if isinstance(event, RecipePartStarted):
+        return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
     if isinstance(event, StepApplied):
         attempts = f", {event.attempts} attempts" if event.attempts > 1 else ""
         skipped = f" (not run: {event.skipped})" if event.skipped else ""
@@ -433,12 +437,14 @@ def _size(total_bytes: int | None, rows: float | None) -> str:
     return f" [{size:.0f} {units[unit]}{estimate}]"
 
 
-def plan_text(report: PlanReport, colour: bool = False) -> list[str]:
-    """``plan`` for people: one block per step."""
+def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = False) -> list[str]:
+    """``plan`` for people: one block per step (the target line first, unless ``target_shown``
+    says it was printed already, when the connection was made)."""
     lines: list[str] = []
     facts = report.facts
     if facts is not None:
-        lines.append(paint(f"target: {facts.target.describe()}", "bold", colour))
+        if not target_shown:
+            lines.append(paint(f"target: {facts.target.describe()}", "bold", colour))
         lines.append(
             "  run lock: free"
             if facts.run_lock_holder is None
@@ -504,6 +510,9 @@ def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
         )
         lines.append(f"    {step.sql}")
         lines += [f"    runner: {note}" for note in step.notes]
+        for number, part in enumerate(step.parts, start=1):
+            lines.append(f"    part {number}/{len(step.parts)}: {part.label}: {part.locks}")
+            lines.append(f"      {part.sql}")
         for lock in step.locks:
             effects = [e for e, on in (("rewrites", lock.rewrites), ("scans", lock.scans)) if on]
             blocks = (

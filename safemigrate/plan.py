@@ -9,11 +9,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import rewrites
 from .config import Settings
 from .events import Blocker
 from .gate import GateVerdict
 from .lint import Finding
-from .model import QualifiedName
+from .model import LockNeed, QualifiedName
 from .pending import PlannedStep
 from .policy import backoff_of, step_policy
 from .target import Target
@@ -37,6 +38,16 @@ class PlannedLock:
 
 
 @dataclass(frozen=True)
+class PlannedPart:
+    """One part of a constraint recipe the runner applies for a plain statement."""
+
+    label: str
+    sql: str
+    #: The locks it takes, for people.
+    locks: str
+
+
+@dataclass(frozen=True)
 class PlanStep:
     """One step of the plan."""
 
@@ -56,6 +67,10 @@ class PlanStep:
     worst_case_wait_ms: int
     locks: tuple[PlannedLock, ...]
     findings: tuple[Finding, ...]
+    #: The parts of the recipe a plain constraint statement runs as (empty otherwise). The
+    #: names are PostgreSQL's first choice: a name already taken gets the next number, as the
+    #: server would give it.
+    parts: tuple[PlannedPart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,6 +134,8 @@ class PlanReport:
 SizeFacts = Mapping[QualifiedName, tuple[int, float]]
 #: Long holders per (migration version, step index, relation).
 HolderFacts = Mapping[tuple[int, int, QualifiedName], Sequence[Blocker]]
+#: Per (version, step index): every lock of the step, the catalog's answers included.
+ResolvedLocks = Mapping[tuple[int, int], Sequence[LockNeed]]
 
 
 def build(
@@ -128,8 +145,11 @@ def build(
     *,
     sizes: SizeFacts | None = None,
     holders: HolderFacts | None = None,
+    resolved: ResolvedLocks | None = None,
 ) -> list[PlanStep]:
-    """The plan of ``planned`` steps, with the lint findings that fall inside each step."""
+    """The plan of ``planned`` steps, with the lint findings that fall inside each step.
+    ``resolved`` has, per (version, step index), the step's locks completed with the
+    relations the database's catalog names (a DROP INDEX's table, ...)."""
     steps = []
     backoff = backoff_of(settings)
     for item in planned:
@@ -144,7 +164,7 @@ def build(
             if f.file in (path, item.migration.filename) and first <= f.line <= last
         )
         locks = []
-        for need in step.locks:
+        for need in (resolved or {}).get((item.migration.version, step.index), step.locks):
             size = (sizes or {}).get(need.relation)
             locks.append(
                 PlannedLock(
@@ -179,6 +199,16 @@ def build(
                 ),
                 locks=tuple(locks),
                 findings=inside,
+                parts=_parts(item),
             )
         )
     return steps
+
+
+def _parts(item: PlannedStep) -> tuple[PlannedPart, ...]:
+    """The recipe parts of a step whose statement runs as a constraint recipe."""
+    recipe = item.step.statements[0].constraint_rewrite
+    if recipe is None:
+        return ()
+    parts = rewrites.recipe_parts(recipe, rewrites.planned_name(recipe))
+    return tuple(PlannedPart(p.label, p.sql, rewrites.describe_locks(p)) for p in parts)

@@ -27,7 +27,11 @@ class StepPolicy:
 def step_policy(step: Step, settings: Settings) -> StepPolicy:
     """Directives override the run's settings; CONCURRENTLY-style steps have their own defaults."""
     autocommit = step.mode is TxMode.AUTOCOMMIT
-    lock = settings.concurrent_lock_timeout_ms if autocommit else settings.lock_timeout_ms
+    # A constraint recipe has parts that take write-blocking locks for a moment: they must not
+    # queue long behind another transaction, so the recipe keeps the ordinary lock timeout.
+    recipe = any(s.constraint_rewrite is not None for s in step.statements)
+    long_wait = autocommit and not recipe
+    lock = settings.concurrent_lock_timeout_ms if long_wait else settings.lock_timeout_ms
     statement = (
         settings.concurrent_statement_timeout_ms if autocommit else settings.statement_timeout_ms
     )

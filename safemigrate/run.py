@@ -24,7 +24,7 @@ from typing import Protocol
 from . import gate
 from .blockers.watcher import Watcher
 from .config import Settings
-from .db import Session, runlock
+from .db import ServerError, Session, runlock
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db.activity import Monitor
@@ -32,6 +32,7 @@ from .db.journal import JournalTable
 from .durations import format_duration
 from .errors import (
     ConnectionFailedError,
+    LockNotAcquiredError,
     RunLockHeldError,
     SafemigrateError,
     UnsafeConnectionError,
@@ -44,7 +45,7 @@ from .events import (
     RunLockWaiting,
     RunStarted,
 )
-from .executor import Executor, RunResult
+from .executor import Executor, RunResult, StopCheck
 from .model import Migration
 from .pending import (
     PlannedStep,
@@ -57,6 +58,7 @@ from .pending import (
 from .policy import worst_case
 from .retry import Backoff
 from .target import Target
+from .timeout_guard import refuse_unguarding
 
 EventSink = Callable[[Event], None]
 Clock = Callable[[], float]
@@ -87,6 +89,8 @@ class Database:
     source: str
     description: str
     secrets: tuple[str, ...]
+    #: A tenant's schema: every session's search_path is this schema alone (None: the DSN's).
+    schema: str | None = None
 
 
 def resolve_database(
@@ -117,16 +121,55 @@ def open_session(
     on_connect: EventSink | None = None,
 ) -> Iterator[Session]:
     """A session on ``db`` named after the settings' application_name, closed on exit;
-    ``on_connect`` is told where it connected (a Connected event) before anything else."""
+    ``on_connect`` is told where it connected (a Connected event) before anything else.
+
+    Every statement the runner sends on it outside a step's own timeouts runs under the run's
+    lock_timeout and the housekeeping_timeout.
+    """
     session = Session.open(
-        db.dsn, application_name=settings.application_name, secrets=db.secrets, mid_run=mid_run
+        db.dsn,
+        application_name=settings.application_name,
+        secrets=db.secrets,
+        mid_run=mid_run,
+        lock_timeout_ms=settings.lock_timeout_ms,
+        statement_timeout_ms=settings.housekeeping_timeout_ms,
     )
     try:
+        if db.schema is not None:
+            session.use_schema(db.schema)
         if on_connect is not None:
             on_connect(Connected(session.target()))
         yield session
+    except ServerError as err:
+        # Steps turn their own server errors into step failures: what reaches here came from
+        # the runner's own statements (journal, run lock, catalog reads), under its timeouts.
+        raise housekeeping_failed(err, settings) from None
     finally:
         session.close()
+
+
+#: SQLSTATEs of a timeout: lock_not_available, query_canceled (statement timeout).
+_LOCK_TIMEOUT, _STATEMENT_TIMEOUT = "55P03", "57014"
+
+
+def housekeeping_failed(err: ServerError, settings: Settings) -> SafemigrateError:
+    """The error to report when one of the runner's own statements failed on the server: a
+    lock it could not get within lock_timeout is exit 4, anything else exit 1."""
+    if err.sqlstate == _LOCK_TIMEOUT:
+        return LockNotAcquiredError(
+            "a statement of the runner's own (journal, run lock or catalog read) could not get "
+            f"its lock within lock_timeout ({format_duration(settings.lock_timeout_ms)}): "
+            f"{err.message}; nothing was changed by it",
+            hint="another session holds a lock on the journal table or a catalog it reads; "
+            "find it in pg_locks, then rerun",
+        )
+    if err.sqlstate == _STATEMENT_TIMEOUT:
+        return SafemigrateError(
+            "a statement of the runner's own ran longer than housekeeping_timeout "
+            f"({format_duration(settings.housekeeping_timeout_ms)}): {err.message}",
+            hint="rerun; if the server is that slow, raise housekeeping_timeout",
+        )
+    return SafemigrateError(f"a statement of the runner's own failed: {err.message}")
 
 
 # -- the run lock -------------------------------------------------------------------------
@@ -381,6 +424,37 @@ def run_started(
     )
 
 
+def refuse_standby(target: Target, reconnecting: bool) -> None:
+    """Refuse a session on a standby, where every write fails: at the start of a run (exit 6,
+    naming the host), or as a failed reconnection while a failover is under way (the run keeps
+    trying until the new primary answers or the reconnect budget is spent)."""
+    if not target.standby:
+        return
+    message = (
+        f"{target.address} is a standby (pg_is_in_recovery()): it is read-only, so nothing "
+        "can be applied there"
+    )
+    if reconnecting:
+        raise ConnectionFailedError(f"reconnected to a standby, {message}", mid_run=True)
+    raise UnsafeConnectionError(
+        message,
+        hint="connect to the primary; with several hosts in the DSN add "
+        "target_session_attrs=read-write so that libpq picks the primary",
+    )
+
+
+def refusing_standby(on_event: EventSink) -> EventSink:
+    """An ``on_connect`` sink that refuses a standby (see refuse_standby) before passing the
+    Connected event on, for the commands that write (baseline)."""
+
+    def on_connect(event: Event) -> None:
+        on_event(event)
+        if isinstance(event, Connected):
+            refuse_standby(event.target, reconnecting=False)
+
+    return on_connect
+
+
 # -- reconnection ----------------------------------------------------------------------------
 
 
@@ -458,6 +532,7 @@ class Run:
         capture_locks: bool = False,
         clock: Clock = time.monotonic,
         sleep: Sleep = time.sleep,
+        should_stop: StopCheck | None = None,
     ) -> None:
         self.settings = settings
         self.db = db
@@ -478,6 +553,17 @@ class Run:
         self.up_to_version = next(
             (m.version_text for m in self.migrations if m.version == target_version), None
         )
+        #: Asked before each step whether to stop there (a fleet stopping at a boundary).
+        self.should_stop = should_stop
+        #: The sessions now open, for :meth:`cancel` from another thread.
+        self._open_sessions: list[Session] = []
+
+    def cancel(self) -> None:
+        """Cancel the statement the run is sending now, from another thread (the main thread,
+        on Ctrl-C, for a run in a worker thread): its step rolls back as on a statement
+        timeout. Pair it with a ``sleep`` and ``should_stop`` that end the run."""
+        for session in list(self._open_sessions):
+            session.cancel_running()
 
     def execute(self) -> RunResult:
         """Apply every pending step (up to the target), each in its own guarded transaction.
@@ -513,16 +599,26 @@ class Run:
         with open_session(settings, self.db, mid_run=reconnecting) as session:
             target = session.target()
             self.emit(Connected(target))
-            if reconnecting:
-                # The old backend may hold the lock until the server notices it is gone.
-                wait_ms = max(settings.wait_for_lock_ms, RECONNECT_LOCK_WAIT_MS)
-                on_wait: EventSink = ignore
-            else:
-                wait_ms, on_wait = settings.wait_for_lock_ms, self.emit
-            with holding_run_lock(
-                session, self.journal, wait_ms, on_wait, clock=self.clock, sleep=self.sleep
-            ) as lock:
-                return self._holding_lock(session, lock, reconnecting, target)
+            refuse_standby(target, reconnecting)
+            self._open_sessions.append(session)
+            try:
+                return self._locked(session, target, reconnecting)
+            finally:
+                self._open_sessions.remove(session)
+
+    def _locked(self, session: Session, target: Target, reconnecting: bool) -> RunResult:
+        """The part of the run under the run lock, on ``session``."""
+        settings = self.settings
+        if reconnecting:
+            # The old backend may hold the lock until the server notices it is gone.
+            wait_ms = max(settings.wait_for_lock_ms, RECONNECT_LOCK_WAIT_MS)
+            on_wait: EventSink = ignore
+        else:
+            wait_ms, on_wait = settings.wait_for_lock_ms, self.emit
+        with holding_run_lock(
+            session, self.journal, wait_ms, on_wait, clock=self.clock, sleep=self.sleep
+        ) as lock:
+            return self._holding_lock(session, lock, reconnecting, target)
 
     def _holding_lock(
         self, session: Session, lock: RunLock, reconnecting: bool, target: Target
@@ -542,6 +638,8 @@ class Run:
                 session, self.journal, self.migrations, self.settings, self.target_version
             )
             planned = pending.steps
+            # Before anything of theirs runs: no pending statement may switch the guard off.
+            refuse_unguarding(planned, self.settings)
             if not reconnecting:
                 self._lint_gate(planned, session)
             dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
@@ -602,6 +700,8 @@ class Run:
                 run_started_at=self.started_at,
                 capture_locks=self.capture_locks,
                 session_state=self.session_state,
+                sleep=self.sleep,
+                should_stop=self.should_stop,
             )
             try:
                 return executor.run(pending.steps, self.result)

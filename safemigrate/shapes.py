@@ -4,9 +4,8 @@ The planning layer: ``pending`` says which steps run, ``policy`` under which gua
 module in which shape. The executor sends one shape per attempt; the db layer has one function
 per shape (``db.steps``) and writes the journal rows the shape names.
 
-A new shape (a safe rewrite such as ADD FOREIGN KEY -> NOT VALID + VALIDATE, a batched
-backfill) is a new dataclass here, one rule in :func:`step_shape`, one function in the db layer
-and one method on the executor's ``StepDatabase``.
+A new shape (a batched backfill, say) is a new dataclass here, one rule in
+:func:`step_shape`, one function in the db layer and one method on the executor's ``StepDatabase``.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import StepFailedError
-from .model import IndexBuild, QualifiedName, TxMode
+from .model import ConstraintRewrite, IndexBuild, QualifiedName, TxMode
 from .pending import PlannedStep
 from .recovery import Recovery, Refuse, Rerun, recovery_of
 
@@ -87,8 +86,29 @@ class ConcurrentIndexBuild:
     plain_fallback: str | None = None
 
 
+@dataclass(frozen=True)
+class ConstraintRecipe:
+    """A plain constraint statement run as its non-blocking recipe (see ``rewrites``).
+
+    Each part is its own short statement under the step's timeouts; the closing parts go in
+    one transaction with the ``applied`` journal row, after a ``started`` row written before
+    the first part. A rerun after an interruption reads the catalog to find where the recipe
+    stopped (a NOT VALID constraint, a helper check, an index built or left invalid).
+    """
+
+    record: StepRecord
+    rewrite: ConstraintRewrite
+    #: The author's statement, run as written (in a guarded transaction) where the recipe
+    #: cannot be: a partitioned table, or a server too old for the NOT NULL recipe.
+    plain: str
+    #: True when an earlier run started this step and never recorded it as applied.
+    resume: bool = False
+
+
 #: Every shape a step can take.
-StepShape = InTransaction | ExplicitBlock | AutocommitStatement | ConcurrentIndexBuild
+StepShape = (
+    InTransaction | ExplicitBlock | AutocommitStatement | ConcurrentIndexBuild | ConstraintRecipe
+)
 
 
 def step_record(planned: PlannedStep) -> StepRecord:
@@ -112,6 +132,10 @@ def step_shape(planned: PlannedStep) -> StepShape:
         return InTransaction(record, texts)
     # An autocommit step is always exactly one statement.
     statement = step.statements[0]
+    if statement.constraint_rewrite is not None:
+        return ConstraintRecipe(
+            record, statement.constraint_rewrite, statement.text, planned.started_before
+        )
     if statement.index_build is not None:
         fallback = statement.text if statement.rewritten is not None else None
         return ConcurrentIndexBuild(record, statement.run_text, statement.index_build, fallback)

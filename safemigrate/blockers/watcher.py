@@ -6,7 +6,8 @@
 - During an attempt: shortly before the lock timeout fires, who blocks the step (root blockers
   of the pg_blocking_pids() chain); every few seconds a heartbeat; during index builds, their
   progress from pg_stat_progress_create_index.
-- After a failed attempt: the opt-in cancel policy for idle root blockers.
+- After a failed attempt: the opt-in cancel policy for idle root blockers, which signals a
+  blocker only while it still runs the transaction that was sampled.
 
 The watcher talks to a :class:`MonitorSession` (``safemigrate.db.activity.Monitor`` in a run)
 and reads time from a :class:`Clock`, so both can be replaced in tests.
@@ -24,7 +25,7 @@ from typing import Protocol
 from ..config import Settings
 from ..db import ServerError
 from ..events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
-from ..locks import LockMode, LockNeed
+from ..locks import CatalogLock, LockMode, LockNeed, strongest
 from ..model import (
     Blocker,
     HeldLock,
@@ -33,7 +34,7 @@ from ..model import (
     QualifiedName,
     Sample,
 )
-from .cancel import CancelPolicy, eligible
+from .cancel import IDLE_IN_TRANSACTION, CancelPolicy, eligible
 from .queue import (
     HOLDER_POLL_S,
     QUEUE_IDLE_POLL_MAX_S,
@@ -49,6 +50,9 @@ from .report import reported_blocker, reported_sample
 HEARTBEAT_S = 5.0
 #: Seconds between index build progress samples.
 INDEX_PROGRESS_S = 2.0
+#: How long the end of an attempt waits for a monitor call in flight (the monitor's own
+#: statement timeout normally ends it sooner).
+ATTEMPT_EXIT_WAIT_S = 3.0
 #: How long before the lock timeout fires the blockers are sampled, at most.
 SAMPLE_MARGIN_MS = 250
 #: Seconds between checks whether a signalled blocker's transaction is gone.
@@ -76,16 +80,21 @@ class MonitorSession(Protocol):
         """The root blockers of ``pid`` and what it waits for."""
         ...
 
+    def catalog_locks(self, locks: Sequence[CatalogLock]) -> list[LockNeed]:
+        """The relations ``locks`` lead to in the catalog, with the lock each will get."""
+        ...
+
     def index_progress(self, pid: int) -> IndexBuildProgress | None:
         """The progress of the index build ``pid`` runs, if it runs one."""
         ...
 
-    def cancel(self, pid: int, *, terminate: bool = False) -> bool:
-        """Cancel (or terminate) backend ``pid``; True if the signal was sent."""
+    def cancel(self, blocker: Blocker, *, terminate: bool = False) -> bool:
+        """Cancel (or terminate) ``blocker``'s backend, only while it still runs the transaction
+        sampled (checked in the signalling statement); True if the signal was sent."""
         ...
 
-    def transaction_of(self, pid: int) -> float | None:
-        """When ``pid``'s transaction started; None if it has none or is gone."""
+    def still_runs(self, blocker: Blocker) -> bool:
+        """True while ``blocker``'s backend still runs the transaction sampled."""
         ...
 
     def lock_queue(self, pid: int) -> LockQueue | None:
@@ -172,7 +181,25 @@ class Watcher:
         if self._thread is None:
             return True
         thread, self._thread = self._thread, None
-        return thread.close()
+        return thread.close(CLOSE_TIMEOUT_S)
+
+    def complete_needs(
+        self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
+    ) -> list[LockNeed]:
+        """``needs`` and the locks on the relations the catalog names for ``catalog_locks``
+        (a DROP INDEX's table, the other side of a foreign key, a partition's parent), so that
+        the pre-check looks at every relation the step will lock. One round trip, and none
+        when there is nothing the pre-check would use: no monitor, the pre-check off, or only
+        locks that block no writes to look up."""
+        asked = [lock for lock in catalog_locks if lock.mode.blocks_writes]
+        if self.monitor is None or not self.settings.lock_precheck or not asked:
+            return list(needs)
+        try:
+            found = self.monitor.catalog_locks(asked)
+        except ServerError:
+            # Like the pre-check itself, an optimisation: the lock timeout still guards.
+            return list(needs)
+        return strongest([*needs, *found])
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         """Sessions whose transaction, older than the lock timeout (or ``lock_precheck_age``
@@ -294,7 +321,14 @@ class Watcher:
         )
 
     def apply_policy(self, ref: StepRef, blockers: Sequence[Blocker]) -> int:
-        """Cancel, then terminate, the root blockers the policy allows; return the actions."""
+        """Signal the root blockers the policy allows; return how many were handled.
+
+        A session idle in a transaction is terminated at once (a cancel only interrupts a
+        running query, so it cannot end such a transaction); an active one is cancelled, then
+        terminated if its transaction outlives the grace. Each blocker handled counts as one
+        action, whatever signals it took. Only the transaction sampled is ever signalled: a
+        blocker that has since committed and begun another is left alone.
+        """
         policy = self.policy
         if policy is None or self.monitor is None:
             return 0
@@ -305,16 +339,20 @@ class Watcher:
             if reason is None:
                 continue
             actions += 1
+            idle = blocker.state in IDLE_IN_TRANSACTION
             if policy.dry_run:
-                self.emit(_action(ref, blocker, "would-cancel", reason, False))
+                would = "would-terminate" if idle else "would-cancel"
+                self.emit(_action(ref, blocker, would, reason, False))
                 continue
-            cleared = self._signal_until_gone(blocker, terminate=False, grace_ms=policy.grace_ms)
-            self.emit(_action(ref, blocker, "cancel", reason, cleared))
-            if not cleared:
+            if not idle:
                 cleared = self._signal_until_gone(
-                    blocker, terminate=True, grace_ms=TERMINATE_GRACE_MS
+                    blocker, terminate=False, grace_ms=policy.grace_ms
                 )
-                self.emit(_action(ref, blocker, "terminate", reason, cleared))
+                self.emit(_action(ref, blocker, "cancel", reason, cleared))
+                if cleared:
+                    continue
+            cleared = self._signal_until_gone(blocker, terminate=True, grace_ms=TERMINATE_GRACE_MS)
+            self.emit(_action(ref, blocker, "terminate", reason, cleared))
         return actions
 
     def _reported(self, blocker: Blocker) -> Blocker:
@@ -325,18 +363,19 @@ class Watcher:
         )
 
     def _signal_until_gone(self, blocker: Blocker, *, terminate: bool, grace_ms: int) -> bool:
-        """Signal ``blocker``; True once the transaction it had is gone (within ``grace_ms``)."""
+        """Signal ``blocker`` if it still runs the transaction sampled; True once that
+        transaction is gone (within ``grace_ms``)."""
         assert self.monitor is not None
         try:
-            before = self.monitor.transaction_of(blocker.pid)
-            if before is None:
-                return True
-            self.monitor.cancel(blocker.pid, terminate=terminate)
+            if not self.monitor.cancel(blocker, terminate=terminate):
+                # Not signalled: the sampled transaction is gone (or, rarely, the signal
+                # failed while it still runs).
+                return not self.monitor.still_runs(blocker)
             waited_ms = 0
             while waited_ms < grace_ms:
                 self.clock.sleep(SIGNAL_POLL_S)
                 waited_ms += round(SIGNAL_POLL_S * 1000)
-                if self.monitor.transaction_of(blocker.pid) != before:
+                if not self.monitor.still_runs(blocker):
                     return True
         except ServerError:
             return False
@@ -405,9 +444,10 @@ class AttemptWatch:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         # After this, the watch thread neither samples nor reports for this attempt: the
-        # result is final.
-        with self._busy:
-            pass
+        # result is final. A monitor call in flight is waited for, but not for long: a hung
+        # one must not hold the step (its late answer is dropped, see _loop).
+        if self._busy.acquire(timeout=ATTEMPT_EXIT_WAIT_S):
+            self._busy.release()
 
     def _loop(self) -> None:
         """Sample, beat and report progress until the attempt ends (run on the watch thread)."""
@@ -439,7 +479,10 @@ class AttemptWatch:
                         next_queue = None if interval is None else elapsed + interval
                     if not sampled and elapsed >= sample_at:
                         sampled = True
-                        self.result = self.watcher.sample()
+                        found = self.watcher.sample()
+                        if self._stop.is_set():
+                            return  # the attempt ended without waiting for this answer
+                        self.result = found
                     if next_index is not None and elapsed >= next_index:
                         next_index += INDEX_PROGRESS_S
                         self._index_progress()

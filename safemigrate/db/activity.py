@@ -3,39 +3,54 @@
 Queries run on a second connection (the run's application_name plus ``-monitor``) while the
 run's own session waits or builds. pg_blocking_pids() takes the lock manager's partition locks,
 so the executor samples it once per attempt, shortly before the lock timeout fires.
+
+The monitor session has short timeouts of its own (MONITOR_LOCK_TIMEOUT_MS,
+MONITOR_STATEMENT_TIMEOUT_MS): a monitor query stuck behind a lock or a slow catalog fails
+within them, and the run goes on without that report.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from psycopg import sql
 
 from ..model import (
     Blocker,
+    CatalogLock,
     HeldLock,
     IndexBuildProgress,
+    LockNeed,
     LockQueue,
     QualifiedName,
     QueuedLock,
     Sample,
     WaitingFor,
 )
+from .catalog import resolve_catalog_locks
 from .indexes import table_regclass_text
-from .session import Session
+from .session import ServerError, Session
 
 _ACTIVITY_COLUMNS = sql.SQL(
     "a.pid, coalesce(a.application_name, ''), a.usename::text, a.client_addr::text, a.state, "
     "extract(epoch FROM clock_timestamp() - a.xact_start) * 1000, "
     "extract(epoch FROM clock_timestamp() - a.state_change) * 1000, "
-    "a.wait_event, a.query"
+    "a.wait_event, a.query, a.xact_start::text, a.backend_xid::text"
+)
+#: Rows of pg_stat_activity still running the transaction a Blocker sampled: same pid, same
+#: start, and the same transaction id if one had been assigned.
+_SAME_TRANSACTION = sql.SQL(
+    "a.pid = {pid} AND a.xact_start = CAST({xact_start} AS timestamptz) "
+    "AND ({xid} IS NULL OR a.backend_xid::text = {xid})"
 )
 
 
 def _blocker(row: Sequence[Any], lock_mode: str | None = None) -> Blocker:
     """The session in a row of ``_ACTIVITY_COLUMNS``, holding ``lock_mode`` on the table."""
+    xact_start, backend_xid = row[9], row[10]
     return Blocker(
         pid=int(row[0]),
         application_name=row[1],
@@ -47,7 +62,22 @@ def _blocker(row: Sequence[Any], lock_mode: str | None = None) -> Blocker:
         wait_event=row[7],
         lock_mode=lock_mode,
         query=row[8],
+        xact_start=str(xact_start) if xact_start is not None else None,
+        backend_xid=str(backend_xid) if backend_xid is not None else None,
     )
+
+
+#: The monitor session's lock timeout: its queries read catalogs and views, never wait long.
+MONITOR_LOCK_TIMEOUT_MS = 1_000
+#: The monitor session's statement timeout: shorter than the watcher's close timeout, so a
+#: monitor query in flight never holds the end of the run.
+MONITOR_STATEMENT_TIMEOUT_MS = 2_000
+
+
+#: How long a monitor query waits for one running on another thread before it gives up.
+MONITOR_BUSY_WAIT_S = 2.5
+#: How long closing the monitor waits for a query in flight, before and after cancelling it.
+MONITOR_CLOSE_WAIT_S = 1.0
 
 
 class Monitor:
@@ -62,7 +92,26 @@ class Monitor:
     def open(cls, dsn: str, *, application_name: str, secrets: Sequence[str] = ()) -> Monitor:
         """Connect a monitor session named ``<application_name>-monitor``."""
         name = (application_name + "-monitor")[:63]
-        return cls(Session.open(dsn, application_name=name, secrets=secrets))
+        return cls(
+            Session.open(
+                dsn,
+                application_name=name,
+                secrets=secrets,
+                lock_timeout_ms=MONITOR_LOCK_TIMEOUT_MS,
+                statement_timeout_ms=MONITOR_STATEMENT_TIMEOUT_MS,
+            )
+        )
+
+    @contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """The session for one query, waited for at most MONITOR_BUSY_WAIT_S: a query stuck on
+        another thread must not stall this one's caller (which counts it as a failed query)."""
+        if not self._lock.acquire(timeout=MONITOR_BUSY_WAIT_S):
+            raise ServerError(None, "the monitor session is busy with a query that has not ended")
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     @property
     def pid(self) -> int:
@@ -70,9 +119,20 @@ class Monitor:
         return self.session.pid
 
     def close(self) -> None:
-        """Close the monitor session."""
-        with self._lock:
-            self.session.close()
+        """Close the monitor session, without waiting long for a query in flight: one still
+        running after MONITOR_CLOSE_WAIT_S is cancelled and the connection closed anyway."""
+        if self._lock.acquire(timeout=MONITOR_CLOSE_WAIT_S):
+            try:
+                self.session.close()
+            finally:
+                self._lock.release()
+            return
+        self.session.cancel_running()
+        if self._lock.acquire(timeout=MONITOR_CLOSE_WAIT_S):
+            self._lock.release()
+        # Closed even if the query never returned: the watch thread is abandoned and its
+        # statement, if the server still runs it, ends with the connection.
+        self.session.close()
 
     def conflicting_holders(
         self, relation: QualifiedName, modes: Sequence[str], older_than_ms: int, exclude_pid: int
@@ -93,13 +153,18 @@ class Monitor:
             me=sql.Literal(exclude_pid),
             age=sql.Literal(older_than_ms),
         )
-        with self._lock:
+        with self._exclusive():
             rows = self.session.rows(query)
         return [_blocker(r[:-1], r[-1]) for r in rows]
 
+    def catalog_locks(self, locks: Sequence[CatalogLock]) -> list[LockNeed]:
+        """The relations ``locks`` lead to in the catalog (one round trip, own timeouts)."""
+        with self._lock:
+            return resolve_catalog_locks(self.session, locks)
+
     def blockers_of(self, pid: int) -> Sample:
         """Follow pg_blocking_pids() from ``pid`` to the root blocker(s)."""
-        with self._lock:
+        with self._exclusive():
             waiting = self._waiting_lock(pid)
             chain: list[int] = []
             roots: list[int] = []
@@ -247,7 +312,7 @@ class Monitor:
 
     def index_progress(self, pid: int) -> IndexBuildProgress | None:
         """The progress of the index build ``pid`` runs, if it runs one."""
-        with self._lock:
+        with self._exclusive():
             rows = self.session.rows(
                 sql.SQL(
                     "SELECT phase, blocks_done, blocks_total, tuples_done, tuples_total, "
@@ -263,22 +328,32 @@ class Monitor:
             r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), locker
         )
 
-    def cancel(self, pid: int, *, terminate: bool = False) -> bool:
-        """pg_cancel_backend (or pg_terminate_backend) ``pid``; True if the signal was sent."""
+    def cancel(self, blocker: Blocker, *, terminate: bool = False) -> bool:
+        """pg_cancel_backend (or pg_terminate_backend) ``blocker``'s backend, in the same
+        statement that checks it still runs the transaction sampled; True if signalled."""
+        if blocker.xact_start is None:
+            return False
         function = "pg_terminate_backend" if terminate else "pg_cancel_backend"
-        with self._lock:
-            return bool(
-                self.session.scalar(
-                    sql.SQL("SELECT {}({})").format(sql.Identifier(function), sql.Literal(pid))
-                )
-            )
+        query = sql.SQL("SELECT {}(a.pid) FROM pg_stat_activity a WHERE {}").format(
+            sql.Identifier(function), self._same_transaction(blocker)
+        )
+        with self._exclusive():
+            return bool(self.session.scalar(query))
 
-    def transaction_of(self, pid: int) -> float | None:
-        """When ``pid``'s transaction started (epoch seconds); None if none or gone."""
-        with self._lock:
-            value = self.session.scalar(
-                sql.SQL(
-                    "SELECT extract(epoch FROM xact_start) FROM pg_stat_activity WHERE pid = {}"
-                ).format(sql.Literal(pid))
-            )
-        return float(value) if value is not None else None
+    def still_runs(self, blocker: Blocker) -> bool:
+        """True while ``blocker``'s backend still runs the transaction sampled."""
+        if blocker.xact_start is None:
+            return False
+        query = sql.SQL("SELECT EXISTS (SELECT FROM pg_stat_activity a WHERE {})").format(
+            self._same_transaction(blocker)
+        )
+        with self._exclusive():
+            return bool(self.session.scalar(query))
+
+    @staticmethod
+    def _same_transaction(blocker: Blocker) -> sql.Composed:
+        return _SAME_TRANSACTION.format(
+            pid=sql.Literal(blocker.pid),
+            xact_start=sql.Literal(blocker.xact_start),
+            xid=sql.Literal(blocker.backend_xid),
+        )

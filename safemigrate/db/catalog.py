@@ -1,4 +1,5 @@
-"""Read-only facts about the target database for ``plan``: table sizes, invalid indexes."""
+"""Read-only facts about the target database: table sizes and invalid indexes for ``plan``,
+and the relations a step locks without naming them (``resolve_catalog_locks``)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,68 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
-from ..model import QualifiedName
+from ..model import CatalogLock, LockNeed, QualifiedName, merge_needs
 from .indexes import table_regclass_text
-from .session import Session
+from .session import ServerError, Session
+
+#: The catalog look-up's own limits: it reads only pg_catalog, which nobody locks for long,
+#: but it runs before a step the operator is waiting on.
+CATALOG_LOCK_TIMEOUT_MS = 1_000
+CATALOG_STATEMENT_TIMEOUT_MS = 5_000
+
+# One row per (question, relation found). ``q`` holds the questions (n, via, oid, detail);
+# each branch of ``found`` answers one kind of Via from pg_index, pg_constraint, pg_inherits
+# and pg_partitioned_table. Names come back unqualified when the search_path finds them, as a
+# migration would write them.
+_RESOLVE = """
+WITH RECURSIVE q(n, via, oid, detail) AS (
+  SELECT v.n, v.via, to_regclass(v.rel), v.detail FROM (VALUES {questions}) v(n, via, rel, detail)
+), kids(n, oid) AS (
+  SELECT q.n, i.inhrelid FROM q JOIN pg_inherits i ON i.inhparent = q.oid WHERE q.via = 'children'
+  UNION
+  SELECT k.n, i.inhrelid FROM kids k JOIN pg_inherits i ON i.inhparent = k.oid
+), found(n, oid) AS (
+  SELECT n, oid FROM kids
+  UNION ALL
+  SELECT q.n, i.indrelid FROM q JOIN pg_index i ON i.indexrelid = q.oid
+  WHERE q.via = 'index_table'
+  UNION ALL
+  SELECT q.n, c.confrelid FROM q JOIN pg_constraint c ON c.conrelid = q.oid AND c.contype = 'f'
+  WHERE q.via = 'referenced'
+  UNION ALL
+  SELECT q.n, c.conrelid FROM q JOIN pg_constraint c ON c.confrelid = q.oid AND c.contype = 'f'
+  WHERE q.via = 'referencing'
+  UNION ALL
+  SELECT q.n, c.confrelid FROM q JOIN pg_constraint c
+    ON c.conrelid = q.oid AND c.contype = 'f' AND c.conname = q.detail
+  WHERE q.via = 'constraint_referenced'
+  UNION ALL
+  SELECT q.n, CASE WHEN c.conrelid = q.oid THEN c.confrelid ELSE c.conrelid END
+  FROM q JOIN pg_attribute a ON a.attrelid = q.oid AND a.attname = q.detail
+  JOIN pg_constraint c ON c.contype = 'f'
+    AND ((c.conrelid = q.oid AND a.attnum = ANY (c.conkey))
+      OR (c.confrelid = q.oid AND a.attnum = ANY (c.confkey)))
+  WHERE q.via = 'column_foreign_keys'
+  UNION ALL
+  SELECT q.n, i.inhparent FROM q JOIN pg_class r ON r.oid = q.oid AND r.relispartition
+  JOIN pg_inherits i ON i.inhrelid = q.oid
+  WHERE q.via = 'parent'
+  UNION ALL
+  SELECT q.n, p.partdefid FROM q JOIN pg_partitioned_table p ON p.partrelid = q.oid
+  WHERE q.via = 'default_partition'
+  UNION ALL
+  SELECT q.n, p.partdefid FROM q JOIN pg_class r ON r.oid = q.oid AND r.relispartition
+  JOIN pg_inherits i ON i.inhrelid = q.oid
+  JOIN pg_partitioned_table p ON p.partrelid = i.inhparent AND p.partdefid <> q.oid
+  WHERE q.via = 'sibling_default_partition'
+)
+SELECT DISTINCT f.n,
+  CASE WHEN pg_table_is_visible(c.oid) THEN NULL ELSE ns.nspname::text END, c.relname::text
+FROM found f JOIN q ON q.n = f.n
+JOIN pg_class c ON c.oid = f.oid JOIN pg_namespace ns ON ns.oid = c.relnamespace
+WHERE f.oid <> q.oid
+ORDER BY 1, 2, 3
+"""
 
 
 @dataclass(frozen=True)
@@ -53,3 +113,42 @@ def invalid_indexes(session: Session) -> list[str]:
 def create_database(session: Session, name: str) -> None:
     """CREATE DATABASE ``name`` (for rehearsals on a throwaway server)."""
     session.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def resolve_catalog_locks(
+    session: Session,
+    locks: Sequence[CatalogLock],
+    *,
+    lock_timeout_ms: int = CATALOG_LOCK_TIMEOUT_MS,
+    statement_timeout_ms: int = CATALOG_STATEMENT_TIMEOUT_MS,
+) -> list[LockNeed]:
+    """The relations ``locks`` lead to in the catalog, each with the lock it will get, in one
+    round trip (a read-only transaction under its own timeouts). Questions about relations
+    that do not exist (yet) find nothing."""
+    if not locks:
+        return []
+    questions = sql.SQL(", ").join(
+        sql.SQL("({}, {}, {}, {}::text)").format(
+            sql.Literal(n),
+            sql.Literal(lock.via.value),
+            sql.Literal(table_regclass_text(session, lock.relation)),
+            sql.Literal(lock.detail),
+        )
+        for n, lock in enumerate(locks)
+    )
+    query = sql.SQL(
+        "BEGIN READ ONLY; SET LOCAL lock_timeout = {}; SET LOCAL statement_timeout = {}; {}; COMMIT"
+    ).format(
+        sql.Literal(lock_timeout_ms),
+        sql.Literal(statement_timeout_ms),
+        sql.SQL(_RESOLVE).format(questions=questions),
+    )
+    try:
+        rows = session.rows(query)
+    except ServerError:
+        session.rollback_quietly()
+        raise
+    return merge_needs(
+        LockNeed(QualifiedName(schema, name), locks[n].mode, scans=locks[n].scans)
+        for n, schema, name in rows
+    )

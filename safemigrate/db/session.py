@@ -20,6 +20,13 @@ from .dsn import redact
 
 Query = sql.SQL | sql.Composed | bytes
 
+#: The lock timeout every statement the runner sends outside a step gets when the caller does
+#: not name one (the runner passes the run's lock_timeout).
+DEFAULT_HOUSEKEEPING_LOCK_TIMEOUT_MS = 2_000
+#: The statement timeout of the runner's own statements when the caller does not name one (the
+#: runner passes the housekeeping_timeout setting).
+DEFAULT_HOUSEKEEPING_STATEMENT_TIMEOUT_MS = 30_000
+
 
 class ServerError(Exception):
     """The server rejected a statement. Carries the server's structured diagnostics."""
@@ -49,17 +56,53 @@ class ServerError(Exception):
 class Session:
     """A connection in autocommit mode whose transactions the runner opens and closes itself."""
 
-    def __init__(self, conn: psycopg.Connection[Any], secrets: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        conn: psycopg.Connection[Any],
+        secrets: Sequence[str] = (),
+        *,
+        lock_timeout_ms: int = DEFAULT_HOUSEKEEPING_LOCK_TIMEOUT_MS,
+        statement_timeout_ms: int = DEFAULT_HOUSEKEEPING_STATEMENT_TIMEOUT_MS,
+    ) -> None:
         self._conn = conn
         self._secrets = list(secrets)
         #: A random word only this session's own guard statements contain (see db.steps).
         self.marker = f"safemigrate-{secrets_module.token_hex(8)}"
-        self.pid: int = self.scalar(sql.SQL("SELECT pg_backend_pid()"))
+        #: The session-level (lock_timeout, statement_timeout) in force outside steps: every
+        #: statement of the runner's own (journal, run lock, catalog reads) runs under them.
+        self.housekeeping_timeouts = (lock_timeout_ms, statement_timeout_ms)
+        # Set at session level right after connecting, and read back in the same round trip:
+        # a startup ``options`` parameter would survive RESET, but PgBouncer refuses it.
+        row = self.rows(
+            sql.SQL(
+                "{}; SELECT pg_backend_pid(), "
+                "(extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint, "
+                "(extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)"
+                "::bigint"
+            ).format(self.restore_timeouts_sql())
+        )[0]
+        self.pid: int = int(row[0])
+        if (int(row[1]), int(row[2])) != self.housekeeping_timeouts:
+            self.close()
+            raise UnsafeConnectionError(
+                f"the session's timeouts are not in force on the server (lock_timeout="
+                f"{row[1]}ms, statement_timeout={row[2]}ms, expected {lock_timeout_ms}ms and "
+                f"{statement_timeout_ms}ms); refusing to send anything unguarded",
+                hint="is a proxy rewriting or dropping SET commands?",
+            )
         if self.server_version >= 140000:
             # A backend busy waiting for a lock or running a statement never looks at its
             # client: after a kill -9 of the runner it would keep the run lock (and its table
             # locks) until the statement ends. This makes it check every 2 s (PostgreSQL 14+).
             self.execute(sql.SQL("SET client_connection_check_interval = 2000"))
+
+    def restore_timeouts_sql(self) -> sql.Composed:
+        """SET the session's housekeeping timeouts again (after a step changed them at session
+        level): what RESET would do, had they been the server's defaults."""
+        lock_ms, statement_ms = self.housekeeping_timeouts
+        return sql.SQL("SET lock_timeout = {}; SET statement_timeout = {}").format(
+            sql.Literal(lock_ms), sql.Literal(statement_ms)
+        )
 
     @classmethod
     def open(
@@ -70,8 +113,15 @@ class Session:
         secrets: Sequence[str] = (),
         connect_timeout: int = 10,
         mid_run: bool = False,
+        lock_timeout_ms: int = DEFAULT_HOUSEKEEPING_LOCK_TIMEOUT_MS,
+        statement_timeout_ms: int = DEFAULT_HOUSEKEEPING_STATEMENT_TIMEOUT_MS,
     ) -> Session:
-        """Connect to ``dsn`` (libpq fills the gaps) and identify as ``application_name``."""
+        """Connect to ``dsn`` (libpq fills the gaps) and identify as ``application_name``.
+
+        Every statement the session sends runs under ``lock_timeout_ms`` and
+        ``statement_timeout_ms`` (session level, checked right after connecting) unless a step
+        sets its own.
+        """
         try:
             conn = psycopg.connect(
                 dsn,
@@ -97,7 +147,12 @@ class Session:
                 f"cannot connect to the database: {message}", mid_run=mid_run
             ) from None
         try:
-            return cls(conn, secrets)
+            return cls(
+                conn,
+                secrets,
+                lock_timeout_ms=lock_timeout_ms,
+                statement_timeout_ms=statement_timeout_ms,
+            )
         except ConnectionFailedError as err:
             raise ConnectionFailedError(err.message, mid_run=mid_run) from None
 
@@ -242,6 +297,32 @@ class Session:
                 "PostgreSQL, so the run lock and session settings cannot be kept",
                 hint="connect directly to PostgreSQL, or through a session-pooling proxy",
             )
+
+    def use_schema(self, schema: str) -> None:
+        """Make ``schema`` the session's only search_path entry (a tenant's schema), and check
+        that the server took it: a schema that does not exist is left out of the effective
+        path, and the run would then create its objects elsewhere."""
+        rows = self.rows(
+            sql.SQL("SELECT set_config('search_path', {}, false), current_schemas(false)").format(
+                sql.Literal(sql.Identifier(schema).as_string(self._conn))
+            )
+        )
+        effective = list(rows[0][1]) if rows else []
+        if effective[:1] != [schema]:
+            from ..errors import BadInputError
+
+            raise BadInputError(
+                f"schema {schema!r} does not exist in {self._conn.info.dbname}: the run's "
+                "search_path and journal live in the target's schema",
+                hint="create the schema first (CREATE SCHEMA), or fix the target's schema",
+            )
+
+    def cancel_running(self) -> None:
+        """Ask the server to cancel the statement this session runs now (from any thread)."""
+        if self._conn.closed:
+            return
+        with suppress(psycopg.Error):
+            self._conn.cancel()
 
     def close(self) -> None:
         """Close the connection (releasing session-level locks). Never raises: it runs in

@@ -16,9 +16,11 @@ from ..errors import UnsafeConnectionError
 from ..model import IndexBuild, QualifiedName
 from ..policy import Timeouts
 from ..recovery import Recovery, ReindexConcurrently
+from ..rewrites import RecipePart
 from ..shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
+    ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepRecord,
@@ -55,7 +57,6 @@ _CHECK = sql.SQL(
     "(extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint, "
     "(extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::bigint"
 )
-_RESET = sql.SQL("RESET lock_timeout; RESET statement_timeout")
 # The table locks this backend holds now, catalogs left out: what a step really took.
 _HELD_LOCKS = sql.SQL(
     "SELECT l.relation::regclass::text, l.mode FROM pg_locks l "
@@ -252,7 +253,7 @@ def run_autocommit(
             resume = dbrecovery.resume(session, recovery, on_drop=report)
         if resume.done is not None:
             if after is not None:
-                session.execute(sql.SQL("{}; {}").format(after, _RESET))
+                session.execute(sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()))
                 return resume.done
             _reset_quietly(session)
             return resume.done
@@ -274,7 +275,7 @@ def run_autocommit(
                 raise
             skipped = "the index was already dropped by an interrupted earlier run"
         if after is not None:
-            session.execute(sql.SQL("{}; {}").format(after, _RESET))
+            session.execute(sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()))
             return skipped
     except BaseException:
         _reset_quietly(session)
@@ -381,7 +382,8 @@ def set_session_timeouts(session: Session, timeouts: Timeouts) -> None:
 
 
 def reset_session_timeouts(session: Session) -> None:
-    """Undo set_session_timeouts."""
+    """Undo set_session_timeouts: back to the session's housekeeping timeouts (never to the
+    server's defaults, which may be none)."""
     _reset_quietly(session)
 
 
@@ -390,7 +392,7 @@ def _reset_quietly(session: Session) -> None:
         return
     try:
         session.rollback_quietly()
-        session.execute(_RESET)
+        session.execute(session.restore_timeouts_sql())
     except Exception:
         pass
 
@@ -488,4 +490,34 @@ class SessionSteps:
             applied=self._row(shape.record, attempts),
             plain_fallback=shape.plain_fallback,
             on_cleanup=on_cleanup,
+        )
+
+    def run_constraint_recipe(
+        self,
+        shape: ConstraintRecipe,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_part: Callable[[RecipePart], None] | None = None,
+    ) -> str | None:
+        """Run a ConstraintRecipe shape (see db.recipes.run_constraint_recipe); a later
+        attempt resumes from what the catalog shows, like a rerun after an interruption."""
+        # db.recipes builds on this module's timeouts: imported here to keep one direction.
+        from .recipes import run_constraint_recipe
+
+        applied = self._row(shape.record, attempts)
+
+        def run_plain(text: str) -> None:
+            run_in_transaction(self.session, [text], timeouts, applied)
+
+        return run_constraint_recipe(
+            self.session,
+            shape.rewrite,
+            shape.plain,
+            timeouts,
+            started=self._row(shape.record, attempts, "started"),
+            applied=applied,
+            resume=shape.resume or attempts > 1,
+            run_plain=run_plain,
+            on_part=on_part,
         )

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import MigrationFileError
 from ..source import scan_directory
+from .context import TimeoutCeilings
 from .findings import Finding, LintReport, Rule, Severity
 from .rules import RULES as _RULES
 from .walker import FileResult, invalid_file, lint_file, problem_finding
@@ -27,6 +28,7 @@ __all__ = [
     "LintReport",
     "Rule",
     "Severity",
+    "TimeoutCeilings",
     "explain",
     "lint_directory",
     "lint_paths",
@@ -46,10 +48,14 @@ def explain(rule_id: str) -> str:
     return RULES[rule_id].doc
 
 
-def _check_options(pg_version: int, concurrent_indexes: str) -> None:
+def _check_options(pg_version: int, concurrent_indexes: str, safe_rewrites: str) -> None:
     if concurrent_indexes not in _POLICIES:
         raise ValueError(
             f"concurrent_indexes must be one of {', '.join(_POLICIES)}, got {concurrent_indexes!r}"
+        )
+    if safe_rewrites not in _POLICIES:
+        raise ValueError(
+            f"safe_rewrites must be one of {', '.join(_POLICIES)}, got {safe_rewrites!r}"
         )
     if not isinstance(pg_version, int) or pg_version < 9:
         raise ValueError(f"pg_version must be a PostgreSQL major version, got {pg_version!r}")
@@ -66,6 +72,8 @@ def lint_paths(
     *,
     pg_version: int = 16,
     concurrent_indexes: str = "rewrite",
+    ceilings: TimeoutCeilings | None = None,
+    safe_rewrites: str = "rewrite",
 ) -> LintReport:
     """Lint migration files; each file is its own migration context.
 
@@ -73,18 +81,30 @@ def lint_paths(
     ``<version>_<name>.sql``, that cannot be read, is not UTF-8 or does not parse gives an
     ``invalid-migration-file`` finding and makes the report bad input.
     """
-    _check_options(pg_version, concurrent_indexes)
+    _check_options(pg_version, concurrent_indexes, safe_rewrites)
     results: list[FileResult] = []
     files: list[str] = []
     for path in paths:
         if path.is_dir():
-            sub = lint_directory(path, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+            sub = lint_directory(
+                path,
+                pg_version=pg_version,
+                concurrent_indexes=concurrent_indexes,
+                ceilings=ceilings,
+                safe_rewrites=safe_rewrites,
+            )
             results.append(FileResult(sub.findings, sub.bad_input))
             files.extend(sub.files)
             continue
         files.append(str(path))
         results.append(
-            lint_file(path, pg_version=pg_version, concurrent_indexes=concurrent_indexes)
+            lint_file(
+                path,
+                pg_version=pg_version,
+                concurrent_indexes=concurrent_indexes,
+                ceilings=ceilings,
+                safe_rewrites=safe_rewrites,
+            )
         )
     return _report(results, files)
 
@@ -94,10 +114,12 @@ def lint_directory(
     *,
     pg_version: int = 16,
     concurrent_indexes: str = "rewrite",
+    ceilings: TimeoutCeilings | None = None,
+    safe_rewrites: str = "rewrite",
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
     duplicate versions), as the runner would before applying anything."""
-    _check_options(pg_version, concurrent_indexes)
+    _check_options(pg_version, concurrent_indexes, safe_rewrites)
     try:
         # Every problem with the names, where discover() stops at the first.
         scan = scan_directory(directory)
@@ -113,6 +135,8 @@ def lint_directory(
                 pg_version=pg_version,
                 concurrent_indexes=concurrent_indexes,
                 check_file_name=False,
+                ceilings=ceilings,
+                safe_rewrites=safe_rewrites,
             )
         )
     report = _report(results, [str(p) for p in paths])

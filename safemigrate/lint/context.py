@@ -115,6 +115,16 @@ class FileState:
         return self.resolve(written(range_var))
 
 
+@dataclass(frozen=True)
+class TimeoutCeilings:
+    """The highest lock_timeout and statement_timeout a migration may set itself (the
+    ``max_lock_timeout`` and ``max_statement_timeout`` settings), in milliseconds; a
+    ``statement_ms`` of 0 is no ceiling."""
+
+    lock_ms: int = 10_000
+    statement_ms: int = 14_400_000
+
+
 @dataclass
 class StatementContext:
     """Everything a rule may look at besides the statement's parse tree."""
@@ -136,10 +146,26 @@ class StatementContext:
     in_do: bool = False
     #: The line of the statement (of the DO statement, for a statement inside a DO block).
     line: int = 1
+    #: What a migration may set lock_timeout and statement_timeout to (timeout-guard-off).
+    ceilings: TimeoutCeilings = field(default_factory=TimeoutCeilings)
+    #: The ``safe_rewrites`` policy: rewrite, require or off.
+    safe_rewrites: str = "rewrite"
 
     def table(self, range_var: Any) -> QualifiedName:
         """The resolved name of a RangeVar."""
         return self.state.table(range_var)
+
+    def runs_as_recipe(self) -> bool:
+        """True when the runner applies this statement as its non-blocking constraint recipe
+        (safe_rewrites = "rewrite", an existing table, outside any block). The NOT NULL
+        recipes need PostgreSQL 12: on older servers the runner runs the statement as written.
+        """
+        if self.safe_rewrites != "rewrite" or self.in_do or self.statement is None:
+            return False
+        recipe = self.statement.constraint_rewrite
+        if recipe is None:
+            return False
+        return self.pg_version >= 12 or recipe.kind not in ("not_null", "primary_key")
 
     def is_new(self, range_var: Any) -> bool:
         """True when the relation was created earlier in this file (rules skip it)."""

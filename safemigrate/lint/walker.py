@@ -38,7 +38,7 @@ from ..source import (
     split_sql,
 )
 from .allow import Allow, find_allows
-from .context import FileState, StatementContext, Transaction
+from .context import FileState, StatementContext, TimeoutCeilings, Transaction
 from .findings import Finding, Hit, Rule
 from .plpgsql import do_block_sql, do_language
 from .rules import CHECKS, SUPPRESSIBLE
@@ -132,6 +132,8 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
                 text=text,
                 in_do=True,
                 line=stmt.line,
+                ceilings=base.ceilings,
+                safe_rewrites=base.safe_rewrites,
             )
             hits.extend(_run_rules(node, ctx))
             record(node, ctx)
@@ -159,10 +161,12 @@ def lint_text(
     *,
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
+    ceilings: TimeoutCeilings | None = None,
+    safe_rewrites: str = "rewrite",
 ) -> FileResult:
     """Lint the SQL ``text`` of the migration file ``path`` (used in findings only)."""
     # The runner's view is always taken under "rewrite": the rules judge the lint's own
-    # concurrent_indexes policy themselves.
+    # concurrent_indexes and safe_rewrites policies themselves.
     parsed = parse_file(path, text, concurrent_indexes="rewrite")
     refusals = [p for p in parsed.problems if p.kind != "non-transactional-in-block"]
     findings = [problem_finding(p) for p in refusals]
@@ -192,6 +196,8 @@ def lint_text(
             steps_known=steps_known,
             text=stmt.text,
             line=stmt.line,
+            ceilings=ceilings or TimeoutCeilings(),
+            safe_rewrites=safe_rewrites,
         )
         hits = _run_rules(stmt.node, ctx)
         record(stmt.node, ctx)
@@ -293,6 +299,8 @@ def lint_file(
     pg_version: int = 16,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     check_file_name: bool = True,
+    ceilings: TimeoutCeilings | None = None,
+    safe_rewrites: str = "rewrite",
 ) -> FileResult:
     """Lint the migration file ``path``, and its name unless ``check_file_name`` is False.
 
@@ -306,6 +314,11 @@ def lint_file(
     except MigrationFileError as err:
         return FileResult([*before, invalid_file(str(path), err)], True)
     result = lint_text(
-        str(path), text, pg_version=pg_version, concurrent_indexes=concurrent_indexes
+        str(path),
+        text,
+        pg_version=pg_version,
+        concurrent_indexes=concurrent_indexes,
+        ceilings=ceilings,
+        safe_rewrites=safe_rewrites,
     )
     return FileResult([*before, *result.findings], result.bad_input or misnamed is not None)

@@ -1,7 +1,8 @@
 """``-- safemigrate: ...`` comments: step options, groups and the linter's allow comments.
 
 A directive stands on its own line before a statement. The runner reads group-start, group-end,
-no-retry, lock-timeout=DUR, statement-timeout=DUR and max-attempts=N; ``allow RULE -- reason``
+no-retry, lock-timeout=DUR, statement-timeout=DUR, max-attempts=N and ``no-rewrite reason``
+(run the next statement as written: no CONCURRENTLY, no constraint recipe); ``allow RULE -- reason``
 is the linter's (safemigrate.lint.allow) and the runner passes over it. Every comment is read
 leniently: a bad one gives a FileProblem and reading goes on.
 """
@@ -22,10 +23,12 @@ DIRECTIVE_PREFIX = "safemigrate:"
 ALLOW_WORD = "allow"
 
 GROUP_WORDS = ("group-start", "group-end")
+#: ``-- safemigrate: no-rewrite reason``: the next statement runs exactly as written.
+NO_REWRITE = "no-rewrite"
 
 _KNOWN = (
     "known: group-start, group-end, no-retry, lock-timeout=DUR, statement-timeout=DUR, "
-    "max-attempts=N, allow RULE -- reason"
+    "max-attempts=N, no-rewrite reason, allow RULE -- reason"
 )
 _OWN_LINE = "a safemigrate directive must be on its own line before a statement"
 
@@ -101,6 +104,10 @@ def parse_directive(line: int, body: str) -> Directive:
     words = body.split()
     if not words:
         raise _Invalid("empty safemigrate directive")
+    if words[0] == NO_REWRITE:
+        # The rest of the line is the author's reason, free text.
+        directive.options["no_rewrite"] = True
+        return directive
     for word in words:
         key, has_value, value = word.partition("=")
         if key in GROUP_WORDS and not has_value:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import MigrationFileError
 from ..model import Migration
-from .parse import ConcurrentIndexes, FileProblem, build_steps
+from .parse import ConcurrentIndexes, FileProblem, SafeRewrites, build_steps
 
 # File names are not SQL; a pattern is the right tool for them (SQL itself only goes to pglast).
 FILENAME_PATTERN = re.compile(r"^(?P<version>[0-9]+)_(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)\.sql$")
@@ -112,13 +112,19 @@ def discover(directory: Path) -> list[MigrationFile]:
 
 
 def load_migrations(
-    directory: Path, *, concurrent_indexes: ConcurrentIndexes = "rewrite"
+    directory: Path,
+    *,
+    concurrent_indexes: ConcurrentIndexes = "rewrite",
+    safe_rewrites: SafeRewrites = "rewrite",
 ) -> list[Migration]:
     """Discover and parse every migration in ``directory``, ordered by version.
 
     Raises the first MigrationFileError of the first bad file.
     """
-    return [parse_migration(f, concurrent_indexes=concurrent_indexes) for f in discover(directory)]
+    return [
+        parse_migration(f, concurrent_indexes=concurrent_indexes, safe_rewrites=safe_rewrites)
+        for f in discover(directory)
+    ]
 
 
 def read_sql(path: Path) -> str:
@@ -138,9 +144,17 @@ def read_sql(path: Path) -> str:
 
 
 def parse_migration(
-    file: MigrationFile, *, concurrent_indexes: ConcurrentIndexes = "rewrite"
+    file: MigrationFile,
+    *,
+    concurrent_indexes: ConcurrentIndexes = "rewrite",
+    safe_rewrites: SafeRewrites = "rewrite",
 ) -> Migration:
     """Parse one migration file into steps."""
     text = read_sql(file.path)
-    steps = build_steps(str(file.path), text, concurrent_indexes=concurrent_indexes)
+    steps = build_steps(
+        str(file.path),
+        text,
+        concurrent_indexes=concurrent_indexes,
+        safe_rewrites=safe_rewrites,
+    )
     return Migration(file.version, file.version_text, file.name, file.path, tuple(steps))

@@ -18,13 +18,24 @@ from typing import Any, Literal
 import pglast
 from pglast import parser
 
+from .. import rewrites
 from .. import statements as sqlinfo
 from ..errors import MigrationFileError
-from ..locks import lock_needs
-from ..model import QualifiedName, Statement, Step, StepOptions, TxMode
+from ..locks import statement_locks
+from ..model import (
+    ConstraintRewrite,
+    QualifiedName,
+    Statement,
+    Step,
+    StepOptions,
+    TxMode,
+    merge_needs,
+)
 from .directives import AllowComment, Directive, invalid_inside, read_comments
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
+#: What happens to the plain constraint statements that have a non-blocking recipe.
+SafeRewrites = Literal["rewrite", "require", "off"]
 #: Where a statement runs: its own step, an explicit BEGIN/COMMIT block, a group, or alone in
 #: autocommit mode (a statement PostgreSQL refuses in a transaction block).
 Context = Literal["own", "explicit", "group", "autocommit"]
@@ -135,16 +146,26 @@ def split_sql(text: str) -> list[tuple[Any, slice]]:
 
 
 def build_steps(
-    path: str, text: str, *, concurrent_indexes: ConcurrentIndexes = "rewrite"
+    path: str,
+    text: str,
+    *,
+    concurrent_indexes: ConcurrentIndexes = "rewrite",
+    safe_rewrites: SafeRewrites = "rewrite",
 ) -> list[Step]:
     """The steps the runner makes of ``text``; raises the file's first MigrationFileError."""
-    parsed = parse_file(path, text, concurrent_indexes=concurrent_indexes)
+    parsed = parse_file(
+        path, text, concurrent_indexes=concurrent_indexes, safe_rewrites=safe_rewrites
+    )
     parsed.raise_first()
     return list(parsed.steps)
 
 
 def parse_file(
-    path: str, text: str, *, concurrent_indexes: ConcurrentIndexes = "rewrite"
+    path: str,
+    text: str,
+    *,
+    concurrent_indexes: ConcurrentIndexes = "rewrite",
+    safe_rewrites: SafeRewrites = "rewrite",
 ) -> ParsedFile:
     """Read the migration file ``path`` whose SQL is ``text``, collecting every problem.
 
@@ -180,7 +201,7 @@ def parse_file(
             inside = invalid_inside(directive)
             problems.append(FileProblem(path, inside.line, inside.message))
 
-    walk = _Walk(path, text, starts, concurrent_indexes, problems)
+    walk = _Walk(path, text, starts, concurrent_indexes, problems, safe_rewrites)
     # Statements and directives in file order (no comment starts where a statement does).
     events: list[tuple[int, Directive | tuple[Any, slice]]] = [(d.offset, d) for d in directives]
     events += [(s.start, (node, s)) for node, s in split]
@@ -208,7 +229,13 @@ def _as_dict(options: StepOptions) -> dict[str, Any]:
     defaults = StepOptions()
     return {
         k: getattr(options, k)
-        for k in ("lock_timeout_ms", "statement_timeout_ms", "max_attempts", "no_retry")
+        for k in (
+            "lock_timeout_ms",
+            "statement_timeout_ms",
+            "max_attempts",
+            "no_retry",
+            "no_rewrite",
+        )
         if getattr(options, k) != getattr(defaults, k)
     }
 
@@ -243,11 +270,13 @@ class _Walk:
         starts: list[int],
         policy: ConcurrentIndexes,
         problems: list[FileProblem],
+        rewrite_policy: SafeRewrites = "rewrite",
     ) -> None:
         self.path = path
         self.text = text
         self.starts = starts
         self.policy = policy
+        self.rewrite_policy = rewrite_policy
         self.problems = problems
         self.parsed: list[ParsedStatement] = []
         self.steps: list[Step] = []
@@ -389,6 +418,8 @@ class _Walk:
         kind = statement.kind
         if kind == "IndexStmt" and not node.concurrent:
             statement = self.plain_index(statement, node)
+        elif kind == "AlterTableStmt":
+            statement = self.plain_constraint(statement, node)
         elif statement.non_transactional and kind == "IndexStmt":
             statement = dataclasses.replace(statement, index_build=sqlinfo.index_build(node))
         elif statement.non_transactional and kind == "DropStmt":
@@ -399,9 +430,12 @@ class _Walk:
         run_node = node
         if statement.rewritten is not None:
             run_node = pglast.parse_sql(statement.rewritten)[0].stmt
+        recipe = statement.constraint_rewrite
+        locks, catalog_locks = statement_locks(run_node)
         member.statement = statement = dataclasses.replace(
             statement,
-            locks=tuple(lock_needs(run_node)),
+            locks=tuple(locks) if recipe is None else _recipe_locks(recipe),
+            catalog_locks=tuple(catalog_locks),
             # SET TRANSACTION only concerns the current transaction.
             session_setting=kind == "VariableSetStmt"
             and not node.is_local
@@ -427,10 +461,69 @@ class _Walk:
             self.emit(TxMode.OWN, [member], _options(self.pending))
         self.pending = {}
 
+    def opted_out(self) -> bool:
+        """True when a ``-- safemigrate: no-rewrite`` directive precedes the statement."""
+        open_ = self.open
+        if open_ is not None and open_.options.no_rewrite:
+            return True
+        return bool(self.pending.get("no_rewrite"))
+
+    def plain_constraint(self, statement: Statement, node: Any) -> Statement:
+        """What happens to a plain constraint statement under the ``safe_rewrites`` policy."""
+        found = rewrites.recognise(node, statement.text)
+        if found is None or self.rewrite_policy == "off" or self.opted_out():
+            return statement
+        table = sqlinfo.qualified(node.relation)
+        if any(_same_table(table, c) for c in self.created):
+            # A table created earlier in the same migration is empty and unseen by the
+            # application: nothing to scan, nobody to block.
+            return statement
+        if isinstance(found, str):
+            return dataclasses.replace(
+                statement, notes=(f"run as written, no non-blocking recipe: {found}",)
+            )
+        title = rewrites.RECIPE_TITLES[found.kind]
+        open_ = self.open
+        if open_ is not None:
+            if self.rewrite_policy == "require":
+                self.problem(
+                    statement.line,
+                    f"plain {_form(found)} on existing table {table} inside {_inside(open_.mode)} "
+                    'cannot run as its non-blocking recipe (safe_rewrites = "require")',
+                    hint="move it out of the transaction block and "
+                    + rewrites.HAND_WRITTEN[found.kind],
+                )
+                return statement
+            return dataclasses.replace(
+                statement,
+                notes=(
+                    f"not run as its recipe ({title}): inside {_inside(open_.mode)}; "
+                    f"it holds its lock on {table} for the whole scan",
+                ),
+            )
+        if self.rewrite_policy == "require":
+            self.problem(
+                statement.line,
+                f"plain {_form(found)} on existing table {table} holds a strong lock while "
+                'it scans the table (safe_rewrites = "require")',
+                hint=rewrites.HAND_WRITTEN[found.kind],
+            )
+            return statement
+        return dataclasses.replace(
+            statement,
+            non_transactional=True,
+            constraint_rewrite=found,
+            notes=(f"run as its recipe ({title}): {table} existed before this migration",),
+        )
+
     def plain_index(self, statement: Statement, node: Any) -> Statement:
         """What happens to a plain CREATE INDEX under the ``concurrent_indexes`` policy."""
         table = sqlinfo.qualified(node.relation)
-        if self.policy == "off" or any(_same_table(table, c) for c in self.created):
+        if (
+            self.policy == "off"
+            or self.opted_out()
+            or any(_same_table(table, c) for c in self.created)
+        ):
             # A table created earlier in the same migration is empty and unseen by the
             # application.
             return statement
@@ -481,6 +574,30 @@ class _Walk:
             # A file with only comments (a placeholder, a new file before its SQL) is an empty
             # migration: one step without statements, recorded as applied.
             self.steps.append(Step(0, (), TxMode.OWN))
+
+
+_FORMS = {
+    "foreign_key": "ADD FOREIGN KEY",
+    "check": "ADD CHECK",
+    "not_null": "SET NOT NULL",
+    "unique": "ADD UNIQUE",
+    "primary_key": "ADD PRIMARY KEY",
+}
+
+
+def _form(recipe: ConstraintRewrite) -> str:
+    return _FORMS[recipe.kind]
+
+
+def _recipe_locks(recipe: ConstraintRewrite) -> tuple[Any, ...]:
+    """The locks of a recipe's parts, strongest per relation (what the pre-check looks at)."""
+    parts = rewrites.recipe_parts(recipe, rewrites.planned_name(recipe))
+    # The scans run under the weaker locks of the VALIDATE and the CONCURRENTLY build: a
+    # write-blocking lock here is only held for a moment.
+    return tuple(
+        dataclasses.replace(need, scans=need.scans and not need.mode.blocks_writes)
+        for need in merge_needs(rewrites.iter_locks(parts))
+    )
 
 
 def _same_table(a: QualifiedName, b: QualifiedName) -> bool:

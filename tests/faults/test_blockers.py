@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,11 @@ from typing import Any
 import psycopg
 import pytest
 
+from safemigrate.blockers.watcher import Watcher
+from safemigrate.config import CancelRule, Settings
+from safemigrate.db.activity import Monitor
+from safemigrate.events import StepRef
+from safemigrate.model import Blocker, QualifiedName
 from tests.faults.helpers import (
     RUNNER_APP,
     Runner,
@@ -519,7 +525,7 @@ def test_a_concurrent_index_build_reports_its_waits_and_its_progress(
 
 
 @pytest.mark.parametrize("precheck", ["on", "off"])
-def test_an_idle_in_transaction_root_blocker_is_cancelled_then_terminated(
+def test_an_idle_in_transaction_root_blocker_is_terminated_at_once(
     precheck: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     _table_t(connect)
@@ -527,6 +533,7 @@ def test_an_idle_in_transaction_root_blocker_is_cancelled_then_terminated(
     watch = connect()
     blocker, blocker_pid = _idle_reader(connect)
     _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
+    began = time.monotonic()
     runner = _up(
         spawn,
         migrations,
@@ -540,15 +547,15 @@ def test_an_idle_in_transaction_root_blocker_is_cancelled_then_terminated(
         "idle-in-transaction:1s",
         "--format",
         "json",
-        env={"SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "1s"},
+        # A cancel cannot end a transaction that runs no query: were it tried first, the run
+        # would wait out this whole grace before terminating.
+        env={"SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "60s"},
     )
     assert runner.wait() == 0, runner.output
+    assert time.monotonic() - began < 30, runner.output
 
     actions = by_kind(runner.events(), "blocker_action")
-    assert [(a["action"], a["cleared"]) for a in actions] == [
-        ("cancel", False),
-        ("terminate", True),
-    ], runner.output
+    assert [(a["action"], a["cleared"]) for a in actions] == [("terminate", True)], runner.output
     for action in actions:
         assert action["pid"] == blocker_pid
         assert action["application_name"] == BLOCKER_APP
@@ -562,6 +569,58 @@ def test_an_idle_in_transaction_root_blocker_is_cancelled_then_terminated(
     assert column_exists(watch, "t", "c")
     [summary] = by_kind(runner.events(), "run_summary")
     assert summary["blocker_actions"] == 1
+
+
+def _sampled(monitor: Monitor, pid: int) -> Blocker:
+    """``pid`` as the pre-check samples it: a holder of t, with its transaction's identity."""
+    [found] = [
+        b
+        for b in monitor.conflicting_holders(
+            QualifiedName(None, "t"), ["AccessShareLock"], 0, monitor.pid
+        )
+        if b.pid == pid
+    ]
+    assert found.xact_start is not None
+    return found
+
+
+def test_a_blocker_that_moved_on_to_a_new_transaction_is_not_signalled(
+    db_dsn: str, connect: ConnectFactory
+) -> None:
+    _table_t(connect)
+    watch = connect()
+    blocker, blocker_pid = _idle_reader(connect)
+    monitor = Monitor.open(db_dsn, application_name="blockers-test")
+    try:
+        sample = _sampled(monitor, blocker_pid)
+        # Between the sample and the signal, the application commits and begins another
+        # transaction on the same connection: that one is not the blocker sampled.
+        blocker.commit()
+        blocker.execute("SELECT count(*) FROM t").fetchall()
+        assert _activity(watch, blocker_pid) is not None
+        assert monitor.cancel(sample, terminate=True) is False
+        assert monitor.still_runs(sample) is False
+        blocker.execute("SELECT 1").fetchone()
+        assert blocker.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+
+        # The watcher counts it handled (its transaction is gone) and signals nobody.
+        events: list[Any] = []
+        settings = Settings(cancel_blockers=CancelRule("idle-in-transaction", 0))
+        watcher = Watcher(monitor, settings, runner_pid=0, emit=events.append)
+        ref = StepRef(1, "0001_x.sql", 1, 1, 1, "ALTER TABLE t ...")
+        assert watcher.apply_policy(ref, [sample]) == 1
+        assert [(e.action, e.cleared) for e in events] == [("terminate", True)]
+        blocker.execute("SELECT 1").fetchone()
+
+        # The transaction sampled now is the one signalled.
+        current = _sampled(monitor, blocker_pid)
+        assert monitor.still_runs(current) is True
+        assert monitor.cancel(current, terminate=True) is True
+        wait_until(lambda: not _alive(watch, blocker_pid), what="the blocker to be terminated")
+    finally:
+        monitor.close()
+        with contextlib.suppress(psycopg.Error):
+            blocker.rollback()
 
 
 def test_an_active_blocker_is_never_touched_by_the_idle_in_transaction_policy(
@@ -675,7 +734,7 @@ def test_a_dry_run_reports_would_cancel_and_the_blocker_survives(
         actions = by_kind(runner.events(), "blocker_action")
         # The policy is applied after every attempt but the last one.
         assert [(a["action"], a["pid"], a["cleared"]) for a in actions] == [
-            ("would-cancel", blocker_pid, False)
+            ("would-terminate", blocker_pid, False)
         ], runner.output
         assert actions[0]["application_name"] == BLOCKER_APP
         assert actions[0]["reason"].startswith("idle in transaction for")

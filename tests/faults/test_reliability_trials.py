@@ -61,6 +61,7 @@ from tests.faults.helpers import FAST_BACKOFF, Runner
 from tests.fixtures_db import TEST_PG_ENV, PgServer
 from tests.support.runner import (
     EXAMPLE,
+    FOREIGN_HISTORY_ENV,
     LANGFUSE,
     apply_with_psql_semantics,
     environment,
@@ -469,6 +470,11 @@ def _up_args(source: Corpus, dsn: str, *extra: str) -> tuple[str, ...]:
     return ("up", "--dir", str(source.directory), "--dsn", dsn, "--format", "json", *gate, *extra)
 
 
+def _env(source: Corpus, env: dict[str, str]) -> dict[str, str]:
+    """``env``, with what another project's history needs to run (see FOREIGN_HISTORY_ENV)."""
+    return {**env, **FOREIGN_HISTORY_ENV} if source.directory == LANGFUSE else env
+
+
 # ------------------------------------------------------------------------------------------
 # The trials
 
@@ -490,7 +496,7 @@ def kill9_trial(
         try:
             for round_ in range(kills + 1):
                 rerun = ("--wait-for-lock", "30s") if round_ else ()
-                runner = Runner(*_up_args(source, dsn, *rerun), env=FAST_BACKOFF)
+                runner = Runner(*_up_args(source, dsn, *rerun), env=_env(source, FAST_BACKOFF))
                 runners.append(runner)
                 result.runs += 1
                 if round_ == kills:
@@ -567,7 +573,7 @@ def reconnect_trial(
     result = TrialResult(kind, source.name, seed)
     began = time.monotonic()
     with cluster.database() as dsn:
-        runner = Runner(*_up_args(source, dsn), env=FAST_BACKOFF)
+        runner = Runner(*_up_args(source, dsn), env=_env(source, FAST_BACKOFF))
         result.runs = 1
         try:
             events = Events(runner)
@@ -634,7 +640,7 @@ def outage_trial(cluster: Cluster, source: Corpus, seed: int) -> TrialResult:
     with cluster.database() as dsn:
         try:
             env = {**FAST_BACKOFF, "SAFEMIGRATE_RECONNECT_TIMEOUT": "2s"}
-            runner = Runner(*_up_args(source, dsn), env=env)
+            runner = Runner(*_up_args(source, dsn), env=_env(source, env))
             runners.append(runner)
             result.runs += 1
             events = Events(runner)
@@ -661,7 +667,9 @@ def outage_trial(cluster: Cluster, source: Corpus, seed: int) -> TrialResult:
                         failed is not None and "could not resume within 2s" in failed["error"],
                         failed,
                     )
-                    runner = Runner(*_up_args(source, dsn, "--wait-for-lock", "30s"), env=env)
+                    runner = Runner(
+                        *_up_args(source, dsn, "--wait-for-lock", "30s"), env=_env(source, env)
+                    )
                     runners.append(runner)
                     result.runs += 1
             code = runner.wait(timeout=600)
@@ -688,7 +696,9 @@ def concurrent_trial(
         try:
             extra = ("--wait-for-lock", "60s") if wait else ()
             for _ in range(runners):
-                started.append(Runner(*_up_args(source, dsn, *extra), env=FAST_BACKOFF))
+                started.append(
+                    Runner(*_up_args(source, dsn, *extra), env=_env(source, FAST_BACKOFF))
+                )
                 time.sleep(rng.uniform(0, 0.05))
             result.runs = result.faults = len(started)
             codes = [r.wait(timeout=600) for r in started]

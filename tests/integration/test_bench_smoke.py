@@ -83,3 +83,18 @@ def test_cli_scale_quick(bindir: str, tmp_path: Path) -> None:
         for command in ("--help", "--version", "status", "check", "up"):
             assert row[command]["n"] >= 1
     assert any(name.startswith("safemigrate") for name in data["importtime"]["self_s_median"])
+
+
+def test_rewrites_quick(bindir: str, tmp_path: Path) -> None:
+    out = tmp_path / "rewrites.json"
+    _run("rewrites.py", "--pg-bindir", bindir, "--out", str(out))
+    data = json.loads(out.read_text())
+    assert {(r["statement"], r["runner"]) for r in data["results"]} == {
+        (statement, runner)
+        for statement in ("foreign_key", "check", "not_null", "unique", "primary_key")
+        for runner in ("psql", "safemigrate")
+    }
+    for row in data["results"]:
+        assert row["exit"] == 0, row
+        assert row["requests"] > 0, row
+        assert row["schema_identical"], row

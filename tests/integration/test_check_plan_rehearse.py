@@ -27,6 +27,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from tests.support.runner import (
     EXAMPLE,
+    FOREIGN_HISTORY_ENV,
     LANGFUSE,
     REPO,
     command,
@@ -75,7 +76,8 @@ def test_check_example_passes_with_two_concurrent_index_warnings() -> None:
 
 def test_check_error_finding_exits_1(tmp_path: Path) -> None:
     write_migrations(tmp_path, {"0001_check.sql": "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0);"})
-    result = run("check", "--dir", str(tmp_path))
+    # Under the default safe_rewrites = "rewrite" the runner's recipe makes it a warning.
+    result = run("check", "--dir", str(tmp_path), "--safe-rewrites", "off")
     assert result.exit_code == 1, result.output
     _no_traceback(result)
     assert "0001_check.sql" in result.stdout
@@ -95,7 +97,7 @@ def test_check_json_is_one_document_with_every_finding_key(tmp_path: Path) -> No
             """
         },
     )
-    result = run("check", "--dir", str(tmp_path), "--format", "json")
+    result = run("check", "--dir", str(tmp_path), "--format", "json", "--safe-rewrites", "off")
     assert result.exit_code == 1, result.output
     document = _document(result.stdout)
     assert list(document) == ["findings"]
@@ -116,7 +118,7 @@ def test_check_github_format_prints_workflow_annotations(tmp_path: Path) -> None
             "0002_index.sql": "SELECT 1;\nCREATE INDEX t_a_idx ON t (a);",
         },
     )
-    result = run("check", "--dir", str(tmp_path), "--format", "github")
+    result = run("check", "--dir", str(tmp_path), "--format", "github", "--safe-rewrites", "off")
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     assert len(lines) == 2, result.stdout
@@ -564,11 +566,13 @@ def _assert_nothing_left(rehearsal: Rehearsal, tmpdir: Path) -> None:
     assert _clusters_owned_by(rehearsal.pid) == []
 
 
-def _rehearse(tmpdir: Path, *args: str, timeout: float = 120) -> Rehearsal:
+def _rehearse(
+    tmpdir: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> Rehearsal:
     proc = subprocess.Popen(
         command("rehearse", *args),
         cwd=REPO,
-        env=environment({"TMPDIR": str(tmpdir)}),
+        env=environment({"TMPDIR": str(tmpdir), **(env or {})}),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -718,7 +722,15 @@ def test_rehearse_langfuse_corpus(rehearse_tmp: Path) -> None:
     # Another project's history, rehearsed to exercise the runner, not to be judged (its 78
     # error findings would make the lint gate refuse: see test_lint_gate.py).
     result = _rehearse(
-        rehearse_tmp, "--dir", str(corpus), "--format", "json", "--lint-gate", "off", timeout=180
+        rehearse_tmp,
+        "--dir",
+        str(corpus),
+        "--format",
+        "json",
+        "--lint-gate",
+        "off",
+        timeout=180,
+        env=FOREIGN_HISTORY_ENV,
     )
     _no_traceback(result)
     assert result.exit_code == 0, result.stderr or result.stdout[-2000:]

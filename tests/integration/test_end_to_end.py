@@ -62,7 +62,8 @@ def test_the_console_script_gates_on_pending_and_refuses_drift(db_dsn: str, tmp_
     (directory / "0001_a.sql").write_text("CREATE TABLE a (id bigint);")
     drifted = run_process("up", *args, "--format", "json", script=True)
     assert drifted.exit_code == 5, drifted.output
-    [failed] = [json.loads(line) for line in drifted.stdout.splitlines()]
+    connected, failed = [json.loads(line) for line in drifted.stdout.splitlines()]
+    assert connected["event"] == "connected"
     assert failed["event"] == "run_failed" and failed["exit_code"] == 5
 
 
@@ -72,7 +73,10 @@ def test_check_through_python_dash_m_exits_0_1_and_2_with_json(tmp_path: Path) -
     assert all(f["severity"] == "warning" for f in json.loads(clean.stdout)["findings"])
 
     write_migrations(tmp_path, {"0001_c.sql": "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0);"})
-    failing = run_process("check", "--dir", str(tmp_path), "--format", "json")
+    # Under the default safe_rewrites = "rewrite" the runner's recipe makes it a warning.
+    failing = run_process(
+        "check", "--dir", str(tmp_path), "--format", "json", "--safe-rewrites", "off"
+    )
     assert failing.exit_code == 1, failing.output
     [finding] = json.loads(failing.stdout)["findings"]
     assert finding["rule"] == "constraint-without-not-valid"

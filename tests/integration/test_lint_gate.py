@@ -15,13 +15,24 @@ import pytest
 
 from tests.support.runner import (
     REPO,
+    Result,
     command,
     environment,
     journal_rows,
-    run,
     schema_snapshot,
     write_migrations,
 )
+from tests.support.runner import run as run_cli
+
+#: The gate's examples use a plain FOREIGN KEY as the unsafe statement: an error only where the
+#: runner does not run it as its non-blocking recipe (safe_rewrites; see the last test).
+NO_REWRITES = {"SAFEMIGRATE_SAFE_REWRITES": "off"}
+
+
+def run(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Result:
+    """The CLI, with the runner's constraint rewrites off (see NO_REWRITES)."""
+    return run_cli(*args, env={**NO_REWRITES, **(env or {})}, timeout=timeout)
+
 
 TABLES = """
     CREATE TABLE customers (id bigint PRIMARY KEY);
@@ -84,13 +95,13 @@ def test_refusal_in_json_is_lint_findings_then_run_failed(tmp_path: Path, db_dsn
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json")
     assert result.exit_code == 7, result.output
     events = _events(result.stdout)
-    assert [e["event"] for e in events] == ["lint_findings", "run_failed"]
-    gate = events[0]
+    assert [e["event"] for e in events] == ["connected", "lint_findings", "run_failed"]
+    gate = events[1]
     assert gate["gate"] == "error" and gate["refused"] is True
     [finding] = gate["findings"]
     assert finding["rule"] == "constraint-without-not-valid"
     assert (finding["version"], finding["step"], finding["blocking"]) == (2, 1, True)
-    assert events[1]["exit_code"] == 7
+    assert events[2]["exit_code"] == 7
     assert not _journal_exists(db_dsn)
 
 
@@ -337,7 +348,7 @@ def _rehearse(tmpdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         command("rehearse", *args),
         cwd=REPO,
-        env=environment({"TMPDIR": str(tmpdir)}),
+        env=environment({"TMPDIR": str(tmpdir), **NO_REWRITES}),
         capture_output=True,
         text=True,
         timeout=120,
@@ -355,3 +366,13 @@ def test_rehearse_obeys_the_gate(rehearse_tmp: Path, tmp_path: Path) -> None:
     assert warned.returncode == 0, warned.stdout + warned.stderr
     assert "lint gate (warn)" in warned.stdout
     assert "3 steps applied; a second run applied 0" in warned.stdout
+
+
+def test_a_foreign_key_the_runner_rewrites_is_applied_not_refused(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    result = run_cli("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "constraint-without-not-valid" in result.stdout  # shown, as a warning
+    assert (2, 0, "applied") in journal_rows(db_dsn)

@@ -64,7 +64,11 @@ def test_up_prints_the_target_first_and_never_the_password(
     assert result.exit_code == 0, result.output
     assert first_line_target(result.stdout) == expected_target(db_dsn)
     assert f"PostgreSQL {pg_server.major_version}." in result.stdout.splitlines()[0]
-    assert result.stdout.splitlines()[1].startswith("applying 22 steps of 10 migrations")
+    # The lint gate's two warnings come between the target and the run header.
+    assert result.stdout.splitlines()[1].startswith("lint gate (error): 2 findings")
+    assert any(
+        line.startswith("applying 22 steps of 10 migrations") for line in result.stdout.splitlines()
+    )
     assert SECRET not in result.output
 
 
@@ -74,15 +78,15 @@ def test_up_json_has_a_connected_event_first_and_the_target_in_run_started(db_ds
     )
     assert result.exit_code == 0, result.output
     events = result.events()
-    assert [e["event"] for e in events[:2]] == ["connected", "run_started"]
+    assert [e["event"] for e in events[:3]] == ["connected", "lint_findings", "run_started"]
     p = params(db_dsn)
-    target = events[1]["target"]
+    target = events[2]["target"]
     assert target == events[0]["target"]
     assert target["user"] == p["user"] and target["host"] == p["host"]
     assert target["port"] == int(p["port"]) and target["dbname"] == p["dbname"]
     assert target["standby"] is False
     assert re.fullmatch(r"\d+\.\d+", target["server_version"])
-    assert events[1]["database"] == expected_target(db_dsn)
+    assert events[2]["database"] == expected_target(db_dsn)
     assert SECRET not in result.output
 
 
@@ -241,3 +245,20 @@ def test_the_header_shows_concurrently_timeouts_only_for_runs_with_such_steps(
     (header,) = [line for line in result.stdout.splitlines() if line.startswith("lock waits:")]
     assert "(CONCURRENTLY steps: lock_timeout 5min, worst case 10min)" in header
     assert "worst case for the run 10min (the run deadline)" in header
+
+
+def test_plan_and_dry_run_name_the_target_even_when_they_refuse_drift(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(tmp_path / "m", {"0001_a.sql": "CREATE TABLE a (id int);"})
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    (directory / "0001_a.sql").write_text("CREATE TABLE a (id bigint);")
+    for args in (("plan", "--dsn", db_dsn), ("up", "--dry-run", "--dsn", db_dsn)):
+        result = run(*args, "--dir", str(directory))
+        assert result.exit_code == 5, result.output
+        assert first_line_target(result.stdout) == expected_target(db_dsn)
+    (directory / "0001_a.sql").write_text("CREATE TABLE a (id int);")
+    planned = run("plan", "--dsn", db_dsn, "--dir", str(directory))
+    assert planned.exit_code == 0, planned.output
+    # Printed once, when connected: not again at the head of the report.
+    assert planned.stdout.count("target: ") == 1

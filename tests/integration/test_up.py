@@ -12,6 +12,7 @@ import pytest
 from tests.fixtures_db import PgServer
 from tests.support.runner import (
     EXAMPLE,
+    FOREIGN_HISTORY_ENV,
     apply_with_psql_semantics,
     invalid_indexes,
     journal_rows,
@@ -86,13 +87,12 @@ def test_json_events_are_one_object_per_line(db_dsn: str) -> None:
     kinds = [e["event"] for e in events]
     # The target comes first (connected); then the lint gate shows the example's two warnings
     # (plain CREATE INDEX, run CONCURRENTLY), which do not block; then what the run will do.
-    assert (
-        kinds[:3] == ["connected", "lint_findings", "run_started"] and kinds[-1] == "run_finished"
-    )
+    assert kinds[:3] == ["connected", "lint_findings", "run_started"]
+    assert kinds[-1] == "run_finished"
     assert events[1]["refused"] is False
     assert {f["severity"] for f in events[1]["findings"]} == {"warning"}
     assert kinds.count("step_applied") == 22
-    started = events[1]
+    started = events[2]
     assert started["pending_steps"] == 22
     assert started["worst_case_step_wait_ms"] > started["lock_timeout_ms"]
 
@@ -311,7 +311,17 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgSe
         pytest.skip("../shared/corpora/langfuse is not here")
     # Another project's history, applied to compare schemas, not to be judged: its unsafe
     # statements are what it ran long ago (the gate itself is tested in test_lint_gate.py).
-    result = run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, "--lint-gate", "off", timeout=600)
+    result = run(
+        "up",
+        "--dir",
+        str(LANGFUSE),
+        "--dsn",
+        db_dsn,
+        "--lint-gate",
+        "off",
+        env=FOREIGN_HISTORY_ENV,
+        timeout=600,
+    )
     assert result.exit_code == 0, result.output[-2000:]
     with psycopg.connect(db_dsn) as conn:
         tables = conn.execute(
@@ -347,7 +357,17 @@ def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(
     if pg_server.major_version != 15 or not pg_dump.exists():
         pytest.skip("the MANIFEST hash was made with PostgreSQL 15 and pg_dump 15")
     # Not judged by the lint gate: see test_langfuse_corpus_applies_like_its_reference.
-    applied = run("up", "--dir", str(LANGFUSE), "--dsn", db_dsn, "--lint-gate", "off", timeout=600)
+    applied = run(
+        "up",
+        "--dir",
+        str(LANGFUSE),
+        "--dsn",
+        db_dsn,
+        "--lint-gate",
+        "off",
+        env=FOREIGN_HISTORY_ENV,
+        timeout=600,
+    )
     assert applied.exit_code == 0, applied.output
     dump = subprocess.run(
         [

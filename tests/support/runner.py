@@ -30,6 +30,10 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "migrations_example"
 SHARED = REPO.parent / "shared"
 LANGFUSE = SHARED / "corpora" / "langfuse" / "migrations"
+#: Another project's history is run to exercise the runner, not to be judged: langfuse's
+#: backfill lifts statement_timeout to 0 on purpose, which the timeout guard refuses by default
+#: (max_statement_timeout 4h); a project adopting such a set sets the same.
+FOREIGN_HISTORY_ENV = {"SAFEMIGRATE_MAX_STATEMENT_TIMEOUT": "0"}
 #: The console script pip installs next to the interpreter (absent in a bare checkout).
 SCRIPT = Path(sys.executable).parent / "safemigrate"
 

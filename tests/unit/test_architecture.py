@@ -30,7 +30,7 @@ def layer_of(module: str) -> str:
         return "cli"
     if module == "api":
         return "commands"
-    if module in ("run", "executor", "blockers.watcher"):
+    if module in ("run", "executor", "fleet", "blockers.watcher"):
         return "run"
     if module == "db" or module.startswith("db."):
         return "db"

@@ -66,6 +66,7 @@ def test_defaults_without_any_source(tmp_path: Path) -> None:
     assert settings.wait_for_lock_ms == 0
     assert settings.allow_out_of_order is False
     assert settings.concurrent_indexes == "rewrite"
+    assert settings.safe_rewrites == "rewrite"
     assert settings.journal_schema == "public"
     assert settings.journal_table == "safemigrate_history"
     assert settings.application_name == "safemigrate"
@@ -207,6 +208,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_WAIT_FOR_LOCK": "30s",
         "SAFEMIGRATE_ALLOW_OUT_OF_ORDER": "YES",
         "SAFEMIGRATE_CONCURRENT_INDEXES": "require",
+        "SAFEMIGRATE_SAFE_REWRITES": "off",
         "SAFEMIGRATE_JOURNAL_SCHEMA": "ops",
         "SAFEMIGRATE_JOURNAL_TABLE": "history",
         "SAFEMIGRATE_APPLICATION_NAME": "deploy 42",
@@ -226,6 +228,9 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_LINT_GATE_AFTER": "0042",
         "SAFEMIGRATE_YIELD_AFTER": "0",
         "SAFEMIGRATE_LOCK_WAIT_BUDGET": "1h",
+        "SAFEMIGRATE_HOUSEKEEPING_TIMEOUT": "5s",
+        "SAFEMIGRATE_MAX_LOCK_TIMEOUT": "3s",
+        "SAFEMIGRATE_MAX_STATEMENT_TIMEOUT": "1h",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -241,6 +246,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         wait_for_lock_ms=30_000,
         allow_out_of_order=True,
         concurrent_indexes="require",
+        safe_rewrites="off",
         journal_schema="ops",
         journal_table="history",
         application_name="deploy 42",
@@ -260,6 +266,9 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         require_dsn=True,
         yield_after_ms=0,
         lock_wait_budget_ms=3_600_000,
+        housekeeping_timeout_ms=5_000,
+        max_lock_timeout_ms=3_000,
+        max_statement_timeout_ms=3_600_000,
     )
 
 

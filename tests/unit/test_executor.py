@@ -23,6 +23,7 @@ from safemigrate.events import (
     Blocker,
     Event,
     IndexCleanup,
+    RecipePartStarted,
     RunFinished,
     RunSummary,
     StepApplied,
@@ -33,14 +34,16 @@ from safemigrate.events import (
     WaitingForHolders,
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
-from safemigrate.locks import LockNeed
+from safemigrate.locks import CatalogLock, LockNeed
 from safemigrate.model import HeldLock, Migration, Sample
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.retry import Backoff
+from safemigrate.rewrites import RecipePart, planned_name, recipe_parts
 from safemigrate.shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
+    ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepShape,
@@ -180,6 +183,21 @@ class FakeDatabase:
         result: str | None = self._answer("index build", shape, timeouts, attempts)
         return result
 
+    def run_constraint_recipe(
+        self,
+        shape: ConstraintRecipe,
+        timeouts: Timeouts,
+        attempts: int,
+        *,
+        on_part: Callable[[RecipePart], None] | None = None,
+    ) -> str | None:
+        rewrite = shape.rewrite
+        for part in recipe_parts(rewrite, planned_name(rewrite)):
+            assert on_part is not None
+            on_part(part)
+        result: str | None = self._answer("recipe", shape, timeouts, attempts)
+        return result
+
 
 class FakeWatch:
     """One watched attempt: reports ``result`` as what blocked it."""
@@ -213,10 +231,19 @@ class FakeWatcher:
         self.yields = list(yields)
         self.actions = actions
         self.prechecked: list[tuple[tuple[LockNeed, ...], int]] = []
+        #: What complete_needs adds to every step that asks (a catalog look-up's answer).
+        self.found: list[LockNeed] = []
+        self.completed: list[tuple[CatalogLock, ...]] = []
         self.watched: list[tuple[int, int, bool]] = []
         self.policy_calls: list[tuple[Blocker, ...]] = []
         self.graces: list[int | None] = []
         self.holder_waits: list[tuple[tuple[HeldLock, ...], float]] = []
+
+    def complete_needs(
+        self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
+    ) -> list[LockNeed]:
+        self.completed.append(tuple(catalog_locks))
+        return [*needs, *self.found]
 
     def long_holders(self, needs: Sequence[LockNeed], lock_timeout_ms: int) -> list[Blocker]:
         self.prechecked.append((tuple(needs), lock_timeout_ms))
@@ -375,6 +402,43 @@ def test_each_shape_goes_to_its_own_database_call() -> None:
         "autocommit",
         "index build",
     ]
+
+
+def test_a_constraint_recipe_is_one_call_under_the_ordinary_lock_timeout() -> None:
+    h = harness()
+    h.run(planned("ALTER TABLE t ADD CHECK (a > 0);\n"))
+    [call] = h.db.calls
+    assert call.method == "recipe"
+    assert isinstance(call.shape, ConstraintRecipe)
+    assert call.shape.rewrite.kind == "check"
+    assert not call.shape.resume
+    # Its short parts take ACCESS EXCLUSIVE: they must not queue for the concurrent 5 min.
+    assert call.timeouts == Timeouts(2_000, 0)
+    assert [e.part for e in h.of(RecipePartStarted)] == [
+        "add t_a_check NOT VALID",
+        "validate t_a_check",
+    ]
+    assert "SHARE UPDATE EXCLUSIVE on t" in h.of(RecipePartStarted)[1].locks
+
+
+def test_a_constraint_recipe_retried_after_a_lock_timeout_is_attempt_two() -> None:
+    h = harness([LOCK_TIMEOUT, None])
+    h.run(planned("ALTER TABLE t ALTER COLUMN a SET NOT NULL;\n"))
+    assert [c.attempts for c in h.db.calls] == [1, 2]
+
+
+def test_the_watch_follows_the_index_build_of_a_unique_recipe() -> None:
+    h = harness()
+    h.run(planned("ALTER TABLE t ADD UNIQUE (a);\nALTER TABLE t ADD CHECK (a > 0);\n"))
+    assert [w[2] for w in h.watcher.watched] == [True, False]
+
+
+def test_a_started_constraint_recipe_resumes() -> None:
+    h = harness()
+    h.run(planned("ALTER TABLE t ADD UNIQUE (a);\n", started_before=True))
+    [call] = h.db.calls
+    assert isinstance(call.shape, ConstraintRecipe)
+    assert call.shape.resume
 
 
 def test_the_reason_an_autocommit_step_was_skipped_is_reported() -> None:
@@ -670,6 +734,26 @@ def test_applied_steps_are_kept_in_the_callers_result_when_a_later_step_fails() 
     with pytest.raises(StepFailedError):
         h.executor.run(planned("SELECT 1;\nSELECT 2;\n"), result)
     assert [o.step for o in result.applied] == [1]
+
+
+def test_should_stop_is_asked_before_each_step_and_the_run_stops_there() -> None:
+    first = migration("CREATE TABLE a (id int);\nCREATE TABLE b (id int);", version=1)
+    second = migration("CREATE TABLE c (id int);", version=2)
+    steps = [PlannedStep(m, step, False) for m in (first, second) for step in m.steps]
+    asked: list[tuple[int, int]] = []
+    h = harness()
+
+    def at_a_boundary(item: PlannedStep) -> bool:
+        # What the fleet's Control says once stopping: only before a migration's first step.
+        asked.append((item.migration.version, item.step.index))
+        return len(asked) > 1 and item.step.index == 0
+
+    h.executor.should_stop = at_a_boundary
+    result = h.run(steps)
+    assert asked == [(1, 0), (1, 1), (2, 0)]
+    assert [o.step for o in result.applied] == [1, 2]  # the whole of migration 1, nothing of 2
+    assert result.stopped
+    assert h.of(RunFinished)[0].applied_steps == 2
 
 
 # -- polite waits: yields, pre-check back-offs, the lock wait budget ------------------------

@@ -52,6 +52,9 @@ def judged(
         entry for m in migrations for entry in applied(m, *(entries_of or {}).get(m.version, ()))
     ]
     planned = pending_steps(migrations, entries)
+    # The gate's examples use a plain FOREIGN KEY as the unsafe statement: an error only where
+    # the runner does not run it as its non-blocking recipe (see the test below).
+    settings.setdefault("safe_rewrites", "off")
     return verdict(planned, replace(Settings(), lint_gate=mode, **settings))  # type: ignore[arg-type]
 
 
@@ -140,6 +143,14 @@ def test_warnings_do_not_refuse(tmp_path: Path) -> None:
     result = judged(tmp_path, {"0001_idx.sql": "CREATE INDEX orders_idx ON orders (id);\n"})
     assert [(f.rule, f.severity) for f in result.findings] == [
         ("require-concurrent-index", "warning")
+    ]
+    assert not result.refuses
+
+
+def test_a_foreign_key_the_runner_runs_as_its_recipe_does_not_block(tmp_path: Path) -> None:
+    result = judged(tmp_path, {"0001_fk.sql": UNSAFE_FK}, safe_rewrites="rewrite")
+    assert [(f.rule, f.severity) for f in result.findings] == [
+        ("constraint-without-not-valid", "warning")
     ]
     assert not result.refuses
 

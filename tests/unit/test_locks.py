@@ -7,16 +7,23 @@ References (PostgreSQL 15-17 manuals):
 - the ALTER TABLE reference page (lock level of each subcommand; which ones scan or rewrite);
 - the CREATE INDEX, DROP INDEX, REINDEX, VACUUM and TRUNCATE reference pages.
 
-Plain reads (ACCESS SHARE) are left out of lock_needs by design. Cases the parse tree alone
-cannot answer (they need the catalog) are marked xfail; issue 13 brings the full lock model.
+- PostgreSQL's source where the manual is silent: src/backend/commands/tablecmds.c
+  (AlterTableGetLockLevel, dropconstraint_internal, ATPostAlterTypeCleanup, DefineRelation,
+  ATExecDetachPartition), src/backend/catalog/heap.c (heap_drop_with_catalog),
+  src/backend/commands/trigger.c (RemoveTriggerById), comment.c (CommentObject),
+  rewriteDefine.c (DefineQueryRewrite), access/common/reloptions.c (each option's lockmode).
+
+Plain reads (ACCESS SHARE) are left out of lock_needs by design. What the parse tree alone
+cannot answer (a DROP INDEX's table, the other side of a foreign key, a partition's parent) is
+a CatalogLock from catalog_lock_needs, resolved against the live catalog by db.catalog; every
+fact here is also checked against a real server in tests/integration/test_lock_model.py.
 """
 
 from __future__ import annotations
 
 import pglast
-import pytest
 
-from safemigrate.locks import LockMode, LockNeed, lock_needs
+from safemigrate.locks import CatalogLock, LockMode, LockNeed, Via, catalog_lock_needs, lock_needs
 from safemigrate.model import QualifiedName
 
 AE = LockMode.ACCESS_EXCLUSIVE
@@ -30,6 +37,25 @@ def needs(sql: str) -> list[LockNeed]:
     """lock_needs of the one statement ``sql``."""
     [raw] = pglast.parse_sql(sql)
     return lock_needs(raw.stmt)
+
+
+def via(sql: str) -> list[CatalogLock]:
+    """catalog_lock_needs of the one statement ``sql``."""
+    [raw] = pglast.parse_sql(sql)
+    return catalog_lock_needs(raw.stmt)
+
+
+def name(relation: str) -> QualifiedName:
+    """``schema.name`` or ``name`` as a QualifiedName."""
+    schema, _, rel = relation.rpartition(".")
+    return QualifiedName(schema or None, rel)
+
+
+def catalog(
+    kind: Via, relation: str, mode: LockMode, detail: str | None = None, *, scans: bool = False
+) -> CatalogLock:
+    """A CatalogLock from ``relation`` by ``kind``."""
+    return CatalogLock(kind, name(relation), mode, detail, scans)
 
 
 def need(relation: str, mode: LockMode, *, rewrites: bool = False, scans: bool = False) -> LockNeed:
@@ -79,14 +105,22 @@ def test_drop_index_concurrently_takes_share_update_exclusive() -> None:
     assert needs("DROP INDEX CONCURRENTLY IF EXISTS i") == [need("i", SUE)]
 
 
-@pytest.mark.xfail(
-    reason="the index's table is not in the statement; finding it needs the catalog (issue 13)",
-    strict=True,
-)
 def test_drop_index_also_locks_the_indexs_table() -> None:
-    """DROP INDEX page: the ACCESS EXCLUSIVE lock is taken "on the table" the index belongs to;
-    lock_needs only names the index."""
-    assert need("t", AE) in needs("DROP INDEX i")
+    """DROP INDEX page: "A normal DROP INDEX acquires an ACCESS EXCLUSIVE lock on the table";
+    the table is not in the statement, so it is a catalog look-up (pg_index.indrelid)."""
+    assert via("DROP INDEX s.i") == [catalog(Via.INDEX_TABLE, "s.i", AE)]
+
+
+def test_drop_index_concurrently_locks_the_indexs_table_share_update_exclusive() -> None:
+    """DROP INDEX page, CONCURRENTLY: the table is not locked against selects, inserts,
+    updates and deletes: SHARE UPDATE EXCLUSIVE (index_drop), which blocks no writes."""
+    assert via("DROP INDEX CONCURRENTLY i") == [catalog(Via.INDEX_TABLE, "i", SUE)]
+
+
+def test_drop_view_or_sequence_asks_the_catalog_nothing() -> None:
+    """Only tables and indexes lead to other relations when dropped (without CASCADE)."""
+    assert via("DROP VIEW v") == []
+    assert via("DROP SEQUENCE s") == []
 
 
 # -- ALTER TABLE ---------------------------------------------------------------------------
@@ -167,14 +201,17 @@ def test_validate_constraint_takes_share_update_exclusive_and_scans() -> None:
     assert needs("ALTER TABLE t VALIDATE CONSTRAINT fk") == [need("t", SUE, scans=True)]
 
 
-@pytest.mark.xfail(
-    reason="which table a constraint references is in the catalog, not the statement (issue 13)",
-    strict=True,
-)
 def test_validate_foreign_key_also_locks_the_referenced_table_row_share() -> None:
     """ALTER TABLE page, VALIDATE CONSTRAINT: "If the constraint is a foreign key then a ROW
-    SHARE lock is also required on the table referenced by the constraint"."""
-    assert len(needs("ALTER TABLE c VALIDATE CONSTRAINT fk")) == 2
+    SHARE lock is also required on the table referenced by the constraint". Which table (if
+    any: a CHECK constraint references none) is in pg_constraint."""
+    assert via("ALTER TABLE c VALIDATE CONSTRAINT fk") == [
+        catalog(Via.CONSTRAINT_REFERENCED, "c", LockMode.ROW_SHARE, "fk"),
+        catalog(Via.CHILDREN, "c", SUE),
+    ]
+    assert via("ALTER TABLE ONLY c VALIDATE CONSTRAINT fk") == [
+        catalog(Via.CONSTRAINT_REFERENCED, "c", LockMode.ROW_SHARE, "fk")
+    ]
 
 
 def test_alter_column_type_takes_access_exclusive_and_is_assumed_to_rewrite() -> None:
@@ -331,3 +368,198 @@ def test_plain_reads_are_left_out() -> None:
     assert needs("SELECT * FROM t") == []
     assert LockMode.ACCESS_SHARE.conflicts_with(AE)
     assert not LockMode.ACCESS_SHARE.conflicts_with(LockMode.EXCLUSIVE)
+
+
+# -- the relations a statement does not name (catalog_lock_needs) ---------------------------
+
+
+def test_alter_column_type_and_drop_column_lock_the_other_side_of_their_foreign_keys() -> None:
+    """tablecmds.c, ATPostAlterTypeCleanup: the foreign keys that use the column are dropped
+    and re-added ("we'll need AccessExclusiveLock for the DROP CONSTRAINT step"); dropping a
+    foreign key removes its triggers on the other table under ACCESS EXCLUSIVE (trigger.c,
+    RemoveTriggerById). DROP COLUMN drops them too. Other sub-commands ask nothing of it."""
+    assert catalog(Via.COLUMN_FOREIGN_KEYS, "c", AE, "pid") in via(
+        "ALTER TABLE c ALTER COLUMN pid TYPE bigint"
+    )
+    assert catalog(Via.COLUMN_FOREIGN_KEYS, "c", AE, "pid") in via("ALTER TABLE c DROP COLUMN pid")
+    assert all(
+        lock.via != Via.COLUMN_FOREIGN_KEYS
+        for lock in via("ALTER TABLE c ALTER COLUMN pid SET NOT NULL")
+    )
+
+
+def test_drop_constraint_locks_a_foreign_keys_referenced_table() -> None:
+    """tablecmds.c, dropconstraint_internal: "If it's a foreign-key constraint, we'd better lock
+    the referenced table" with AccessExclusiveLock ("must match lock taken by
+    RemoveTriggerById")."""
+    assert catalog(Via.CONSTRAINT_REFERENCED, "c", AE, "fk") in via(
+        "ALTER TABLE c DROP CONSTRAINT fk"
+    )
+
+
+def test_drop_table_locks_referenced_tables_parent_default_partition_and_partitions() -> None:
+    """heap.c, heap_drop_with_catalog: a partition's parent is locked ACCESS EXCLUSIVE ("another
+    backend might be about to execute a query on the parent table"), and so is the default
+    partition whose constraint changes; the table's foreign keys go with their triggers on the
+    referenced tables (RemoveTriggerById); a partitioned table's partitions are dropped with
+    it. With CASCADE, the foreign keys referencing it are dropped too."""
+    expected = [
+        catalog(Via.REFERENCED, "s.c", AE),
+        catalog(Via.PARENT, "s.c", AE),
+        catalog(Via.SIBLING_DEFAULT_PARTITION, "s.c", AE),
+        catalog(Via.CHILDREN, "s.c", AE),
+    ]
+    assert via("DROP TABLE s.c") == expected
+    assert via("DROP TABLE s.c CASCADE") == [*expected, catalog(Via.REFERENCING, "s.c", AE)]
+
+
+def test_partition_commands_lock_the_default_partition() -> None:
+    """ALTER TABLE page, ATTACH PARTITION: "ACCESS EXCLUSIVE locks on the table to be attached
+    and on the default partition (if any)", which is scanned; tablecmds.c,
+    ATExecDetachPartition: "We must lock the default partition"; DefineRelation (CREATE TABLE
+    ... PARTITION OF): the default partition is locked and scanned
+    (check_default_partition_contents). A plain CREATE TABLE asks nothing."""
+    attach = via("ALTER TABLE p ATTACH PARTITION p1 FOR VALUES IN (1)")
+    assert catalog(Via.DEFAULT_PARTITION, "p", AE, scans=True) in attach
+    assert catalog(Via.CHILDREN, "p1", AE, scans=True) in attach
+    assert via("ALTER TABLE p DETACH PARTITION p1") == [catalog(Via.DEFAULT_PARTITION, "p", AE)]
+    assert via("CREATE TABLE p1 PARTITION OF p FOR VALUES IN (1)") == [
+        catalog(Via.DEFAULT_PARTITION, "p", AE, scans=True)
+    ]
+    assert via("CREATE TABLE t (id int)") == []
+
+
+def test_without_only_alter_table_create_index_truncate_and_lock_reach_the_children() -> None:
+    """ALTER TABLE page: "If ONLY is not specified, the table and all its descendant tables
+    (if any) are altered"; CREATE INDEX page: on a partitioned table the index is created on
+    every partition unless ONLY; TRUNCATE and LOCK pages: without ONLY, descendant tables are
+    truncated / locked too. Each in the same mode as the named table."""
+    assert via("ALTER TABLE p ADD COLUMN z int") == [catalog(Via.CHILDREN, "p", AE)]
+    assert via("ALTER TABLE ONLY p ADD COLUMN z int") == []
+    assert via("CREATE INDEX ON p (a)") == [catalog(Via.CHILDREN, "p", SHARE)]
+    assert via("CREATE INDEX ON ONLY p (a)") == []
+    assert via("TRUNCATE p") == [catalog(Via.CHILDREN, "p", AE)]
+    assert via("TRUNCATE ONLY p") == []
+    assert via("LOCK TABLE p IN SHARE MODE") == [catalog(Via.CHILDREN, "p", SHARE)]
+    assert via("LOCK TABLE ONLY p IN SHARE MODE") == []
+
+
+def test_truncate_cascade_locks_the_referencing_tables() -> None:
+    """TRUNCATE page, CASCADE: "Automatically truncate all tables that have foreign-key
+    references to any of the named tables"; without it nothing else is truncated (the
+    statement fails if another table references it)."""
+    assert catalog(Via.REFERENCING, "p", AE) in via("TRUNCATE ONLY p CASCADE")
+    assert via("TRUNCATE ONLY p") == []
+
+
+def test_reindex_index_locks_the_indexs_table_share() -> None:
+    """REINDEX page: REINDEX "locks out writes (but not reads) of the table that owns the
+    index" (SHARE) and, with CONCURRENTLY, takes SHARE UPDATE EXCLUSIVE; REINDEX TABLE names
+    its table."""
+    assert via("REINDEX INDEX i") == [catalog(Via.INDEX_TABLE, "i", SHARE)]
+    assert via("REINDEX INDEX CONCURRENTLY i") == [catalog(Via.INDEX_TABLE, "i", SUE)]
+    assert via("REINDEX TABLE t") == []
+
+
+# -- the rest of the pure facts --------------------------------------------------------------
+
+
+def test_add_column_with_inline_references_locks_the_referenced_table() -> None:
+    """ALTER TABLE page, ADD table_constraint: a foreign key "requires a SHARE ROW EXCLUSIVE lock
+    on the referenced table"; an inline REFERENCES on ADD COLUMN is the same constraint. A
+    column without one locks only its table."""
+    assert needs("ALTER TABLE c ADD COLUMN pid int REFERENCES s.p (id)") == [
+        need("c", AE),
+        need("s.p", SRE),
+    ]
+    assert needs("ALTER TABLE c ADD COLUMN pid int") == [need("c", AE)]
+
+
+def test_add_column_with_inline_primary_key_unique_or_check_reads_the_table() -> None:
+    """ALTER TABLE page: an inline PRIMARY KEY/UNIQUE builds an index over the existing rows
+    and an inline CHECK is verified against them (phase 3 of ALTER TABLE scans the table)."""
+    assert needs("ALTER TABLE t ADD COLUMN k int UNIQUE") == [need("t", AE, scans=True)]
+    assert needs("ALTER TABLE t ADD COLUMN k int CHECK (k > 0)") == [need("t", AE, scans=True)]
+    assert needs("ALTER TABLE t ADD COLUMN k int NOT NULL DEFAULT 0") == [need("t", AE)]
+
+
+def test_create_table_inherits_locks_the_parent_share_update_exclusive() -> None:
+    """tablecmds.c, DefineRelation: parents of a plain INHERITS are locked ShareUpdateExclusive
+    ("a self-exclusive lock is needed here"), partitions' parents AccessExclusive."""
+    assert needs("CREATE TABLE kid () INHERITS (u)") == [need("u", SUE)]
+    assert needs("CREATE TABLE p1 PARTITION OF p FOR VALUES IN (1)") == [need("p", AE)]
+
+
+def test_alter_index_attach_partition_and_storage_parameters() -> None:
+    """AlterTableGetLockLevel: ATTACH PARTITION takes SHARE UPDATE EXCLUSIVE on the parent index
+    (ATExecAttachPartitionIdx locks the attached index ACCESS EXCLUSIVE); SET (...) of an index
+    option takes the option's lock (reloptions.c: fillfactor SHARE UPDATE EXCLUSIVE, buffering
+    ACCESS EXCLUSIVE); SET TABLESPACE moves the index under ACCESS EXCLUSIVE."""
+    assert needs("ALTER INDEX pi ATTACH PARTITION ci") == [need("pi", SUE), need("ci", AE)]
+    assert needs("ALTER INDEX i SET (fillfactor = 70)") == [need("i", SUE)]
+    assert needs("ALTER INDEX i SET (buffering = on)") == [need("i", AE)]
+    assert needs("ALTER INDEX i SET TABLESPACE fast") == [need("i", AE, rewrites=True)]
+
+
+def test_storage_parameters_take_the_lock_of_their_strongest_option() -> None:
+    """reloptions.c: every heap option is ShareUpdateExclusiveLock except user_catalog_table
+    (AccessExclusiveLock); AlterTableGetRelOptionsLockLevel takes the strongest of those set."""
+    assert needs("ALTER TABLE t SET (autovacuum_enabled = off)") == [need("t", SUE)]
+    assert needs("ALTER TABLE t RESET (fillfactor)") == [need("t", SUE)]
+    assert needs("ALTER TABLE t SET (fillfactor = 70, user_catalog_table = true)") == [
+        need("t", AE)
+    ]
+
+
+def test_comment_on_a_relation_or_its_parts_takes_share_update_exclusive() -> None:
+    """comment.c, CommentObject: the object is looked up with ShareUpdateExclusiveLock on its
+    relation (a column's, a constraint's or a trigger's table); a comment on a schema or a
+    function locks no table."""
+    assert needs("COMMENT ON TABLE s.t IS 'x'") == [need("s.t", SUE)]
+    assert needs("COMMENT ON COLUMN s.t.c IS 'x'") == [need("s.t", SUE)]
+    assert needs("COMMENT ON CONSTRAINT k ON t IS 'x'") == [need("t", SUE)]
+    assert needs("COMMENT ON SCHEMA s IS 'x'") == []
+    assert not SUE.blocks_writes
+
+
+def test_create_statistics_and_analyze_take_share_update_exclusive() -> None:
+    """13.3.1: SHARE UPDATE EXCLUSIVE is "acquired by VACUUM (without FULL), ANALYZE, CREATE
+    INDEX CONCURRENTLY, CREATE STATISTICS, ...". ANALYZE reads a sample, not every row."""
+    assert needs("CREATE STATISTICS st ON a, b FROM t") == [need("t", SUE)]
+    assert needs("ANALYZE t") == [need("t", SUE)]
+
+
+def test_create_rule_takes_access_exclusive_and_create_trigger_share_row_exclusive() -> None:
+    """rewriteDefine.c, DefineQueryRewrite opens the table with AccessExclusiveLock (a rule
+    changes what a SELECT does); 13.3.1: SHARE ROW EXCLUSIVE "is acquired by CREATE TRIGGER",
+    which blocks writes but not reads."""
+    assert needs("CREATE RULE r AS ON INSERT TO t DO INSTEAD NOTHING") == [need("t", AE)]
+    assert needs("CREATE TRIGGER trg BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION f()") == [
+        need("t", SRE)
+    ]
+    assert not SRE.blocks_reads
+
+
+def test_drop_trigger_rule_or_policy_takes_access_exclusive_on_the_table() -> None:
+    """trigger.c, RemoveTriggerById; rewriteRemove.c, RemoveRewriteRuleById; policy.c,
+    RemovePolicyById: each opens the table with AccessExclusiveLock."""
+    assert needs("DROP TRIGGER trg ON s.t") == [need("s.t", AE)]
+    assert needs("DROP RULE r ON t") == [need("t", AE)]
+    assert needs("DROP POLICY pol ON t") == [need("t", AE)]
+
+
+def test_alter_table_set_schema_takes_access_exclusive() -> None:
+    """ALTER TABLE page: SET SCHEMA takes the default ACCESS EXCLUSIVE lock."""
+    assert needs("ALTER TABLE t SET SCHEMA archive") == [need("t", AE)]
+
+
+def test_detach_partition_locks_the_parent_access_exclusive_unless_concurrently() -> None:
+    """ALTER TABLE page, DETACH PARTITION: without CONCURRENTLY the parent is locked ACCESS
+    EXCLUSIVE (AlterTableGetLockLevel); "If CONCURRENTLY is specified, it runs using a reduced
+    lock level": SHARE UPDATE EXCLUSIVE on the parent, and in its second transaction ACCESS
+    EXCLUSIVE on the partition."""
+    assert needs("ALTER TABLE p DETACH PARTITION p1") == [need("p", AE), need("p1", AE)]
+    assert needs("ALTER TABLE p DETACH PARTITION p1 CONCURRENTLY") == [
+        need("p", SUE),
+        need("p1", AE),
+    ]

@@ -27,6 +27,7 @@ from . import (
     require_concurrent_reindex,
     set_not_null,
     table_rewrite,
+    timeout_guard_off,
     unbounded_data_change,
     unique_without_index,
 )
@@ -51,6 +52,7 @@ _MODULES = (
     lock_table,
     unbounded_data_change,
     enum_value_used_in_same_transaction,
+    timeout_guard_off,
 )
 
 #: The statement rules' checks, in the order their findings are listed for one statement.

@@ -20,6 +20,10 @@ Why it hurts: PostgreSQL checks every existing row while it holds the lock the A
 EXCLUSIVE for a CHECK (no reads or writes of the table), SHARE ROW EXCLUSIVE on both tables for a
 FOREIGN KEY (no writes to either). On a large table that is a long outage.
 
+Severity: warning when safemigrate itself runs the statement as NOT VALID + VALIDATE
+(safe_rewrites = "rewrite", a single-command ALTER TABLE outside a BEGIN/COMMIT block or group):
+the runner is safe, but the file is not when run by anything else. Error otherwise.
+
 Instead: add the constraint with NOT VALID (it then applies to new rows only and is added in an
 instant), then `ALTER TABLE ... VALIDATE CONSTRAINT name` as a separate statement (its own
 transaction): validation takes only a SHARE UPDATE EXCLUSIVE lock, which lets reads and writes
@@ -74,6 +78,17 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     f"checks every row of {shown} while holding an ACCESS EXCLUSIVE lock: no "
                     "reads or writes of the table for the whole scan"
                 )
+            if ctx.runs_as_recipe():
+                yield hit(
+                    RULE,
+                    f"adds {_describe(con)} on existing table {shown} without NOT VALID: "
+                    "safemigrate runs it as ADD ... NOT VALID then VALIDATE CONSTRAINT, but run "
+                    f"as written (psql, another tool) it {effect}",
+                    "write the NOT VALID and VALIDATE CONSTRAINT statements yourself so the file "
+                    "says what runs",
+                    "warning",
+                )
+                continue
             yield hit(
                 RULE,
                 f"adds {_describe(con)} on existing table {shown} without NOT VALID: it {effect}",

@@ -20,6 +20,10 @@ Why it hurts: PostgreSQL scans the whole table to prove there is no NULL while i
 ACCESS EXCLUSIVE lock: no reads or writes of the table for the whole scan. From PostgreSQL 12 a
 valid CHECK constraint that proves the column is not null lets it skip that scan.
 
+Severity: warning when safemigrate itself runs `SET NOT NULL` this way (safe_rewrites =
+"rewrite", PostgreSQL 12 or later, a single-command ALTER TABLE outside any block): the runner
+is safe, but the file is not when run by anything else. Error otherwise.
+
 Instead: from PostgreSQL 12, in separate statements:
     ALTER TABLE t ADD CONSTRAINT t_col_not_null CHECK (col IS NOT NULL) NOT VALID;
     ALTER TABLE t VALIDATE CONSTRAINT t_col_not_null;   -- SHARE UPDATE EXCLUSIVE, no outage
@@ -80,6 +84,18 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         if column is None:
             continue
         if ctx.pg_version >= 12 and (table, column) in ctx.state.not_null_proven:
+            continue
+        if ctx.runs_as_recipe():
+            yield hit(
+                RULE,
+                f"{what}: safemigrate runs it with a validated CHECK ({quote_ident(column)} IS "
+                "NOT NULL) that lets it skip its scan, but run as written (psql, another tool) "
+                "it scans the whole table under an ACCESS EXCLUSIVE lock, blocking reads and "
+                "writes",
+                "write the CHECK ... NOT VALID, VALIDATE CONSTRAINT, SET NOT NULL and DROP "
+                "CONSTRAINT statements yourself so the file says what runs",
+                "warning",
+            )
             continue
         if ctx.pg_version < 12:
             why = f"before PostgreSQL 12 (pg_version {ctx.pg_version}) it always scans"

@@ -19,6 +19,10 @@ migration.
 Why it hurts: the constraint's index is built inside the ALTER TABLE, under an ACCESS EXCLUSIVE
 lock: no reads or writes of the table for the whole build (a PRIMARY KEY also scans for NULLs).
 
+Severity: warning when safemigrate itself runs the statement that way (safe_rewrites =
+"rewrite", a single-command ALTER TABLE outside any block; a PRIMARY KEY on PostgreSQL 12 or
+later): the runner is safe, but the file is not when run by anything else. Error otherwise.
+
 Instead: build the index first, without blocking writes, then attach it (instant):
     CREATE UNIQUE INDEX CONCURRENTLY t_col_key ON t (col);
     ALTER TABLE t ADD CONSTRAINT t_col_key UNIQUE USING INDEX t_col_key;
@@ -60,6 +64,18 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         ):
             kind = _KINDS[cmd.def_.contype]
             name = f" {cmd.def_.conname}" if cmd.def_.conname else ""
+            if ctx.runs_as_recipe():
+                yield hit(
+                    RULE,
+                    f"adds {kind} constraint{name} on existing table {shown} without USING "
+                    "INDEX: safemigrate builds its index CONCURRENTLY and attaches it, but run "
+                    "as written (psql, another tool) its index is built under an ACCESS "
+                    "EXCLUSIVE lock, blocking reads and writes for the whole build",
+                    "write CREATE UNIQUE INDEX CONCURRENTLY and ADD CONSTRAINT ... USING INDEX "
+                    "yourself so the file says what runs",
+                    "warning",
+                )
+                continue
             yield hit(
                 RULE,
                 f"adds {kind} constraint{name} on existing table {shown} without USING INDEX: "

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from safemigrate.db import ServerError
 from safemigrate.model import (
     Blocker,
+    CatalogLock,
     HeldLock,
     IndexBuildProgress,
+    LockNeed,
     LockQueue,
     QualifiedName,
     Sample,
@@ -54,12 +56,16 @@ class Holder:
     """A session with a transaction, as the fake server knows it."""
 
     blocker: Blocker
-    #: When its transaction started (what transaction_of returns).
-    xact_start: float = 1_000.0
+    #: When its current transaction started; unless changed, the transaction sampled.
+    xact_start: str | None = None
     #: What ends its transaction: "cancel", "terminate" or "nothing".
     gives_way_to: str = "cancel"
-    #: How many transaction_of polls after the signal it takes to go.
+    #: How many still_runs polls after the signal it takes to go.
     polls_to_go: int = 1
+
+    def __post_init__(self) -> None:
+        if self.xact_start is None:
+            self.xact_start = self.blocker.xact_start
 
 
 @dataclass
@@ -75,6 +81,11 @@ class FakeMonitor:
     #: A method that raises RuntimeError (a bug, not a server error).
     broken: str | None = None
     clock: FakeClock | None = None
+    #: Names of methods that hang (as a query stuck on the server would) until ``release``.
+    hanging: set[str] = field(default_factory=set)
+    release: threading.Event = field(default_factory=threading.Event)
+    #: What catalog_locks answers, whatever it is asked.
+    catalog: list[LockNeed] = field(default_factory=list)
     calls: list[tuple[object, ...]] = field(default_factory=list)
     #: Fake-clock time of each call, by method name.
     times: dict[str, list[float]] = field(default_factory=dict)
@@ -88,6 +99,8 @@ class FakeMonitor:
     def _call(self, name: str, *args: object) -> None:
         self.calls.append((name, *args))
         self.times.setdefault(name, []).append(self.clock.now() if self.clock else 0.0)
+        if name in self.hanging:
+            self.release.wait()
         if name == self.broken:
             raise RuntimeError(f"{name} is broken")
         if name in self.failing:
@@ -104,6 +117,10 @@ class FakeMonitor:
             if h.blocker.pid != exclude_pid and (h.blocker.xact_age_ms or 0) > older_than_ms
         ]
 
+    def catalog_locks(self, locks: Sequence[CatalogLock]) -> list[LockNeed]:
+        self._call("catalog_locks", tuple(locks))
+        return list(self.catalog)
+
     def blockers_of(self, pid: int) -> Sample:
         self._call("blockers_of", pid)
         return self.sample
@@ -112,24 +129,27 @@ class FakeMonitor:
         self._call("index_progress", pid)
         return self.progress
 
-    def cancel(self, pid: int, *, terminate: bool = False) -> bool:
-        self._call("cancel", pid, terminate)
-        holder = self._holder(pid)
-        if holder is not None and holder.gives_way_to == ("terminate" if terminate else "cancel"):
-            self._polls_left[pid] = holder.polls_to_go
-        return holder is not None
+    def cancel(self, blocker: Blocker, *, terminate: bool = False) -> bool:
+        self._call("cancel", blocker.pid, terminate)
+        # As the SQL does: only while the backend runs the transaction sampled.
+        holder = self._holder(blocker.pid)
+        if holder is None or holder.xact_start != blocker.xact_start:
+            return False
+        if holder.gives_way_to == ("terminate" if terminate else "cancel"):
+            self._polls_left[blocker.pid] = holder.polls_to_go
+        return True
 
-    def transaction_of(self, pid: int) -> float | None:
-        self._call("transaction_of", pid)
-        holder = self._holder(pid)
-        if holder is None:
-            return None
-        if pid in self._polls_left:
-            self._polls_left[pid] -= 1
-            if self._polls_left[pid] <= 0:
+    def still_runs(self, blocker: Blocker) -> bool:
+        self._call("still_runs", blocker.pid)
+        holder = self._holder(blocker.pid)
+        if holder is None or holder.xact_start != blocker.xact_start:
+            return False
+        if blocker.pid in self._polls_left:
+            self._polls_left[blocker.pid] -= 1
+            if self._polls_left[blocker.pid] <= 0:
                 self.holders.remove(holder)
-                return None
-        return holder.xact_start
+                return False
+        return True
 
     # -- the lock queue: a scripted sequence of reads ---------------------------------------
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import threading
+import time
 
 import pytest
 
+from safemigrate.blockers import watcher as watcher_module
 from safemigrate.blockers.watcher import AttemptWatch, Watcher, sample_at_s
 from safemigrate.config import CancelRule, Settings
 from safemigrate.events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
@@ -30,6 +32,7 @@ RUNNER_PID = 100
 REF = StepRef(version=1, file="0001_x.sql", line=1, step=1, steps=1, sql="ALTER TABLE t ...")
 TABLE = QualifiedName("public", "t")
 CANCEL_IDLE = Settings(cancel_blockers=CancelRule("idle-in-transaction", 30_000))
+CANCEL_ANY = Settings(cancel_blockers=CancelRule("any", 30_000))
 
 
 def session(pid: int, **changes: object) -> Blocker:
@@ -45,6 +48,8 @@ def session(pid: int, **changes: object) -> Blocker:
         wait_event="ClientRead",
         lock_mode="AccessShareLock",
         query="SELECT count(*)\n  FROM t WHERE name = 'ann'",
+        xact_start="2026-12-01 02:00:00.123456+00",
+        backend_xid=None,
     )
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
@@ -276,6 +281,32 @@ def test_without_a_monitor_no_thread_is_started() -> None:
     assert events == []
 
 
+def test_a_hung_monitor_call_holds_neither_the_attempt_nor_the_end_of_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(watcher_module, "ATTEMPT_EXIT_WAIT_S", 0.2)
+    monkeypatch.setattr(watcher_module, "CLOSE_TIMEOUT_S", 0.2)
+    monitor = FakeMonitor(sample=Sample((session(1),)), hanging={"blockers_of"})
+    w, _ = watcher(monitor)
+    try:
+        began = time.monotonic()
+        with w.watch(REF, 1, lock_timeout_ms=1_000, index_build=False) as watch:
+            while not monitor.called("blockers_of") and time.monotonic() - began < 5:
+                time.sleep(0.01)
+        assert monitor.called("blockers_of") == [(RUNNER_PID,)]
+        # The attempt ended after the bounded wait, without the hung call's answer.
+        assert time.monotonic() - began < 2
+        assert watch.result == Sample()
+        closing = time.monotonic()
+        assert w.close() is False  # the thread is still stuck: abandoned, not waited for
+        assert time.monotonic() - closing < 1
+    finally:
+        monitor.release.set()
+    # Its late answer is dropped: the attempt's result stays final.
+    time.sleep(0.05)
+    assert watch.result == Sample()
+
+
 # -- the cancel policy -----------------------------------------------------------------------
 
 
@@ -293,25 +324,45 @@ def test_without_a_policy_or_a_monitor_nothing_is_touched() -> None:
     assert events == []
 
 
-def test_a_blocker_that_goes_on_cancel_is_one_action() -> None:
-    monitor = FakeMonitor(holders=[Holder(session(1), polls_to_go=3)])
+def active(pid: int) -> Blocker:
+    """Session ``pid`` running a query for 40 s."""
+    return session(pid, state="active", wait_event=None)
+
+
+def test_an_idle_in_transaction_blocker_is_terminated_at_once_as_one_action() -> None:
+    monitor = FakeMonitor(holders=[Holder(session(1), gives_way_to="terminate", polls_to_go=3)])
     clock = FakeClock()
     w, events = watcher(monitor, CANCEL_IDLE, clock)
     assert w.apply_policy(REF, [session(1)]) == 1
-    assert monitor.called("cancel") == [(1, False)]
-    assert actions(events) == [(1, "cancel", True)]
+    # No cancel first: it cannot end a transaction that runs no query, and waiting out the
+    # grace for it would only keep the step waiting.
+    assert monitor.called("cancel") == [(1, True)]
+    assert actions(events) == [(1, "terminate", True)]
     assert events[0] == BlockerAction(
-        REF, 1, "report-job", "bob", "cancel", "idle in transaction for 40s", True
+        REF, 1, "report-job", "bob", "terminate", "idle in transaction for 40s", True
     )
     assert clock.slept == [0.1, 0.1, 0.1]
 
 
-def test_a_blocker_that_outlives_the_grace_is_terminated() -> None:
-    monitor = FakeMonitor(holders=[Holder(session(1), gives_way_to="terminate")])
+def test_an_active_blocker_that_goes_on_cancel_is_one_action() -> None:
+    monitor = FakeMonitor(holders=[Holder(active(1), polls_to_go=3)])
     clock = FakeClock()
-    settings = dataclasses.replace(CANCEL_IDLE, cancel_blockers_grace_ms=500)
+    w, events = watcher(monitor, CANCEL_ANY, clock)
+    assert w.apply_policy(REF, [active(1)]) == 1
+    assert monitor.called("cancel") == [(1, False)]
+    assert actions(events) == [(1, "cancel", True)]
+    assert events[0] == BlockerAction(
+        REF, 1, "report-job", "bob", "cancel", "active query running for 40s", True
+    )
+    assert clock.slept == [0.1, 0.1, 0.1]
+
+
+def test_an_active_blocker_that_outlives_the_grace_is_terminated_and_counts_once() -> None:
+    monitor = FakeMonitor(holders=[Holder(active(1), gives_way_to="terminate")])
+    clock = FakeClock()
+    settings = dataclasses.replace(CANCEL_ANY, cancel_blockers_grace_ms=500)
     w, events = watcher(monitor, settings, clock)
-    assert w.apply_policy(REF, [session(1)]) == 1
+    assert w.apply_policy(REF, [active(1)]) == 1
     assert monitor.called("cancel") == [(1, False), (1, True)]
     assert actions(events) == [(1, "cancel", False), (1, "terminate", True)]
     # Five polls over the 500 ms grace, then one after the terminate.
@@ -319,28 +370,41 @@ def test_a_blocker_that_outlives_the_grace_is_terminated() -> None:
 
 
 def test_a_blocker_that_survives_the_terminate_is_reported_not_cleared() -> None:
-    monitor = FakeMonitor(holders=[Holder(session(1), gives_way_to="nothing")])
+    monitor = FakeMonitor(holders=[Holder(active(1), gives_way_to="nothing")])
     clock = FakeClock()
-    settings = dataclasses.replace(CANCEL_IDLE, cancel_blockers_grace_ms=200)
+    settings = dataclasses.replace(CANCEL_ANY, cancel_blockers_grace_ms=200)
     w, events = watcher(monitor, settings, clock)
-    assert w.apply_policy(REF, [session(1)]) == 1
+    assert w.apply_policy(REF, [active(1)]) == 1
     assert actions(events) == [(1, "cancel", False), (1, "terminate", False)]
     # 200 ms of cancel grace, then the terminate's 2 s.
     assert len(clock.slept) == 2 + 20
 
 
-def test_a_blocker_already_gone_is_cleared_without_a_signal() -> None:
+def test_a_blocker_already_gone_is_cleared_without_a_signal_sent() -> None:
     monitor = FakeMonitor()
-    w, events = watcher(monitor, CANCEL_IDLE)
+    clock = FakeClock()
+    w, events = watcher(monitor, CANCEL_IDLE, clock)
     assert w.apply_policy(REF, [session(1)]) == 1
-    assert monitor.called("cancel") == []
-    assert actions(events) == [(1, "cancel", True)]
+    assert actions(events) == [(1, "terminate", True)]
+    assert clock.slept == []
+
+
+def test_a_blocker_that_moved_on_to_another_transaction_is_not_signalled() -> None:
+    # Committed and began a new transaction between the sample and the signal.
+    later = "2026-12-01 02:00:07.000001+00"
+    monitor = FakeMonitor(holders=[Holder(session(1), xact_start=later)])
+    clock = FakeClock()
+    w, events = watcher(monitor, CANCEL_IDLE, clock)
+    assert w.apply_policy(REF, [session(1)]) == 1
+    assert actions(events) == [(1, "terminate", True)]
+    assert [h.blocker.pid for h in monitor.holders] == [1]  # untouched, still there
+    assert clock.slept == []
 
 
 def test_a_failing_cancel_moves_on_to_terminate() -> None:
-    monitor = FakeMonitor(holders=[Holder(session(1))], failing={"cancel"})
-    w, events = watcher(monitor, CANCEL_IDLE)
-    assert w.apply_policy(REF, [session(1)]) == 1
+    monitor = FakeMonitor(holders=[Holder(active(1))], failing={"cancel"})
+    w, events = watcher(monitor, CANCEL_ANY)
+    assert w.apply_policy(REF, [active(1)]) == 1
     assert monitor.called("cancel") == [(1, False), (1, True)]
     assert actions(events) == [(1, "cancel", False), (1, "terminate", False)]
 
@@ -350,7 +414,12 @@ def test_a_dry_run_counts_and_reports_but_touches_nobody() -> None:
     settings = dataclasses.replace(CANCEL_IDLE, cancel_blockers_dry_run=True)
     w, events = watcher(monitor, settings)
     assert w.apply_policy(REF, [session(1), session(2), session(3, state="active")]) == 2
-    assert actions(events) == [(1, "would-cancel", False), (2, "would-cancel", False)]
+    assert actions(events) == [(1, "would-terminate", False), (2, "would-terminate", False)]
+    assert monitor.calls == []
+    settings = dataclasses.replace(CANCEL_ANY, cancel_blockers_dry_run=True)
+    w, events = watcher(monitor, settings)
+    assert w.apply_policy(REF, [active(3)]) == 1
+    assert actions(events) == [(3, "would-cancel", False)]
     assert monitor.calls == []
 
 
@@ -368,7 +437,7 @@ def test_only_eligible_blockers_are_counted() -> None:
         session(RUNNER_PID),  # the runner's own backend
     ]
     assert w.apply_policy(REF, blockers) == 1
-    assert actions(events) == [(1, "cancel", True)]
+    assert actions(events) == [(1, "terminate", False)]
     assert [call[0] for call in monitor.called("cancel")] == [1]
 
 

@@ -10,10 +10,16 @@ from safemigrate.lint.walker import lint_text
 LANGFUSE = Path(__file__).resolve().parents[3].parent / "shared/corpora/langfuse/migrations"
 
 
-def lint(sql: str, *, pg_version: int = 16, policy: str = "rewrite") -> list[Finding]:
+def lint(
+    sql: str, *, pg_version: int = 16, policy: str = "rewrite", safe_rewrites: str = "rewrite"
+) -> list[Finding]:
     """The findings of ``sql`` as the file ``0001_test.sql``."""
     return lint_text(
-        "0001_test.sql", sql, pg_version=pg_version, concurrent_indexes=policy
+        "0001_test.sql",
+        sql,
+        pg_version=pg_version,
+        concurrent_indexes=policy,
+        safe_rewrites=safe_rewrites,
     ).findings
 
 
@@ -22,9 +28,17 @@ def rules(sql: str, *, pg_version: int = 16, policy: str = "rewrite") -> list[st
     return [f.rule for f in lint(sql, pg_version=pg_version, policy=policy)]
 
 
-def only(sql: str, rule: str, *, pg_version: int = 16, policy: str = "rewrite") -> list[Finding]:
+def only(
+    sql: str,
+    rule: str,
+    *,
+    pg_version: int = 16,
+    policy: str = "rewrite",
+    safe_rewrites: str = "rewrite",
+) -> list[Finding]:
     """The findings of ``sql`` for ``rule``."""
-    return [f for f in lint(sql, pg_version=pg_version, policy=policy) if f.rule == rule]
+    findings = lint(sql, pg_version=pg_version, policy=policy, safe_rewrites=safe_rewrites)
+    return [f for f in findings if f.rule == rule]
 
 
 def write(directory: Path, name: str, text: str) -> Path:

@@ -16,7 +16,7 @@ UWI = "unique-without-index"
 
 def test_foreign_key_without_not_valid_is_an_error() -> None:
     sql = "ALTER TABLE orders ADD CONSTRAINT fk FOREIGN KEY (customer_id) REFERENCES customers(id);"
-    [finding] = only(sql, CWNV)
+    [finding] = only(sql, CWNV, safe_rewrites="off")
     assert finding.severity == "error"
     assert "FOREIGN KEY constraint fk" in finding.message
     assert "orders and customers" in finding.message
@@ -81,7 +81,8 @@ def test_constraint_on_schema_qualified_existing_table() -> None:
 
 
 def test_set_not_null_on_an_existing_column_is_an_error() -> None:
-    [finding] = only("ALTER TABLE orders ALTER COLUMN customer_id SET NOT NULL;", SNN)
+    sql = "ALTER TABLE orders ALTER COLUMN customer_id SET NOT NULL;"
+    [finding] = only(sql, SNN, safe_rewrites="off")
     assert finding.severity == "error"
     assert "orders.customer_id" in finding.message
     assert "CHECK (customer_id IS NOT NULL) NOT VALID" in finding.hint
@@ -175,7 +176,7 @@ def test_every_set_not_null_of_a_statement_is_reported() -> None:
     ],
 )
 def test_unique_or_primary_key_without_using_index_is_an_error(sql: str, kind: str) -> None:
-    [finding] = only(sql, UWI)
+    [finding] = only(sql, UWI, safe_rewrites="off")
     assert finding.severity == "error"
     assert kind in finding.message
     assert "USING INDEX" in finding.hint
@@ -191,3 +192,51 @@ def test_unique_using_index_is_fine() -> None:
 
 def test_unique_on_a_new_table_is_fine() -> None:
     assert rules("CREATE TABLE t (a int);\nALTER TABLE t ADD PRIMARY KEY (a);") == []
+
+
+# the runner's recipes (safe_rewrites = "rewrite", the default)
+
+RECIPES = [
+    ("ALTER TABLE orders ADD FOREIGN KEY (c) REFERENCES customers (id);", CWNV, "VALIDATE"),
+    ("ALTER TABLE orders ADD CHECK (total >= 0);", CWNV, "VALIDATE"),
+    ("ALTER TABLE orders ALTER COLUMN c SET NOT NULL;", SNN, "skip its scan"),
+    ("ALTER TABLE orders ADD UNIQUE (ref);", UWI, "CONCURRENTLY"),
+    ("ALTER TABLE orders ADD PRIMARY KEY (id);", UWI, "CONCURRENTLY"),
+]
+
+
+@pytest.mark.parametrize(("sql", "rule", "words"), RECIPES)
+def test_statement_the_runner_runs_as_its_recipe_is_a_warning(
+    sql: str, rule: str, words: str
+) -> None:
+    [finding] = only(sql, rule)
+    assert finding.severity == "warning"
+    assert "safemigrate" in finding.message
+    assert words in finding.message
+
+
+@pytest.mark.parametrize(("sql", "rule", "words"), RECIPES)
+def test_recipe_statement_is_an_error_under_require_and_off(
+    sql: str, rule: str, words: str
+) -> None:
+    for policy in ("require", "off"):
+        [finding] = only(sql, rule, safe_rewrites=policy)
+        assert finding.severity == "error"
+
+
+@pytest.mark.parametrize(("sql", "rule", "words"), RECIPES)
+def test_recipe_statement_inside_a_block_is_an_error(sql: str, rule: str, words: str) -> None:
+    [finding] = only(f"BEGIN;\n{sql}\nCOMMIT;", rule)
+    assert finding.severity == "error"
+
+
+def test_not_null_recipe_needs_postgresql_12() -> None:
+    sql = "ALTER TABLE orders ALTER COLUMN c SET NOT NULL;"
+    [finding] = only(sql, SNN, pg_version=11)
+    assert finding.severity == "error"
+
+
+def test_no_rewrite_directive_keeps_the_error() -> None:
+    sql = "-- safemigrate: no-rewrite small table\nALTER TABLE orders ADD CHECK (total >= 0);"
+    [finding] = only(sql, CWNV)
+    assert finding.severity == "error"

@@ -212,6 +212,7 @@ STATEMENT_RULES = {
     "lock-table": "warning",
     "unbounded-data-change": "warning",
     "enum-value-used-in-same-transaction": "error",
+    "timeout-guard-off": "error",
 }
 META_RULES = (
     "invalid-migration-file",

@@ -1,0 +1,394 @@
+"""Constraints added the plain way on a live table: psql runs them as written, safemigrate as
+their non-blocking recipes. Both measured in the same run, on fresh copies of one database.
+
+Scenario, per statement and runner:
+
+1. ``orders`` with --rows rows (default 1,000,000) and ``customers`` with 1,000; no constraint
+   on ``orders`` yet, an index on ``orders.k`` for the application.
+2. An application load: --clients processes (default 4), each on its own connection, issuing a
+   read by ``k`` or a single-row update every --period-ms (default 5 ms) on a fixed schedule.
+   Response times run from the *scheduled* start, and slots a stuck client could not send count
+   with the time they would have waited (coordinated omission corrected, as in stall.py).
+3. After --warmup-s the migration (one statement, in a file of its own: the table existed
+   before it) is applied with ``psql -f`` or ``safemigrate up``; the load goes on until 1 s
+   after it finished.
+
+Statements: ADD FOREIGN KEY, ADD CHECK, SET NOT NULL, ADD UNIQUE, ADD PRIMARY KEY. Reported for
+each: the application's max response time and requests over 100 ms during the migration, the
+migration's duration, and whether the resulting schema (columns, constraints, indexes as the
+catalog shows them) is identical for both runners.
+
+Output: bench/results/rewrites.json and a Markdown table on stdout.
+
+    /work/.venv/bin/python bench/rewrites.py                 # full: 1,000,000 rows
+    /work/.venv/bin/python bench/rewrites.py --rows 200000   # smaller and quicker
+    /work/.venv/bin/python bench/rewrites.py --quick         # tiny smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import _common as c
+
+SLOW_MS = 100.0
+RUNNERS = ("psql", "safemigrate")
+STATEMENTS = {
+    "foreign_key": "ALTER TABLE orders ADD FOREIGN KEY (customer_id) REFERENCES customers (id)",
+    "check": "ALTER TABLE orders ADD CHECK (amount > 0)",
+    "not_null": "ALTER TABLE orders ALTER COLUMN note SET NOT NULL",
+    "unique": "ALTER TABLE orders ADD UNIQUE (ref)",
+    "primary_key": "ALTER TABLE orders ADD PRIMARY KEY (id)",
+}
+#: What the two runners' schemas are compared on.
+SCHEMA_QUERIES = (
+    "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+    "WHERE table_name = 'orders' ORDER BY 1",
+    "SELECT conname, pg_get_constraintdef(oid), convalidated FROM pg_constraint "
+    "WHERE conrelid = 'orders'::regclass ORDER BY 1",
+    "SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid), indisvalid FROM pg_index "
+    "WHERE indrelid = 'orders'::regclass ORDER BY 1",
+)
+
+
+def client_main(
+    index: int,
+    n_clients: int,
+    dsn: str,
+    rows: int,
+    period_s: float,
+    update_share: float,
+    ready: Any,
+    go: Any,
+    start_at: Any,
+    stop: Any,
+    results: Any,
+) -> None:
+    """One application client: a read or an update every ``period_s`` on a fixed schedule."""
+    import psycopg
+
+    rng = random.Random(2000 + index)
+    conn = psycopg.connect(dsn, autocommit=True, application_name=f"bench-app-{index}")
+    read = "SELECT amount, note FROM orders WHERE k = %s"
+    write = "UPDATE orders SET amount = amount + 1 WHERE k = %s"
+    for _ in range(10):  # warm up: connection, plan cache
+        conn.execute(read, (rng.randint(1, rows),)).fetchall()
+    ready.put(index)
+    go.wait()
+    slot = start_at.value + period_s * index / n_clients
+    requests: list[tuple[float, float]] = []  # scheduled slot, end
+    monotonic = time.monotonic
+    while not stop.is_set():
+        now = monotonic()
+        if now < slot:
+            time.sleep(slot - now)
+        key = rng.randint(1, rows)
+        if rng.random() < update_share:
+            conn.execute(write, (key,))
+        else:
+            conn.execute(read, (key,)).fetchall()
+        end = monotonic()
+        requests.append((slot, end))
+        slot += period_s
+        while slot < end:  # slots that passed while this query was stuck
+            requests.append((slot, end))
+            slot += period_s
+    conn.close()
+    results.put(requests)
+
+
+@dataclass
+class Trial:
+    """One statement applied by one runner under load."""
+
+    statement: str
+    runner: str
+    t_migration_start: float = 0.0
+    t_migration_end: float = 0.0
+    exit_code: int | None = None
+    stderr_tail: str = ""
+    schema: list[list[Any]] = field(default_factory=list)
+    requests: list[tuple[float, float]] = field(default_factory=list)
+    #: (when, label) of each recipe part safemigrate reported starting.
+    parts: list[tuple[float, str]] = field(default_factory=list)
+
+
+def runner_argv(runner: str, dsn: str, directory: Path) -> list[str]:
+    """The command line that applies the migrations in ``directory`` with ``runner``."""
+    if runner == "psql":
+        return [
+            c.psql_program(),
+            "-X",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-d",
+            dsn,
+            "-f",
+            str(directory / "0001_change.sql"),
+        ]
+    return [*c.SAFEMIGRATE, "up", "--dir", str(directory), "--dsn", dsn, "--format", "json"]
+
+
+def run_trial(
+    instance: Any, template: str, statement: str, runner: str, args: argparse.Namespace
+) -> Trial:
+    """Load + migration on a fresh copy of the template database."""
+    import psycopg
+
+    trial = Trial(statement, runner)
+    dbname = c.create_database(instance, template, prefix="rewrites")
+    workdir = Path(tempfile.mkdtemp(prefix="bench-rewrites-"))
+    (workdir / "0001_change.sql").write_text(STATEMENTS[statement] + ";\n")
+    dsn = c.url(instance, dbname)
+    ctx = mp.get_context("fork")
+    ready, results = ctx.Queue(), ctx.Queue()
+    go, stop = ctx.Event(), ctx.Event()
+    start_at = ctx.Value("d", 0.0)
+    clients = [
+        ctx.Process(
+            target=client_main,
+            args=(
+                i,
+                args.clients,
+                dsn,
+                args.rows,
+                args.period_ms / 1000,
+                args.update_share,
+                ready,
+                go,
+                start_at,
+                stop,
+                results,
+            ),
+            daemon=True,
+        )
+        for i in range(args.clients)
+    ]
+    try:
+        for p in clients:
+            p.start()
+        for _ in clients:
+            ready.get(timeout=60)
+        start_at.value = time.monotonic() + 0.05
+        go.set()
+        time.sleep(args.warmup_s)
+        trial.t_migration_start = time.monotonic()
+        stderr_file = workdir / "stderr.txt"
+        with stderr_file.open("wb") as err:
+            proc = subprocess.Popen(
+                runner_argv(runner, dsn, workdir),
+                cwd=workdir,
+                env=c.child_env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err,
+            )
+        # The only reader of stdout: events are timed as they arrive.
+        reader = threading.Thread(target=_read_parts, args=(proc, trial), daemon=True)
+        reader.start()
+        proc.wait(timeout=args.migration_timeout_s)
+        trial.t_migration_end = time.monotonic()
+        reader.join(timeout=10)
+        trial.exit_code = proc.returncode
+        trial.stderr_tail = stderr_file.read_text(errors="replace")[-1500:]
+        time.sleep(1.0)
+        stop.set()
+        for _ in clients:
+            trial.requests.extend(map(tuple, results.get(timeout=60)))
+        for p in clients:
+            p.join(timeout=10)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            trial.schema = [
+                [list(row) for row in conn.execute(query).fetchall()] for query in SCHEMA_QUERIES
+            ]
+    finally:
+        stop.set()
+        go.set()
+        for p in clients:
+            if p.is_alive():
+                p.kill()
+        c.drop_database(instance, dbname)
+        shutil.rmtree(workdir, ignore_errors=True)
+    return trial
+
+
+def _read_parts(proc: subprocess.Popen[bytes], trial: Trial) -> None:
+    """Note when each recipe part starts (safemigrate's ``recipe_part`` JSON events)."""
+    assert proc.stdout is not None
+    for raw in proc.stdout:
+        line = raw.decode(errors="replace")
+        if line.startswith("{"):
+            event = json.loads(line)
+            if event.get("event") == "recipe_part":
+                trial.parts.append((time.monotonic(), event["part"]))
+
+
+def slow_by_part(trial: Trial) -> dict[str, int]:
+    """Requests over 100 ms, by the recipe part running when they were scheduled."""
+    counts: dict[str, int] = {}
+    for slot, end in trial.requests:
+        if (end - slot) * 1000 <= SLOW_MS or not trial.parts:
+            continue
+        if not trial.t_migration_start <= slot <= trial.t_migration_end + 0.5:
+            continue
+        running = "before the first part"
+        for when, label in trial.parts:
+            if when <= slot:
+                running = label
+        counts[running] = counts.get(running, 0) + 1
+    return counts
+
+
+def metrics(trial: Trial) -> dict[str, Any]:
+    """Response times of the requests scheduled while the migration ran (to its end + 0.5 s:
+    a request stuck behind the migration's lock finishes just after it)."""
+    window = [
+        (end - slot) * 1000
+        for slot, end in trial.requests
+        if trial.t_migration_start <= slot <= trial.t_migration_end + 0.5
+    ]
+    return {
+        "requests": len(window),
+        "max_ms": round(max(window), 1) if window else float("nan"),
+        "p99_ms": round(c.percentile(window, 0.99), 1) if window else float("nan"),
+        "over_100ms": sum(1 for ms in window if ms > SLOW_MS),
+        "migration_s": round(trial.t_migration_end - trial.t_migration_start, 3),
+        "exit": trial.exit_code,
+        "slow_by_part": slow_by_part(trial),
+    }
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The result table."""
+    lines = [
+        "| statement | runner | app max | requests > 100 ms | migration | schema = psql's |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        lines.append(
+            f"| `{STATEMENTS[row['statement']]}` | {row['runner']} | "
+            f"{row['max_ms']:.0f} ms | {row['over_100ms']} of {row['requests']} | "
+            f"{row['migration_s']:.2f} s | {row['schema_identical']} |"
+        )
+    return "\n".join(lines)
+
+
+def make_template(instance: Any, rows: int) -> str:
+    """A database holding ``orders`` (``rows`` rows) and ``customers``, to copy per trial."""
+    import psycopg
+
+    name = c.create_database(instance, prefix="rewrites_template")
+    with psycopg.connect(c.url(instance, name), autocommit=True) as conn:
+        conn.execute("CREATE TABLE customers (id bigint PRIMARY KEY)")
+        conn.execute("INSERT INTO customers SELECT generate_series(1, 1000)")
+        conn.execute(
+            "CREATE TABLE orders (k bigint NOT NULL, id bigint, customer_id bigint, "
+            "amount int, ref text, note text)"
+        )
+        conn.execute(
+            "INSERT INTO orders SELECT g, g, 1 + g %% 1000, 1 + g %% 50, 'r' || g, 'n' "
+            "FROM generate_series(1, %s) g",
+            (rows,),
+        )
+        conn.execute("CREATE INDEX orders_k_idx ON orders (k)")
+        conn.execute("VACUUM ANALYZE orders")
+        conn.execute("CHECKPOINT")
+    return name
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options (see --help)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
+    p.add_argument("--rows", type=int, default=1_000_000)
+    p.add_argument("--clients", type=int, default=4)
+    p.add_argument("--period-ms", type=float, default=5.0)
+    p.add_argument("--update-share", type=float, default=0.2, help="share of updates")
+    p.add_argument("--warmup-s", type=float, default=1.0)
+    p.add_argument("--migration-timeout-s", type=float, default=600.0)
+    p.add_argument("--statements", default=",".join(STATEMENTS))
+    p.add_argument("--storage", choices=["disk", "ram"], default=None)
+    p.add_argument("--pg-bindir", default=None)
+    p.add_argument("--out", type=Path, default=None, help="JSON results file")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.rows = 5_000
+        args.clients = 2
+        args.warmup_s = 0.2
+    if args.storage is None:
+        args.storage = "ram" if args.quick else "disk"
+    if args.out is None:
+        args.out = c.RESULTS / ("rewrites.quick.json" if args.quick else "rewrites.json")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Every statement with every runner; write JSON and a table."""
+    args = parse_args(argv)
+    c.sigterm_as_interrupt()
+    began = time.monotonic()
+    rows: list[dict[str, Any]] = []
+    trials: list[Trial] = []
+    with c.server(args.storage, args.pg_bindir) as instance:
+        info = c.machine_info(instance)
+        c.log(f"[{time.monotonic() - began:6.1f}s] template with {args.rows} rows")
+        template = make_template(instance, args.rows)
+        for statement in [s for s in args.statements.split(",") if s]:
+            by_runner: dict[str, Trial] = {}
+            for runner in RUNNERS:
+                c.log(f"[{time.monotonic() - began:6.1f}s] {statement}: {runner}")
+                trial = run_trial(instance, template, statement, runner, args)
+                m = metrics(trial)
+                c.log(
+                    f"    max {m['max_ms']} ms  >100ms {m['over_100ms']}  migration "
+                    f"{m['migration_s']} s  exit {m['exit']}  slow by part {m['slow_by_part']}"
+                )
+                if trial.exit_code != 0:
+                    c.log(f"    migration failed: {trial.stderr_tail}")
+                by_runner[runner] = trial
+                trials.append(trial)
+            identical = by_runner["psql"].schema == by_runner["safemigrate"].schema
+            for runner, trial in by_runner.items():
+                rows.append(
+                    {
+                        "statement": statement,
+                        "runner": runner,
+                        **metrics(trial),
+                        "schema_identical": identical,
+                    }
+                )
+    data = {
+        "benchmark": "rewrites",
+        "machine": info,
+        "parameters": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "statements": STATEMENTS,
+        "results": rows,
+        "schemas": {f"{t.statement}/{t.runner}": t.schema for t in trials},
+        "parts": {
+            f"{t.statement}/{t.runner}": [
+                [round(when - t.t_migration_start, 4), label] for when, label in t.parts
+            ]
+            for t in trials
+        },
+    }
+    c.write_json(args.out, data)
+    c.log(f"[{time.monotonic() - began:6.1f}s] wrote {args.out}")
+    print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,431 @@
+"""The non-blocking recipes of plain constraint statements, and PostgreSQL's names. Pure.
+
+Four everyday ALTER TABLE forms hold a strong lock while they scan the table; each has a
+recipe of short parts that let the application read and write meanwhile:
+
+- ``ADD FOREIGN KEY`` / ``ADD CHECK``: ``ADD CONSTRAINT name ... NOT VALID`` (a short lock, no
+  scan), then ``VALIDATE CONSTRAINT name`` (SHARE UPDATE EXCLUSIVE: writes go on);
+- ``ALTER COLUMN c SET NOT NULL``: a helper ``CHECK (c IS NOT NULL) NOT VALID``, its VALIDATE,
+  then ``SET NOT NULL`` (PostgreSQL 12+ skips its scan thanks to the validated check) and the
+  helper dropped;
+- ``ADD UNIQUE`` / ``ADD PRIMARY KEY``: ``CREATE UNIQUE INDEX CONCURRENTLY name``, then
+  ``ADD CONSTRAINT name UNIQUE|PRIMARY KEY USING INDEX name`` (a primary key's nullable columns
+  first made NOT NULL by the helper-check recipe).
+
+The names are those PostgreSQL gives the plain statement (``makeObjectName`` and the numbered
+labels of ``ChooseConstraintName`` / ``ChooseRelationName``); which candidate is free needs the
+catalog, so the db layer picks among :func:`name_candidates`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pglast
+from pglast import ast, enums
+from pglast.stream import RawStream
+
+from .locks import lock_needs
+from .model import ConstraintRewrite, LockNeed, QualifiedName
+from .statements import qualified
+
+#: PostgreSQL's NAMEDATALEN: identifiers are at most NAMEDATALEN - 1 bytes.
+NAMEDATALEN = 64
+#: The label of the helper CHECK (col IS NOT NULL) constraint of the NOT NULL recipe.
+HELPER_LABEL = "not_null_safemigrate"
+#: PostgreSQL version (server_version_num) from which SET NOT NULL uses a validated CHECK.
+NOT_NULL_RECIPE_MIN_VERSION = 120000
+
+_AT = enums.AlterTableType
+_CT = enums.ConstrType
+
+#: What each recipe is called in notes, plans and errors.
+RECIPE_TITLES = {
+    "foreign_key": "ADD FOREIGN KEY -> NOT VALID + VALIDATE CONSTRAINT",
+    "check": "ADD CHECK -> NOT VALID + VALIDATE CONSTRAINT",
+    "not_null": "SET NOT NULL -> validated CHECK (col IS NOT NULL), SET NOT NULL, drop the CHECK",
+    "unique": "ADD UNIQUE -> CREATE UNIQUE INDEX CONCURRENTLY + ADD CONSTRAINT USING INDEX",
+    "primary_key": (
+        "ADD PRIMARY KEY -> CREATE UNIQUE INDEX CONCURRENTLY, NOT NULL via validated CHECKs, "
+        "ADD CONSTRAINT USING INDEX"
+    ),
+}
+
+#: How each plain form is written safely by hand (the hint of ``safe_rewrites = "require"``).
+HAND_WRITTEN = {
+    "foreign_key": "write ADD CONSTRAINT ... NOT VALID, then VALIDATE CONSTRAINT in a later step",
+    "check": "write ADD CONSTRAINT ... CHECK (...) NOT VALID, then VALIDATE CONSTRAINT",
+    "not_null": (
+        "add CHECK (col IS NOT NULL) NOT VALID, VALIDATE it, then SET NOT NULL and drop the CHECK"
+    ),
+    "unique": "CREATE UNIQUE INDEX CONCURRENTLY, then ADD CONSTRAINT ... UNIQUE USING INDEX",
+    "primary_key": "CREATE UNIQUE INDEX CONCURRENTLY, then ADD CONSTRAINT ... PRIMARY KEY "
+    "USING INDEX (columns made NOT NULL safely first)",
+}
+
+
+def _clip(text: str, nbytes: int) -> str:
+    """The longest prefix of ``text`` of at most ``nbytes`` UTF-8 bytes (pg_mbcliplen)."""
+    raw = text.encode()[:nbytes]
+    return raw.decode(errors="ignore")
+
+
+def make_object_name(name1: str, name2: str | None, label: str | None) -> str:
+    """PostgreSQL's makeObjectName: ``name1_name2_label`` cut to NAMEDATALEN - 1 bytes.
+
+    The longer of name1 and name2 is shortened first, one byte at a time, and each is then
+    clipped to a character boundary, exactly as the server does.
+    """
+    name1_bytes = len(name1.encode())
+    name2_bytes = len(name2.encode()) if name2 is not None else 0
+    overhead = (len(label.encode()) + 1 if label else 0) + (1 if name2 is not None else 0)
+    available = NAMEDATALEN - 1 - overhead
+    while name1_bytes + name2_bytes > available:
+        if name1_bytes > name2_bytes:
+            name1_bytes -= 1
+        else:
+            name2_bytes -= 1
+    result = _clip(name1, name1_bytes)
+    if name2 is not None:
+        result += "_" + _clip(name2, name2_bytes)
+    if label:
+        result += "_" + label
+    return result
+
+
+def name_candidates(rewrite: ConstraintRewrite, count: int = 20) -> list[str]:
+    """The names PostgreSQL tries in order for the plain statement: the label, then label1,
+    label2, ... (the first one free in the schema is chosen). Only the author's name when
+    the statement names its constraint."""
+    if rewrite.name is not None:
+        return [rewrite.name]
+    label = rewrite.name_label
+    labels = [label] + [f"{label}{n}" for n in range(1, count)]
+    return [make_object_name(rewrite.table.name, rewrite.name_addition, lab) for lab in labels]
+
+
+def helper_name(table: QualifiedName, column: str) -> str:
+    """The name of the NOT NULL recipe's helper CHECK constraint on ``column``."""
+    return make_object_name(table.name, column, HELPER_LABEL)
+
+
+# -- recognising the plain forms ---------------------------------------------------------------
+
+
+def _names(nodes: Sequence[Any] | None) -> tuple[str, ...]:
+    return tuple(n.sval for n in nodes or ())
+
+
+def _check_column(expression: Any) -> str | None:
+    """The single column a CHECK expression uses, None when it uses none or several (how
+    PostgreSQL picks the name's middle part)."""
+    columns: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, ast.ColumnRef):
+            fields: Any = node.fields
+            last = fields[-1]
+            if isinstance(last, ast.String):
+                columns.add(str(last.sval))
+            return
+        if isinstance(node, ast.Node):
+            for attr in node:
+                visit(getattr(node, attr))
+        elif isinstance(node, tuple):
+            for item in node:
+                visit(item)
+
+    visit(expression)
+    return next(iter(columns)) if len(columns) == 1 else None
+
+
+def _deparse(node: Any) -> str:
+    return str(RawStream()(node))
+
+
+def recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
+    """The recipe of a plain constraint statement; a reason string when ``node`` is one of the
+    four plain forms but the runner cannot apply it as a recipe; None for anything else."""
+    if not isinstance(node, ast.AlterTableStmt) or node.objtype != enums.ObjectType.OBJECT_TABLE:
+        return None
+    commands = node.cmds or ()
+    if len(commands) != 1 or not isinstance(commands[0], ast.AlterTableCmd):
+        return None
+    cmd: Any = commands[0]
+    table = qualified(node.relation)
+    if cmd.subtype == _AT.AT_SetNotNull:
+        if node.missing_ok:
+            return "ALTER TABLE IF EXISTS is run as written"
+        return ConstraintRewrite(
+            "not_null", table, text, None, columns=(cmd.name,), definition=f"{cmd.name} NOT NULL"
+        )
+    if cmd.subtype != _AT.AT_AddConstraint or not isinstance(cmd.def_, ast.Constraint):
+        return None
+    con: Any = cmd.def_
+    kind = {
+        _CT.CONSTR_FOREIGN: "foreign_key",
+        _CT.CONSTR_CHECK: "check",
+        _CT.CONSTR_UNIQUE: "unique",
+        _CT.CONSTR_PRIMARY: "primary_key",
+    }.get(con.contype)
+    if kind is None:
+        return None
+    if kind in ("foreign_key", "check") and con.skip_validation:
+        return None  # already NOT VALID: the author wrote the safe form
+    if kind in ("unique", "primary_key") and con.indexname:
+        return None  # already USING INDEX
+    if node.missing_ok:
+        return "ALTER TABLE IF EXISTS is run as written"
+    unnamed = _copy_constraint(con)
+    definition = _deparse(unnamed)
+    name = con.conname or None
+    if kind == "foreign_key":
+        fk_columns = _names(con.fk_attrs)
+        referenced = qualified(con.pktable)
+        return ConstraintRewrite(
+            kind,
+            table,
+            text,
+            name,
+            columns=fk_columns,
+            definition=definition,
+            name_addition="_".join(fk_columns),
+            name_label="fkey",
+            referenced=referenced,
+        )
+    if kind == "check":
+        return ConstraintRewrite(
+            kind,
+            table,
+            text,
+            name,
+            definition=definition,
+            name_addition=_check_column(con.raw_expr),
+            name_label="check",
+        )
+    if con.options or con.indexspace or getattr(con, "without_overlaps", False):
+        return "a UNIQUE/PRIMARY KEY with WITH (...), USING INDEX TABLESPACE or WITHOUT OVERLAPS"
+    keys = _names(con.keys)
+    including = _names(con.including)
+    return ConstraintRewrite(
+        kind,
+        table,
+        text,
+        name,
+        columns=keys + including,
+        definition=definition,
+        name_addition=None if kind == "primary_key" else "_".join(keys + including),
+        name_label="pkey" if kind == "primary_key" else "key",
+        key_count=len(keys),
+        nulls_not_distinct=bool(con.nulls_not_distinct),
+        deferrable=bool(con.deferrable),
+        initially_deferred=bool(con.initdeferred),
+    )
+
+
+def _copy_constraint(con: Any) -> Any:
+    """A copy of a Constraint node without its name."""
+    copy = ast.Constraint(**{attr: getattr(con, attr) for attr in con})
+    copy.conname = None
+    return copy
+
+
+# -- the parts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecipePart:
+    """One part of a recipe: its SQL and the locks it takes."""
+
+    #: What it does, for people, e.g. ``validate t_a_fkey``.
+    label: str
+    sql: str
+    locks: tuple[LockNeed, ...]
+    #: True for CREATE INDEX CONCURRENTLY, which runs outside a transaction block.
+    concurrent: bool = False
+    #: True for the closing parts, sent in one transaction together with the journal row.
+    final: bool = False
+
+
+@functools.lru_cache(maxsize=256)
+def _statement(source: str) -> Any:
+    return pglast.parse_sql(source)[0].stmt
+
+
+def _alter(source: str, cmd: Any) -> str:
+    """``ALTER TABLE <the author's relation> <cmd>``, deparsed."""
+    stmt = _statement(source)
+    return _deparse(ast.AlterTableStmt(relation=stmt.relation, cmds=(cmd,), objtype=stmt.objtype))
+
+
+def _part(label: str, text: str, *, concurrent: bool = False, final: bool = False) -> RecipePart:
+    needs = tuple(lock_needs(pglast.parse_sql(text)[0].stmt))
+    return RecipePart(label, text, needs, concurrent, final)
+
+
+def _add(source: str, constraint: Any) -> str:
+    return _alter(source, ast.AlterTableCmd(subtype=_AT.AT_AddConstraint, def_=constraint))
+
+
+def _validate(source: str, name: str) -> str:
+    return _alter(source, ast.AlterTableCmd(subtype=_AT.AT_ValidateConstraint, name=name))
+
+
+def _helper_check(column: str, name: str) -> Any:
+    expression = ast.NullTest(
+        arg=ast.ColumnRef(fields=(ast.String(sval=column),)),
+        nulltesttype=enums.NullTestType.IS_NOT_NULL,
+    )
+    return ast.Constraint(
+        contype=_CT.CONSTR_CHECK,
+        conname=name,
+        raw_expr=expression,
+        skip_validation=True,
+        initially_valid=False,
+        is_enforced=True,
+    )
+
+
+def helper_parts(rewrite: ConstraintRewrite, column: str) -> tuple[RecipePart, RecipePart]:
+    """The helper CHECK (column IS NOT NULL) NOT VALID and its VALIDATE."""
+    helper = helper_name(rewrite.table, column)
+    return (
+        _part(f"add {helper} NOT VALID", _add(rewrite.source, _helper_check(column, helper))),
+        _part(f"validate {helper}", _validate(rewrite.source, helper)),
+    )
+
+
+def closing_not_null(rewrite: ConstraintRewrite, column: str) -> tuple[RecipePart, RecipePart]:
+    """SET NOT NULL (no scan: the validated helper proves it) and DROP of the helper."""
+    helper = helper_name(rewrite.table, column)
+    set_not_null = _alter(rewrite.source, ast.AlterTableCmd(subtype=_AT.AT_SetNotNull, name=column))
+    drop = _alter(rewrite.source, ast.AlterTableCmd(subtype=_AT.AT_DropConstraint, name=helper))
+    set_part = _part(f"set {column} NOT NULL", set_not_null, final=True)
+    # The validated helper proves the column has no NULL: the server skips the scan.
+    set_part = dataclasses.replace(
+        set_part, locks=tuple(dataclasses.replace(n, scans=False) for n in set_part.locks)
+    )
+    return (
+        set_part,
+        _part(f"drop {helper}", drop, final=True),
+    )
+
+
+def index_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
+    """CREATE UNIQUE INDEX CONCURRENTLY ``name`` with the constraint's columns."""
+    stmt = _statement(rewrite.source)
+    relation = ast.RangeVar(
+        schemaname=stmt.relation.schemaname,
+        relname=stmt.relation.relname,
+        inh=True,
+        relpersistence="p",
+    )
+
+    def element(column: str) -> Any:
+        return ast.IndexElem(
+            name=column,
+            ordering=enums.SortByDir.SORTBY_DEFAULT,
+            nulls_ordering=enums.SortByNulls.SORTBY_NULLS_DEFAULT,
+        )
+
+    keys = rewrite.columns[: rewrite.key_count]
+    including = rewrite.columns[rewrite.key_count :]
+    index = ast.IndexStmt(
+        idxname=name,
+        relation=relation,
+        accessMethod="btree",
+        indexParams=tuple(element(c) for c in keys),
+        indexIncludingParams=tuple(element(c) for c in including) or None,
+        unique=True,
+        nulls_not_distinct=rewrite.nulls_not_distinct,
+        concurrent=True,
+    )
+    return _part(f"build index {name} CONCURRENTLY", _deparse(index), concurrent=True)
+
+
+def attach_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
+    """ADD CONSTRAINT ``name`` UNIQUE|PRIMARY KEY USING INDEX ``name``."""
+    constraint = ast.Constraint(
+        contype=_CT.CONSTR_PRIMARY if rewrite.kind == "primary_key" else _CT.CONSTR_UNIQUE,
+        conname=name,
+        indexname=name,
+        deferrable=rewrite.deferrable,
+        initdeferred=rewrite.initially_deferred,
+        is_enforced=True,
+    )
+    return _part(f"attach {name} as the constraint", _add(rewrite.source, constraint), final=True)
+
+
+def recipe_parts(
+    rewrite: ConstraintRewrite, name: str, nullable: Sequence[str] | None = None
+) -> tuple[RecipePart, ...]:
+    """Every part of ``rewrite``'s recipe in order, the constraint called ``name``.
+
+    ``nullable``: the primary key columns still nullable (all of them when unknown); the
+    NOT NULL recipe runs for those only.
+    """
+    source = rewrite.source
+    if rewrite.kind in ("foreign_key", "check"):
+        constraint = _copy_constraint(_statement(source).cmds[0].def_)
+        constraint.conname = name
+        constraint.skip_validation = True
+        constraint.initially_valid = False
+        return (
+            _part(f"add {name} NOT VALID", _add(source, constraint)),
+            _part(f"validate {name}", _validate(source, name), final=True),
+        )
+    if rewrite.kind == "not_null":
+        column = rewrite.columns[0]
+        return helper_parts(rewrite, column) + closing_not_null(rewrite, column)
+    keys = rewrite.columns[: rewrite.key_count]
+    parts: list[RecipePart] = [index_part(rewrite, name)]
+    if rewrite.kind == "primary_key":
+        todo = [c for c in keys if nullable is None or c in nullable]
+        for column in todo:
+            parts += helper_parts(rewrite, column)
+        for column in todo:
+            parts.append(closing_not_null(rewrite, column)[0])
+        parts.append(attach_part(rewrite, name))
+        for column in todo:
+            parts.append(closing_not_null(rewrite, column)[1])
+        return tuple(parts)
+    parts.append(attach_part(rewrite, name))
+    return tuple(parts)
+
+
+def plain_part(text: str, reason: str) -> RecipePart:
+    """The author's statement run as written where the recipe cannot run, and why."""
+    return _part(f"run as written ({reason})", text, final=True)
+
+
+def planned_name(rewrite: ConstraintRewrite) -> str:
+    """The name the plan shows: the author's, or PostgreSQL's first choice (a taken name makes
+    the server, and the runner, pick the next numbered one)."""
+    return name_candidates(rewrite, 1)[0]
+
+
+def describe_locks(part: RecipePart) -> str:
+    """The locks of a part for people, e.g. ``SHARE UPDATE EXCLUSIVE on orders (reads and
+    writes go on; scans the table)``."""
+    described = []
+    for need in part.locks:
+        if need.mode.blocks_reads:
+            effect = "blocks reads and writes for a moment"
+        elif need.mode.blocks_writes:
+            effect = "blocks writes for a moment"
+        else:
+            effect = "reads and writes go on"
+        if need.scans:
+            effect += "; scans the table"
+        described.append(f"{need.mode.sql_name} on {need.relation} ({effect})")
+    return ", ".join(described) or "no table lock"
+
+
+def iter_locks(parts: Sequence[RecipePart]) -> Iterator[LockNeed]:
+    """Every lock need of ``parts``."""
+    for part in parts:
+        yield from part.locks

@@ -1,0 +1,55 @@
+"""Comparing schemas: a second database for the reference (psql) application, pg_dump."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+from psycopg import sql
+
+from tests.fixtures_db import PgServer
+from tests.support.runner import environment
+
+
+@contextmanager
+def other_database(pg_server: PgServer, prefix: str = "sm_test_ref_") -> Iterator[str]:
+    """A fresh database of its own on ``pg_server`` (its DSN), dropped afterwards."""
+    name = f"{prefix}{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield pg_server.dsn(name)
+    finally:
+        pg_server.ensure_running()
+        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+def schema_dump(dsn: str) -> str:
+    """``pg_dump --schema-only`` without the journal table, comments and blank lines."""
+    out = subprocess.run(
+        ["pg_dump", "--schema-only", "--no-owner", "-T", "safemigrate_history", "-d", dsn],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=environment(),
+    ).stdout
+    lines = [line for line in out.splitlines() if line and not line.startswith("--")]
+    # pg_dump 17+ writes a random \restrict key.
+    return "\n".join(line for line in lines if not re.match(r"^\\(un)?restrict ", line))
+
+
+def constraint_names(dsn: str) -> list[str]:
+    """The constraints of the public schema, the journal's left out."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace "
+            "AND conname NOT LIKE 'safemigrate_history%' ORDER BY 1"
+        ).fetchall()
+    return [str(r[0]) for r in rows]

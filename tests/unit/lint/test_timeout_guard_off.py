@@ -1,0 +1,220 @@
+"""timeout-guard-off: statements that switch the runner's timeout guard off, and the runner's
+refusal of them in pending steps (exit 2, file:line) unless allowed with a reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from safemigrate.config import Settings
+from safemigrate.errors import ExitCode, MigrationFileError
+from safemigrate.lint import explain
+from safemigrate.lint.context import TimeoutCeilings
+from safemigrate.lint.rules.timeout_guard_off import guc_ms
+from safemigrate.lint.walker import lint_text
+from safemigrate.pending import pending_steps
+from safemigrate.source import load_migrations
+from safemigrate.timeout_guard import refuse_unguarding
+
+from .support import only, rules
+
+#: The default statement_timeout ceiling (4h), so that its half of the rule is judged too.
+CAPPED = TimeoutCeilings(statement_ms=14_400_000)
+#: A project that set max_statement_timeout = 0: no statement_timeout ceiling.
+UNCAPPED = TimeoutCeilings(statement_ms=0)
+
+
+def uncapped(sql: str) -> list:  # type: ignore[type-arg]
+    """The timeout-guard-off findings of ``sql`` without a statement_timeout ceiling."""
+    return [f for f in lint_text("0001_t.sql", sql, ceilings=UNCAPPED).findings if f.rule == RULE]
+
+
+def capped(sql: str) -> list:  # type: ignore[type-arg]
+    """The timeout-guard-off findings of ``sql`` with a statement_timeout ceiling of 4h."""
+    return [f for f in lint_text("0001_t.sql", sql, ceilings=CAPPED).findings if f.rule == RULE]
+
+
+RULE = "timeout-guard-off"
+
+
+@pytest.mark.parametrize(
+    ("sql", "words"),
+    [
+        ("SET lock_timeout = 0;", "SET sets lock_timeout to 0"),
+        ("SET LOCAL lock_timeout TO '0';", "SET LOCAL sets lock_timeout to 0"),
+        ("SET SESSION statement_timeout = 0;", "SET sets statement_timeout to 0"),
+        ("SET lock_timeout = '30s';", "to 30s, above max_lock_timeout (10s)"),
+        ("SET LOCAL Lock_Timeout = 60000;", "to 1min, above max_lock_timeout"),
+        ("SET statement_timeout = '5h';", "above max_statement_timeout (4h)"),
+        ("SET lock_timeout TO DEFAULT;", "back to the server's default"),
+        ("RESET lock_timeout;", "RESET puts lock_timeout back"),
+        ("RESET statement_timeout;", "RESET puts statement_timeout back"),
+        ("RESET ALL;", "RESET ALL puts lock_timeout and statement_timeout back"),
+        ("SELECT set_config('lock_timeout', '0', false);", "set_config() sets lock_timeout"),
+        ("SELECT pg_catalog.set_config('statement_timeout', '0'::text, true);", "to 0"),
+        ("ALTER ROLE app SET lock_timeout = 0;", "ALTER ROLE ... SET sets lock_timeout to 0"),
+        ("ALTER DATABASE d SET statement_timeout = 0;", "ALTER DATABASE ... SET"),
+        ("DO $$ BEGIN EXECUTE 'SELECT set_config(''lock_timeout'', ''0'', true)'; END $$;", "0"),
+    ],
+)
+def test_switching_the_guard_off_is_an_error(sql: str, words: str) -> None:
+    [finding] = capped(sql)
+    assert finding.severity == "error"
+    assert words in finding.message
+    assert "lock-timeout=DUR" in finding.hint
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SET lock_timeout = '5s';",
+        "SET LOCAL lock_timeout = 10000;",
+        "SET statement_timeout = '1h';",
+        "SET timezone = 'UTC';",
+        "RESET timezone;",
+        "SELECT set_config('lock_timeout', current_setting('x.y'), true);",
+        "SELECT set_config('search_path', '', false);",
+        "ALTER ROLE app RESET lock_timeout;",
+        "ALTER ROLE app SET statement_timeout = '30s';",
+    ],
+)
+def test_values_within_the_ceilings_and_other_settings_are_fine(sql: str) -> None:
+    assert RULE not in rules(sql)
+    assert capped(sql) == []
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SET LOCAL statement_timeout = 0;",
+        "RESET statement_timeout;",
+        "SELECT set_config('statement_timeout', '0', true);",
+    ],
+)
+def test_without_a_statement_ceiling_lifting_statement_timeout_is_a_warning(sql: str) -> None:
+    [finding] = uncapped(sql)
+    assert finding.severity == "warning"
+    assert "lifts statement_timeout" in finding.message
+    assert "max_statement_timeout" in finding.hint
+    assert uncapped("SET statement_timeout = '99h';") == []
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SET LOCAL statement_timeout = 0;",
+        "RESET statement_timeout;",
+        "SET statement_timeout = '5h';",
+    ],
+)
+def test_by_default_lifting_statement_timeout_is_an_error(sql: str) -> None:
+    [finding] = only(sql, RULE)
+    assert finding.severity == "error"
+
+
+def test_lock_timeout_is_judged_without_any_configuration() -> None:
+    for sql in ("SET lock_timeout = 0;", "RESET lock_timeout;", "SET lock_timeout = '11s';"):
+        [finding] = only(sql, RULE)
+        assert finding.severity == "error", sql
+
+
+def test_the_ceilings_come_from_the_settings() -> None:
+    def found(sql: str, ceilings: TimeoutCeilings) -> list[str]:
+        result = lint_text("0001_t.sql", sql, ceilings=ceilings)
+        return [f.rule for f in result.findings if f.rule == RULE]
+
+    assert found("SET lock_timeout = '5s';", TimeoutCeilings(lock_ms=2_000)) == [RULE]
+    assert found("SET lock_timeout = '30s';", TimeoutCeilings(lock_ms=60_000)) == []
+    assert found("SET lock_timeout = 0;", TimeoutCeilings(lock_ms=10**9)) == [RULE]
+    capped = TimeoutCeilings(statement_ms=60_000)
+    assert found("SET statement_timeout = '2min';", capped) == [RULE]
+    assert found("SET statement_timeout = '1min';", capped) == []
+
+
+def test_an_allow_comment_with_a_reason_suppresses_it() -> None:
+    sql = "-- safemigrate: allow timeout-guard-off -- the app role's default, agreed\n"
+    assert rules(sql + "ALTER ROLE app SET lock_timeout = '1min';") == []
+
+
+def test_values_are_read_as_postgresql_reads_them() -> None:
+    assert guc_ms("0") == 0
+    assert guc_ms("1500") == 1500
+    assert guc_ms(" 2s ") == 2000
+    assert guc_ms("1.5s") == 1500
+    assert guc_ms("1min") == 60_000
+    assert guc_ms("nonsense") is None
+
+
+def test_explain_says_what_is_caught_and_how_to_allow_it() -> None:
+    text = explain(RULE)
+    assert text.startswith("timeout-guard-off (error)")
+    assert "max_lock_timeout" in text and "allow timeout-guard-off --" in text
+    assert "max_statement_timeout" in text
+
+
+# -- the runner's refusal ----------------------------------------------------------------
+
+
+def _pending(tmp_path: Path, files: dict[str, str]) -> list:  # type: ignore[type-arg]
+    directory = tmp_path / "m"
+    directory.mkdir()
+    for name, text in files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    return pending_steps(load_migrations(directory), [], target=None)
+
+
+def test_the_runner_refuses_a_pending_statement_that_switches_the_guard_off(
+    tmp_path: Path,
+) -> None:
+    planned = _pending(
+        tmp_path,
+        {
+            "0001_a.sql": "CREATE TABLE a (id int);\n",
+            "0002_b.sql": (
+                "BEGIN;\nSET LOCAL lock_timeout = 0;\nALTER TABLE a ADD b int;\nCOMMIT;\n"
+            ),
+        },
+    )
+    with pytest.raises(MigrationFileError) as caught:
+        refuse_unguarding(planned, Settings())
+    err = caught.value
+    assert err.exit_code == ExitCode.BAD_INPUT
+    assert err.path.endswith("0002_b.sql") and err.line == 2
+    assert "\n" not in err.message
+    assert "SET LOCAL sets lock_timeout to 0" in err.message
+    assert "allow timeout-guard-off" in (err.hint or "")
+
+
+def test_the_runner_accepts_it_when_allowed_with_a_reason_or_within_the_ceilings(
+    tmp_path: Path,
+) -> None:
+    planned = _pending(
+        tmp_path,
+        {
+            "0001_a.sql": (
+                "-- safemigrate: allow timeout-guard-off -- one-off backfill, watched\n"
+                "SET lock_timeout = 0;\n"
+                "SET lock_timeout = '3s';\n"
+                "SET statement_timeout = 0;\n"
+            ),
+        },
+    )
+    refuse_unguarding(planned, Settings(max_statement_timeout_ms=0))
+    with pytest.raises(MigrationFileError, match="above max_lock_timeout"):
+        refuse_unguarding(planned, Settings(max_lock_timeout_ms=1_000, max_statement_timeout_ms=0))
+    with pytest.raises(MigrationFileError, match=r"0001_a.sql:4: .*statement_timeout to 0"):
+        refuse_unguarding(planned, Settings())
+
+
+def test_an_allow_without_a_reason_does_not_satisfy_the_runner(tmp_path: Path) -> None:
+    planned = _pending(
+        tmp_path, {"0001_a.sql": "-- safemigrate: allow timeout-guard-off\nRESET ALL;\n"}
+    )
+    with pytest.raises(MigrationFileError, match="RESET ALL"):
+        refuse_unguarding(planned, Settings())
+
+
+def test_applied_steps_are_not_judged_again(tmp_path: Path) -> None:
+    planned = _pending(tmp_path, {"0001_a.sql": "SET lock_timeout = 0;\nCREATE TABLE a ();\n"})
+    refuse_unguarding(planned[1:], Settings())
