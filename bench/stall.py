@@ -42,24 +42,42 @@ import _common as c
 
 MIGRATION_SQL = "ALTER TABLE accounts ADD COLUMN note text;\n"
 SLOW_MS = 100.0
-RUNNERS = ("none", "psql", "yoyo", "safemigrate", "safemigrate-no-precheck")
+RUNNERS = (
+    "none",
+    "psql",
+    "yoyo",
+    "safemigrate",
+    "safemigrate-previous",
+    "safemigrate-no-yield",
+    "safemigrate-no-precheck",
+)
 LABELS = {
     "none": "no migration (control)",
     "psql": "psql -f",
     "yoyo": "yoyo apply",
     "safemigrate": "safemigrate up",
+    "safemigrate-previous": "safemigrate up, previous release (before zero stall)",
+    "safemigrate-no-yield": "safemigrate up, yield_after=0",
     "safemigrate-no-precheck": "safemigrate up --no-lock-precheck",
 }
+#: The commit whose code is "the previous release" (the pre-check, a plain exponential backoff
+#: after it, no yielding): extracted with git archive and run from there.
+PREVIOUS_RELEASE = "4dafe88"
 REFERENCE = "safemigrate"
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """When the migration starts relative to the blocker."""
+    """When the migration starts relative to the blocker (and what load runs)."""
 
     name: str
     migration_delay_s: float
     description: str
+    #: False: no blocker transaction at all (busy traffic only).
+    blocker: bool = True
+    #: Load overrides: clients, and the period between a client's requests (0 = back to back).
+    clients: int | None = None
+    period_ms: float | None = None
 
 
 SCENARIOS = {
@@ -72,6 +90,15 @@ SCENARIOS = {
         "simultaneous",
         0.0,
         "migration starts when the blocker begins",
+    ),
+    "busy": Scenario(
+        "busy",
+        0.5,
+        "no blocker; 16 clients send single-row reads and writes back to back (every 2 ms)",
+        blocker=False,
+        clients=16,
+        # Back to back on this machine: a client's request takes about this long under load.
+        period_ms=2.0,
     ),
 }
 
@@ -152,6 +179,9 @@ class Trial:
     missed: list[tuple[float, float]] = field(default_factory=list)
     stderr_tail: str = ""
     loadavg: float | None = None
+    #: Queries the runner's monitor session started during the migration (sampled from
+    #: pg_stat_activity.query_start every ~2 ms: a lower bound).
+    monitor_queries: int | None = None
 
 
 def runner_argv(runner: str, instance: Any, dbname: str, workdir: Path) -> list[str]:
@@ -198,6 +228,49 @@ def runner_argv(runner: str, instance: Any, dbname: str, workdir: Path) -> list[
     return argv
 
 
+def runner_env(runner: str, previous_src: Path | None) -> dict[str, str]:
+    """The environment of ``runner``: the previous release's code, or yielding off."""
+    if runner == "safemigrate-previous" and previous_src is not None:
+        return c.child_env(PYTHONPATH=str(previous_src))
+    if runner == "safemigrate-no-yield":
+        return c.child_env(SAFEMIGRATE_YIELD_AFTER="0")
+    return c.child_env()
+
+
+def previous_release_src() -> Path | None:
+    """The previous release's ``safemigrate`` package, extracted into a temporary folder."""
+    repo = Path(__file__).resolve().parents[1]
+    folder = Path(tempfile.mkdtemp(prefix="bench-previous-"))
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(repo), "archive", PREVIOUS_RELEASE, "safemigrate"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        c.log(f"cannot extract the previous release ({exc}): skipping safemigrate-previous")
+        return None
+    return folder
+
+
+def _count_monitor_queries(dsn: str, stop: threading.Event, trial: Trial) -> None:
+    """Count the monitor session's queries (distinct query_start values) until ``stop``."""
+    import psycopg
+
+    seen: set[Any] = set()
+    with psycopg.connect(dsn, autocommit=True, application_name="bench-sampler") as conn:
+        while not stop.is_set():
+            row = conn.execute(
+                "SELECT query_start FROM pg_stat_activity "
+                "WHERE application_name LIKE '%-monitor' AND state = 'active'"
+            ).fetchone()
+            if row is not None:
+                seen.add(row[0])
+            time.sleep(0.002)
+    trial.monitor_queries = len(seen)
+
+
 def run_trial(
     instance: Any,
     template: str,
@@ -224,15 +297,17 @@ def run_trial(
     go, stop = ctx.Event(), ctx.Event()
     start_at = ctx.Value("d", 0.0)
     dsn = c.url(instance, dbname)
+    n_clients = scenario.clients or args.clients
+    period_ms = scenario.period_ms if scenario.period_ms is not None else args.period_ms
     clients = [
         ctx.Process(
             target=client_main,
             args=(
                 i,
-                args.clients,
+                n_clients,
                 dsn,
                 args.rows,
-                args.period_ms / 1000,
+                period_ms / 1000,
                 args.update_share,
                 ready,
                 go,
@@ -242,10 +317,12 @@ def run_trial(
             ),
             daemon=True,
         )
-        for i in range(args.clients)
+        for i in range(n_clients)
     ]
     blocker = None
     proc = None
+    sampler: threading.Thread | None = None
+    sampler_stop = threading.Event()
     try:
         for p in clients:
             p.start()
@@ -256,19 +333,28 @@ def run_trial(
         blocker = psycopg.connect(dsn, application_name="bench-blocker")
         _sleep_until(trial.t_load_start + args.warmup_s)
         trial.t_blocker_start = time.monotonic()
-        # A report-style transaction: reads the whole table, then stays open.
-        blocker.execute("SELECT count(*), sum(balance) FROM accounts").fetchone()
         blocker_until = trial.t_blocker_start + args.blocker_s
+        if scenario.blocker:
+            # A report-style transaction: reads the whole table, then stays open.
+            blocker.execute("SELECT count(*), sum(balance) FROM accounts").fetchone()
+        else:
+            # No blocker: its "end" is the start, only the migration is awaited.
+            blocker_until = trial.t_blocker_start
         stderr_file = workdir / "stderr.txt"
         if runner != "none":
             _sleep_until(trial.t_blocker_start + scenario.migration_delay_s)
             argv = runner_argv(runner, instance, dbname, workdir)
             trial.t_migration_start = time.monotonic()
+            if runner.startswith("safemigrate"):
+                sampler = threading.Thread(
+                    target=_count_monitor_queries, args=(dsn, sampler_stop, trial), daemon=True
+                )
+                sampler.start()
             with stderr_file.open("wb") as err:
                 proc = subprocess.Popen(
                     argv,
                     cwd=workdir,
-                    env=c.child_env(),
+                    env=runner_env(runner, args.previous_src),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=err,
@@ -286,11 +372,15 @@ def run_trial(
             if proc is not None and trial.t_migration_end is None and proc.poll() is not None:
                 trial.t_migration_end = time.monotonic()
                 trial.migration_exit = proc.returncode
+                sampler_stop.set()
             if blocker is None and (proc is None or trial.t_migration_end is not None):
                 break
             if now > deadline and proc is not None and trial.t_migration_end is None:
                 proc.kill()
             time.sleep(0.002)
+        if sampler is not None:
+            sampler_stop.set()
+            sampler.join(timeout=10)
         if proc is not None:
             reader.join(timeout=10)
             trial.stderr_tail = stderr_file.read_text(errors="replace")[-1500:]
@@ -403,6 +493,9 @@ def metrics(trial: Trial) -> dict[str, Any]:
         out["lock_timeouts"] = sum(
             1 for e in trial.events if e["event"] == "attempt_failed" and not e["precheck"]
         )
+        out["yields"] = sum(1 for e in trial.events if e["event"] == "step_yielded")
+        if trial.monitor_queries is not None and out["migration_s"] > 0:
+            out["monitor_queries_per_s"] = trial.monitor_queries / out["migration_s"]
         first = [e["t"] for e in trial.events if e["event"] == "attempt_started"]
         if first:
             # safemigrate only: how old the blocker was when the first attempt began, and how
@@ -445,6 +538,8 @@ def aggregate(trials: list[Trial]) -> dict[str, Any]:
                 "attempts",
                 "precheck_backoffs",
                 "lock_timeouts",
+                "yields",
+                "monitor_queries_per_s",
                 "blocker_age_at_first_attempt_s",
                 "launch_to_first_attempt_s",
             ):
@@ -482,16 +577,20 @@ def markdown(summary: dict[str, Any]) -> str:
         lines.append("median (min - max) over rounds; response time from the scheduled start\n")
         lines.append(
             "| runner | max | p99 | p99.9 | requests > 100 ms | migration took | "
+            "run end after blocker end | yields | monitor queries/s | "
             "max stall / safemigrate's |"
         )
-        lines.append("| --- | --- | --- | --- | --- | --- | --- |")
+        lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for runner, row in rows.items():
             ratio = mmm(row, "max_stall_ratio_vs_safemigrate", lambda x: f"{x:.1f}x")
             lines.append(
                 f"| {LABELS[runner]} | {mmm(row, 'max_s', c.fmt_s)} | "
                 f"{mmm(row, 'p99_s', c.fmt_s)} | {mmm(row, 'p999_s', c.fmt_s)} | "
                 f"{mmm(row, 'over_100ms', lambda x: f'{x:.0f}')} | "
-                f"{mmm(row, 'migration_s', c.fmt_s)} | {ratio} |"
+                f"{mmm(row, 'migration_s', c.fmt_s)} | "
+                f"{mmm(row, 'migration_end_after_blocker_end_s', c.fmt_s)} | "
+                f"{mmm(row, 'yields', lambda x: f'{x:.0f}')} | "
+                f"{mmm(row, 'monitor_queries_per_s', lambda x: f'{x:.0f}')} | {ratio} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -637,7 +736,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="load keeps running this long after the blocker ends",
     )
     p.add_argument("--migration-timeout-s", type=float, default=60.0)
-    p.add_argument("--scenarios", default="young-blocker,simultaneous")
+    p.add_argument("--scenarios", default="young-blocker,simultaneous,busy")
     p.add_argument("--runners", default=",".join(RUNNERS))
     p.add_argument(
         "--storage",
@@ -698,6 +797,9 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(summary))
         return 0
     runners = [r for r in args.runners.split(",") if r]
+    args.previous_src = previous_release_src() if "safemigrate-previous" in runners else None
+    if args.previous_src is None and "safemigrate-previous" in runners:
+        runners.remove("safemigrate-previous")
     if "yoyo" in runners and c.yoyo_program() is None:
         c.log("yoyo-migrations is not installed: skipping the yoyo runner")
         runners.remove("yoyo")

@@ -504,6 +504,7 @@ def plan(
             tuple(build_plan(planned, settings, findings)),
             gate=decide(planned, findings, settings),
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
+            lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         )
     else:
         report = _plan_against(
@@ -609,6 +610,7 @@ def _plan_against(
         facts,
         gate=decide(planned, findings, settings),
         worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
+        lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
     )
 
 

@@ -127,6 +127,12 @@ class Settings:
     # A holder counts as long once its transaction is older than this or the lock timeout,
     # whichever is shorter: the runner waits for young transactions, not for long ones.
     lock_precheck_age_ms: int = 500
+    # While a step waits for its lock and someone queues behind it, the step cancels its own
+    # statement after this long and lets the queue through (see blockers/queue.py); 0 = never.
+    yield_after_ms: int = 50
+    # How long one step may wait politely (pre-check back-offs, yields, waits for holders)
+    # before it gives up; lock timeouts and deadlocks are counted by max_attempts instead.
+    lock_wait_budget_ms: int = 600_000
     redact_queries: bool = False
     blocker_query_length: int = 200
     # "idle-in-transaction:DUR" or "any:DUR" parsed; None = "off".
@@ -200,6 +206,14 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "lock_precheck_age": (
             "Holders older than this (or the lock timeout, if shorter) count as long (> 0)."
         ),
+        "yield_after": (
+            "A waiting step with sessions queued behind it cancels its own statement after "
+            "this long and retries once its holders are gone (0 = never yield)."
+        ),
+        "lock_wait_budget": (
+            "Longest one step waits politely (pre-check back-offs, yields, waits for "
+            "holders) before it gives up (> 0)."
+        ),
         "redact_queries": "Show blockers' queries as their shape, literals replaced by $n.",
         "blocker_query_length": "Longest blocker query text shown (10 to 10000 characters).",
         "cancel_blockers": (
@@ -248,6 +262,7 @@ _POSITIVE_DURATIONS = frozenset(
         "deadline",
         "cancel_blockers_grace",
         "lock_precheck_age",
+        "lock_wait_budget",
         "housekeeping_timeout",
         "max_lock_timeout",
     }
@@ -269,6 +284,8 @@ _DURATIONS = _POSITIVE_DURATIONS | {
     "reconnect_timeout",
     "lock_precheck_age",
     "max_replica_lag",
+    "yield_after",
+    "lock_wait_budget",
     "max_statement_timeout",
 }
 # Settings field of each key: durations carry their unit in the field name.

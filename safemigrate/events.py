@@ -82,6 +82,9 @@ class RunStarted(Event):
     up_to_version: str | None = None
     #: Migrations pending after ``up_to_version``, left for a later run.
     later_pending_migrations: int = 0
+    #: On top of the worst cases: how long each step may wait politely (pre-check back-offs,
+    #: yields, waits for holders; lock_wait_budget capped by the deadline); None = never.
+    lock_wait_budget_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,44 @@ class AttemptFailed(Event):
     waiting: WaitingFor | None = None
     #: Every pid on the blocking chains, roots included.
     chain: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class StepYielded(Event):
+    """A waiting step had sessions queued behind it: it cancelled its own statement (rolled
+    back) to let them through, and will retry once the transactions ahead of it are gone.
+    Not a failure: max_attempts does not count it; the lock wait budget does."""
+
+    kind: ClassVar[str] = "step_yielded"
+    ref: StepRef
+    attempt: int
+    #: The relation whose lock the step waited for.
+    relation: str
+    #: How long the step had waited, and the grace it had before yielding.
+    waited_ms: float
+    grace_ms: int
+    #: The sessions queued behind the step's request.
+    queued: tuple[Blocker, ...]
+    #: The sessions holding the lock the step waited for.
+    holders: tuple[Blocker, ...]
+
+
+@dataclass(frozen=True)
+class WaitingForHolders(Event):
+    """After a pre-check back-off or a yield, the step waits for the sessions ahead of it to
+    end their transactions (polling pg_locks) and retries as soon as they are gone, or after
+    ``max_wait_ms`` at the latest."""
+
+    kind: ClassVar[str] = "waiting_for_holders"
+    ref: StepRef
+    attempt: int
+    #: ``precheck`` or ``yield``: what made the step step back.
+    after: str
+    holders: tuple[Blocker, ...]
+    max_wait_ms: int
+    #: The step's polite waiting so far, and the budget it may spend (lock_wait_budget).
+    polite_wait_ms: float
+    lock_wait_budget_ms: int
 
 
 @dataclass(frozen=True)
@@ -293,6 +334,12 @@ class StepSummary:
     attempts: int
     lock_wait_ms: float
     blockers: tuple[str, ...]
+    #: Times the step yielded the lock queue, and its polite waiting (pre-check back-offs,
+    #: yields, waits for holders: what lock_wait_budget bounds).
+    yields: int = 0
+    polite_wait_ms: float = 0.0
+    #: Attempts lost to lock timeouts and deadlocks (what max_attempts bounds).
+    lock_failures: int = 0
 
 
 @dataclass(frozen=True)

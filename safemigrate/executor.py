@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .batches import BatchDone, NotBatchableError, ReplicaLag, batch_rate
-from .blockers.watcher import Watcher
+from .blockers.queue import yield_grace_ms
+from .blockers.watcher import Watcher, Yielded
 from .config import Settings
 from .db import ServerError, Session
 from .db.journal import JournalTable
 from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
+from .durations import format_duration
 from .errors import LockNotAcquiredError, MigrationFileError, StepFailedError
 from .events import (
     AttemptFailed,
@@ -35,11 +37,13 @@ from .events import (
     StepRef,
     StepStarted,
     StepSummary,
+    StepYielded,
+    WaitingForHolders,
 )
 from .locks import CatalogLock, LockMode, LockNeed
-from .model import Sample, Statement, Step
+from .model import HeldLock, Sample, Statement, Step
 from .pending import PlannedStep
-from .policy import Timeouts, attempt_timeouts, backoff_of, step_policy
+from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
 from .rewrites import RecipePart, describe_locks
 from .shapes import (
@@ -161,6 +165,11 @@ class WatchedAttempt(Protocol):
         """The blockers sampled shortly before the lock timeout fired (empty if none)."""
         ...
 
+    @property
+    def yielded(self) -> Yielded | None:
+        """Set when the attempt cancelled its own statement to yield the lock queue."""
+        ...
+
     def __enter__(self) -> object: ...
 
     def __exit__(self, *exc: object) -> None: ...
@@ -180,9 +189,24 @@ class StepWatcher(Protocol):
         ...
 
     def watch(
-        self, ref: StepRef, attempt: int, lock_timeout_ms: int, index_build: bool
+        self,
+        ref: StepRef,
+        attempt: int,
+        lock_timeout_ms: int,
+        index_build: bool,
+        *,
+        yield_after_ms: int | None = None,
     ) -> WatchedAttempt:
-        """Watch one attempt (blockers, heartbeats, index build progress)."""
+        """Watch one attempt (blockers, heartbeats, index build progress); with
+        ``yield_after_ms``, yield the lock queue to sessions queued behind the step."""
+        ...
+
+    def locks_of(self, needs: Sequence[LockNeed], holders: Sequence[Blocker]) -> list[HeldLock]:
+        """The granted locks of pre-check ``holders`` that conflict with the step's needs."""
+        ...
+
+    def wait_for_holders(self, ahead: Sequence[HeldLock], max_ms: float) -> bool:
+        """Wait until the transactions of ``ahead`` are gone (True) or ``max_ms`` passed."""
         ...
 
     def apply_policy(self, ref: StepRef, blockers: Sequence[Blocker]) -> int:
@@ -267,6 +291,29 @@ class _HeldBetweenBatches(Exception):
     def __init__(self, blockers: list[Blocker]) -> None:
         super().__init__("long lock holders")
         self.blockers = blockers
+
+
+#: SQLSTATE of a cancelled statement (a statement timeout, or the cancel of a yield).
+QUERY_CANCELED = "57014"
+
+
+@dataclass
+class _StepState:
+    """How one step's attempts went so far."""
+
+    attempt: int = 0
+    #: Lock timeouts and deadlocks: what max_attempts counts.
+    failures: int = 0
+    yields: int = 0
+    #: Polite waits so far (pre-check back-offs and waits for holders), and the time they and
+    #: the yielded attempts took: what lock_wait_budget bounds.
+    polite_waits: int = 0
+    polite_ms: float = 0.0
+    lock_wait_ms: float = 0.0
+    seen: dict[int, str] = field(default_factory=dict)
+    #: How often the yield grace has doubled, and the transactions ahead at the last yield.
+    grace_doublings: int = 0
+    last_ahead: set[tuple[int, str]] | None = None
 
 
 class _Retry(Exception):
@@ -364,7 +411,14 @@ class Executor:
         return self.settings.deadline_ms - (self.clock() - self.started_at) * 1000
 
     def run_step(self, planned: PlannedStep, n: int, total: int) -> StepOutcome:
-        """Apply one step, retrying lock timeouts and deadlocks within its policy."""
+        """Apply one step within its policy.
+
+        Lock timeouts and deadlocks are failures: ``max_attempts`` counts them. Pre-check
+        back-offs (a long transaction holds the table) and yields (the step let the sessions
+        queued behind it through) are polite: the step waits for the holders ahead of it to go
+        and retries at once; ``lock_wait_budget`` bounds that waiting. The run's deadline
+        bounds everything.
+        """
         step = planned.step
         ref = step_ref(planned)
         policy = step_policy(step, self.settings)
@@ -380,6 +434,9 @@ class Executor:
             )
             for s in step.statements
         )
+        # Autocommit steps (CONCURRENTLY) never yield: their locks do not stall reads and
+        # writes, and a cancelled build leaves an invalid index behind.
+        can_yield = isinstance(shape, (InTransaction, ExplicitBlock))
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
         # Resolved once, before the first attempt: the relations the step locks without
@@ -389,12 +446,11 @@ class Executor:
             if step.catalog_locks
             else list(step.locks)
         )
-        attempt = 0
-        lock_wait_ms = 0.0
-        seen: dict[int, str] = {}
+        state = _StepState()
         try:
             while True:
-                attempt += 1
+                state.attempt += 1
+                attempt = state.attempt
                 remaining = self.remaining_ms()
                 if remaining is not None and remaining <= 0:
                     raise self._gave_up(ref, attempt - 1, "the run's deadline has passed")
@@ -405,80 +461,245 @@ class Executor:
                 holders = self.watcher.long_holders(needs, lock_timeout)
                 self.step_needs = needs
                 if holders:
-                    failure = Sample(blockers=tuple(holders))
-                    sqlstate = None
-                    reason = _precheck_reason(holders)
-                else:
-                    watch = self.watcher.watch(ref, attempt, lock_timeout, index_build)
-                    try:
-                        with watch:
-                            skipped = self._attempt(planned, shape, timeouts, attempt, ref)
-                    except _Retry as retry:
-                        failure = watch.result
-                        sqlstate = retry.error.sqlstate
-                        reason = retry.error.message
-                    except _HeldBetweenBatches as held:
-                        holders = held.blockers
-                        failure = Sample(blockers=tuple(holders))
-                        sqlstate = None
-                        reason = _precheck_reason(holders)
-                    else:
-                        duration = (self.clock() - began) * 1000
-                        taken = strongest_held(self._locks) if self._locks is not None else None
-                        self.emit(StepApplied(ref, round(duration, 1), attempt, skipped, taken))
-                        return StepOutcome(
-                            ref.file, ref.step, attempt, duration, attempt - 1, skipped
-                        )
-                lock_wait_ms += (self.clock() - attempt_began) * 1000
-                for blocker in failure.blockers:
-                    seen.setdefault(
-                        blocker.pid, f"pid {blocker.pid} ({blocker.application_name or '?'})"
+                    state.lock_wait_ms += (self.clock() - attempt_began) * 1000
+                    self._precheck_backoff(
+                        ref, attempt, policy, lock_timeout, needs, holders, state
                     )
-                wait: int | None = self.backoff.wait_ms(attempt)
-                remaining = self.remaining_ms()
-                give_up_reason = None
-                progressed = self.batches_this_attempt > 0
-                if attempt >= policy.max_attempts and not progressed:
-                    give_up_reason = f"no attempts left ({policy.max_attempts})"
-                elif remaining is not None and wait is not None and wait >= remaining:
-                    give_up_reason = "the run's deadline would pass during the next wait"
-                if give_up_reason is not None:
-                    wait = None
-                self.emit(
-                    AttemptFailed(
-                        ref,
-                        attempt,
-                        policy.max_attempts,
-                        sqlstate,
-                        reason,
-                        lock_timeout,
-                        wait,
-                        precheck=bool(holders),
-                        blockers=failure.blockers,
-                        waiting=failure.waiting,
-                        chain=failure.chain,
+                    continue
+                grace = (
+                    yield_grace_ms(
+                        self.settings.yield_after_ms, state.grace_doublings, lock_timeout
                     )
+                    if can_yield
+                    else None
                 )
-                if wait is None:
-                    raise self._gave_up(
-                        ref, attempt, f"{give_up_reason}; last error: {reason}"
-                    ) from None
-                self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
-                self.sleep(wait / 1000)
-                if progressed:
-                    attempt = 0
+                watch = self.watcher.watch(
+                    ref, attempt, lock_timeout, index_build, yield_after_ms=grace
+                )
+                try:
+                    with watch:
+                        skipped = self._attempt(
+                            planned, shape, timeouts, attempt, ref, yielded=watch
+                        )
+                except _Retry as retry:
+                    waited = (self.clock() - attempt_began) * 1000
+                    state.lock_wait_ms += waited
+                    yielded = watch.yielded
+                    if retry.error.sqlstate == QUERY_CANCELED and yielded is not None:
+                        self._yielded(ref, attempt, yielded, waited, state)
+                        continue
+                    failure = watch.result
+                    if self.batches_this_attempt:
+                        # Batches were committed since the last failure: each batch gets the
+                        # step's attempts.
+                        state.failures = 0
+                    state.failures += 1
+                    self._note_blockers(state, failure.blockers)
+                    self._lock_failure(ref, attempt, policy, lock_timeout, retry, failure, state)
+                    continue
+                except _HeldBetweenBatches as held:
+                    # The pre-check before a later batch found long holders: a polite wait,
+                    # as before the attempt's first batch.
+                    state.lock_wait_ms += (self.clock() - attempt_began) * 1000
+                    if self.batches_this_attempt:
+                        state.failures = 0
+                    self._precheck_backoff(
+                        ref, attempt, policy, lock_timeout, needs, held.blockers, state
+                    )
+                    continue
+                duration = (self.clock() - began) * 1000
+                taken = strongest_held(self._locks) if self._locks is not None else None
+                self.emit(StepApplied(ref, round(duration, 1), attempt, skipped, taken))
+                return StepOutcome(ref.file, ref.step, attempt, duration, state.failures, skipped)
         finally:
-            if attempt > 1 or seen:
+            if state.attempt > 1 or state.seen:
                 self.summaries.append(
                     StepSummary(
                         ref.file,
                         ref.line,
                         ref.step,
-                        attempt,
-                        round(lock_wait_ms, 1),
-                        tuple(seen.values()),
+                        state.attempt,
+                        round(state.lock_wait_ms, 1),
+                        tuple(state.seen.values()),
+                        yields=state.yields,
+                        polite_wait_ms=round(state.polite_ms, 1),
+                        lock_failures=state.failures,
                     )
                 )
+
+    def _precheck_backoff(
+        self,
+        ref: StepRef,
+        attempt: int,
+        policy: StepPolicy,
+        lock_timeout: int,
+        needs: Sequence[LockNeed],
+        holders: Sequence[Blocker],
+        state: _StepState,
+    ) -> None:
+        """The pre-check found long holders of a conflicting lock: report it, then wait
+        politely for them to go (within the budget), or give up."""
+        self._note_blockers(state, holders)
+        ahead = self.watcher.locks_of(needs, holders)
+        bound = self._polite_bound(state)
+        self.emit(
+            AttemptFailed(
+                ref,
+                attempt,
+                policy.max_attempts,
+                None,
+                _precheck_reason(holders),
+                lock_timeout,
+                bound,
+                precheck=True,
+                blockers=tuple(holders),
+            )
+        )
+        if bound is None:
+            raise self._gave_up_politely(ref, attempt, state, holders) from None
+        self.blocker_actions += self.watcher.apply_policy(ref, holders)
+        self._wait_for_holders(ref, attempt, "precheck", holders, ahead, bound, state)
+
+    def _note_blockers(self, state: _StepState, blockers: Sequence[Blocker]) -> None:
+        for blocker in blockers:
+            state.seen.setdefault(
+                blocker.pid, f"pid {blocker.pid} ({blocker.application_name or '?'})"
+            )
+
+    def _lock_failure(
+        self,
+        ref: StepRef,
+        attempt: int,
+        policy: StepPolicy,
+        lock_timeout: int,
+        retry: _Retry,
+        failure: Sample,
+        state: _StepState,
+    ) -> None:
+        """A lock timeout or deadlock: report it, then give up or back off (max_attempts)."""
+        wait: int | None = self.backoff.wait_ms(state.failures)
+        remaining = self.remaining_ms()
+        give_up_reason = None
+        if state.failures >= policy.max_attempts:
+            give_up_reason = f"no attempts left ({policy.max_attempts})"
+        elif remaining is not None and wait is not None and wait >= remaining:
+            give_up_reason = "the run's deadline would pass during the next wait"
+        if give_up_reason is not None:
+            wait = None
+        reason = retry.error.message
+        self.emit(
+            AttemptFailed(
+                ref,
+                attempt,
+                policy.max_attempts,
+                retry.error.sqlstate,
+                reason,
+                lock_timeout,
+                wait,
+                precheck=False,
+                blockers=failure.blockers,
+                waiting=failure.waiting,
+                chain=failure.chain,
+            )
+        )
+        if wait is None:
+            raise self._gave_up(ref, attempt, f"{give_up_reason}; last error: {reason}") from None
+        self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
+        self.sleep(wait / 1000)
+
+    def _yielded(
+        self, ref: StepRef, attempt: int, yielded: Yielded, waited: float, state: _StepState
+    ) -> None:
+        """The step let the sessions queued behind it through: report it, wait for the
+        transactions that were ahead of it (politely, within the budget), then go again."""
+        state.yields += 1
+        # Fairness: the grace doubles only when the step yields behind other transactions than
+        # last time (short ones keep taking the table: give the step a longer turn). Behind
+        # the same long holder it keeps its short grace; waiting for that holder to end is
+        # what gets it through.
+        ahead = {(a.pid, a.transaction) for a in yielded.ahead}
+        if state.last_ahead is not None and not (ahead & state.last_ahead):
+            state.grace_doublings += 1
+        state.last_ahead = ahead
+        state.polite_ms += waited
+        self._note_blockers(state, yielded.holders)
+        self.emit(
+            StepYielded(
+                ref,
+                attempt,
+                yielded.relation,
+                yielded.waited_ms,
+                yielded.grace_ms,
+                yielded.queued,
+                yielded.holders,
+            )
+        )
+        bound = self._polite_bound(state)
+        if bound is None:
+            raise self._gave_up_politely(ref, attempt, state, yielded.holders) from None
+        self._wait_for_holders(ref, attempt, "yield", yielded.holders, yielded.ahead, bound, state)
+
+    def _polite_bound(self, state: _StepState) -> int | None:
+        """The longest the next polite wait may last: the backoff's ceiling (so the step looks
+        again now and then), within the budget and the deadline; None when none is left."""
+        left = self.settings.lock_wait_budget_ms - state.polite_ms
+        remaining = self.remaining_ms()
+        if remaining is not None:
+            left = min(left, remaining)
+        if left <= 0:
+            return None
+        state.polite_waits += 1
+        return max(1, int(min(left, self.backoff.ceiling_ms(state.polite_waits))))
+
+    def _wait_for_holders(
+        self,
+        ref: StepRef,
+        attempt: int,
+        after: str,
+        holders: Sequence[Blocker],
+        ahead: Sequence[HeldLock],
+        bound: int,
+        state: _StepState,
+    ) -> None:
+        self.emit(
+            WaitingForHolders(
+                ref,
+                attempt,
+                after,
+                tuple(holders),
+                bound,
+                round(state.polite_ms, 1),
+                self.settings.lock_wait_budget_ms,
+            )
+        )
+        started = self.clock()
+        if ahead:
+            self.watcher.wait_for_holders(ahead, bound)
+        else:
+            # Nobody to watch (no monitor, or the holders already went): a plain pause after
+            # a pre-check, none after a yield whose holders are gone.
+            if after == "precheck":
+                self.sleep(bound / 1000)
+        waited = (self.clock() - started) * 1000
+        state.polite_ms += waited
+        state.lock_wait_ms += waited
+
+    def _gave_up_politely(
+        self, ref: StepRef, attempt: int, state: _StepState, holders: Sequence[Blocker]
+    ) -> LockNotAcquiredError:
+        who = ", ".join(f"pid {h.pid} ({h.application_name or '?'})" for h in holders)
+        budget = format_duration(self.settings.lock_wait_budget_ms)
+        remaining = self.remaining_ms()
+        why = (
+            "the run's deadline has passed"
+            if remaining is not None and remaining <= 0
+            else f"its lock wait budget ({budget}) is spent"
+        )
+        return self._gave_up(
+            ref,
+            attempt,
+            f"{why} waiting for {who or 'the sessions holding its table'}",
+        )
 
     def _gave_up(self, ref: StepRef, attempts: int, why: str) -> LockNotAcquiredError:
         return LockNotAcquiredError(
@@ -498,8 +719,12 @@ class Executor:
         timeouts: Timeouts,
         attempt: int,
         ref: StepRef,
+        *,
+        yielded: WatchedAttempt | None = None,
     ) -> str | None:
-        """One attempt; returns why the SQL was skipped, if it was. Raises _Retry."""
+        """One attempt; returns why the SQL was skipped, if it was. Raises _Retry for a lock
+        timeout or deadlock, and for the cancel of a yield (``yielded``, the attempt's watch,
+        says whether it yielded)."""
         step = planned.step
         self._failed_statement = step.statements[0] if step.statements else None
         self._locks = None
@@ -511,7 +736,11 @@ class Executor:
                 planned.migration.filename, refused.message, line=step.line, hint=refused.hint
             ) from None
         except ServerError as error:
-            if is_retryable(error.sqlstate):
+            if is_retryable(error.sqlstate) or (
+                error.sqlstate == QUERY_CANCELED
+                and yielded is not None
+                and yielded.yielded is not None
+            ):
                 raise _Retry(error) from None
             raise self._failed(planned, error) from None
 

@@ -523,3 +523,42 @@ class IndexBuildProgress:
     lockers_done: int
     lockers_total: int
     current_locker_pid: int | None
+
+
+@dataclass(frozen=True)
+class QueuedLock:
+    """Another session's lock on the relation a step waits for, as pg_locks shows it."""
+
+    pid: int
+    #: pg_locks.mode, e.g. ``AccessShareLock``.
+    mode: str
+    granted: bool
+    #: Its transaction (pg_locks.virtualtransaction): a new transaction of the same pid is
+    #: another holder.
+    transaction: str
+    #: For a waiting request: True when it began waiting after the step's own request (PG 14+
+    #: pg_locks.waitstart); None when the server cannot say.
+    behind: bool | None
+
+
+@dataclass(frozen=True)
+class LockQueue:
+    """The relation lock a backend waits for, and every other session's lock on it."""
+
+    relation_oid: int
+    relation: str
+    #: The mode the backend waits for (pg_locks.mode).
+    mode: str
+    #: How long it has waited (PG 14+), None when the server cannot say.
+    waited_ms: float | None
+    others: tuple[QueuedLock, ...]
+
+
+@dataclass(frozen=True)
+class HeldLock:
+    """One transaction's granted lock on one relation: what a polite wait waits to see go."""
+
+    relation_oid: int
+    pid: int
+    transaction: str
+    mode: str

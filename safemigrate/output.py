@@ -29,6 +29,8 @@ from .events import (
     StepProgress,
     StepRef,
     StepStarted,
+    StepYielded,
+    WaitingForHolders,
 )
 from .pending import MigrationStatus, State
 
@@ -100,6 +102,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             if event.wait_ms is not None
             else "giving up"
         )
+        if event.precheck and event.wait_ms is not None:
+            then = f"retrying once they are gone (at most {format_duration(event.wait_ms)})"
         if event.precheck:
             what = f"not issued: {event.reason}"
         else:
@@ -120,6 +124,30 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         if event.waiting is not None:
             lines.append(f"      {event.waiting.describe()}")
         return lines
+    if isinstance(event, StepYielded):
+        lines = [
+            paint(
+                f"  ~ {_where(event.ref)}: yielded after waiting "
+                f"{format_duration(event.waited_ms)} for {event.relation} (grace "
+                f"{format_duration(event.grace_ms)}): {_plural(len(event.queued), 'session')} "
+                f"queued behind it; rolled back, retrying once the holders are gone "
+                f"-- {event.ref.sql}",
+                "yellow",
+                colour,
+            )
+        ]
+        lines += [f"      queued behind: {b.describe()}" for b in event.queued]
+        lines += [f"      held by {b.describe()}" for b in event.holders]
+        return lines
+    if isinstance(event, WaitingForHolders):
+        who = ", ".join(f"pid {b.pid} '{b.application_name}'" for b in event.holders)
+        return [
+            f"  ... {_where(event.ref)} waiting for {who or 'the holders'} to finish "
+            f"(after a {'pre-check' if event.after == 'precheck' else event.after}; retrying "
+            f"as soon as they are gone, at most {format_duration(event.max_wait_ms)}; polite "
+            f"wait {format_duration(event.polite_wait_ms)} of "
+            f"{format_duration(event.lock_wait_budget_ms)} budget)"
+        ]
     if isinstance(event, BlockerAction):
         verb = {
             "cancel": "cancelled",
@@ -166,9 +194,16 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         lines = ["steps that had to wait:"]
         for s in event.steps:
             who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
+            polite = ""
+            if s.yields or s.polite_wait_ms:
+                polite = (
+                    f" ({_plural(s.yields, 'yield')}, "
+                    f"{format_duration(s.polite_wait_ms)} polite, "
+                    f"{_plural(s.lock_failures, 'failed attempt')})"
+                )
             lines.append(
                 f"  {s.file}:{s.line} step {s.step}: {s.attempts} attempts, "
-                f"{format_duration(s.lock_wait_ms)} waiting for locks{who}"
+                f"{format_duration(s.lock_wait_ms)} waiting for locks{polite}{who}"
             )
         if event.blocker_actions:
             lines.append(f"  blocker actions: {event.blocker_actions}")
@@ -265,7 +300,17 @@ def worst_case_text(event: RunStarted) -> str:
         f"attempts; worst case per step {format_duration(event.worst_case_step_wait_ms)}"
         f"{concurrent}; worst case for the run "
         f"{format_duration(event.worst_case_run_wait_ms)}{deadline}; worst cases assume every "
-        "attempt times out"
+        f"attempt times out{polite_text(event.lock_wait_budget_ms)}"
+    )
+
+
+def polite_text(budget_ms: int | None) -> str:
+    """What polite waiting adds to the worst cases (nothing when steps never wait politely)."""
+    if budget_ms is None:
+        return ""
+    return (
+        f"; plus up to {format_duration(budget_ms)} per step waiting politely for "
+        "holders (lock_wait_budget: pre-check back-offs and yields, not counted as attempts)"
     )
 
 
@@ -464,6 +509,7 @@ def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = 
     if report.worst_case_run_wait_ms is not None:
         lines.append(
             f"worst case lock waits for the run: {format_duration(report.worst_case_run_wait_ms)}"
+            f"{polite_text(report.lock_wait_budget_ms)}"
         )
     judged = report.gate
     if judged is not None and judged.mode != "off":

@@ -114,6 +114,9 @@ class PlanReport:
     worst_case_run_wait_ms: int | None = None
     #: What the directory's layout means for the run (another tool's files; see adoption.py).
     notes: tuple[str, ...] = ()
+    #: On top of the worst cases: each step's polite waiting (lock_wait_budget capped by the
+    #: deadline); None when steps never wait politely.
+    lock_wait_budget_ms: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``plan --format json``."""
@@ -136,6 +139,8 @@ class PlanReport:
             document["notes"] = list(self.notes)
         if self.worst_case_run_wait_ms is not None:
             document["worst_case_run_wait_ms"] = self.worst_case_run_wait_ms
+        if self.lock_wait_budget_ms is not None:
+            document["lock_wait_budget_ms"] = self.lock_wait_budget_ms
         if self.gate is not None:
             document["lint_gate"] = {
                 "mode": self.gate.mode,

@@ -90,11 +90,17 @@ class WorstCase:
     concurrent_ms: int | None
     #: Every step together: each may time out on every attempt but its last.
     run_ms: int
+    #: On top of a step's lock timeouts: the longest it may wait politely (pre-check
+    #: back-offs, yields, waits for holders), its lock_wait_budget capped by the deadline;
+    #: None when it never waits politely (no pre-check and no yielding).
+    polite_step_ms: int | None = None
 
 
 def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
     """The worst-case lock waits of a run of ``steps``: every attempt times out, every pause
-    between attempts is at its ceiling, the deadline caps each figure."""
+    between attempts is at its ceiling, the deadline caps each figure. Polite waiting (see
+    ``polite_step_ms``) comes on top: max_attempts counts only lock timeouts and deadlocks,
+    lock_wait_budget bounds a step's polite waiting, the deadline bounds the whole run."""
     backoff = backoff_of(settings)
     ordinary: list[int] = []
     autocommit: list[int] = []
@@ -107,8 +113,10 @@ def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
     def capped(ms: int) -> int:
         return ms if settings.deadline_ms is None else min(ms, settings.deadline_ms)
 
+    polite = settings.lock_precheck or settings.yield_after_ms > 0
     return WorstCase(
         step_ms=capped(max(ordinary, default=default_step)),
         concurrent_ms=capped(max(autocommit)) if autocommit else None,
         run_ms=capped(sum(ordinary) + sum(autocommit)),
+        polite_step_ms=capped(settings.lock_wait_budget_ms) if polite else None,
     )

@@ -422,6 +422,7 @@ def run_started(
         ),
         up_to_version=up_to_version,
         later_pending_migrations=later_pending_migrations,
+        lock_wait_budget_ms=worst.polite_step_ms,
     )
 
 

@@ -15,6 +15,7 @@ and reads time from a :class:`Clock`, so both can be replaced in tests.
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -25,8 +26,24 @@ from ..config import Settings
 from ..db import ServerError
 from ..events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
 from ..locks import CatalogLock, LockMode, LockNeed, strongest
-from ..model import Blocker, IndexBuildProgress, QualifiedName, Sample
+from ..model import (
+    Blocker,
+    HeldLock,
+    IndexBuildProgress,
+    LockQueue,
+    QualifiedName,
+    Sample,
+)
 from .cancel import IDLE_IN_TRANSACTION, CancelPolicy, eligible
+from .queue import (
+    HOLDER_POLL_S,
+    QUEUE_IDLE_POLL_MAX_S,
+    QUEUE_POLL_S,
+    conflicts,
+    holders_ahead,
+    queued_behind,
+    still_held,
+)
 from .report import reported_blocker, reported_sample
 
 #: Seconds between heartbeat events while a step runs.
@@ -78,6 +95,26 @@ class MonitorSession(Protocol):
 
     def still_runs(self, blocker: Blocker) -> bool:
         """True while ``blocker``'s backend still runs the transaction sampled."""
+        ...
+
+    def lock_queue(self, pid: int) -> LockQueue | None:
+        """The relation lock ``pid`` waits for and the other sessions' locks on it."""
+        ...
+
+    def cancel_own_wait(self, pid: int, relation_oid: int, mode: str) -> bool:
+        """Cancel ``pid``'s statement only while it still waits for that lock."""
+        ...
+
+    def relation_oids(self, relations: Sequence[QualifiedName]) -> dict[QualifiedName, int]:
+        """The oid of each relation that exists."""
+        ...
+
+    def granted_locks(self, relation_oids: Sequence[int]) -> list[HeldLock]:
+        """Every granted lock on the relations."""
+        ...
+
+    def sessions(self, pids: Sequence[int], relation: str | None) -> list[Blocker]:
+        """The sessions ``pids``, with the modes each holds on ``relation``."""
         ...
 
 
@@ -189,10 +226,85 @@ class Watcher:
         return list(found.values())
 
     def watch(
-        self, ref: StepRef, attempt: int, lock_timeout_ms: int, index_build: bool
+        self,
+        ref: StepRef,
+        attempt: int,
+        lock_timeout_ms: int,
+        index_build: bool,
+        *,
+        yield_after_ms: int | None = None,
     ) -> AttemptWatch:
-        """A context manager watching one attempt from a background thread."""
-        return AttemptWatch(self, ref, attempt, lock_timeout_ms, index_build)
+        """A context manager watching one attempt from a background thread. With
+        ``yield_after_ms``, the attempt yields the lock queue (see ``blockers.queue``)."""
+        return AttemptWatch(
+            self, ref, attempt, lock_timeout_ms, index_build, yield_after_ms=yield_after_ms
+        )
+
+    # -- polite waits (go when free) -------------------------------------------------------
+
+    def locks_of(self, needs: Sequence[LockNeed], holders: Sequence[Blocker]) -> list[HeldLock]:
+        """The granted locks of ``holders`` (found by the pre-check) that conflict with the
+        step's write-blocking needs: what the step waits to see go."""
+        if self.monitor is None or not holders:
+            return []
+        pids = {h.pid for h in holders}
+        try:
+            oids = self.monitor.relation_oids([n.relation for n in needs])
+            granted = self.monitor.granted_locks(sorted(set(oids.values())))
+        except ServerError:
+            return []
+        found: list[HeldLock] = []
+        for need in needs:
+            oid = oids.get(need.relation)
+            if oid is None or not need.mode.blocks_writes:
+                continue
+            found += [
+                g
+                for g in granted
+                if g.relation_oid == oid and g.pid in pids and conflicts(need.mode.pg_name, g.mode)
+            ]
+        return found
+
+    def wait_for_holders(self, ahead: Sequence[HeldLock], max_ms: float) -> bool:
+        """Poll pg_locks a few times a second (jittered) until no transaction of ``ahead``
+        holds its lock any more; at most ``max_ms``. True when they are gone (the step can go
+        now), False when the time is up. Without a monitor, just sleeps ``max_ms``."""
+        clock = self.clock
+        until = clock.now() + max_ms / 1000
+        if self.monitor is None or not ahead:
+            if self.monitor is None:
+                clock.sleep(max(0.0, max_ms / 1000))
+                return False
+            return True
+        oids = sorted({a.relation_oid for a in ahead})
+        left = list(ahead)
+        while True:
+            try:
+                left = still_held(left, self.monitor.granted_locks(oids))
+            except ServerError:
+                # Cannot see the holders: wait the whole pause, as a plain backoff would.
+                clock.sleep(max(0.0, until - clock.now()))
+                return False
+            if not left:
+                return True
+            remaining = until - clock.now()
+            if remaining <= 0:
+                return False
+            clock.sleep(min(remaining, HOLDER_POLL_S * (0.5 + random.random())))
+
+    def holder_sessions(self, ahead: Sequence[HeldLock], relation: str | None) -> list[Blocker]:
+        """The sessions of ``ahead`` as events name them (empty if they cannot be read)."""
+        return self.holder_sessions_of([a.pid for a in ahead], relation)
+
+    def holder_sessions_of(self, pids: Sequence[int], relation: str | None) -> list[Blocker]:
+        """The sessions ``pids`` as events name them (empty if they cannot be read)."""
+        if self.monitor is None or not pids:
+            return []
+        try:
+            found = self.monitor.sessions(sorted(set(pids)), relation)
+        except ServerError:
+            return []
+        return [self._reported(b) for b in found]
 
     def sample(self) -> Sample:
         """Who blocks the runner's backend right now."""
@@ -277,6 +389,22 @@ def sample_at_s(lock_timeout_ms: int) -> float:
     return (lock_timeout_ms - margin_ms) / 1000
 
 
+@dataclass(frozen=True)
+class Yielded:
+    """An attempt cancelled its own statement to let the sessions queued behind it through."""
+
+    #: The relation whose lock the step waited for (regclass text).
+    relation: str
+    #: How long the step had waited for that lock, and the grace it had.
+    waited_ms: float
+    grace_ms: int
+    #: The sessions that queued behind the step.
+    queued: tuple[Blocker, ...]
+    #: The transactions the step waited for, and their sessions.
+    ahead: tuple[HeldLock, ...]
+    holders: tuple[Blocker, ...]
+
+
 @dataclass
 class AttemptWatch:
     """Background sampling during one attempt: blockers once, heartbeats, index progress.
@@ -291,11 +419,21 @@ class AttemptWatch:
     attempt: int
     lock_timeout_ms: int
     index_build: bool
+    #: Yield the lock queue after waiting this long with someone queued behind; None = never.
+    yield_after_ms: int | None = None
     result: Sample = field(default_factory=Sample)
+    #: Set (before the cancel is sent) when the attempt yielded; final once the watch is left.
+    yielded: Yielded | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     #: Held by the watch thread while it asks the monitor or reports for this attempt.
     _busy: threading.Lock = field(default_factory=threading.Lock)
     _started: float = 0.0
+    #: Pids already waiting on the relation when the step was first seen waiting (before
+    #: PG 14 this is how the queue's order is known), and when that was.
+    _waiting_before: frozenset[int] | None = None
+    _seen_waiting_at: float = 0.0
+    #: The queue poll's current interval.
+    _queue_interval: float = QUEUE_POLL_S
 
     def __enter__(self) -> AttemptWatch:
         self._started = self.watcher.clock.now()
@@ -318,6 +456,7 @@ class AttemptWatch:
         sample_at = sample_at_s(self.lock_timeout_ms)
         next_beat = HEARTBEAT_S
         next_index = INDEX_PROGRESS_S if self.index_build else None
+        next_queue = QUEUE_POLL_S if self.yield_after_ms is not None else None
         sampled = False
         while True:
             due = [next_beat]
@@ -325,6 +464,8 @@ class AttemptWatch:
                 due.append(sample_at)
             if next_index is not None:
                 due.append(next_index)
+            if next_queue is not None:
+                due.append(next_queue)
             wake = min(due)
             if clock.wait(self._stop, max(0.0, wake - (clock.now() - started))):
                 return
@@ -333,6 +474,9 @@ class AttemptWatch:
                 if self._stop.is_set():
                     return
                 try:
+                    if next_queue is not None and elapsed >= next_queue:
+                        interval = self._queue_check(elapsed)
+                        next_queue = None if interval is None else elapsed + interval
                     if not sampled and elapsed >= sample_at:
                         sampled = True
                         found = self.watcher.sample()
@@ -350,6 +494,61 @@ class AttemptWatch:
                 except Exception:
                     # Watching must never break the run; the lock timeout still guards the step.
                     return
+
+    def _queue_check(self, elapsed: float) -> float | None:
+        """Read the lock queue; yield when the step waited past its grace with someone queued
+        behind. Returns when to look again (None: never again in this attempt)."""
+        monitor = self.watcher.monitor
+        assert monitor is not None and self.yield_after_ms is not None
+        try:
+            queue = monitor.lock_queue(self.watcher.runner_pid)
+        except ServerError:
+            return None
+        if queue is None:
+            # Not waiting (yet, or any more): look again, less and less often.
+            self._waiting_before = None
+            self._queue_interval = min(QUEUE_IDLE_POLL_MAX_S, self._queue_interval * 2)
+            return self._queue_interval
+        self._queue_interval = QUEUE_POLL_S
+        if self._waiting_before is None:
+            self._waiting_before = frozenset(o.pid for o in queue.others if not o.granted)
+            self._seen_waiting_at = elapsed
+        waited_ms = queue.waited_ms
+        if waited_ms is None:
+            waited_ms = (elapsed - self._seen_waiting_at) * 1000
+        behind = queued_behind(queue, self._waiting_before)
+        if not behind or waited_ms < self.yield_after_ms:
+            return QUEUE_POLL_S
+        self._yield(monitor, queue, waited_ms, [b.pid for b in behind])
+        # Yielded, or got its lock meanwhile: either way this attempt yields no more.
+        return None
+
+    def _yield(
+        self, monitor: MonitorSession, queue: LockQueue, waited_ms: float, queued: list[int]
+    ) -> None:
+        """Cancel the runner's own waiting statement, then learn who was involved."""
+        assert self.yield_after_ms is not None
+        ahead = tuple(holders_ahead(queue))
+        # Set before the signal: the attempt's 57014 may reach the runner before the
+        # monitor's answer reaches this thread.
+        self.yielded = Yielded(queue.relation, waited_ms, self.yield_after_ms, (), ahead, ())
+        try:
+            sent = monitor.cancel_own_wait(self.watcher.runner_pid, queue.relation_oid, queue.mode)
+        except ServerError:
+            sent = False
+        if not sent:
+            # It got its lock in the meantime (or the monitor failed): nothing was cancelled.
+            self.yielded = None
+            return
+        watcher = self.watcher
+        self.yielded = Yielded(
+            queue.relation,
+            round(waited_ms, 1),
+            self.yield_after_ms,
+            tuple(watcher.holder_sessions_of(queued, queue.relation)),
+            ahead,
+            tuple(watcher.holder_sessions(ahead, queue.relation)),
+        )
 
     def _index_progress(self) -> None:
         monitor = self.watcher.monitor

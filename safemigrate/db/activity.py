@@ -21,9 +21,12 @@ from psycopg import sql
 from ..model import (
     Blocker,
     CatalogLock,
+    HeldLock,
     IndexBuildProgress,
     LockNeed,
+    LockQueue,
     QualifiedName,
+    QueuedLock,
     Sample,
     WaitingFor,
 )
@@ -220,6 +223,92 @@ class Monitor:
             ).format(columns=_ACTIVITY_COLUMNS, held=held, pids=sql.Literal(list(pids)))
         )
         return [_blocker(r[:-1], r[-1]) for r in rows]
+
+    # -- the lock queue (yield and go-when-free): pg_locks only, cheap enough to poll -----
+
+    def lock_queue(self, pid: int) -> LockQueue | None:
+        """The relation lock ``pid`` waits for and every other session's lock on that relation
+        (granted, or waiting with whether it queued after ``pid``); None when ``pid`` waits for
+        no relation lock. One pg_locks read, no pg_stat_activity, no pg_blocking_pids()."""
+        if self._has_waitstart:
+            waited = sql.SQL("extract(epoch FROM clock_timestamp() - me.waitstart) * 1000")
+            # A request whose waitstart is not set yet has only just begun waiting.
+            behind = sql.SQL(
+                "CASE WHEN l.granted THEN NULL "
+                "WHEN me.waitstart IS NULL THEN NULL "
+                "ELSE coalesce(l.waitstart > me.waitstart, true) END"
+            )
+        else:
+            waited = behind = sql.NULL
+        query = sql.SQL(
+            "WITH me AS (SELECT database, relation, mode, {waitstart} AS waitstart "
+            "FROM pg_locks WHERE pid = {pid} AND NOT granted AND locktype = 'relation' LIMIT 1) "
+            "SELECT me.relation::bigint, me.relation::regclass::text, me.mode, {waited}, "
+            "l.pid, l.mode, l.granted, l.virtualtransaction, {behind} "
+            "FROM me LEFT JOIN pg_locks l ON l.locktype = 'relation' "
+            "AND l.database = me.database AND l.relation = me.relation AND l.pid <> {pid} "
+            "ORDER BY l.pid"
+        ).format(
+            waitstart=sql.SQL("waitstart") if self._has_waitstart else sql.NULL,
+            pid=sql.Literal(pid),
+            waited=waited,
+            behind=behind,
+        )
+        with self._lock:
+            rows = self.session.rows(query)
+        if not rows:
+            return None
+        first = rows[0]
+        others = tuple(
+            QueuedLock(int(r[4]), r[5], bool(r[6]), r[7] or "", r[8])
+            for r in rows
+            if r[4] is not None
+        )
+        waited_ms = float(first[3]) if first[3] is not None else None
+        return LockQueue(int(first[0]), first[1], first[2], waited_ms, others)
+
+    def cancel_own_wait(self, pid: int, relation_oid: int, mode: str) -> bool:
+        """pg_cancel_backend(``pid``) only while ``pid`` still waits for ``mode`` on the
+        relation, checked in the same statement; True if the signal was sent. For the run's
+        own backend only: a step that yields the lock queue."""
+        query = sql.SQL(
+            "SELECT pg_cancel_backend(pid) FROM pg_locks WHERE pid = {pid} AND NOT granted "
+            "AND locktype = 'relation' AND relation = {rel}::oid AND mode = {mode} LIMIT 1"
+        ).format(pid=sql.Literal(pid), rel=sql.Literal(relation_oid), mode=sql.Literal(mode))
+        with self._lock:
+            rows = self.session.rows(query)
+        return bool(rows and rows[0][0])
+
+    def relation_oids(self, relations: Sequence[QualifiedName]) -> dict[QualifiedName, int]:
+        """The oid of each relation that exists (resolved with the monitor's search_path)."""
+        found: dict[QualifiedName, int] = {}
+        with self._lock:
+            for relation in relations:
+                value = self.session.scalar(
+                    sql.SQL("SELECT to_regclass({})::bigint").format(
+                        sql.Literal(table_regclass_text(self.session, relation))
+                    )
+                )
+                if value is not None:
+                    found[relation] = int(value)
+        return found
+
+    def granted_locks(self, relation_oids: Sequence[int]) -> list[HeldLock]:
+        """Every granted lock on the relations, by pid and transaction. One pg_locks read."""
+        query = sql.SQL(
+            "SELECT relation::bigint, pid, virtualtransaction, mode FROM pg_locks "
+            "WHERE granted AND locktype = 'relation' AND relation = ANY({oids}::oid[]) "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        ).format(oids=sql.Literal([int(o) for o in relation_oids]))
+        with self._lock:
+            rows = self.session.rows(query)
+        return [HeldLock(int(r[0]), int(r[1]), r[2] or "", r[3]) for r in rows if r[1]]
+
+    def sessions(self, pids: Sequence[int], relation: str | None) -> list[Blocker]:
+        """The sessions ``pids`` as pg_stat_activity shows them, with the modes each holds on
+        ``relation`` (a regclass text), for the events that name them."""
+        with self._lock:
+            return self._sessions(pids, relation)
 
     def index_progress(self, pid: int) -> IndexBuildProgress | None:
         """The progress of the index build ``pid`` runs, if it runs one."""

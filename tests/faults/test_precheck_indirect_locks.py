@@ -213,7 +213,8 @@ def test_without_the_precheck_a_drop_index_queues_on_the_table_and_stalls_its_re
     connect().execute(scenario.schema)
     migrations = write_migrations(tmp_path / "m", {"0001_step.sql": scenario.migration})
     holder = _holder(connect, scenario.holder)
-    runner = _up(spawn, migrations, db_dsn, NO_PRECHECK)
+    # Yielding off too: it would let the queued reader through (issue 10, test_zero_stall.py).
+    runner = _up(spawn, migrations, db_dsn, {**NO_PRECHECK, "SAFEMIGRATE_YIELD_AFTER": "0"})
 
     runner_pid = wait_for_lock_wait(connect())
     assert _application_waits(connect, "t")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from safemigrate.batches import BatchDone, NotBatchableError, ReplicaLag
+from safemigrate.blockers.watcher import Yielded
 from safemigrate.config import Settings
 from safemigrate.db import ServerError
 from safemigrate.errors import ExitCode, LockNotAcquiredError, MigrationFileError, StepFailedError
@@ -32,10 +33,12 @@ from safemigrate.events import (
     StepRef,
     StepStarted,
     StepSummary,
+    StepYielded,
+    WaitingForHolders,
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
 from safemigrate.locks import CatalogLock, LockNeed
-from safemigrate.model import Migration, Sample
+from safemigrate.model import HeldLock, Migration, Sample
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.retry import Backoff
@@ -233,8 +236,9 @@ class FakeDatabase:
 class FakeWatch:
     """One watched attempt: reports ``result`` as what blocked it."""
 
-    def __init__(self, result: Sample) -> None:
+    def __init__(self, result: Sample, yielded: Yielded | None = None) -> None:
         self.result = result
+        self.yielded = yielded
         self.entered = False
 
     def __enter__(self) -> FakeWatch:
@@ -254,9 +258,11 @@ class FakeWatcher:
         holders: Sequence[Sequence[Blocker]] = (),
         samples: Sequence[Sample] = (),
         actions: int = 0,
+        yields: Sequence[Yielded | None] = (),
     ) -> None:
         self.holders = [list(h) for h in holders]
         self.samples = list(samples)
+        self.yields = list(yields)
         self.actions = actions
         self.prechecked: list[tuple[tuple[LockNeed, ...], int]] = []
         #: What complete_needs adds to every step that asks (a catalog look-up's answer).
@@ -264,6 +270,8 @@ class FakeWatcher:
         self.completed: list[tuple[CatalogLock, ...]] = []
         self.watched: list[tuple[int, int, bool]] = []
         self.policy_calls: list[tuple[Blocker, ...]] = []
+        self.graces: list[int | None] = []
+        self.holder_waits: list[tuple[tuple[HeldLock, ...], float]] = []
 
     def complete_needs(
         self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
@@ -276,10 +284,27 @@ class FakeWatcher:
         return self.holders.pop(0) if self.holders else []
 
     def watch(
-        self, ref: StepRef, attempt: int, lock_timeout_ms: int, index_build: bool
+        self,
+        ref: StepRef,
+        attempt: int,
+        lock_timeout_ms: int,
+        index_build: bool,
+        *,
+        yield_after_ms: int | None = None,
     ) -> FakeWatch:
         self.watched.append((attempt, lock_timeout_ms, index_build))
-        return FakeWatch(self.samples.pop(0) if self.samples else Sample())
+        self.graces.append(yield_after_ms)
+        return FakeWatch(
+            self.samples.pop(0) if self.samples else Sample(),
+            self.yields.pop(0) if self.yields else None,
+        )
+
+    def locks_of(self, needs: Sequence[LockNeed], holders: Sequence[Blocker]) -> list[HeldLock]:
+        return []
+
+    def wait_for_holders(self, ahead: Sequence[HeldLock], max_ms: float) -> bool:
+        self.holder_waits.append((tuple(ahead), max_ms))
+        return True
 
     def apply_policy(self, ref: StepRef, blockers: Sequence[Blocker]) -> int:
         self.policy_calls.append(tuple(blockers))
@@ -534,7 +559,7 @@ def test_the_runner_gives_up_after_max_attempts() -> None:
     assert h.of(AttemptFailed)[-1].wait_ms is None
     assert h.of(RunFinished) == []
     [summary] = h.of(RunSummary)
-    assert summary.steps == (StepSummary("0001_m.sql", 2, 2, 3, 6000.0, ()),)
+    assert summary.steps == (StepSummary("0001_m.sql", 2, 2, 3, 6000.0, (), lock_failures=3),)
 
 
 def test_a_no_retry_step_gives_up_after_one_attempt() -> None:
@@ -640,7 +665,7 @@ def test_a_run_summary_is_emitted_when_a_step_fails_after_waiting() -> None:
     with pytest.raises(StepFailedError):
         h.run(planned(f"{ALTER};\n"))
     [summary] = h.of(RunSummary)
-    assert summary.steps == (StepSummary("0001_m.sql", 1, 1, 2, 2000.0, ()),)
+    assert summary.steps == (StepSummary("0001_m.sql", 1, 1, 2, 2000.0, (), lock_failures=1),)
 
 
 # -- the watcher ---------------------------------------------------------------------------
@@ -808,7 +833,9 @@ def test_a_lock_timeout_after_progress_does_not_use_up_the_steps_attempts() -> N
     h = harness([lock, lock, lock, lock, None], batches=[1, 1, 1, 1, 1])
     h.run(planned(BACKFILL))
     assert [c.method for c in h.db.calls] == ["batched"] * 5
-    assert [c.attempts for c in h.db.calls] == [1, 1, 1, 1, 1]
+    # Attempts are numbered through (the journal's count); only failures count against
+    # max_attempts, and progress clears them.
+    assert [c.attempts for c in h.db.calls] == [1, 2, 3, 4, 5]
 
 
 def test_lock_timeouts_without_progress_give_up_as_for_any_step() -> None:
@@ -848,3 +875,111 @@ def test_the_pre_check_runs_before_every_batch_and_a_holder_backs_the_step_off()
     assert h.db.batches_done == 2
     # The attempts' own two, and the one before the first attempt's second batch.
     assert len(watcher.prechecked) == 3
+
+
+# -- polite waits: yields, pre-check back-offs, the lock wait budget ------------------------
+
+CANCELLED = ServerError("57014", "canceling statement due to user request")
+
+
+def yielded_to(reader: int = 8, holder: int = 7) -> Yielded:
+    return Yielded(
+        "t",
+        61.0,
+        50,
+        (blocker(reader, "reader"),),
+        (HeldLock(16384, holder, "7/1", "AccessShareLock"),),
+        (blocker(holder, "report"),),
+    )
+
+
+def test_a_yield_is_not_a_failed_attempt_and_the_step_goes_once_the_holders_are_gone() -> None:
+    watcher = FakeWatcher(yields=[yielded_to(), None])
+    settings = dataclasses.replace(SETTINGS, max_attempts=1)
+    h = harness([CANCELLED, None], watcher=watcher, settings=settings)
+    result = h.run(planned(f"{ALTER};\n"))
+    assert [c.attempts for c in h.db.calls] == [1, 2]
+    assert h.of(AttemptFailed) == []
+    [yielded] = h.of(StepYielded)
+    assert (yielded.attempt, yielded.relation, yielded.waited_ms) == (1, "t", 61.0)
+    assert [b.pid for b in yielded.queued] == [8]
+    [waiting] = h.of(WaitingForHolders)
+    assert waiting.after == "yield"
+    assert [b.pid for b in waiting.holders] == [7]
+    assert waiting.max_wait_ms == 500
+    # It waited for the holder's transaction, not a plain backoff.
+    assert [(a[0].pid, bound) for a, bound in watcher.holder_waits] == [(7, 500)]
+    assert h.clock.slept == []
+    # One yield behind one holder: the grace stays short.
+    assert watcher.graces == [50, 50]
+    assert result.applied[0].lock_wait_failures == 0
+    [summary] = h.of(RunSummary)
+    assert (summary.steps[0].yields, summary.steps[0].lock_failures) == (1, 0)
+
+
+def test_a_cancel_the_watch_did_not_send_is_a_statement_timeout_and_fails_the_step() -> None:
+    h = harness([CANCELLED])
+    with pytest.raises(StepFailedError):
+        h.run(planned(f"{ALTER};\n"))
+    assert h.of(StepYielded) == []
+
+
+def test_autocommit_steps_never_yield() -> None:
+    watcher = FakeWatcher()
+    h = harness(watcher=watcher)
+    h.run(planned("CREATE INDEX CONCURRENTLY i ON t (a);\n"))
+    assert watcher.graces == [None]
+
+
+def test_yield_after_zero_turns_yielding_off() -> None:
+    watcher = FakeWatcher()
+    h = harness(watcher=watcher, settings=dataclasses.replace(SETTINGS, yield_after_ms=0))
+    h.run(planned(f"{ALTER};\n"))
+    assert watcher.graces == [None]
+
+
+def test_pre_check_back_offs_do_not_use_up_max_attempts() -> None:
+    old = blocker(77, "reports")
+    watcher = FakeWatcher(holders=[[old]] * 5)
+    h = harness(watcher=watcher, settings=dataclasses.replace(SETTINGS, max_attempts=1))
+    result = h.run(planned(f"{ALTER};\n"))
+    assert len(h.of(AttemptFailed)) == 5
+    assert len(h.of(WaitingForHolders)) == 5
+    assert result.applied[0].attempts == 6
+    # Each polite wait at most the backoff's ceiling: 500ms, 1s, then 1.5s (backoff_max).
+    assert h.clock.slept == [0.5, 1.0, 1.5, 1.5, 1.5]
+
+
+def test_a_spent_lock_wait_budget_gives_up_naming_the_holders() -> None:
+    old = blocker(77, "reports")
+    watcher = FakeWatcher(holders=[[old]] * 10)
+    settings = dataclasses.replace(SETTINGS, lock_wait_budget_ms=1_200)
+    h = harness(watcher=watcher, settings=settings)
+    with pytest.raises(LockNotAcquiredError) as raised:
+        h.run(planned(f"{ALTER};\n"))
+    assert raised.value.exit_code == ExitCode.LOCK_NOT_ACQUIRED
+    assert "its lock wait budget (1.2s) is spent waiting for pid 77 (reports)" in str(raised.value)
+    # 500ms, then what is left of the budget (700ms), then nothing.
+    assert h.clock.slept == [0.5, 0.7]
+    assert h.of(AttemptFailed)[-1].wait_ms is None
+
+
+def test_the_grace_doubles_only_when_the_step_yields_behind_other_transactions() -> None:
+    watcher = FakeWatcher(
+        yields=[yielded_to(holder=7), yielded_to(holder=7), yielded_to(holder=9), None]
+    )
+    h = harness([CANCELLED, CANCELLED, CANCELLED, None], watcher=watcher)
+    h.run(planned(f"{ALTER};\n"))
+    assert watcher.graces == [50, 50, 50, 100]
+    assert len(h.of(StepYielded)) == 3
+
+
+def test_under_changing_holders_the_grace_grows_towards_the_lock_timeout() -> None:
+    holders = [yielded_to(holder=pid) for pid in range(10, 16)]
+    watcher = FakeWatcher(yields=[*holders, None])
+    h = harness([CANCELLED] * 6 + [None], watcher=watcher)
+    h.run(planned(f"{ALTER};\n"))
+    # 50 (first yield: nothing to compare), then doubling per new set of holders up to 1.6s;
+    # one more doubling (3.2s) would pass the 2s lock timeout and end the yielding
+    # (test_queue.py).
+    assert watcher.graces == [50, 50, 100, 200, 400, 800, 1_600]

@@ -18,7 +18,9 @@ from safemigrate.events import (
     StepRef,
     StepStarted,
     StepSummary,
+    StepYielded,
     WaitingFor,
+    WaitingForHolders,
 )
 from safemigrate.output import LiveStatus, event_json, event_text, paint
 from safemigrate.target import Target
@@ -225,3 +227,32 @@ def test_live_status_shows_index_build_progress() -> None:
     waiting = IndexProgress(REF, "waiting for writers before build", 0, 0, 0, 0, None, 99, 1, 3)
     status.update(waiting, now=2.0)
     assert "waiting for pid 99 (1/3 older transactions done)" in (status.line(2.0) or "")
+
+
+def test_a_yield_names_who_queued_behind_and_who_holds_the_table() -> None:
+    reader = Blocker(8, "web", None, None, "active", 1.0, 1.0, "relation", None, "SELECT 1")
+    lines = event_text(StepYielded(REF, 1, "t", 61.2, 50, (reader,), (BLOCKER,)))
+    assert lines[0] == (
+        "  ~ 0003_x.sql:5 step 1/2: yielded after waiting 61ms for t (grace 50ms): 1 session "
+        "queued behind it; rolled back, retrying once the holders are gone -- ALTER TABLE t ..."
+    )
+    assert lines[1].startswith("      queued behind: pid 8 'web'")
+    assert lines[2].startswith("      held by pid 42 'report-job'")
+    assert event_json(StepYielded(REF, 1, "t", 61.2, 50, (reader,), ()))
+
+
+def test_a_wait_for_holders_says_how_long_at_most_and_the_budget() -> None:
+    [line] = event_text(WaitingForHolders(REF, 2, "precheck", (BLOCKER,), 1_000, 2_500.0, 600_000))
+    assert line == (
+        "  ... 0003_x.sql:5 step 1/2 waiting for pid 42 'report-job' to finish (after a "
+        "pre-check; retrying as soon as they are gone, at most 1s; polite wait 2.5s of 10min "
+        "budget)"
+    )
+
+
+def test_the_summary_counts_yields_and_polite_waits_apart() -> None:
+    summary = RunSummary((StepSummary("0003_x.sql", 5, 1, 4, 3_000.0, (), 2, 2_900.0, 1),), 0)
+    assert event_text(summary)[1] == (
+        "  0003_x.sql:5 step 1: 4 attempts, 3s waiting for locks (2 yields, 2.9s polite, "
+        "1 failed attempt)"
+    )

@@ -10,8 +10,10 @@ from safemigrate.db import ServerError
 from safemigrate.model import (
     Blocker,
     CatalogLock,
+    HeldLock,
     IndexBuildProgress,
     LockNeed,
+    LockQueue,
     QualifiedName,
     Sample,
 )
@@ -87,6 +89,11 @@ class FakeMonitor:
     calls: list[tuple[object, ...]] = field(default_factory=list)
     #: Fake-clock time of each call, by method name.
     times: dict[str, list[float]] = field(default_factory=dict)
+    #: What successive lock_queue reads return (the last one repeats).
+    queues: list[LockQueue | None] = field(default_factory=list)
+    cancel_succeeds: bool = True
+    #: What successive granted_locks reads return (the last one repeats).
+    granted: list[list[HeldLock]] = field(default_factory=list)
     _polls_left: dict[int, int] = field(default_factory=dict)
 
     def _call(self, name: str, *args: object) -> None:
@@ -143,6 +150,32 @@ class FakeMonitor:
                 self.holders.remove(holder)
                 return False
         return True
+
+    # -- the lock queue: a scripted sequence of reads ---------------------------------------
+
+    def lock_queue(self, pid: int) -> LockQueue | None:
+        self._call("lock_queue", pid)
+        if not self.queues:
+            return None
+        return self.queues.pop(0) if len(self.queues) > 1 else self.queues[0]
+
+    def cancel_own_wait(self, pid: int, relation_oid: int, mode: str) -> bool:
+        self._call("cancel_own_wait", pid, relation_oid, mode)
+        return self.cancel_succeeds
+
+    def relation_oids(self, relations: Sequence[QualifiedName]) -> dict[QualifiedName, int]:
+        self._call("relation_oids", tuple(relations))
+        return {r: 1000 + i for i, r in enumerate(relations)}
+
+    def granted_locks(self, relation_oids: Sequence[int]) -> list[HeldLock]:
+        self._call("granted_locks", tuple(relation_oids))
+        if not self.granted:
+            return []
+        return self.granted.pop(0) if len(self.granted) > 1 else self.granted[0]
+
+    def sessions(self, pids: Sequence[int], relation: str | None) -> list[Blocker]:
+        self._call("sessions", tuple(pids), relation)
+        return [h.blocker for h in self.holders if h.blocker.pid in pids]
 
     def _holder(self, pid: int) -> Holder | None:
         return next((h for h in self.holders if h.blocker.pid == pid), None)

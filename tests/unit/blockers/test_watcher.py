@@ -4,6 +4,7 @@ sampling shortly before the lock timeout, heartbeats, index progress and the can
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import threading
 import time
 
@@ -18,7 +19,9 @@ from safemigrate.model import (
     IndexBuildProgress,
     LockMode,
     LockNeed,
+    LockQueue,
     QualifiedName,
+    QueuedLock,
     Sample,
     WaitingFor,
 )
@@ -436,3 +439,63 @@ def test_only_eligible_blockers_are_counted() -> None:
     assert w.apply_policy(REF, blockers) == 1
     assert actions(events) == [(1, "terminate", False)]
     assert [call[0] for call in monitor.called("cancel")] == [1]
+
+
+# -- yielding the lock queue -----------------------------------------------------------------
+
+
+def lock_queue(waited_ms: float, *queued: int) -> LockQueue:
+    """The runner waiting ``waited_ms`` for ACCESS EXCLUSIVE on t behind holder 7, with
+    readers ``queued`` behind it."""
+    holder = QueuedLock(7, "AccessShareLock", True, "7/1", None)
+    readers = [QueuedLock(pid, "AccessShareLock", False, f"{pid}/1", True) for pid in queued]
+    others = (holder, *readers)
+    return LockQueue(16384, "t", "AccessExclusiveLock", waited_ms, others)
+
+
+def yield_watch(monitor: FakeMonitor, until: float, grace: int = 50) -> AttemptWatch:
+    clock = FakeClock(until)
+    w, _ = watcher(monitor, clock=clock)
+    watch = w.watch(REF, 1, 2_000, False, yield_after_ms=grace)
+    with watch:
+        assert clock.parked.wait(10), "the watch thread never reached the end of the test time"
+    assert w.close()
+    return watch
+
+
+def test_a_step_queued_in_front_of_a_reader_yields_after_its_grace() -> None:
+    monitor = FakeMonitor(
+        holders=[Holder(session(7)), Holder(session(8, application_name="reader"))],
+        queues=[lock_queue(20), lock_queue(40, 8), lock_queue(60, 8)],
+    )
+    watch = yield_watch(monitor, until=1.0)
+    assert watch.yielded is not None
+    assert monitor.called("cancel_own_wait") == [(RUNNER_PID, 16384, "AccessExclusiveLock")]
+    assert [b.pid for b in watch.yielded.queued] == [8]
+    assert [b.pid for b in watch.yielded.holders] == [7]
+    assert [(h.pid, h.transaction) for h in watch.yielded.ahead] == [(7, "7/1")]
+    assert watch.yielded.waited_ms == 60
+    # It reads the queue every 20ms, and stops once it yielded.
+    assert monitor.times["lock_queue"] == pytest.approx([0.02, 0.04, 0.06])
+
+
+def test_no_yield_while_nobody_queues_behind_the_step() -> None:
+    monitor = FakeMonitor(queues=[lock_queue(20), lock_queue(500), lock_queue(1_500)])
+    watch = yield_watch(monitor, until=0.3)
+    assert watch.yielded is None
+    assert monitor.called("cancel_own_wait") == []
+
+
+def test_a_step_that_got_its_lock_meanwhile_has_not_yielded() -> None:
+    monitor = FakeMonitor(queues=[lock_queue(80, 8)], cancel_succeeds=False)
+    watch = yield_watch(monitor, until=0.3)
+    assert watch.yielded is None
+    assert len(monitor.called("cancel_own_wait")) == 1
+
+
+def test_the_queue_is_read_less_often_while_the_step_does_not_wait() -> None:
+    monitor = FakeMonitor(queues=[None])
+    yield_watch(monitor, until=2.0)
+    times = monitor.times["lock_queue"]
+    gaps = [round(b - a, 3) for a, b in itertools.pairwise(times)]
+    assert gaps[:5] == [0.04, 0.08, 0.16, 0.32, 0.64]
