@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import uuid
@@ -11,7 +12,8 @@ from contextlib import contextmanager
 import psycopg
 from psycopg import sql
 
-from tests.fixtures_db import PgServer
+from safemigrate.throwaway import ThrowawayServerError, find_server_bindir
+from tests.fixtures_db import TEST_PG_ENV, PgServer
 from tests.support.runner import environment
 
 
@@ -31,10 +33,20 @@ def other_database(pg_server: PgServer, prefix: str = "sm_test_ref_") -> Iterato
             )
 
 
+def pg_dump_program() -> str:
+    """The pg_dump beside the test server's programs (pg_dump refuses a server newer than
+    itself: the machine's pg_dump 15 cannot dump the wheel's PostgreSQL 18), else PATH's."""
+    try:
+        beside = find_server_bindir(os.environ.get(TEST_PG_ENV)) / "pg_dump"
+    except ThrowawayServerError:
+        return "pg_dump"
+    return str(beside) if beside.exists() else "pg_dump"
+
+
 def schema_dump(dsn: str) -> str:
     """``pg_dump --schema-only`` without the journal table, comments and blank lines."""
     out = subprocess.run(
-        ["pg_dump", "--schema-only", "--no-owner", "-T", "safemigrate_history", "-d", dsn],
+        [pg_dump_program(), "--schema-only", "--no-owner", "-T", "safemigrate_history", "-d", dsn],
         check=True,
         capture_output=True,
         text=True,
