@@ -559,7 +559,7 @@ def _plan_against(
         planned = read_pending(session, journal, migrations, settings, target_version)
         # Lint as up's gate will: with the server's own major version.
         settings = server_settings(settings, session)
-        findings = _findings(planned, settings)
+        findings = _findings(planned, settings, session)
         # Each step's locks with the relations only the catalog names (one query per step
         # that has any).
         resolved = {
@@ -614,9 +614,16 @@ def _plan_against(
     )
 
 
-def _findings(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
-    """The lint findings of the planned steps' files (plan shows them whatever the gate)."""
-    return lint_pending(planned, settings)
+def _findings(
+    planned: Sequence[PlannedStep], settings: Settings, session: Session | None = None
+) -> list[Finding]:
+    """The lint findings of the planned steps' files (plan shows them whatever the gate),
+    judged against the live schema when there is a ``session``."""
+    if session is None or not planned:
+        return lint_pending(planned, settings)
+    from .db.schema import lint_catalog
+
+    return lint_pending(planned, settings, lint_catalog(session))
 
 
 def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:

@@ -18,13 +18,15 @@ plain CREATE INDEX with ``concurrent_indexes = "rewrite"``) are warnings, not er
 in ``check``.
 
 Against a database the caller passes settings whose ``pg_version`` is the server's own major
-version (``run.server_settings``). Pure apart from reading the migration files: no database, no
+version (``run.server_settings``) and the live schema (``db.schema.lint_catalog``): the
+pending files are judged on top of the tables as they really are, not as the directory's
+history would have built them. Pure apart from reading the migration files: no database, no
 click.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,7 @@ from .config import Settings
 from .errors import LintGateError
 from .events import GateFinding, LintFindings
 from .lint import Finding, lint_directory, lint_paths
+from .lint.catalog import Catalog
 from .lint.rules.meta import META_RULES
 from .pending import PlannedStep
 from .source.layouts import resolve as resolve_layout
@@ -141,9 +144,16 @@ def judge(planned: Sequence[PlannedStep], findings: Sequence[Finding], mode: str
     return GateVerdict(mode, tuple(j[2] for j in judged))
 
 
-def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Finding]:
-    """The lint findings of the files of ``planned`` steps, each file judged after the
-    directory's earlier files (as ``check`` judges it: against the schema the history built)."""
+def lint_pending(
+    planned: Sequence[PlannedStep], settings: Settings, catalog: Catalog | None = None
+) -> list[Finding]:
+    """The lint findings of the files of ``planned`` steps.
+
+    Without a database each file is judged after the directory's earlier files (as ``check``
+    judges it: against the schema the history built). With ``catalog``, the live database's
+    schema, the pending files alone are judged in order on top of it: the applied ones are
+    already in it and are not replayed.
+    """
     paths = list({p.migration.path: None for p in planned})
     if not paths:
         return []
@@ -157,6 +167,8 @@ def lint_pending(planned: Sequence[PlannedStep], settings: Settings) -> list[Fin
         safe_rewrites=settings.safe_rewrites,
         # Another tool's files: their up parts, read with the tool's rules.
         layout=resolve_layout(settings.dir, settings.layout),
+        catalog=catalog,
+        only=None if catalog is None else paths,
     )
     if wanted <= {str(Path(f).resolve()) for f in history.files}:
         return [f for f in history.findings if str(Path(f.file).resolve()) in wanted]
@@ -187,9 +199,18 @@ def decide(
     return judge(judged_steps(planned, settings), findings, settings.lint_gate)
 
 
-def verdict(planned: Sequence[PlannedStep], settings: Settings) -> GateVerdict:
-    """The gate's verdict on ``planned`` under the settings' lint_gate (no lint when off)."""
+def verdict(
+    planned: Sequence[PlannedStep],
+    settings: Settings,
+    catalog: Callable[[], Catalog] | None = None,
+) -> GateVerdict:
+    """The gate's verdict on ``planned`` under the settings' lint_gate (no lint when off).
+
+    ``catalog`` reads the live schema to judge against; it is called only when there is
+    something to lint.
+    """
     if settings.lint_gate == "off":
         return GateVerdict("off", ())
     judged = judged_steps(planned, settings)
-    return judge(judged, lint_pending(judged, settings), settings.lint_gate)
+    live = catalog() if catalog is not None and judged else None
+    return judge(judged, lint_pending(judged, settings, live), settings.lint_gate)

@@ -29,6 +29,7 @@ from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db.activity import Monitor
 from .db.journal import JournalTable
+from .db.schema import lint_catalog
 from .durations import format_duration
 from .errors import (
     ConnectionFailedError,
@@ -669,9 +670,11 @@ class Run:
         """Show the pending steps' lint findings; raise LintGateError when the gate refuses.
 
         The rules follow the server's own major version, not ``pg_version`` (which is for
-        linting without a database).
+        linting without a database), and the live schema, not the directory's history.
         """
-        judged = gate.verdict(planned, server_settings(self.settings, session))
+        judged = gate.verdict(
+            planned, server_settings(self.settings, session), lambda: lint_catalog(session)
+        )
         if judged.findings:
             self.emit(judged.event())
         if judged.refuses:

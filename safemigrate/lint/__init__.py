@@ -12,7 +12,8 @@ error findings, 0 otherwise (``LintReport.exit_code``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import copy
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import MigrationFileError
@@ -116,12 +117,16 @@ def lint_directory(
     ceilings: TimeoutCeilings | None = None,
     safe_rewrites: str = "rewrite",
     layout: str = "safemigrate",
+    catalog: Catalog | None = None,
+    only: Collection[Path] | None = None,
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
     duplicate versions), as the runner would before applying anything.
 
     The files are read in order, each judged against the schema the earlier ones built.
     Another tool's ``layout`` is read with its rules; only the up part of its files is linted.
+    With ``catalog`` (a live database's schema) and ``only`` (the pending files), only those
+    files are linted, in order, on top of the catalog: the others are already in it.
     """
     _check_options(pg_version, concurrent_indexes, safe_rewrites)
     try:
@@ -132,7 +137,10 @@ def lint_directory(
     problems = [problem_finding(p) for p in scan.problems]
     results = [FileResult(problems, bool(problems))]
     paths = [f.path for f in scan.files] + scan.misnamed
-    catalog = Catalog()
+    if only is not None:
+        wanted = {p.resolve() for p in only}
+        paths = [p for p in paths if p.resolve() in wanted]
+    catalog = copy.deepcopy(catalog) if catalog is not None else Catalog()
     up_parts = {f.path: f.text for f in scan.files if f.text is not None}
     for path in paths:
         if path in up_parts:

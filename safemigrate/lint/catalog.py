@@ -4,7 +4,8 @@
 later file is judged against the tables as the earlier files left them (a TYPE that restates
 the current type is not a rewrite, SET NOT NULL on a NOT NULL column scans nothing). What the
 history does not show (a table created outside the migrations) is unknown, and rules then
-assume the worst.
+assume the worst. Against a database the catalog is read from the live schema instead
+(``db.schema.lint_catalog``) and only the pending files are judged on top of it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from dataclasses import dataclass, field
 
 from ..model import QualifiedName
 from .types import ColumnType
+
+#: The schema an unqualified name resolves to when nothing says otherwise.
+DEFAULT_SCHEMA = "public"
 
 
 @dataclass
@@ -47,6 +51,9 @@ class Catalog:
     pending_not_null: dict[tuple[QualifiedName, str], str] = field(default_factory=dict)
     #: Partitioned tables (CREATE TABLE ... PARTITION BY).
     partitioned: set[QualifiedName] = field(default_factory=set)
+    #: The schema unqualified names resolve to at the start of each file: public, or the
+    #: live session's current_schema() when the catalog was read from a database.
+    search_path_schema: str = DEFAULT_SCHEMA
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""

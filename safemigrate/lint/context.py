@@ -3,7 +3,8 @@
 Names are resolved as PostgreSQL resolves them: the parser has already folded unquoted names to
 lower case and kept quoted ones as written; an unqualified name is looked up among the temporary
 tables created in the file first, then in the first schema of the search_path (``public`` unless
-the file sets ``search_path``).
+the file sets ``search_path``, or the live session's current schema when the catalog was read
+from a database).
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from typing import Any, Literal
 from pglast import ast
 
 from ..model import QualifiedName, Statement
-from .catalog import Catalog
+from .catalog import DEFAULT_SCHEMA, Catalog
 
 TxKind = Literal["explicit", "group", "own", "do"]
 
-DEFAULT_SCHEMA = "public"
 TEMP_SCHEMA = "pg_temp"
 
 _SIMPLE_IDENT = re.compile(r"[a-z_][a-z0-9_$]*")

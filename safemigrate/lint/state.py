@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pglast import ast, enums
+from pglast import ast, enums, parse_sql
+from pglast.parser import ParseError
 
 from .. import statements as sqlinfo
 from ..model import QualifiedName
-from .catalog import Catalog, Column
-from .context import DEFAULT_SCHEMA, StatementContext, name_of
+from .catalog import DEFAULT_SCHEMA, Catalog, Column
+from .context import StatementContext, name_of
 from .types import column_type
 
 #: TimeZone settings whose UTC offset is zero: timestamp <-> timestamptz needs no rewrite.
@@ -40,6 +41,22 @@ def not_null_column(expr: Any) -> str | None:
         if isinstance(last, ast.String):
             return str(last.sval)
     return None
+
+
+def check_not_null_column(definition: str) -> str | None:
+    """The column a CHECK constraint proves not null, from its ``pg_get_constraintdef`` text
+    (``CHECK ((c IS NOT NULL)) NOT VALID``), parsed as the clause of an ALTER TABLE; None when
+    it proves none or does not parse."""
+    try:
+        parsed = parse_sql(f"ALTER TABLE t ADD CONSTRAINT c {definition}")
+    except ParseError:
+        return None
+    stmt: Any = parsed[0].stmt if parsed else None
+    cmds = stmt.cmds if isinstance(stmt, ast.AlterTableStmt) else None
+    con = getattr(cmds[0], "def_", None) if cmds else None
+    if not isinstance(con, ast.Constraint) or con.contype != _CONSTR.CONSTR_CHECK:
+        return None
+    return not_null_column(con.raw_expr)
 
 
 def _created_relation(node: Any) -> Any:

@@ -70,6 +70,39 @@ def column_type(type_name: Any) -> ColumnType | None:
     return ColumnType(name, tuple(typmods), bool(type_name.arrayBounds))
 
 
+#: Types whose catalog typmod is the declared length plus the 4-byte varlena header (VARHDRSZ).
+_HEADER_TYPMOD = frozenset({"varchar", "bpchar"})
+#: Types whose catalog typmod is the declared length or precision itself.
+_PLAIN_TYPMOD = frozenset({"bit", "varbit", "timestamp", "timestamptz", "time", "timetz"})
+_VARHDRSZ = 4
+
+
+def catalog_type(type_name: str, typmod: int, *, array: bool = False) -> ColumnType | None:
+    """The ColumnType of a live column, from its pg_type name (the element's, for an array)
+    and ``pg_attribute.atttypmod``, in the shape ``column_type`` gives the same type written in
+    SQL; None when the typmod has no such shape (interval ranges, extension types).
+
+    pg_type names are the names the parser folds SQL spellings to (``integer`` is int4,
+    ``character varying`` varchar, ``char(n)`` bpchar), so only the typmod needs decoding:
+    varchar/bpchar store length + VARHDRSZ, numeric ((precision << 16) | scale) + VARHDRSZ with
+    an 11-bit signed scale (numeric.c ``numeric_typmod_scale``), the time and bit types the
+    value itself; -1 is unconstrained.
+    """
+    name = _ALIASES.get(type_name, type_name)
+    if typmod < 0:
+        return ColumnType(name, (), array)
+    if name in _HEADER_TYPMOD:
+        return ColumnType(name, (typmod - _VARHDRSZ,), array)
+    if name == "numeric":
+        packed = typmod - _VARHDRSZ
+        precision = (packed >> 16) & 0xFFFF
+        scale = ((packed & 0x7FF) ^ 1024) - 1024
+        return ColumnType(name, (precision, scale), array)
+    if name in _PLAIN_TYPMOD:
+        return ColumnType(name, (typmod,), array)
+    return None
+
+
 #: Types whose length/precision coercion is simplified away when it does not narrow (the
 #: support functions named above): varchar, varbit, numeric (same scale), the time types.
 _WIDENABLE = frozenset(

@@ -217,7 +217,11 @@ def lint_text(
         )
 
     shared = catalog if catalog is not None else Catalog()
-    state = FileState(catalog=shared, not_null_proven=shared.not_null_proven)
+    state = FileState(
+        catalog=shared,
+        not_null_proven=shared.not_null_proven,
+        search_path_schema=shared.search_path_schema,
+    )
     hits_of: list[list[Hit]] = []
     for stmt, tx in zip(parsed.statements, transactions_of(parsed.statements), strict=True):
         ctx = StatementContext(

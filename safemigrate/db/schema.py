@@ -1,0 +1,153 @@
+"""The live schema as the linter's Catalog: what the lint gate judges pending files against.
+
+Two reads of pg_catalog under the session's housekeeping timeouts: the user tables with their
+columns (type, typmod, NOT NULL), partitioning and default partitions; then their CHECK
+constraints (validated or NOT VALID) and indexes with key columns. Tables are keyed by their
+real schema, and a table the session's search_path finds is also keyed under
+``current_schema()``, the schema the linter resolves unqualified names to (it resolves through
+the first schema only, PostgreSQL through the whole path).
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+from ..lint.catalog import DEFAULT_SCHEMA, Catalog, Column
+from ..lint.state import check_not_null_column
+from ..lint.types import catalog_type
+from ..model import QualifiedName
+from .session import Session
+
+# System schemas (pg_catalog, pg_toast, other sessions' pg_temp_N, information_schema) hold no
+# table a migration alters.
+_USER_TABLES = """
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p') AND n.nspname <> 'information_schema'
+  AND n.nspname NOT LIKE 'pg\\_%'
+"""
+
+# One row per column (a table without columns: one row of NULLs). An array column reports its
+# element type (a "true array": varlena with an element type), as SQL writes int4[].
+_COLUMNS = (
+    """
+SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid), c.relkind = 'p',
+  dn.nspname::text, d.relname::text,
+  a.attname::text, a.attnotnull, a.atttypmod,
+  CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname END::text,
+  CASE WHEN et.oid IS NULL THEN tn.nspname ELSE etn.nspname END::text,
+  pg_type_is_visible(coalesce(et.oid, t.oid)), et.oid IS NOT NULL
+"""
+    + _USER_TABLES.replace(
+        "WHERE",
+        """LEFT JOIN pg_partitioned_table p ON p.partrelid = c.oid
+LEFT JOIN pg_class d ON d.oid = p.partdefid
+LEFT JOIN pg_namespace dn ON dn.oid = d.relnamespace
+LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+LEFT JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_namespace tn ON tn.oid = t.typnamespace
+LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typlen = -1 AND t.typelem <> 0
+LEFT JOIN pg_namespace etn ON etn.oid = et.typnamespace
+WHERE""",
+        1,
+    )
+    + "ORDER BY 1, 2, a.attnum"
+)
+
+# CHECK constraints (with their definition, to find the column an IS NOT NULL test proves) and
+# indexes (key columns in order; expression keys left out, as the linter leaves them out).
+_CONSTRAINTS_AND_INDEXES = (
+    """
+SELECT 'check', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
+  k.conname::text, k.convalidated, pg_get_constraintdef(k.oid), NULL::text[]
+"""
+    + _USER_TABLES.replace(
+        "WHERE", "JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'c'\nWHERE", 1
+    )
+    + """
+UNION ALL
+SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
+  ic.relname::text, i.indisvalid, NULL,
+  ARRAY(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS key(num, ord)
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = key.num ORDER BY key.ord)
+"""
+    + _USER_TABLES.replace(
+        "WHERE",
+        "JOIN pg_index i ON i.indrelid = c.oid JOIN pg_class ic ON ic.oid = i.indexrelid\nWHERE",
+        1,
+    )
+)
+
+
+def lint_catalog(session: Session) -> Catalog:
+    """The live database's user tables as a lint Catalog (columns and their types, NOT NULL,
+    CHECK constraints and what they prove, indexes, partitioned tables and their DEFAULT
+    partitions), with unqualified names resolving to the session's current schema."""
+    current = session.scalar(sql.SQL("SELECT current_schema()"))
+    catalog = Catalog(search_path_schema=str(current) if current else DEFAULT_SCHEMA)
+    visible: set[QualifiedName] = set()
+    for row in session.rows(sql.SQL(_COLUMNS)):
+        schema, table, found, partitioned, default_schema, default_name = row[:6]
+        column, not_null, typmod, type_name, type_schema, type_visible, array = row[6:]
+        name = QualifiedName(schema, table)
+        if found:
+            visible.add(name)
+        columns = catalog.tables.setdefault(name, {})
+        if partitioned:
+            catalog.partitioned.add(name)
+        if default_name is not None:
+            catalog.default_partitions[name] = QualifiedName(default_schema, default_name)
+        if column is None:
+            continue
+        # A type the search_path finds is written unqualified, as a migration writes it.
+        plain = type_schema == "pg_catalog" or type_visible
+        written = type_name if plain else f"{type_schema}.{type_name}"
+        columns[column] = Column(catalog_type(written, typmod, array=array), not_null)
+        if not_null:
+            catalog.not_null_proven.add((name, column))
+    for row in session.rows(sql.SQL(_CONSTRAINTS_AND_INDEXES)):
+        kind, schema, table, _found, object_name, valid, definition, keys = row
+        name = QualifiedName(schema, table)
+        if kind == "index":
+            catalog.indexes[QualifiedName(schema, object_name)] = (name, tuple(keys))
+            continue
+        proves = check_not_null_column(definition)
+        if valid:
+            catalog.checks.setdefault(name, set()).add(object_name)
+            if proves is not None:
+                catalog.not_null_proven.add((name, proves))
+        else:
+            catalog.unvalidated_checks.add((name, object_name))
+            if proves is not None:
+                catalog.pending_not_null[(name, object_name)] = proves
+    _alias_visible(catalog, visible)
+    return catalog
+
+
+def _alias_visible(catalog: Catalog, visible: set[QualifiedName]) -> None:
+    """Key each table the search_path finds outside the current schema also under the
+    current schema, where the linter looks for an unqualified name. No table of that name is
+    in the current schema (it comes first in the path, so it would hide the other)."""
+    current = catalog.search_path_schema
+    aliases = {
+        real: QualifiedName(current, real.name) for real in visible if real.schema != current
+    }
+    for real, alias in aliases.items():
+        catalog.tables[alias] = catalog.tables[real]
+        if real in catalog.partitioned:
+            catalog.partitioned.add(alias)
+        if real in catalog.default_partitions:
+            catalog.default_partitions[alias] = catalog.default_partitions[real]
+        if real in catalog.checks:
+            catalog.checks[alias] = catalog.checks[real]
+    for table, name in list(catalog.unvalidated_checks):
+        if table in aliases:
+            catalog.unvalidated_checks.add((aliases[table], name))
+    for table, column in list(catalog.not_null_proven):
+        if table in aliases:
+            catalog.not_null_proven.add((aliases[table], column))
+    for (table, name), column in list(catalog.pending_not_null.items()):
+        if table in aliases:
+            catalog.pending_not_null[(aliases[table], name)] = column
+    for index, (table, keys) in list(catalog.indexes.items()):
+        if table in aliases:
+            catalog.indexes[QualifiedName(current, index.name)] = (aliases[table], keys)

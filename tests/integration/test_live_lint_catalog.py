@@ -1,0 +1,132 @@
+"""`plan --dsn` and `up` judge pending files against the live schema, not the directory's
+history: a table created outside the migrations is known with its real types and NOT NULLs,
+and an applied file is not replayed on top of the schema it is already part of."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from safemigrate.db import Session
+from safemigrate.db.schema import lint_catalog
+from safemigrate.lint.catalog import Column
+from safemigrate.lint.types import ColumnType
+from safemigrate.model import QualifiedName
+from tests.support.runner import Result, run, write_migrations
+
+#: SET NOT NULL is an error only where the runner does not run it as its safe recipe.
+NO_REWRITES = ("--safe-rewrites", "off")
+
+
+def _sql(dsn: str, text: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(text)
+
+
+def _check(directory: Path) -> Result:
+    return run("check", "--dir", str(directory), *NO_REWRITES)
+
+
+def _plan(directory: Path, dsn: str) -> Result:
+    return run("plan", "--dir", str(directory), "--dsn", dsn, *NO_REWRITES)
+
+
+def test_set_not_null_on_a_live_not_null_column_is_no_finding(tmp_path: Path, db_dsn: str) -> None:
+    _sql(db_dsn, "CREATE TABLE outside (id bigint PRIMARY KEY, c text NOT NULL)")
+    write_migrations(tmp_path, {"0001_nn.sql": "ALTER TABLE outside ALTER COLUMN c SET NOT NULL;"})
+    # Without a database the table is unknown: the worst is assumed.
+    assert "[set-not-null]" in _check(tmp_path).stdout
+    planned = _plan(tmp_path, db_dsn)
+    assert planned.exit_code == 0, planned.output
+    assert "set-not-null" not in planned.stdout
+    dry = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run", *NO_REWRITES)
+    assert dry.exit_code == 0, dry.output
+    assert "set-not-null" not in dry.stdout
+    applied = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, *NO_REWRITES)
+    assert applied.exit_code == 0, applied.output
+
+
+def test_a_validated_is_not_null_check_on_the_live_table_is_known(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    _sql(
+        db_dsn,
+        "CREATE TABLE outside (c text);"
+        "ALTER TABLE outside ADD CONSTRAINT c_nn CHECK (c IS NOT NULL) NOT VALID;"
+        "ALTER TABLE outside VALIDATE CONSTRAINT c_nn",
+    )
+    write_migrations(tmp_path, {"0001_nn.sql": "ALTER TABLE outside ALTER COLUMN c SET NOT NULL;"})
+    assert "[set-not-null]" in _check(tmp_path).stdout
+    planned = _plan(tmp_path, db_dsn)
+    assert planned.exit_code == 0, planned.output
+    assert "set-not-null" not in planned.stdout
+
+
+def test_type_changes_are_judged_against_the_live_type(tmp_path: Path, db_dsn: str) -> None:
+    _sql(db_dsn, "CREATE TABLE outside (a varchar(50), b varchar(20), n integer)")
+    restate = "ALTER TABLE outside ALTER COLUMN a TYPE character varying(50);"
+    widen = "ALTER TABLE outside ALTER COLUMN b TYPE varchar(50);"
+    rewrite = "ALTER TABLE outside ALTER COLUMN n TYPE bigint;"
+    for name, statement in (("restate", restate), ("widen", widen)):
+        directory = tmp_path / name
+        write_migrations(directory, {"0001_type.sql": statement})
+        assert "[column-type-change]" in _check(directory).stdout
+        planned = _plan(directory, db_dsn)
+        assert planned.exit_code == 0, planned.output
+        assert "column-type-change" not in planned.stdout, name
+    directory = tmp_path / "rewrite"
+    write_migrations(directory, {"0001_type.sql": rewrite})
+    planned = _plan(directory, db_dsn)
+    assert "[column-type-change]" in planned.stdout
+    refused = run("up", "--dir", str(directory), "--dsn", db_dsn, *NO_REWRITES)
+    assert refused.exit_code == 7, refused.output
+
+
+def test_applied_files_are_not_replayed_on_the_live_schema(tmp_path: Path, db_dsn: str) -> None:
+    write_migrations(tmp_path, {"0001_t.sql": "CREATE TABLE t (id bigint, c text NOT NULL);"})
+    assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn).exit_code == 0
+    # Changed outside the migrations: the live column is nullable again.
+    _sql(db_dsn, "ALTER TABLE t ALTER COLUMN c DROP NOT NULL")
+    write_migrations(tmp_path, {"0002_nn.sql": "ALTER TABLE t ALTER COLUMN c SET NOT NULL;"})
+    # The history says NOT NULL; the database says otherwise, and the database is right.
+    assert "[set-not-null]" not in _check(tmp_path).stdout
+    planned = _plan(tmp_path, db_dsn)
+    assert "[set-not-null]" in planned.stdout
+    refused = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, *NO_REWRITES)
+    assert refused.exit_code == 7, refused.output
+
+
+def test_lint_catalog_reads_the_live_schema(db_dsn: str) -> None:
+    _sql(
+        db_dsn,
+        "CREATE SCHEMA other;"
+        "CREATE TABLE other.far (id int NOT NULL, amount numeric(10,2), tags text[]);"
+        "CREATE INDEX far_amount ON other.far (amount, (id + 1));"
+        "ALTER TABLE other.far ADD CONSTRAINT pending CHECK (amount IS NOT NULL) NOT VALID;"
+        "CREATE TABLE events (id int, at timestamptz) PARTITION BY RANGE (at);"
+        "CREATE TABLE events_default PARTITION OF events DEFAULT;",
+    )
+    session = Session.open(db_dsn, application_name="live-catalog-test")
+    try:
+        session.execute(sql.SQL("SET search_path = public, other"))
+        catalog = lint_catalog(session)
+    finally:
+        session.close()
+    far = QualifiedName("other", "far")
+    assert catalog.search_path_schema == "public"
+    assert catalog.tables[far] == {
+        "id": Column(ColumnType("int4"), True),
+        "amount": Column(ColumnType("numeric", (10, 2)), False),
+        "tags": Column(ColumnType("text", (), True), False),
+    }
+    # Found through the search_path: also where the linter resolves an unqualified name.
+    assert catalog.tables[QualifiedName("public", "far")] is catalog.tables[far]
+    assert catalog.indexes[QualifiedName("other", "far_amount")] == (far, ("amount",))
+    assert (far, "pending") in catalog.unvalidated_checks
+    assert catalog.pending_not_null[(far, "pending")] == "amount"
+    assert (far, "id") in catalog.not_null_proven
+    events = QualifiedName("public", "events")
+    assert events in catalog.partitioned
+    assert catalog.default_partitions[events] == QualifiedName("public", "events_default")
