@@ -36,7 +36,12 @@ from tests.faults.helpers import wait_for_lock_wait
 from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
 from tests.support.runner import Result, journal_rows, run, start_process, write_migrations
 
-FAST = {"SAFEMIGRATE_BACKOFF_INITIAL": "50ms", "SAFEMIGRATE_BACKOFF_MAX": "100ms"}
+#: Short waits: pre-check back-offs are polite waits bounded by lock_wait_budget, not attempts.
+FAST = {
+    "SAFEMIGRATE_BACKOFF_INITIAL": "50ms",
+    "SAFEMIGRATE_BACKOFF_MAX": "100ms",
+    "SAFEMIGRATE_LOCK_WAIT_BUDGET": "1s",
+}
 
 # ------------------------------------------------------------------------------------------
 # Secrets
