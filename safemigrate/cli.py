@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from . import __version__
-from .config import Settings, load_settings
-from .durations import format_duration
 from .errors import ExitCode, SafemigrateError
-from .events import BatchProgress, Connected, Event, IndexProgress, RunFailed, StepProgress
-from .output import LiveStatus, event_json, event_text, paint, plan_text, status_text, to_json
 
 if TYPE_CHECKING:
+    # Imported where they are used: `--help` and `--version` load only click and this module.
+    from .config import Settings
+    from .events import Event
     from .fleet_report import FleetReport
+    from .output import LiveStatus
     from .plan import PlanReport
     from .target import Target
     from .targets import TargetSpec
@@ -153,6 +153,8 @@ class Context:
         self.format = fmt
 
     def settings(self, **flags: Any) -> Settings:
+        from .config import load_settings
+
         overrides = {k: v for k, v in flags.items() if v is not None}
         if self.directory is not None:
             overrides["dir"] = self.directory
@@ -165,6 +167,9 @@ class Context:
         return settings
 
     def fail(self, err: SafemigrateError) -> NoReturn:
+        from .events import RunFailed
+        from .output import event_json, event_text
+
         if self.format == "json":
             event = RunFailed(
                 err.message,
@@ -276,6 +281,8 @@ class _Sink:
     """
 
     def __init__(self, fmt: str, *, live: bool) -> None:
+        from .output import LiveStatus
+
         self.fmt = fmt
         self.live = live
         self.colour = _colour()
@@ -301,6 +308,9 @@ class _Sink:
             self._clear()
 
     def __call__(self, event: Event) -> None:
+        from .events import BatchProgress, IndexProgress, StepProgress
+        from .output import event_json, event_text
+
         now = time.monotonic()
         with self._lock:
             if self.fmt == "json":
@@ -352,7 +362,9 @@ class _FleetSink(_Sink):
         self._drawn_lines = 0
 
     def __call__(self, event: Event) -> None:
+        from .events import IndexProgress, StepProgress
         from .fleet_report import TargetEvent, TargetFinished, TargetStarted
+        from .output import LiveStatus, event_json
 
         if not isinstance(event, TargetEvent):
             super().__call__(event)
@@ -402,7 +414,9 @@ class _FleetSink(_Sink):
 
 def _target_lines(event: Event, colour: bool) -> list[str]:
     """The log lines of one target's event (a finished target gets one line)."""
+    from .durations import format_duration
     from .fleet_report import TargetFinished
+    from .output import event_text
 
     if isinstance(event, TargetFinished):
         took = format_duration(round(event.duration_ms))
@@ -468,6 +482,7 @@ def _finish_fleet(report: FleetReport, fmt: str) -> NoReturn:
     """Print the final table (text) or the fleet_finished event (JSON), and exit with the
     worst target's code."""
     from .fleet_report import fleet_table
+    from .output import to_json
 
     if fmt == "json":
         click.echo(to_json(report.to_dict()))
@@ -701,6 +716,8 @@ def status(
     Exits 5 on drift (an applied step's text changed, or an applied file is gone). With
     --targets: a matrix of every target and migration, and the worst target's exit code.
     """
+    from .output import status_text, to_json
+
     ctx = Context(config, directory, fmt)
     from . import api
 
@@ -738,6 +755,8 @@ def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> Non
     The version is the next zero-padded number, or a UTC timestamp when the config says
     version_style = "timestamp".
     """
+    from .output import to_json
+
     ctx = Context(config, directory, fmt)
     from . import api
 
@@ -770,6 +789,8 @@ def baseline(
 
     For a database whose schema was built by another tool. With --targets, on every target.
     """
+    from .output import to_json
+
     ctx = Context(config, directory, fmt)
     from . import api
 
@@ -793,6 +814,8 @@ def baseline(
 
     def connected(event: Event) -> None:
         # Text: the target line comes first, before the run lock is even tried.
+        from .events import Connected
+
         if isinstance(event, Connected):
             targets.append(event.target)
             if fmt == "text":
@@ -827,12 +850,16 @@ def adopt(
 
     The other tool's table is read, never written. A failed or dirty migration there exits 2.
     """
+    from .output import to_json
+
     ctx = Context(config, directory, fmt)
     from . import api
 
     targets: list[Target] = []
 
     def connected(event: Event) -> None:
+        from .events import Connected
+
         if isinstance(event, Connected):
             targets.append(event.target)
             if fmt == "text":
@@ -887,11 +914,15 @@ def repair(
     is gone, and follows renamed files. Each change is recorded (old and new checksum, who,
     when) in the repair log, <journal>_repairs. Runs under the run lock, in one transaction.
     """
+    from .output import to_json
+
     ctx = Context(config, directory, fmt)
     from . import api
 
     def connected(event: Event) -> None:
         # Text: the target line comes first, before the run lock is even tried.
+        from .events import Connected
+
         if isinstance(event, Connected) and fmt == "text":
             click.echo(f"target: {event.target.describe()}")
 
@@ -924,6 +955,8 @@ def _refuse_after_plan(ctx: Context, err: SafemigrateError, fmt: str) -> NoRetur
 
 
 def _print_plan(report: PlanReport, fmt: str, *, target_shown: bool = False) -> None:
+    from .output import plan_text, to_json
+
     if fmt == "json":
         click.echo(to_json(report.to_dict()))
     else:
@@ -936,6 +969,9 @@ def _target_printer(fmt: str) -> Callable[[Event], None]:
     so that a refusal (drift, a held run lock) still says which database it was."""
 
     def connected(event: Event) -> None:
+        from .events import Connected
+        from .output import paint
+
         if isinstance(event, Connected) and fmt == "text":
             click.echo(paint(f"target: {event.target.describe()}", "bold", _colour()))
 
@@ -1092,6 +1128,8 @@ def rehearse(
     Exit 0 when everything applies, 1 with the failing file, line and server message. The
     lint gate judges every migration (all are pending on the throwaway database).
     """
+    from .output import to_json
+
     ctx = Context(config, directory, fmt)
     from . import api
 
@@ -1128,6 +1166,7 @@ def _status_fleet(specs: list[TargetSpec], concurrency: int, fmt: str, exit_code
     from . import api
     from .api import StatusReport
     from .fleet_report import status_matrix, worst_exit_code
+    from .output import to_json
     from .pending import MigrationStatus
 
     report = api.status_fleet(specs, concurrency=concurrency)
@@ -1174,6 +1213,7 @@ def _plan_fleet(
     worst target's code (with ``gate``, 7 when the lint gate would refuse one)."""
     from . import api
     from .fleet_report import worst_exit_code
+    from .output import plan_text, to_json
     from .plan import PlanReport
 
     with _handled(ctx):
