@@ -24,11 +24,13 @@ def _setup(dsn: str, tmp_path: Path) -> Path:
         conn.execute("CREATE TABLE counters (id bigint PRIMARY KEY, n int NOT NULL)")
         conn.execute("INSERT INTO counters SELECT g, 0 FROM generate_series(1, %s) g", [ROWS])
         conn.execute("ANALYZE counters")
+    # The pause makes the whole backfill last seconds (80 batches), so the random kills below
+    # land in it several times on a fast server too.
     return write_migrations(
         tmp_path / "m",
         {
             "0001_backfill.sql": f"""
-                -- safemigrate: batch-size={BATCH} batch-pause=5ms
+                -- safemigrate: batch-size={BATCH} batch-pause=50ms
                 UPDATE counters SET n = n + 1 WHERE n >= 0;
             """
         },
