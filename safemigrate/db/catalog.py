@@ -10,7 +10,7 @@ from psycopg import sql
 
 from ..model import CatalogLock, LockNeed, QualifiedName, merge_needs
 from .indexes import table_regclass_text
-from .session import ServerError, Session
+from .session import ServerError, Session, set_timeouts_sql
 
 #: The catalog look-up's own limits: it reads only pg_catalog, which nobody locks for long,
 #: but it runs before a step the operator is waiting on.
@@ -136,11 +136,8 @@ def resolve_catalog_locks(
         )
         for n, lock in enumerate(locks)
     )
-    query = sql.SQL(
-        "BEGIN READ ONLY; SET LOCAL lock_timeout = {}; SET LOCAL statement_timeout = {}; {}; COMMIT"
-    ).format(
-        sql.Literal(lock_timeout_ms),
-        sql.Literal(statement_timeout_ms),
+    query = sql.SQL("BEGIN READ ONLY; {}; {}; COMMIT").format(
+        set_timeouts_sql(lock_timeout_ms, statement_timeout_ms, local=True),
         sql.SQL(_RESOLVE).format(questions=questions),
     )
     try:

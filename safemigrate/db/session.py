@@ -20,6 +20,23 @@ from .dsn import redact
 
 Query = sql.SQL | sql.Composed | bytes
 
+#: This backend's pid and its lock_timeout and statement_timeout in milliseconds, read back from
+#: the backend's own GUC state (current_setting: a tenth of the cost of the pg_settings view).
+TIMEOUTS_IN_FORCE = sql.SQL(
+    "SELECT pg_backend_pid(), "
+    "(extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint, "
+    "(extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::bigint"
+)
+
+
+def set_timeouts_sql(lock_ms: int, statement_ms: int, *, local: bool) -> sql.Composed:
+    """``SET [LOCAL] lock_timeout = ..; SET [LOCAL] statement_timeout = ..``."""
+    scope = sql.SQL("SET LOCAL" if local else "SET")
+    return sql.SQL("{scope} lock_timeout = {lt}; {scope} statement_timeout = {st}").format(
+        scope=scope, lt=sql.Literal(lock_ms), st=sql.Literal(statement_ms)
+    )
+
+
 #: The lock timeout every statement the runner sends outside a step gets when the caller does
 #: not name one (the runner passes the run's lock_timeout).
 DEFAULT_HOUSEKEEPING_LOCK_TIMEOUT_MS = 2_000
@@ -73,14 +90,7 @@ class Session:
         self.housekeeping_timeouts = (lock_timeout_ms, statement_timeout_ms)
         # Set at session level right after connecting, and read back in the same round trip:
         # a startup ``options`` parameter would survive RESET, but PgBouncer refuses it.
-        row = self.rows(
-            sql.SQL(
-                "{}; SELECT pg_backend_pid(), "
-                "(extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint, "
-                "(extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)"
-                "::bigint"
-            ).format(self.restore_timeouts_sql())
-        )[0]
+        row = self.rows(sql.SQL("{}; {}").format(self.restore_timeouts_sql(), TIMEOUTS_IN_FORCE))[0]
         self.pid: int = int(row[0])
         if (int(row[1]), int(row[2])) != self.housekeeping_timeouts:
             self.close()
@@ -100,9 +110,7 @@ class Session:
         """SET the session's housekeeping timeouts again (after a step changed them at session
         level): what RESET would do, had they been the server's defaults."""
         lock_ms, statement_ms = self.housekeeping_timeouts
-        return sql.SQL("SET lock_timeout = {}; SET statement_timeout = {}").format(
-            sql.Literal(lock_ms), sql.Literal(statement_ms)
-        )
+        return set_timeouts_sql(lock_ms, statement_ms, local=False)
 
     @classmethod
     def open(

@@ -32,7 +32,7 @@ from . import indexes as dbindex
 from . import journal as dbjournal
 from . import recovery as dbrecovery
 from .journal import JournalTable
-from .session import ServerError, Session
+from .session import TIMEOUTS_IN_FORCE, ServerError, Session, set_timeouts_sql
 
 __all__ = [
     "BatchGate",
@@ -61,13 +61,6 @@ BatchGate = Callable[[bool, Callable[[], ReplicaLag | None]], None]
 #: Told of each batch once it has committed.
 BatchSink = Callable[[BatchDone], None]
 
-# current_setting() is read from the backend's own GUC state: a tenth of the cost of the
-# pg_settings view, which builds every setting's row (it was a quarter of a step's time).
-_CHECK = sql.SQL(
-    "SELECT pg_backend_pid(), "
-    "(extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint, "
-    "(extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::bigint"
-)
 # The table locks this backend holds now, catalogs left out: what a step really took.
 _HELD_LOCKS = sql.SQL(
     "SELECT l.relation::regclass::text, l.mode FROM pg_locks l "
@@ -84,12 +77,7 @@ def held_locks(session: Session) -> list[tuple[str, str]]:
 
 
 def _set(timeouts: Timeouts, *, local: bool) -> sql.Composed:
-    scope = sql.SQL("SET LOCAL" if local else "SET")
-    return sql.SQL("{scope} lock_timeout = {lt}; {scope} statement_timeout = {st}").format(
-        scope=scope,
-        lt=sql.Literal(timeouts.lock_timeout_ms),
-        st=sql.Literal(timeouts.statement_timeout_ms),
-    )
+    return set_timeouts_sql(timeouts.lock_timeout_ms, timeouts.statement_timeout_ms, local=local)
 
 
 def _verify(session: Session, row: Sequence[object], timeouts: Timeouts) -> None:
@@ -152,7 +140,9 @@ def _set_and_verify(session: Session, timeouts: Timeouts, *, local: bool) -> Non
     """Set the timeouts (opening the step's transaction when ``local``) and check them, in one
     round trip."""
     begin = sql.SQL("BEGIN; ") if local else sql.SQL("")
-    rows = session.rows(sql.SQL("{}{}; {}").format(begin, _set(timeouts, local=local), _CHECK))
+    rows = session.rows(
+        sql.SQL("{}{}; {}").format(begin, _set(timeouts, local=local), TIMEOUTS_IN_FORCE)
+    )
     _verify(session, rows[0], timeouts)
 
 
