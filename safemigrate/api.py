@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .adoption import layout_notes
+from .check import check as check  # the check command lives in its own module (cheap import)
+from .check import explain as explain
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
 from .events import Event
 from .gate import decide, lint_pending
-from .lint import RULES, Finding, LintReport, lint_directory, lint_paths
-from .lint import explain as lint_explain
+from .lint import Finding
 from .model import JournalEntry, Migration
 from .pending import (
     MigrationStatus,
@@ -50,7 +51,6 @@ from .source.layouts import layout_notes as left_out_notes
 from .source.layouts import refuse_foreign_layout
 from .source.layouts import resolve as resolve_layout
 from .target import Target
-from .timeout_guard import timeout_ceilings
 
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
 # `new` then start without it.
@@ -624,41 +624,6 @@ def _findings(
     from .db.schema import lint_catalog
 
     return lint_pending(planned, settings, lint_catalog(session))
-
-
-def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
-    """Lint ``files``, or every migration of the settings' directory (and the directory itself:
-    names, duplicate versions, parse errors), for what hurts production. No database needed.
-
-    Findings are the result, not errors: ``report.exit_code()`` is what ``safemigrate check``
-    exits with (2 when some input was bad, 1 with an error finding, else 0).
-    """
-    if files:
-        return lint_paths(
-            list(files),
-            pg_version=settings.pg_version,
-            concurrent_indexes=settings.concurrent_indexes,
-            ceilings=timeout_ceilings(settings),
-            safe_rewrites=settings.safe_rewrites,
-        )
-    return lint_directory(
-        settings.dir,
-        pg_version=settings.pg_version,
-        concurrent_indexes=settings.concurrent_indexes,
-        ceilings=timeout_ceilings(settings),
-        safe_rewrites=settings.safe_rewrites,
-        layout=resolve_layout(settings.dir, settings.layout),
-    )
-
-
-def explain(rule_id: str) -> str:
-    """What lint rule ``rule_id`` catches, why it hurts, and the safe alternative."""
-    try:
-        return lint_explain(rule_id)
-    except KeyError:
-        raise BadInputError(
-            f"--explain: unknown rule {rule_id!r}; rules: {', '.join(sorted(RULES))}"
-        ) from None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -256,6 +255,13 @@ safe_rewrites_option = click.option(
 )
 
 
+def _terminal_width() -> int:
+    """The terminal's width less one (100 when there is none)."""
+    import shutil  # only live progress lines need it
+
+    return shutil.get_terminal_size((100, 20)).columns - 1
+
+
 @contextmanager
 def _handled(ctx: Context) -> Iterator[None]:
     try:
@@ -339,7 +345,7 @@ class _Sink:
         if not self.live:
             return
         line = self.status.line(now)
-        width = shutil.get_terminal_size((100, 20)).columns - 1
+        width = _terminal_width()
         self._clear()
         if line:
             click.echo(line[:width], nl=False)
@@ -395,7 +401,7 @@ class _FleetSink(_Sink):
     def _draw(self, now: float) -> None:
         if not self.live:
             return
-        width = shutil.get_terminal_size((100, 20)).columns - 1
+        width = _terminal_width()
         lines = [
             f"{name}: {status.line(now) or 'connecting / between steps'}"[:width]
             for name, status in self.statuses.items()
@@ -1056,6 +1062,13 @@ def plan(
     help="Show what RULE catches, why it hurts, and the safe alternative.",
 )
 @safe_rewrites_option
+@click.option(
+    "--cache",
+    metavar="auto|off|DIR",
+    help="Where results are kept between runs, so unchanged files are not judged again "
+    "[default: the config's check_cache, else auto: $XDG_CACHE_HOME/safemigrate or "
+    "~/.cache/safemigrate].",
+)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 def check(
     config: Path | None,
@@ -1064,6 +1077,7 @@ def check(
     pg_version: str | None,
     explain: str | None,
     safe_rewrites: str | None,
+    cache: str | None,
     files: tuple[Path, ...],
 ) -> None:
     """Lint migrations for what hurts production; no database needed.
@@ -1074,14 +1088,19 @@ def check(
     statement.
     """
     ctx = Context(config, directory, "json" if fmt == "json" else "text")
-    from . import api
+    # Not through api: a check answered from its cache imports neither runner nor parser.
+    from .check import check as run_check
+    from .check import explain as explain_rule
     from .lint.render import render_github, render_json, render_text
 
     with _handled(ctx):
         if explain is not None:
-            click.echo(api.explain(explain))
+            click.echo(explain_rule(explain))
             return
-        report = api.check(ctx.settings(pg_version=pg_version, safe_rewrites=safe_rewrites), files)
+        settings = ctx.settings(
+            pg_version=pg_version, safe_rewrites=safe_rewrites, check_cache=cache
+        )
+        report = run_check(settings, files)
         if fmt == "json":
             click.echo(render_json(report))
         elif fmt == "github":

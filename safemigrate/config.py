@@ -16,7 +16,6 @@ this module; it must not import psycopg or click.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -28,12 +27,6 @@ from typing import Any, Literal, get_args
 
 from .durations import format_duration, parse_duration
 from .errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    # tomli is a dependency on 3.10 only, so it may be absent where mypy runs.
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
 SafeRewrites = Literal["rewrite", "require", "off"]
@@ -47,6 +40,8 @@ Layout = Literal[
 
 
 CancelKind = Literal["idle-in-transaction", "any"]
+#: The check_cache values that are not a directory.
+CheckCacheMode = Literal["auto", "off"]
 
 
 @dataclass(frozen=True)
@@ -162,6 +157,9 @@ class Settings:
     lint_gate_after: int | None = None
     # Before each batch of a batched step, wait while a standby's replay lags more; 0 = no limit.
     max_replica_lag_ms: int = 0
+    # Where check keeps its results between runs (lint/cache.py): "auto" (the user's cache
+    # directory), "off", or a directory.
+    check_cache: Path | CheckCacheMode = "auto"
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
 
@@ -249,6 +247,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "max_statement_timeout": (
             "Highest statement_timeout a migration may set itself without an allow comment "
             "(0 = no ceiling)."
+        ),
+        "check_cache": (
+            "Where check keeps results between runs: auto ($XDG_CACHE_HOME/safemigrate, else "
+            "~/.cache/safemigrate), off, or a directory."
         ),
     }
 )
@@ -431,6 +433,11 @@ def _read_toml(path: Path, display: str) -> dict[str, Any]:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ConfigError(f"{display}: not UTF-8 text (invalid byte on line {line})") from None
     try:
+        if sys.version_info >= (3, 11):
+            import tomllib  # imported here: most runs have no config file
+        else:
+            # tomli is a dependency on 3.10 only, so it may be absent where mypy runs.
+            import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
         document: dict[str, Any] = tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError, or an integer past Python's digit limit
         # tomllib's message ends with "(at line N, column M)"; keep it on one line.
@@ -464,6 +471,8 @@ def _unknown_key(prefix: str, key: str) -> ConfigError:
             f"{prefix}: key {key!r} is unknown; the database connection is never read from a "
             "config file: use --dsn, SAFEMIGRATE_DSN or DATABASE_URL"
         )
+    import difflib  # only an unknown key needs it
+
     close = difflib.get_close_matches(normal, KEYS, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ConfigError(f"{prefix}: key {key!r} is unknown{hint}")
@@ -479,6 +488,10 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
     if key in _DURATIONS:
         return _parse_duration(key, raw, where)
     if key == "dir":
+        return _parse_dir(raw, where, base)
+    if key == "check_cache":
+        if raw in ("auto", "off"):
+            return raw
         return _parse_dir(raw, where, base)
     if key == "max_attempts":
         return _parse_attempts(raw, where, from_text)

@@ -35,10 +35,10 @@ from .errors import LintGateError
 from .events import GateFinding, LintFindings
 from .lint import Finding, lint_directory, lint_paths
 from .lint.catalog import Catalog
+from .lint.options import timeout_ceilings
 from .lint.rules.meta import META_RULES
 from .pending import PlannedStep
 from .source.layouts import resolve as resolve_layout
-from .timeout_guard import timeout_ceilings
 
 #: Rules about the files and allow comments themselves: shown, never blocking.
 NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)

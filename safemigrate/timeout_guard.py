@@ -16,17 +16,11 @@ import pglast
 
 from .config import Settings
 from .errors import MigrationFileError
-from .lint import TimeoutCeilings
+from .lint.options import TimeoutCeilings, timeout_ceilings
 from .lint.rules import timeout_guard_off
 from .lint.walker import lint_file
 from .model import Statement
 from .pending import PlannedStep
-
-
-def timeout_ceilings(settings: Settings) -> TimeoutCeilings:
-    """The ceilings the settings give the timeout-guard-off rule."""
-    return TimeoutCeilings(settings.max_lock_timeout_ms, settings.max_statement_timeout_ms)
-
 
 #: Statement kinds (pglast node names) that may change a setting; any other statement can only
 #: do so through set_config().

@@ -11,6 +11,7 @@ assume the worst. Against a database the catalog is read from the live schema in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..model import QualifiedName
 from .types import ColumnType
@@ -75,3 +76,69 @@ class Catalog:
         if old in self.partitioned:
             self.partitioned.discard(old)
             self.partitioned.add(new)
+
+    def to_json(self) -> dict[str, Any]:
+        """The catalog as JSON-ready data (for check's cache); from_json reads it back."""
+        return {
+            "tables": [
+                [_name(t), [[c, _type(col.type), col.not_null] for c, col in columns.items()]]
+                for t, columns in self.tables.items()
+            ],
+            "checks": [[_name(t), sorted(names)] for t, names in self.checks.items()],
+            "unvalidated_checks": sorted([_name(t), n] for t, n in self.unvalidated_checks),
+            "indexes": [
+                [_name(i), _name(t), list(columns)] for i, (t, columns) in self.indexes.items()
+            ],
+            "default_partitions": [
+                [_name(p), _name(d)] for p, d in self.default_partitions.items()
+            ],
+            "not_null_proven": sorted([_name(t), c] for t, c in self.not_null_proven),
+            "pending_not_null": [[_name(t), n, c] for (t, n), c in self.pending_not_null.items()],
+            "partitioned": sorted(_name(t) for t in self.partitioned),
+            "search_path_schema": self.search_path_schema,
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Catalog:
+        """The catalog to_json wrote; raises ValueError, TypeError or KeyError on other data."""
+        return cls(
+            tables={
+                _qualified(t): {str(c): Column(_column_type(ty), bool(nn)) for c, ty, nn in columns}
+                for t, columns in raw["tables"]
+            },
+            checks={_qualified(t): {str(n) for n in names} for t, names in raw["checks"]},
+            unvalidated_checks={(_qualified(t), str(n)) for t, n in raw["unvalidated_checks"]},
+            indexes={
+                _qualified(i): (_qualified(t), tuple(str(c) for c in columns))
+                for i, t, columns in raw["indexes"]
+            },
+            default_partitions={_qualified(p): _qualified(d) for p, d in raw["default_partitions"]},
+            not_null_proven={(_qualified(t), str(c)) for t, c in raw["not_null_proven"]},
+            pending_not_null={
+                (_qualified(t), str(n)): str(c) for t, n, c in raw["pending_not_null"]
+            },
+            partitioned={_qualified(t) for t in raw["partitioned"]},
+            search_path_schema=str(raw["search_path_schema"]),
+        )
+
+
+def _name(name: QualifiedName) -> list[str | None]:
+    return [name.schema, name.name]
+
+
+def _qualified(raw: Any) -> QualifiedName:
+    schema, name = raw
+    return QualifiedName(None if schema is None else str(schema), str(name))
+
+
+def _type(column_type: ColumnType | None) -> list[Any] | None:
+    if column_type is None:
+        return None
+    return [column_type.name, list(column_type.typmods), column_type.array]
+
+
+def _column_type(raw: Any) -> ColumnType | None:
+    if raw is None:
+        return None
+    name, typmods, array = raw
+    return ColumnType(str(name), tuple(int(m) for m in typmods), bool(array))

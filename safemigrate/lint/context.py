@@ -19,6 +19,7 @@ from pglast import ast
 
 from ..model import QualifiedName, Statement
 from .catalog import DEFAULT_SCHEMA, Catalog
+from .options import TimeoutCeilings
 
 TxKind = Literal["explicit", "group", "own", "do"]
 
@@ -126,16 +127,6 @@ class FileState:
     def table(self, range_var: Any) -> QualifiedName:
         """The resolved name of a RangeVar."""
         return self.resolve(written(range_var))
-
-
-@dataclass(frozen=True)
-class TimeoutCeilings:
-    """The highest lock_timeout and statement_timeout a migration may set itself (the
-    ``max_lock_timeout`` and ``max_statement_timeout`` settings), in milliseconds; a
-    ``statement_ms`` of 0 is no ceiling."""
-
-    lock_ms: int = 10_000
-    statement_ms: int = 14_400_000
 
 
 @dataclass

@@ -39,8 +39,9 @@ from ..source import (
 )
 from .allow import Allow, find_allows
 from .catalog import Catalog
-from .context import FileState, StatementContext, TimeoutCeilings, Transaction, walk
+from .context import FileState, StatementContext, Transaction, walk
 from .findings import Finding, Hit, Rule
+from .options import TimeoutCeilings
 from .plpgsql import do_block_sql, do_language, function_body_sql
 from .rules import CHECKS, SUPPRESSIBLE
 from .rules.meta import (

@@ -233,6 +233,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_HOUSEKEEPING_TIMEOUT": "5s",
         "SAFEMIGRATE_MAX_LOCK_TIMEOUT": "3s",
         "SAFEMIGRATE_MAX_STATEMENT_TIMEOUT": "1h",
+        "SAFEMIGRATE_CHECK_CACHE": "build/check-cache",
     }
     assert len(environ) == len(KEYS)
     assert load(tmp_path, environ=environ) == Settings(
@@ -273,6 +274,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         housekeeping_timeout_ms=5_000,
         max_lock_timeout_ms=3_000,
         max_statement_timeout_ms=3_600_000,
+        check_cache=tmp_path / "build" / "check-cache",
     )
 
 

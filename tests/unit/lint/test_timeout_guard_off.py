@@ -10,7 +10,7 @@ import pytest
 from safemigrate.config import Settings
 from safemigrate.errors import ExitCode, MigrationFileError
 from safemigrate.lint import explain
-from safemigrate.lint.context import TimeoutCeilings
+from safemigrate.lint.options import TimeoutCeilings
 from safemigrate.lint.rules.timeout_guard_off import guc_ms
 from safemigrate.lint.walker import lint_text
 from safemigrate.pending import pending_steps

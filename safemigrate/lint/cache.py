@@ -1,0 +1,298 @@
+"""What ``check`` remembers between runs, so an unchanged directory is not parsed again.
+
+Two levels, both in one JSON file per checked directory (or list of files) and settings:
+
+- the whole report, keyed by a fingerprint of every file under the directory (names and bytes)
+  and of the code that judged it (safemigrate's and pglast's files): a directory nobody
+  changed is answered without importing the parser;
+- each file's findings, keyed by a chain hash of the settings and of every file up to and
+  including it (a file is judged against the schema the earlier files built, so its findings
+  depend on all of them), and the schema after the last file: a directory that only gained
+  new files (the usual change) has only those parsed and judged.
+
+A cache that cannot be read, is from other code, or is corrupt is ignored; one that cannot be
+written is skipped: the cache only ever saves time, it never changes a verdict. Nothing in it
+is executable (JSON only), so a cache restored from elsewhere (a CI cache) cannot run code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .findings import Finding, LintReport
+
+#: Bump when the file's layout changes; older files are then ignored.
+FORMAT = 1
+#: Cache files kept in the cache directory; the least recently written go first.
+MAX_FILES = 200
+
+
+def default_directory(environ: Mapping[str, str] | None = None) -> Path | None:
+    """``$XDG_CACHE_HOME/safemigrate``, else ``~/.cache/safemigrate``; None without a home."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME")
+    if base:
+        return Path(base) / "safemigrate"
+    try:
+        return Path.home() / ".cache" / "safemigrate"
+    except RuntimeError:  # no HOME and no passwd entry
+        return None
+
+
+def _digest() -> hashlib.blake2b:
+    return hashlib.blake2b(digest_size=20)
+
+
+def code_fingerprint() -> str:
+    """A hash of the code that judges: safemigrate's and pglast's files (path, size, mtime).
+
+    An upgrade, a downgrade or an edit of an editable install all change it, so a report is
+    never served by code other than the code that made it.
+    """
+    digest = _digest()
+    roots = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    # pglast's folder, found as the import system would, without importing it (or
+    # importlib.util): the first sys.path entry that has one.
+    for entry in sys.path:
+        candidate = os.path.join(entry or ".", "pglast")
+        if os.path.isfile(os.path.join(candidate, "__init__.py")):
+            roots.append(candidate)
+            break
+    for root in roots:
+        for path in _walk_files(root, skip=_NOT_CODE):
+            if not path.endswith(_CODE_SUFFIXES):
+                continue  # bytecode and data come and go without a change of code
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+#: The files whose change is a change of code, and folders that hold none.
+_CODE_SUFFIXES = (".py", ".so", ".pyd")
+_NOT_CODE = frozenset({"__pycache__"})
+
+
+def _walk_files(root: str, skip: frozenset[str] = frozenset()) -> list[str]:
+    """Every file under ``root`` (not in folders named in ``skip``), sorted, following
+    directory links once. Plain strings and os.scandir: this runs before every cached check."""
+    found: list[str] = []
+    seen: set[str] = set()
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    if entry.name not in skip:
+                        pending.append(entry.path)
+                else:
+                    found.append(entry.path)
+    found.sort()
+    return found
+
+
+def content_fingerprint(paths: Iterable[Path]) -> str | None:
+    """A hash of the names and bytes of ``paths`` (a directory: every file under it, hidden
+    ones too, whatever a layout reads); None when something cannot be read."""
+    digest = _digest()
+    try:
+        for given in paths:
+            name = os.fspath(given)
+            digest.update(f"{name}\0".encode())
+            if not os.path.isdir(name):
+                digest.update(_read(name) if os.path.exists(name) else b"\0missing")
+                continue
+            for path in _walk_files(name):
+                digest.update(f"\0{path[len(name) :]}\0".encode())
+                digest.update(_read(path))
+    except (OSError, ValueError):
+        return None
+    return digest.hexdigest()
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def chain_keys(seed: str, files: Sequence[tuple[str, str]]) -> list[str]:
+    """The key of each file of a directory: a hash of ``seed`` and of every (path, text) up to
+    and including it."""
+    keys: list[str] = []
+    previous = seed
+    for path, text in files:
+        digest = _digest()
+        digest.update(f"{previous}\0{path}\0".encode())
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        previous = digest.hexdigest()
+        keys.append(previous)
+    return keys
+
+
+def finding_to_json(finding: Finding) -> list[object]:
+    """A finding as a compact JSON array."""
+    return [
+        finding.file,
+        finding.line,
+        finding.column,
+        finding.rule,
+        finding.severity,
+        finding.message,
+        finding.hint,
+    ]
+
+
+def finding_from_json(raw: Any) -> Finding:
+    """The finding finding_to_json wrote; raises on anything else."""
+    file, line, column, rule, severity, message, hint = raw
+    if severity not in ("error", "warning", "info"):
+        raise ValueError(f"bad severity {severity!r}")
+    return Finding(str(file), int(line), int(column), str(rule), severity, str(message), str(hint))
+
+
+@dataclass
+class FileMemo:
+    """The per-file level for one run of lint_directory: what earlier runs found, by chain
+    key, and what this run finds (written back afterwards)."""
+
+    #: Hash of the code and settings: the chain's start.
+    seed: str
+    #: Earlier runs' results: chain key -> (findings, bad input).
+    known: dict[str, tuple[list[Finding], bool]] = field(default_factory=dict)
+    #: The chain key after which ``catalog`` was taken, and the catalog (Catalog.to_json).
+    catalog_key: str | None = None
+    catalog: dict[str, Any] | None = None
+    #: This run's chain: (key, findings, bad input) per file, in order.
+    chain: list[tuple[str, list[Finding], bool]] = field(default_factory=list)
+
+    def record(self, key: str, findings: list[Finding], bad_input: bool) -> None:
+        """Remember this run's result for the file with chain key ``key``."""
+        self.chain.append((key, findings, bad_input))
+
+    def snapshot(self, key: str, catalog: dict[str, Any]) -> None:
+        """Remember the schema after the file with chain key ``key`` (the last one)."""
+        self.catalog_key = key
+        self.catalog = catalog
+
+
+@dataclass
+class CachedCheck:
+    """One cache file: the whole report for a fingerprint, and the per-file memo."""
+
+    fingerprint: str | None
+    report: LintReport | None
+    memo: FileMemo
+
+
+class ResultCache:
+    """The cache directory: one JSON file per (what was checked, settings)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, name: str) -> Path:
+        return self.directory / f"check-{name}.json"
+
+    @staticmethod
+    def name_of(subject: str, settings_key: str) -> str:
+        """The cache file's name for ``subject`` (the resolved directory or files)."""
+        digest = _digest()
+        digest.update(f"{subject}\0{settings_key}".encode())
+        return digest.hexdigest()
+
+    def load(self, name: str, code: str, seed: str) -> CachedCheck:
+        """The cache file ``name`` when it was written by this code; else an empty one."""
+        empty = CachedCheck(None, None, FileMemo(seed))
+        try:
+            raw = json.loads(self._path(name).read_text(encoding="utf-8"))
+            if raw.get("format") != FORMAT or raw.get("code") != code:
+                return empty
+            report = None
+            if raw.get("report") is not None:
+                r = raw["report"]
+                report = LintReport(
+                    [finding_from_json(f) for f in r["findings"]],
+                    bool(r["bad_input"]),
+                    tuple(str(f) for f in r["files"]),
+                )
+            known = {
+                str(key): ([finding_from_json(f) for f in findings], bool(bad))
+                for key, findings, bad in raw.get("chain", ())
+            }
+            catalog = raw.get("catalog")
+            memo = FileMemo(
+                seed,
+                known,
+                str(raw["catalog_key"]) if catalog is not None else None,
+                catalog if isinstance(catalog, dict) else None,
+            )
+            fingerprint = raw.get("fingerprint")
+            return CachedCheck(str(fingerprint) if fingerprint else None, report, memo)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return empty
+
+    def save(
+        self, name: str, code: str, fingerprint: str | None, report: LintReport, memo: FileMemo
+    ) -> None:
+        """Write the cache file ``name`` atomically; give up quietly when it cannot be."""
+        data = {
+            "format": FORMAT,
+            "code": code,
+            "fingerprint": fingerprint,
+            "report": {
+                "findings": [finding_to_json(f) for f in report.findings],
+                "bad_input": report.bad_input,
+                "files": list(report.files),
+            }
+            if fingerprint is not None
+            else None,
+            "chain": [
+                [key, [finding_to_json(f) for f in findings], bad]
+                for key, findings, bad in memo.chain
+            ],
+            "catalog_key": memo.catalog_key,
+            "catalog": memo.catalog,
+        }
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".check-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    json.dump(data, out, separators=(",", ":"))
+                os.replace(temporary, self._path(name))
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+            self._prune()
+        except OSError:
+            return
+
+    def _prune(self) -> None:
+        """Keep the MAX_FILES most recently written cache files."""
+        files = list(self.directory.glob("check-*.json"))
+        if len(files) <= MAX_FILES:
+            return
+
+        def written(path: Path) -> float:
+            try:
+                return path.stat().st_mtime
+            except OSError:
+                return 0.0
+
+        for path in sorted(files, key=written)[: len(files) - MAX_FILES]:
+            path.unlink(missing_ok=True)
