@@ -15,6 +15,7 @@ from psycopg import sql
 from ..lint.catalog import DEFAULT_SCHEMA, Catalog, Column
 from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
+from ..lint.volatility import inlined_select, volatile_call
 from ..model import QualifiedName
 from .session import Session
 
@@ -58,7 +59,9 @@ WHERE""",
 _CONSTRAINTS_AND_INDEXES = (
     """
 SELECT 'check', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
-  k.conname::text, k.convalidated, pg_get_constraintdef(k.oid), NULL::text[]
+  k.conname::text, k.convalidated, pg_get_constraintdef(k.oid), NULL::text[],
+  ARRAY(SELECT a.attname::text FROM pg_attribute a
+        WHERE a.attrelid = c.oid AND a.attnum = ANY (k.conkey))
 """
     + _USER_TABLES.replace(
         "WHERE", "JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'c'\nWHERE", 1
@@ -68,7 +71,13 @@ UNION ALL
 SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
   ic.relname::text, i.indisvalid, NULL,
   ARRAY(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS key(num, ord)
-        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = key.num ORDER BY key.ord)
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = key.num ORDER BY key.ord),
+  ARRAY(SELECT a.attname::text FROM pg_attribute a
+        WHERE a.attrelid = c.oid AND a.attnum > 0
+          AND (a.attnum = ANY (i.indkey::int2[]) OR a.attnum IN (
+            SELECT d.refobjsubid FROM pg_depend d
+            WHERE d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid
+              AND d.refclassid = 'pg_class'::regclass AND d.refobjid = c.oid)))
 """
     + _USER_TABLES.replace(
         "WHERE",
@@ -76,6 +85,32 @@ SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
         1,
     )
 )
+
+
+# Every column each index reads (keys, INCLUDE, and the columns its expressions and predicate
+# depend on, from pg_depend) and every column each CHECK reads (conkey) are the last column.
+
+# Domains in user schemas: the base type as a column of it would show it, and whether the domain
+# has a constraint (NOT NULL, or a CHECK: pg_constraint.contypid).
+_DOMAINS = """
+SELECT n.nspname::text, t.typname::text, pg_type_is_visible(t.oid),
+  CASE WHEN et.oid IS NULL THEN b.typname ELSE et.typname END::text, t.typtypmod,
+  et.oid IS NOT NULL,
+  t.typnotnull OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contypid = t.oid)
+FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+JOIN pg_type b ON b.oid = t.typbasetype
+LEFT JOIN pg_type et ON et.oid = b.typelem AND b.typlen = -1 AND b.typelem <> 0
+WHERE t.typtype = 'd' AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+"""
+
+# Functions in user schemas, for the volatility of a column default that calls one.
+_FUNCTIONS = """
+SELECT p.proname::text, p.provolatile = 'v', l.lanname::text, p.prosrc, p.prosecdef,
+  p.proretset, p.proconfig IS NOT NULL
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_language l ON l.oid = p.prolang
+WHERE p.prokind = 'f' AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+"""
 
 
 def lint_catalog(session: Session) -> Catalog:
@@ -105,20 +140,42 @@ def lint_catalog(session: Session) -> Catalog:
         if not_null:
             catalog.not_null_proven.add((name, column))
     for row in session.rows(sql.SQL(_CONSTRAINTS_AND_INDEXES)):
-        kind, schema, table, _found, object_name, valid, definition, keys = row
+        kind, schema, table, _found, object_name, valid, definition, keys, read = row
         name = QualifiedName(schema, table)
         if kind == "index":
-            catalog.indexes[QualifiedName(schema, object_name)] = (name, tuple(keys))
+            index = QualifiedName(schema, object_name)
+            catalog.indexes[index] = (name, tuple(keys))
+            catalog.index_columns[index] = (name, frozenset(read))
             continue
+        catalog.check_columns[(name, object_name)] = frozenset(read)
         proves = check_not_null_column(definition)
         if valid:
             catalog.checks.setdefault(name, set()).add(object_name)
             if proves is not None:
                 catalog.not_null_proven.add((name, proves))
+                catalog.not_null_checks[(name, object_name)] = proves
         else:
             catalog.unvalidated_checks.add((name, object_name))
             if proves is not None:
                 catalog.pending_not_null[(name, object_name)] = proves
+    for schema, domain, found, base, typmod, array, constrained in session.rows(sql.SQL(_DOMAINS)):
+        base_type = catalog_type(base, typmod, array=array)
+        catalog.domains[f"{schema}.{domain}"] = (base_type, constrained)
+        if found:
+            catalog.domains[domain] = (base_type, constrained)
+    for function, volatile, language, source, definer, returns_set, has_set in session.rows(
+        sql.SQL(_FUNCTIONS)
+    ):
+        if language == "sql" and not (definer or returns_set or has_set):
+            inlined = inlined_select(source or "")
+            if inlined is None and not source:
+                continue  # a BEGIN ATOMIC / RETURN body: prosrc is empty, not guessed at
+            if inlined is not None:
+                volatile = volatile_call(inlined, catalog.volatile_functions) is not None
+        # Overloads share the name a call shows: one volatile is enough.
+        catalog.volatile_functions[function] = (
+            catalog.volatile_functions.get(function, False) or volatile
+        )
     _alias_visible(catalog, visible)
     return catalog
 

@@ -10,8 +10,9 @@ from pglast.parser import ParseError
 from .. import statements as sqlinfo
 from ..model import QualifiedName
 from .catalog import DEFAULT_SCHEMA, Catalog, Column
-from .context import StatementContext, name_of
+from .context import StatementContext, name_of, walk
 from .types import column_type
+from .volatility import inlined_select, volatile_call
 
 #: TimeZone settings whose UTC offset is zero: timestamp <-> timestamptz needs no rewrite.
 _UTC_ZONES = frozenset({"utc", "etc/utc", "gmt", "etc/gmt", "universal", "zulu", "z"})
@@ -57,6 +58,58 @@ def check_not_null_column(definition: str) -> str | None:
     if not isinstance(con, ast.Constraint) or con.contype != _CONSTR.CONSTR_CHECK:
         return None
     return not_null_column(con.raw_expr)
+
+
+def column_refs(*exprs: Any) -> frozenset[str]:
+    """The column names the expressions read (the last part of each column reference)."""
+    names: set[str] = set()
+    for expr in exprs:
+        for child in walk(expr):
+            if isinstance(child, ast.ColumnRef):
+                fields: Any = child.fields
+                if fields and isinstance(fields[-1], ast.String):
+                    names.add(str(fields[-1].sval))
+    return frozenset(names)
+
+
+def _check_name(table: QualifiedName, con: Any, column: str | None) -> str:
+    """A CHECK constraint's name: as written, else as PostgreSQL picks it (heap.c
+    AddRelationNewConstraints: ``<table>_<first column>_check``, or ``<table>_check``)."""
+    if con.conname:
+        return str(con.conname)
+    return f"{table.name}_{column}_check" if column else f"{table.name}_check"
+
+
+def _record_check(
+    catalog: Catalog, table: QualifiedName, con: Any, column: str | None = None
+) -> None:
+    """A CHECK constraint added to ``table`` (``column``: the column it is written on)."""
+    columns = column_refs(con.raw_expr) | ({column} if column else set())
+    refs = sorted(column_refs(con.raw_expr))
+    name = _check_name(table, con, column or (refs[0] if refs else None))
+    catalog.check_columns[(table, name)] = frozenset(columns)
+    if con.skip_validation:
+        return
+    proven = not_null_column(con.raw_expr)
+    if proven is not None:
+        catalog.not_null_checks[(table, name)] = proven
+
+
+def _record_index_constraint(
+    catalog: Catalog, table: QualifiedName, con: Any, column: str | None = None
+) -> None:
+    """The index of a PRIMARY KEY, UNIQUE or EXCLUDE constraint (``column``: the column it is
+    written on), under the constraint's name, or one standing for the name PostgreSQL picks."""
+    if con.contype not in (_CONSTR.CONSTR_PRIMARY, _CONSTR.CONSTR_UNIQUE, _CONSTR.CONSTR_EXCLUSION):
+        return
+    columns = {str(k.sval) for k in (*(con.keys or ()), *(con.including or ()))}
+    for element in con.exclusions or ():
+        columns |= column_refs(element)
+    if column is not None:
+        columns.add(column)
+    columns |= column_refs(con.where_clause)
+    name = str(con.conname) if con.conname else f"{table.name} {sorted(columns)} constraint"
+    catalog.index_columns[QualifiedName(table.schema, name)] = (table, frozenset(columns))
 
 
 def _created_relation(node: Any) -> Any:
@@ -118,6 +171,15 @@ def record(node: Any, ctx: StatementContext) -> None:
         return
     if isinstance(node, ast.IndexStmt):
         table = ctx.table(node.relation)
+        params = [*(node.indexParams or ()), *(node.indexIncludingParams or ())]
+        read = {str(p.name) for p in params if p.name} | column_refs(
+            [p.expr for p in params if p.expr is not None], node.whereClause
+        )
+        index_name = node.idxname or f"{table.name} {sorted(read)} index"
+        state.catalog.index_columns[QualifiedName(table.schema, index_name)] = (
+            table,
+            frozenset(read),
+        )
         if node.idxname:
             keys = tuple(str(p.name) for p in node.indexParams or () if p.name)
             state.catalog.indexes[QualifiedName(table.schema, node.idxname)] = (table, keys)
@@ -129,6 +191,21 @@ def record(node: Any, ctx: StatementContext) -> None:
         for obj in node.objects or ():
             state.created_tables.discard(state.resolve(name_of(obj)))
             state.catalog.drop_table(state.resolve(name_of(obj)))
+    elif isinstance(node, ast.DropStmt) and node.removeType == _OBJ.OBJECT_INDEX:
+        for obj in node.objects or ():
+            index = state.resolve(name_of(obj))
+            state.catalog.index_columns.pop(index, None)
+            state.catalog.indexes.pop(index, None)
+    elif isinstance(node, ast.CreateDomainStmt) and node.domainname:
+        has_constraints = bool(node.constraints)  # CHECK and NOT NULL both count
+        base = column_type(node.typeName)
+        for name in _type_names(node.domainname):
+            state.catalog.domains[name] = (base, has_constraints)
+    elif isinstance(node, ast.AlterDomainStmt) and node.typeName and node.subtype in ("C", "O"):
+        # ADD CONSTRAINT or SET NOT NULL: the domain has a constraint from now on.
+        for name in _type_names(node.typeName):
+            base, _ = state.catalog.domains.get(name, (None, True))
+            state.catalog.domains[name] = (base, True)
     elif isinstance(node, ast.LockStmt) and ctx.in_transaction_block():
         locked = state.locked_in_tx.setdefault(ctx.tx.id, set())
         locked.update(ctx.table(r) for r in node.relations or ())
@@ -157,9 +234,9 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
     if node.renameType == _OBJ.OBJECT_TABLE:
         catalog.rename_table(old, QualifiedName(old.schema, node.newname))
     elif node.renameType == _OBJ.OBJECT_COLUMN and node.subname:
-        columns = catalog.tables.get(old, {})
-        if node.subname in columns:
-            columns[str(node.newname)] = columns.pop(node.subname)
+        catalog.rename_column(old, str(node.subname), str(node.newname))
+    elif node.renameType == _OBJ.OBJECT_TABCONSTRAINT and node.subname:
+        _rename_constraint(catalog, old, str(node.subname), str(node.newname))
     if node.renameType == _OBJ.OBJECT_TABLE and old in state.created_tables:
         state.created_tables.discard(old)
         state.created_tables.add(QualifiedName(old.schema, node.newname))
@@ -169,6 +246,25 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
     elif node.renameType == _OBJ.OBJECT_INDEX and old in state.created_indexes:
         state.created_indexes.discard(old)
         state.created_indexes.add(QualifiedName(old.schema, node.newname))
+
+
+def _rename_constraint(catalog: Catalog, table: QualifiedName, old: str, new: str) -> None:
+    """Constraint ``old`` of ``table`` is now called ``new``."""
+    if (table, old) in catalog.check_columns:
+        catalog.check_columns[(table, new)] = catalog.check_columns.pop((table, old))
+    if (table, old) in catalog.not_null_checks:
+        catalog.not_null_checks[(table, new)] = catalog.not_null_checks.pop((table, old))
+    if (table, old) in catalog.pending_not_null:
+        catalog.pending_not_null[(table, new)] = catalog.pending_not_null.pop((table, old))
+    if (table, old) in catalog.unvalidated_checks:
+        catalog.unvalidated_checks.discard((table, old))
+        catalog.unvalidated_checks.add((table, new))
+    if old in catalog.checks.get(table, set()):
+        catalog.checks[table].discard(old)
+        catalog.checks[table].add(new)
+    index = catalog.index_columns.pop(QualifiedName(table.schema, old), None)
+    if index is not None:
+        catalog.index_columns[QualifiedName(table.schema, new)] = index
 
 
 def _is_utc(node: Any) -> bool:
@@ -182,13 +278,53 @@ def _is_utc(node: Any) -> bool:
 
 
 def _record_function(node: Any, ctx: StatementContext) -> None:
-    """Keep a PL/pgSQL function's text, so a call later in the file lints what it runs."""
-    language = ""
-    for option in node.options or ():
-        if isinstance(option, ast.DefElem) and option.defname == "language":
-            language = str(getattr(option.arg, "sval", "")).lower()
-    if language == "plpgsql" and node.funcname:
-        ctx.state.functions[str(node.funcname[-1].sval)] = ctx.text
+    """Keep a PL/pgSQL function's text, so a call later in the file lints what it runs, and
+    whether a column default calling the function is volatile."""
+    options = {str(o.defname): o.arg for o in node.options or () if isinstance(o, ast.DefElem)}
+    language = str(getattr(options.get("language"), "sval", "")).lower()
+    if not node.funcname:
+        return
+    name = str(node.funcname[-1].sval)
+    if language == "plpgsql":
+        ctx.state.functions[name] = ctx.text
+    if not node.is_procedure:
+        volatile = _volatile_in_default(node, options, language, ctx)
+        ctx.state.catalog.volatile_functions[name] = volatile
+
+
+def _volatile_in_default(
+    node: Any, options: dict[str, Any], language: str, ctx: StatementContext
+) -> bool:
+    """True when a column default calling the function is volatile (ALTER TABLE ADD COLUMN
+    then rewrites the table). The declared volatility (VOLATILE when not said), except for a
+    SQL function simple enough for the planner to inline (clauses.c inline_function: one
+    SELECT of one expression, no FROM, no SET clause, not SECURITY DEFINER, not SETOF): then
+    what counts is the expression it is replaced by (verified on PostgreSQL 15)."""
+    declared = str(getattr(options.get("volatility"), "sval", "volatile")).lower()
+    if language != "sql" or "set" in options or _true(options.get("security")):
+        return declared == "volatile"
+    if node.returnType is not None and node.returnType.setof:
+        return declared == "volatile"
+    expr = _inlined_expression(node, options)
+    if expr is None:
+        return declared == "volatile"
+    return volatile_call(expr, ctx.state.catalog.volatile_functions) is not None
+
+
+def _true(arg: Any) -> bool:
+    return (isinstance(arg, ast.Boolean) and bool(arg.boolval)) or getattr(arg, "ival", 0) == 1
+
+
+def _inlined_expression(node: Any, options: dict[str, Any]) -> Any:
+    """The expression a SQL function's body is inlined as, or None when it is not inlined."""
+    body = node.sql_body
+    if isinstance(body, ast.ReturnStmt):
+        return body.returnval
+    source = options.get("as")
+    if body is not None or not source:
+        return None
+    text = getattr(source[0], "sval", None) if isinstance(source, list | tuple) else None
+    return inlined_select(text) if isinstance(text, str) else None
 
 
 def _column_of(coldef: Any) -> Column:
@@ -218,25 +354,41 @@ def _record_create(node: Any, ctx: StatementContext) -> None:
         )
     for element in node.tableElts or ():
         if isinstance(element, ast.ColumnDef) and element.colname:
-            columns[str(element.colname)] = _column_of(element)
-            if any(
-                isinstance(c, ast.Constraint) and c.contype == _CONSTR.CONSTR_CHECK
-                for c in element.constraints or ()
-            ):
-                catalog.checks.setdefault(table, set()).add(str(element.colname))
+            colname = str(element.colname)
+            columns[colname] = _column_of(element)
+            for con in element.constraints or ():
+                if not isinstance(con, ast.Constraint):
+                    continue
+                if con.contype == _CONSTR.CONSTR_CHECK:
+                    catalog.checks.setdefault(table, set()).add(_check_name(table, con, colname))
+                    _record_check(catalog, table, con, colname)
+                else:
+                    _record_index_constraint(catalog, table, con, colname)
         elif isinstance(element, ast.Constraint):
             if element.contype == _CONSTR.CONSTR_PRIMARY:
                 for key in element.keys or ():
                     if str(key.sval) in columns:
                         columns[str(key.sval)].not_null = True
-            elif element.contype == _CONSTR.CONSTR_CHECK:
-                catalog.checks.setdefault(table, set()).add(str(element.conname or ""))
+            if element.contype == _CONSTR.CONSTR_CHECK:
+                refs = sorted(column_refs(element.raw_expr))
+                name = _check_name(table, element, refs[0] if refs else None)
+                catalog.checks.setdefault(table, set()).add(name)
+                _record_check(catalog, table, element)
+            else:
+                _record_index_constraint(catalog, table, element)
     catalog.tables[table] = columns
     bound = node.partbound
     if bound is not None and bound.is_default and node.inhRelations:
         catalog.default_partitions[ctx.table(node.inhRelations[0])] = table
     if node.partspec is not None:
         catalog.partitioned.add(table)
+
+
+def _type_names(parts: Any) -> list[str]:
+    """The names a column type may give a type created as ``parts`` (schema.name or name):
+    as written, and unqualified (found through the search_path)."""
+    names = [str(p.sval) for p in parts]
+    return list(dict.fromkeys([".".join(names), names[-1]]))
 
 
 def written_name(range_var: Any) -> QualifiedName:
@@ -250,9 +402,15 @@ def _record_catalog(table: QualifiedName, cmd: Any, ctx: StatementContext) -> No
     columns = catalog.tables.get(table)
     if cmd.subtype == _AT.AT_AddColumn and isinstance(cmd.def_, ast.ColumnDef):
         if columns is not None and cmd.def_.colname:
-            columns[str(cmd.def_.colname)] = _column_of(cmd.def_)
-    elif cmd.subtype == _AT.AT_DropColumn and cmd.name and columns is not None:
-        columns.pop(str(cmd.name), None)
+            colname = str(cmd.def_.colname)
+            columns[colname] = _column_of(cmd.def_)
+            for con in cmd.def_.constraints or ():
+                if isinstance(con, ast.Constraint) and con.contype == _CONSTR.CONSTR_CHECK:
+                    _record_check(catalog, table, con, colname)
+                elif isinstance(con, ast.Constraint):
+                    _record_index_constraint(catalog, table, con, colname)
+    elif cmd.subtype == _AT.AT_DropColumn and cmd.name:
+        catalog.drop_column(table, str(cmd.name))
     elif cmd.subtype == _AT.AT_AlterColumnType and cmd.name and columns is not None:
         column = columns.get(str(cmd.name))
         if column is not None and isinstance(cmd.def_, ast.ColumnDef):
@@ -269,17 +427,25 @@ def _record_catalog(table: QualifiedName, cmd: Any, ctx: StatementContext) -> No
                 if column is not None:
                     column.not_null = True
         elif con.contype == _CONSTR.CONSTR_CHECK and con.is_enforced:
-            name = str(con.conname or "")
+            refs = sorted(column_refs(con.raw_expr))
+            name = _check_name(table, con, refs[0] if refs else None)
             if con.skip_validation:
                 catalog.unvalidated_checks.add((table, name))
             else:
                 catalog.checks.setdefault(table, set()).add(name)
+            _record_check(catalog, table, con)
+        if con.contype != _CONSTR.CONSTR_CHECK:
+            _record_index_constraint(catalog, table, con)
     elif cmd.subtype == _AT.AT_ValidateConstraint and cmd.name:
-        if (table, str(cmd.name)) in catalog.unvalidated_checks:
-            catalog.unvalidated_checks.discard((table, str(cmd.name)))
-            catalog.checks.setdefault(table, set()).add(str(cmd.name))
+        name = str(cmd.name)
+        if (table, name) in catalog.unvalidated_checks:
+            catalog.unvalidated_checks.discard((table, name))
+            catalog.checks.setdefault(table, set()).add(name)
+        pending = catalog.pending_not_null.get((table, name))
+        if pending is not None:
+            catalog.not_null_checks[(table, name)] = pending
     elif cmd.subtype == _AT.AT_DropConstraint and cmd.name:
-        catalog.checks.get(table, set()).discard(str(cmd.name))
+        catalog.drop_constraint(table, str(cmd.name))
 
 
 def _record_alter(table: QualifiedName, cmd: Any, ctx: StatementContext) -> None:

@@ -145,6 +145,14 @@ def rewrite_reason(
         return None
     if old.array != new.array:
         return f"{old} to {new} converts every value"
+    if old.array:
+        # No pg_cast row links two array types: the change is an ArrayCoerceExpr over the
+        # elements, which ATColumnChangeRequiresRewrite does not look into, even when the
+        # elements are binary-coercible (varchar(n)[] to text[]) or only widen. Only dropping
+        # the elements' typmod is a mere relabelling (coerce_type_typmod, typmod -1).
+        if old.name == new.name and not new.typmods:
+            return None
+        return f"{old} to {new} coerces every element of every array"
     if old.name == new.name:
         if old.name in _WIDENABLE and _not_narrower(old.name, old.typmods, new.typmods):
             return None

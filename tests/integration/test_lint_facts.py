@@ -214,12 +214,144 @@ def test_add_column_not_null_without_default_fails_on_rows(connect: ConnectFacto
 
 def test_a_collation_change_rebuilds_the_index(connect: ConnectFactory) -> None:
     statement = 'ALTER TABLE t ALTER COLUMN v TYPE varchar(50) COLLATE "C";'
+    other = 'ALTER TABLE t ALTER COLUMN n TYPE text COLLATE "C";'
     with connect(autocommit=True) as conn:
         _setup(conn)
-        index = _relfilenode(conn, "t_v")
+        index, table = _relfilenode(conn, "t_v"), _relfilenode(conn, "t")
         conn.execute(statement)
         assert _relfilenode(conn, "t_v") != index
-    assert _directory_verdict(f"{TABLE};\n", statement) == ["column-type-change"]
+        conn.execute(other)  # no index reads n: nothing is rebuilt
+        assert _relfilenode(conn, "t") == table
+    history = f"{TABLE};\nCREATE INDEX t_v ON t (v);\n"
+    assert _directory_verdict(history, statement) == ["column-type-change"]
+    assert _directory_verdict(history, other) == []
+
+
+def test_timestamptz_under_utc_keeps_the_table_but_rebuilds_its_index(
+    connect: ConnectFactory,
+) -> None:
+    statement = "SET timezone = 'UTC';\nALTER TABLE t ALTER COLUMN ts TYPE timestamptz;"
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        conn.execute("CREATE INDEX t_ts ON t (ts)")
+        index, table = _relfilenode(conn, "t_ts"), _relfilenode(conn, "t")
+        conn.execute("SET timezone = 'UTC'")
+        conn.execute("ALTER TABLE t ALTER COLUMN ts TYPE timestamptz")
+        assert _relfilenode(conn, "t") == table
+        assert _relfilenode(conn, "t_ts") != index
+    assert _directory_verdict(f"{TABLE};\n", statement) == []
+    indexed = f"{TABLE};\nCREATE INDEX t_ts ON t (ts);\n"
+    assert _directory_verdict(indexed, statement) == ["column-type-change"]
+
+
+def test_a_type_change_rechecks_the_columns_validated_checks(connect: ConnectFactory) -> None:
+    # The CHECK calls a function that is replaced to fail: the type change (even restating
+    # the type) fails with a check violation, so it did check every row.
+    history = (
+        f"{TABLE};\n"
+        "CREATE FUNCTION ok(text) RETURNS bool IMMUTABLE LANGUAGE sql AS 'SELECT true';\n"
+        "ALTER TABLE t ADD CONSTRAINT t_v_ok CHECK (ok(v)) NOT VALID;\n"
+        "ALTER TABLE t VALIDATE CONSTRAINT t_v_ok;\n"
+    )
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        conn.execute("DROP FUNCTION IF EXISTS ok(text)")
+        conn.execute(history.split(";\n", 1)[1])
+        conn.execute(
+            "CREATE OR REPLACE FUNCTION ok(text) RETURNS bool IMMUTABLE LANGUAGE sql "
+            "AS 'SELECT false'"
+        )
+        for statement in ("varchar(50)", "varchar(80)"):
+            with pytest.raises(psycopg.errors.CheckViolation):
+                conn.execute(f"ALTER TABLE t ALTER COLUMN v TYPE {statement}")
+        conn.execute("ALTER TABLE t ALTER COLUMN n TYPE text")  # the CHECK does not read n
+        conn.execute("DROP FUNCTION ok(text) CASCADE")
+    restate = "ALTER TABLE t ALTER COLUMN v TYPE varchar(50);"
+    assert _directory_verdict(history, restate) == ["column-type-change"]
+    assert _directory_verdict(history, "ALTER TABLE t ALTER COLUMN n TYPE text;") == []
+    assert _directory_verdict(f"{TABLE};\n", restate) == []
+
+
+def test_domains_and_arrays_rewrite_as_postgresql_says(connect: ConnectFactory) -> None:
+    history = (
+        f"{TABLE};\nCREATE DOMAIN label AS text;\n"
+        "CREATE DOMAIN short_label AS text CHECK (length(VALUE) < 100);\n"
+        "ALTER TABLE t ADD COLUMN tags varchar(30)[];\n"
+    )
+    cases = {
+        "ALTER TABLE t ALTER COLUMN n TYPE label": False,
+        "ALTER TABLE t ALTER COLUMN n TYPE short_label": True,
+        "ALTER TABLE t ALTER COLUMN tags TYPE varchar[]": False,
+        "ALTER TABLE t ALTER COLUMN tags TYPE text[]": True,
+    }
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        conn.execute("DROP DOMAIN IF EXISTS label, short_label")
+        conn.execute(history.split(";\n", 1)[1])
+        for statement, rewrites in cases.items():
+            table = _relfilenode(conn, "t")
+            conn.execute(statement)
+            assert (_relfilenode(conn, "t") != table) is rewrites, statement
+        conn.execute("DROP TABLE t")
+        conn.execute("DROP DOMAIN label, short_label")
+    for statement, rewrites in cases.items():
+        verdict = _directory_verdict(history, statement + ";")
+        assert verdict == (["column-type-change"] if rewrites else []), statement
+
+
+def test_a_default_calling_a_created_function_rewrites_unless_inlined(
+    connect: ConnectFactory,
+) -> None:
+    functions = {
+        "CREATE FUNCTION d_plpgsql() RETURNS text LANGUAGE plpgsql "
+        "AS $$ BEGIN RETURN 'free'; END $$": True,
+        "CREATE FUNCTION d_stable() RETURNS text STABLE LANGUAGE plpgsql "
+        "AS $$ BEGIN RETURN 'free'; END $$": False,
+        "CREATE FUNCTION d_sql() RETURNS text LANGUAGE sql AS $$ SELECT 'free'::text $$": False,
+    }
+    with connect(autocommit=True) as conn:
+        _setup(conn)
+        for create, rewrites in functions.items():
+            name = create.split()[2].split("(")[0]
+            conn.execute(f"DROP FUNCTION IF EXISTS {name}()")
+            conn.execute(create)
+            table = _relfilenode(conn, "t")
+            conn.execute(f"ALTER TABLE t ADD COLUMN {name} text DEFAULT {name}()")
+            assert (_relfilenode(conn, "t") != table) is rewrites, create
+            verdict = _directory_verdict(
+                f"{TABLE};\n{create};\n", f"ALTER TABLE t ADD COLUMN x text DEFAULT {name}();"
+            )
+            assert verdict == (["add-column-volatile-default"] if rewrites else []), create
+            conn.execute(f"DROP FUNCTION {name}() CASCADE")
+
+
+def test_set_not_null_scans_when_the_proving_check_is_dropped_with_it(
+    connect: ConnectFactory,
+) -> None:
+    # PostgreSQL says at DEBUG1 when a CHECK lets SET NOT NULL skip its scan.
+    proof = (
+        "ALTER TABLE t ADD CONSTRAINT t_i_nn CHECK (i IS NOT NULL) NOT VALID;\n"
+        "ALTER TABLE t VALIDATE CONSTRAINT t_i_nn;\n"
+    )
+    skipped = "are sufficient to prove that it does not contain nulls"
+    together = "ALTER TABLE t ALTER COLUMN i SET NOT NULL, DROP CONSTRAINT t_i_nn"
+    with connect(autocommit=True) as conn:
+        notices: list[str] = []
+        conn.add_notice_handler(lambda d: notices.append(str(d.message_primary)))
+        for statement, scans in (
+            (together, True),
+            ("ALTER TABLE t ALTER COLUMN i SET NOT NULL", False),
+        ):
+            _setup(conn)
+            conn.execute(proof)
+            notices.clear()
+            conn.execute("SET client_min_messages = debug1")
+            conn.execute(statement)
+            conn.execute("RESET client_min_messages")
+            assert any(skipped in n for n in notices) is not scans, (statement, notices)
+    history = f"{TABLE};\n{proof}"
+    assert _directory_verdict(history, together + ";") == ["set-not-null"]
+    assert _directory_verdict(history, "ALTER TABLE t ALTER COLUMN i SET NOT NULL;") == []
 
 
 def test_domain_check_is_validated_against_every_column(connect: ConnectFactory) -> None:

@@ -4,6 +4,7 @@ and an applied file is not replayed on top of the schema it is already part of."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import psycopg
@@ -130,3 +131,41 @@ def test_lint_catalog_reads_the_live_schema(db_dsn: str) -> None:
     events = QualifiedName("public", "events")
     assert events in catalog.partitioned
     assert catalog.default_partitions[events] == QualifiedName("public", "events_default")
+
+
+def test_indexes_checks_domains_and_functions_of_the_live_schema_are_known(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    _sql(
+        db_dsn,
+        "CREATE TABLE outside (id bigint, a text, b text, c varchar(20), d text, e text);"
+        "CREATE INDEX outside_lower_a ON outside (lower(a));"
+        "ALTER TABLE outside ADD CONSTRAINT c_set CHECK (c <> '');"
+        "CREATE DOMAIN plain_label AS text;"
+        "CREATE DOMAIN checked_label AS text CHECK (VALUE <> '');"
+        "CREATE FUNCTION pick() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN 'x'; END $$;"
+        "CREATE FUNCTION fixed() RETURNS text LANGUAGE sql AS $$ SELECT 'x'::text $$;",
+    )
+    changes = {
+        "0001_a.sql": 'ALTER TABLE outside ALTER COLUMN a TYPE text COLLATE "C";',
+        "0002_b.sql": 'ALTER TABLE outside ALTER COLUMN b TYPE text COLLATE "C";',
+        "0003_c.sql": "ALTER TABLE outside ALTER COLUMN c TYPE varchar(20);",
+        "0004_d.sql": "ALTER TABLE outside ALTER COLUMN d TYPE plain_label;",
+        "0005_e.sql": "ALTER TABLE outside ALTER COLUMN e TYPE checked_label;",
+        "0006_f.sql": "ALTER TABLE outside ADD COLUMN f text DEFAULT pick();",
+        "0007_g.sql": "ALTER TABLE outside ADD COLUMN g text DEFAULT fixed();",
+    }
+    write_migrations(tmp_path, changes)
+    planned = run("plan", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json", *NO_REWRITES)
+    assert planned.exit_code == 0, planned.output
+    findings = {
+        (Path(f["file"]).name, f["rule"])
+        for step in json.loads(planned.stdout)["steps"]
+        for f in step.get("findings", ())
+    }
+    assert findings == {
+        ("0001_a.sql", "column-type-change"),  # the expression index reads a
+        ("0003_c.sql", "column-type-change"),  # c_set is re-checked
+        ("0005_e.sql", "column-type-change"),  # a domain with a CHECK
+        ("0006_f.sql", "add-column-volatile-default"),  # PL/pgSQL, VOLATILE by default
+    }, planned.stdout

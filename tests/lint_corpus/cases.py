@@ -8,6 +8,11 @@ Each ``NNN_name.sql`` file starts with comment lines:
     -- given: CREATE TABLE ...;           (any number: the schema earlier migrations built)
     -- xfail: why                         (optional: a known miss, counted as wrong)
 
+Files named ``ba*`` and ``bb*`` are the blind sets: written by two writers who saw PostgreSQL's
+documentation and source, a real PostgreSQL 15 server (each label verified on it: relfilenode,
+pg_locks, scan counters) and the rules' ``--explain`` texts, but neither the linter's code nor
+the other cases; they add a ``-- verified:`` line saying what the server showed.
+
 The case is judged as ``check`` judges the second file of a directory whose first file holds
 the ``given`` statements. The SQL is judged as written: ``concurrent_indexes`` and
 ``safe_rewrites`` are "off", so the runner's own rewrites do not count. A case is unsafe when
@@ -25,6 +30,8 @@ from safemigrate.lint.rules import SUPPRESSIBLE
 
 CORPUS = Path(__file__).resolve().parent
 DEFAULT_PG_VERSION = 16
+#: File name prefixes of the blind sets.
+BLIND_PREFIXES = ("ba", "bb")
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,11 @@ class Case:
     def unsafe(self) -> bool:
         """True when the label says unsafe."""
         return self.expected_rule is not None
+
+    @property
+    def blind(self) -> bool:
+        """True for a case of the blind sets (see the module's docstring)."""
+        return self.name.startswith(BLIND_PREFIXES)
 
 
 @dataclass(frozen=True)

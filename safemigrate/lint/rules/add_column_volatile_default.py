@@ -7,15 +7,20 @@ from typing import Any
 
 from pglast import ast, enums
 
-from ..context import StatementContext, quote_ident, show, walk, written
+from ..context import StatementContext, quote_ident, show, written
 from ..findings import Hit, hit, make_rule
+from ..volatility import volatile_call
 
 DOC = """
 Catches: `ALTER TABLE ... ADD COLUMN ... DEFAULT expr` on a table that existed before the
 migration, where expr calls a volatile function (random(), gen_random_uuid(),
-uuid_generate_v4(), clock_timestamp(), timeofday(), nextval(), ...). now() and
-CURRENT_TIMESTAMP are stable: evaluated once, no finding. Before PostgreSQL 11 any default other
-than NULL is reported.
+uuid_generate_v4(), clock_timestamp(), timeofday(), nextval(), ...), or a function the
+migrations created that is VOLATILE (the default when CREATE FUNCTION does not say IMMUTABLE or
+STABLE). A SQL function simple enough for the planner to inline (one SELECT of one expression,
+no FROM, no SET clause, not SECURITY DEFINER: clauses.c inline_function) counts as the
+expression it stands for, whatever it declares. now() and CURRENT_TIMESTAMP are stable:
+evaluated once, no finding. A function the migrations did not create is not reported unless it
+is a known volatile built-in. Before PostgreSQL 11 any default other than NULL is reported.
 
 Why it hurts: PostgreSQL (11 or later) stores a non-volatile default in the catalog and adds the
 column instantly. A volatile default must be computed for every existing row: the whole table is
@@ -39,27 +44,6 @@ RULE = make_rule(
     DOC,
 )
 
-#: Built-in (and common extension) functions that are VOLATILE.
-VOLATILE_FUNCTIONS = frozenset(
-    {
-        "random",
-        "random_normal",
-        "gen_random_uuid",
-        "gen_random_bytes",
-        "uuidv4",
-        "uuidv7",
-        "uuid_generate_v1",
-        "uuid_generate_v1mc",
-        "uuid_generate_v4",
-        "clock_timestamp",
-        "timeofday",
-        "nextval",
-        "setval",
-        "txid_current",
-        "pg_current_xact_id",
-    }
-)
-
 
 def default_of(coldef: Any) -> Any:
     """The DEFAULT expression of a ColumnDef, or None."""
@@ -68,17 +52,6 @@ def default_of(coldef: Any) -> Any:
     for con in coldef.constraints or ():
         if isinstance(con, ast.Constraint) and con.contype == enums.ConstrType.CONSTR_DEFAULT:
             return con.raw_expr
-    return None
-
-
-def volatile_call(expr: Any) -> str | None:
-    """The name of a volatile function ``expr`` calls, if any."""
-    for node in walk(expr):
-        if isinstance(node, ast.FuncCall):
-            funcname: Any = node.funcname
-            name = str(funcname[-1].sval)
-            if name in VOLATILE_FUNCTIONS:
-                return name
     return None
 
 
@@ -103,7 +76,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         if expr is None or (isinstance(expr, ast.A_Const) and expr.isnull):
             continue
         column = f"{show(written(node.relation))}.{quote_ident(coldef.colname)}"
-        function = volatile_call(expr)
+        function = volatile_call(expr, ctx.state.catalog.volatile_functions)
         if function is not None:
             why = f"its default calls the volatile function {function}()"
         elif ctx.pg_version < 11:

@@ -7,9 +7,10 @@ from typing import Any
 
 from pglast import ast, enums
 
+from ..catalog import Catalog
 from ..context import StatementContext, quote_ident, show, written
 from ..findings import Hit, hit, make_rule
-from ..types import column_type, rewrite_reason
+from ..types import ColumnType, column_type, rewrite_reason
 
 DOC = """
 Catches: `ALTER TABLE ... ALTER COLUMN col [SET DATA] TYPE ...` on a table that existed before
@@ -30,13 +31,22 @@ support functions varchar_support, numeric_support, varbit_support, timestamp_su
 - cidr to inet;
 - timestamp <-> timestamptz from PostgreSQL 12 only when the session TimeZone is UTC: the
   linter assumes it is not unless the file sets it (`SET timezone = 'UTC'`) before the change.
-A COLLATE clause is reported: "if the collation for a column has been changed, an index rebuild
-is required" (ALTER TABLE, Notes). Everything else (int to bigint, varchar(n) to a shorter
+- a domain: an unconstrained domain over the new type, or a domain changed to its base type
+  (a domain with a CHECK or NOT NULL checks every value, which rewrites);
+- an array whose elements only lose their typmod (varchar(30)[] to varchar[]); any other array
+  change (varchar(30)[] to text[], to varchar(60)[]) coerces every element and rewrites.
+Without a rewrite the change can still block: "if the collation for a column has been changed,
+an index rebuild is required" (ALTER TABLE, Notes), and timestamp <-> timestamptz changes the
+operator class, so every index that reads the column is rebuilt under the ACCESS EXCLUSIVE lock
+(indexcmds.c CheckIndexCompatible); and every validated CHECK constraint that reads the column is
+dropped and re-added, which checks every row (tablecmds.c ATPostAlterTypeCleanup), even when the
+TYPE restates the current one. Everything else (int to bigint, varchar(n) to a shorter
 varchar, text to varchar(n), numeric scale changes, char(n), json to jsonb, any USING expression
 other than the column itself) rewrites. The current type comes from the migration directory's
-own history (the CREATE TABLE and ALTER statements of earlier files); when the history does not
-show it, the finding is an error, or a warning when the new type is one that often changes
-without a rewrite.
+own history (the CREATE TABLE, CREATE DOMAIN, CREATE INDEX and ALTER statements of earlier
+files), or the live schema with a database; when it does not show the type, the finding is an
+error, or a warning when the new type is one that often changes without a rewrite, and a COLLATE
+clause is reported as an index rebuild.
 
 Applies to: every PostgreSQL version; the timestamp/timestamptz exception from 12.
 Source: PostgreSQL docs, ALTER TABLE (SET DATA TYPE, Notes), 10.3 Type Conversion (binary
@@ -100,34 +110,33 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             and coldef.raw_default is not None
             and not _plain_using(coldef.raw_default, str(cmd.name))
         )
-        if isinstance(coldef, ast.ColumnDef) and coldef.collClause is not None:
-            yield hit(
-                RULE,
-                f"changes the type of {column} with a COLLATE clause: a collation change "
-                "rebuilds every index on the column under an ACCESS EXCLUSIVE lock, blocking "
-                "reads and writes for the rebuild",
-                "build new indexes with the new collation CONCURRENTLY on a new column, or run "
-                "it in a maintenance window",
-            )
-            continue
-        known = ctx.state.catalog.column(table, str(cmd.name))
+        catalog = ctx.state.catalog
+        collate = isinstance(coldef, ast.ColumnDef) and coldef.collClause is not None
+        known = catalog.column(table, str(cmd.name))
         if known is not None and known.type is not None and new_type is not None and not using:
-            reason = rewrite_reason(
-                known.type,
-                new_type,
-                pg_version=ctx.pg_version,
-                utc_session=ctx.state.utc_session,
-            )
-            if reason is None:
+            reason = _rewrite_reason(known.type, new_type, ctx)
+            if reason is not None:
+                yield hit(
+                    RULE,
+                    f"changes the type of {column} ({reason}): PostgreSQL rewrites the whole "
+                    "table and rebuilds its indexes under an ACCESS EXCLUSIVE lock, blocking "
+                    "reads and writes for the whole rewrite",
+                    "add a new column of the new type, backfill it in batches, switch the "
+                    "application over, then drop the old column",
+                )
                 continue
-            yield hit(
-                RULE,
-                f"changes the type of {column} ({reason}): PostgreSQL rewrites the whole "
-                "table and rebuilds its indexes under an ACCESS EXCLUSIVE lock, blocking reads "
-                "and writes for the whole rewrite",
-                "add a new column of the new type, backfill it in batches, switch the "
-                "application over, then drop the old column",
-            )
+            # No rewrite. An index on the column is still rebuilt when its operator class or
+            # collation changes, and validated CHECKs that read the column are re-checked.
+            new_class = _operator_class_changes(known.type, new_type, catalog)
+            if (collate or new_class) and catalog.indexed(table, str(cmd.name)):
+                yield _index_rebuild(column, "COLLATE clause" if collate else new_class)
+                continue
+            checks = catalog.validated_checks(table, str(cmd.name))
+            if checks:
+                yield _check_scan(column, checks)
+            continue
+        if collate:
+            yield _index_rebuild(column, "COLLATE clause")
             continue
         type_name = new_type.name if new_type is not None else ""
         if type_name in _OFTEN_NO_REWRITE and not using:
@@ -150,3 +159,62 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "add a new column of the new type, backfill it in batches, switch the "
                 "application over, then drop the old column",
             )
+
+
+def _base(column_type: ColumnType, catalog: Catalog) -> ColumnType:
+    """A domain's base type (a domain to its base is a relabelling); other types as they are."""
+    domain = catalog.domains.get(column_type.name)
+    if domain is None or domain[0] is None or column_type.array:
+        return column_type
+    return domain[0]
+
+
+def _rewrite_reason(old: ColumnType, new: ColumnType, ctx: StatementContext) -> str | None:
+    """Why the change rewrites the table, or None; domains resolved from the catalog."""
+    catalog = ctx.state.catalog
+    if old == new:
+        return None
+    domain = catalog.domains.get(new.name)
+    if domain is not None and not new.array:
+        if domain[1]:
+            # ATColumnChangeRequiresRewrite: a CoerceToDomain with constraints rewrites.
+            return f"{old} to {new}, a domain with constraints: every value is checked"
+        if domain[0] is None:
+            return f"{old} to the domain {new}, whose base type the migrations do not show"
+    return rewrite_reason(
+        _base(old, catalog),
+        _base(new, catalog),
+        pg_version=ctx.pg_version,
+        utc_session=ctx.state.utc_session,
+    )
+
+
+def _operator_class_changes(old: ColumnType, new: ColumnType, catalog: Catalog) -> str:
+    """Why an index on the column is rebuilt although the table is not rewritten ('' when it
+    is reused): timestamp and timestamptz have different btree operator classes."""
+    names = {_base(old, catalog).name, _base(new, catalog).name}
+    if names == {"timestamp", "timestamptz"}:
+        return f"{old} to {new} changes the index's operator class"
+    return ""
+
+
+def _index_rebuild(column: str, why: str) -> Hit:
+    return hit(
+        RULE,
+        f"changes the type of {column} ({why}): the table is not rewritten, but every index on "
+        "the column is rebuilt under an ACCESS EXCLUSIVE lock (indexcmds.c "
+        "CheckIndexCompatible), blocking reads and writes for the rebuild",
+        "build the new index CONCURRENTLY on a new column (expand and contract), or run it in "
+        "a maintenance window",
+    )
+
+
+def _check_scan(column: str, checks: list[str]) -> Hit:
+    names = ", ".join(checks)
+    return hit(
+        RULE,
+        f"changes the type of {column}, which the validated CHECK constraint(s) {names} read: "
+        "PostgreSQL drops and re-adds them, checking every row under the ACCESS EXCLUSIVE lock "
+        "(tablecmds.c ATPostAlterTypeCleanup), even when the type stays the same",
+        "drop the CHECK first and add it back NOT VALID, then VALIDATE it in a later step",
+    )

@@ -14,9 +14,10 @@ from ..findings import Hit, hit, make_rule
 DOC = """
 Catches: `ALTER TABLE ... ALTER COLUMN col SET NOT NULL` (and, from PostgreSQL 18,
 `ADD CONSTRAINT name NOT NULL col` without NOT VALID) on a table that existed before the
-migration, unless a validated `CHECK (col IS NOT NULL)` exists for that column earlier in the
-same file (PostgreSQL 12 or later), and unless the column is already NOT NULL (the migration
-directory's history shows it: SET NOT NULL on a NOT NULL column does nothing). Before
+migration, unless a validated `CHECK (col IS NOT NULL)` exists for that column (earlier in the
+file or in the history; PostgreSQL 12 or later) and is not dropped in the same ALTER TABLE
+(PostgreSQL runs the command's DROPs first), and unless the column is already NOT NULL (the
+migration directory's history shows it: SET NOT NULL on a NOT NULL column does nothing). Before
 PostgreSQL 12 it is always reported. Also `ADD PRIMARY KEY USING INDEX`, which does SET NOT NULL
 on each index column not already NOT NULL (ALTER TABLE docs: "this command will attempt to do
 ALTER COLUMN SET NOT NULL against each such column. That requires a full table scan"), when the
@@ -102,7 +103,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             continue
         if column is None:
             continue
-        if _proven(ctx, table, column):
+        if _proven(ctx, table, column, _dropped_constraints(node)):
             continue
         if ctx.runs_as_recipe():
             yield hit(
@@ -128,13 +129,29 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         )
 
 
-def _proven(ctx: StatementContext, table: QualifiedName, column: str) -> bool:
+def _dropped_constraints(node: Any) -> set[str]:
+    """The constraints an ALTER TABLE drops: PostgreSQL runs every DROP subcommand before
+    SET NOT NULL (tablecmds.c: AT_PASS_DROP comes first), so a CHECK dropped in the same
+    command proves nothing ("the valid CHECK constraint ... is not dropped in the same
+    command", ALTER TABLE, SET/DROP NOT NULL)."""
+    return {
+        str(cmd.name)
+        for cmd in node.cmds or ()
+        if isinstance(cmd, ast.AlterTableCmd) and cmd.subtype == _AT.AT_DropConstraint and cmd.name
+    }
+
+
+def _proven(ctx: StatementContext, table: QualifiedName, column: str, dropped: set[str]) -> bool:
     """True when SET NOT NULL on the column scans nothing: already NOT NULL, or (from 12) a
-    validated CHECK (col IS NOT NULL) exists."""
-    known = ctx.state.catalog.column(table, column)
+    validated CHECK (col IS NOT NULL) exists and is not dropped by the same command."""
+    catalog = ctx.state.catalog
+    known = catalog.column(table, column)
     if known is not None and known.not_null:
         return True
-    return ctx.pg_version >= 12 and (table, column) in ctx.state.not_null_proven
+    if ctx.pg_version < 12 or (table, column) not in ctx.state.not_null_proven:
+        return False
+    proofs = {n for (t, n), c in catalog.not_null_checks.items() if t == table and c == column}
+    return not proofs or not proofs <= dropped
 
 
 def _primary_key_using_index(node: Any, ctx: StatementContext, con: Any) -> Iterator[Hit]:
@@ -142,7 +159,9 @@ def _primary_key_using_index(node: Any, ctx: StatementContext, con: Any) -> Iter
     table = ctx.table(node.relation)
     index = ctx.state.catalog.indexes.get(ctx.state.resolve(QualifiedName(None, con.indexname)))
     columns = index[1] if index is not None else ()
-    if index is not None and all(_proven(ctx, table, c) for c in columns):
+    if index is not None and all(
+        _proven(ctx, table, c, _dropped_constraints(node)) for c in columns
+    ):
         return
     which = ", ".join(quote_ident(c) for c in columns) if columns else "the index's columns"
     yield hit(

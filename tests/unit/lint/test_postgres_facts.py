@@ -292,10 +292,98 @@ def test_domain_check_without_not_valid() -> None:
     assert rules("ALTER DOMAIN qty ADD CONSTRAINT p CHECK (VALUE > 0) NOT VALID;") == []
 
 
-# ALTER TABLE, Notes: a collation change rebuilds the column's indexes.
-def test_collation_change_is_reported_even_when_the_type_is_free() -> None:
+# ALTER TABLE, Notes: "if the collation for a column has been changed, an index rebuild is
+# required" (indexcmds.c CheckIndexCompatible: any change of operator class or collation).
+# The heap is not rewritten: without an index on the column there is nothing to rebuild.
+def test_collation_change_rebuilds_only_the_indexes_on_the_column() -> None:
     sql = 'ALTER TABLE accounts ALTER COLUMN name TYPE varchar(50) COLLATE "C";'
-    assert rules_after(ACCOUNTS, sql) == ["column-type-change"]
+    assert rules_after(ACCOUNTS, sql) == []
+    indexed = ACCOUNTS + "CREATE INDEX CONCURRENTLY accounts_name_idx ON accounts (name);\n"
+    assert rules_after(indexed, sql) == ["column-type-change"]
+    by_expression = ACCOUNTS + "CREATE INDEX CONCURRENTLY a_lower ON accounts (lower(name));\n"
+    assert rules_after(by_expression, sql) == ["column-type-change"]
+    partial = ACCOUNTS + "CREATE INDEX CONCURRENTLY a_p ON accounts (id) WHERE name <> '';\n"
+    assert rules_after(partial, sql) == ["column-type-change"]
+    unique = ACCOUNTS.replace("name varchar(50),", "name varchar(50) UNIQUE,")
+    assert rules_after(unique, sql) == ["column-type-change"]
+    dropped = indexed + "DROP INDEX CONCURRENTLY accounts_name_idx;\n"
+    assert rules_after(dropped, sql) == []
+    renamed = (
+        ACCOUNTS
+        + "CREATE INDEX CONCURRENTLY a_note ON accounts (note);\n"
+        + "ALTER TABLE accounts RENAME COLUMN note TO name2;\n"
+    )
+    moved = 'ALTER TABLE accounts ALTER COLUMN name2 TYPE text COLLATE "C";'
+    assert rules_after(renamed, moved) == ["column-type-change"]
+    # Without the history the table's indexes are unknown: assumed to exist.
+    assert rules_after("", sql) == ["column-type-change"]
+
+
+# From PostgreSQL 12, timestamp <-> timestamptz skips the rewrite when the session TimeZone is
+# UTC, but timestamp_ops and timestamptz_ops differ: an index on the column is rebuilt
+# (indexcmds.c CheckIndexCompatible; verified on PostgreSQL 15: the index's relfilenode
+# changes, the table's does not).
+def test_timestamptz_change_under_utc_rebuilds_an_index_on_the_column() -> None:
+    sql = "SET timezone = 'UTC';\nALTER TABLE accounts ALTER COLUMN created_at TYPE timestamptz;"
+    assert rules_after(ACCOUNTS, sql) == []
+    indexed = ACCOUNTS + "CREATE INDEX CONCURRENTLY a_created ON accounts (created_at);\n"
+    assert rules_after(indexed, sql) == ["column-type-change"]
+
+
+# tablecmds.c ATPostAlterTypeCleanup re-adds the CHECK constraints that read the column, and
+# re-adding validates them: a scan under ACCESS EXCLUSIVE even when nothing is rewritten, and
+# even for a TYPE that restates the current type (verified on PostgreSQL 15).
+def test_type_change_rechecks_validated_checks_on_the_column() -> None:
+    checked = ACCOUNTS + (
+        "ALTER TABLE accounts ADD CONSTRAINT name_set CHECK (name <> '') NOT VALID;\n"
+    )
+    widen = "ALTER TABLE accounts ALTER COLUMN name TYPE varchar(80);"
+    restate = "ALTER TABLE accounts ALTER COLUMN name TYPE varchar(50);"
+    assert rules_after(checked, widen) == []  # NOT VALID: re-added NOT VALID, no scan
+    validated = checked + "ALTER TABLE accounts VALIDATE CONSTRAINT name_set;\n"
+    assert rules_after(validated, widen) == ["column-type-change"]
+    assert rules_after(validated, restate) == ["column-type-change"]
+    inline = ACCOUNTS.replace("name varchar(50),", "name varchar(50) CHECK (name <> ''),")
+    assert rules_after(inline, restate) == ["column-type-change"]
+    dropped = validated + "ALTER TABLE accounts DROP CONSTRAINT name_set;\n"
+    assert rules_after(dropped, widen) == []
+    other_column = "ALTER TABLE accounts ALTER COLUMN note TYPE varchar(20);"
+    assert rules_after(validated, "ALTER TABLE accounts ALTER COLUMN note TYPE text;") == []
+    assert rules_after(validated, other_column) == ["column-type-change"]  # text to varchar(n)
+
+
+# ALTER TABLE, Notes: "an unconstrained domain over the new type" needs no rewrite; a domain
+# with constraints is checked (ATColumnChangeRequiresRewrite: CoerceToDomain); a domain to its
+# base type is a relabelling.
+def test_domains_follow_their_base_type_and_constraints() -> None:
+    plain = ACCOUNTS + "CREATE DOMAIN label AS text;\n"
+    assert rules_after(plain, "ALTER TABLE accounts ALTER COLUMN note TYPE label;") == []
+    checked = ACCOUNTS + "CREATE DOMAIN label AS text CHECK (VALUE <> '');\n"
+    assert rules_after(checked, "ALTER TABLE accounts ALTER COLUMN note TYPE label;") == [
+        "column-type-change"
+    ]
+    not_null = ACCOUNTS + "CREATE DOMAIN label AS text NOT NULL;\n"
+    assert rules_after(not_null, "ALTER TABLE accounts ALTER COLUMN note TYPE label;") == [
+        "column-type-change"
+    ]
+    back = checked + "ALTER TABLE accounts ALTER COLUMN note TYPE label;\n"
+    assert rules_after(back, "ALTER TABLE accounts ALTER COLUMN note TYPE text;") == []
+    later = plain + "ALTER DOMAIN label ADD CONSTRAINT l CHECK (VALUE <> '') NOT VALID;\n"
+    assert rules_after(later, "ALTER TABLE accounts ALTER COLUMN note TYPE label;") == [
+        "column-type-change"
+    ]
+
+
+# No pg_cast row links two array types: the change is an ArrayCoerceExpr, which
+# ATColumnChangeRequiresRewrite does not look into (verified on PostgreSQL 15:
+# varchar(30)[] to text[] rewrites); dropping the elements' typmod only relabels.
+def test_array_type_changes_rewrite_unless_only_the_typmod_goes() -> None:
+    tags = "CREATE TABLE posts (id bigint PRIMARY KEY, tags varchar(30)[]);\n"
+    change = "ALTER TABLE posts ALTER COLUMN tags TYPE {};"
+    assert rules_after(tags, change.format("text[]")) == ["column-type-change"]
+    assert rules_after(tags, change.format("varchar(60)[]")) == ["column-type-change"]
+    assert rules_after(tags, change.format("varchar[]")) == []
+    assert rules_after(tags, change.format("varchar(30)[]")) == []
 
 
 # ALTER TABLE, SET NOT NULL: the proving CHECK may come from an earlier file, and may be an AND.
@@ -364,3 +452,66 @@ def test_set_expression_rewrites() -> None:
         "table-rewrite"
     ]
     assert rules("ALTER TABLE orders ALTER COLUMN c DROP EXPRESSION;") == []
+
+
+# ALTER TABLE, Notes: a volatile default rewrites the table. A function is VOLATILE unless
+# declared otherwise (CREATE FUNCTION), except that the planner inlines a simple SQL function
+# (clauses.c inline_function) and then judges the expression it stands for (verified on
+# PostgreSQL 15: a plain LANGUAGE sql `SELECT 'free'` default adds the column instantly, the
+# same body in PL/pgSQL rewrites the table).
+def test_defaults_calling_functions_the_migrations_created() -> None:
+    add = "ALTER TABLE accounts ADD COLUMN plan text DEFAULT default_plan();"
+
+    def created(body: str) -> list[str]:
+        return rules_after(ACCOUNTS + body + "\n", add)
+
+    plpgsql = (
+        "CREATE FUNCTION default_plan() RETURNS text LANGUAGE plpgsql "
+        "AS $$ BEGIN RETURN 'free'; END $$;"
+    )
+    assert created(plpgsql) == ["add-column-volatile-default"]
+    assert created(plpgsql.replace("LANGUAGE plpgsql", "LANGUAGE plpgsql STABLE")) == []
+    assert created(plpgsql.replace("LANGUAGE plpgsql", "IMMUTABLE LANGUAGE plpgsql")) == []
+    inlined = (
+        "CREATE FUNCTION default_plan() RETURNS text LANGUAGE sql AS $$ SELECT 'free'::text $$;"
+    )
+    assert created(inlined) == []
+    assert created(inlined.replace("'free'::text", "md5(random()::text)")) == [
+        "add-column-volatile-default"
+    ]
+    returning = "CREATE FUNCTION default_plan() RETURNS text LANGUAGE sql RETURN 'free';"
+    assert created(returning) == []
+    with_from = (
+        "CREATE FUNCTION default_plan() RETURNS text LANGUAGE sql "
+        "AS $$ SELECT name FROM accounts LIMIT 1 $$;"
+    )
+    assert created(with_from) == ["add-column-volatile-default"]
+    assert created(with_from.replace("LANGUAGE sql", "LANGUAGE sql STABLE")) == []
+    definer = inlined.replace("LANGUAGE sql", "LANGUAGE sql SECURITY DEFINER")
+    assert created(definer) == ["add-column-volatile-default"]
+    # Created in the same file as the ALTER: known too.
+    assert rules_after(ACCOUNTS, plpgsql + "\n" + add) == ["add-column-volatile-default"]
+    # A function the migrations never created is not guessed at.
+    assert rules_after(ACCOUNTS, add) == []
+
+
+# ALTER TABLE, SET/DROP NOT NULL: the scan is skipped when a valid CHECK constraint proves the
+# column not null "and is not dropped in the same command" (tablecmds.c runs the DROP pass
+# before SET NOT NULL; verified on PostgreSQL 15).
+def test_a_check_dropped_with_set_not_null_proves_nothing() -> None:
+    proven = ACCOUNTS + (
+        "ALTER TABLE accounts ADD CONSTRAINT score_nn CHECK (score IS NOT NULL) NOT VALID;\n"
+        "ALTER TABLE accounts VALIDATE CONSTRAINT score_nn;\n"
+    )
+    assert rules_after(proven, "ALTER TABLE accounts ALTER COLUMN score SET NOT NULL;") == []
+    together = "ALTER TABLE accounts ALTER COLUMN score SET NOT NULL, DROP CONSTRAINT score_nn;"
+    assert rules_after(proven, together) == ["set-not-null"]
+    after = "ALTER TABLE accounts ALTER COLUMN score SET NOT NULL;\n"
+    assert rules_after(proven, after + "ALTER TABLE accounts DROP CONSTRAINT score_nn;") == []
+    dropped_before = "ALTER TABLE accounts DROP CONSTRAINT score_nn;\n" + after
+    assert rules_after(proven, dropped_before) == ["set-not-null"]
+    renamed = (
+        "ALTER TABLE accounts RENAME CONSTRAINT score_nn TO score_present;\n"
+        "ALTER TABLE accounts ALTER COLUMN score SET NOT NULL, DROP CONSTRAINT score_present;"
+    )
+    assert rules_after(proven, renamed) == ["set-not-null"]

@@ -1,0 +1,8 @@
+-- expect: unsafe detach-partition
+-- doc: https://www.postgresql.org/docs/15/sql-altertable.html (DETACH PARTITION without CONCURRENTLY takes ACCESS EXCLUSIVE on the parent)
+-- verified: PG15: pg_locks inside BEGIN: AccessExclusiveLock on the parent events and on events_2024
+-- pg-version: 15
+-- given: CREATE TABLE events (id bigint NOT NULL, kind text NOT NULL, at date NOT NULL) PARTITION BY RANGE (at);
+-- given: CREATE TABLE events_2025 PARTITION OF events FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+-- given: CREATE TABLE events_2024 PARTITION OF events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+ALTER TABLE events DETACH PARTITION events_2024;

@@ -1,0 +1,8 @@
+-- expect: safe
+-- doc: https://www.postgresql.org/docs/15/sql-altertable.html (DETACH PARTITION ... CONCURRENTLY: SHARE UPDATE EXCLUSIVE on the parent, PostgreSQL 14+; no default partition)
+-- verified: PG15: succeeds outside a block; while it waited for an older transaction, SELECT count(*) FROM events from a third session ran without blocking
+-- pg-version: 15
+-- given: CREATE TABLE events (id bigint NOT NULL, kind text NOT NULL, at date NOT NULL) PARTITION BY RANGE (at);
+-- given: CREATE TABLE events_2025 PARTITION OF events FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+-- given: CREATE TABLE events_2024 PARTITION OF events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+ALTER TABLE events DETACH PARTITION events_2024 CONCURRENTLY;
