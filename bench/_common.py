@@ -1,4 +1,5 @@
-"""Shared helpers of the benchmarks: a production-like throwaway server, timing, statistics.
+"""Shared helpers of the benchmarks: a production-like throwaway server, timing, an
+application load, statistics.
 
 Not part of the package. Every benchmark compares runners measured in the same run on the same
 server, and reports ratios and distributions, never a lone absolute time.
@@ -9,17 +10,22 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import multiprocessing
 import os
 import platform
+import queue
+import random
 import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -260,9 +266,9 @@ def round_trips(instance: Any, directory: Path) -> dict[str, Any]:
 
     dbname = create_database(instance, prefix="bench_rt")
     counts: collections.Counter[str] = collections.Counter()
-    seconds: collections.Counter[str] = collections.Counter()
+    seconds: collections.defaultdict[str, float] = collections.defaultdict(float)
     shape_n: collections.Counter[str] = collections.Counter()
-    shape_s: collections.Counter[str] = collections.Counter()
+    shape_s: collections.defaultdict[str, float] = collections.defaultdict(float)
     original = psycopg.Cursor.execute
 
     def counted(self: Any, query: Any, params: Any = None, **kw: Any) -> Any:
@@ -316,7 +322,7 @@ def round_trips(instance: Any, directory: Path) -> dict[str, Any]:
                 "seconds": round(v, 3),
                 "ms_each": round(1000 * v / shape_n[k], 3),
             }
-            for k, v in shape_s.most_common()
+            for k, v in sorted(shape_s.items(), key=lambda item: item[1], reverse=True)
         ],
     }
 
@@ -336,6 +342,236 @@ def _shape(query: Any, conn: Any) -> str:
     text = re.sub(r"\b\d+\b", "N", text)
     text = " ".join(text.split())
     return text[:110]
+
+
+# ------------------------------------------------------------------------------ the application
+
+#: A response slower than this (ms) is a stall the application's users notice.
+SLOW_MS = 100.0
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What each application client sends: one single-row statement per request, keyed by a
+    random integer from 1 to ``keys`` (its one parameter).
+
+    With both ``read`` and ``write`` a request is a write with probability ``write_share``;
+    with one of them None every request is the other. Client ``i`` draws from
+    ``random.Random(seed + i)``, so a benchmark's load is the same in every trial.
+    """
+
+    read: str | None
+    write: str | None
+    keys: int
+    write_share: float = 0.0
+    seed: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.read is None and self.write is None:
+            raise ValueError("a workload needs a read or a write statement")
+
+    def pick(self, rng: random.Random) -> tuple[str, bool]:
+        """The statement of the next request, and whether it is the write."""
+        # One statement only: no draw, so the keys' random sequence is the same as if the
+        # choice did not exist.
+        if self.read is None:
+            assert self.write is not None  # __post_init__
+            return self.write, True
+        if self.write is None:
+            return self.read, False
+        is_write = rng.random() < self.write_share
+        return (self.write if is_write else self.read), is_write
+
+
+@dataclass
+class Requests:
+    """What the application's clients saw, in time.monotonic() seconds.
+
+    ``executed``: (scheduled slot, start, end, 1 for a write else 0) of each request sent;
+    ``missed``: (scheduled slot, when it could have been sent) of each slot that passed while
+    its client was stuck in an earlier request. Response time runs from the scheduled slot.
+    """
+
+    executed: list[tuple[float, float, float, int]] = field(default_factory=list)
+    missed: list[tuple[float, float]] = field(default_factory=list)
+
+    def responses(self) -> list[tuple[float, float]]:
+        """(scheduled slot, end) of every request, sent or missed: end - slot is its response
+        time, coordinated omission corrected."""
+        return [(slot, end) for slot, _start, end, _write in self.executed] + self.missed
+
+
+class AppLoad:
+    """An application under constant load: ``clients`` clients, each on its own connection,
+    each sending one request of ``workload`` every ``period_s`` on a fixed schedule.
+
+    Response time is measured from the *scheduled* start, and the slots a stuck client could not
+    send are kept with the time they would have waited (coordinated omission corrected, as
+    HdrHistogram does), so a client stuck behind a lock does not hide the requests it would have
+    sent. Clients are forked processes (``processes=True``: they share no interpreter lock with
+    the benchmark or each other) or threads of this process.
+
+    ``start()`` waits until every client is connected and warmed up and returns when the
+    schedule begins; ``stop()`` returns the requests; ``close()`` (or leaving the ``with``
+    block) stops whatever is left, on any path.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        workload: Workload,
+        *,
+        clients: int,
+        period_s: float,
+        processes: bool = True,
+    ) -> None:
+        self._ready: Any
+        self._results: Any
+        self._go: Any
+        self._stop: Any
+        self._start_at: Any
+        self._workers: list[Any]
+        self._processes = processes
+        if processes:
+            # fork: the caller holds no connection or thread at this point, and forking is
+            # ~100x faster than spawning an interpreter per client per trial.
+            ctx = multiprocessing.get_context("fork")
+            self._ready, self._results = ctx.Queue(), ctx.Queue()
+            self._go, self._stop = ctx.Event(), ctx.Event()
+            self._start_at = ctx.Value("d", 0.0)
+            spawn: Any = ctx.Process
+        else:
+            self._ready, self._results = queue.Queue(), queue.Queue()
+            self._go, self._stop = threading.Event(), threading.Event()
+            self._start_at = _Moment()
+            spawn = threading.Thread
+        self._workers = [
+            spawn(
+                target=_client,
+                args=(
+                    i,
+                    clients,
+                    dsn,
+                    workload,
+                    period_s,
+                    self._ready,
+                    self._go,
+                    self._start_at,
+                    self._stop,
+                    self._results,
+                ),
+                daemon=True,
+            )
+            for i in range(clients)
+        ]
+
+    def __enter__(self) -> AppLoad:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> float:
+        """Start the clients, wait for their warm-up; the time.monotonic() when the schedule
+        begins (just after this returns)."""
+        for worker in self._workers:
+            worker.start()
+        for _ in self._workers:
+            self._ready.get(timeout=60)
+        began = time.monotonic() + 0.05
+        self._start_at.value = began
+        self._go.set()
+        return began
+
+    def stop(self) -> Requests:
+        """Stop the clients after their current request; every request they made."""
+        self._stop.set()
+        seen = Requests()
+        for _ in self._workers:
+            got = self._results.get(timeout=60)
+            seen.executed.extend(map(tuple, got["executed"]))
+            seen.missed.extend(map(tuple, got["missed"]))
+        for worker in self._workers:
+            worker.join(timeout=10)
+        return seen
+
+    def close(self) -> None:
+        """Release clients still waiting or running (processes are killed)."""
+        self._stop.set()
+        self._go.set()
+        for worker in self._workers:
+            if self._processes and worker.is_alive():
+                worker.kill()
+
+
+@dataclass
+class _Moment:
+    """A float shared by threads, shaped like multiprocessing.Value("d")."""
+
+    value: float = 0.0
+
+
+def _client(
+    index: int,
+    n_clients: int,
+    dsn: str,
+    workload: Workload,
+    period_s: float,
+    ready: Any,
+    go: Any,
+    start_at: Any,
+    stop: Any,
+    results: Any,
+) -> None:
+    """One application client: a request every ``period_s`` on a fixed schedule."""
+    import psycopg
+
+    rng = random.Random(workload.seed + index)
+    conn = psycopg.connect(dsn, autocommit=True, application_name=f"bench-app-{index}")
+    # Warm up: connection, plan cache, prepared statements.
+    warm_up, warm_up_writes = (
+        (workload.read, False) if workload.read is not None else (workload.write, True)
+    )
+    assert warm_up is not None
+    for _ in range(10):
+        _send(conn, warm_up, rng.randint(1, workload.keys), warm_up_writes)
+    ready.put(index)
+    go.wait()
+    # Clients are staggered inside the period so the load is smooth.
+    slot = start_at.value + period_s * index / n_clients
+    executed: list[tuple[float, float, float, int]] = []
+    missed: list[tuple[float, float]] = []
+    monotonic = time.monotonic
+    while not stop.is_set():
+        now = monotonic()
+        if now < slot:
+            time.sleep(slot - now)
+        statement, is_write = workload.pick(rng)
+        key = rng.randint(1, workload.keys)
+        began = monotonic()
+        _send(conn, statement, key, is_write)
+        ended = monotonic()
+        executed.append((slot, began, ended, int(is_write)))
+        slot += period_s
+        while slot < ended:  # slots that passed while this query was stuck
+            missed.append((slot, ended))
+            slot += period_s
+    conn.close()
+    results.put({"client": index, "executed": executed, "missed": missed})
+
+
+def _send(conn: Any, statement: str, key: int, is_write: bool) -> None:
+    """One request; a read's rows are fetched, as an application would."""
+    cursor = conn.execute(statement, (key,))
+    if not is_write:
+        cursor.fetchall()
+
+
+def sleep_until(moment: float) -> None:
+    """Sleep until time.monotonic() reaches ``moment`` (at once if it has)."""
+    delay = moment - time.monotonic()
+    if delay > 0:
+        time.sleep(delay)
 
 
 # ------------------------------------------------------------------------------ statistics

@@ -26,64 +26,28 @@ Output: bench/results/backfill.json and a Markdown table on stdout.
 from __future__ import annotations
 
 import argparse
-import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import _common as c
 
-SLOW_MS = 100.0
 RUNNERS = ("psql", "safemigrate")
 LABELS = {"psql": "psql -f (one statement)", "safemigrate": "safemigrate up (batch-size)"}
 BACKFILL = "UPDATE orders SET total_cents = amount_cents * 100"
 
 
-@dataclass
-class Load:
-    """The application's requests: (scheduled slot, end) of each, and the missed slots."""
-
-    executed: list[tuple[float, float]] = field(default_factory=list)
-    missed: list[tuple[float, float]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-def client(
-    index: int, n_clients: int, dsn: str, rows: int, period_s: float, stop: threading.Event,
-    start_at: float, load: Load,
-) -> None:  # fmt: skip
-    """One application client: a single-row update every ``period_s`` on a fixed schedule."""
-    import psycopg
-
-    rng = random.Random(1000 + index)
-    conn = psycopg.connect(dsn, autocommit=True, application_name=f"bench-app-{index}")
-    write = "UPDATE orders SET amount_cents = amount_cents + 1 WHERE id = %s"
-    for _ in range(10):
-        conn.execute(write, (rng.randint(1, rows),))
-    slot = start_at + period_s * index / n_clients
-    executed: list[tuple[float, float]] = []
-    missed: list[tuple[float, float]] = []
-    monotonic = time.monotonic
-    while not stop.is_set():
-        now = monotonic()
-        if now < slot:
-            time.sleep(slot - now)
-        conn.execute(write, (rng.randint(1, rows),))
-        done = monotonic()
-        executed.append((slot, done))
-        slot += period_s
-        while slot < done:
-            missed.append((slot, done))
-            slot += period_s
-    conn.close()
-    with load.lock:
-        load.executed += executed
-        load.missed += missed
+def workload(rows: int) -> c.Workload:
+    """A single-row update of ``orders`` by a random id, and nothing else."""
+    return c.Workload(
+        read=None,
+        write="UPDATE orders SET amount_cents = amount_cents + 1 WHERE id = %s",
+        keys=rows,
+        seed=1000,
+    )
 
 
 def make_template(instance: Any, rows: int) -> str:
@@ -114,7 +78,7 @@ def runner_argv(runner: str, instance: Any, dbname: str, workdir: Path, batch: i
     if runner == "psql":
         script = directory / "0001_backfill.sql"
         script.write_text(BACKFILL + ";\n", encoding="utf-8")
-        return [c.psql_program(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(script)]
+        return c.psql_session_argv(instance, dbname, [script])
     (directory / "0001_backfill.sql").write_text(
         f"-- safemigrate: batch-size={batch}\n{BACKFILL};\n", encoding="utf-8"
     )
@@ -132,38 +96,33 @@ def trial(runner: str, instance: Any, template: str, args: argparse.Namespace) -
     dbname = c.create_database(instance, template=template, prefix=f"backfill_{runner}")
     try:
         dsn = instance.dsn(dbname)
-        stop = threading.Event()
-        load = Load()
-        start_at = time.monotonic() + 0.5
-        threads = [
-            threading.Thread(
-                target=client,
-                args=(i, args.clients, dsn, args.rows, args.period_ms / 1000, stop, start_at, load),
-            )
-            for i in range(args.clients)
-        ]
-        for thread in threads:
-            thread.start()
-        time.sleep(1.5)
-        with tempfile.TemporaryDirectory() as work:
-            argv = runner_argv(runner, instance, dbname, Path(work), args.batch_size)
-            began = time.monotonic()
-            proc = subprocess.run(argv, env=c.child_env(), capture_output=True, text=True)
-            ended = time.monotonic()
-        time.sleep(1.0)
-        stop.set()
-        for thread in threads:
-            thread.join()
+        # Threads, as in this benchmark's published results (processes would change them).
+        with c.AppLoad(
+            dsn,
+            workload(args.rows),
+            clients=args.clients,
+            period_s=args.period_ms / 1000,
+            processes=False,
+        ) as load:
+            c.sleep_until(load.start() + 1.0)  # a second of load before the backfill
+            with tempfile.TemporaryDirectory() as work:
+                argv = runner_argv(runner, instance, dbname, Path(work), args.batch_size)
+                began = time.monotonic()
+                proc = subprocess.run(argv, env=c.child_env(), capture_output=True, text=True)
+                ended = time.monotonic()
+            time.sleep(1.0)
+            requests = load.stop()
         if proc.returncode != 0:
             raise RuntimeError(f"{runner} exited {proc.returncode}: {proc.stderr[-2000:]}")
         with psycopg.connect(dsn, autocommit=True) as conn:
             left = conn.execute("SELECT count(*) FROM orders WHERE total_cents IS NULL").fetchone()
-        assert left is not None and left[0] == 0, f"{runner} left {left[0]} rows unfilled"
+        assert left is not None
+        assert left[0] == 0, f"{runner} left {left[0]} rows unfilled"
     finally:
         c.drop_database(instance, dbname)
     during = [
         (end - slot) * 1000
-        for slot, end in load.executed + load.missed
+        for slot, end in requests.responses()
         if began <= slot <= ended or began <= end <= ended
     ]
     duration = ended - began
@@ -182,7 +141,7 @@ def trial(runner: str, instance: Any, template: str, args: argparse.Namespace) -
         "app_requests_during": len(during),
         "app_max_ms": round(max(during), 1) if during else None,
         "app_p99_ms": round(c.percentile(during, 99), 1) if during else None,
-        "app_over_100ms": sum(1 for x in during if x > SLOW_MS),
+        "app_over_100ms": sum(1 for x in during if x > c.SLOW_MS),
     }
 
 

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
-import random
 import shutil
 import subprocess
 import sys
@@ -43,7 +41,6 @@ from typing import Any
 
 import _common as c
 
-SLOW_MS = 100.0
 RUNNERS = ("psql", "safemigrate")
 STATEMENTS = {
     "foreign_key": "ALTER TABLE orders ADD FOREIGN KEY (customer_id) REFERENCES customers (id)",
@@ -63,50 +60,15 @@ SCHEMA_QUERIES = (
 )
 
 
-def client_main(
-    index: int,
-    n_clients: int,
-    dsn: str,
-    rows: int,
-    period_s: float,
-    update_share: float,
-    ready: Any,
-    go: Any,
-    start_at: Any,
-    stop: Any,
-    results: Any,
-) -> None:
-    """One application client: a read or an update every ``period_s`` on a fixed schedule."""
-    import psycopg
-
-    rng = random.Random(2000 + index)
-    conn = psycopg.connect(dsn, autocommit=True, application_name=f"bench-app-{index}")
-    read = "SELECT amount, note FROM orders WHERE k = %s"
-    write = "UPDATE orders SET amount = amount + 1 WHERE k = %s"
-    for _ in range(10):  # warm up: connection, plan cache
-        conn.execute(read, (rng.randint(1, rows),)).fetchall()
-    ready.put(index)
-    go.wait()
-    slot = start_at.value + period_s * index / n_clients
-    requests: list[tuple[float, float]] = []  # scheduled slot, end
-    monotonic = time.monotonic
-    while not stop.is_set():
-        now = monotonic()
-        if now < slot:
-            time.sleep(slot - now)
-        key = rng.randint(1, rows)
-        if rng.random() < update_share:
-            conn.execute(write, (key,))
-        else:
-            conn.execute(read, (key,)).fetchall()
-        end = monotonic()
-        requests.append((slot, end))
-        slot += period_s
-        while slot < end:  # slots that passed while this query was stuck
-            requests.append((slot, end))
-            slot += period_s
-    conn.close()
-    results.put(requests)
+def workload(rows: int, update_share: float) -> c.Workload:
+    """A read by ``k`` or a single-row update of ``orders``."""
+    return c.Workload(
+        read="SELECT amount, note FROM orders WHERE k = %s",
+        write="UPDATE orders SET amount = amount + 1 WHERE k = %s",
+        keys=rows,
+        write_share=update_share,
+        seed=2000,
+    )
 
 
 @dataclass
@@ -120,25 +82,17 @@ class Trial:
     exit_code: int | None = None
     stderr_tail: str = ""
     schema: list[list[Any]] = field(default_factory=list)
+    #: (scheduled slot, end) of every application request, sent or missed.
     requests: list[tuple[float, float]] = field(default_factory=list)
     #: (when, label) of each recipe part safemigrate reported starting.
     parts: list[tuple[float, str]] = field(default_factory=list)
 
 
-def runner_argv(runner: str, dsn: str, directory: Path) -> list[str]:
+def runner_argv(runner: str, instance: Any, dbname: str, directory: Path) -> list[str]:
     """The command line that applies the migrations in ``directory`` with ``runner``."""
+    dsn = c.url(instance, dbname)
     if runner == "psql":
-        return [
-            c.psql_program(),
-            "-X",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-d",
-            dsn,
-            "-f",
-            str(directory / "0001_change.sql"),
-        ]
+        return c.psql_session_argv(instance, dbname, [directory / "0001_change.sql"])
     return [*c.SAFEMIGRATE, "up", "--dir", str(directory), "--dsn", dsn, "--format", "json"]
 
 
@@ -153,43 +107,20 @@ def run_trial(
     workdir = Path(tempfile.mkdtemp(prefix="bench-rewrites-"))
     (workdir / "0001_change.sql").write_text(STATEMENTS[statement] + ";\n")
     dsn = c.url(instance, dbname)
-    ctx = mp.get_context("fork")
-    ready, results = ctx.Queue(), ctx.Queue()
-    go, stop = ctx.Event(), ctx.Event()
-    start_at = ctx.Value("d", 0.0)
-    clients = [
-        ctx.Process(
-            target=client_main,
-            args=(
-                i,
-                args.clients,
-                dsn,
-                args.rows,
-                args.period_ms / 1000,
-                args.update_share,
-                ready,
-                go,
-                start_at,
-                stop,
-                results,
-            ),
-            daemon=True,
-        )
-        for i in range(args.clients)
-    ]
+    load = c.AppLoad(
+        dsn,
+        workload(args.rows, args.update_share),
+        clients=args.clients,
+        period_s=args.period_ms / 1000,
+    )
     try:
-        for p in clients:
-            p.start()
-        for _ in clients:
-            ready.get(timeout=60)
-        start_at.value = time.monotonic() + 0.05
-        go.set()
+        load.start()
         time.sleep(args.warmup_s)
         trial.t_migration_start = time.monotonic()
         stderr_file = workdir / "stderr.txt"
         with stderr_file.open("wb") as err:
             proc = subprocess.Popen(
-                runner_argv(runner, dsn, workdir),
+                runner_argv(runner, instance, dbname, workdir),
                 cwd=workdir,
                 env=c.child_env(),
                 stdin=subprocess.DEVNULL,
@@ -205,21 +136,13 @@ def run_trial(
         trial.exit_code = proc.returncode
         trial.stderr_tail = stderr_file.read_text(errors="replace")[-1500:]
         time.sleep(1.0)
-        stop.set()
-        for _ in clients:
-            trial.requests.extend(map(tuple, results.get(timeout=60)))
-        for p in clients:
-            p.join(timeout=10)
+        trial.requests = load.stop().responses()
         with psycopg.connect(dsn, autocommit=True) as conn:
             trial.schema = [
                 [list(row) for row in conn.execute(query).fetchall()] for query in SCHEMA_QUERIES
             ]
     finally:
-        stop.set()
-        go.set()
-        for p in clients:
-            if p.is_alive():
-                p.kill()
+        load.close()
         c.drop_database(instance, dbname)
         shutil.rmtree(workdir, ignore_errors=True)
     return trial
@@ -240,7 +163,7 @@ def slow_by_part(trial: Trial) -> dict[str, int]:
     """Requests over 100 ms, by the recipe part running when they were scheduled."""
     counts: dict[str, int] = {}
     for slot, end in trial.requests:
-        if (end - slot) * 1000 <= SLOW_MS or not trial.parts:
+        if (end - slot) * 1000 <= c.SLOW_MS or not trial.parts:
             continue
         if not trial.t_migration_start <= slot <= trial.t_migration_end + 0.5:
             continue
@@ -264,7 +187,7 @@ def metrics(trial: Trial) -> dict[str, Any]:
         "requests": len(window),
         "max_ms": round(max(window), 1) if window else float("nan"),
         "p99_ms": round(c.percentile(window, 0.99), 1) if window else float("nan"),
-        "over_100ms": sum(1 for ms in window if ms > SLOW_MS),
+        "over_100ms": sum(1 for ms in window if ms > c.SLOW_MS),
         "migration_s": round(trial.t_migration_end - trial.t_migration_start, 3),
         "exit": trial.exit_code,
         "slow_by_part": slow_by_part(trial),

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
-import random
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,6 @@ from typing import Any
 import _common as c
 
 MIGRATION_SQL = "ALTER TABLE accounts ADD COLUMN note text;\n"
-SLOW_MS = 100.0
 RUNNERS = (
     "none",
     "psql",
@@ -106,54 +104,15 @@ SCENARIOS = {
 # ------------------------------------------------------------------------------ the application
 
 
-def client_main(
-    index: int,
-    n_clients: int,
-    dsn: str,
-    rows: int,
-    period_s: float,
-    update_share: float,
-    ready: Any,
-    go: Any,
-    start_at: Any,
-    stop: Any,
-    results: Any,
-) -> None:
-    """One application client: a read or an update every ``period_s`` on a fixed schedule."""
-    import psycopg
-
-    rng = random.Random(1000 + index)
-    conn = psycopg.connect(dsn, autocommit=True, application_name=f"bench-app-{index}")
-    read = "SELECT balance FROM accounts WHERE id = %s"
-    write = "UPDATE accounts SET balance = balance + 1 WHERE id = %s"
-    for _ in range(10):  # warm up: connection, plan cache, prepared statements
-        conn.execute(read, (rng.randint(1, rows),)).fetchall()
-    ready.put(index)
-    go.wait()
-    # Clients are staggered inside the period so the load is smooth.
-    slot = start_at.value + period_s * index / n_clients
-    executed: list[tuple[float, float, float, int]] = []  # slot, start, end, is_write
-    missed: list[tuple[float, float]] = []  # slot, the time it could have been sent
-    monotonic = time.monotonic
-    while not stop.is_set():
-        now = monotonic()
-        if now < slot:
-            time.sleep(slot - now)
-        is_write = rng.random() < update_share
-        key = rng.randint(1, rows)
-        t0 = monotonic()
-        if is_write:
-            conn.execute(write, (key,))
-        else:
-            conn.execute(read, (key,)).fetchall()
-        t1 = monotonic()
-        executed.append((slot, t0, t1, int(is_write)))
-        slot += period_s
-        while slot < t1:  # slots that passed while this query was stuck
-            missed.append((slot, t1))
-            slot += period_s
-    conn.close()
-    results.put({"client": index, "executed": executed, "missed": missed})
+def workload(rows: int, update_share: float) -> c.Workload:
+    """A primary-key read or a single-row update of ``accounts``."""
+    return c.Workload(
+        read="SELECT balance FROM accounts WHERE id = %s",
+        write="UPDATE accounts SET balance = balance + 1 WHERE id = %s",
+        keys=rows,
+        write_share=update_share,
+        seed=1000,
+    )
 
 
 # ------------------------------------------------------------------------------ one trial
@@ -188,33 +147,11 @@ def runner_argv(runner: str, instance: Any, dbname: str, workdir: Path) -> list[
     """The command line that applies the migration with ``runner``."""
     dsn = c.url(instance, dbname)
     if runner == "psql":
-        return [
-            c.psql_program(),
-            "-X",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-d",
-            dsn,
-            "-f",
-            str(workdir / "migrations" / "0001_add_note.sql"),
-        ]
+        return c.psql_session_argv(instance, dbname, [workdir / "migrations" / "0001_add_note.sql"])
     if runner == "yoyo":
-        yoyo = c.yoyo_program()
-        assert yoyo is not None
-        return [
-            yoyo,
-            "apply",
-            "--batch",
-            "--no-config-file",
-            "--database",
-            c.url(instance, dbname, "postgresql+psycopg"),
-            str(workdir / "migrations"),
-        ]
+        return c.yoyo_apply_argv(instance, dbname, workdir / "migrations")
     argv = [
-        sys.executable,
-        "-m",
-        "safemigrate",
+        *c.SAFEMIGRATE,
         "up",
         "--dir",
         str(workdir / "migrations"),
@@ -290,48 +227,22 @@ def run_trial(
     workdir = Path(tempfile.mkdtemp(prefix="bench-stall-"))
     (workdir / "migrations").mkdir()
     (workdir / "migrations" / "0001_add_note.sql").write_text(MIGRATION_SQL)
-    # fork: the parent holds no connection or thread at this point, and forking is ~100x faster
-    # than spawning four interpreters per trial.
-    ctx = mp.get_context("fork")
-    ready, results = ctx.Queue(), ctx.Queue()
-    go, stop = ctx.Event(), ctx.Event()
-    start_at = ctx.Value("d", 0.0)
     dsn = c.url(instance, dbname)
-    n_clients = scenario.clients or args.clients
     period_ms = scenario.period_ms if scenario.period_ms is not None else args.period_ms
-    clients = [
-        ctx.Process(
-            target=client_main,
-            args=(
-                i,
-                n_clients,
-                dsn,
-                args.rows,
-                period_ms / 1000,
-                args.update_share,
-                ready,
-                go,
-                start_at,
-                stop,
-                results,
-            ),
-            daemon=True,
-        )
-        for i in range(n_clients)
-    ]
+    load = c.AppLoad(
+        dsn,
+        workload(args.rows, args.update_share),
+        clients=scenario.clients or args.clients,
+        period_s=period_ms / 1000,
+    )
     blocker = None
     proc = None
     sampler: threading.Thread | None = None
     sampler_stop = threading.Event()
     try:
-        for p in clients:
-            p.start()
-        for _ in clients:
-            ready.get(timeout=60)
-        trial.t_load_start = start_at.value = time.monotonic() + 0.05
-        go.set()
+        trial.t_load_start = load.start()
         blocker = psycopg.connect(dsn, application_name="bench-blocker")
-        _sleep_until(trial.t_load_start + args.warmup_s)
+        c.sleep_until(trial.t_load_start + args.warmup_s)
         trial.t_blocker_start = time.monotonic()
         blocker_until = trial.t_blocker_start + args.blocker_s
         if scenario.blocker:
@@ -342,7 +253,7 @@ def run_trial(
             blocker_until = trial.t_blocker_start
         stderr_file = workdir / "stderr.txt"
         if runner != "none":
-            _sleep_until(trial.t_blocker_start + scenario.migration_delay_s)
+            c.sleep_until(trial.t_blocker_start + scenario.migration_delay_s)
             argv = runner_argv(runner, instance, dbname, workdir)
             trial.t_migration_start = time.monotonic()
             if runner.startswith("safemigrate"):
@@ -387,44 +298,29 @@ def run_trial(
         stop_at = trial.t_blocker_end + args.settle_s
         if trial.t_migration_end is not None:
             stop_at = max(stop_at, trial.t_migration_end + 1.0)
-        _sleep_until(stop_at)
+        c.sleep_until(stop_at)
         trial.t_stop = time.monotonic()
-        stop.set()
-        for _ in clients:
-            got = results.get(timeout=60)
-            trial.executed.extend(map(tuple, got["executed"]))
-            trial.missed.extend(map(tuple, got["missed"]))
-        for p in clients:
-            p.join(timeout=10)
+        seen = load.stop()
+        trial.executed, trial.missed = seen.executed, seen.missed
         if runner != "none":
             with psycopg.connect(dsn, autocommit=True) as conn:
-                trial.migration_applied = bool(
-                    conn.execute(
-                        "SELECT count(*) FROM information_schema.columns "
-                        "WHERE table_name = 'accounts' AND column_name = 'note'"
-                    ).fetchone()[0]
-                )
+                found = conn.execute(
+                    "SELECT count(*) FROM information_schema.columns "
+                    "WHERE table_name = 'accounts' AND column_name = 'note'"
+                ).fetchone()
+                assert found is not None  # count(*) always returns a row
+                trial.migration_applied = bool(found[0])
     finally:
-        stop.set()
-        go.set()
+        load.close()
         if blocker is not None:
             blocker.close()
         if proc is not None and proc.poll() is None:
             proc.kill()
-        for p in clients:
-            if p.is_alive():
-                p.kill()
         c.drop_database(instance, dbname)
         import shutil
 
         shutil.rmtree(workdir, ignore_errors=True)
     return trial
-
-
-def _sleep_until(moment: float) -> None:
-    delay = moment - time.monotonic()
-    if delay > 0:
-        time.sleep(delay)
 
 
 def _read_events(proc: subprocess.Popen[bytes], trial: Trial) -> None:
@@ -476,8 +372,8 @@ def metrics(trial: Trial) -> dict[str, Any]:
         "p50_s": c.percentile(resp, 50),
         "p99_s": c.percentile(resp, 99),
         "p999_s": c.percentile(resp, 99.9),
-        "over_100ms": sum(1 for r in resp if r * 1000 > SLOW_MS),
-        "executed_over_100ms": sum(1 for s in service if s * 1000 > SLOW_MS),
+        "over_100ms": sum(1 for r in resp if r * 1000 > c.SLOW_MS),
+        "executed_over_100ms": sum(1 for s in service if s * 1000 > c.SLOW_MS),
         "window_s": trial.t_stop - trial.t_blocker_start,
         "blocker_s": trial.t_blocker_end - trial.t_blocker_start,
     }
@@ -563,7 +459,7 @@ def aggregate(trials: list[Trial]) -> dict[str, Any]:
 def markdown(summary: dict[str, Any]) -> str:
     """The result tables, min / median / max over the rounds."""
 
-    def mmm(row: dict[str, Any], key: str, fmt: Any) -> str:
+    def mmm(row: dict[str, Any], key: str, fmt: Callable[[float], str]) -> str:
         if key not in row:
             return "-"
         s = row[key]
@@ -655,7 +551,7 @@ def plot(trials: list[Trial], scenario: str, path: Path, title: str) -> None:
             ax.scatter(
                 *zip(*done, strict=False), s=3, color="black", alpha=0.5, lw=0, label="query sent"
             )
-        ax.axhline(SLOW_MS, color="0.4", lw=0.6, ls=":")
+        ax.axhline(c.SLOW_MS, color="0.4", lw=0.6, ls=":")
         m = metrics(trial)
         ax.set_title(
             f"{LABELS[trial.runner]}: max {c.fmt_s(m['max_s'])}, p99 "
@@ -668,7 +564,7 @@ def plot(trials: list[Trial], scenario: str, path: Path, title: str) -> None:
         ax.set_xlim(-0.3, xmax + 0.2)
         ax.set_ylabel("response ms")
         ax.grid(True, which="major", axis="y", lw=0.3)
-    handles = {}
+    handles: dict[str, Any] = {}
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=False):
             handles.setdefault(lab, h)
@@ -804,7 +700,7 @@ def main(argv: list[str] | None = None) -> int:
         c.log("yoyo-migrations is not installed: skipping the yoyo runner")
         runners.remove("yoyo")
     scenarios = [SCENARIOS[s] for s in args.scenarios.split(",") if s]
-    trials: list[Trial] = []
+    trials = []
     began = time.monotonic()
     with c.server(args.storage, args.pg_bindir) as instance:
         info = c.machine_info(instance)
