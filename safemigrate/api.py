@@ -243,6 +243,7 @@ def repair(
     from .db import journal as dbjournal
     from .db import repairs as dbrepairs
     from .db import steps as dbsteps
+    from .db.step_timeouts import set_session_timeouts
     from .run import (
         holding_run_lock,
         journal_table,
@@ -268,7 +269,7 @@ def repair(
     with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()
         # Session-level: the run lock's calls and the journal read are guarded too.
-        dbsteps.set_session_timeouts(session, timeouts)
+        set_session_timeouts(session, timeouts)
         if dry_run:
             repairs = planned(session)
         else:

@@ -21,7 +21,7 @@ from ..model import ConstraintRewrite, QualifiedName
 from ..policy import Timeouts
 from ..retry import is_retryable
 from .session import ServerError, Session
-from .steps import reset_session_timeouts, set_session_timeouts
+from .step_timeouts import reset_session_timeouts, set_session_timeouts
 
 __all__ = ["run_constraint_recipe"]
 

@@ -32,7 +32,14 @@ from . import indexes as dbindex
 from . import journal as dbjournal
 from . import recovery as dbrecovery
 from .journal import JournalTable
-from .session import TIMEOUTS_IN_FORCE, ServerError, Session, set_timeouts_sql
+from .recipes import run_constraint_recipe
+from .session import ServerError, Session
+from .step_timeouts import (
+    reset_session_timeouts,
+    set_and_verify,
+    set_session_timeouts,
+    timeouts_sql,
+)
 
 __all__ = [
     "BatchGate",
@@ -42,12 +49,10 @@ __all__ = [
     "Timeouts",
     "build_index_concurrently",
     "held_locks",
-    "reset_session_timeouts",
     "run_autocommit",
     "run_batched",
     "run_explicit_block",
     "run_in_transaction",
-    "set_session_timeouts",
 ]
 
 #: SQLSTATE undefined_object: what DROP INDEX says when the index is already gone.
@@ -74,23 +79,6 @@ _HELD_LOCKS = sql.SQL(
 def held_locks(session: Session) -> list[tuple[str, str]]:
     """(relation, mode) of every table lock the session holds now (catalogs left out)."""
     return [(str(r[0]), str(r[1])) for r in session.rows(_HELD_LOCKS)]
-
-
-def _set(timeouts: Timeouts, *, local: bool) -> sql.Composed:
-    return set_timeouts_sql(timeouts.lock_timeout_ms, timeouts.statement_timeout_ms, local=local)
-
-
-def _verify(session: Session, row: Sequence[object], timeouts: Timeouts) -> None:
-    session.check_backend(int(str(row[0])))
-    observed = (int(str(row[1])), int(str(row[2])))
-    wanted = (timeouts.lock_timeout_ms, timeouts.statement_timeout_ms)
-    if observed != wanted:
-        raise UnsafeConnectionError(
-            f"timeouts are not in force on the server (lock_timeout={observed[0]}ms, "
-            f"statement_timeout={observed[1]}ms, expected {wanted[0]}ms and {wanted[1]}ms); "
-            "refusing to run the step unguarded",
-            hint="is a proxy rewriting or dropping SET commands?",
-        )
 
 
 def _guard(session: Session, timeouts: Timeouts) -> sql.Composed:
@@ -136,16 +124,6 @@ def _guard_failed(session: Session, timeouts: Timeouts) -> UnsafeConnectionError
     )
 
 
-def _set_and_verify(session: Session, timeouts: Timeouts, *, local: bool) -> None:
-    """Set the timeouts (opening the step's transaction when ``local``) and check them, in one
-    round trip."""
-    begin = sql.SQL("BEGIN; ") if local else sql.SQL("")
-    rows = session.rows(
-        sql.SQL("{}{}; {}").format(begin, _set(timeouts, local=local), TIMEOUTS_IN_FORCE)
-    )
-    _verify(session, rows[0], timeouts)
-
-
 def run_in_transaction(
     session: Session,
     statements: Sequence[str],
@@ -167,7 +145,7 @@ def run_in_transaction(
             if on_statement is not None:
                 on_statement(0)
             before = sql.SQL("BEGIN; {}; {};\n").format(
-                _set(timeouts, local=True), _guard(session, timeouts)
+                timeouts_sql(timeouts, local=True), _guard(session, timeouts)
             )
             try:
                 session.run_sql_between(before, statements[0], sql.SQL("{}; COMMIT").format(record))
@@ -176,7 +154,7 @@ def run_in_transaction(
                     raise _guard_failed(session, timeouts) from None
                 raise
             return
-        _set_and_verify(session, timeouts, local=True)
+        set_and_verify(session, timeouts, local=True)
         for i, text in enumerate(statements):
             if on_statement is not None:
                 on_statement(i)
@@ -204,7 +182,7 @@ def run_explicit_block(
     ``SET TRANSACTION ISOLATION LEVEL``), so the timeouts are set at session level beforehand.
     """
     try:
-        _set_and_verify(session, timeouts, local=False)
+        set_and_verify(session, timeouts, local=False)
         for i, text in enumerate(statements[:-1]):
             if on_statement is not None:
                 on_statement(i)
@@ -219,7 +197,7 @@ def run_explicit_block(
         session.rollback_quietly()
         raise
     finally:
-        _reset_quietly(session)
+        reset_session_timeouts(session)
 
 
 def run_autocommit(
@@ -248,7 +226,7 @@ def run_autocommit(
     report: CleanupSink = on_cleanup or _ignore_cleanup
     skipped: str | None = None
     try:
-        _set_and_verify(session, timeouts, local=False)
+        set_and_verify(session, timeouts, local=False)
         resume = dbrecovery.Resume()
         if started_before and recovery is not None:
             resume = dbrecovery.resume(session, recovery, on_drop=report)
@@ -256,7 +234,7 @@ def run_autocommit(
             if after is not None:
                 session.execute(sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()))
                 return resume.done
-            _reset_quietly(session)
+            reset_session_timeouts(session)
             return resume.done
         if before is not None:
             session.execute(before)
@@ -279,9 +257,9 @@ def run_autocommit(
             session.execute(sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()))
             return skipped
     except BaseException:
-        _reset_quietly(session)
+        reset_session_timeouts(session)
         raise
-    _reset_quietly(session)
+    reset_session_timeouts(session)
     return skipped
 
 
@@ -404,7 +382,7 @@ def run_batched(
                 # One round trip opens the batch: BEGIN, the timeouts, the guard that checks
                 # them, and the walk to the batch's last key.
                 opening = sql.SQL("BEGIN; {}; {}; {}").format(
-                    _set(timeouts, local=True),
+                    timeouts_sql(timeouts, local=True),
                     _guard(session, timeouts),
                     dbbatch.walk_sql(target.table, key, done.last_key, shape.batch_size),
                 )
@@ -448,7 +426,7 @@ def run_batched(
                 )
             )
     finally:
-        _reset_quietly(session)
+        reset_session_timeouts(session)
 
 
 def _drop_new_invalid(
@@ -468,27 +446,6 @@ def _drop_new_invalid(
 
 def _ignore_cleanup(index: str, reason: str) -> None:
     """The clean-up sink when nobody listens."""
-
-
-def set_session_timeouts(session: Session, timeouts: Timeouts) -> None:
-    """Set and check session-level timeouts (for the runner's own autocommit housekeeping)."""
-    _set_and_verify(session, timeouts, local=False)
-
-
-def reset_session_timeouts(session: Session) -> None:
-    """Undo set_session_timeouts: back to the session's housekeeping timeouts (never to the
-    server's defaults, which may be none)."""
-    _reset_quietly(session)
-
-
-def _reset_quietly(session: Session) -> None:
-    if session.closed:
-        return
-    try:
-        session.rollback_quietly()
-        session.execute(session.restore_timeouts_sql())
-    except Exception:
-        pass
 
 
 class SessionSteps:
@@ -617,9 +574,6 @@ class SessionSteps:
     ) -> str | None:
         """Run a ConstraintRecipe shape (see db.recipes.run_constraint_recipe); a later
         attempt resumes from what the catalog shows, like a rerun after an interruption."""
-        # db.recipes builds on this module's timeouts: imported here to keep one direction.
-        from .recipes import run_constraint_recipe
-
         applied = self._row(shape.record, attempts)
 
         def run_plain(text: str) -> None:

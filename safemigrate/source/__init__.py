@@ -1,10 +1,11 @@
 """Reading a migration directory: file names, versions, statements, directives and steps.
 
 ``files`` finds and reads the files (scan_directory leniently, discover raising the first
-problem); ``parse`` reads one file's SQL once, leniently, for both
-the runner (build_steps raises its first problem) and the linter (which reports them all);
-``directives`` reads the ``-- safemigrate:`` comments. SQL is split and recognised with pglast
-(PostgreSQL's own parser); the original text of every statement is kept.
+problem), ``layouts`` reads other tools' directories, and both return the types of
+``scanning``; ``parse`` reads one file's SQL once, leniently, for both the runner (build_steps
+raises its first problem) and the linter (which reports them all); ``directives`` reads the
+``-- safemigrate:`` comments. SQL is split and recognised with pglast (PostgreSQL's own
+parser); the original text of every statement is kept.
 """
 
 from __future__ import annotations
@@ -12,14 +13,10 @@ from __future__ import annotations
 from .directives import DIRECTIVE_PREFIX, AllowComment
 from .files import (
     FILENAME_PATTERN,
-    MAX_VERSION_DIGITS,
-    DirectoryScan,
-    MigrationFile,
     discover,
     load_migrations,
     name_problem,
     parse_migration,
-    read_sql,
     scan_directory,
 )
 from .parse import (
@@ -34,6 +31,7 @@ from .parse import (
     parse_file,
     split_sql,
 )
+from .scanning import MAX_VERSION_DIGITS, DirectoryScan, MigrationFile, read_sql
 
 __all__ = [
     "DIRECTIVE_PREFIX",

@@ -1,36 +1,19 @@
-"""Migration files on disk: names, versions, reading them as text, loading a directory."""
+"""safemigrate's own layout on disk: file names, versions, scanning and loading a directory
+(another tool's layout is read by ``layouts``)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MigrationFileError
 from ..model import Migration
+from .layouts import scan as scan_layout
 from .parse import ConcurrentIndexes, FileProblem, SafeRewrites, build_steps
+from .scanning import MAX_VERSION_DIGITS, DirectoryScan, MigrationFile, read_sql
 
 # File names are not SQL; a pattern is the right tool for them (SQL itself only goes to pglast).
 FILENAME_PATTERN = re.compile(r"^(?P<version>[0-9]+)_(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)\.sql$")
-#: The most digits a version may have: it is stored as a PostgreSQL bigint.
-MAX_VERSION_DIGITS = 18
-
-
-@dataclass(frozen=True)
-class MigrationFile:
-    """A migration file found in the directory, before its SQL is read."""
-
-    version: int
-    version_text: str
-    name: str
-    path: Path
-    #: The SQL to run when it is not the whole file: another tool's up part, with every other
-    #: line blanked so that line numbers stay the file's. None: read the file.
-    text: str | None = None
-    #: The migration's id in its tool's history table (a dbmate version, a yoyo id), or "".
-    origin_id: str = ""
-    #: What the layout noticed and ``plan`` shows (a down part ignored, a no-transaction marker).
-    notes: tuple[str, ...] = ()
 
 
 def name_problem(path: Path) -> FileProblem | None:
@@ -53,18 +36,6 @@ def name_problem(path: Path) -> FileProblem | None:
     return None
 
 
-@dataclass(frozen=True)
-class DirectoryScan:
-    """The ``.sql`` files of a migrations directory, read leniently."""
-
-    #: The well-named files, by version then name (two may share a version: a problem).
-    files: list[MigrationFile]
-    #: The files whose name the runner refuses, in directory order.
-    misnamed: list[Path]
-    #: Every reason the runner refuses the directory, in the order it meets them.
-    problems: list[FileProblem]
-
-
 def scan_directory(directory: Path, layout: str = "safemigrate") -> DirectoryScan:
     """Every migration file of ``directory``, and every problem with their names.
 
@@ -76,9 +47,7 @@ def scan_directory(directory: Path, layout: str = "safemigrate") -> DirectorySca
     if not directory.is_dir():
         raise MigrationFileError(str(directory), "migrations directory does not exist")
     if layout != "safemigrate":
-        from .layouts import scan  # the layouts build on this module's types
-
-        return scan(directory, layout)
+        return scan_layout(directory, layout)
     files: list[MigrationFile] = []
     misnamed: list[Path] = []
     problems: list[FileProblem] = []
@@ -138,22 +107,6 @@ def load_migrations(
         parse_migration(f, concurrent_indexes=concurrent_indexes, safe_rewrites=safe_rewrites)
         for f in discover(directory, layout)
     ]
-
-
-def read_sql(path: Path) -> str:
-    """The text of a migration file; not UTF-8 is an error naming the line."""
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise MigrationFileError(str(path), f"cannot read: {err.strerror}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise MigrationFileError(
-            str(path), f"not UTF-8 (byte 0x{data[err.start]:02x})", line=line
-        ) from None
-    return text.removeprefix("\ufeff")
 
 
 def parse_migration(

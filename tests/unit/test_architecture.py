@@ -1,4 +1,5 @@
-"""The layers of docs/architecture.md, enforced on the imports the code really has.
+"""The layers of docs/architecture.md, and no import cycles, enforced on the imports the code
+really has.
 
 Every import in every module counts, including those inside functions (a lazy import still runs
 when the function does). Read with ``ast``: nothing is imported to check it.
@@ -109,6 +110,36 @@ def closure(module: str) -> set[str]:
 PURE = sorted(m for m in MODULES if m and layer_of(m) == "pure")
 
 
+def import_cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The groups of modules that import each other in a cycle (the graph's strongly
+    connected components of more than one module, or of one importing itself), each sorted."""
+    reach: dict[str, set[str]] = {}
+    for start in graph:
+        seen: set[str] = set()
+        todo = list(graph[start])
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                todo.extend(graph.get(current, ()))
+        reach[start] = seen
+    groups = {
+        frozenset({m, *(n for n in reach[m] if m in reach[n])}) for m in graph if m in reach[m]
+    }
+    return sorted(sorted(group) for group in groups)
+
+
+def package_import_graph() -> dict[str, frozenset[str]]:
+    """Each module of the package and the package modules its own import statements name.
+
+    The implicit import of a submodule's package (``import a.b`` runs ``a/__init__`` first) is
+    not an edge: every ``__init__`` that re-exports its submodules would otherwise close a
+    cycle with each of them that imports a sibling, and Python handles that one (the package
+    is in ``sys.modules`` before its ``__init__`` imports anything).
+    """
+    return {m: frozenset(n for n in imports_of(m) if n in MODULES) for m in MODULES}
+
+
 def test_the_layers_cover_a_real_package() -> None:
     assert {"cli", "api", "run", "executor", "db.steps", "policy", "source", "lint"} <= set(MODULES)
 
@@ -144,3 +175,26 @@ def test_the_import_reader_sees_lazy_and_relative_imports() -> None:
     assert "run" in imports_of("api")
     assert "db" in imports_of("blockers.watcher") or "db.session" in imports_of("blockers.watcher")
     assert "psycopg" in closure("db.steps")
+
+
+def test_no_modules_import_each_other_in_a_cycle() -> None:
+    # A cycle, lazy import or not, means neither module can be understood or tested without
+    # the other; what both need belongs in a module of its own below them (as db.step_timeouts
+    # is for db.steps and db.recipes, source.scanning for source.files and source.layouts).
+    cycles = import_cycles(package_import_graph())
+    assert cycles == [], "modules that import each other in a cycle: " + "; ".join(
+        " <-> ".join(group) for group in cycles
+    )
+
+
+def test_the_cycle_finder_finds_cycles_and_only_cycles() -> None:
+    graph = {
+        "a": frozenset({"b"}),
+        "b": frozenset({"c"}),
+        "c": frozenset({"a", "d"}),
+        "d": frozenset({"e"}),
+        "e": frozenset(),
+        "f": frozenset({"f"}),
+    }
+    assert import_cycles(graph) == [["a", "b", "c"], ["f"]]
+    assert import_cycles({"a": frozenset({"b"}), "b": frozenset()}) == []

@@ -1,6 +1,6 @@
 """Other tools' migration directories, read in place with each tool's rules.
 
-One pure module per tool turns a directory into the same :class:`~..files.MigrationFile` list
+One pure module per tool turns a directory into the same :class:`~..scanning.MigrationFile` list
 as safemigrate's own layout: the tool's file names, order and versions; the up part only (its
 down part noted and ignored); the tool's own id for matching its history table
 (:mod:`safemigrate.adoption`); and notes for ``plan`` (what safemigrate runs differently).
@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Literal, get_args
 
 from ...errors import BadInputError
-from ..files import DirectoryScan, MigrationFile
+from ..scanning import DirectoryScan, MigrationFile
 from . import dbmate, diesel, flyway, golang_migrate, sqlx, yoyo
 
 #: Every value of the ``layout`` setting.

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..files import DirectoryScan, MigrationFile
 from ..parse import FileProblem
+from ..scanning import DirectoryScan, MigrationFile
 from .common import (
     DOWN_IGNORED,
     NO_TRANSACTION,

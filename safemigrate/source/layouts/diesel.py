@@ -15,8 +15,8 @@ import re
 import sys
 from pathlib import Path
 
-from ..files import DirectoryScan, MigrationFile
 from ..parse import FileProblem
+from ..scanning import DirectoryScan, MigrationFile
 from .common import DOWN_IGNORED, NO_TRANSACTION, WHOLE_FILE, entries, finish, version_problem
 
 if sys.version_info >= (3, 11):

@@ -20,8 +20,8 @@ import re
 import zlib
 from pathlib import Path
 
-from ..files import DirectoryScan, MigrationFile
 from ..parse import FileProblem
+from ..scanning import DirectoryScan, MigrationFile
 from .common import NO_TRANSACTION, WHOLE_FILE, entries, finish
 
 NAME = "flyway"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..files import DirectoryScan, MigrationFile
 from ..parse import FileProblem
+from ..scanning import DirectoryScan, MigrationFile
 from .common import DOWN_IGNORED, WHOLE_FILE, entries, finish, version_problem
 
 NAME = "golang-migrate"
