@@ -327,6 +327,8 @@ _CONNECTION_KEYS = frozenset(
 TARGET_TABLE_KEYS = frozenset({"target", "targets"})
 
 _ENV_PREFIX = "SAFEMIGRATE_"
+#: The keys whose flag is not ``--`` and the key with dashes, so errors name the flag typed.
+_FLAGS: Mapping[str, str] = MappingProxyType({"check_cache": "--cache"})
 _MAX_ATTEMPTS = 1000
 _TRUE_WORDS = frozenset({"true", "1", "yes"})
 _FALSE_WORDS = frozenset({"false", "0", "no"})
@@ -401,7 +403,7 @@ def load_settings(
     for key, raw in (overrides or {}).items():
         if raw is None:
             continue
-        flag = "--" + key.replace("_", "-")
+        flag = _FLAGS.get(key, "--" + key.replace("_", "-"))
         if key not in KEYS:
             raise ConfigError(f"{flag}: not a configuration setting")
         values[_FIELDS[key]] = _parse(key, raw, where=flag, from_text=True, base=cwd)

@@ -243,7 +243,8 @@ class ResultCache:
             )
             fingerprint = raw.get("fingerprint")
             return CachedCheck(str(fingerprint) if fingerprint else None, report, memo)
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        # RecursionError: JSON nested deeper than the reader recurses (garbage, too).
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
             return empty
 
     def save(

@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from ..errors import MigrationFileError
-from ..source import scan_directory
+from ..source import MigrationFile, read_sql, scan_directory
 from .cache import FileMemo, chain_keys
 from .catalog import Catalog
 from .findings import LintReport
@@ -103,7 +103,13 @@ def lint_directory(
     if only is not None:
         wanted = {p.resolve() for p in only}
         paths = [p for p in paths if p.resolve() in wanted]
-    up_parts = {f.path: f.text for f in scan.files if f.text is not None}
+    # The SQL of each well-named file: another tool's up part, or the whole file. A native
+    # file is read here, not by lint_file, because the memo's keys are its text; one that
+    # cannot be read is left to lint_file, which reports why.
+    listed = set(paths)
+    up_parts = {
+        f.path: text for f in scan.files if f.path in listed and (text := _sql_of(f)) is not None
+    }
     # A badly named file is linted after the others: only a directory of well-named files
     # (the usual case) is memoised, so the saved schema is the one after its last file.
     use_memo = (
@@ -150,11 +156,23 @@ def lint_directory(
     return report
 
 
+def _sql_of(file: MigrationFile) -> str | None:
+    """The SQL ``file`` runs, or None when it cannot be read."""
+    if file.text is not None:
+        return file.text
+    try:
+        return read_sql(file.path)
+    except MigrationFileError:
+        return None
+
+
 def _reuse(
     memo: FileMemo, keys: Sequence[str], catalog: Catalog, results: list[FileResult]
 ) -> tuple[int, Catalog]:
     """How many leading files an earlier run already judged (their results appended to
     ``results`` and recorded in ``memo``), and the schema to judge the next one on."""
+    if not keys:
+        return 0, catalog  # an empty directory: nothing to reuse, and no last file
     known = 0
     while known < len(keys) and keys[known] in memo.known:
         known += 1

@@ -375,6 +375,61 @@ def test_empty_dir_is_an_error(tmp_path: Path) -> None:
     assert error_of(tmp_path) == "safemigrate.toml: dir: must not be empty"
 
 
+# The check_cache key
+
+
+def test_check_cache_defaults_to_auto(tmp_path: Path) -> None:
+    assert load(tmp_path).check_cache == "auto"
+
+
+def test_check_cache_in_config_file_is_relative_to_the_file(tmp_path: Path) -> None:
+    write(tmp_path / "deploy" / "safemigrate.toml", 'check_cache = ".cache/check"\n')
+    settings = load(tmp_path, config_file=Path("deploy/safemigrate.toml"))
+    assert settings.check_cache == tmp_path / "deploy" / ".cache" / "check"
+
+
+def test_check_cache_from_environment_and_flag_is_relative_to_cwd(tmp_path: Path) -> None:
+    write(tmp_path / "deploy" / "safemigrate.toml", 'check_cache = "file_cache"\n')
+    config = Path("deploy/safemigrate.toml")
+    environ = {"SAFEMIGRATE_CHECK_CACHE": "env_cache"}
+    settings = load(tmp_path, config_file=config, environ=environ)
+    assert settings.check_cache == tmp_path / "env_cache"
+    settings = load(tmp_path, config_file=config, environ=environ, overrides={"check_cache": "c"})
+    assert settings.check_cache == tmp_path / "c"
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_check_cache_modes_are_not_directories(tmp_path: Path, mode: str) -> None:
+    write(tmp_path / "safemigrate.toml", f'check_cache = "{mode}"\n')
+    assert load(tmp_path).check_cache == mode
+    bare = tmp_path / "no-config"
+    bare.mkdir()
+    assert load(bare, environ={"SAFEMIGRATE_CHECK_CACHE": mode}).check_cache == mode
+    assert load(bare, overrides={"check_cache": mode}).check_cache == mode
+    # The environment overrides the file, the flag the environment.
+    other = "off" if mode == "auto" else "auto"
+    environ = {"SAFEMIGRATE_CHECK_CACHE": other}
+    assert load(tmp_path, environ=environ).check_cache == other
+    assert load(tmp_path, environ=environ, overrides={"check_cache": mode}).check_cache == mode
+
+
+def test_absolute_check_cache_is_kept(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    write(tmp_path / "deploy" / "safemigrate.toml", f'check_cache = "{target}"\n')
+    assert load(tmp_path, config_file=Path("deploy/safemigrate.toml")).check_cache == target
+
+
+def test_bad_check_cache_names_where_it_came_from(tmp_path: Path) -> None:
+    write(tmp_path / "safemigrate.toml", 'check_cache = ""\n')
+    assert error_of(tmp_path) == "safemigrate.toml: check_cache: must not be empty"
+    bare = tmp_path / "no-config"
+    bare.mkdir()
+    empty_env = {"SAFEMIGRATE_CHECK_CACHE": ""}
+    assert error_of(bare, environ=empty_env).startswith("SAFEMIGRATE_CHECK_CACHE: ")
+    # The flag is check's --cache, and the error names it as typed.
+    assert error_of(bare, overrides={"check_cache": ""}) == "--cache: must not be empty"
+
+
 # Unknown keys and secrets
 
 
@@ -535,6 +590,20 @@ def test_bad_enum_lists_allowed_values(tmp_path: Path) -> None:
         (
             "dir = 3",
             "safemigrate.toml: dir: must be a directory path (a string), not an integer (3)",
+        ),
+        (
+            "check_cache = 3",
+            "safemigrate.toml: check_cache: must be a directory path (a string), "
+            "not an integer (3)",
+        ),
+        (
+            "check_cache = false",
+            "safemigrate.toml: check_cache: must be a directory path (a string), "
+            "not a boolean (false)",
+        ),
+        (
+            "check_cache = ['auto']",
+            "safemigrate.toml: check_cache: must be a directory path (a string), not an array",
         ),
         (
             "version_style = 1979-05-27",
