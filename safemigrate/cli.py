@@ -146,10 +146,13 @@ def _colour() -> bool:
 class Context:
     """Options shared by every command."""
 
-    def __init__(self, config: Path | None, directory: Path | None, fmt: str) -> None:
+    def __init__(
+        self, config: Path | None, directory: Path | None, fmt: str, layout: str | None
+    ) -> None:
         self.config = config
         self.directory = directory
         self.format = fmt
+        self.layout = layout
 
     def settings(self, **flags: Any) -> Settings:
         from .config import load_settings
@@ -157,6 +160,8 @@ class Context:
         overrides = {k: v for k, v in flags.items() if v is not None}
         if self.directory is not None:
             overrides["dir"] = self.directory
+        if self.layout is not None:
+            overrides["layout"] = self.layout
         settings = load_settings(cwd=Path.cwd(), config_file=self.config, overrides=overrides)
         if settings.layout == "auto" and self.format == "text":
             from .source.layouts import detect
@@ -189,7 +194,7 @@ class Context:
 
 
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--config, --dir and --format (text or json), accepted by every command."""
+    """--config, --dir, --layout and --format (text or json), accepted by every command."""
     func = click.option(
         "--format",
         "fmt",
@@ -202,7 +207,14 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def location_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--config and --dir."""
+    """--config, --dir and --layout."""
+    func = click.option(
+        "--layout",
+        metavar="NAME",
+        help="How the migrations directory is laid out, and which tool's history table is "
+        "adopted: safemigrate, auto (detect it), dbmate, yoyo, golang-migrate, sqlx, diesel "
+        "or flyway [default: the config's layout, else safemigrate].",
+    )(func)
     func = click.option(
         "--dir",
         "directory",
@@ -243,6 +255,21 @@ lint_gate_option = click.option(
     help="Lint findings on pending steps: error refuses to apply anything while an error "
     "finding is not suppressed with a reason (exit 7), warn shows them and applies, off does "
     "not lint [default: the config's lint_gate, else error].",
+)
+
+yield_after_option = click.option(
+    "--yield-after",
+    metavar="DUR",
+    help="While a step waits for its lock with sessions queued behind it, cancel its own "
+    "statement after this long and retry once the holders are gone, 0 to never yield "
+    "[default: the config's yield_after, else 50ms].",
+)
+
+lock_wait_budget_option = click.option(
+    "--lock-wait-budget",
+    metavar="DUR",
+    help="Longest one step waits politely (pre-check back-offs, yields, waits for holders) "
+    "before it gives up with exit 4 [default: the config's lock_wait_budget, else 10min].",
 )
 
 safe_rewrites_option = click.option(
@@ -568,6 +595,8 @@ def main() -> None:
     "instead of queueing behind it "
     "[default: on].",
 )
+@yield_after_option
+@lock_wait_budget_option
 @click.option(
     "--redact-queries",
     is_flag=True,
@@ -605,6 +634,7 @@ def main() -> None:
 def up(
     config: Path | None,
     directory: Path | None,
+    layout: str | None,
     fmt: str,
     dsn: str | None,
     require_dsn: bool | None,
@@ -616,6 +646,8 @@ def up(
     wait_for_lock: str | None,
     allow_out_of_order: bool | None,
     lock_precheck: bool | None,
+    yield_after: str | None,
+    lock_wait_budget: str | None,
     redact_queries: bool | None,
     cancel_blockers: str | None,
     cancel_blockers_only: str | None,
@@ -642,7 +674,7 @@ def up(
     With --targets (or targets in the config) it runs on every target, --concurrency at a
     time, and exits with the worst target's code.
     """
-    ctx = Context(config, directory, fmt)
+    ctx = Context(config, directory, fmt, layout)
     from . import api
 
     sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty())
@@ -656,6 +688,8 @@ def up(
         "wait_for_lock": wait_for_lock,
         "allow_out_of_order": allow_out_of_order,
         "lock_precheck": lock_precheck,
+        "yield_after": yield_after,
+        "lock_wait_budget": lock_wait_budget,
         "redact_queries": redact_queries,
         "cancel_blockers": cancel_blockers,
         "cancel_blockers_only": cancel_blockers_only,
@@ -710,6 +744,7 @@ def up(
 def status(
     config: Path | None,
     directory: Path | None,
+    layout: str | None,
     fmt: str,
     dsn: str | None,
     require_dsn: bool | None,
@@ -724,7 +759,7 @@ def status(
     """
     from .output import status_text, to_json
 
-    ctx = Context(config, directory, fmt)
+    ctx = Context(config, directory, fmt, layout)
     from . import api
 
     with _handled(ctx):
@@ -755,7 +790,9 @@ def status(
 @main.command(epilog=NEW_EXIT_CODES)
 @common_options
 @click.argument("name")
-def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> None:
+def new(
+    config: Path | None, directory: Path | None, layout: str | None, fmt: str, name: str
+) -> None:
     """Create the next migration file, DIR/<version>_NAME.sql.
 
     The version is the next zero-padded number, or a UTC timestamp when the config says
@@ -763,7 +800,7 @@ def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> Non
     """
     from .output import to_json
 
-    ctx = Context(config, directory, fmt)
+    ctx = Context(config, directory, fmt, layout)
     from . import api
 
     with _handled(ctx):
@@ -783,6 +820,7 @@ def new(config: Path | None, directory: Path | None, fmt: str, name: str) -> Non
 def baseline(
     config: Path | None,
     directory: Path | None,
+    layout: str | None,
     fmt: str,
     dsn: str | None,
     require_dsn: bool | None,
@@ -797,7 +835,7 @@ def baseline(
     """
     from .output import to_json
 
-    ctx = Context(config, directory, fmt)
+    ctx = Context(config, directory, fmt, layout)
     from . import api
 
     with _handled(ctx):
@@ -847,6 +885,7 @@ def baseline(
 def adopt(
     config: Path | None,
     directory: Path | None,
+    layout: str | None,
     fmt: str,
     dsn: str | None,
     require_dsn: bool | None,
@@ -858,7 +897,7 @@ def adopt(
     """
     from .output import to_json
 
-    ctx = Context(config, directory, fmt)
+    ctx = Context(config, directory, fmt, layout)
     from . import api
 
     targets: list[Target] = []
@@ -908,6 +947,7 @@ def adopt(
 def repair(
     config: Path | None,
     directory: Path | None,
+    layout: str | None,
     fmt: str,
     dsn: str | None,
     require_dsn: bool | None,
@@ -922,7 +962,7 @@ def repair(
     """
     from .output import to_json
 
-    ctx = Context(config, directory, fmt)
+    ctx = Context(config, directory, fmt, layout)
     from . import api
 
     def connected(event: Event) -> None:
@@ -1004,6 +1044,7 @@ def _target_printer(fmt: str) -> Callable[[Event], None]:
 def plan(
     config: Path | None,
     directory: Path | None,
+    layout: str | None,
     fmt: str,
     lint_gate: str | None,
     dsn: str | None,
@@ -1020,7 +1061,7 @@ def plan(
     applies (CONCURRENTLY); the timeouts, attempts and worst-case lock wait that apply; lint
     findings; and whether the lint gate would refuse the run (up would exit 7).
     """
-    ctx = Context(config, directory, fmt)
+    ctx = Context(config, directory, fmt, layout)
     from . import api
 
     with _handled(ctx):
@@ -1073,6 +1114,7 @@ def plan(
 def check(
     config: Path | None,
     directory: Path | None,
+    layout: str | None,
     fmt: str,
     pg_version: str | None,
     explain: str | None,
@@ -1087,7 +1129,7 @@ def check(
     bad input. Suppress a finding with `-- safemigrate: allow RULE -- reason` before the
     statement.
     """
-    ctx = Context(config, directory, "json" if fmt == "json" else "text")
+    ctx = Context(config, directory, "json" if fmt == "json" else "text", layout)
     # Not through api: a check answered from its cache imports neither runner nor parser.
     from .check import check as run_check
     from .check import explain as explain_rule
@@ -1131,14 +1173,19 @@ def check(
     "[default: auto].",
 )
 @safe_rewrites_option
+@yield_after_option
+@lock_wait_budget_option
 def rehearse(
     config: Path | None,
     directory: Path | None,
+    layout: str | None,
     fmt: str,
     lint_gate: str | None,
     schema_from: Path | None,
     server: str | None,
     safe_rewrites: str | None,
+    yield_after: str | None,
+    lock_wait_budget: str | None,
 ) -> None:
     """Apply every migration for real on a throwaway PostgreSQL, then remove it.
 
@@ -1149,13 +1196,18 @@ def rehearse(
     """
     from .output import to_json
 
-    ctx = Context(config, directory, fmt)
+    ctx = Context(config, directory, fmt, layout)
     from . import api
 
     sink = _Sink(fmt, live=False)
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     with _handled(ctx), sink:
-        settings = ctx.settings(lint_gate=lint_gate, safe_rewrites=safe_rewrites)
+        settings = ctx.settings(
+            lint_gate=lint_gate,
+            safe_rewrites=safe_rewrites,
+            yield_after=yield_after,
+            lock_wait_budget=lock_wait_budget,
+        )
         result = api.rehearse(settings, schema_from=schema_from, server=server, on_event=sink)
         if fmt == "json":
             click.echo(
