@@ -549,6 +549,11 @@ CATALOG_FILES = {
     ),
     "0007_validate.sql": 'ALTER TABLE "People" VALIDATE CONSTRAINT name_nn;\n',
     "0008_set_not_null.sql": 'ALTER TABLE "People" ALTER COLUMN "Name" SET NOT NULL;\n',
+    "0009_types.sql": (
+        "CREATE DOMAIN app.label AS varchar(40) CHECK (VALUE <> '');\n"
+        "CREATE FUNCTION pick() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN 'x'; END $$;\n"
+        "CREATE FUNCTION fixed() RETURNS text LANGUAGE sql AS $$ SELECT 'x'::text $$;\n"
+    ),
 }
 
 
@@ -594,7 +599,7 @@ def test_gained_file_on_the_saved_schema_matches_the_uncached_result(
     check(settings)
     write(
         directory,
-        "0009_more.sql",
+        "0010_more.sql",
         'ALTER TABLE app."Orders" VALIDATE CONSTRAINT note_nn;\n'
         'ALTER TABLE app."Orders" ALTER COLUMN note SET NOT NULL;\n'
         'ALTER TABLE app."Orders" ALTER COLUMN "Total" TYPE numeric(12,2);\n'
@@ -606,7 +611,7 @@ def test_gained_file_on_the_saved_schema_matches_the_uncached_result(
     )
     judged = count_judged(monkeypatch)
     report = check(settings)
-    assert judged == ["0009_more.sql"]
+    assert judged == ["0010_more.sql"]
     assert report == check(uncached(settings))
     assert report.findings  # the file has findings that depend on the saved schema
 
