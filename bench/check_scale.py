@@ -1,22 +1,26 @@
-"""How fast is ``safemigrate check`` on a large migrations directory?
+"""How fast is ``safemigrate check`` on a large migrations directory, beside squawk?
 
-Generates N small migration files (default 1000) in a temporary directory, then times
+Generates N small migration files (default 1000) in a temporary directory, or takes ``--dir``
+(the langfuse corpus, say), then times, each as the subprocess a user runs (interpreter start,
+imports, linting, JSON rendering), alternated, median of ``--repeat`` runs:
 
-- ``safemigrate check --dir DIR --format json`` as a user runs it (a ``python -m safemigrate``
-  subprocess: interpreter start, imports, linting and rendering), median of ``--repeat`` runs;
-- ``safemigrate.lint.lint_directory(DIR)`` in this process (reading, parsing and linting
-  only), median of ``--repeat`` runs;
-- ``safemigrate --version`` as a subprocess: the fixed start-up cost included in the first line,
+- ``check --cache off``: nothing cached (a fresh CI machine);
+- ``check`` with a cache filled by an earlier run of the same directory;
+- ``check`` after one file was added since the cached run (the usual change);
+- ``squawk --reporter json`` on the same files, when squawk-cli is installed (the bench extra);
+- ``safemigrate --version``: the interpreter and CLI start-up alone;
 
-and prints a small table with files per second. Nothing is asserted; the directory is removed.
+and ``safemigrate.lint.lint_directory(DIR)`` in this process, and prints each with files per
+second and its ratio to squawk. Nothing is asserted; nothing of the directory is changed.
 
-    python bench/check_scale.py [--files 1000] [--repeat 3]
+    python bench/check_scale.py [--files 1000 | --dir DIR] [--repeat 3] [--python PY]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -107,10 +111,93 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+#: The rows of the speed table, in order.
+COLD = "check, nothing cached (--cache off)"
+WARM = "check, unchanged directory (cached)"
+ADDED = "check, one file added since the cached run"
+SQUAWK = "squawk"
+STARTUP = "safemigrate --version (interpreter and CLI start-up only)"
+
+#: The file added for the ADDED row.
+ADDED_FILE = "CREATE TABLE bench_added (id bigint PRIMARY KEY, note text);\n"
+
+
+def time_check(
+    directory: Path, repeat: int, python: str = sys.executable, squawk: str | None = None
+) -> dict[str, float]:
+    """Median wall time of ``check`` on ``directory`` (nothing cached, cached, one file added
+    since the cached run), of ``squawk`` on its files when given, and of the CLI's start-up,
+    each as the subprocess a user runs, alternated; the directory is not changed."""
+    langfuse = directory
+    files = sorted(str(p) for p in langfuse.glob("*.sql"))
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        grown = work / "grown"
+        shutil.copytree(langfuse, grown)
+        cache, grown_cache = work / "cache", work / "grown-cache"
+
+        def check(directory: Path, where: str) -> list[str]:
+            command = [python, "-m", "safemigrate", "check", "--dir", str(directory)]
+            return [*command, "--format", "json", "--cache", where]
+
+        def run(cmd: list[str]) -> None:
+            subprocess.run(cmd, capture_output=True, check=False, env=env)
+
+        run(check(langfuse, str(cache)))  # fills the cache of the unchanged directory
+        run(check(grown, str(grown_cache)))  # the cache before the file is added
+        saved = {p.name: p.read_bytes() for p in grown_cache.glob("check-*.json")}
+        (grown / added_name(files)).write_text(ADDED_FILE, "utf-8")
+
+        def added() -> None:
+            for name, data in saved.items():  # back to the state before the file was added
+                (grown_cache / name).write_bytes(data)
+            run(check(grown, str(grown_cache)))
+
+        actions: dict[str, Callable[[], None]] = {
+            COLD: lambda: run(check(langfuse, "off")),
+            WARM: lambda: run(check(langfuse, str(cache))),
+            ADDED: added,
+            SQUAWK: lambda: run([squawk or "", "--reporter", "json", *files]),
+            STARTUP: lambda: run([python, "-m", "safemigrate", "--version"]),
+        }
+        if squawk is None:
+            del actions[SQUAWK]
+        times: dict[str, list[float]] = {name: [] for name in actions}
+        for _ in range(repeat):
+            for name, action in actions.items():
+                start = time.perf_counter()
+                action()
+                times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def added_name(files: list[str]) -> str:
+    """A migration name after the last of ``files``: the next version, same width."""
+    last = Path(files[-1]).name if files else "0000_none.sql"
+    digits = last[: len(last) - len(last.lstrip("0123456789"))] or "0000"
+    return f"{int(digits) + 1:0{len(digits)}d}_bench_added.sql"
+
+
+def find_squawk() -> str | None:
+    """squawk (squawk-cli, the bench extra) beside this interpreter or on PATH, if installed."""
+    beside = Path(sys.executable).parent / "squawk"
+    return str(beside) if beside.exists() else shutil.which("squawk")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=1000, help="migrations to generate")
+    parser.add_argument(
+        "--dir", type=Path, help="time this migrations directory instead (e.g. langfuse)"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter that runs safemigrate (one with a wheel install: an editable "
+        "install adds its import hook to every start-up)",
+    )
     options = parser.parse_args(argv)
     if options.files < 1 or options.repeat < 1:
         parser.error("--files and --repeat must be at least 1")
@@ -119,37 +206,31 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(REPO))
     from safemigrate.lint import lint_directory
 
+    squawk = find_squawk()
     with tempfile.TemporaryDirectory(prefix="safemigrate-bench-") as tmp:
-        directory = Path(tmp)
-        generate(directory, options.files)
-
-        checks: list[subprocess.CompletedProcess[str]] = []
-
-        def cli_check() -> None:
-            checks.append(run_cli("check", "--dir", str(directory), "--format", "json"))
-
-        cli_s = median_seconds(cli_check, options.repeat)
-        check = checks[-1]
+        directory = options.dir if options.dir is not None else Path(tmp)
+        if options.dir is None:
+            generate(directory, options.files)
+        count = len(list(directory.glob("*.sql")))
+        check = run_cli("check", "--dir", str(directory), "--format", "json", "--cache", "off")
         if check.returncode not in (0, 1):  # 1: error findings; 2 would be bad input
             print(f"safemigrate check failed (exit {check.returncode}):", file=sys.stderr)
             print(check.stderr or check.stdout, file=sys.stderr)
             return 1
         severities = Counter(f["severity"] for f in json.loads(check.stdout)["findings"])
+        times = time_check(directory, options.repeat, options.python, squawk)
         lib_s = median_seconds(lambda: lint_directory(directory), options.repeat)
-        start_s = median_seconds(lambda: run_cli("--version"), options.repeat)
 
-    rows = [
-        ("safemigrate check (CLI subprocess)", cli_s, f"{options.files / cli_s:,.0f}"),
-        ("lint_directory (in process)", lib_s, f"{options.files / lib_s:,.0f}"),
-        ("CLI start-up only (--version)", start_s, "-"),
-    ]
     print(
-        f"safemigrate check on {options.files} generated migrations "
+        f"safemigrate check on {count} migrations of {options.dir or 'generated files'} "
         f"(median of {options.repeat} runs, Python {sys.version.split()[0]})"
     )
-    print(f"{'measurement':<38} {'seconds':>9} {'files/s':>9}")
-    for label, seconds, rate in rows:
-        print(f"{label:<38} {seconds:>9.3f} {rate:>9}")
+    print(f"{'measurement':<58} {'seconds':>9} {'files/s':>9} {'x squawk':>9}")
+    rows = [*times.items(), ("lint_directory in process (no start-up, no cache)", lib_s)]
+    for label, seconds in rows:
+        rate = f"{count / seconds:,.0f}" if label != STARTUP else "-"
+        versus = f"{seconds / times[SQUAWK]:.1f}" if SQUAWK in times else "-"
+        print(f"{label:<58} {seconds:>9.3f} {rate:>9} {versus:>9}")
     print(
         f"findings: {sum(severities.values())} "
         f"({severities['error']} errors, {severities['warning']} warnings, "

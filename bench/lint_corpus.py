@@ -21,17 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from check_scale import ADDED, COLD, SQUAWK, WARM, time_check  # noqa: E402
 
 from safemigrate.lint import lint_directory  # noqa: E402
 from tests.lint_corpus.cases import Case, Verdict, correct, judge, load_cases  # noqa: E402
@@ -263,60 +262,6 @@ FIRST_BLIND_MEASUREMENT = (
     "to its base type."
 )
 
-#: The rows of the speed table, in order.
-COLD = "check, nothing cached (--cache off)"
-WARM = "check, unchanged directory (cached)"
-ADDED = "check, one file added since the cached run"
-SQUAWK = "squawk"
-STARTUP = "safemigrate --version (interpreter and CLI start-up only)"
-
-#: The file added for the ADDED row: a change of a table the history created.
-ADDED_FILE = "ALTER TABLE traces ADD COLUMN bench_note text;\n"
-
-
-def time_runs(langfuse: Path, repeat: int, python: str) -> dict[str, float]:
-    """Median wall time of ``check`` (cold, cached, one file added) and of squawk on the
-    langfuse files, each as the subprocess a user runs, alternated."""
-    files = sorted(str(p) for p in langfuse.glob("*.sql"))
-    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        grown = work / "grown"
-        shutil.copytree(langfuse, grown)
-        cache, grown_cache = work / "cache", work / "grown-cache"
-
-        def check(directory: Path, where: str) -> list[str]:
-            command = [python, "-m", "safemigrate", "check", "--dir", str(directory)]
-            return [*command, "--format", "json", "--cache", where]
-
-        def run(cmd: list[str]) -> None:
-            subprocess.run(cmd, capture_output=True, check=False, env=env)
-
-        run(check(langfuse, str(cache)))  # fills the cache of the unchanged directory
-        run(check(grown, str(grown_cache)))  # the cache before the file is added
-        saved = {p.name: p.read_bytes() for p in grown_cache.glob("check-*.json")}
-        (grown / f"{len(files) + 1:04d}_bench_added.sql").write_text(ADDED_FILE, "utf-8")
-
-        def added() -> None:
-            for name, data in saved.items():  # back to the state before the file was added
-                (grown_cache / name).write_bytes(data)
-            run(check(grown, str(grown_cache)))
-
-        actions = {
-            COLD: lambda: run(check(langfuse, "off")),
-            WARM: lambda: run(check(langfuse, str(cache))),
-            ADDED: added,
-            SQUAWK: lambda: run([squawk_binary(), "--reporter", "json", *files]),
-            STARTUP: lambda: run([python, "-m", "safemigrate", "--version"]),
-        }
-        times: dict[str, list[float]] = {name: [] for name in actions}
-        for _ in range(repeat):
-            for name, action in actions.items():
-                start = time.perf_counter()
-                action()
-                times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
-
 
 def noise(langfuse: Path) -> tuple[Counter[tuple[str, str]], int]:
     """Our findings on langfuse per (rule, severity), with the default settings of ``check``."""
@@ -476,7 +421,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     rows = judge_all(load_cases())
-    speed = None if args.no_speed else time_runs(args.langfuse, args.repeat, args.python)
+    speed = (
+        None
+        if args.no_speed
+        else time_check(args.langfuse, args.repeat, args.python, squawk_binary())
+    )
     text = render(rows, speed, args.langfuse, args.repeat)
     args.out.write_text(text, encoding="utf-8")
     print(text.split("## Per rule")[0])

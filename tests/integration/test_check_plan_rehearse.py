@@ -759,6 +759,12 @@ def test_check_scale_bench_runs() -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "20 generated migrations" in proc.stdout
-    assert "safemigrate check (CLI subprocess)" in proc.stdout
-    assert "lint_directory (in process)" in proc.stdout
+    assert "on 20 migrations of generated files" in proc.stdout
+    for row in (
+        "check, nothing cached (--cache off)",
+        "check, unchanged directory (cached)",
+        "check, one file added since the cached run",
+        "safemigrate --version",
+        "lint_directory in process",
+    ):
+        assert row in proc.stdout, proc.stdout

@@ -29,7 +29,7 @@ def layer_of(module: str) -> str:
     """The layer of a module of the package (dotted name without ``safemigrate.``)."""
     if module in ("cli", "__main__"):
         return "cli"
-    if module == "api":
+    if module in ("api", "check"):
         return "commands"
     if module in ("run", "executor", "fleet", "blockers.watcher"):
         return "run"
