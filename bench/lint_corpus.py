@@ -127,6 +127,12 @@ NOISE_JUDGEMENTS: dict[tuple[str, str], tuple[bool, str]] = {
     ("table-rewrite", "error"): (True, "a full-table rewrite under ACCESS EXCLUSIVE"),
     ("lock-table", "warning"): (True, "an explicit table lock held to the end of the block"),
     ("add-column-rewrites", "error"): (True, "a serial/identity column fills every row"),
+    ("timeout-guard-off", "error"): (
+        True,
+        "0434's backfill runs SET LOCAL statement_timeout = 0: no limit on a statement that "
+        "locks rows; safemigrate refuses it unless allowed with a reason (or a project sets "
+        "max_statement_timeout = 0, as the tests that apply langfuse do)",
+    ),
     ("add-column-not-null-without-default", "error"): (
         True,
         "NOT NULL without DEFAULT on tables that had rows (Prisma warns the same); 0231, "
@@ -352,9 +358,9 @@ def render(
             *(f"| {name} | {value:.3f} | {ratio(name):.1f} |" for name, value in speed.items()),
             "",
             f"The goal was at most 2x squawk's time. With the cache (the default, see the "
-            f"README): unchanged directory {ratio(WARM):.1f}x ({goal(WARM)}), one file added "
-            f"{ratio(ADDED):.1f}x ({goal(ADDED)}). Nothing cached (a fresh CI machine that "
-            f"keeps no cache): {ratio(COLD):.1f}x ({goal(COLD)}). squawk is one native binary; "
+            f"README): unchanged directory {ratio(WARM):.2f}x ({goal(WARM)}), one file added "
+            f"{ratio(ADDED):.2f}x ({goal(ADDED)}). Nothing cached (a fresh CI machine that "
+            f"keeps no cache): {ratio(COLD):.2f}x ({goal(COLD)}). squawk is one native binary; "
             "`check` starts a Python interpreter and click before it reads anything (the "
             "start-up row, already more than squawk's whole run), and with nothing cached it "
             "imports pglast and parses every file with the runner's own reader, so its steps "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import decimal
-
 from .errors import ConfigError
 
 #: Units accepted in durations, in milliseconds. The spellings follow PostgreSQL's own GUC units.
@@ -39,6 +37,8 @@ def parse_duration(text: object, *, key: str) -> int:
             f"{key}: {raw!r} is not a duration; use a number and one of "
             f"{', '.join(UNITS_MS)} (e.g. '2s', '500ms', '1min')"
         )
+    import decimal  # here: most runs parse no duration at all
+
     try:
         value = decimal.Decimal(number)
     except decimal.InvalidOperation:

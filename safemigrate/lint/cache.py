@@ -17,17 +17,21 @@ is executable (JSON only), so a cache restored from elsewhere (a CI cache) canno
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .findings import Finding, LintReport
+
+try:
+    # hashlib's own BLAKE2 (what hashlib.blake2b is), without hashlib's OpenSSL import.
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 #: Bump when the file's layout changes; older files are then ignored.
 FORMAT = 1
@@ -47,8 +51,8 @@ def default_directory(environ: Mapping[str, str] | None = None) -> Path | None:
         return None
 
 
-def _digest() -> hashlib.blake2b:
-    return hashlib.blake2b(digest_size=20)
+def _digest() -> blake2b:
+    return blake2b(digest_size=20)
 
 
 def code_fingerprint() -> str:
@@ -269,6 +273,8 @@ class ResultCache:
             "catalog_key": memo.catalog_key,
             "catalog": memo.catalog,
         }
+        import tempfile  # only a run that judged something writes: not on the cached path
+
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".check-", suffix=".tmp")
