@@ -255,17 +255,27 @@ def overall(rows: list[Row], squawk: bool) -> dict[str, str]:
 
 #: What the blind sets found when they were first run, before any rule changed for them.
 FIRST_BLIND_MEASUREMENT = (
-    "Run once before any rule was changed for them (2026-12-01), `check` got 132 of 140 right "
-    "(94.3%; set A, ALTER TABLE columns and constraints, 62/70; set B, indexes, partitions, "
-    "drops, data changes, timeouts and DO blocks, 70/70). The 8 wrong verdicts, 5 misses and "
-    "3 false alarms, are fixed, each backed by a test against a real server. Misses: an "
-    "index rebuilt by a timestamp to timestamptz change under UTC, a validated CHECK "
-    "re-checked by any type change of its column, varchar(n)[] to text[] (array coercions "
-    "rewrite), a PL/pgSQL function created by the migrations used as a default (VOLATILE "
-    "unless declared otherwise; an inlinable SQL function is not), SET NOT NULL whose "
-    "proving CHECK is dropped in the same ALTER TABLE. False alarms: a collation change of "
-    "a column no index reads, a change to an unconstrained domain, a change from a domain "
-    "to its base type."
+    "Each round was run once on the code of its day before any rule changed for it. Round 1 "
+    "(`ba*`, `bb*`, 140 cases): 132/140 right (94.3%; `ba*`, ALTER TABLE columns and "
+    "constraints, 62/70; `bb*`, indexes, partitions, drops, data changes, timeouts and DO "
+    "blocks, 70/70): 5 misses (an index rebuilt by timestamp to timestamptz under UTC, a "
+    "validated CHECK re-checked by any type change of its column, varchar(n)[] to text[], a "
+    "PL/pgSQL function used as a default, SET NOT NULL whose proving CHECK is dropped in the "
+    "same ALTER TABLE) and 3 false alarms (a collation change no index sees, a change to an "
+    "unconstrained domain, a domain to its base type). Round 2 (`bc*`, `bd*`, 120 cases, "
+    "written after round 1's fixes, many as whole ORM-style files, some checked on PostgreSQL "
+    "16 and 18): 113/120 (94.2%; `bc*` 55/60, `bd*` 58/60): 4 misses (ADD COLUMN of a domain "
+    "with a volatile default, of a NOT NULL domain, of a domain with a CHECK; a domain over "
+    "varchar(10) to varchar(10), which rewrites) and 3 false alarms (SET EXPRESSION of a "
+    "PostgreSQL 18 virtual column, the DROP of a temporary table, DROP TABLE IF EXISTS of a "
+    "table the history never created). All but the last are fixed, each backed by a test on "
+    "a real server; the last is kept as a known difference (`xfail`): by design a table the "
+    "history does not show is assumed to exist. A review of the same work found 9 more "
+    "misses by reading the code (collations changed without a COLLATE clause, indexes and "
+    "CHECKs of partitions, SQL functions the planner does not inline, the live schema under "
+    "a search_path, PostgreSQL's names for unnamed CHECKs, EXCLUDE columns, a dropped and "
+    "re-created table, an index sharing a constraint's name, ALTER INDEX RENAME), fixed the "
+    "same way."
 )
 
 
@@ -302,13 +312,15 @@ def render(
         "How far to trust the figure. The numbered cases (001-186) were written by the same "
         "work that brought the rules in line with the documentation (issue 13), so they cover "
         "what the rules were fixed for (two later batches written to aim at keyword rules "
-        "found 8 and 2 misses before those were fixed). The blind sets (`ba*`, `bb*`, "
-        f"{blind} cases) were written afterwards by two writers who saw PostgreSQL's "
+        "found 8 and 2 misses before those were fixed). The blind sets (`ba*`, `bb*`, `bc*`, "
+        f"`bd*`, {blind} cases) were written afterwards, in two rounds, by writers who saw "
+        "PostgreSQL's "
         "documentation and source, a real PostgreSQL 15 server on which they verified every "
         "label (relfilenode, pg_locks, scan counters) and the rules' `--explain` texts, but "
         "not the linter's code or the other cases. " + FIRST_BLIND_MEASUREMENT + " The "
-        "independent figure is that first measurement; the tables below are after the fixes. "
-        "New cases from real incidents remain the honest test.",
+        "independent figures are those first measurements (94.3% and 94.2%, below the 97% "
+        "goal); the tables below are after the fixes. New cases from real incidents remain "
+        "the honest test.",
         "",
         "squawk's verdict is unsafe when it reports any rule except its style and session "
         f"rules ({', '.join(f'`{r}`' for r in sorted(SQUAWK_NOT_SAFETY))}).",

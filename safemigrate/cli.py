@@ -1041,6 +1041,8 @@ def _target_printer(fmt: str) -> Callable[[Event], None]:
     help="PostgreSQL major version lint rules assume [default: the config's pg_version, else 17].",
 )
 @safe_rewrites_option
+@yield_after_option
+@lock_wait_budget_option
 def plan(
     config: Path | None,
     directory: Path | None,
@@ -1051,6 +1053,8 @@ def plan(
     target: str | None,
     pg_version: str | None,
     safe_rewrites: str | None,
+    yield_after: str | None,
+    lock_wait_budget: str | None,
     targets_file: Path | None,
     concurrency: int,
 ) -> None:
@@ -1066,7 +1070,11 @@ def plan(
 
     with _handled(ctx):
         settings = ctx.settings(
-            pg_version=pg_version, lint_gate=lint_gate, safe_rewrites=safe_rewrites
+            pg_version=pg_version,
+            lint_gate=lint_gate,
+            safe_rewrites=safe_rewrites,
+            yield_after=yield_after,
+            lock_wait_budget=lock_wait_budget,
         )
         specs = _fleet(ctx, settings, targets_file, dsn) if targets_file is not None else None
     if specs is not None:

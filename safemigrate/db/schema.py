@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from psycopg import sql
 
-from ..lint.catalog import DEFAULT_SCHEMA, Catalog, Column
+from ..lint.catalog import DEFAULT_SCHEMA, Catalog, Column, Domain
 from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
-from ..lint.volatility import inlined_select, volatile_call
+from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from ..model import QualifiedName
 from .session import Session
 
@@ -36,7 +36,9 @@ SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid), c.relkind =
   a.attname::text, a.attnotnull, a.atttypmod,
   CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname END::text,
   CASE WHEN et.oid IS NULL THEN tn.nspname ELSE etn.nspname END::text,
-  pg_type_is_visible(coalesce(et.oid, t.oid)), et.oid IS NOT NULL
+  pg_type_is_visible(coalesce(et.oid, t.oid)), et.oid IS NOT NULL,
+  CASE WHEN a.attcollation IN (0, 100) THEN NULL ELSE co.collname END::text,
+  CASE a.attgenerated WHEN 's' THEN 'stored' WHEN 'v' THEN 'virtual' END
 """
     + _USER_TABLES.replace(
         "WHERE",
@@ -48,6 +50,7 @@ LEFT JOIN pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_namespace tn ON tn.oid = t.typnamespace
 LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typlen = -1 AND t.typelem <> 0
 LEFT JOIN pg_namespace etn ON etn.oid = et.typnamespace
+LEFT JOIN pg_collation co ON co.oid = a.attcollation
 WHERE""",
         1,
     )
@@ -90,26 +93,48 @@ SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
 # Every column each index reads (keys, INCLUDE, and the columns its expressions and predicate
 # depend on, from pg_depend) and every column each CHECK reads (conkey) are the last column.
 
-# Domains in user schemas: the base type as a column of it would show it, and whether the domain
-# has a constraint (NOT NULL, or a CHECK: pg_constraint.contypid).
+# Domains in user schemas: the base type as a column of it would show it, whether the domain
+# has a constraint (NOT NULL, or a CHECK: pg_constraint.contypid), NOT NULL, its default's
+# text and its collation when not the default one.
 _DOMAINS = """
 SELECT n.nspname::text, t.typname::text, pg_type_is_visible(t.oid),
   CASE WHEN et.oid IS NULL THEN b.typname ELSE et.typname END::text, t.typtypmod,
   et.oid IS NOT NULL,
-  t.typnotnull OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contypid = t.oid)
+  t.typnotnull OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contypid = t.oid),
+  t.typnotnull, t.typdefault,
+  CASE WHEN t.typcollation IN (0, 100) THEN NULL ELSE co.collname END::text
 FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
 JOIN pg_type b ON b.oid = t.typbasetype
+LEFT JOIN pg_collation co ON co.oid = t.typcollation
 LEFT JOIN pg_type et ON et.oid = b.typelem AND b.typlen = -1 AND b.typelem <> 0
 WHERE t.typtype = 'd' AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
 """
 
-# Functions in user schemas, for the volatility of a column default that calls one.
+# Functions in user schemas, for the volatility of a column default that calls one: the
+# argument types as a migration's type names give them (int4, text, varchar[]), and what
+# decides whether the planner inlines a SQL function.
 _FUNCTIONS = """
 SELECT p.proname::text, p.provolatile = 'v', l.lanname::text, p.prosrc, p.prosecdef,
-  p.proretset, p.proconfig IS NOT NULL
+  p.proretset, p.proconfig IS NOT NULL, p.proisstrict,
+  ARRAY(SELECT CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname || '[]' END::text
+        FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS arg(type, ord)
+        JOIN pg_type t ON t.oid = arg.type
+        LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typlen = -1 AND t.typelem <> 0
+        ORDER BY arg.ord)
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
 WHERE p.prokind = 'f' AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+"""
+
+
+# Each user table's parents: partitions and inheritance children (not index partitions).
+_PARENTS = """
+SELECT n.nspname::text, c.relname::text, pn.nspname::text, pc.relname::text
+FROM pg_inherits i
+JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_class pc ON pc.oid = i.inhparent JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+WHERE c.relkind IN ('r', 'p') AND n.nspname NOT LIKE 'pg\\_%'
+ORDER BY 1, 2, i.inhseqno
 """
 
 
@@ -122,7 +147,8 @@ def lint_catalog(session: Session) -> Catalog:
     visible: set[QualifiedName] = set()
     for row in session.rows(sql.SQL(_COLUMNS)):
         schema, table, found, partitioned, default_schema, default_name = row[:6]
-        column, not_null, typmod, type_name, type_schema, type_visible, array = row[6:]
+        column, not_null, typmod, type_name, type_schema, type_visible, array = row[6:13]
+        collation, generated = row[13:]
         name = QualifiedName(schema, table)
         if found:
             visible.add(name)
@@ -136,7 +162,9 @@ def lint_catalog(session: Session) -> Catalog:
         # A type the search_path finds is written unqualified, as a migration writes it.
         plain = type_schema == "pg_catalog" or type_visible
         written = type_name if plain else f"{type_schema}.{type_name}"
-        columns[column] = Column(catalog_type(written, typmod, array=array), not_null)
+        columns[column] = Column(
+            catalog_type(written, typmod, array=array), not_null, collation, generated
+        )
         if not_null:
             catalog.not_null_proven.add((name, column))
     for row in session.rows(sql.SQL(_CONSTRAINTS_AND_INDEXES)):
@@ -158,26 +186,45 @@ def lint_catalog(session: Session) -> Catalog:
             catalog.unvalidated_checks.add((name, object_name))
             if proves is not None:
                 catalog.pending_not_null[(name, object_name)] = proves
-    for schema, domain, found, base, typmod, array, constrained in session.rows(sql.SQL(_DOMAINS)):
-        base_type = catalog_type(base, typmod, array=array)
-        catalog.domains[f"{schema}.{domain}"] = (base_type, constrained)
-        if found:
-            catalog.domains[domain] = (base_type, constrained)
-    for function, volatile, language, source, definer, returns_set, has_set in session.rows(
-        sql.SQL(_FUNCTIONS)
-    ):
-        if language == "sql" and not (definer or returns_set or has_set):
-            inlined = inlined_select(source or "")
-            if inlined is None and not source:
-                continue  # a BEGIN ATOMIC / RETURN body: prosrc is empty, not guessed at
-            if inlined is not None:
-                volatile = volatile_call(inlined, catalog.volatile_functions) is not None
-        # Overloads share the name a call shows: one volatile is enough.
-        catalog.volatile_functions[function] = (
-            catalog.volatile_functions.get(function, False) or volatile
+    _read_domains(session, catalog)
+    _read_functions(session, catalog)
+    for schema, table, parent_schema, parent in session.rows(sql.SQL(_PARENTS)):
+        child = QualifiedName(schema, table)
+        catalog.parents[child] = (
+            *catalog.parents.get(child, ()),
+            QualifiedName(parent_schema, parent),
         )
     _alias_visible(catalog, visible)
     return catalog
+
+
+def _read_domains(session: Session, catalog: Catalog) -> None:
+    """The user schemas' domains, keyed as a column type names them."""
+    rows = session.rows(sql.SQL(_DOMAINS))
+    for schema, name, found, base, typmod, array, constrained, not_null, default, collation in rows:
+        domain = Domain(
+            catalog_type(base, typmod, array=array),
+            constrained=constrained,
+            not_null=not_null,
+            has_default=default is not None,
+            volatile_default=default is not None and expression_volatile(default, catalog),
+            collation=collation,
+        )
+        catalog.domains[f"{schema}.{name}"] = domain
+        if found:
+            catalog.domains[name] = domain
+
+
+def _read_functions(session: Session, catalog: Catalog) -> None:
+    """The user schemas' functions: whether a column default calling each is volatile."""
+    for row in session.rows(sql.SQL(_FUNCTIONS)):
+        name, volatile, language, source, definer, returns_set, has_set, strict, types = row
+        if language == "sql" and not (definer or returns_set or has_set or strict) and source:
+            # A BEGIN ATOMIC / RETURN body has no prosrc: its declared volatility decides.
+            inlined = inlined_select(source)
+            if inlined is not None:
+                volatile = volatile_call(inlined, catalog) is not None
+        catalog.functions[f"{name}({','.join(types)})"] = bool(volatile)
 
 
 def _alias_visible(catalog: Catalog, visible: set[QualifiedName]) -> None:
@@ -208,3 +255,17 @@ def _alias_visible(catalog: Catalog, visible: set[QualifiedName]) -> None:
     for index, (table, keys) in list(catalog.indexes.items()):
         if table in aliases:
             catalog.indexes[QualifiedName(current, index.name)] = (aliases[table], keys)
+    for index, (table, read) in list(catalog.index_columns.items()):
+        if table in aliases:
+            catalog.index_columns[QualifiedName(current, index.name)] = (aliases[table], read)
+    for (table, name), read in list(catalog.check_columns.items()):
+        if table in aliases:
+            catalog.check_columns[(aliases[table], name)] = read
+    for (table, name), column in list(catalog.not_null_checks.items()):
+        if table in aliases:
+            catalog.not_null_checks[(aliases[table], name)] = column
+    for child, parents in list(catalog.parents.items()):
+        family = (*parents, *(aliases[p] for p in parents if p in aliases))
+        catalog.parents[child] = family
+        if child in aliases:
+            catalog.parents[aliases[child]] = family

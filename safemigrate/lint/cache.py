@@ -111,22 +111,65 @@ def _walk_files(root: str, skip: frozenset[str] = frozenset()) -> list[str]:
 
 
 def content_fingerprint(paths: Iterable[Path]) -> str | None:
-    """A hash of the names and bytes of ``paths`` (a directory: every file under it, hidden
-    ones too, whatever a layout reads); None when something cannot be read."""
+    """A hash of the names, sizes and bytes of ``paths`` (a directory: every file under it,
+    hidden ones too, whatever a layout reads). None, so that nothing is answered from the
+    whole-report level, when something cannot be read, or when a directory holds a link to a
+    directory or anything but regular files and directories (a pipe would block the read; a
+    linked directory may be anything, even the root)."""
     digest = _digest()
     try:
         for given in paths:
             name = os.fspath(given)
-            digest.update(f"{name}\0".encode())
-            if not os.path.isdir(name):
-                digest.update(_read(name) if os.path.exists(name) else b"\0missing")
-                continue
-            for path in _walk_files(name):
-                digest.update(f"\0{path[len(name) :]}\0".encode())
-                digest.update(_read(path))
-    except (OSError, ValueError):
+            digest.update(_encoded(name) + b"\0")
+            if os.path.isdir(name):
+                for path in _plain_files(name):
+                    digest.update(b"\0" + _encoded(path[len(name) :]) + b"\0")
+                    _hash_file(digest, path)
+            elif os.path.exists(name):
+                _hash_file(digest, name)
+            else:
+                digest.update(b"\0missing")
+    except (OSError, ValueError, _NotPlain):
         return None
     return digest.hexdigest()
+
+
+class _NotPlain(Exception):
+    """A directory entry the whole-report level does not fingerprint."""
+
+
+def _plain_files(root: str) -> list[str]:
+    """Every file under ``root``, sorted; raises _NotPlain at a link to a directory or at an
+    entry that is neither a regular file (or a link to one) nor a directory."""
+    found: list[str] = []
+    pending = [root]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif entry.is_file(follow_symlinks=True):
+                    found.append(entry.path)
+                else:
+                    raise _NotPlain(entry.path)
+    found.sort()
+    return found
+
+
+def _hash_file(digest: blake2b, path: str) -> None:
+    """Add a regular file's size and bytes (the size first: no two different sets of files
+    can run together into the same bytes)."""
+    if not os.path.isfile(path):
+        raise _NotPlain(path)
+    data = _read(path)
+    digest.update(f"{len(data)}\0".encode())
+    digest.update(data)
+
+
+def _encoded(text: str) -> bytes:
+    """``text`` (a path, or anything that came from one) as bytes: undecodable file names come
+    back from the file system as surrogates, which plain UTF-8 cannot encode."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 def _read(path: str) -> bytes:
@@ -141,7 +184,7 @@ def chain_keys(seed: str, files: Sequence[tuple[str, str]]) -> list[str]:
     previous = seed
     for path, text in files:
         digest = _digest()
-        digest.update(f"{previous}\0{path}\0".encode())
+        digest.update(f"{previous}\0".encode() + _encoded(path) + b"\0")
         digest.update(text.encode("utf-8", "surrogatepass"))
         previous = digest.hexdigest()
         keys.append(previous)
@@ -216,7 +259,7 @@ class ResultCache:
     def name_of(subject: str, settings_key: str) -> str:
         """The cache file's name for ``subject`` (the resolved directory or files)."""
         digest = _digest()
-        digest.update(f"{subject}\0{settings_key}".encode())
+        digest.update(_encoded(subject) + b"\0" + _encoded(settings_key))
         return digest.hexdigest()
 
     def load(self, name: str, code: str, seed: str) -> CachedCheck:

@@ -26,6 +26,27 @@ class Column:
 
     type: ColumnType | None
     not_null: bool = False
+    #: Its collation when not the default one (a COLLATE clause, or its domain's).
+    collation: str | None = None
+    #: "stored" or "virtual" for a generated column, else None.
+    generated: str | None = None
+
+
+@dataclass
+class Domain:
+    """What the history says about one domain (CREATE DOMAIN, ALTER DOMAIN)."""
+
+    #: Its base type; None when the history does not show it in a form the linter reads.
+    base: ColumnType | None
+    #: True when the domain has a CHECK or NOT NULL constraint: values are checked.
+    constrained: bool = False
+    not_null: bool = False
+    #: True when it has a DEFAULT, and when that is volatile (a new column of the domain is
+    #: then computed per row).
+    has_default: bool = False
+    volatile_default: bool = False
+    #: Its collation when not the base type's default one.
+    collation: str | None = None
 
 
 @dataclass
@@ -68,65 +89,127 @@ class Catalog:
     check_columns: dict[tuple[QualifiedName, str], frozenset[str]] = field(default_factory=dict)
     #: Validated CHECK (col IS NOT NULL) constraints by (table, name): the column each proves.
     not_null_checks: dict[tuple[QualifiedName, str], str] = field(default_factory=dict)
-    #: Domains by the name a column's type gives them: the base type (None when unknown) and
-    #: whether the domain has constraints (CHECK or NOT NULL).
-    domains: dict[str, tuple[ColumnType | None, bool]] = field(default_factory=dict)
-    #: Functions the migrations created, by unqualified name: True when a column default that
-    #: calls one is volatile (declared VOLATILE, the default, and not inlined as SQL).
-    volatile_functions: dict[str, bool] = field(default_factory=dict)
+    #: Domains by the name a column's type gives them.
+    domains: dict[str, Domain] = field(default_factory=dict)
+    #: Functions the migrations created, by signature (``name(argtypes)``): True when a column
+    #: default that calls one is volatile (declared VOLATILE, the default, and not inlined).
+    functions: dict[str, bool] = field(default_factory=dict)
+    #: Each table's parents (PARTITION OF, INHERITS, ATTACH PARTITION): an ALTER TABLE of a
+    #: parent reaches every descendant, and rebuilds their indexes and checks too.
+    parents: dict[QualifiedName, tuple[QualifiedName, ...]] = field(default_factory=dict)
+    #: The index_columns entries that are a constraint's index (dropped with the constraint).
+    constraint_indexes: set[QualifiedName] = field(default_factory=set)
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""
         columns = self.tables.get(table)
         return None if columns is None else columns.get(name)
 
-    def indexed(self, table: QualifiedName, column: str) -> bool:
-        """True when some index of ``table`` reads ``column``."""
-        return any(t == table and column in c for t, c in self.index_columns.values())
+    def volatile_function(self, name: str) -> bool:
+        """True when some function the migrations created under ``name`` (any signature) is
+        volatile in a column default."""
+        prefix = f"{name}("
+        return any(v for sig, v in self.functions.items() if sig.startswith(prefix))
 
-    def validated_checks(self, table: QualifiedName, column: str) -> list[str]:
-        """The validated CHECK constraints of ``table`` that read ``column``, by name."""
+    def family(self, table: QualifiedName, *, only: bool = False) -> set[QualifiedName]:
+        """``table`` and, unless ``only`` (ALTER TABLE ONLY), every table below it."""
+        found = {table}
+        if only:
+            return found
+        pending = [table]
+        while pending:
+            parent = pending.pop()
+            for child, parents in self.parents.items():
+                if parent in parents and child not in found:
+                    found.add(child)
+                    pending.append(child)
+        return found
+
+    def indexed(self, table: QualifiedName, column: str, *, only: bool = False) -> bool:
+        """True when some index of ``table`` (or of a table below it) reads ``column``."""
+        tables = self.family(table, only=only)
+        return any(t in tables and column in c for t, c in self.index_columns.values())
+
+    def validated_checks(
+        self, table: QualifiedName, column: str, *, only: bool = False
+    ) -> list[str]:
+        """The validated CHECK constraints of ``table`` (and the tables below it) that read
+        ``column``, by name."""
+        tables = self.family(table, only=only)
         return sorted(
-            name
-            for (t, name), columns in self.check_columns.items()
-            if t == table and column in columns and (t, name) not in self.unvalidated_checks
+            {
+                name
+                for (t, name), columns in self.check_columns.items()
+                if t in tables and column in columns and (t, name) not in self.unvalidated_checks
+            }
         )
 
     def drop_table(self, table: QualifiedName) -> None:
-        """Forget ``table``."""
-        self.tables.pop(table, None)
-        self.checks.pop(table, None)
-        self.partitioned.discard(table)
-        for index, (t, _) in list(self.index_columns.items()):
-            if t == table:
-                del self.index_columns[index]
-        for key in [k for k in self.check_columns if k[0] == table]:
-            del self.check_columns[key]
-        for key in [k for k in self.not_null_checks if k[0] == table]:
-            del self.not_null_checks[key]
+        """Forget ``table``, and everything known about it (a table created again under the
+        same name starts afresh)."""
+        self._move_table(table, None)
 
     def rename_table(self, old: QualifiedName, new: QualifiedName) -> None:
         """``old`` is now called ``new``."""
+        self._move_table(old, new)
+
+    def _move_table(self, old: QualifiedName, new: QualifiedName | None) -> None:
+        """Key everything known about ``old`` under ``new`` instead (None: forget it)."""
+
+        def moved(table: QualifiedName) -> QualifiedName | None:
+            return new if table == old else table
+
         if old in self.tables:
-            self.tables[new] = self.tables.pop(old)
+            columns = self.tables.pop(old)
+            if new is not None:
+                self.tables[new] = columns
         if old in self.checks:
-            self.checks[new] = self.checks.pop(old)
+            names = self.checks.pop(old)
+            if new is not None:
+                self.checks[new] = names
+        for pairs in (self.unvalidated_checks, self.not_null_proven):
+            for table, name in [k for k in pairs if k[0] == old]:
+                pairs.discard((table, name))
+                if new is not None:
+                    pairs.add((new, name))
+        for table, name in [k for k in self.check_columns if k[0] == old]:
+            read = self.check_columns.pop((table, name))
+            if new is not None:
+                self.check_columns[(new, name)] = read
+        for keyed in (self.not_null_checks, self.pending_not_null):
+            for table, name in [k for k in keyed if k[0] == old]:
+                column = keyed.pop((table, name))
+                if new is not None:
+                    keyed[(new, name)] = column
+        for index, (table, keys) in list(self.indexes.items()):
+            if table == old:
+                del self.indexes[index]
+                if new is not None:
+                    self.indexes[index] = (new, keys)
+        for index, (table, read_columns) in list(self.index_columns.items()):
+            if table == old:
+                del self.index_columns[index]
+                if new is not None:
+                    self.index_columns[index] = (new, read_columns)
+                else:
+                    self.constraint_indexes.discard(index)
+        for parent, default in list(self.default_partitions.items()):
+            if old in (parent, default):
+                del self.default_partitions[parent]
+                p, d = moved(parent), moved(default)
+                if p is not None and d is not None:
+                    self.default_partitions[p] = d
         if old in self.partitioned:
             self.partitioned.discard(old)
-            self.partitioned.add(new)
-        for index, (t, columns) in list(self.index_columns.items()):
-            if t == old:
-                self.index_columns[index] = (new, columns)
-        for table, name in [k for k in self.check_columns if k[0] == old]:
-            self.check_columns[(new, name)] = self.check_columns.pop((table, name))
-        for table, name in [k for k in self.not_null_checks if k[0] == old]:
-            self.not_null_checks[(new, name)] = self.not_null_checks.pop((table, name))
-        for table, name in [k for k in self.unvalidated_checks if k[0] == old]:
-            self.unvalidated_checks.discard((table, name))
-            self.unvalidated_checks.add((new, name))
-        for table, column in [k for k in self.not_null_proven if k[0] == old]:
-            self.not_null_proven.discard((table, column))
-            self.not_null_proven.add((new, column))
+            if new is not None:
+                self.partitioned.add(new)
+        for child, parents in list(self.parents.items()):
+            if child == old:
+                del self.parents[child]
+                if new is not None:
+                    self.parents[new] = parents
+            elif old in parents:
+                self.parents[child] = tuple(p for p in (moved(p) for p in parents) if p is not None)
 
     def rename_column(self, table: QualifiedName, old: str, new: str) -> None:
         """Column ``old`` of ``table`` is now called ``new`` (indexes and checks follow it)."""
@@ -175,15 +258,33 @@ class Catalog:
         )
         if proven is not None and not still and not (column is not None and column.not_null):
             self.not_null_proven.discard((table, proven))
-        index = self.index_columns.get(QualifiedName(table.schema, name))
-        if index is not None and index[0] == table:
-            del self.index_columns[QualifiedName(table.schema, name)]
+        index = QualifiedName(table.schema, name)
+        owned = self.index_columns.get(index)
+        if index in self.constraint_indexes and owned is not None and owned[0] == table:
+            del self.index_columns[index]
+            self.constraint_indexes.discard(index)
+
+    def rename_index(self, old: QualifiedName, new: QualifiedName) -> None:
+        """Index ``old`` is now called ``new`` (ALTER INDEX ... RENAME)."""
+        if old in self.index_columns:
+            self.index_columns[new] = self.index_columns.pop(old)
+        if old in self.indexes:
+            self.indexes[new] = self.indexes.pop(old)
+        if old in self.constraint_indexes:
+            self.constraint_indexes.discard(old)
+            self.constraint_indexes.add(new)
 
     def to_json(self) -> dict[str, Any]:
         """The catalog as JSON-ready data (for check's cache); from_json reads it back."""
         return {
             "tables": [
-                [_name(t), [[c, _type(col.type), col.not_null] for c, col in columns.items()]]
+                [
+                    _name(t),
+                    [
+                        [c, _type(col.type), col.not_null, col.collation, col.generated]
+                        for c, col in columns.items()
+                    ],
+                ]
                 for t, columns in self.tables.items()
             ],
             "checks": [[_name(t), sorted(names)] for t, names in self.checks.items()],
@@ -206,10 +307,21 @@ class Catalog:
                 [_name(t), n, sorted(columns)] for (t, n), columns in self.check_columns.items()
             ],
             "not_null_checks": [[_name(t), n, c] for (t, n), c in self.not_null_checks.items()],
-            "domains": [[name, _type(base), bool(c)] for name, (base, c) in self.domains.items()],
-            "volatile_functions": sorted(
-                [name, bool(volatile)] for name, volatile in self.volatile_functions.items()
-            ),
+            "domains": [
+                [
+                    name,
+                    _type(d.base),
+                    d.constrained,
+                    d.not_null,
+                    d.has_default,
+                    d.volatile_default,
+                    d.collation,
+                ]
+                for name, d in self.domains.items()
+            ],
+            "functions": sorted([sig, bool(v)] for sig, v in self.functions.items()),
+            "parents": [[_name(c), [_name(p) for p in ps]] for c, ps in self.parents.items()],
+            "constraint_indexes": sorted(_name(i) for i in self.constraint_indexes),
         }
 
     @classmethod
@@ -217,7 +329,10 @@ class Catalog:
         """The catalog to_json wrote; raises ValueError, TypeError or KeyError on other data."""
         return cls(
             tables={
-                _qualified(t): {str(c): Column(_column_type(ty), bool(nn)) for c, ty, nn in columns}
+                _qualified(t): {
+                    str(c): Column(_column_type(ty), bool(nn), _text(co), _text(g))
+                    for c, ty, nn, co, g in columns
+                }
                 for t, columns in raw["tables"]
             },
             checks={_qualified(t): {str(n) for n in names} for t, names in raw["checks"]},
@@ -242,8 +357,13 @@ class Catalog:
                 for t, n, columns in raw["check_columns"]
             },
             not_null_checks={(_qualified(t), str(n)): str(c) for t, n, c in raw["not_null_checks"]},
-            domains={str(n): (_column_type(base), bool(c)) for n, base, c in raw["domains"]},
-            volatile_functions={str(n): bool(v) for n, v in raw["volatile_functions"]},
+            domains={
+                str(n): Domain(_column_type(base), bool(c), bool(nn), bool(d), bool(v), _text(co))
+                for n, base, c, nn, d, v, co in raw["domains"]
+            },
+            functions={str(sig): bool(v) for sig, v in raw["functions"]},
+            parents={_qualified(c): tuple(_qualified(p) for p in ps) for c, ps in raw["parents"]},
+            constraint_indexes={_qualified(i) for i in raw["constraint_indexes"]},
         )
 
 
@@ -267,3 +387,7 @@ def _column_type(raw: Any) -> ColumnType | None:
         return None
     name, typmods, array = raw
     return ColumnType(str(name), tuple(int(m) for m in typmods), bool(array))
+
+
+def _text(raw: Any) -> str | None:
+    return None if raw is None else str(raw)

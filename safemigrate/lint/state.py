@@ -9,10 +9,10 @@ from pglast.parser import ParseError
 
 from .. import statements as sqlinfo
 from ..model import QualifiedName
-from .catalog import DEFAULT_SCHEMA, Catalog, Column
+from .catalog import DEFAULT_SCHEMA, Catalog, Column, Domain
 from .context import StatementContext, name_of, walk
 from .types import column_type
-from .volatility import inlined_select, volatile_call
+from .volatility import inlinable_expression, inlined_select, volatile_call
 
 #: TimeZone settings whose UTC offset is zero: timestamp <-> timestamptz needs no rewrite.
 _UTC_ZONES = frozenset({"utc", "etc/utc", "gmt", "etc/gmt", "universal", "zulu", "z"})
@@ -20,6 +20,7 @@ _UTC_ZONES = frozenset({"utc", "etc/utc", "gmt", "etc/gmt", "universal", "zulu",
 _AT = enums.AlterTableType
 _CONSTR = enums.ConstrType
 _OBJ = enums.ObjectType
+_PARAM = enums.FunctionParameterMode
 
 
 def not_null_column(expr: Any) -> str | None:
@@ -72,27 +73,55 @@ def column_refs(*exprs: Any) -> frozenset[str]:
     return frozenset(names)
 
 
-def _check_name(table: QualifiedName, con: Any, column: str | None) -> str:
+def _check_name(catalog: Catalog, table: QualifiedName, con: Any) -> str:
     """A CHECK constraint's name: as written, else as PostgreSQL picks it (heap.c
-    AddRelationNewConstraints: ``<table>_<first column>_check``, or ``<table>_check``)."""
+    AddRelationNewConstraints, ChooseConstraintName): ``<table>_<column>_check`` when the
+    expression reads exactly one column, else ``<table>_check``, cut to 63 bytes the way
+    makeObjectName cuts, with a number added while the table already has the name."""
     if con.conname:
         return str(con.conname)
-    return f"{table.name}_{column}_check" if column else f"{table.name}_check"
+    read = sorted(column_refs(con.raw_expr))
+    base = _object_name(table.name, read[0] if len(read) == 1 else None, "check")
+    taken = {n for t, n in catalog.check_columns if t == table}
+    name, suffix = base, 0
+    while name in taken:
+        suffix += 1
+        name = _object_name(table.name, read[0] if len(read) == 1 else None, f"check{suffix}")
+    return name
+
+
+_NAME_BYTES = 63
+
+
+def _object_name(name1: str, name2: str | None, label: str) -> str:
+    """indexcmds.c makeObjectName: ``name1_name2_label``, the longer of name1 and name2 cut
+    first until it fits in 63 bytes (cut at a character boundary)."""
+    overhead = len(label.encode()) + 1 + (1 if name2 else 0)
+    one, two = name1.encode(), (name2 or "").encode()
+    while len(one) + len(two) > _NAME_BYTES - overhead:
+        if len(one) > len(two):
+            one = one[:-1]
+        else:
+            two = two[:-1]
+    first = one.decode("utf-8", "ignore")
+    second = two.decode("utf-8", "ignore")
+    return f"{first}_{second}_{label}" if name2 else f"{first}_{label}"
 
 
 def _record_check(
     catalog: Catalog, table: QualifiedName, con: Any, column: str | None = None
-) -> None:
-    """A CHECK constraint added to ``table`` (``column``: the column it is written on)."""
+) -> str:
+    """A CHECK constraint added to ``table`` (``column``: the column it is written on); its
+    name."""
     columns = column_refs(con.raw_expr) | ({column} if column else set())
-    refs = sorted(column_refs(con.raw_expr))
-    name = _check_name(table, con, column or (refs[0] if refs else None))
+    name = _check_name(catalog, table, con)
     catalog.check_columns[(table, name)] = frozenset(columns)
     if con.skip_validation:
-        return
+        return name
     proven = not_null_column(con.raw_expr)
     if proven is not None:
         catalog.not_null_checks[(table, name)] = proven
+    return name
 
 
 def _record_index_constraint(
@@ -104,12 +133,17 @@ def _record_index_constraint(
         return
     columns = {str(k.sval) for k in (*(con.keys or ()), *(con.including or ()))}
     for element in con.exclusions or ():
+        # (IndexElem, operators): a plain column is the element's name, not a ColumnRef.
+        index_element = element[0] if isinstance(element, list | tuple) else element
+        if isinstance(index_element, ast.IndexElem) and index_element.name:
+            columns.add(str(index_element.name))
         columns |= column_refs(element)
     if column is not None:
         columns.add(column)
     columns |= column_refs(con.where_clause)
     name = str(con.conname) if con.conname else f"{table.name} {sorted(columns)} constraint"
     catalog.index_columns[QualifiedName(table.schema, name)] = (table, frozenset(columns))
+    catalog.constraint_indexes.add(QualifiedName(table.schema, name))
 
 
 def _created_relation(node: Any) -> Any:
@@ -157,6 +191,15 @@ def record(node: Any, ctx: StatementContext) -> None:
         state.emptied_tables.add(ctx.table(node.relation))
         return
     relation = _created_relation(node)
+    if (
+        relation is None
+        and isinstance(node, ast.CreateStmt)
+        and node.relation is not None
+        and node.relation.relpersistence == "t"
+    ):
+        # A temporary table belongs to this session: even IF NOT EXISTS cannot meet one the
+        # application uses, so it counts as new (its drop, truncate and rewrites too).
+        relation = node.relation
     if isinstance(node, ast.CreateStmt) and relation is not None:
         _record_create(node, ctx)
     if relation is not None:
@@ -196,16 +239,16 @@ def record(node: Any, ctx: StatementContext) -> None:
             index = state.resolve(name_of(obj))
             state.catalog.index_columns.pop(index, None)
             state.catalog.indexes.pop(index, None)
+    elif isinstance(node, ast.DropStmt) and node.removeType == _OBJ.OBJECT_FUNCTION:
+        _drop_functions(node, ctx)
+    elif isinstance(node, ast.AlterFunctionStmt):
+        _record_alter_function(node, ctx)
     elif isinstance(node, ast.CreateDomainStmt) and node.domainname:
-        has_constraints = bool(node.constraints)  # CHECK and NOT NULL both count
-        base = column_type(node.typeName)
+        domain = _domain_of(node, ctx)
         for name in _type_names(node.domainname):
-            state.catalog.domains[name] = (base, has_constraints)
-    elif isinstance(node, ast.AlterDomainStmt) and node.typeName and node.subtype in ("C", "O"):
-        # ADD CONSTRAINT or SET NOT NULL: the domain has a constraint from now on.
-        for name in _type_names(node.typeName):
-            base, _ = state.catalog.domains.get(name, (None, True))
-            state.catalog.domains[name] = (base, True)
+            state.catalog.domains[name] = domain
+    elif isinstance(node, ast.AlterDomainStmt) and node.typeName:
+        _record_alter_domain(node, ctx)
     elif isinstance(node, ast.LockStmt) and ctx.in_transaction_block():
         locked = state.locked_in_tx.setdefault(ctx.tx.id, set())
         locked.update(ctx.table(r) for r in node.relations or ())
@@ -237,6 +280,8 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
         catalog.rename_column(old, str(node.subname), str(node.newname))
     elif node.renameType == _OBJ.OBJECT_TABCONSTRAINT and node.subname:
         _rename_constraint(catalog, old, str(node.subname), str(node.newname))
+    elif node.renameType == _OBJ.OBJECT_INDEX:
+        catalog.rename_index(old, QualifiedName(old.schema, str(node.newname)))
     if node.renameType == _OBJ.OBJECT_TABLE and old in state.created_tables:
         state.created_tables.discard(old)
         state.created_tables.add(QualifiedName(old.schema, node.newname))
@@ -288,8 +333,53 @@ def _record_function(node: Any, ctx: StatementContext) -> None:
     if language == "plpgsql":
         ctx.state.functions[name] = ctx.text
     if not node.is_procedure:
-        volatile = _volatile_in_default(node, options, language, ctx)
-        ctx.state.catalog.volatile_functions[name] = volatile
+        arguments = [
+            p.argType
+            for p in node.parameters or ()
+            if p.mode not in (_PARAM.FUNC_PARAM_OUT, _PARAM.FUNC_PARAM_TABLE)
+        ]
+        signature = function_signature(name, arguments)
+        ctx.state.catalog.functions[signature] = _volatile_in_default(node, options, language, ctx)
+
+
+def function_signature(name: str, argument_types: Any) -> str:
+    """``name(type, ...)``: the key of a function among the catalog's functions."""
+    types = ",".join(str(column_type(t) or "?") for t in argument_types or ())
+    return f"{name}({types})"
+
+
+def _record_alter_function(node: Any, ctx: StatementContext) -> None:
+    """ALTER FUNCTION ... IMMUTABLE | STABLE | VOLATILE changes the volatility a default sees
+    (only when it is not inlined: for an inlined SQL function the body decides, which the
+    linter does not re-read here, so a change to VOLATILE is taken as volatile)."""
+    volatility = None
+    for action in node.actions or ():
+        if isinstance(action, ast.DefElem) and action.defname == "volatility":
+            volatility = str(getattr(action.arg, "sval", "")).lower()
+    if volatility is None or node.func is None or not node.func.objname:
+        return
+    name = str(node.func.objname[-1].sval)
+    functions = ctx.state.catalog.functions
+    if node.func.args_unspecified:
+        keys = [k for k in functions if k.startswith(f"{name}(")]
+    else:
+        keys = [function_signature(name, node.func.objargs)]
+    for key in keys:
+        functions[key] = volatility == "volatile"
+
+
+def _drop_functions(node: Any, ctx: StatementContext) -> None:
+    """DROP FUNCTION forgets the functions it names."""
+    functions = ctx.state.catalog.functions
+    for obj in node.objects or ():
+        if not isinstance(obj, ast.ObjectWithArgs) or not obj.objname:
+            continue
+        name = str(obj.objname[-1].sval)
+        if obj.args_unspecified:
+            for key in [k for k in functions if k.startswith(f"{name}(")]:
+                del functions[key]
+        else:
+            functions.pop(function_signature(name, obj.objargs), None)
 
 
 def _volatile_in_default(
@@ -297,18 +387,21 @@ def _volatile_in_default(
 ) -> bool:
     """True when a column default calling the function is volatile (ALTER TABLE ADD COLUMN
     then rewrites the table). The declared volatility (VOLATILE when not said), except for a
-    SQL function simple enough for the planner to inline (clauses.c inline_function: one
-    SELECT of one expression, no FROM, no SET clause, not SECURITY DEFINER, not SETOF): then
-    what counts is the expression it is replaced by (verified on PostgreSQL 15)."""
+    SQL function the planner inlines (clauses.c inline_function: one SELECT of one expression
+    with no sub-select, aggregate, window or set-returning call; no FROM, no SET clause, not
+    STRICT, not SECURITY DEFINER, not SETOF): then what counts is the expression it is
+    replaced by (verified on PostgreSQL 15)."""
     declared = str(getattr(options.get("volatility"), "sval", "volatile")).lower()
     if language != "sql" or "set" in options or _true(options.get("security")):
+        return declared == "volatile"
+    if _true(options.get("strict")):
         return declared == "volatile"
     if node.returnType is not None and node.returnType.setof:
         return declared == "volatile"
     expr = _inlined_expression(node, options)
     if expr is None:
         return declared == "volatile"
-    return volatile_call(expr, ctx.state.catalog.volatile_functions) is not None
+    return volatile_call(expr, ctx.state.catalog) is not None
 
 
 def _true(arg: Any) -> bool:
@@ -319,7 +412,7 @@ def _inlined_expression(node: Any, options: dict[str, Any]) -> Any:
     """The expression a SQL function's body is inlined as, or None when it is not inlined."""
     body = node.sql_body
     if isinstance(body, ast.ReturnStmt):
-        return body.returnval
+        return body.returnval if inlinable_expression(body.returnval) else None
     source = options.get("as")
     if body is not None or not source:
         return None
@@ -327,9 +420,11 @@ def _inlined_expression(node: Any, options: dict[str, Any]) -> Any:
     return inlined_select(text) if isinstance(text, str) else None
 
 
-def _column_of(coldef: Any) -> Column:
-    """The catalog Column of a ColumnDef (NOT NULL also when PRIMARY KEY)."""
+def _column_of(coldef: Any, catalog: Catalog) -> Column:
+    """The catalog Column of a ColumnDef (NOT NULL also when PRIMARY KEY), with its collation
+    (a COLLATE clause, else its domain's) and whether it is generated."""
     not_null = bool(coldef.is_not_null)
+    generated: str | None = None
     for con in coldef.constraints or ():
         if isinstance(con, ast.Constraint) and con.contype in (
             _CONSTR.CONSTR_NOTNULL,
@@ -337,7 +432,15 @@ def _column_of(coldef: Any) -> Column:
             _CONSTR.CONSTR_IDENTITY,
         ):
             not_null = True
-    return Column(column_type(coldef.typeName), not_null)
+        if isinstance(con, ast.Constraint) and con.contype == _CONSTR.CONSTR_GENERATED:
+            # PostgreSQL 18 added VIRTUAL; STORED before (and the default is VIRTUAL in 18).
+            generated = "virtual" if getattr(con, "generated_kind", "s") == "v" else "stored"
+    column_type_ = column_type(coldef.typeName)
+    collation = _collation(coldef.collClause)
+    if collation is None and column_type_ is not None:
+        domain = catalog.domains.get(column_type_.name)
+        collation = domain.collation if domain is not None else None
+    return Column(column_type_, not_null, collation, generated)
 
 
 def _record_create(node: Any, ctx: StatementContext) -> None:
@@ -348,20 +451,20 @@ def _record_create(node: Any, ctx: StatementContext) -> None:
     for parent in node.inhRelations or ():
         columns.update(
             {
-                k: Column(c.type, c.not_null)
+                k: Column(c.type, c.not_null, c.collation, c.generated)
                 for k, c in catalog.tables.get(ctx.table(parent), {}).items()
             }
         )
     for element in node.tableElts or ():
         if isinstance(element, ast.ColumnDef) and element.colname:
             colname = str(element.colname)
-            columns[colname] = _column_of(element)
+            columns[colname] = _column_of(element, catalog)
             for con in element.constraints or ():
                 if not isinstance(con, ast.Constraint):
                     continue
                 if con.contype == _CONSTR.CONSTR_CHECK:
-                    catalog.checks.setdefault(table, set()).add(_check_name(table, con, colname))
-                    _record_check(catalog, table, con, colname)
+                    name = _record_check(catalog, table, con, colname)
+                    catalog.checks.setdefault(table, set()).add(name)
                 else:
                     _record_index_constraint(catalog, table, con, colname)
         elif isinstance(element, ast.Constraint):
@@ -370,16 +473,16 @@ def _record_create(node: Any, ctx: StatementContext) -> None:
                     if str(key.sval) in columns:
                         columns[str(key.sval)].not_null = True
             if element.contype == _CONSTR.CONSTR_CHECK:
-                refs = sorted(column_refs(element.raw_expr))
-                name = _check_name(table, element, refs[0] if refs else None)
+                name = _record_check(catalog, table, element)
                 catalog.checks.setdefault(table, set()).add(name)
-                _record_check(catalog, table, element)
             else:
                 _record_index_constraint(catalog, table, element)
     catalog.tables[table] = columns
     bound = node.partbound
     if bound is not None and bound.is_default and node.inhRelations:
         catalog.default_partitions[ctx.table(node.inhRelations[0])] = table
+    if node.inhRelations:  # PARTITION OF or INHERITS
+        catalog.parents[table] = tuple(ctx.table(parent) for parent in node.inhRelations)
     if node.partspec is not None:
         catalog.partitioned.add(table)
 
@@ -389,6 +492,58 @@ def _type_names(parts: Any) -> list[str]:
     as written, and unqualified (found through the search_path)."""
     names = [str(p.sval) for p in parts]
     return list(dict.fromkeys([".".join(names), names[-1]]))
+
+
+def _domain_of(node: Any, ctx: StatementContext) -> Domain:
+    """The Domain a CREATE DOMAIN makes."""
+    domain = Domain(column_type(node.typeName), collation=_collation(node.collClause))
+    if domain.collation is None and domain.base is not None:
+        under = ctx.state.catalog.domains.get(domain.base.name)
+        if under is not None:  # a domain over a domain
+            domain.collation = under.collation
+            domain.constrained = under.constrained
+            domain.not_null = under.not_null
+            domain.has_default = under.has_default
+            domain.volatile_default = under.volatile_default
+            domain.base = under.base
+    for con in node.constraints or ():
+        if not isinstance(con, ast.Constraint):
+            continue
+        if con.contype == _CONSTR.CONSTR_DEFAULT:
+            domain.has_default = True
+            domain.volatile_default = volatile_call(con.raw_expr, ctx.state.catalog) is not None
+        elif con.contype == _CONSTR.CONSTR_NOTNULL:
+            domain.constrained = domain.not_null = True
+        elif con.contype == _CONSTR.CONSTR_CHECK:
+            domain.constrained = True
+    return domain
+
+
+def _record_alter_domain(node: Any, ctx: StatementContext) -> None:
+    """ALTER DOMAIN: a new default, NOT NULL set or dropped, a constraint added."""
+    for name in _type_names(node.typeName):
+        domain = ctx.state.catalog.domains.get(name)
+        if domain is None:
+            continue
+        if node.subtype == "T":  # SET / DROP DEFAULT
+            default = node.def_
+            domain.has_default = default is not None
+            domain.volatile_default = (
+                default is not None and volatile_call(default, ctx.state.catalog) is not None
+            )
+        elif node.subtype == "O":  # SET NOT NULL
+            domain.constrained = domain.not_null = True
+        elif node.subtype == "N":  # DROP NOT NULL
+            domain.not_null = False
+        elif node.subtype == "C":  # ADD CONSTRAINT (a dropped one may leave others: kept)
+            domain.constrained = True
+
+
+def _collation(clause: Any) -> str | None:
+    """The collation a COLLATE clause names (its last part), or None."""
+    if clause is None or not clause.collname:
+        return None
+    return str(clause.collname[-1].sval)
 
 
 def written_name(range_var: Any) -> QualifiedName:
@@ -403,7 +558,7 @@ def _record_catalog(table: QualifiedName, cmd: Any, ctx: StatementContext) -> No
     if cmd.subtype == _AT.AT_AddColumn and isinstance(cmd.def_, ast.ColumnDef):
         if columns is not None and cmd.def_.colname:
             colname = str(cmd.def_.colname)
-            columns[colname] = _column_of(cmd.def_)
+            columns[colname] = _column_of(cmd.def_, catalog)
             for con in cmd.def_.constraints or ():
                 if isinstance(con, ast.Constraint) and con.contype == _CONSTR.CONSTR_CHECK:
                     _record_check(catalog, table, con, colname)
@@ -411,6 +566,21 @@ def _record_catalog(table: QualifiedName, cmd: Any, ctx: StatementContext) -> No
                     _record_index_constraint(catalog, table, con, colname)
     elif cmd.subtype == _AT.AT_DropColumn and cmd.name:
         catalog.drop_column(table, str(cmd.name))
+    elif cmd.subtype == _AT.AT_AttachPartition and isinstance(cmd.def_, ast.PartitionCmd):
+        part = ctx.table(cmd.def_.name)
+        catalog.parents[part] = (*catalog.parents.get(part, ()), table)
+        if cmd.def_.bound is not None and cmd.def_.bound.is_default:
+            catalog.default_partitions[table] = part
+    elif cmd.subtype == _AT.AT_DetachPartition and isinstance(cmd.def_, ast.PartitionCmd):
+        part = ctx.table(cmd.def_.name)
+        catalog.parents[part] = tuple(p for p in catalog.parents.get(part, ()) if p != table)
+        if catalog.default_partitions.get(table) == part:
+            del catalog.default_partitions[table]
+    elif cmd.subtype == _AT.AT_AddInherit and cmd.def_ is not None:
+        catalog.parents[table] = (*catalog.parents.get(table, ()), ctx.table(cmd.def_))
+    elif cmd.subtype == _AT.AT_DropInherit and cmd.def_ is not None:
+        gone = ctx.table(cmd.def_)
+        catalog.parents[table] = tuple(p for p in catalog.parents.get(table, ()) if p != gone)
     elif cmd.subtype == _AT.AT_AlterColumnType and cmd.name and columns is not None:
         column = columns.get(str(cmd.name))
         if column is not None and isinstance(cmd.def_, ast.ColumnDef):
@@ -427,13 +597,11 @@ def _record_catalog(table: QualifiedName, cmd: Any, ctx: StatementContext) -> No
                 if column is not None:
                     column.not_null = True
         elif con.contype == _CONSTR.CONSTR_CHECK and con.is_enforced:
-            refs = sorted(column_refs(con.raw_expr))
-            name = _check_name(table, con, refs[0] if refs else None)
+            name = _record_check(catalog, table, con)
             if con.skip_validation:
                 catalog.unvalidated_checks.add((table, name))
             else:
                 catalog.checks.setdefault(table, set()).add(name)
-            _record_check(catalog, table, con)
         if con.contype != _CONSTR.CONSTR_CHECK:
             _record_index_constraint(catalog, table, con)
     elif cmd.subtype == _AT.AT_ValidateConstraint and cmd.name:

@@ -1,15 +1,18 @@
 """Which function calls make an expression volatile (a column default that must be computed
-for every row, so ADD COLUMN rewrites the table)."""
+for every row, so ADD COLUMN rewrites the table), and which SQL functions the planner inlines.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
 
 from .context import walk
+
+if TYPE_CHECKING:
+    from .catalog import Catalog
 
 #: Built-in (and common extension) functions that are VOLATILE.
 VOLATILE_FUNCTIONS = frozenset(
@@ -32,19 +35,85 @@ VOLATILE_FUNCTIONS = frozenset(
     }
 )
 
+#: Built-in functions known to be plain scalar functions (not aggregates, window or
+#: set-returning functions): a SQL function body calling only these (and VOLATILE_FUNCTIONS)
+#: can be inlined. Any other call makes the linter assume it is not (clauses.c
+#: inline_function refuses aggregates, window functions, set-returning calls and sub-selects),
+#: so the function's declared volatility decides.
+_SCALAR_BUILTINS = frozenset(
+    {
+        "now",
+        "statement_timestamp",
+        "transaction_timestamp",
+        "lower",
+        "upper",
+        "length",
+        "char_length",
+        "substr",
+        "substring",
+        "concat",
+        "concat_ws",
+        "md5",
+        "left",
+        "right",
+        "trim",
+        "btrim",
+        "ltrim",
+        "rtrim",
+        "replace",
+        "abs",
+        "round",
+        "floor",
+        "ceil",
+        "to_char",
+        "to_timestamp",
+        "date_trunc",
+        "jsonb_build_object",
+        "json_build_object",
+        "to_jsonb",
+        "encode",
+        "decode",
+        "sha256",
+    }
+)
 
-def volatile_call(expr: Any, created: Mapping[str, bool] | None = None) -> str | None:
-    """The name of a volatile function ``expr`` calls, if any: a built-in one, or one of the
-    functions the migrations created (``created``: name -> volatile, Catalog
-    .volatile_functions). A function nobody created here is assumed not volatile unless it is
-    a known built-in: a finding needs a reason."""
+
+def volatile_call(expr: Any, catalog: Catalog | None = None) -> str | None:
+    """The name of a volatile function ``expr`` calls, if any: a built-in one, or one the
+    migrations created (known to ``catalog``). A function the migrations did not create is
+    assumed not volatile unless it is a known built-in: a finding needs a reason."""
     for node in walk(expr):
         if isinstance(node, ast.FuncCall):
             funcname: Any = node.funcname
             name = str(funcname[-1].sval)
-            if name in VOLATILE_FUNCTIONS or (created or {}).get(name, False):
+            if name in VOLATILE_FUNCTIONS or (
+                catalog is not None and catalog.volatile_function(name)
+            ):
                 return name
     return None
+
+
+def inlinable_expression(expr: Any) -> bool:
+    """True when a SQL function whose body is ``SELECT expr`` can be inlined as far as the
+    body goes: no sub-select, and only calls of known scalar built-ins (no aggregate, window
+    or set-returning function)."""
+    for node in walk(expr):
+        if isinstance(node, ast.SubLink):
+            return False
+        if isinstance(node, ast.FuncCall):
+            funcname: Any = node.funcname
+            name = str(funcname[-1].sval)
+            aggregate = (
+                node.agg_star
+                or node.agg_distinct
+                or node.agg_order
+                or node.agg_filter is not None
+                or node.agg_within_group
+                or node.over is not None
+            )
+            if aggregate or name not in (_SCALAR_BUILTINS | VOLATILE_FUNCTIONS):
+                return False
+    return True
 
 
 def inlined_select(body: str) -> Any:
@@ -74,4 +143,15 @@ def inlined_select(body: str) -> Any:
     ):
         return None
     targets: Any = select.targetList
-    return targets[0].val
+    expr = targets[0].val
+    return expr if inlinable_expression(expr) else None
+
+
+def expression_volatile(text: str, catalog: Catalog | None = None) -> bool:
+    """True when the SQL expression ``text`` (a stored default) calls a volatile function; an
+    expression that does not parse counts as volatile (the worst is assumed)."""
+    try:
+        parsed = parse_sql(f"SELECT {text}")
+    except ParseError:
+        return True
+    return volatile_call(parsed[0].stmt, catalog) is not None

@@ -386,3 +386,59 @@ def test_drop_index_concurrently_takes_one_index(connect: ConnectFactory) -> Non
         with pytest.raises(psycopg.errors.FeatureNotSupported):
             conn.execute(statement)
     assert _directory_verdict(f"{TABLE};\n", statement + ";") == ["require-concurrent-index-drop"]
+
+
+def _rewrites(conn: psycopg.Connection[Any], relation: str, statement: str) -> bool:
+    """True when ``statement`` gives ``relation`` a new relfilenode (rewrites or rebuilds it)."""
+    before = _relfilenode(conn, relation)
+    conn.execute(statement)
+    return _relfilenode(conn, relation) != before
+
+
+def test_collations_partitions_and_domains_as_the_server_shows(connect: ConnectFactory) -> None:
+    history = (
+        'CREATE TABLE c1 (id int, name text COLLATE "C");\n'
+        "CREATE INDEX c1_name ON c1 (name);\n"
+        "CREATE TABLE p (a text, ts timestamp) PARTITION BY RANGE (ts);\n"
+        "CREATE TABLE p1 PARTITION OF p FOR VALUES FROM ('2020-01-01') TO ('2030-01-01');\n"
+        "CREATE INDEX p1_a ON p1 (a);\n"
+        "CREATE DOMAIN zip AS varchar(10) CHECK (VALUE <> '');\n"
+        "CREATE DOMAIN qty AS int CHECK (VALUE > 0);\n"
+        "CREATE TABLE m (id int, zip zip, note text);\n"
+    )
+    cases = [
+        # (relation whose relfilenode changes, statement, rule check reports)
+        ("c1_name", "ALTER TABLE c1 ALTER COLUMN name TYPE text", "column-type-change"),
+        ("p1_a", 'ALTER TABLE p ALTER COLUMN a TYPE text COLLATE "C"', "column-type-change"),
+        ("m", "ALTER TABLE m ALTER COLUMN zip TYPE varchar(10)", "column-type-change"),
+        ("m", "ALTER TABLE m ADD COLUMN q qty", "constraint-without-not-valid"),
+    ]
+    with connect(autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS c1, p, m CASCADE")
+        conn.execute("DROP DOMAIN IF EXISTS zip, qty CASCADE")
+        conn.execute(history)
+        conn.execute("INSERT INTO c1 VALUES (1, 'a')")
+        conn.execute("INSERT INTO p VALUES ('a', '2024-01-01')")
+        conn.execute("INSERT INTO m VALUES (1, '12345', 'x')")
+        for relation, statement, _rule in cases:
+            assert _rewrites(conn, relation, statement), statement
+        conn.execute("DROP TABLE c1, p, m CASCADE")
+        conn.execute("DROP DOMAIN zip, qty CASCADE")
+    for _relation, statement, rule in cases:
+        assert _directory_verdict(history, statement + ";") == [rule], statement
+
+
+def test_set_expression_keeps_a_virtual_column(connect: ConnectFactory) -> None:
+    with connect(autocommit=True) as conn:
+        version = int(conn.execute("SHOW server_version_num").fetchone()[0])  # type: ignore[index]
+        if version < 180000:
+            pytest.skip("virtual generated columns came with PostgreSQL 18")
+        conn.execute("DROP TABLE IF EXISTS g")
+        conn.execute(
+            "CREATE TABLE g (q int, v int GENERATED ALWAYS AS (q * 2) VIRTUAL, "
+            "s int GENERATED ALWAYS AS (q * 2) STORED)"
+        )
+        conn.execute("INSERT INTO g (q) VALUES (1)")
+        assert not _rewrites(conn, "g", "ALTER TABLE g ALTER COLUMN v SET EXPRESSION AS (q * 3)")
+        assert _rewrites(conn, "g", "ALTER TABLE g ALTER COLUMN s SET EXPRESSION AS (q * 3)")
+        conn.execute("DROP TABLE g")

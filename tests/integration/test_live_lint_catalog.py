@@ -169,3 +169,49 @@ def test_indexes_checks_domains_and_functions_of_the_live_schema_are_known(
         ("0005_e.sql", "column-type-change"),  # a domain with a CHECK
         ("0006_f.sql", "add-column-volatile-default"),  # PL/pgSQL, VOLATILE by default
     }, planned.stdout
+
+
+def test_collations_partitions_functions_and_search_path_of_the_live_schema(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    _sql(
+        db_dsn,
+        'CREATE TABLE c1 (id int, name text COLLATE "C");'
+        "CREATE INDEX c1_name ON c1 (name);"
+        "CREATE TABLE p (a text, ts timestamp) PARTITION BY RANGE (ts);"
+        "CREATE TABLE p1 PARTITION OF p FOR VALUES FROM ('2020-01-01') TO ('2030-01-01');"
+        "CREATE INDEX p1_a ON p1 (a);"
+        "CREATE FUNCTION f_ret() RETURNS float8 LANGUAGE sql RETURN random();"
+        "CREATE FUNCTION f_strict() RETURNS int LANGUAGE sql STRICT AS $$ SELECT 7 $$;"
+        "CREATE FUNCTION f_inline() RETURNS int LANGUAGE sql AS $$ SELECT 7 $$;"
+        "CREATE SCHEMA app; CREATE TABLE public.t4 (n int CHECK (n > 0), ts timestamp);",
+    )
+    changes = {
+        "0001_c1.sql": "ALTER TABLE c1 ALTER COLUMN name TYPE text;",
+        "0002_p.sql": 'ALTER TABLE p ALTER COLUMN a TYPE text COLLATE "C";',
+        "0003_ret.sql": "ALTER TABLE c1 ADD COLUMN r float8 DEFAULT f_ret();",
+        "0004_strict.sql": "ALTER TABLE c1 ADD COLUMN s int DEFAULT f_strict();",
+        "0005_inline.sql": "ALTER TABLE c1 ADD COLUMN i int DEFAULT f_inline();",
+        "0006_t4.sql": "ALTER TABLE t4 ALTER COLUMN n TYPE int;",
+    }
+    write_migrations(tmp_path, changes)
+    expected = {
+        ("0001_c1.sql", "column-type-change"),
+        ("0002_p.sql", "column-type-change"),
+        ("0003_ret.sql", "add-column-volatile-default"),
+        ("0004_strict.sql", "add-column-volatile-default"),
+        ("0006_t4.sql", "column-type-change"),
+    }
+    # The same findings whether unqualified names resolve to public directly or through a
+    # search_path that starts with another schema.
+    for dsn in (db_dsn, db_dsn + " options='-csearch_path=app,public'"):
+        planned = run(
+            "plan", "--dir", str(tmp_path), "--dsn", dsn, "--format", "json", *NO_REWRITES
+        )
+        assert planned.exit_code == 0, planned.output
+        findings = {
+            (Path(f["file"]).name, f["rule"])
+            for step in json.loads(planned.stdout)["steps"]
+            for f in step.get("findings", ())
+        }
+        assert findings == expected, (dsn, planned.stdout)

@@ -31,8 +31,9 @@ LAYOUT_COMMANDS: dict[str, tuple[list[str], Any, str]] = {
     "repair": (["--dsn", DSN], api, "repair"),
     "new": (["add_users"], api, "new"),
 }
-#: The commands that apply migrations: up, and rehearse (which runs up on its server).
-RUN_COMMANDS = ["up", "rehearse"]
+#: The commands that take the run settings: up, rehearse (which runs up on its server) and plan
+#: (whose worst cases use them).
+RUN_COMMANDS = ["up", "rehearse", "plan"]
 
 
 class Reached(SafemigrateError):

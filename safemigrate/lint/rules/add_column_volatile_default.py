@@ -9,6 +9,7 @@ from pglast import ast, enums
 
 from ..context import StatementContext, quote_ident, show, written
 from ..findings import Hit, hit, make_rule
+from ..types import column_type
 from ..volatility import volatile_call
 
 DOC = """
@@ -71,13 +72,20 @@ def added_columns(node: Any, ctx: StatementContext) -> Iterator[Any]:
 
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    catalog = ctx.state.catalog
     for coldef in added_columns(node, ctx):
         expr = default_of(coldef)
-        if expr is None or (isinstance(expr, ast.A_Const) and expr.isnull):
-            continue
         column = f"{show(written(node.relation))}.{quote_ident(coldef.colname)}"
-        function = volatile_call(expr, ctx.state.catalog.volatile_functions)
-        if function is not None:
+        if expr is None:
+            # Without a DEFAULT clause the domain's default applies (CREATE DOMAIN, DEFAULT).
+            added = column_type(coldef.typeName)
+            domain = catalog.domains.get(added.name) if added is not None else None
+            if domain is None or not domain.volatile_default:
+                continue
+            why = f"the default of its domain {added} is volatile"
+        elif isinstance(expr, ast.A_Const) and expr.isnull:
+            continue
+        elif (function := volatile_call(expr, catalog)) is not None:
             why = f"its default calls the volatile function {function}()"
         elif ctx.pg_version < 11:
             why = f"before PostgreSQL 11 (pg_version {ctx.pg_version}) any default does"

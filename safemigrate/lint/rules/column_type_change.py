@@ -36,11 +36,15 @@ support functions varchar_support, numeric_support, varbit_support, timestamp_su
 - an array whose elements only lose their typmod (varchar(30)[] to varchar[]); any other array
   change (varchar(30)[] to text[], to varchar(60)[]) coerces every element and rewrites.
 Without a rewrite the change can still block: "if the collation for a column has been changed,
-an index rebuild is required" (ALTER TABLE, Notes), and timestamp <-> timestamptz changes the
-operator class, so every index that reads the column is rebuilt under the ACCESS EXCLUSIVE lock
-(indexcmds.c CheckIndexCompatible); and every validated CHECK constraint that reads the column is
-dropped and re-added, which checks every row (tablecmds.c ATPostAlterTypeCleanup), even when the
-TYPE restates the current one. Everything else (int to bigint, varchar(n) to a shorter
+an index rebuild is required" (ALTER TABLE, Notes; the new collation is the COLLATE clause's,
+else the new type's, so a TYPE without COLLATE drops a non-default one), and timestamp <->
+timestamptz changes the operator class, so every index that reads the column, on the table and
+on its partitions and children, is rebuilt under the ACCESS EXCLUSIVE lock (indexcmds.c
+CheckIndexCompatible); and every validated CHECK constraint that reads the column is dropped and
+re-added, which checks every row (tablecmds.c ATPostAlterTypeCleanup), even when the TYPE
+restates the current one. A column of a domain type has no typmod of its own: changing it to
+the base type with a typmod (a domain over varchar(10) to varchar(10)) rewrites.
+Everything else (int to bigint, varchar(n) to a shorter
 varchar, text to varchar(n), numeric scale changes, char(n), json to jsonb, any USING expression
 other than the column itself) rewrites. The current type comes from the migration directory's
 own history (the CREATE TABLE, CREATE DOMAIN, CREATE INDEX and ALTER statements of earlier
@@ -112,6 +116,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         )
         catalog = ctx.state.catalog
         collate = isinstance(coldef, ast.ColumnDef) and coldef.collClause is not None
+        only = not node.relation.inh  # ALTER TABLE ONLY: the tables below are not altered
         known = catalog.column(table, str(cmd.name))
         if known is not None and known.type is not None and new_type is not None and not using:
             reason = _rewrite_reason(known.type, new_type, ctx)
@@ -125,18 +130,21 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     "application over, then drop the old column",
                 )
                 continue
-            # No rewrite. An index on the column is still rebuilt when its operator class or
-            # collation changes, and validated CHECKs that read the column are re-checked.
-            new_class = _operator_class_changes(known.type, new_type, catalog)
-            if (collate or new_class) and catalog.indexed(table, str(cmd.name)):
-                yield _index_rebuild(column, "COLLATE clause" if collate else new_class)
+            # No rewrite. An index on the column (or on the same column of a partition or
+            # child) is still rebuilt when its operator class or collation changes, and
+            # validated CHECKs that read the column are re-checked.
+            why = _operator_class_changes(known.type, new_type, catalog) or _collation_changes(
+                known.collation, coldef, new_type, catalog
+            )
+            if why and catalog.indexed(table, str(cmd.name), only=only):
+                yield _index_rebuild(column, why)
                 continue
-            checks = catalog.validated_checks(table, str(cmd.name))
+            checks = catalog.validated_checks(table, str(cmd.name), only=only)
             if checks:
                 yield _check_scan(column, checks)
             continue
         if collate:
-            yield _index_rebuild(column, "COLLATE clause")
+            yield _index_rebuild(column, "a COLLATE clause")
             continue
         type_name = new_type.name if new_type is not None else ""
         if type_name in _OFTEN_NO_REWRITE and not using:
@@ -161,12 +169,19 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             )
 
 
-def _base(column_type: ColumnType, catalog: Catalog) -> ColumnType:
-    """A domain's base type (a domain to its base is a relabelling); other types as they are."""
+def _base(column_type: ColumnType, catalog: Catalog, *, old: bool = False) -> ColumnType:
+    """A domain's base type (a domain to its base is a relabelling); other types as they are.
+
+    For the ``old`` type, the base type without its typmod: a column of a domain type has no
+    typmod of its own (atttypmod -1), so a change to the base type with a typmod is a length
+    coercion PostgreSQL cannot prove is a no-op (verified on PostgreSQL 15: a domain over
+    varchar(10) to varchar(10) rewrites the table)."""
     domain = catalog.domains.get(column_type.name)
-    if domain is None or domain[0] is None or column_type.array:
+    if domain is None or domain.base is None or column_type.array:
         return column_type
-    return domain[0]
+    if old:
+        return ColumnType(domain.base.name, (), domain.base.array)
+    return domain.base
 
 
 def _rewrite_reason(old: ColumnType, new: ColumnType, ctx: StatementContext) -> str | None:
@@ -176,23 +191,44 @@ def _rewrite_reason(old: ColumnType, new: ColumnType, ctx: StatementContext) -> 
         return None
     domain = catalog.domains.get(new.name)
     if domain is not None and not new.array:
-        if domain[1]:
+        if domain.constrained:
             # ATColumnChangeRequiresRewrite: a CoerceToDomain with constraints rewrites.
             return f"{old} to {new}, a domain with constraints: every value is checked"
-        if domain[0] is None:
+        if domain.base is None:
             return f"{old} to the domain {new}, whose base type the migrations do not show"
     return rewrite_reason(
-        _base(old, catalog),
+        _base(old, catalog, old=True),
         _base(new, catalog),
         pg_version=ctx.pg_version,
         utc_session=ctx.state.utc_session,
     )
 
 
+def _collation_changes(old: str | None, coldef: Any, new_type: ColumnType, catalog: Catalog) -> str:
+    """Why an index on the column is rebuilt for its collation ('' when it keeps it): the new
+    collation is the COLLATE clause's, else the new type's (a domain's own), else the
+    default; "if the collation for a column has been changed, an index rebuild is required"
+    (ALTER TABLE, Notes)."""
+    clause = coldef.collClause if isinstance(coldef, ast.ColumnDef) else None
+    new: str | None
+    if clause is not None and clause.collname:
+        new = str(clause.collname[-1].sval)
+    else:
+        domain = catalog.domains.get(new_type.name)
+        new = domain.collation if domain is not None else None
+    if clause is not None:
+        # A COLLATE clause restating the current collation is still a change unless the
+        # migrations show the current one.
+        return "" if new == old and old is not None else "a COLLATE clause"
+    if new != old:
+        return f"the collation changes from {old or 'the default'} to {new or 'the default'}"
+    return ""
+
+
 def _operator_class_changes(old: ColumnType, new: ColumnType, catalog: Catalog) -> str:
     """Why an index on the column is rebuilt although the table is not rewritten ('' when it
     is reused): timestamp and timestamptz have different btree operator classes."""
-    names = {_base(old, catalog).name, _base(new, catalog).name}
+    names = {_base(old, catalog, old=True).name, _base(new, catalog).name}
     if names == {"timestamp", "timestamptz"}:
         return f"{old} to {new} changes the index's operator class"
     return ""

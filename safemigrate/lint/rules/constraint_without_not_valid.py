@@ -9,6 +9,7 @@ from pglast import ast, enums
 
 from ..context import StatementContext, show, written
 from ..findings import Hit, hit, make_rule
+from ..types import column_type
 from .add_column_volatile_default import added_columns, default_of
 
 DOC = """
@@ -170,6 +171,21 @@ def _inline(node: Any, ctx: StatementContext, shown: str) -> Iterator[Hit]:
         has_default = default is not None and not (
             isinstance(default, ast.A_Const) and default.isnull
         )
+        added = column_type(coldef.typeName)
+        domain = ctx.state.catalog.domains.get(added.name) if added is not None else None
+        if added is not None and domain is not None and domain.constrained and not added.array:
+            # tablecmds.c ATExecAddColumn: a new column of a domain with constraints has its
+            # default (NULL too) checked against them for every row: a rewrite (verified on
+            # PostgreSQL 15).
+            yield hit(
+                RULE,
+                f"adds column {coldef.colname} of the domain {added}, which has constraints, "
+                f"to existing table {shown}: PostgreSQL checks every existing row's value "
+                "against them and rewrites the table under an ACCESS EXCLUSIVE lock",
+                "add the column with the domain's base type, backfill, then switch the type "
+                "(or add a CHECK ... NOT VALID and VALIDATE it) in separate statements",
+            )
+            continue
         for con in coldef.constraints or ():
             if not isinstance(con, ast.Constraint) or not con.is_enforced:
                 continue

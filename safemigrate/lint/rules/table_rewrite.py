@@ -13,7 +13,8 @@ from ..findings import Hit, hit, make_rule
 DOC = """
 Catches: on tables that existed before the migration, `VACUUM FULL`, `CLUSTER`,
 `ALTER TABLE ... SET TABLESPACE`, `SET LOGGED` / `SET UNLOGGED`, `SET ACCESS METHOD`,
-`ALTER COLUMN ... SET EXPRESSION` (PostgreSQL 17: "Existing data in the column is rewritten"), and
+`ALTER COLUMN ... SET EXPRESSION` (PostgreSQL 17: "Existing data in the column is rewritten";
+not for a virtual generated column, PostgreSQL 18, which stores nothing), and
 `REFRESH MATERIALIZED VIEW` without CONCURRENTLY.
 
 Why it hurts: each rewrites the whole table (or view) into new storage while holding an ACCESS
@@ -44,6 +45,9 @@ _ALTER_REWRITES = {
     _AT.AT_SetAccessMethod: "SET ACCESS METHOD",
     _AT.AT_SetExpression: "ALTER COLUMN ... SET EXPRESSION",
 }
+#: Of those, the ones that keep the table when the column is a virtual generated column
+#: (PostgreSQL 18: nothing is stored, so SET EXPRESSION rewrites nothing).
+_COLUMN_COMMANDS = frozenset({_AT.AT_SetExpression})
 _EFFECT = "under an ACCESS EXCLUSIVE lock, blocking reads and writes for the whole copy"
 _HINT = (
     "do this outside the migration (pg_repack / pg_squeeze for bloat) or in a maintenance window"
@@ -84,8 +88,13 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         and node.relation is not None
         and not ctx.is_new(node.relation)
     ):
+        table = ctx.table(node.relation)
         for cmd in node.cmds or ():
             if isinstance(cmd, ast.AlterTableCmd) and cmd.subtype in _ALTER_REWRITES:
+                if cmd.subtype in _COLUMN_COMMANDS and cmd.name:
+                    column = ctx.state.catalog.column(table, str(cmd.name))
+                    if column is not None and column.generated == "virtual":
+                        continue
                 yield hit(
                     RULE,
                     f"ALTER TABLE {show(written(node.relation))} "

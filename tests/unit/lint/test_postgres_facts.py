@@ -515,3 +515,206 @@ def test_a_check_dropped_with_set_not_null_proves_nothing() -> None:
         "ALTER TABLE accounts ALTER COLUMN score SET NOT NULL, DROP CONSTRAINT score_present;"
     )
     assert rules_after(proven, renamed) == ["set-not-null"]
+
+
+# clauses.c inline_function inlines a SQL function only when it is not STRICT and its body has
+# no sub-select, aggregate, window or set-returning call; otherwise the declared volatility
+# (VOLATILE by default) decides (each verified on PostgreSQL 15: the table is rewritten).
+def test_sql_functions_the_planner_does_not_inline_keep_their_volatility() -> None:
+    add = "ALTER TABLE accounts ADD COLUMN x int DEFAULT f();"
+    for body in (
+        "LANGUAGE sql AS $$ SELECT (SELECT 42) $$",
+        "LANGUAGE sql AS $$ SELECT count(*)::int $$",
+        "LANGUAGE sql STRICT AS $$ SELECT coalesce(NULL::int, 7) $$",
+        "LANGUAGE sql AS $$ SELECT some_function_we_do_not_know() $$",
+    ):
+        history = ACCOUNTS + f"CREATE FUNCTION f() RETURNS int {body};\n"
+        assert rules_after(history, add) == ["add-column-volatile-default"], body
+        stable = ACCOUNTS + f"CREATE FUNCTION f() RETURNS int STABLE {body};\n"
+        assert rules_after(stable, add) == [], body
+    inlined = ACCOUNTS + "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 7 $$;\n"
+    assert rules_after(inlined, add) == []
+
+
+# Overloads share the name a call shows; ALTER FUNCTION changes the volatility; DROP FUNCTION
+# forgets it.
+def test_function_overloads_alter_and_drop_are_followed() -> None:
+    add = "ALTER TABLE accounts ADD COLUMN x int DEFAULT f();"
+    volatile = "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$;\n"
+    immutable_overload = (
+        "CREATE FUNCTION f(a int) RETURNS int IMMUTABLE LANGUAGE plpgsql "
+        "AS $$ BEGIN RETURN a; END $$;\n"
+    )
+    assert rules_after(ACCOUNTS + volatile + immutable_overload, add) == [
+        "add-column-volatile-default"
+    ]
+    altered = ACCOUNTS + volatile + "ALTER FUNCTION f() STABLE;\n"
+    assert rules_after(altered, add) == []
+    dropped = ACCOUNTS + volatile + "DROP FUNCTION f();\n"
+    assert rules_after(dropped, add) == []
+
+
+# Without a COLLATE clause, ALTER COLUMN ... TYPE gives the column the new type's collation
+# (the default, or a domain's own): a change from a non-default collation rebuilds the indexes
+# that read the column (verified on PostgreSQL 15).
+def test_a_type_change_that_drops_a_collation_rebuilds_the_index() -> None:
+    history = (
+        'CREATE TABLE t1 (id int, name text COLLATE "C");\n'
+        "CREATE INDEX CONCURRENTLY t1_name ON t1 (name);\n"
+    )
+    assert rules_after(history, "ALTER TABLE t1 ALTER COLUMN name TYPE text;") == [
+        "column-type-change"
+    ]
+    assert rules_after(history, 'ALTER TABLE t1 ALTER COLUMN name TYPE text COLLATE "C";') == []
+    domain = (
+        'CREATE DOMAIN c_text AS text COLLATE "C";\n'
+        "CREATE TABLE t2 (id int, name text);\n"
+        "CREATE INDEX CONCURRENTLY t2_name ON t2 (name);\n"
+    )
+    assert rules_after(domain, "ALTER TABLE t2 ALTER COLUMN name TYPE c_text;") == [
+        "column-type-change"
+    ]
+
+
+# An ALTER TABLE of a parent reaches its partitions and inheritance children: their indexes
+# and CHECK constraints are rebuilt and re-checked too (verified on PostgreSQL 15).
+def test_a_parent_change_reaches_the_indexes_and_checks_of_its_partitions() -> None:
+    history = (
+        "CREATE TABLE p (a text, ts timestamp, n int) PARTITION BY RANGE (ts);\n"
+        "CREATE TABLE p1 PARTITION OF p FOR VALUES FROM ('2020-01-01') TO ('2030-01-01');\n"
+        "CREATE INDEX CONCURRENTLY p1_a ON p1 (a);\n"
+        "ALTER TABLE p1 ADD CONSTRAINT p1_n CHECK (n > 0);\n"
+    )
+    assert rules_after(history, 'ALTER TABLE p ALTER COLUMN a TYPE text COLLATE "C";') == [
+        "column-type-change"
+    ]
+    assert rules_after(history, "ALTER TABLE p ALTER COLUMN n TYPE int;") == ["column-type-change"]
+    attached = (
+        "CREATE TABLE q (a text) PARTITION BY LIST (a);\n"
+        "CREATE TABLE q1 (a text);\n"
+        "CREATE INDEX CONCURRENTLY q1_a ON q1 (a);\n"
+        "ALTER TABLE q ATTACH PARTITION q1 FOR VALUES IN ('x');\n"
+    )
+    assert rules_after(attached, 'ALTER TABLE q ALTER COLUMN a TYPE text COLLATE "C";') == [
+        "column-type-change"
+    ]
+    detached = attached + "ALTER TABLE q DETACH PARTITION q1;\n"
+    assert rules_after(detached, 'ALTER TABLE q ALTER COLUMN a TYPE text COLLATE "C";') == []
+    inherits = (
+        "CREATE TABLE base (a text);\nCREATE TABLE sub () INHERITS (base);\n"
+        "CREATE INDEX CONCURRENTLY sub_a ON sub (a);\n"
+    )
+    assert rules_after(inherits, 'ALTER TABLE base ALTER COLUMN a TYPE text COLLATE "C";') == [
+        "column-type-change"
+    ]
+
+
+# heap.c AddRelationNewConstraints names an unnamed CHECK <table>_<column>_check only when it
+# reads exactly one column, else <table>_check; a DROP CONSTRAINT by that name removes the
+# proof it gave.
+def test_unnamed_checks_get_postgresqls_names() -> None:
+    history = (
+        "CREATE TABLE tc (a int, b int);\nALTER TABLE tc ADD CHECK (a IS NOT NULL AND b > 0);\n"
+    )
+    set_nn = "ALTER TABLE tc ALTER COLUMN a SET NOT NULL;"
+    assert rules_after(history, set_nn) == []
+    dropped = history + "ALTER TABLE tc DROP CONSTRAINT tc_check;\n"
+    assert rules_after(dropped, set_nn) == ["set-not-null"]
+    single = "CREATE TABLE ts (a int);\nALTER TABLE ts ADD CHECK (a IS NOT NULL);\n"
+    gone = single + "ALTER TABLE ts DROP CONSTRAINT ts_a_check;\n"
+    assert rules_after(gone, "ALTER TABLE ts ALTER COLUMN a SET NOT NULL;") == ["set-not-null"]
+
+
+# An EXCLUDE constraint's index reads its plain columns too.
+def test_an_exclusion_constraint_index_reads_its_columns() -> None:
+    history = (
+        "CREATE TABLE t2 (room text, during tsrange, "
+        "EXCLUDE USING gist (room WITH =, during WITH &&));\n"
+    )
+    assert rules_after(history, 'ALTER TABLE t2 ALTER COLUMN room TYPE text COLLATE "C";') == [
+        "column-type-change"
+    ]
+
+
+# DROP TABLE forgets everything known about the table: one created again under the name
+# starts without the old proofs and constraints.
+def test_a_table_created_again_starts_afresh() -> None:
+    history = (
+        "CREATE TABLE t (a int);\n"
+        "ALTER TABLE t ADD CONSTRAINT a_nn CHECK (a IS NOT NULL) NOT VALID;\n"
+        "ALTER TABLE t VALIDATE CONSTRAINT a_nn;\n"
+        "DROP TABLE t;\nCREATE TABLE t (a int);\n"
+    )
+    assert rules_after(history, "ALTER TABLE t ALTER COLUMN a SET NOT NULL;") == ["set-not-null"]
+
+
+# An index and a CHECK may share a name on one table: dropping the CHECK keeps the index; an
+# index renamed with ALTER INDEX keeps what it reads.
+def test_indexes_survive_a_namesake_constraint_drop_and_a_rename() -> None:
+    collate = 'ALTER TABLE tn ALTER COLUMN a TYPE text COLLATE "C";'
+    history = (
+        "CREATE TABLE tn (a text, b int);\nCREATE INDEX CONCURRENTLY foo ON tn (a);\n"
+        "ALTER TABLE tn ADD CONSTRAINT foo CHECK (b > 0) NOT VALID;\n"
+        "ALTER TABLE tn DROP CONSTRAINT foo;\n"
+    )
+    assert rules_after(history, collate) == ["column-type-change"]
+    renamed = (
+        "CREATE TABLE tn (a text);\nCREATE TABLE other (b text);\n"
+        "CREATE INDEX CONCURRENTLY i ON tn (a);\nALTER INDEX i RENAME TO j;\n"
+        "CREATE INDEX CONCURRENTLY i ON other (b);\n"
+    )
+    assert rules_after(renamed, collate) == ["column-type-change"]
+
+
+# Domains in ADD COLUMN (CREATE DOMAIN; tablecmds.c ATExecAddColumn), each verified on
+# PostgreSQL 15: a domain's volatile default computes every row; a NOT NULL domain without a
+# default fails on a table with rows; a domain with constraints checks every row (a rewrite).
+def test_add_column_of_a_domain_type() -> None:
+    volatile = ACCOUNTS + "CREATE DOMAIN token AS text DEFAULT md5(random()::text);\n"
+    add = "ALTER TABLE accounts ADD COLUMN x {};"
+    assert rules_after(volatile, add.format("token")) == ["add-column-volatile-default"]
+    constant = ACCOUNTS + "CREATE DOMAIN plan AS text DEFAULT 'free';\n"
+    assert rules_after(constant, add.format("plan")) == []
+    not_null = ACCOUNTS + "CREATE DOMAIN cc AS char(2) NOT NULL;\n"
+    assert "add-column-not-null-without-default" in rules_after(not_null, add.format("cc"))
+    filled = ACCOUNTS + "CREATE DOMAIN cc AS char(2) NOT NULL DEFAULT 'xx';\n"
+    assert "add-column-not-null-without-default" not in rules_after(filled, add.format("cc"))
+    checked = ACCOUNTS + "CREATE DOMAIN qty AS int CHECK (VALUE > 0);\n"
+    assert rules_after(checked, add.format("qty")) == ["constraint-without-not-valid"]
+    plain = ACCOUNTS + "CREATE DOMAIN label AS text;\n"
+    assert rules_after(plain, add.format("label")) == []
+
+
+# A column of a domain type has no typmod of its own: to the base type with a typmod is a
+# length coercion PostgreSQL cannot prove a no-op (verified on PostgreSQL 15: a rewrite).
+def test_a_domain_column_to_a_base_type_with_a_typmod_rewrites() -> None:
+    history = (
+        "CREATE DOMAIN zip AS varchar(10) CHECK (VALUE <> '');\n"
+        "CREATE TABLE members (id bigint PRIMARY KEY, zip zip);\n"
+    )
+    assert rules_after(history, "ALTER TABLE members ALTER COLUMN zip TYPE varchar(10);") == [
+        "column-type-change"
+    ]
+    assert rules_after(history, "ALTER TABLE members ALTER COLUMN zip TYPE varchar;") == []
+
+
+# PostgreSQL 18: a virtual generated column stores nothing, so SET EXPRESSION rewrites
+# nothing; a stored one is rewritten (ALTER TABLE, SET EXPRESSION AS).
+def test_set_expression_rewrites_only_a_stored_column() -> None:
+    history = (
+        "CREATE TABLE lines (qty int, price numeric, "
+        "v numeric GENERATED ALWAYS AS (qty * price) VIRTUAL, "
+        "s numeric GENERATED ALWAYS AS (qty * price) STORED);\n"
+    )
+    change = "ALTER TABLE lines ALTER COLUMN {} SET EXPRESSION AS (qty * price * 2);"
+    assert rules_after(history, change.format("v"), pg_version=18) == []
+    assert rules_after(history, change.format("s"), pg_version=18) == ["table-rewrite"]
+
+
+# A temporary table belongs to the migration's own session, even when created IF NOT EXISTS.
+def test_a_temporary_table_is_the_migrations_own() -> None:
+    sql = (
+        "CREATE TEMP TABLE IF NOT EXISTS scratch (id int);\n"
+        "TRUNCATE scratch;\nINSERT INTO scratch VALUES (1);\nDROP TABLE scratch;"
+    )
+    assert rules_after(ACCOUNTS, sql) == []
