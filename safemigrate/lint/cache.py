@@ -125,8 +125,10 @@ def content_fingerprint(paths: Iterable[Path]) -> str | None:
                 for path in _plain_files(name):
                     digest.update(b"\0" + _encoded(path[len(name) :]) + b"\0")
                     _hash_file(digest, path)
-            elif os.path.exists(name):
+            elif os.path.isfile(name):
                 _hash_file(digest, name)
+            elif os.path.exists(name):
+                raise _NotPlain(name)
             else:
                 digest.update(b"\0missing")
     except (OSError, ValueError, _NotPlain):
@@ -159,8 +161,6 @@ def _plain_files(root: str) -> list[str]:
 def _hash_file(digest: blake2b, path: str) -> None:
     """Add a regular file's size and bytes (the size first: no two different sets of files
     can run together into the same bytes)."""
-    if not os.path.isfile(path):
-        raise _NotPlain(path)
     data = _read(path)
     digest.update(f"{len(data)}\0".encode())
     digest.update(data)

@@ -729,3 +729,72 @@ def test_any_sequence_of_edits_matches_the_uncached_results(tmp_path: Path) -> N
         else:
             write(directory, name, text)
         assert check(settings) == check(uncached(settings)), (name, text)
+
+
+# What the whole-report level does not trust
+
+
+def test_a_pipe_in_the_directory_is_not_read_and_nothing_blocks(tmp_path: Path) -> None:
+    import threading
+
+    directory = migrations(tmp_path, {"0001_a.sql": "SELECT 1;\n"})
+    os.mkfifo(directory / ".pipe")
+    results: list[str | None] = []
+    worker = threading.Thread(
+        target=lambda: results.append(safemigrate.lint.cache.content_fingerprint([directory])),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "the fingerprint blocked on the pipe"
+    assert results == [None]  # no whole-report answer for such a directory
+    settings = cached(directory, tmp_path / "cache")
+    assert check(settings) == check(uncached(settings))
+
+
+def test_a_link_to_a_directory_disables_the_whole_report_level(tmp_path: Path) -> None:
+    directory = migrations(tmp_path, {"0001_a.sql": "SELECT 1;\n"})
+    (directory / "elsewhere").symlink_to(tmp_path.anchor, target_is_directory=True)
+    assert safemigrate.lint.cache.content_fingerprint([directory]) is None
+    linked_file = tmp_path / "outside.sql"
+    linked_file.write_text("SELECT 2;\n", encoding="utf-8")
+    (tmp_path / "plain").mkdir()
+    plain = migrations(tmp_path / "plain", {"0001_a.sql": "SELECT 1;\n"})
+    (plain / "0002_b.sql").symlink_to(linked_file)
+    assert safemigrate.lint.cache.content_fingerprint([plain]) is not None
+
+
+def test_files_cannot_run_together_into_another_directorys_fingerprint(tmp_path: Path) -> None:
+    (tmp_path / "two").mkdir()
+    two = migrations(tmp_path / "two", {"0001_a.sql": "SELECT 1;\n", "0002_b.sql": "SELECT 2;\n"})
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "0001_a.sql").write_bytes(b"SELECT 1;\n\x00/0002_b.sql\x00SELECT 2;\n")
+    fingerprint = safemigrate.lint.cache.content_fingerprint
+    assert fingerprint([two]) is not None
+    # Same name for both directories in turn: only the contents differ.
+    assert fingerprint([two]) != _fingerprint_as(one, two)
+
+
+def _fingerprint_as(source: Path, name: Path) -> str | None:
+    """The fingerprint of ``source``'s files as if they were in ``name``."""
+    import shutil
+
+    saved = name.with_name(name.name + ".saved")
+    name.rename(saved)
+    try:
+        shutil.copytree(source, name)
+        return safemigrate.lint.cache.content_fingerprint([name])
+    finally:
+        shutil.rmtree(name)
+        saved.rename(name)
+
+
+def test_an_undecodable_directory_name_is_checked_with_the_cache(tmp_path: Path) -> None:
+    odd = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/h\xe9"))
+    odd.mkdir()
+    (odd / "0001_a.sql").write_text("ALTER TABLE t RENAME TO u;\n", encoding="utf-8")
+    settings = cached(odd, tmp_path / "cache")
+    first = check(settings)
+    assert first == check(uncached(settings))
+    assert check(settings) == first  # answered from the cache, same report
