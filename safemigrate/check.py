@@ -7,6 +7,7 @@ only this, the settings and the lint findings before it knows whether it must pa
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,8 +17,8 @@ from .lint.cache import (
     FileMemo,
     ResultCache,
     code_fingerprint,
-    content_fingerprint,
     default_directory,
+    fingerprint,
 )
 from .lint.findings import LintReport
 from .lint.options import timeout_ceilings
@@ -52,15 +53,18 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
     seed = ResultCache.name_of(code, settings_key)
     # Findings name files as they were given, so the spelling is part of the name too.
     name = ResultCache.name_of("\0".join(f"{s}\0{s.absolute()}" for s in subjects), settings_key)
-    before = content_fingerprint(subjects)
+    now_ns = time.time_ns()
+    before = fingerprint(subjects)
     cached = cache.load(name, code, seed)
-    if before is not None and cached.fingerprint == before and cached.report is not None:
+    if before is not None and cached.fingerprint == before.digest and cached.report is not None:
         return cached.report
     report = _lint(settings, files, None if files else cached.memo)
-    # Files changed while they were read: keep the per-file level only (its keys are the
-    # texts read), never a whole report under a fingerprint it may not match.
-    after = content_fingerprint(subjects)
-    cache.save(name, code, before if before == after else None, report, cached.memo)
+    # The whole report is kept only under a status that cannot hide a change: not when the
+    # files changed while they were read, nor when one changed too recently to trust (the
+    # per-file level, keyed on the texts read, is kept either way).
+    after = fingerprint(subjects)
+    keep = before is not None and before == after and not before.racy(now_ns)
+    cache.save(name, code, before.digest if keep and before else None, report, cached.memo)
     return report
 
 

@@ -2,13 +2,17 @@
 
 Two levels, both in one JSON file per checked directory (or list of files) and settings:
 
-- the whole report, keyed by a fingerprint of every file under the directory (names and bytes)
-  and of the code that judged it (safemigrate's and pglast's files): a directory nobody
-  changed is answered without importing the parser;
+- the whole report, keyed by every file under the directory as git's index sees it (name,
+  size, modification and change times, inode) and by the code that judged it (safemigrate's
+  and pglast's files): a directory nobody touched is answered without reading a file or
+  importing the parser. A write always moves the change time, which no tool can set back; a
+  report made when a file had changed within two seconds is not kept whole (a file system
+  with coarse timestamps could hide a second change in the same tick);
 - each file's findings, keyed by a chain hash of the settings and of every file up to and
   including it (a file is judged against the schema the earlier files built, so its findings
   depend on all of them), and the schema after the last file: a directory that only gained
-  new files (the usual change) has only those parsed and judged.
+  new files (the usual change) has only those parsed and judged. This level keys on the
+  files' text itself.
 
 A cache that cannot be read, is from other code, or is corrupt is ignored; one that cannot be
 written is skipped: the cache only ever saves time, it never changes a verdict. Nothing in it
@@ -110,30 +114,59 @@ def _walk_files(root: str, skip: frozenset[str] = frozenset()) -> list[str]:
     return found
 
 
-def content_fingerprint(paths: Iterable[Path]) -> str | None:
-    """A hash of the names, sizes and bytes of ``paths`` (a directory: every file under it,
-    hidden ones too, whatever a layout reads). None, so that nothing is answered from the
-    whole-report level, when something cannot be read, or when a directory holds a link to a
-    directory or anything but regular files and directories (a pipe would block the read; a
-    linked directory may be anything, even the root)."""
+#: A file modified this recently when a report is made does not let the report be kept: on a
+#: file system with coarse timestamps a second change within the same tick would keep them.
+RACY_NS = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What the whole-report level keys on: every file's name and status."""
+
+    digest: str
+    #: The newest modification time among the files (ns since the epoch).
+    newest_ns: int
+
+    def racy(self, now_ns: int) -> bool:
+        """True when a file changed too recently (RACY_NS) to trust its status for long."""
+        return self.newest_ns >= now_ns - RACY_NS
+
+
+def fingerprint(paths: Iterable[Path]) -> Fingerprint | None:
+    """A hash of the names and status (size, modification and change times, inode, device)
+    of ``paths`` (a directory: every file under it, hidden ones too, whatever a layout reads),
+    as git's index keys files: any write changes the change time, which no tool can set.
+
+    None, so that nothing is answered from the whole-report level, when something cannot be
+    read, or when a directory holds a link to a directory or anything but regular files and
+    directories (a linked directory may be anything, even the root). The per-file level keys
+    on the files' text and is never fooled by a status."""
     digest = _digest()
+    newest = 0
     try:
         for given in paths:
             name = os.fspath(given)
             digest.update(_encoded(name) + b"\0")
             if os.path.isdir(name):
-                for path in _plain_files(name):
-                    digest.update(b"\0" + _encoded(path[len(name) :]) + b"\0")
-                    _hash_file(digest, path)
+                files = _plain_files(name)
             elif os.path.isfile(name):
-                _hash_file(digest, name)
+                files = [name]
             elif os.path.exists(name):
                 raise _NotPlain(name)
             else:
                 digest.update(b"\0missing")
+                continue
+            for path in files:
+                status = os.stat(path)
+                newest = max(newest, status.st_mtime_ns)
+                digest.update(b"\0" + _encoded(path[len(name) :]) + b"\0")
+                digest.update(
+                    f"{status.st_size}:{status.st_mtime_ns}:{status.st_ctime_ns}:"
+                    f"{status.st_ino}:{status.st_dev}".encode()
+                )
     except (OSError, ValueError, _NotPlain):
         return None
-    return digest.hexdigest()
+    return Fingerprint(digest.hexdigest(), newest)
 
 
 class _NotPlain(Exception):
@@ -158,23 +191,10 @@ def _plain_files(root: str) -> list[str]:
     return found
 
 
-def _hash_file(digest: blake2b, path: str) -> None:
-    """Add a regular file's size and bytes (the size first: no two different sets of files
-    can run together into the same bytes)."""
-    data = _read(path)
-    digest.update(f"{len(data)}\0".encode())
-    digest.update(data)
-
-
 def _encoded(text: str) -> bytes:
     """``text`` (a path, or anything that came from one) as bytes: undecodable file names come
     back from the file system as surrogates, which plain UTF-8 cannot encode."""
     return text.encode("utf-8", "surrogateescape")
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
 
 
 def chain_keys(seed: str, files: Sequence[tuple[str, str]]) -> list[str]:

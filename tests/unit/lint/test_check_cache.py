@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,12 +44,22 @@ ADD_UNCHECKED = "ALTER TABLE t ADD COLUMN d int;\n"
 
 
 def migrations(tmp_path: Path, files: dict[str, str]) -> Path:
-    """A migrations directory under ``tmp_path`` holding ``files`` (name -> SQL)."""
+    """A migrations directory under ``tmp_path`` holding ``files`` (name -> SQL), settled."""
     directory = tmp_path / "migrations"
     directory.mkdir(exist_ok=True)
     for name, text in files.items():
         write(directory, name, text)
+    settle(directory)
     return directory
+
+
+def settle(directory: Path) -> None:
+    """Date every file under ``directory`` an hour back: a report made on files changed
+    within the last two seconds is not kept as a whole (lint.cache.RACY_NS)."""
+    hour_ago = time.time() - 3600
+    for path in directory.rglob("*"):
+        if path.is_file():
+            os.utime(path, (hour_ago, hour_ago))
 
 
 def cached(directory: Path, cache: Path, **changes: Any) -> Settings:
@@ -443,6 +454,7 @@ def test_change_of_code_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     settings = cached(directory, tmp_path / "cache")
     check(settings)
     write(directory, "0002_b.sql", SET_NOT_NULL)
+    settle(directory)
     check(settings)  # per-file level now holds both files
     monkeypatch.setattr(safemigrate.check, "code_fingerprint", lambda: "another version")
     judged = count_judged(monkeypatch)
@@ -681,6 +693,7 @@ def test_bad_input_directory_gives_the_same_report_cached_as_cold(
     directory = migrations(tmp_path, BAD_DIRECTORIES[kind])
     if kind == "not-utf8":
         (directory / "0002_b.sql").write_bytes(b"SELECT '\xff';\n")
+        settle(directory)
     settings = cached(directory, tmp_path / "cache")
     cold = check(uncached(settings))
     assert cold.bad_input and cold.exit_code == 2
@@ -734,14 +747,14 @@ def test_any_sequence_of_edits_matches_the_uncached_results(tmp_path: Path) -> N
 # What the whole-report level does not trust
 
 
-def test_a_pipe_in_the_directory_is_not_read_and_nothing_blocks(tmp_path: Path) -> None:
+def test_a_pipe_in_the_directory_is_not_opened_and_nothing_blocks(tmp_path: Path) -> None:
     import threading
 
     directory = migrations(tmp_path, {"0001_a.sql": "SELECT 1;\n"})
     os.mkfifo(directory / ".pipe")
-    results: list[str | None] = []
+    results: list[object] = []
     worker = threading.Thread(
-        target=lambda: results.append(safemigrate.lint.cache.content_fingerprint([directory])),
+        target=lambda: results.append(safemigrate.lint.cache.fingerprint([directory])),
         daemon=True,
     )
     worker.start()
@@ -755,39 +768,44 @@ def test_a_pipe_in_the_directory_is_not_read_and_nothing_blocks(tmp_path: Path) 
 def test_a_link_to_a_directory_disables_the_whole_report_level(tmp_path: Path) -> None:
     directory = migrations(tmp_path, {"0001_a.sql": "SELECT 1;\n"})
     (directory / "elsewhere").symlink_to(tmp_path.anchor, target_is_directory=True)
-    assert safemigrate.lint.cache.content_fingerprint([directory]) is None
+    assert safemigrate.lint.cache.fingerprint([directory]) is None
     linked_file = tmp_path / "outside.sql"
     linked_file.write_text("SELECT 2;\n", encoding="utf-8")
     (tmp_path / "plain").mkdir()
     plain = migrations(tmp_path / "plain", {"0001_a.sql": "SELECT 1;\n"})
     (plain / "0002_b.sql").symlink_to(linked_file)
-    assert safemigrate.lint.cache.content_fingerprint([plain]) is not None
+    assert safemigrate.lint.cache.fingerprint([plain]) is not None
 
 
-def test_files_cannot_run_together_into_another_directorys_fingerprint(tmp_path: Path) -> None:
-    (tmp_path / "two").mkdir()
-    two = migrations(tmp_path / "two", {"0001_a.sql": "SELECT 1;\n", "0002_b.sql": "SELECT 2;\n"})
-    one = tmp_path / "one"
-    one.mkdir()
-    (one / "0001_a.sql").write_bytes(b"SELECT 1;\n\x00/0002_b.sql\x00SELECT 2;\n")
-    fingerprint = safemigrate.lint.cache.content_fingerprint
-    assert fingerprint([two]) is not None
-    # Same name for both directories in turn: only the contents differ.
-    assert fingerprint([two]) != _fingerprint_as(one, two)
+def test_a_write_that_keeps_size_and_modification_time_is_still_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE, "0002_b.sql": "SELECT 1;\n"})
+    settings = cached(directory, tmp_path / "cache")
+    first = check(settings)
+    target = directory / "0002_b.sql"
+    status = target.stat()
+    # Same size, and the modification time put back: only the change time tells.
+    target.write_text("SELECT 2;\n", encoding="utf-8")
+    os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
+    cold = check(uncached(settings))
+    judged = count_judged(monkeypatch)
+    assert check(settings) == cold
+    assert "0002_b.sql" in judged  # not answered from the whole report: the edit is judged
+    assert first.files == cold.files
 
 
-def _fingerprint_as(source: Path, name: Path) -> str | None:
-    """The fingerprint of ``source``'s files as if they were in ``name``."""
-    import shutil
-
-    saved = name.with_name(name.name + ".saved")
-    name.rename(saved)
-    try:
-        shutil.copytree(source, name)
-        return safemigrate.lint.cache.content_fingerprint([name])
-    finally:
-        shutil.rmtree(name)
-        saved.rename(name)
+def test_a_report_on_files_changed_just_now_is_not_kept_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
+    write(directory, "0002_b.sql", SET_NOT_NULL)  # not settled: changed just now
+    settings = cached(directory, tmp_path / "cache")
+    first = check(settings)
+    judged = count_judged(monkeypatch)
+    assert check(settings) == first
+    assert judged == []  # the per-file level answered: nothing parsed again
+    assert json.loads(only_cache_file(tmp_path / "cache").read_text())["report"] is None
 
 
 def test_an_undecodable_directory_name_is_checked_with_the_cache(tmp_path: Path) -> None:
