@@ -275,7 +275,12 @@ FIRST_BLIND_MEASUREMENT = (
     "CHECKs of partitions, SQL functions the planner does not inline, the live schema under "
     "a search_path, PostgreSQL's names for unnamed CHECKs, EXCLUDE columns, a dropped and "
     "re-created table, an index sharing a constraint's name, ALTER INDEX RENAME), fixed the "
-    "same way."
+    "same way. Round 3 (`be*`, `bf*`, 100 cases, written after all of that and aimed at "
+    "partitions, inheritance, views, foreign keys, domains, collations and dynamic SQL): "
+    "96/100 (96.0%; `be*` 48/50, `bf*` 48/50), no false alarm; 4 misses, now fixed the same "
+    "way: an index with expressions or a predicate, or on a partitioned table, is built "
+    "again by any type change of a column it reads (three cases), and a PERFORM "
+    "set_config() in a DO block."
 )
 
 
@@ -312,14 +317,15 @@ def render(
         "How far to trust the figure. The numbered cases (001-186) were written by the same "
         "work that brought the rules in line with the documentation (issue 13), so they cover "
         "what the rules were fixed for (two later batches written to aim at keyword rules "
-        "found 8 and 2 misses before those were fixed). The blind sets (`ba*`, `bb*`, `bc*`, "
-        f"`bd*`, {blind} cases) were written afterwards, in two rounds, by writers who saw "
+        "found 8 and 2 misses before those were fixed). The blind sets (`ba*` to `bf*`, "
+        f"{blind} cases) were written afterwards, in three rounds, by writers who saw "
         "PostgreSQL's "
         "documentation and source, a real PostgreSQL 15 server on which they verified every "
         "label (relfilenode, pg_locks, scan counters) and the rules' `--explain` texts, but "
         "not the linter's code or the other cases. " + FIRST_BLIND_MEASUREMENT + " The "
-        "independent figures are those first measurements (94.3% and 94.2%, below the 97% "
-        "goal); the tables below are after the fixes. New cases from real incidents remain "
+        "independent figures are those first measurements: 94.3%, 94.2%, then 96.0% (squawk "
+        "51.4%, 47.5%, 54.0% on the same rounds), so still short of the 97% goal out of "
+        "sample; the tables below are after the fixes. New cases from real incidents remain "
         "the honest test.",
         "",
         "squawk's verdict is unsafe when it reports any rule except its style and session "

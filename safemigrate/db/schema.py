@@ -64,7 +64,8 @@ _CONSTRAINTS_AND_INDEXES = (
 SELECT 'check', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
   k.conname::text, k.convalidated, pg_get_constraintdef(k.oid), NULL::text[],
   ARRAY(SELECT a.attname::text FROM pg_attribute a
-        WHERE a.attrelid = c.oid AND a.attnum = ANY (k.conkey))
+        WHERE a.attrelid = c.oid AND a.attnum = ANY (k.conkey)),
+  NULL::bool
 """
     + _USER_TABLES.replace(
         "WHERE", "JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'c'\nWHERE", 1
@@ -80,7 +81,8 @@ SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
           AND (a.attnum = ANY (i.indkey::int2[]) OR a.attnum IN (
             SELECT d.refobjsubid FROM pg_depend d
             WHERE d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid
-              AND d.refclassid = 'pg_class'::regclass AND d.refobjid = c.oid)))
+              AND d.refclassid = 'pg_class'::regclass AND d.refobjid = c.oid))),
+  i.indexprs IS NOT NULL OR i.indpred IS NOT NULL
 """
     + _USER_TABLES.replace(
         "WHERE",
@@ -168,12 +170,14 @@ def lint_catalog(session: Session) -> Catalog:
         if not_null:
             catalog.not_null_proven.add((name, column))
     for row in session.rows(sql.SQL(_CONSTRAINTS_AND_INDEXES)):
-        kind, schema, table, _found, object_name, valid, definition, keys, read = row
+        kind, schema, table, _found, object_name, valid, definition, keys, read, expressions = row
         name = QualifiedName(schema, table)
         if kind == "index":
             index = QualifiedName(schema, object_name)
             catalog.indexes[index] = (name, tuple(keys))
             catalog.index_columns[index] = (name, frozenset(read))
+            if expressions:
+                catalog.expression_indexes.add(index)
             continue
         catalog.check_columns[(name, object_name)] = frozenset(read)
         proves = check_not_null_column(definition)
@@ -257,7 +261,10 @@ def _alias_visible(catalog: Catalog, visible: set[QualifiedName]) -> None:
             catalog.indexes[QualifiedName(current, index.name)] = (aliases[table], keys)
     for index, (table, read) in list(catalog.index_columns.items()):
         if table in aliases:
-            catalog.index_columns[QualifiedName(current, index.name)] = (aliases[table], read)
+            alias = QualifiedName(current, index.name)
+            catalog.index_columns[alias] = (aliases[table], read)
+            if index in catalog.expression_indexes:
+                catalog.expression_indexes.add(alias)
     for (table, name), read in list(catalog.check_columns.items()):
         if table in aliases:
             catalog.check_columns[(aliases[table], name)] = read

@@ -99,6 +99,9 @@ class Catalog:
     parents: dict[QualifiedName, tuple[QualifiedName, ...]] = field(default_factory=dict)
     #: The index_columns entries that are a constraint's index (dropped with the constraint).
     constraint_indexes: set[QualifiedName] = field(default_factory=set)
+    #: Indexes with expressions or a predicate: a type change of a column they read always
+    #: rebuilds them (indexcmds.c CheckIndexCompatible does not assess expressions).
+    expression_indexes: set[QualifiedName] = field(default_factory=set)
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""
@@ -129,6 +132,22 @@ class Catalog:
         """True when some index of ``table`` (or of a table below it) reads ``column``."""
         tables = self.family(table, only=only)
         return any(t in tables and column in c for t, c in self.index_columns.values())
+
+    def rebuilt_indexes(
+        self, table: QualifiedName, column: str, *, only: bool = False
+    ) -> list[str]:
+        """The indexes a type change of ``column`` rebuilds even when it rewrites nothing and
+        keeps the operator class and collation: those with expressions or a predicate, and
+        those of a partitioned table (its partitions' indexes are built again; verified on
+        PostgreSQL 15 and 18), on ``table`` and the tables below it."""
+        tables = self.family(table, only=only)
+        return sorted(
+            index.name
+            for index, (t, columns) in self.index_columns.items()
+            if t in tables
+            and column in columns
+            and (index in self.expression_indexes or t in self.partitioned)
+        )
 
     def validated_checks(
         self, table: QualifiedName, column: str, *, only: bool = False
@@ -193,6 +212,7 @@ class Catalog:
                     self.index_columns[index] = (new, read_columns)
                 else:
                     self.constraint_indexes.discard(index)
+                    self.expression_indexes.discard(index)
         for parent, default in list(self.default_partitions.items()):
             if old in (parent, default):
                 del self.default_partitions[parent]
@@ -270,9 +290,10 @@ class Catalog:
             self.index_columns[new] = self.index_columns.pop(old)
         if old in self.indexes:
             self.indexes[new] = self.indexes.pop(old)
-        if old in self.constraint_indexes:
-            self.constraint_indexes.discard(old)
-            self.constraint_indexes.add(new)
+        for names in (self.constraint_indexes, self.expression_indexes):
+            if old in names:
+                names.discard(old)
+                names.add(new)
 
     def to_json(self) -> dict[str, Any]:
         """The catalog as JSON-ready data (for check's cache); from_json reads it back."""
@@ -322,6 +343,7 @@ class Catalog:
             "functions": sorted([sig, bool(v)] for sig, v in self.functions.items()),
             "parents": [[_name(c), [_name(p) for p in ps]] for c, ps in self.parents.items()],
             "constraint_indexes": sorted(_name(i) for i in self.constraint_indexes),
+            "expression_indexes": sorted(_name(i) for i in self.expression_indexes),
         }
 
     @classmethod
@@ -364,6 +386,7 @@ class Catalog:
             functions={str(sig): bool(v) for sig, v in raw["functions"]},
             parents={_qualified(c): tuple(_qualified(p) for p in ps) for c, ps in raw["parents"]},
             constraint_indexes={_qualified(i) for i in raw["constraint_indexes"]},
+            expression_indexes={_qualified(i) for i in raw["expression_indexes"]},
         )
 
 

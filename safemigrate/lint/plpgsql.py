@@ -113,6 +113,11 @@ def _queries(tree: Any) -> Iterator[str]:
             query = value.get("sqlstmt", {}).get("PLpgSQL_expr", {}).get("query")
             if isinstance(query, str):
                 yield query
+        elif key == "PLpgSQL_stmt_perform":
+            # PERFORM runs a query for its effects: set_config(), a volatile call.
+            query = value.get("expr", {}).get("PLpgSQL_expr", {}).get("query")
+            if isinstance(query, str):
+                yield query
         elif key == "PLpgSQL_stmt_dynexecute":
             query = value.get("query", {}).get("PLpgSQL_expr", {}).get("query")
             literal = _string_literal(query) if isinstance(query, str) else None

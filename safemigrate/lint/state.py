@@ -219,10 +219,12 @@ def record(node: Any, ctx: StatementContext) -> None:
             [p.expr for p in params if p.expr is not None], node.whereClause
         )
         index_name = node.idxname or f"{table.name} {sorted(read)} index"
-        state.catalog.index_columns[QualifiedName(table.schema, index_name)] = (
-            table,
-            frozenset(read),
-        )
+        index = QualifiedName(table.schema, index_name)
+        state.catalog.index_columns[index] = (table, frozenset(read))
+        if node.whereClause is not None or any(p.expr is not None for p in params):
+            state.catalog.expression_indexes.add(index)
+        else:
+            state.catalog.expression_indexes.discard(index)
         if node.idxname:
             keys = tuple(str(p.name) for p in node.indexParams or () if p.name)
             state.catalog.indexes[QualifiedName(table.schema, node.idxname)] = (table, keys)
@@ -239,6 +241,7 @@ def record(node: Any, ctx: StatementContext) -> None:
             index = state.resolve(name_of(obj))
             state.catalog.index_columns.pop(index, None)
             state.catalog.indexes.pop(index, None)
+            state.catalog.expression_indexes.discard(index)
     elif isinstance(node, ast.DropStmt) and node.removeType == _OBJ.OBJECT_FUNCTION:
         _drop_functions(node, ctx)
     elif isinstance(node, ast.AlterFunctionStmt):

@@ -442,3 +442,32 @@ def test_set_expression_keeps_a_virtual_column(connect: ConnectFactory) -> None:
         assert not _rewrites(conn, "g", "ALTER TABLE g ALTER COLUMN v SET EXPRESSION AS (q * 3)")
         assert _rewrites(conn, "g", "ALTER TABLE g ALTER COLUMN s SET EXPRESSION AS (q * 3)")
         conn.execute("DROP TABLE g")
+
+
+def test_expression_partial_and_partitioned_indexes_are_built_again(
+    connect: ConnectFactory,
+) -> None:
+    history = (
+        "CREATE TABLE le (id int, e varchar(20));\n"
+        "CREATE INDEX le_lower ON le (lower(e));\n"
+        "CREATE INDEX le_part ON le (id) WHERE e <> '';\n"
+        "CREATE INDEX le_plain ON le (e);\n"
+        "CREATE TABLE lp (id int, v varchar(20), d date) PARTITION BY RANGE (d);\n"
+        "CREATE TABLE lp1 PARTITION OF lp FOR VALUES FROM ('2020-01-01') TO ('2030-01-01');\n"
+        "CREATE INDEX lp_v ON lp (v);\n"
+    )
+    with connect(autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS le, lp CASCADE")
+        conn.execute(history)
+        conn.execute("INSERT INTO le VALUES (1, 'a')")
+        conn.execute("INSERT INTO lp VALUES (1, 'a', '2024-01-01')")
+        restate = "ALTER TABLE le ALTER COLUMN e TYPE varchar(20)"
+        for index in ("le_lower", "le_part"):
+            assert _rewrites(conn, index, restate), index
+        assert not _rewrites(conn, "le_plain", restate)
+        assert not _rewrites(conn, "le", restate)
+        assert _rewrites(conn, "lp1_v_idx", "ALTER TABLE lp ALTER COLUMN v TYPE varchar(40)")
+        conn.execute("DROP TABLE le, lp")
+    assert _directory_verdict(history, restate + ";") == ["column-type-change"]
+    widen = "ALTER TABLE lp ALTER COLUMN v TYPE varchar(40);"
+    assert _directory_verdict(history, widen) == ["column-type-change"]

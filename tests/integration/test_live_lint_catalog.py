@@ -215,3 +215,33 @@ def test_collations_partitions_functions_and_search_path_of_the_live_schema(
             for f in step.get("findings", ())
         }
         assert findings == expected, (dsn, planned.stdout)
+
+
+def test_expression_and_partitioned_indexes_of_the_live_schema(tmp_path: Path, db_dsn: str) -> None:
+    _sql(
+        db_dsn,
+        "CREATE TABLE le (id int, e varchar(20), f varchar(20));"
+        "CREATE INDEX le_lower ON le (lower(e)); CREATE INDEX le_plain ON le (f);"
+        "CREATE TABLE lp (id int, v varchar(20), d date) PARTITION BY RANGE (d);"
+        "CREATE TABLE lp1 PARTITION OF lp FOR VALUES FROM ('2020-01-01') TO ('2030-01-01');"
+        "CREATE INDEX lp_v ON lp (v);",
+    )
+    write_migrations(
+        tmp_path,
+        {
+            "0001_e.sql": "ALTER TABLE le ALTER COLUMN e TYPE varchar(40);",
+            "0002_f.sql": "ALTER TABLE le ALTER COLUMN f TYPE varchar(40);",
+            "0003_v.sql": "ALTER TABLE lp ALTER COLUMN v TYPE varchar(40);",
+        },
+    )
+    planned = run("plan", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json", *NO_REWRITES)
+    assert planned.exit_code == 0, planned.output
+    findings = {
+        (Path(f["file"]).name, f["rule"])
+        for step in json.loads(planned.stdout)["steps"]
+        for f in step.get("findings", ())
+    }
+    assert findings == {
+        ("0001_e.sql", "column-type-change"),
+        ("0003_v.sql", "column-type-change"),
+    }, planned.stdout

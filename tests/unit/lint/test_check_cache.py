@@ -550,7 +550,10 @@ CATALOG_FILES = {
         "CREATE TABLE events (id int, at timestamptz, kind text) PARTITION BY RANGE (at);\n"
         "CREATE TABLE events_default PARTITION OF events DEFAULT;\n"
     ),
-    "0004_index.sql": 'CREATE INDEX CONCURRENTLY "Orders_Total" ON app."Orders" ("Total", id);\n',
+    "0004_index.sql": (
+        'CREATE INDEX CONCURRENTLY "Orders_Total" ON app."Orders" ("Total", id);\n'
+        'CREATE INDEX CONCURRENTLY "Orders_note" ON app."Orders" (lower(note));\n'
+    ),
     "0005_checks.sql": (
         'ALTER TABLE app."Orders" ADD CONSTRAINT note_len CHECK (length(note) < 10) NOT VALID;\n'
         'ALTER TABLE app."Orders" ADD CONSTRAINT note_nn CHECK (note IS NOT NULL) NOT VALID;\n'

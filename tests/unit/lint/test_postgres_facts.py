@@ -718,3 +718,40 @@ def test_a_temporary_table_is_the_migrations_own() -> None:
         "TRUNCATE scratch;\nINSERT INTO scratch VALUES (1);\nDROP TABLE scratch;"
     )
     assert rules_after(ACCOUNTS, sql) == []
+
+
+# indexcmds.c CheckIndexCompatible does not assess expressions or predicates: an index with
+# either that reads the column is built again by any type change (even restating the type);
+# so is every index of a partitioned table on the column (its partitions' indexes). A plain
+# index on a plain table is kept (each verified on PostgreSQL 15).
+def test_indexes_rebuilt_by_any_type_change() -> None:
+    widen = "ALTER TABLE le ALTER COLUMN e TYPE varchar(40);"
+    restate = "ALTER TABLE le ALTER COLUMN e TYPE varchar(20);"
+    table = "CREATE TABLE le (id int, e varchar(20));\n"
+    plain = table + "CREATE INDEX CONCURRENTLY le_plain ON le (e);\n"
+    assert rules_after(plain, widen) == []
+    assert rules_after(plain, restate) == []
+    for index in ("(lower(e))", "(id) WHERE e <> ''"):
+        history = table + f"CREATE INDEX CONCURRENTLY le_x ON le {index};\n"
+        assert rules_after(history, widen) == ["column-type-change"], index
+        assert rules_after(history, restate) == ["column-type-change"], index
+        dropped = history + "DROP INDEX CONCURRENTLY le_x;\n"
+        assert rules_after(dropped, widen) == [], index
+    partitioned = (
+        "CREATE TABLE lp (id int, v varchar(20), d date) PARTITION BY RANGE (d);\n"
+        "CREATE TABLE lp1 PARTITION OF lp FOR VALUES FROM ('2020-01-01') TO ('2030-01-01');\n"
+        "CREATE INDEX lp_v ON lp (v);\n"
+    )
+    assert rules_after(partitioned, "ALTER TABLE lp ALTER COLUMN v TYPE varchar(40);") == [
+        "column-type-change"
+    ]
+    unindexed = "ALTER TABLE lp ALTER COLUMN id TYPE int;"
+    assert rules_after(partitioned, unindexed) == []
+
+
+# A PL/pgSQL PERFORM runs its query: set_config() in it changes the setting like SET does.
+def test_perform_set_config_in_a_do_block_is_seen() -> None:
+    sql = "DO $$ BEGIN PERFORM set_config('lock_timeout', '0', true); END $$;"
+    assert rules_after(ACCOUNTS, sql) == ["timeout-guard-off"]
+    fine = "DO $$ BEGIN PERFORM set_config('lock_timeout', '2s', true); END $$;"
+    assert rules_after(ACCOUNTS, fine) == []
