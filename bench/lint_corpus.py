@@ -280,7 +280,14 @@ FIRST_BLIND_MEASUREMENT = (
     "96/100 (96.0%; `be*` 48/50, `bf*` 48/50), no false alarm; 4 misses, now fixed the same "
     "way: an index with expressions or a predicate, or on a partitioned table, is built "
     "again by any type change of a column it reads (three cases), and a PERFORM "
-    "set_config() in a DO block."
+    "set_config() in a DO block. A second review then found 7 more (EXCLUDE indexes with a "
+    "predicate, unnamed indexes, schema-qualified domains, set_config() in PL/pgSQL "
+    "expressions, volatile built-ins now taken from pg_proc, invalid live indexes, and the "
+    "cache's racy window), fixed the same way. Round 4 (`bg*`, `bh*`, 100 cases, written "
+    "after all of that, as an incident reviewer would): 98/100 (98.0%; `bg*` 48/50, `bh*` "
+    "50/50), no miss; 2 false alarms: SET ACCESS METHOD to the method the table already "
+    "has (fixed), and ALTER TABLE IF EXISTS of a table the history never created (kept, "
+    "`xfail`, by the same design as above)."
 )
 
 
@@ -317,16 +324,16 @@ def render(
         "How far to trust the figure. The numbered cases (001-186) were written by the same "
         "work that brought the rules in line with the documentation (issue 13), so they cover "
         "what the rules were fixed for (two later batches written to aim at keyword rules "
-        "found 8 and 2 misses before those were fixed). The blind sets (`ba*` to `bf*`, "
-        f"{blind} cases) were written afterwards, in three rounds, by writers who saw "
+        "found 8 and 2 misses before those were fixed). The blind sets (`ba*` to `bh*`, "
+        f"{blind} cases) were written afterwards, in four rounds, by writers who saw "
         "PostgreSQL's "
         "documentation and source, a real PostgreSQL 15 server on which they verified every "
         "label (relfilenode, pg_locks, scan counters) and the rules' `--explain` texts, but "
         "not the linter's code or the other cases. " + FIRST_BLIND_MEASUREMENT + " The "
-        "independent figures are those first measurements: 94.3%, 94.2%, then 96.0% (squawk "
-        "51.4%, 47.5%, 54.0% on the same rounds), so still short of the 97% goal out of "
-        "sample; the tables below are after the fixes. New cases from real incidents remain "
-        "the honest test.",
+        "independent figures are those first measurements: 94.3%, 94.2%, 96.0%, then 98.0% "
+        "(squawk 51.4%, 47.5%, 54.0%, 49.0% on the same rounds): the last round, the first "
+        "measured on code that had met the earlier ones, clears the 97% goal; the tables "
+        "below are after the fixes. New cases from real incidents remain the honest test.",
         "",
         "squawk's verdict is unsafe when it reports any rule except its style and session "
         f"rules ({', '.join(f'`{r}`' for r in sorted(SQUAWK_NOT_SAFETY))}).",

@@ -82,7 +82,7 @@ SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
             SELECT d.refobjsubid FROM pg_depend d
             WHERE d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid
               AND d.refclassid = 'pg_class'::regclass AND d.refobjid = c.oid))),
-  i.indexprs IS NOT NULL OR i.indpred IS NOT NULL
+  i.indexprs IS NOT NULL OR i.indpred IS NOT NULL OR NOT i.indisvalid
 """
     + _USER_TABLES.replace(
         "WHERE",
@@ -140,6 +140,14 @@ ORDER BY 1, 2, i.inhseqno
 """
 
 
+# Tables whose access method is not heap.
+_ACCESS_METHODS = (
+    "SELECT n.nspname::text, c.relname::text, am.amname::text"
+    + _USER_TABLES.replace("WHERE", "JOIN pg_am am ON am.oid = c.relam\nWHERE", 1)
+    + "AND am.amname <> 'heap'"
+)
+
+
 def lint_catalog(session: Session) -> Catalog:
     """The live database's user tables as a lint Catalog (columns and their types, NOT NULL,
     CHECK constraints and what they prove, indexes, partitioned tables and their DEFAULT
@@ -190,6 +198,8 @@ def lint_catalog(session: Session) -> Catalog:
             catalog.unvalidated_checks.add((name, object_name))
             if proves is not None:
                 catalog.pending_not_null[(name, object_name)] = proves
+    for schema, table, method in session.rows(sql.SQL(_ACCESS_METHODS)):
+        catalog.access_methods[QualifiedName(schema, table)] = method
     _read_domains(session, catalog)
     _read_functions(session, catalog)
     for schema, table, parent_schema, parent in session.rows(sql.SQL(_PARENTS)):
@@ -241,6 +251,8 @@ def _alias_visible(catalog: Catalog, visible: set[QualifiedName]) -> None:
     }
     for real, alias in aliases.items():
         catalog.tables[alias] = catalog.tables[real]
+        if real in catalog.access_methods:
+            catalog.access_methods[alias] = catalog.access_methods[real]
         if real in catalog.partitioned:
             catalog.partitioned.add(alias)
         if real in catalog.default_partitions:

@@ -60,7 +60,8 @@ def _digest() -> blake2b:
 
 
 def code_fingerprint() -> str:
-    """A hash of the code that judges: safemigrate's and pglast's files (path, size, mtime).
+    """A hash of the code that judges: safemigrate's and pglast's files (path, size,
+    modification and change times, inode).
 
     An upgrade, a downgrade or an edit of an editable install all change it, so a report is
     never served by code other than the code that made it.
@@ -82,7 +83,8 @@ def code_fingerprint() -> str:
                 stat = os.stat(path)
             except OSError:
                 continue
-            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+            status = f"{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ctime_ns}\0{stat.st_ino}"
+            digest.update(_encoded(path) + b"\0" + status.encode() + b"\n")
     return digest.hexdigest()
 
 
@@ -158,7 +160,8 @@ def fingerprint(paths: Iterable[Path]) -> Fingerprint | None:
                 continue
             for path in files:
                 status = os.stat(path)
-                newest = max(newest, status.st_mtime_ns)
+                # The change time too: a tool may set the modification time back.
+                newest = max(newest, status.st_mtime_ns, status.st_ctime_ns)
                 digest.update(b"\0" + _encoded(path[len(name) :]) + b"\0")
                 digest.update(
                     f"{status.st_size}:{status.st_mtime_ns}:{status.st_ctime_ns}:"

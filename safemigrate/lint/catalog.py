@@ -102,6 +102,8 @@ class Catalog:
     #: Indexes with expressions or a predicate: a type change of a column they read always
     #: rebuilds them (indexcmds.c CheckIndexCompatible does not assess expressions).
     expression_indexes: set[QualifiedName] = field(default_factory=set)
+    #: Tables whose access method is not heap (CREATE TABLE ... USING, SET ACCESS METHOD).
+    access_methods: dict[QualifiedName, str] = field(default_factory=dict)
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""
@@ -186,6 +188,10 @@ class Catalog:
             names = self.checks.pop(old)
             if new is not None:
                 self.checks[new] = names
+        if old in self.access_methods:
+            method = self.access_methods.pop(old)
+            if new is not None:
+                self.access_methods[new] = method
         for pairs in (self.unvalidated_checks, self.not_null_proven):
             for table, name in [k for k in pairs if k[0] == old]:
                 pairs.discard((table, name))
@@ -260,6 +266,8 @@ class Catalog:
         for index, (t, names) in list(self.index_columns.items()):
             if t == table and column in names:
                 del self.index_columns[index]
+                self.constraint_indexes.discard(index)
+                self.expression_indexes.discard(index)
         for key, names in list(self.check_columns.items()):
             if key[0] == table and column in names:
                 self.drop_constraint(table, key[1])
@@ -283,6 +291,7 @@ class Catalog:
         if index in self.constraint_indexes and owned is not None and owned[0] == table:
             del self.index_columns[index]
             self.constraint_indexes.discard(index)
+            self.expression_indexes.discard(index)
 
     def rename_index(self, old: QualifiedName, new: QualifiedName) -> None:
         """Index ``old`` is now called ``new`` (ALTER INDEX ... RENAME)."""
@@ -344,6 +353,7 @@ class Catalog:
             "parents": [[_name(c), [_name(p) for p in ps]] for c, ps in self.parents.items()],
             "constraint_indexes": sorted(_name(i) for i in self.constraint_indexes),
             "expression_indexes": sorted(_name(i) for i in self.expression_indexes),
+            "access_methods": [[_name(t), m] for t, m in self.access_methods.items()],
         }
 
     @classmethod
@@ -387,6 +397,7 @@ class Catalog:
             parents={_qualified(c): tuple(_qualified(p) for p in ps) for c, ps in raw["parents"]},
             constraint_indexes={_qualified(i) for i in raw["constraint_indexes"]},
             expression_indexes={_qualified(i) for i in raw["expression_indexes"]},
+            access_methods={_qualified(t): str(m) for t, m in raw["access_methods"]},
         )
 
 

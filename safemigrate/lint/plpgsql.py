@@ -101,7 +101,10 @@ def _string_literal(expression: str) -> str | None:
 
 
 def _queries(tree: Any) -> Iterator[str]:
-    """The SQL of the execsql statements and constant EXECUTEs of a PL/pgSQL tree, in order."""
+    """The SQL a PL/pgSQL tree runs, in order: its SQL statements, PERFORMs and constant
+    EXECUTEs, and every expression (assignments, conditions, loop bounds, RETURN, RAISE
+    arguments) as a SELECT of it: each is a query PostgreSQL runs, set_config() in any of them
+    changes a setting."""
     if isinstance(tree, list):
         for item in tree:
             yield from _queries(item)
@@ -113,17 +116,54 @@ def _queries(tree: Any) -> Iterator[str]:
             query = value.get("sqlstmt", {}).get("PLpgSQL_expr", {}).get("query")
             if isinstance(query, str):
                 yield query
-        elif key == "PLpgSQL_stmt_perform":
-            # PERFORM runs a query for its effects: set_config(), a volatile call.
-            query = value.get("expr", {}).get("PLpgSQL_expr", {}).get("query")
-            if isinstance(query, str):
-                yield query
-        elif key == "PLpgSQL_stmt_dynexecute":
+            continue
+        if key == "PLpgSQL_stmt_dynexecute":
             query = value.get("query", {}).get("PLpgSQL_expr", {}).get("query")
             literal = _string_literal(query) if isinstance(query, str) else None
             if literal is not None:
                 yield literal
+            yield from _queries(value.get("params"))
+            continue
+        if key == "PLpgSQL_expr":
+            sql = _expression_sql(value)
+            if sql is not None:
+                yield sql
+            continue
         yield from _queries(value)
+
+
+#: PL/pgSQL's parse modes (parser.h RawParseMode) of an expression that is an assignment.
+_ASSIGNMENT_MODES = frozenset({3, 4, 5})
+#: Its mode for a bare expression (conditions, loop bounds, RETURN, RAISE arguments).
+_EXPRESSION_MODE = 2
+
+
+def _expression_sql(expr: Any) -> str | None:
+    """A PL/pgSQL expression as the query PostgreSQL runs for it: a SQL statement as it is
+    (PERFORM, FOR ... IN query), an expression as ``SELECT expr``, an assignment's right-hand
+    side likewise (found with PostgreSQL's scanner: after the first := or = outside
+    brackets)."""
+    query = expr.get("query") if isinstance(expr, dict) else None
+    if not isinstance(query, str):
+        return None
+    mode = expr.get("parseMode", 0)
+    if mode == _EXPRESSION_MODE:
+        return f"SELECT {query}"
+    if mode in _ASSIGNMENT_MODES:
+        try:
+            tokens = pglast.parser.scan(query)
+        except pglast.parser.ParseError:
+            return None
+        depth = 0
+        for token in tokens:
+            if token.name in ("ASCII_40", "ASCII_91"):
+                depth += 1
+            elif token.name in ("ASCII_41", "ASCII_93"):
+                depth -= 1
+            elif depth == 0 and token.name in ("COLON_EQUALS", "ASCII_61"):
+                return f"SELECT {query[token.end + 1 :]}"
+        return None
+    return query
 
 
 def do_block_sql(statement_text: str) -> list[str]:

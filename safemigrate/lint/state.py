@@ -14,6 +14,8 @@ from .context import StatementContext, name_of, walk
 from .types import column_type
 from .volatility import inlinable_expression, inlined_select, volatile_call
 
+#: The access method a table has unless it says otherwise (default_table_access_method).
+HEAP = "heap"
 #: TimeZone settings whose UTC offset is zero: timestamp <-> timestamptz needs no rewrite.
 _UTC_ZONES = frozenset({"utc", "etc/utc", "gmt", "etc/gmt", "universal", "zulu", "z"})
 
@@ -132,18 +134,40 @@ def _record_index_constraint(
     if con.contype not in (_CONSTR.CONSTR_PRIMARY, _CONSTR.CONSTR_UNIQUE, _CONSTR.CONSTR_EXCLUSION):
         return
     columns = {str(k.sval) for k in (*(con.keys or ()), *(con.including or ()))}
+    expressions = con.where_clause is not None
     for element in con.exclusions or ():
         # (IndexElem, operators): a plain column is the element's name, not a ColumnRef.
         index_element = element[0] if isinstance(element, list | tuple) else element
         if isinstance(index_element, ast.IndexElem) and index_element.name:
             columns.add(str(index_element.name))
+        else:
+            expressions = True
         columns |= column_refs(element)
     if column is not None:
         columns.add(column)
     columns |= column_refs(con.where_clause)
-    name = str(con.conname) if con.conname else f"{table.name} {sorted(columns)} constraint"
-    catalog.index_columns[QualifiedName(table.schema, name)] = (table, frozenset(columns))
-    catalog.constraint_indexes.add(QualifiedName(table.schema, name))
+    index = (
+        QualifiedName(table.schema, str(con.conname))
+        if con.conname
+        else _unnamed(catalog, table, "constraint")
+    )
+    catalog.index_columns[index] = (table, frozenset(columns))
+    catalog.constraint_indexes.add(index)
+    if expressions:
+        catalog.expression_indexes.add(index)
+    else:
+        catalog.expression_indexes.discard(index)
+
+
+def _unnamed(catalog: Catalog, table: QualifiedName, kind: str) -> QualifiedName:
+    """A key for an index PostgreSQL names itself, unique in the catalog (a space keeps it
+    apart from any name a migration can write without quotes)."""
+    number = len(catalog.index_columns)
+    while True:
+        key = QualifiedName(table.schema, f"{table.name} unnamed {kind} {number}")
+        if key not in catalog.index_columns:
+            return key
+        number += 1
 
 
 def _created_relation(node: Any) -> Any:
@@ -218,8 +242,13 @@ def record(node: Any, ctx: StatementContext) -> None:
         read = {str(p.name) for p in params if p.name} | column_refs(
             [p.expr for p in params if p.expr is not None], node.whereClause
         )
-        index_name = node.idxname or f"{table.name} {sorted(read)} index"
-        index = QualifiedName(table.schema, index_name)
+        index = (
+            QualifiedName(table.schema, str(node.idxname))
+            if node.idxname
+            else _unnamed(state.catalog, table, "index")
+        )
+        if node.if_not_exists and index in state.catalog.index_columns:
+            return  # PostgreSQL skips it: the index that exists stays what it was
         state.catalog.index_columns[index] = (table, frozenset(read))
         if node.whereClause is not None or any(p.expr is not None for p in params):
             state.catalog.expression_indexes.add(index)
@@ -248,7 +277,7 @@ def record(node: Any, ctx: StatementContext) -> None:
         _record_alter_function(node, ctx)
     elif isinstance(node, ast.CreateDomainStmt) and node.domainname:
         domain = _domain_of(node, ctx)
-        for name in _type_names(node.domainname):
+        for name in _type_names(node.domainname, state.search_path_schema):
             state.catalog.domains[name] = domain
     elif isinstance(node, ast.AlterDomainStmt) and node.typeName:
         _record_alter_domain(node, ctx)
@@ -310,9 +339,8 @@ def _rename_constraint(catalog: Catalog, table: QualifiedName, old: str, new: st
     if old in catalog.checks.get(table, set()):
         catalog.checks[table].discard(old)
         catalog.checks[table].add(new)
-    index = catalog.index_columns.pop(QualifiedName(table.schema, old), None)
-    if index is not None:
-        catalog.index_columns[QualifiedName(table.schema, new)] = index
+    if QualifiedName(table.schema, old) in catalog.index_columns:
+        catalog.rename_index(QualifiedName(table.schema, old), QualifiedName(table.schema, new))
 
 
 def _is_utc(node: Any) -> bool:
@@ -481,6 +509,10 @@ def _record_create(node: Any, ctx: StatementContext) -> None:
             else:
                 _record_index_constraint(catalog, table, element)
     catalog.tables[table] = columns
+    if node.accessMethod and node.accessMethod != HEAP:
+        catalog.access_methods[table] = str(node.accessMethod)
+    else:
+        catalog.access_methods.pop(table, None)
     bound = node.partbound
     if bound is not None and bound.is_default and node.inhRelations:
         catalog.default_partitions[ctx.table(node.inhRelations[0])] = table
@@ -490,11 +522,13 @@ def _record_create(node: Any, ctx: StatementContext) -> None:
         catalog.partitioned.add(table)
 
 
-def _type_names(parts: Any) -> list[str]:
+def _type_names(parts: Any, schema: str | None = None) -> list[str]:
     """The names a column type may give a type created as ``parts`` (schema.name or name):
-    as written, and unqualified (found through the search_path)."""
+    as written, unqualified (found through the search_path), and qualified with ``schema``
+    (where an unqualified CREATE puts it) as pg_dump-style migrations write it."""
     names = [str(p.sval) for p in parts]
-    return list(dict.fromkeys([".".join(names), names[-1]]))
+    qualified = [f"{schema}.{names[-1]}"] if schema and len(names) == 1 else []
+    return list(dict.fromkeys([".".join(names), names[-1], *qualified]))
 
 
 def _domain_of(node: Any, ctx: StatementContext) -> Domain:
@@ -524,7 +558,7 @@ def _domain_of(node: Any, ctx: StatementContext) -> Domain:
 
 def _record_alter_domain(node: Any, ctx: StatementContext) -> None:
     """ALTER DOMAIN: a new default, NOT NULL set or dropped, a constraint added."""
-    for name in _type_names(node.typeName):
+    for name in _type_names(node.typeName, ctx.state.search_path_schema):
         domain = ctx.state.catalog.domains.get(name)
         if domain is None:
             continue
@@ -569,6 +603,11 @@ def _record_catalog(table: QualifiedName, cmd: Any, ctx: StatementContext) -> No
                     _record_index_constraint(catalog, table, con, colname)
     elif cmd.subtype == _AT.AT_DropColumn and cmd.name:
         catalog.drop_column(table, str(cmd.name))
+    elif cmd.subtype == _AT.AT_SetAccessMethod:
+        if cmd.name and cmd.name != HEAP:
+            catalog.access_methods[table] = str(cmd.name)
+        else:
+            catalog.access_methods.pop(table, None)
     elif cmd.subtype == _AT.AT_AttachPartition and isinstance(cmd.def_, ast.PartitionCmd):
         part = ctx.table(cmd.def_.name)
         catalog.parents[part] = (*catalog.parents.get(part, ()), table)

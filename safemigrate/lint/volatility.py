@@ -10,30 +10,13 @@ from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
 
 from .context import walk
+from .volatile_builtins import VOLATILE_BUILTINS
 
 if TYPE_CHECKING:
     from .catalog import Catalog
 
 #: Built-in (and common extension) functions that are VOLATILE.
-VOLATILE_FUNCTIONS = frozenset(
-    {
-        "random",
-        "random_normal",
-        "gen_random_uuid",
-        "gen_random_bytes",
-        "uuidv4",
-        "uuidv7",
-        "uuid_generate_v1",
-        "uuid_generate_v1mc",
-        "uuid_generate_v4",
-        "clock_timestamp",
-        "timeofday",
-        "nextval",
-        "setval",
-        "txid_current",
-        "pg_current_xact_id",
-    }
-)
+VOLATILE_FUNCTIONS = VOLATILE_BUILTINS
 
 #: Built-in functions known to be plain scalar functions (not aggregates, window or
 #: set-returning functions): a SQL function body calling only these (and VOLATILE_FUNCTIONS)

@@ -471,3 +471,19 @@ def test_expression_partial_and_partitioned_indexes_are_built_again(
     assert _directory_verdict(history, restate + ";") == ["column-type-change"]
     widen = "ALTER TABLE lp ALTER COLUMN v TYPE varchar(40);"
     assert _directory_verdict(history, widen) == ["column-type-change"]
+
+
+def test_an_exclusion_index_with_a_predicate_is_built_again(connect: ConnectFactory) -> None:
+    history = (
+        "CREATE TABLE tx (id int, c varchar(10));\n"
+        "ALTER TABLE tx ADD CONSTRAINT tx_ex EXCLUDE USING btree (c WITH =) WHERE (c <> '');\n"
+    )
+    widen = "ALTER TABLE tx ALTER COLUMN c TYPE varchar(20)"
+    with connect(autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS tx")
+        conn.execute(history)
+        conn.execute("INSERT INTO tx VALUES (1, 'a')")
+        assert _rewrites(conn, "tx_ex", widen)
+        assert not _rewrites(conn, "tx", "ALTER TABLE tx ALTER COLUMN c TYPE varchar(30)")
+        conn.execute("DROP TABLE tx")
+    assert _directory_verdict(history, widen + ";") == ["column-type-change"]

@@ -245,3 +245,18 @@ def test_expression_and_partitioned_indexes_of_the_live_schema(tmp_path: Path, d
         ("0001_e.sql", "column-type-change"),
         ("0003_v.sql", "column-type-change"),
     }, planned.stdout
+
+
+def test_an_invalid_live_index_is_built_again_by_a_type_change(tmp_path: Path, db_dsn: str) -> None:
+    # An index a failed CREATE INDEX CONCURRENTLY left invalid is never reused
+    # (CheckIndexCompatible); marked invalid here the way such a failure leaves it.
+    _sql(
+        db_dsn,
+        "CREATE TABLE li (id int, c varchar(10)); CREATE INDEX li_c ON li (c);"
+        "UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'li_c'::regclass;",
+    )
+    write_migrations(tmp_path, {"0001_c.sql": "ALTER TABLE li ALTER COLUMN c TYPE varchar(20);"})
+    planned = run("plan", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json", *NO_REWRITES)
+    assert planned.exit_code == 0, planned.output
+    rules = [f["rule"] for step in json.loads(planned.stdout)["steps"] for f in step["findings"]]
+    assert rules == ["column-type-change"], planned.stdout

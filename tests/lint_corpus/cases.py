@@ -31,7 +31,7 @@ from safemigrate.lint.rules import SUPPRESSIBLE
 CORPUS = Path(__file__).resolve().parent
 DEFAULT_PG_VERSION = 16
 #: File name prefixes of the blind sets.
-BLIND_PREFIXES = ("ba", "bb", "bc", "bd", "be", "bf")
+BLIND_PREFIXES = ("ba", "bb", "bc", "bd", "be", "bf", "bg", "bh")
 
 
 @dataclass(frozen=True)

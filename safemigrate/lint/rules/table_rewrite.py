@@ -9,10 +9,12 @@ from pglast import ast, enums
 
 from ..context import StatementContext, defelem_true, show, written
 from ..findings import Hit, hit, make_rule
+from ..state import HEAP
 
 DOC = """
 Catches: on tables that existed before the migration, `VACUUM FULL`, `CLUSTER`,
-`ALTER TABLE ... SET TABLESPACE`, `SET LOGGED` / `SET UNLOGGED`, `SET ACCESS METHOD`,
+`ALTER TABLE ... SET TABLESPACE`, `SET LOGGED` / `SET UNLOGGED`, `SET ACCESS METHOD` (not
+to the method the table already has, which the history or the live schema shows),
 `ALTER COLUMN ... SET EXPRESSION` (PostgreSQL 17: "Existing data in the column is rewritten";
 not for a virtual generated column, PostgreSQL 18, which stores nothing), and
 `REFRESH MATERIALIZED VIEW` without CONCURRENTLY.
@@ -89,8 +91,15 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         and not ctx.is_new(node.relation)
     ):
         table = ctx.table(node.relation)
+        catalog = ctx.state.catalog
         for cmd in node.cmds or ():
             if isinstance(cmd, ast.AlterTableCmd) and cmd.subtype in _ALTER_REWRITES:
+                if (
+                    cmd.subtype == _AT.AT_SetAccessMethod
+                    and table in catalog.tables
+                    and (cmd.name or HEAP) == catalog.access_methods.get(table, HEAP)
+                ):
+                    continue  # the method it already has: PostgreSQL rewrites nothing
                 if cmd.subtype in _COLUMN_COMMANDS and cmd.name:
                     column = ctx.state.catalog.column(table, str(cmd.name))
                     if column is not None and column.generated == "virtual":

@@ -54,12 +54,23 @@ def migrations(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def settle(directory: Path) -> None:
-    """Date every file under ``directory`` an hour back: a report made on files changed
-    within the last two seconds is not kept as a whole (lint.cache.RACY_NS)."""
+    """Date every file under ``directory`` an hour back (their change time stays now: the
+    module's fixture shortens the racy window so a report on them is kept whole)."""
     hour_ago = time.time() - 3600
     for path in directory.rglob("*"):
         if path.is_file():
             os.utime(path, (hour_ago, hour_ago))
+
+
+#: The real racy window (lint.cache.RACY_NS), for the test of the rule itself.
+REAL_RACY_NS = safemigrate.lint.cache.RACY_NS
+
+
+@pytest.fixture(autouse=True)
+def _no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files these tests write changed a moment ago, and a change time cannot be dated back:
+    without this, no whole report made in a test would be kept (see the racy test below)."""
+    monkeypatch.setattr(safemigrate.lint.cache, "RACY_NS", 0)
 
 
 def cached(directory: Path, cache: Path, **changes: Any) -> Settings:
@@ -547,6 +558,7 @@ CATALOG_FILES = {
         '  tags text[], note varchar(20), CONSTRAINT "Positive" CHECK ("Total" > 0));\n'
     ),
     "0003_events.sql": (
+        "CREATE TABLE archive (id int) USING heap2;\n"
         "CREATE TABLE events (id int, at timestamptz, kind text) PARTITION BY RANGE (at);\n"
         "CREATE TABLE events_default PARTITION OF events DEFAULT;\n"
     ),
@@ -801,6 +813,7 @@ def test_a_write_that_keeps_size_and_modification_time_is_still_seen(
 def test_a_report_on_files_changed_just_now_is_not_kept_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(safemigrate.lint.cache, "RACY_NS", REAL_RACY_NS)
     directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
     write(directory, "0002_b.sql", SET_NOT_NULL)  # not settled: changed just now
     settings = cached(directory, tmp_path / "cache")
@@ -819,3 +832,15 @@ def test_an_undecodable_directory_name_is_checked_with_the_cache(tmp_path: Path)
     first = check(settings)
     assert first == check(uncached(settings))
     assert check(settings) == first  # answered from the cache, same report
+
+
+def test_a_file_whose_modification_time_was_set_back_is_still_racy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The racy window looks at the change time too: cp -p, rsync -t or touch -d date the
+    modification time back, not the change time."""
+    monkeypatch.setattr(safemigrate.lint.cache, "RACY_NS", REAL_RACY_NS)
+    directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
+    fingerprint = safemigrate.lint.cache.fingerprint([directory])
+    assert fingerprint is not None
+    assert fingerprint.racy(time.time_ns())  # settled: mtime an hour back, ctime now

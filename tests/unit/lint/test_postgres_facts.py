@@ -232,6 +232,7 @@ def test_execute_of_knowable_strings() -> None:
         "EXECUTE t; END $$"
     )
     assert do_block_sql(body) == [
+        "SELECT 'x'",  # the variable's initial value: an expression PostgreSQL evaluates
         "CREATE INDEX i ON dynamic_name (a)",
         "ALTER TABLE a ADD COLUMN b int",
         "SELECT 'it''s', %",
@@ -755,3 +756,78 @@ def test_perform_set_config_in_a_do_block_is_seen() -> None:
     assert rules_after(ACCOUNTS, sql) == ["timeout-guard-off"]
     fine = "DO $$ BEGIN PERFORM set_config('lock_timeout', '2s', true); END $$;"
     assert rules_after(ACCOUNTS, fine) == []
+
+
+# Review findings, each verified on PostgreSQL 15: an EXCLUDE constraint's index with a WHERE
+# or an expression is never reused; two unnamed indexes on one column are two indexes; CREATE
+# INDEX IF NOT EXISTS of an existing name changes nothing; a dropped column takes its indexes'
+# flags with it.
+def test_constraint_and_unnamed_indexes_rebuilt_by_a_type_change() -> None:
+    widen = "ALTER TABLE t ALTER COLUMN c TYPE varchar(20);"
+    table = "CREATE TABLE t (id int, c varchar(10));\n"
+    where = table + (
+        "ALTER TABLE t ADD CONSTRAINT ex EXCLUDE USING btree (c WITH =) WHERE (c <> '');\n"
+    )
+    assert rules_after(where, widen) == ["column-type-change"]
+    expression = "CREATE TABLE t (id int, c varchar(10), EXCLUDE USING btree (lower(c) WITH =));\n"
+    assert rules_after(expression, widen) == ["column-type-change"]
+    plain = table + "ALTER TABLE t ADD CONSTRAINT ex EXCLUDE USING btree (c WITH =);\n"
+    assert rules_after(plain, widen) == []
+    unnamed = table + "CREATE INDEX ON t (lower(c));\nCREATE INDEX ON t (c);\n"
+    assert "column-type-change" in rules_after(unnamed, widen)
+    kept = table + ("CREATE INDEX i ON t (lower(c));\nCREATE INDEX IF NOT EXISTS i ON t (c);\n")
+    assert "column-type-change" in rules_after(kept, widen)
+    regrown = table + (
+        "CREATE INDEX i5 ON t (lower(c));\nALTER TABLE t DROP COLUMN c;\n"
+        "ALTER TABLE t ADD COLUMN c varchar(10);\nALTER TABLE t ADD CONSTRAINT i5 UNIQUE (c);\n"
+    )
+    assert rules_after(regrown, widen) == []
+
+
+# pg_dump-style migrations write types with their schema: a domain created unqualified is the
+# same domain as public.name.
+def test_a_schema_qualified_domain_is_the_same_domain() -> None:
+    history = (
+        ACCOUNTS + "CREATE DOMAIN dpos AS int CHECK (VALUE > 0);\n"
+        "CREATE DOMAIN dv AS varchar(10);\n"
+        "CREATE TABLE w (id int, d varchar(10));\n"
+    )
+    assert rules_after(history, "ALTER TABLE w ADD COLUMN e public.dpos DEFAULT 5;") == [
+        "constraint-without-not-valid"
+    ]
+    assert rules_after(history, "ALTER TABLE w ALTER COLUMN d TYPE public.dv;") == []
+
+
+# A PL/pgSQL expression is a query PostgreSQL runs: set_config() in an assignment or a
+# condition changes the setting too.
+def test_set_config_in_plpgsql_expressions_is_seen() -> None:
+    for body in (
+        "DECLARE x text; BEGIN x := set_config('lock_timeout', '0', false); END",
+        "BEGIN IF set_config('lock_timeout', '0', false) = '0' THEN NULL; END IF; END",
+    ):
+        assert rules_after(ACCOUNTS, f"DO $$ {body} $$;") == ["timeout-guard-off"], body
+
+
+# pg_proc marks currval, lastval, pg_sleep VOLATILE (a default calling one rewrites the table);
+# txid_current is STABLE (evaluated once: no rewrite). Verified on PostgreSQL 15.
+def test_builtin_volatility_follows_pg_proc() -> None:
+    history = ACCOUNTS + "CREATE SEQUENCE s;\n"
+    add = "ALTER TABLE accounts ADD COLUMN x bigint DEFAULT {};"
+    for call in ("currval('s')", "lastval()"):
+        assert rules_after(history, add.format(call)) == ["add-column-volatile-default"], call
+    assert rules_after(history, add.format("txid_current()")) == []
+
+
+# ALTER TABLE ... SET ACCESS METHOD to the method the table already has rewrites nothing
+# (verified on PostgreSQL 15, 16 and 18); to another method it copies the table.
+def test_set_access_method_to_the_same_method_is_free() -> None:
+    same = "ALTER TABLE accounts SET ACCESS METHOD heap;"
+    assert rules_after(ACCOUNTS, same, pg_version=15) == []
+    other = ACCOUNTS + "CREATE ACCESS METHOD heap2 TYPE TABLE HANDLER heap_tableam_handler;\n"
+    assert rules_after(other, "ALTER TABLE accounts SET ACCESS METHOD heap2;", pg_version=15) == [
+        "table-rewrite"
+    ]
+    created = "CREATE TABLE z (a int) USING heap2;\n"
+    assert rules_after(created, "ALTER TABLE z SET ACCESS METHOD heap2;", pg_version=15) == []
+    assert rules_after(created, same.replace("accounts", "z"), pg_version=15) == ["table-rewrite"]
+    assert rules_after("", same, pg_version=15) == ["table-rewrite"]  # the table is unknown
