@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -30,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from check_scale import ADDED, COLD, SQUAWK, WARM, time_check  # noqa: E402
+from check_scale import ADDED, COLD, SQUAWK, WARM, find_squawk, time_check  # noqa: E402
 
 from safemigrate.lint import lint_directory  # noqa: E402
 from tests.lint_corpus.cases import Case, Verdict, correct, judge, load_cases  # noqa: E402
@@ -162,11 +161,8 @@ class Row:
 
 
 def squawk_binary() -> str:
-    """The squawk program next to this interpreter, else on PATH."""
-    beside = Path(sys.executable).parent / "squawk"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("squawk")
+    """The squawk program (check_scale.find_squawk); exits when it is not installed."""
+    found = find_squawk()
     if found is None:
         raise SystemExit("squawk not found: pip install -e '.[bench]' (squawk-cli)")
     return found

@@ -855,15 +855,8 @@ def baseline(
         _finish_fleet(report, fmt)
 
     targets: list[Target] = []
-
-    def connected(event: Event) -> None:
-        # Text: the target line comes first, before the run lock is even tried.
-        from .events import Connected
-
-        if isinstance(event, Connected):
-            targets.append(event.target)
-            if fmt == "text":
-                click.echo(f"target: {event.target.describe()}")
+    # Text: the target line comes first, before the run lock is even tried.
+    connected = _target_printer(fmt, targets)
 
     with _handled(ctx):
         recorded = api.baseline(
@@ -901,14 +894,7 @@ def adopt(
     from . import api
 
     targets: list[Target] = []
-
-    def connected(event: Event) -> None:
-        from .events import Connected
-
-        if isinstance(event, Connected):
-            targets.append(event.target)
-            if fmt == "text":
-                click.echo(f"target: {event.target.describe()}")
+    connected = _target_printer(fmt, targets)
 
     with _handled(ctx):
         adopted = api.adopt(ctx.settings(require_dsn=require_dsn), dsn=dsn, on_event=connected)
@@ -965,16 +951,10 @@ def repair(
     ctx = Context(config, directory, fmt, layout)
     from . import api
 
-    def connected(event: Event) -> None:
-        # Text: the target line comes first, before the run lock is even tried.
-        from .events import Connected
-
-        if isinstance(event, Connected) and fmt == "text":
-            click.echo(f"target: {event.target.describe()}")
-
     with _handled(ctx):
         settings = ctx.settings(wait_for_lock=wait_for_lock, require_dsn=require_dsn)
-        report = api.repair(settings, dsn=dsn, dry_run=dry_run, on_event=connected)
+        # Text: the target line comes first, before the run lock is even tried.
+        report = api.repair(settings, dsn=dsn, dry_run=dry_run, on_event=_target_printer(fmt))
         if fmt == "json":
             click.echo(to_json(report.to_dict()))
             return
@@ -1010,15 +990,20 @@ def _print_plan(report: PlanReport, fmt: str, *, target_shown: bool = False) -> 
             click.echo(line)
 
 
-def _target_printer(fmt: str) -> Callable[[Event], None]:
+def _target_printer(fmt: str, seen: list[Target] | None = None) -> Callable[[Event], None]:
     """An event sink that prints the target line as soon as the connection is made (text),
-    so that a refusal (drift, a held run lock) still says which database it was."""
+    so that a refusal (drift, a held run lock) still says which database it was; the target
+    is also added to ``seen`` when given (for a command's JSON document)."""
 
     def connected(event: Event) -> None:
         from .events import Connected
         from .output import paint
 
-        if isinstance(event, Connected) and fmt == "text":
+        if not isinstance(event, Connected):
+            return
+        if seen is not None:
+            seen.append(event.target)
+        if fmt == "text":
             click.echo(paint(f"target: {event.target.describe()}", "bold", _colour()))
 
     return connected

@@ -34,6 +34,18 @@ def _plan(directory: Path, dsn: str) -> Result:
     return run("plan", "--dir", str(directory), "--dsn", dsn, *NO_REWRITES)
 
 
+def _plan_findings(directory: Path, dsn: str) -> set[tuple[str, str]]:
+    """(file name, rule) of every finding ``plan --dsn --format json`` reports; plan must
+    succeed."""
+    planned = run("plan", "--dir", str(directory), "--dsn", dsn, "--format", "json", *NO_REWRITES)
+    assert planned.exit_code == 0, planned.output
+    return {
+        (Path(f["file"]).name, f["rule"])
+        for step in json.loads(planned.stdout)["steps"]
+        for f in step.get("findings", ())
+    }
+
+
 def test_set_not_null_on_a_live_not_null_column_is_no_finding(tmp_path: Path, db_dsn: str) -> None:
     _sql(db_dsn, "CREATE TABLE outside (id bigint PRIMARY KEY, c text NOT NULL)")
     write_migrations(tmp_path, {"0001_nn.sql": "ALTER TABLE outside ALTER COLUMN c SET NOT NULL;"})
@@ -156,19 +168,13 @@ def test_indexes_checks_domains_and_functions_of_the_live_schema_are_known(
         "0007_g.sql": "ALTER TABLE outside ADD COLUMN g text DEFAULT fixed();",
     }
     write_migrations(tmp_path, changes)
-    planned = run("plan", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json", *NO_REWRITES)
-    assert planned.exit_code == 0, planned.output
-    findings = {
-        (Path(f["file"]).name, f["rule"])
-        for step in json.loads(planned.stdout)["steps"]
-        for f in step.get("findings", ())
-    }
+    findings = _plan_findings(tmp_path, db_dsn)
     assert findings == {
         ("0001_a.sql", "column-type-change"),  # the expression index reads a
         ("0003_c.sql", "column-type-change"),  # c_set is re-checked
         ("0005_e.sql", "column-type-change"),  # a domain with a CHECK
         ("0006_f.sql", "add-column-volatile-default"),  # PL/pgSQL, VOLATILE by default
-    }, planned.stdout
+    }
 
 
 def test_collations_partitions_functions_and_search_path_of_the_live_schema(
@@ -205,16 +211,8 @@ def test_collations_partitions_functions_and_search_path_of_the_live_schema(
     # The same findings whether unqualified names resolve to public directly or through a
     # search_path that starts with another schema.
     for dsn in (db_dsn, db_dsn + " options='-csearch_path=app,public'"):
-        planned = run(
-            "plan", "--dir", str(tmp_path), "--dsn", dsn, "--format", "json", *NO_REWRITES
-        )
-        assert planned.exit_code == 0, planned.output
-        findings = {
-            (Path(f["file"]).name, f["rule"])
-            for step in json.loads(planned.stdout)["steps"]
-            for f in step.get("findings", ())
-        }
-        assert findings == expected, (dsn, planned.stdout)
+        findings = _plan_findings(tmp_path, dsn)
+        assert findings == expected, dsn
 
 
 def test_expression_and_partitioned_indexes_of_the_live_schema(tmp_path: Path, db_dsn: str) -> None:
@@ -234,17 +232,11 @@ def test_expression_and_partitioned_indexes_of_the_live_schema(tmp_path: Path, d
             "0003_v.sql": "ALTER TABLE lp ALTER COLUMN v TYPE varchar(40);",
         },
     )
-    planned = run("plan", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json", *NO_REWRITES)
-    assert planned.exit_code == 0, planned.output
-    findings = {
-        (Path(f["file"]).name, f["rule"])
-        for step in json.loads(planned.stdout)["steps"]
-        for f in step.get("findings", ())
-    }
+    findings = _plan_findings(tmp_path, db_dsn)
     assert findings == {
         ("0001_e.sql", "column-type-change"),
         ("0003_v.sql", "column-type-change"),
-    }, planned.stdout
+    }
 
 
 def test_an_invalid_live_index_is_built_again_by_a_type_change(tmp_path: Path, db_dsn: str) -> None:
