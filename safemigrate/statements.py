@@ -188,3 +188,12 @@ def definition_of_indexdef(indexdef: str) -> str | None:
     if len(parsed) != 1 or not isinstance(parsed[0].stmt, ast.IndexStmt):
         return None
     return index_definition(parsed[0].stmt)
+
+
+def client_copy(node: Any) -> str | None:
+    """``FROM STDIN`` or ``TO STDOUT`` for a COPY whose rows come from or go to the client
+    (what psql feeds from the lines after it, or prints); None for any other statement,
+    a COPY from or to a server file or program included."""
+    if not isinstance(node, ast.CopyStmt) or node.filename is not None:
+        return None
+    return "FROM STDIN" if node.is_from else "TO STDOUT"

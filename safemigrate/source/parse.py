@@ -174,6 +174,20 @@ def parse_file(
     what the statements and directives make of the transactions and steps.
     """
     starts = line_starts(text)
+    nul = text.find("\0")
+    if nul >= 0:
+        # PostgreSQL's parser reads a C string: it would stop at the NUL and never see the
+        # rest of the file (psql sends the whole text).
+        line, column = position(starts, nul)
+        problem = FileProblem(
+            path,
+            line,
+            "NUL byte in the SQL: the parser would ignore everything after it",
+            hint="remove it (a file saved as UTF-16 has one after every character: save it "
+            "as UTF-8)",
+            column=column,
+        )
+        return ParsedFile(path, (), (), (), (problem,))
     try:
         split = split_sql(text)
         tokens = parser.scan(text)
@@ -182,8 +196,9 @@ def parse_file(
         location = err.args[1] if len(err.args) > 1 else None
         # No location means the error is at the end of the input (e.g. an unclosed paren).
         offset = len(text) if location is None else max(0, min(int(location), len(text)))
+        copy = _copy_data(path, text, starts, offset)
         line, column = position(starts, offset)
-        problem = FileProblem(
+        problem = copy or FileProblem(
             path,
             line,
             f"SQL does not parse: {one_line(str(message))}",
@@ -215,6 +230,42 @@ def parse_file(
     return ParsedFile(
         path, tuple(walk.parsed), tuple(walk.steps), tuple(allows), tuple(walk.problems)
     )
+
+
+def _client_copy_problem(path: str, node: Any, line: int) -> FileProblem | None:
+    """The refusal of a COPY that reads from or writes to the client, else None."""
+    direction = sqlinfo.client_copy(node)
+    if direction is None:
+        return None
+    if direction == "FROM STDIN":
+        return FileProblem(
+            path,
+            line,
+            "COPY ... FROM STDIN reads its rows from the client, which the runner cannot send "
+            "(the data lines psql feeds it are not SQL)",
+            hint="write the rows as INSERT statements, or COPY them from a file on the "
+            "server (COPY ... FROM '/path'); a data load can also run with psql's \\copy "
+            "outside the migrations",
+        )
+    return FileProblem(
+        path,
+        line,
+        "COPY ... TO STDOUT sends rows to the client, which the runner does not read",
+        hint="remove it from the migration, or COPY to a file on the server",
+    )
+
+
+def _copy_data(path: str, text: str, starts: list[int], offset: int) -> FileProblem | None:
+    """The COPY ... FROM STDIN refusal when the text stops parsing right after one (the data
+    lines of a pg_dump file), else None."""
+    try:
+        before = split_sql(text[:offset])
+    except pglast.parser.ParseError:
+        return None
+    if not before:
+        return None
+    node, span = before[-1]
+    return _client_copy_problem(path, node, position(starts, span.start)[0])
 
 
 #: The step options that batch a statement (see ``batches``).
@@ -391,6 +442,9 @@ class _Walk:
         )
         member = ParsedStatement(node, span.start, span.stop, line, column, statement, "own", None)
         self.parsed.append(member)
+        copy = _client_copy_problem(self.path, node, line)
+        if copy is not None:
+            self.problems.append(copy)
         if not self.transaction_control(member):
             self.ordinary(member)
 
