@@ -90,6 +90,15 @@ class StepFailedError(SafemigrateError):
         self.detail = detail
 
 
+class StepRefusedError(StepFailedError):
+    """What an earlier run left of a step forbids running it now; nothing of the step ran
+    (exit 1). The db layer raises it without the step's place; the executor adds it."""
+
+    def located(self, where: str) -> StepRefusedError:
+        """The same refusal, its message prefixed with the step's ``file:line (step N)``."""
+        return type(self)(f"{where}: {self.message}", hint=self.hint)
+
+
 class RunLockHeldError(SafemigrateError):
     """Another run holds the run lock on this journal (exit 3)."""
 
@@ -104,6 +113,12 @@ class LockNotAcquiredError(SafemigrateError):
 
 class DriftError(SafemigrateError):
     """An applied step's text changed, or an applied migration's file is gone (exit 5)."""
+
+    exit_code = ExitCode.DRIFT
+
+
+class EditedStartedStepError(StepRefusedError, DriftError):
+    """A step an earlier run partly applied (batches committed) has another text now (exit 5)."""
 
     exit_code = ExitCode.DRIFT
 

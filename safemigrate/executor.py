@@ -21,7 +21,12 @@ from .db import ServerError, Session
 from .db.journal import JournalTable
 from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
 from .durations import format_duration
-from .errors import LockNotAcquiredError, MigrationFileError, StepFailedError
+from .errors import (
+    LockNotAcquiredError,
+    MigrationFileError,
+    StepFailedError,
+    StepRefusedError,
+)
 from .events import (
     AttemptFailed,
     AttemptStarted,
@@ -735,6 +740,9 @@ class Executor:
             raise MigrationFileError(
                 planned.migration.filename, refused.message, line=step.line, hint=refused.hint
             ) from None
+        except StepRefusedError as refused:
+            where = f"{planned.migration.filename}:{step.line} (step {step.index + 1})"
+            raise refused.located(where) from None
         except ServerError as error:
             if is_retryable(error.sqlstate) or (
                 error.sqlstate == QUERY_CANCELED

@@ -14,14 +14,16 @@ recipe of short parts that let the application read and write meanwhile:
 
 The names are those PostgreSQL gives the plain statement (``makeObjectName`` and the numbered
 labels of ``ChooseConstraintName`` / ``ChooseRelationName``); which candidate is free needs the
-catalog, so the db layer picks among :func:`name_candidates`.
+catalog, so the db layer picks among :func:`name_candidates`, and among
+:func:`helper_candidates` for the NOT NULL recipe's helper checks (:func:`choose_helper_names`
+keeps them apart from each other and from the schema's constraints).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,9 +110,37 @@ def name_candidates(rewrite: ConstraintRewrite, count: int = 20) -> list[str]:
     return [make_object_name(rewrite.table.name, rewrite.name_addition, lab) for lab in labels]
 
 
+def helper_candidates(table: QualifiedName, column: str, count: int = 20) -> list[str]:
+    """The names the NOT NULL recipe's helper CHECK on ``column`` may get, in order: like
+    ChooseConstraintName, ``<table>_<column>_not_null_safemigrate`` cut to NAMEDATALEN - 1
+    bytes, then with the label numbered (``..._safemigrate1``, ...)."""
+    labels = [HELPER_LABEL] + [f"{HELPER_LABEL}{n}" for n in range(1, count)]
+    return [make_object_name(table.name, column, label) for label in labels]
+
+
 def helper_name(table: QualifiedName, column: str) -> str:
-    """The name of the NOT NULL recipe's helper CHECK constraint on ``column``."""
-    return make_object_name(table.name, column, HELPER_LABEL)
+    """The first-choice name of the NOT NULL recipe's helper CHECK constraint on ``column``."""
+    return helper_candidates(table, column, 1)[0]
+
+
+def choose_helper_names(
+    table: QualifiedName, columns: Sequence[str], taken: Collection[str]
+) -> dict[str, str]:
+    """column -> the name of its helper CHECK: the first candidate that is not ``taken`` (the
+    schema's constraint names, the recipe's own constraint) nor chosen for an earlier column.
+
+    Two long columns with a shared prefix are cut to the same name; as in PostgreSQL's
+    ChooseConstraintName, the later one then gets the next number.
+    """
+    used = set(taken)
+    chosen: dict[str, str] = {}
+    for column in columns:
+        candidates = helper_candidates(table, column)
+        # Every candidate taken: the last one, and the server says why.
+        name = next((c for c in candidates if c not in used), candidates[-1])
+        chosen[column] = name
+        used.add(name)
+    return chosen
 
 
 # -- recognising the plain forms ---------------------------------------------------------------
@@ -290,18 +320,20 @@ def _helper_check(column: str, name: str) -> Any:
     )
 
 
-def helper_parts(rewrite: ConstraintRewrite, column: str) -> tuple[RecipePart, RecipePart]:
-    """The helper CHECK (column IS NOT NULL) NOT VALID and its VALIDATE."""
-    helper = helper_name(rewrite.table, column)
+def helper_parts(
+    rewrite: ConstraintRewrite, column: str, helper: str
+) -> tuple[RecipePart, RecipePart]:
+    """The helper CHECK (column IS NOT NULL) NOT VALID called ``helper``, and its VALIDATE."""
     return (
         _part(f"add {helper} NOT VALID", _add(rewrite.source, _helper_check(column, helper))),
         _part(f"validate {helper}", _validate(rewrite.source, helper)),
     )
 
 
-def closing_not_null(rewrite: ConstraintRewrite, column: str) -> tuple[RecipePart, RecipePart]:
+def closing_not_null(
+    rewrite: ConstraintRewrite, column: str, helper: str
+) -> tuple[RecipePart, RecipePart]:
     """SET NOT NULL (no scan: the validated helper proves it) and DROP of the helper."""
-    helper = helper_name(rewrite.table, column)
     set_not_null = _alter(rewrite.source, ast.AlterTableCmd(subtype=_AT.AT_SetNotNull, name=column))
     drop = _alter(rewrite.source, ast.AlterTableCmd(subtype=_AT.AT_DropConstraint, name=helper))
     set_part = _part(f"set {column} NOT NULL", set_not_null, final=True)
@@ -361,14 +393,22 @@ def attach_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
 
 
 def recipe_parts(
-    rewrite: ConstraintRewrite, name: str, nullable: Sequence[str] | None = None
+    rewrite: ConstraintRewrite,
+    name: str,
+    nullable: Sequence[str] | None = None,
+    helpers: Mapping[str, str] | None = None,
 ) -> tuple[RecipePart, ...]:
     """Every part of ``rewrite``'s recipe in order, the constraint called ``name``.
 
     ``nullable``: the primary key columns still nullable (all of them when unknown); the
-    NOT NULL recipe runs for those only.
+    NOT NULL recipe runs for those only. ``helpers``: column -> its helper CHECK's name (the
+    db layer's choice against the catalog); by default the first choices, kept apart from each
+    other and from ``name``.
     """
     source = rewrite.source
+    if helpers is None:
+        columns = rewrite.columns[:1] if rewrite.kind == "not_null" else rewrite.columns
+        helpers = choose_helper_names(rewrite.table, columns, {name})
     if rewrite.kind in ("foreign_key", "check"):
         constraint = _copy_constraint(_statement(source).cmds[0].def_)
         constraint.conname = name
@@ -380,21 +420,49 @@ def recipe_parts(
         )
     if rewrite.kind == "not_null":
         column = rewrite.columns[0]
-        return helper_parts(rewrite, column) + closing_not_null(rewrite, column)
+        helper = helpers[column]
+        return helper_parts(rewrite, column, helper) + closing_not_null(rewrite, column, helper)
     keys = rewrite.columns[: rewrite.key_count]
     parts: list[RecipePart] = [index_part(rewrite, name)]
     if rewrite.kind == "primary_key":
         todo = [c for c in keys if nullable is None or c in nullable]
         for column in todo:
-            parts += helper_parts(rewrite, column)
+            parts += helper_parts(rewrite, column, helpers[column])
         for column in todo:
-            parts.append(closing_not_null(rewrite, column)[0])
+            parts.append(closing_not_null(rewrite, column, helpers[column])[0])
         parts.append(attach_part(rewrite, name))
         for column in todo:
-            parts.append(closing_not_null(rewrite, column)[1])
+            parts.append(closing_not_null(rewrite, column, helpers[column])[1])
         return tuple(parts)
     parts.append(attach_part(rewrite, name))
     return tuple(parts)
+
+
+def drop_part(
+    rewrite: ConstraintRewrite, index: bool, name: str, why: str, schema: str | None = None
+) -> RecipePart:
+    """The DROP of an object the recipe made, if it still exists: ``index``: DROP INDEX
+    CONCURRENTLY ``schema.name`` (the table's schema, as the catalog names it: an unqualified
+    name could find another schema's index first on the search_path); else ALTER TABLE ...
+    DROP CONSTRAINT."""
+    if not index:
+        drop = ast.AlterTableCmd(
+            subtype=_AT.AT_DropConstraint,
+            name=name,
+            behavior=enums.DropBehavior.DROP_RESTRICT,
+            missing_ok=True,
+        )
+        return _part(f"drop {name} ({why})", _alter(rewrite.source, drop))
+    schema = schema or _statement(rewrite.source).relation.schemaname
+    qualified_name = (ast.String(sval=schema),) if schema else ()
+    statement = ast.DropStmt(
+        objects=((*qualified_name, ast.String(sval=name)),),
+        removeType=enums.ObjectType.OBJECT_INDEX,
+        behavior=enums.DropBehavior.DROP_RESTRICT,
+        missing_ok=True,
+        concurrent=True,
+    )
+    return _part(f"drop index {name} ({why})", _deparse(statement), concurrent=True)
 
 
 def plain_part(text: str, reason: str) -> RecipePart:

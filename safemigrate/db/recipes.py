@@ -1,35 +1,57 @@
-"""Running a constraint recipe (see ``rewrites``) part by part, resumable from the catalog.
+"""Running a constraint recipe (see ``rewrites``) part by part, resumable from its own record.
 
 Journal: a ``started`` row before the first part; the closing parts (VALIDATE of a foreign key
 or check; SET NOT NULL and the helper's DROP; ADD CONSTRAINT ... USING INDEX) run in one
 transaction with the ``applied`` row, so "applied" and "the constraint exists" commit together.
-Between parts the catalog says where a recipe stopped: a rerun finds its NOT VALID constraint
-(goes on with VALIDATE), its helper check (goes on from there) or its index (an invalid one is
-dropped and rebuilt). A failure other than a lock timeout (rows that violate the constraint,
-duplicates) removes what the recipe added and raises the server's error.
+
+Names: the recipe gives its constraint (or index) the name PostgreSQL would give the plain
+statement, chosen against the catalog before the recipe's first part (a user's ``t_a_check``
+makes it ``t_a_check1``, as psql would); its helper checks get names no constraint of the schema
+has, numbered like ChooseConstraintName where two are cut to the same 63 bytes.
+
+Ownership: each object the recipe creates is recorded in ``<journal>_recipes`` (see
+``db.recipe_objects``) in the transaction that creates it, or, for a CONCURRENTLY build, just
+before it. A rerun after an interruption, a retry after a lock timeout or a reconnect resumes
+from that record: it reuses an object only when the record names it for this step and this
+text and the catalog still has it (same oid), and otherwise chooses its names again. An index
+recorded as about to be built is taken as the recipe's when an index of that name on the table,
+not attached to a constraint, exists: its name was free when it was recorded (the recipe chose
+it so), and only a build in that instant could have made another one. A failure other than a
+lock timeout (rows that violate the constraint, duplicates) drops what the record names, and
+nothing else, and raises the server's error. Objects recorded for an earlier text of the step
+(edited since: it was not applied) are dropped before the current text starts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from psycopg import sql
 
 from .. import rewrites
+from ..errors import StepRefusedError
 from ..model import ConstraintRewrite, QualifiedName
 from ..policy import Timeouts
 from ..retry import is_retryable
+from ..shapes import StepRecord
+from . import recipe_objects as objects
+from .journal import JournalTable
 from .session import ServerError, Session
 from .step_timeouts import reset_session_timeouts, set_session_timeouts
 
 __all__ = ["run_constraint_recipe"]
+
+#: SQLSTATE duplicate_table: a CONCURRENTLY build whose name another relation took meanwhile.
+DUPLICATE_TABLE = "42P07"
 
 
 @dataclass(frozen=True)
 class _Table:
     oid: int
     namespace: int
+    #: The namespace's name.
+    schema: str
 
 
 def _literal_table(session: Session, table: QualifiedName) -> sql.Literal:
@@ -37,54 +59,34 @@ def _literal_table(session: Session, table: QualifiedName) -> sql.Literal:
     return sql.Literal(session.render(sql.Identifier(*parts)))
 
 
-def _ident(table: QualifiedName) -> sql.Identifier:
-    return sql.Identifier(table.schema, table.name) if table.schema else sql.Identifier(table.name)
-
-
 def _table(session: Session, table: QualifiedName) -> _Table | None:
     rows = session.rows(
         sql.SQL(
-            "SELECT oid::bigint, relnamespace::bigint FROM pg_class WHERE oid = to_regclass({})"
+            "SELECT c.oid::bigint, c.relnamespace::bigint, n.nspname::text FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass({})"
         ).format(_literal_table(session, table))
     )
-    return _Table(int(rows[0][0]), int(rows[0][1])) if rows else None
+    return _Table(int(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else None
 
 
-def _constraints(
-    session: Session, namespace: int, names: Sequence[str]
-) -> dict[str, tuple[int, str, bool]]:
-    """conname -> (conrelid, contype, convalidated) of the constraints called ``names``."""
+def _constraint_names(session: Session, namespace: int, names: Sequence[str]) -> set[str]:
+    """Which of ``names`` a constraint of the namespace has."""
     rows = session.rows(
         sql.SQL(
-            "SELECT conname::text, conrelid::bigint, contype::text, convalidated "
-            "FROM pg_constraint WHERE connamespace = {} AND conname = ANY({})"
+            "SELECT conname::text FROM pg_constraint WHERE connamespace = {} AND conname = ANY({})"
         ).format(sql.Literal(namespace), sql.Literal(list(names)))
     )
-    return {str(r[0]): (int(r[1]), str(r[2]), bool(r[3])) for r in rows}
+    return {str(r[0]) for r in rows}
 
 
-@dataclass(frozen=True)
-class _Relation:
-    on_table: bool
-    is_index: bool
-    valid: bool
-    constraint: bool
-
-
-def _relations(
-    session: Session, namespace: int, table_oid: int, names: Sequence[str]
-) -> dict[str, _Relation]:
-    """relname -> what it is, for the relations called ``names`` in the namespace."""
+def _relation_names(session: Session, namespace: int, names: Sequence[str]) -> set[str]:
+    """Which of ``names`` a relation of the namespace has."""
     rows = session.rows(
         sql.SQL(
-            "SELECT c.relname::text, i.indrelid IS NOT DISTINCT FROM {}::oid, c.relkind = 'i', "
-            "coalesce(i.indisvalid, false), "
-            "EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid) "
-            "FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid "
-            "WHERE c.relnamespace = {} AND c.relname = ANY({})"
-        ).format(sql.Literal(table_oid), sql.Literal(namespace), sql.Literal(list(names)))
+            "SELECT relname::text FROM pg_class WHERE relnamespace = {} AND relname = ANY({})"
+        ).format(sql.Literal(namespace), sql.Literal(list(names)))
     )
-    return {str(r[0]): _Relation(bool(r[1]), bool(r[2]), bool(r[3]), bool(r[4])) for r in rows}
+    return {str(r[0]) for r in rows}
 
 
 def _not_null_columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
@@ -97,40 +99,197 @@ def _not_null_columns(session: Session, table_oid: int, columns: Sequence[str]) 
     return {str(r[0]) for r in rows}
 
 
-def choose_name(
-    session: Session, rewrite: ConstraintRewrite, table: _Table, *, resume: bool
-) -> str:
-    """The name PostgreSQL would give the plain statement now (ChooseConstraintName for a
-    foreign key or check: the first candidate no constraint of the schema has;
-    ChooseRelationName for a unique or primary key: no relation nor constraint has it). On a
-    resumed run, the candidate the interrupted run had started with (its NOT VALID
-    constraint, its index not yet attached) is that name."""
+def choose_name(session: Session, rewrite: ConstraintRewrite, table: _Table) -> str:
+    """The name PostgreSQL would give the plain statement now: for a foreign key or check
+    (ChooseConstraintName) the first candidate no constraint of the schema has; for a unique
+    or primary key (ChooseRelationName for a constraint's index) the first that no relation
+    nor constraint of the schema has."""
     candidates = rewrites.name_candidates(rewrite)
-    constraints = _constraints(session, table.namespace, candidates)
-    by_index = rewrite.kind in ("unique", "primary_key")
-    relations = _relations(session, table.namespace, table.oid, candidates) if by_index else {}
-    contype = "f" if rewrite.kind == "foreign_key" else "c"
-    for name in candidates:
-        con = constraints.get(name)
-        rel = relations.get(name)
-        if resume:
-            mine = (
-                not by_index
-                and con is not None
-                and (con[0], con[1], con[2]) == (table.oid, contype, False)
-            ) or (
-                by_index
-                and rel is not None
-                and rel.on_table
-                and rel.is_index
-                and not rel.constraint
-            )
-            if mine:
-                return name
-        if con is None and rel is None:
-            return name
+    taken = _constraint_names(session, table.namespace, candidates)
+    if rewrite.kind in ("unique", "primary_key"):
+        taken |= _relation_names(session, table.namespace, candidates)
     # Every candidate taken (or the author's name taken): the server says why.
-    return candidates[0]
+    return next((name for name in candidates if name not in taken), candidates[0])
+
+
+def choose_helpers(
+    session: Session, rewrite: ConstraintRewrite, table: _Table, columns: Sequence[str], name: str
+) -> dict[str, str]:
+    """column -> its helper CHECK's name: no constraint of the schema has it, nor the recipe's
+    own constraint ``name``, nor the helper of an earlier column."""
+    candidates = [
+        c for column in columns for c in rewrites.helper_candidates(rewrite.table, column)
+    ]
+    taken = _constraint_names(session, table.namespace, candidates) | {name}
+    return rewrites.choose_helper_names(rewrite.table, columns, taken)
+
+
+#: Told of each part just before it runs.
+PartSink = Callable[[rewrites.RecipePart], None]
+#: Runs the author's statement in a guarded transaction with the applied journal row.
+PlainRunner = Callable[[str], None]
+
+
+@dataclass
+class _Ledger:
+    """The recipe's record of what it created, checked against the catalog, and the parts
+    that create and drop those objects."""
+
+    session: Session
+    journal: JournalTable
+    record: StepRecord
+    rewrite: ConstraintRewrite
+    table: _Table
+    on_part: PartSink
+    #: The objects recorded for this step and text, in the order they were made.
+    mine: list[objects.RecipeObject] = field(default_factory=list)
+
+    # -- reading the record ----------------------------------------------------------------
+
+    def load(self, *, started_before: bool) -> None:
+        """Read the step's record; drop what an earlier text of the step made."""
+        rows = objects.read(self.session, self.journal, self.record)
+        if started_before and not any(r.kind == objects.STEP for r in rows):
+            raise _unrecorded(self.record)
+        for row in reversed(rows):
+            if row.kind != objects.STEP and row.checksum != self.record.checksum:
+                self.drop(row, "made by an earlier text of this step")
+        self.mine = [
+            r for r in rows if r.kind != objects.STEP and r.checksum == self.record.checksum
+        ]
+
+    def find(self, kind: str, column: str = "") -> objects.RecipeObject | None:
+        """The recorded object of ``kind`` (a helper: of ``column``) that the catalog still has;
+        a record whose object is gone is forgotten."""
+        for row in self.mine:
+            if row.kind == kind and row.column == column:
+                if self.state(row) is not None:
+                    return row
+                self.forget(row)
+                return None
+        return None
+
+    def state(self, row: objects.RecipeObject) -> str | None:
+        """``valid`` / ``not-valid`` when the catalog has the recorded object as the recipe
+        left it (a constraint or index of the table, the index not attached to a constraint),
+        else None."""
+        session = self.session
+        if row.kind in (objects.CONSTRAINT, objects.HELPER):
+            if row.oid is None:
+                return None
+            found = session.rows(
+                sql.SQL(
+                    "SELECT convalidated FROM pg_constraint WHERE oid = {} AND conname = {} "
+                    "AND conrelid = {}"
+                ).format(sql.Literal(row.oid), sql.Literal(row.name), sql.Literal(self.table.oid))
+            )
+            if not found:
+                return None
+            return "valid" if found[0][0] else "not-valid"
+        # An index: by its oid once built; by its name while it was being built.
+        where = (
+            sql.SQL("c.oid = {}").format(sql.Literal(row.oid))
+            if row.state == objects.CREATED
+            else sql.SQL("c.relnamespace = {}").format(sql.Literal(self.table.namespace))
+        )
+        found = session.rows(
+            sql.SQL(
+                "SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+                "WHERE {} AND c.relname = {} AND i.indrelid = {} "
+                "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid)"
+            ).format(where, sql.Literal(row.name), sql.Literal(self.table.oid))
+        )
+        if not found:
+            return None
+        return "valid" if found[0][0] else "not-valid"
+
+    # -- changing it -------------------------------------------------------------------------
+
+    def forget(self, row: objects.RecipeObject) -> None:
+        self.session.execute(objects.forget_sql(self.journal, self.record, row.kind, row.name))
+        self.mine = [r for r in self.mine if (r.kind, r.name) != (row.kind, row.name)]
+
+    def add_constraint(
+        self, part: rewrites.RecipePart, kind: str, name: str, column: str = ""
+    ) -> None:
+        """Run an ADD ... NOT VALID part with the row that records its constraint, in one
+        transaction: the constraint exists exactly when it is recorded."""
+        recorded = objects.constraint_sql(
+            self.journal, self.record, kind, name, column, self.table.oid, part.sql
+        )
+        self.on_part(part)
+        session = self.session
+        try:
+            session.run_sql_between(
+                sql.Composed([sql.SQL("BEGIN;\n")]),
+                part.sql,
+                sql.SQL("{}; COMMIT").format(recorded),
+            )
+        except BaseException:
+            session.rollback_quietly()
+            raise
+        self.reload()
+
+    def build_index(self, part: rewrites.RecipePart, name: str) -> None:
+        """Record the index as about to be built, build it CONCURRENTLY, record it built."""
+        session = self.session
+        session.execute(objects.intended_sql(self.journal, self.record, name, part.sql))
+        row = objects.RecipeObject(
+            objects.INDEX, name, "", objects.INTENDED, None, self.record.checksum
+        )
+        self.mine = [r for r in self.mine if (r.kind, r.name) != (row.kind, row.name)] + [row]
+        self.on_part(part)
+        try:
+            session.run_sql(part.sql)
+        except ServerError as error:
+            if error.sqlstate == DUPLICATE_TABLE:
+                # Another relation took the name after it was chosen: not the recipe's.
+                self.forget(row)
+            raise
+        session.execute(objects.built_sql(self.journal, self.record, name, self.table.oid))
+        self.reload()
+
+    def drop(self, row: objects.RecipeObject, why: str) -> None:
+        """Drop a recorded object if the catalog still has it, and forget its record."""
+        if self.state(row) is not None:
+            index = row.kind == objects.INDEX
+            part = rewrites.drop_part(self.rewrite, index, row.name, why, self.table.schema)
+            self.on_part(part)
+            self.session.run_sql(part.sql)
+        self.forget(row)
+
+    def reload(self) -> None:
+        """Read the record again (the oids the server just wrote into it)."""
+        self.mine = [
+            r
+            for r in objects.read(self.session, self.journal, self.record)
+            if r.kind != objects.STEP and r.checksum == self.record.checksum
+        ]
+
+    def clean_up(self) -> None:
+        """After a failure a retry will not cure: drop what the recipe made (newest first)."""
+        self.session.rollback_quietly()
+        try:
+            for row in reversed(list(self.mine)):
+                self.drop(row, "the step failed")
+        except ServerError:
+            # The record stays: a rerun drops them, or resumes with them.
+            pass
+
+    @property
+    def closing(self) -> sql.Composed:
+        """What the closing transaction adds to the applied journal row: the record goes."""
+        return objects.forget_step_sql(self.journal, self.record)
+
+
+def _unrecorded(record: StepRecord) -> StepRefusedError:
+    return StepRefusedError(
+        "an earlier run started this constraint recipe but left no record of what it created "
+        "(a release before the record of recipe objects); nothing was run, nothing adopted",
+        hint="drop what that run left on the table, if anything (a NOT VALID constraint, a "
+        "..._not_null_safemigrate check, an index not attached to a constraint), then delete "
+        f"the journal's 'started' row (version {record.version}, step {record.step}) and rerun",
+    )
 
 
 @dataclass(frozen=True)
@@ -159,63 +318,6 @@ class _Parts:
             raise
 
 
-def _drop_constraint(session: Session, table: QualifiedName, name: str) -> None:
-    session.execute(
-        sql.SQL("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}").format(
-            _ident(table), sql.Identifier(name)
-        )
-    )
-
-
-def _drop_index(session: Session, table: QualifiedName, name: str) -> None:
-    index = sql.Identifier(table.schema, name) if table.schema else sql.Identifier(name)
-    session.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(index))
-
-
-def _clean_up(session: Session, table: QualifiedName, added: Sequence[tuple[str, str]]) -> None:
-    """Remove what the recipe added (``added``: ("constraint" | "index", name)), after a
-    failure that a retry will not cure."""
-    session.rollback_quietly()
-    try:
-        for what, name in reversed(added):
-            if what == "constraint":
-                _drop_constraint(session, table, name)
-            else:
-                _drop_index(session, table, name)
-    except ServerError:
-        # A rerun resumes from the catalog and meets the same failure, or finishes.
-        pass
-
-
-def _helpers(
-    steps: _Parts,
-    rewrite: ConstraintRewrite,
-    table: _Table,
-    columns: Sequence[str],
-    added: list[tuple[str, str]],
-    *,
-    resume: bool,
-) -> None:
-    """The helper CHECK (col IS NOT NULL) of each column: added NOT VALID, then validated."""
-    names = [rewrites.helper_name(rewrite.table, c) for c in columns]
-    existing = _constraints(steps.session, table.namespace, names)
-    for column, helper in zip(columns, names, strict=True):
-        add, validate = rewrites.helper_parts(rewrite, column)
-        state = existing.get(helper)
-        ours = resume and state is not None and state[0] == table.oid and state[1] == "c"
-        if not ours:
-            steps.run(add)
-        added.append(("constraint", helper))
-        if not (ours and state is not None and state[2]):
-            steps.run(validate)
-
-
-#: Runs the author's statement in a guarded transaction with the applied journal row.
-PlainRunner = Callable[[str], None]
-#: Told of each part just before it runs.
-PartSink = Callable[[rewrites.RecipePart], None]
-
-
 def _ignore_part(part: rewrites.RecipePart) -> None:
     """The part sink when nobody listens."""
 
@@ -226,19 +328,23 @@ def run_constraint_recipe(
     plain: str,
     timeouts: Timeouts,
     *,
+    journal: JournalTable,
+    record: StepRecord,
     started: sql.Composed,
     applied: sql.Composed,
-    resume: bool,
+    started_before: bool,
     run_plain: PlainRunner,
     on_part: PartSink | None = None,
 ) -> str | None:
     """Run ``rewrite``'s recipe under session-level ``timeouts``; see the module docstring.
 
-    ``resume``: an earlier run or attempt may have done some parts (the catalog says which).
-    Where the recipe cannot run (not an ordinary table, a server older than 12 for the NOT
-    NULL recipes, a missing table whose error the plain statement gives) ``run_plain`` runs
-    the author's statement, after ``on_part`` is told so. Returns None (nothing was skipped).
+    ``started_before``: the journal had a ``started`` row for the step when the run began (an
+    earlier run began it; its record says what it made). Where the recipe cannot run (not an
+    ordinary table, a server older than 12 for the NOT NULL recipes, a missing table whose
+    error the plain statement gives) ``run_plain`` runs the author's statement, after
+    ``on_part`` is told so. Returns None (nothing was skipped).
     """
+    sink = on_part or _ignore_part
     set_session_timeouts(session, timeouts)
     try:
         table = _table(session, rewrite.table)
@@ -262,89 +368,96 @@ def run_constraint_recipe(
                 reason = "no such table: the server says why"
             else:
                 reason = "the recipe applies to ordinary tables only, not partitioned ones"
-            (on_part or _ignore_part)(rewrites.plain_part(plain, reason))
+            sink(rewrites.plain_part(plain, reason))
             reset_session_timeouts(session)
             run_plain(plain)
             return None
-        # The NOT NULL recipe names only its helper check, after the table and column.
-        name = (
-            ""
-            if rewrite.kind == "not_null"
-            else choose_name(session, rewrite, table, resume=resume)
-        )
-        session.execute(started)
-        added: list[tuple[str, str]] = []
+        objects.ensure(session, journal)
+        ledger = _Ledger(session, journal, record, rewrite, table, sink)
+        steps = _Parts(session, sink)
+        ledger.load(started_before=started_before)
         try:
-            steps = _Parts(session, on_part or _ignore_part)
-            _recipe(steps, rewrite, table, name, applied, added, resume=resume)
+            _recipe(steps, ledger, started, sql.SQL("{}; {}").format(applied, ledger.closing))
         except ServerError as error:
             if not is_retryable(error.sqlstate):
-                _clean_up(session, rewrite.table, added)
+                ledger.clean_up()
             raise
         return None
     finally:
         reset_session_timeouts(session)
 
 
-def _recipe(
-    steps: _Parts,
-    rewrite: ConstraintRewrite,
-    table: _Table,
-    name: str,
-    applied: sql.Composed,
-    added: list[tuple[str, str]],
-    *,
-    resume: bool,
-) -> None:
-    """The parts not done yet, in order; ``added`` collects what belongs to the recipe."""
+def _begin(ledger: _Ledger, started: sql.Composed) -> None:
+    """The ``started`` journal row and the record's step row, in one transaction."""
+    begun = objects.begun_sql(ledger.journal, ledger.record, ledger.rewrite.source)
+    ledger.session.execute(sql.SQL("BEGIN; {}; {}; COMMIT").format(started, begun))
+
+
+def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.Composed) -> None:
+    """The parts not done yet, in order."""
+    rewrite = ledger.rewrite
     session = steps.session
+    table = ledger.table
     if rewrite.kind in ("foreign_key", "check"):
+        constraint = ledger.find(objects.CONSTRAINT)
+        name = constraint.name if constraint else choose_name(session, rewrite, table)
         add, validate = rewrites.recipe_parts(rewrite, name)
-        con = _constraints(session, table.namespace, [name]).get(name)
-        contype = "f" if rewrite.kind == "foreign_key" else "c"
-        # Only a NOT VALID one: the closing transaction validates it and journals the step
-        # together, so a valid constraint of that name was never left by this recipe.
-        ours = resume and con is not None and con == (table.oid, contype, False)
-        if not ours:
-            # A name taken by someone else fails here, with the plain statement's error.
-            steps.run(add)
-        added.append(("constraint", name))
+        _begin(ledger, started)
+        if constraint is None:
+            # A name someone takes meanwhile fails here, with the plain statement's error.
+            ledger.add_constraint(add, objects.CONSTRAINT, name)
         steps.final([validate], applied)
         return
     if rewrite.kind == "not_null":
         column = rewrite.columns[0]
-        if column in _not_null_columns(session, table.oid, [column]) and not resume:
+        helper = ledger.find(objects.HELPER, column)
+        _begin(ledger, started)
+        if helper is None and column in _not_null_columns(session, table.oid, [column]):
             # Already NOT NULL: the plain statement does nothing either.
             steps.final([], applied)
             return
-        _helpers(steps, rewrite, table, [column], added, resume=resume)
-        steps.final(rewrites.closing_not_null(rewrite, column), applied)
+        named = _helpers(steps, ledger, [column], "")
+        steps.final(rewrites.closing_not_null(rewrite, column, named[column]), applied)
         return
-    relation = _relations(session, table.namespace, table.oid, [name]).get(name)
-    ours = (
-        resume
-        and relation is not None
-        and relation.on_table
-        and relation.is_index
-        and not relation.constraint
-    )
-    if ours and relation is not None and not relation.valid:
-        # An interrupted CONCURRENTLY build leaves an invalid index: drop it, build again.
-        _drop_index(session, rewrite.table, name)
-        ours = False
-        relation = None
-    if not ours:
-        if relation is None:
-            added.append(("index", name))
-        # A name taken by someone else fails here, with the plain statement's error.
-        steps.run(rewrites.index_part(rewrite, name))
-    else:
-        added.append(("index", name))
+    index = ledger.find(objects.INDEX)
+    name = index.name if index else choose_name(session, rewrite, table)
+    _begin(ledger, started)
+    if index is not None and ledger.state(index) == "not-valid":
+        # An interrupted CONCURRENTLY build leaves its index invalid: drop it, build again.
+        ledger.drop(index, "left invalid by an interrupted build")
+        index = None
+    if index is None:
+        # A name someone takes meanwhile fails here, with the plain statement's error.
+        ledger.build_index(rewrites.index_part(rewrite, name), name)
     keys = rewrite.columns[: rewrite.key_count]
     nullable: list[str] = []
+    helpers: dict[str, str] = {}
     if rewrite.kind == "primary_key":
         done = _not_null_columns(session, table.oid, keys)
         nullable = [c for c in keys if c not in done]
-        _helpers(steps, rewrite, table, nullable, added, resume=resume)
-    parts = rewrites.recipe_parts(rewrite, name, nullable)
-    steps.final([p for p in parts if p.final], applied)
+        helpers = _helpers(steps, ledger, nullable, name)
+    parts = [p for p in rewrites.recipe_parts(rewrite, name, nullable, helpers) if p.final]
+    # A helper of a column made NOT NULL meanwhile (by hand) goes too.
+    for row in ledger.mine:
+        if row.kind == objects.HELPER and row.column not in nullable:
+            parts.append(rewrites.drop_part(rewrite, False, row.name, "its column is NOT NULL"))
+    steps.final(parts, applied)
+
+
+def _helpers(steps: _Parts, ledger: _Ledger, columns: Sequence[str], name: str) -> dict[str, str]:
+    """The helper CHECK (col IS NOT NULL) of each column: added NOT VALID (recorded), then
+    validated; the ones recorded already are reused. Returns column -> helper name."""
+    found = {c: ledger.find(objects.HELPER, c) for c in columns}
+    todo = [c for c in columns if found[c] is None]
+    chosen = choose_helpers(steps.session, ledger.rewrite, ledger.table, todo, name) if todo else {}
+    names: dict[str, str] = {}
+    for column in columns:
+        row = found[column]
+        helper = row.name if row is not None else chosen[column]
+        names[column] = helper
+        add, validate = rewrites.helper_parts(ledger.rewrite, column, helper)
+        if row is None:
+            ledger.add_constraint(add, objects.HELPER, helper, column)
+        if row is None or ledger.state(row) != "valid":
+            steps.run(validate)
+    return names

@@ -573,7 +573,7 @@ class SessionSteps:
         on_part: Callable[[RecipePart], None] | None = None,
     ) -> str | None:
         """Run a ConstraintRecipe shape (see db.recipes.run_constraint_recipe); a later
-        attempt resumes from what the catalog shows, like a rerun after an interruption."""
+        attempt resumes from the recipe's record, like a rerun after an interruption."""
         applied = self._row(shape.record, attempts)
 
         def run_plain(text: str) -> None:
@@ -584,9 +584,11 @@ class SessionSteps:
             shape.rewrite,
             shape.plain,
             timeouts,
+            journal=self.journal,
+            record=shape.record,
             started=self._row(shape.record, attempts, "started"),
             applied=applied,
-            resume=shape.resume or attempts > 1,
+            started_before=shape.resume,
             run_plain=run_plain,
             on_part=on_part,
         )

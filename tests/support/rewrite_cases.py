@@ -13,6 +13,11 @@ CREATE TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x (
 CREATE TABLE "commandes_très_détaillées_à_numéro_élevé_déjà_vues" (
     "numéro_de_référence_très_détaillé" int
 );
+CREATE TABLE pk_parts (
+    a_rather_long_shared_column_name_prefix_for_the_key_part_one int,
+    a_rather_long_shared_column_name_prefix_for_the_key_part_two int
+);
+INSERT INTO pk_parts SELECT g, g FROM generate_series(1, 100) g;
 CREATE TABLE parted (a int) PARTITION BY RANGE (a);
 CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (100);
 INSERT INTO parted VALUES (1), (2);
@@ -45,6 +50,13 @@ CASES = {
     "long_names": (
         "ALTER TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x "
         "ADD UNIQUE (a_column_name_that_is_also_quite_long_for_an_identifier)"
+    ),
+    # Issue 21 item 10: the helper checks of both nullable columns are cut to the same 63
+    # bytes; they must be numbered apart (ChooseConstraintName), where psql succeeds.
+    "primary_key_long_shared_prefix": (
+        "ALTER TABLE pk_parts ADD PRIMARY KEY ("
+        "a_rather_long_shared_column_name_prefix_for_the_key_part_one, "
+        "a_rather_long_shared_column_name_prefix_for_the_key_part_two)"
     ),
     "long_names_check": (
         "ALTER TABLE orders_with_a_table_name_long_enough_to_be_cut_by_postgresql_x "

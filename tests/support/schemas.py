@@ -44,9 +44,20 @@ def pg_dump_program() -> str:
 
 
 def schema_dump(dsn: str) -> str:
-    """``pg_dump --schema-only`` without the journal table, comments and blank lines."""
+    """``pg_dump --schema-only`` without the journal and the tables beside it
+    (``safemigrate_history_*``), comments and blank lines."""
     out = subprocess.run(
-        [pg_dump_program(), "--schema-only", "--no-owner", "-T", "safemigrate_history", "-d", dsn],
+        [
+            pg_dump_program(),
+            "--schema-only",
+            "--no-owner",
+            "-T",
+            "safemigrate_history",
+            "-T",
+            "safemigrate_history_*",
+            "-d",
+            dsn,
+        ],
         check=True,
         capture_output=True,
         text=True,
