@@ -180,6 +180,7 @@ def status(
     Drift is reported in the result, not raised: call ``report.refuse_drift()`` to refuse on it
     as the CLI does.
     """
+    from .db import batches as dbbatch
     from .db import foreign_history
     from .db import journal as dbjournal
     from .run import journal_table, open_session, resolve_database
@@ -192,8 +193,10 @@ def status(
         entries = foreign_history.with_adopted(
             session, settings, migrations, dbjournal.read(session, journal)
         )
+        progress = dbbatch.unfinished(session, journal)
     refuse_empty_directory(migrations, entries, str(settings.dir))
-    return StatusReport(target.address, str(journal), statuses(migrations, entries), target)
+    report = statuses(migrations, entries, progress)
+    return StatusReport(target.address, str(journal), report, target)
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,7 @@ def repair(
     *,
     dsn: str | None = None,
     dry_run: bool = False,
+    forget_batches: bool = False,
     environ: Mapping[str, str] | None = None,
     on_event: EventSink = _ignore,
 ) -> RepairReport:
@@ -236,10 +240,13 @@ def repair(
 
     Accepts the current text of edited applied steps, forgets applied migrations (or steps)
     whose file (or step) is gone, and follows renamed files (same version, new name; or a new
-    version whose steps are the applied text of a gone version). Runs under the run lock, in
-    one transaction, every statement under lock_timeout and statement_timeout. With
-    ``dry_run`` it reads the journal (no lock, nothing written) and reports what it would do.
+    version whose steps are the applied text of a gone version). With ``forget_batches`` it
+    also forgets the batches an earlier text of a started batched step committed (without it,
+    such a step is refused). Runs under the run lock, in one transaction, every statement under
+    lock_timeout and statement_timeout. With ``dry_run`` it reads the journal (no lock,
+    nothing written) and reports what it would do.
     """
+    from .db import batches as dbbatch
     from .db import journal as dbjournal
     from .db import repairs as dbrepairs
     from .db import steps as dbsteps
@@ -264,7 +271,8 @@ def repair(
     def planned(session: Session) -> list[Repair]:
         entries = dbjournal.read(session, journal)
         refuse_empty_directory(migrations, entries, str(settings.dir))
-        return repairs_of(statuses(migrations, entries))
+        progress = dbbatch.unfinished(session, journal)
+        return repairs_of(statuses(migrations, entries, progress), forget_batches=forget_batches)
 
     with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()

@@ -930,6 +930,12 @@ def adopt(
     help="If another run holds the run lock, poll for it this long before exiting 3 "
     "[default: the config's wait_for_lock, else 0: exit at once].",
 )
+@click.option(
+    "--forget-batches",
+    is_flag=True,
+    help="Also forget the batches an earlier text of a started batched step committed (once "
+    "what they changed is dealt with), so that up runs its current text from the first batch.",
+)
 def repair(
     config: Path | None,
     directory: Path | None,
@@ -939,12 +945,15 @@ def repair(
     require_dsn: bool | None,
     dry_run: bool,
     wait_for_lock: str | None,
+    forget_batches: bool,
 ) -> None:
     """Make the journal agree with the files again, after drift: only when asked.
 
     Accepts the current text of edited applied steps, forgets applied migrations whose file
-    is gone, and follows renamed files. Each change is recorded (old and new checksum, who,
-    when) in the repair log, <journal>_repairs. Runs under the run lock, in one transaction.
+    is gone, and follows renamed files; with --forget-batches, forgets the batches of a
+    started batched step whose text was edited since. Each change is recorded (old and new
+    checksum, who, when) in the repair log, <journal>_repairs. Runs under the run lock, in one
+    transaction.
     """
     from .output import to_json
 
@@ -954,7 +963,13 @@ def repair(
     with _handled(ctx):
         settings = ctx.settings(wait_for_lock=wait_for_lock, require_dsn=require_dsn)
         # Text: the target line comes first, before the run lock is even tried.
-        report = api.repair(settings, dsn=dsn, dry_run=dry_run, on_event=_target_printer(fmt))
+        report = api.repair(
+            settings,
+            dsn=dsn,
+            dry_run=dry_run,
+            forget_batches=forget_batches,
+            on_event=_target_printer(fmt),
+        )
         if fmt == "json":
             click.echo(to_json(report.to_dict()))
             return

@@ -434,6 +434,32 @@ class JournalEntry:
         return self.state in ("applied", "baseline")
 
 
+@dataclass(frozen=True)
+class StepProgress:
+    """The batches of a batched step not applied yet, as its progress rows record them: those
+    one text of the step (``checksum``) committed."""
+
+    version: int
+    step: int
+    #: The checksum of the step's text the batches ran with.
+    checksum: str
+    batches: int
+    #: The last batch's last key (text per key column).
+    last_key: tuple[str, ...]
+    #: Rows the batches changed.
+    changed: int
+    #: When the last of them committed, as the server prints it.
+    done_at: str
+
+    def describe(self) -> str:
+        """What they did, for people: ``20 batches (keys up to 20000, 20,000 rows changed)``."""
+        key = ", ".join(self.last_key)
+        return (
+            f"{self.batches} batch{'es' if self.batches != 1 else ''} (keys up to {key}, "
+            f"{self.changed:,} rows changed, the last at {self.done_at})"
+        )
+
+
 # -- sessions around a step, as the monitor session sees them -----------------------------------
 # Filled in by safemigrate.db.activity, shaped for reports and judged by safemigrate.blockers,
 # carried in events as is.

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import BadInputError, DriftError, OutOfOrderError
-from .model import JournalEntry, Migration, Step
+from .model import JournalEntry, Migration, Step, StepProgress
 
 
 class State(str, enum.Enum):
@@ -51,10 +51,18 @@ class Repair:
     new_file: str | None = None
     #: FORGET: why the row goes.
     reason: str = ""
+    #: FORGET of a started batched step's progress: the batches an earlier text of the step
+    #: committed (their progress rows go, and the step's ``started`` row).
+    progress: StepProgress | None = None
 
     def describe(self) -> str:
         """One line for people: which row, and what happens to it."""
         where = f"{self.applied_file} step {self.step + 1}"
+        if self.progress is not None:
+            return (
+                f"{where}: forget the {self.progress.describe()} an earlier text of the step "
+                "committed; up then runs the current text from its first batch"
+            )
         if self.action is RepairAction.ACCEPT:
             assert self.new_checksum is not None
             return (
@@ -82,6 +90,12 @@ class Repair:
             data["applied_file"] = self.applied_file
         if self.reason:
             data["reason"] = self.reason
+        if self.progress is not None:
+            data.update(
+                batches=self.progress.batches,
+                last_key=list(self.progress.last_key),
+                changed=self.progress.changed,
+            )
         return data
 
 
@@ -101,6 +115,8 @@ class MigrationStatus:
     version_text: str = ""
     #: What ``safemigrate repair`` would change to clear the problems.
     repairs: tuple[Repair, ...] = ()
+    #: What to do about the first problem, when it needs more than the general hint.
+    hint: str | None = None
 
     @property
     def filename(self) -> str:
@@ -183,11 +199,51 @@ def _state(done: int, total: int) -> State:
     return State.APPLIED if done >= total else State.PARTIAL
 
 
-def _on_disk_status(migration: Migration, rows: list[JournalEntry]) -> MigrationStatus:
+def _edited_batches(
+    migration: Migration, done: Sequence[JournalEntry], progress: Sequence[StepProgress]
+) -> tuple[list[str], list[Repair]]:
+    """The batches an earlier text of a step not applied yet committed: the step's text has
+    changed since (a problem), and the repair that forgets them."""
+    applied = {e.step for e in done}
+    problems: list[str] = []
+    repairs: list[Repair] = []
+    for record in progress:
+        if record.version != migration.version or record.step in applied:
+            continue
+        steps = migration.steps
+        step = steps[record.step] if record.step < len(steps) else None
+        if step is not None and record.checksum in (step.checksum, step.raw_checksum):
+            continue
+        where = f"{migration.filename} step {record.step + 1}"
+        if step is not None:
+            where += f" (line {step.line})"
+            now = "its text has changed since"
+        else:
+            now = f"the file now has only {len(steps)} steps"
+        problems.append(f"{where}: {record.describe()} of an earlier text committed; {now}")
+        repairs.append(
+            Repair(
+                RepairAction.FORGET,
+                migration.version,
+                migration.name,
+                record.step,
+                record.checksum,
+                migration.filename,
+                reason=f"{record.describe()} of an earlier text of the step",
+                progress=record,
+            )
+        )
+    return problems, repairs
+
+
+def _on_disk_status(
+    migration: Migration, rows: list[JournalEntry], progress: Sequence[StepProgress] = ()
+) -> MigrationStatus:
     """The status of a file the journal knows under its own version."""
     done = sorted((e for e in rows if e.done), key=lambda e: e.step)
     problems: list[str] = []
     repairs: list[Repair] = []
+    hint: str | None = None
     applied_name = next((e.name for e in done if e.name != migration.name), None)
     applied_file = migration.filename
     if applied_name is not None:
@@ -237,6 +293,11 @@ def _on_disk_status(migration: Migration, rows: list[JournalEntry]) -> Migration
                     new_checksum=step.checksum,
                 )
             )
+    edited, forgets = _edited_batches(migration, done, progress)
+    if edited and not problems:
+        hint = EDITED_BATCHES_HINT
+    problems += edited
+    repairs += forgets
     state = State.DRIFTED if problems else _state(len(done), len(migration.steps))
     return MigrationStatus(
         migration.version,
@@ -248,18 +309,24 @@ def _on_disk_status(migration: Migration, rows: list[JournalEntry]) -> Migration
         tuple(problems),
         migration.version_text,
         tuple(repairs),
+        hint,
     )
 
 
 def statuses(
-    migrations: Sequence[Migration], entries: Iterable[JournalEntry]
+    migrations: Sequence[Migration],
+    entries: Iterable[JournalEntry],
+    progress: Iterable[StepProgress] = (),
 ) -> list[MigrationStatus]:
     """The state of every migration on disk and every migration the journal knows.
 
     A step is not drifted when its row holds the step's normalized checksum or its raw one
     (what the previous release stored; see :mod:`safemigrate.checksums`). Each drifted or
     missing migration carries the repairs that would clear it (see ``safemigrate repair``).
+    ``progress``: the recorded batches of steps not applied yet (``db.batches.unfinished``); a
+    step whose batches another text of it committed is drifted too.
     """
+    progress = list(progress)
     by_version: dict[int, list[JournalEntry]] = {}
     for entry in entries:
         by_version.setdefault(entry.version, []).append(entry)
@@ -271,7 +338,8 @@ def statuses(
         if migration.version in moved_to:
             result.append(_moved_status(migration, by_version[moved_to[migration.version]], width))
         else:
-            result.append(_on_disk_status(migration, by_version.get(migration.version, [])))
+            rows = by_version.get(migration.version, [])
+            result.append(_on_disk_status(migration, rows, progress))
     on_disk = {m.version for m in migrations}
     for version, rows in by_version.items():
         done = [e for e in rows if e.done]
@@ -357,6 +425,13 @@ def _moved_status(migration: Migration, rows: list[JournalEntry], width: int) ->
     )
 
 
+#: How to go on after a started batched step was edited (``up``'s refusal and ``status``).
+EDITED_BATCHES_HINT = (
+    "restore the text those batches ran with and rerun to finish it; or, once what they "
+    "changed is dealt with, run `safemigrate repair --forget-batches` so that up runs the "
+    "current text from its first batch"
+)
+
 #: How to clear each kind of drift: the first problem's kind picks the hint.
 _HINTS = {
     RepairAction.RENAME: "the file was renamed after it was applied: rename it back, or run "
@@ -380,7 +455,7 @@ def check_drift(report: Sequence[MigrationStatus]) -> None:
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         first = bad[0].repairs[0].action if bad[0].repairs else RepairAction.RENAME
-        raise DriftError(f"{problems[0]}{more}", hint=_HINTS[first])
+        raise DriftError(f"{problems[0]}{more}", hint=bad[0].hint or _HINTS[first])
 
 
 def refuse_empty_directory(
@@ -401,11 +476,12 @@ def refuse_empty_directory(
         )
 
 
-def repairs_of(report: Sequence[MigrationStatus]) -> list[Repair]:
+def repairs_of(report: Sequence[MigrationStatus], *, forget_batches: bool = False) -> list[Repair]:
     """Every repair that clears the report's drift, renames first (accepts may follow them).
 
     Raises BadInputError when a problem has no safe repair (a gone file whose text several
-    files hold).
+    files hold), and when one needs an option the caller did not give: ``forget_batches`` to
+    forget the batches an earlier text of a started step committed.
     """
     for status in drifted(report):
         if not status.repairs:
@@ -414,6 +490,17 @@ def repairs_of(report: Sequence[MigrationStatus]) -> list[Repair]:
                 hint="rename the file that is the applied one back to its applied name",
             )
     found = [r for s in drifted(report) for r in s.repairs]
+    unasked = [r for r in found if r.progress is not None and not forget_batches]
+    if unasked:
+        first = unasked[0]
+        assert first.progress is not None
+        raise BadInputError(
+            f"cannot repair without --forget-batches: {first.applied_file} step "
+            f"{first.step + 1}: {first.progress.describe()} of an earlier text of the step "
+            "were committed",
+            hint="restore the text those batches ran with and run up to finish it; or, once "
+            "what they changed is dealt with, rerun repair with --forget-batches",
+        )
     order = {RepairAction.RENAME: 0, RepairAction.FORGET: 1, RepairAction.ACCEPT: 2}
     return sorted(found, key=lambda r: order[r.action])
 

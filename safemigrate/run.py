@@ -25,6 +25,7 @@ from . import gate
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session, foreign_history, runlock
+from .db import batches as dbbatch
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db.activity import Monitor
@@ -354,7 +355,7 @@ def read_plan(
         session, settings, migrations, dbjournal.read(session, journal)
     )
     refuse_empty_directory(migrations, entries, str(settings.dir))
-    check_drift(statuses(migrations, entries))
+    check_drift(statuses(migrations, entries, dbbatch.unfinished(session, journal)))
     steps = pending_steps(
         migrations,
         entries,

@@ -2,17 +2,20 @@
 
 The table's key comes from the catalog; each batch's progress is a row of the progress table
 ``<journal_table>_batches`` (created when first needed), written in the batch's own transaction.
+A progress row carries the checksum of the step's text that made it: a rerun continues only the
+batches of the same text (see :func:`other_text`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from psycopg import sql
 
 from ..batches import ReplicaLag
-from ..model import QualifiedName
+from ..model import QualifiedName, StepProgress
 from ..shapes import StepRecord
 from .journal import JournalTable
 from .session import Session
@@ -48,15 +51,35 @@ def _regclass(session: Session, table: QualifiedName) -> sql.Composed:
     return sql.SQL("to_regclass({})").format(sql.Literal(session.render(_table(table))))
 
 
+def _progress_state(session: Session, journal: JournalTable) -> tuple[bool, bool]:
+    """Whether the progress table exists, and whether it has the ``checksum`` column (a table
+    an earlier release created has not)."""
+    progress = sql.Literal(session.render(progress_table(journal).ident))
+    row = session.rows(
+        sql.SQL(
+            "SELECT to_regclass({p}) IS NOT NULL, EXISTS (SELECT 1 FROM pg_attribute "
+            "WHERE attrelid = to_regclass({p}) AND attname = 'checksum' AND NOT attisdropped)"
+        ).format(p=progress)
+    )[0]
+    return bool(row[0]), bool(row[1])
+
+
 def ensure_progress(session: Session, journal: JournalTable) -> None:
-    """Create the progress table when missing (under the session's timeouts)."""
+    """Create the progress table when missing (under the session's timeouts); give one an
+    earlier release created its ``checksum`` column, filled from the journal rows of the steps
+    its rows belong to (the text those runs last started)."""
     progress = progress_table(journal)
-    found = session.scalar(
-        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
-            sql.Literal(session.render(progress.ident))
+    exists, keyed = _progress_state(session, journal)
+    if keyed:
+        return
+    if exists:
+        session.execute(
+            sql.SQL(
+                "BEGIN; ALTER TABLE {p} ADD COLUMN IF NOT EXISTS checksum text; "
+                "UPDATE {p} p SET checksum = j.checksum FROM {j} j "
+                "WHERE p.checksum IS NULL AND j.version = p.version AND j.step = p.step; COMMIT"
+            ).format(p=progress.ident, j=journal.ident)
         )
-    )
-    if found:
         return
     session.execute(
         sql.SQL(
@@ -69,6 +92,7 @@ def ensure_progress(session: Session, journal: JournalTable) -> None:
     changed bigint NOT NULL,
     done_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     duration_ms double precision NOT NULL,
+    checksum text,
     PRIMARY KEY (version, step, batch)
 )"""
         ).format(progress.ident)
@@ -112,11 +136,77 @@ def estimate_rows(session: Session, table: QualifiedName) -> int:
     return int(session.scalar(sql.SQL("SELECT count(*) FROM {}").format(_table(table))))
 
 
+def _summaries(rows: Sequence[Sequence[object]]) -> list[StepProgress]:
+    return [
+        StepProgress(
+            int(str(r[0])),
+            int(str(r[1])),
+            str(r[2]),
+            int(str(r[3])),
+            tuple(str(k) for k in json.loads(str(r[4]))),
+            int(str(r[5])),
+            str(r[6]),
+        )
+        for r in rows
+    ]
+
+
+#: Per step and text: the batches, the last batch's key, the rows changed, the last commit.
+_SUMMARY = (
+    "SELECT version, step, coalesce(checksum, ''), count(*), "
+    "(array_agg(to_json(last_key)::text ORDER BY batch DESC))[1], sum(changed), "
+    "max(done_at)::text "
+)
+
+
+def other_text(session: Session, journal: JournalTable, record: StepRecord) -> StepProgress | None:
+    """The batches of the step ``record`` names that another text of it committed (the step
+    was edited since); None when there are none."""
+    rows = session.rows(
+        sql.SQL(
+            _SUMMARY + "FROM {} WHERE version = {} AND step = {} "
+            "AND checksum IS DISTINCT FROM {} GROUP BY 1, 2, 3 ORDER BY 7 DESC LIMIT 1"
+        ).format(
+            progress_table(journal).ident,
+            sql.Literal(record.version),
+            sql.Literal(record.step),
+            sql.Literal(record.checksum),
+        )
+    )
+    found = _summaries(rows)
+    return found[0] if found else None
+
+
+def unfinished(session: Session, journal: JournalTable) -> list[StepProgress]:
+    """The recorded batches of every step the journal does not record as applied, per step and
+    text (what ``status``, ``up`` and ``repair`` compare with the files); empty without a
+    progress table or one no release of the checksum column has written to yet."""
+    exists, keyed = _progress_state(session, journal)
+    if not (exists and keyed):
+        return []
+    done: sql.Composable = sql.SQL("")
+    if session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
+            sql.Literal(session.render(journal.ident))
+        )
+    ):
+        done = sql.SQL(
+            "WHERE NOT EXISTS (SELECT 1 FROM {} j WHERE j.version = p.version "
+            "AND j.step = p.step AND j.state IN ('applied', 'baseline')) "
+        ).format(journal.ident)
+    rows = session.rows(
+        sql.SQL(_SUMMARY + "FROM {} p {}GROUP BY 1, 2, 3 ORDER BY 1, 2, 7").format(
+            progress_table(journal).ident, done
+        )
+    )
+    return _summaries(rows)
+
+
 def recorded(session: Session, journal: JournalTable, record: StepRecord) -> Recorded:
-    """The batches the progress table holds for the step ``record`` names."""
+    """The batches the progress table holds for the step ``record`` names, with its text."""
     progress = progress_table(journal).ident
-    where = sql.SQL("version = {} AND step = {}").format(
-        sql.Literal(record.version), sql.Literal(record.step)
+    where = sql.SQL("version = {} AND step = {} AND checksum = {}").format(
+        sql.Literal(record.version), sql.Literal(record.step), sql.Literal(record.checksum)
     )
     rows = session.rows(
         sql.SQL(
@@ -182,15 +272,16 @@ def batch_sql(
     Returns the rows changed."""
     return sql.SQL(
         "WITH safemigrate_batch AS ({statement}) "
-        "INSERT INTO {table} (version, step, batch, last_key, walked, changed, duration_ms) "
-        "SELECT {version}, {step}, {batch}, {last_key}, {keys}, count(*), "
-        "extract(epoch FROM clock_timestamp() - now()) * 1000 FROM safemigrate_batch "
+        "INSERT INTO {table} (version, step, batch, last_key, walked, changed, duration_ms, "
+        "checksum) SELECT {version}, {step}, {batch}, {last_key}, {keys}, count(*), "
+        "extract(epoch FROM clock_timestamp() - now()) * 1000, {checksum} FROM safemigrate_batch "
         "RETURNING changed; COMMIT"
     ).format(
         statement=sql.SQL(statement),
         table=progress_table(journal).ident,
         version=sql.Literal(record.version),
         step=sql.Literal(record.step),
+        checksum=sql.Literal(record.checksum),
         batch=sql.Literal(batch),
         last_key=sql.Literal(list(last_key)),
         keys=sql.Literal(keys),

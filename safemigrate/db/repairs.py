@@ -23,6 +23,7 @@ from psycopg import sql
 
 from ..pending import Repair, RepairAction
 from ..policy import Timeouts
+from . import batches as dbbatch
 from . import steps as dbsteps
 from .journal import JournalTable
 from .session import Session
@@ -104,6 +105,19 @@ _LOGGED = (
 )
 
 
+def _forget_progress(journal: JournalTable, repair: Repair) -> tuple[sql.Composed, sql.Composed]:
+    """The CTEs of forgetting an earlier text's batches: its progress rows (returning one row
+    each) and the step's ``started`` journal row; the old checksum guards the progress rows."""
+    step = sql.SQL("version = {} AND step = {}").format(
+        sql.Literal(repair.version), sql.Literal(repair.step)
+    )
+    gone = sql.SQL("DELETE FROM {} WHERE {} AND checksum = {} RETURNING 1").format(
+        dbbatch.progress_table(journal).ident, step, sql.Literal(repair.checksum)
+    )
+    started = sql.SQL("DELETE FROM {} WHERE {} AND state = 'started'").format(journal.ident, step)
+    return gone, started
+
+
 def _repair_sql(
     journal: JournalTable, log: JournalTable, repair: Repair, client: Client
 ) -> sql.Composed:
@@ -121,17 +135,21 @@ def _repair_sql(
         client.os_user,
         client.host,
     )
+    columns = sql.SQL(", ").join(sql.Identifier(column) for column, _ in _LOGGED)
+    logged = sql.SQL(", ").join(
+        sql.SQL("{}::{}").format(sql.Literal(value), sql.SQL(kind))
+        for value, (_, kind) in zip(values, _LOGGED, strict=True)
+    )
+    if repair.progress is not None:
+        gone, started = _forget_progress(journal, repair)
+        # One log row for all the batches, written only if they were still there.
+        return sql.SQL(
+            "WITH gone AS ({gone}), started AS ({started}) INSERT INTO {log} ({columns}) "
+            "SELECT {values} WHERE EXISTS (SELECT FROM gone)"
+        ).format(gone=gone, started=started, log=log.ident, columns=columns, values=logged)
     return sql.SQL(
         "WITH changed AS ({change}) INSERT INTO {log} ({columns}) SELECT {values} FROM changed"
-    ).format(
-        change=_change(journal, repair),
-        log=log.ident,
-        columns=sql.SQL(", ").join(sql.Identifier(column) for column, _ in _LOGGED),
-        values=sql.SQL(", ").join(
-            sql.SQL("{}::{}").format(sql.Literal(value), sql.SQL(kind))
-            for value, (_, kind) in zip(values, _LOGGED, strict=True)
-        ),
-    )
+    ).format(change=_change(journal, repair), log=log.ident, columns=columns, values=logged)
 
 
 def apply(

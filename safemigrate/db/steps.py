@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from psycopg import sql
 
 from ..batches import BatchDone, BatchStatement, NotBatchableError, ReplicaLag, key_refusal
-from ..errors import UnsafeConnectionError
-from ..model import IndexBuild, QualifiedName
+from ..errors import EditedStartedStepError, UnsafeConnectionError
+from ..model import IndexBuild, QualifiedName, StepProgress
+from ..pending import EDITED_BATCHES_HINT
 from ..policy import Timeouts
 from ..recovery import Recovery, ReindexConcurrently
 from ..rewrites import RecipePart
@@ -365,6 +366,9 @@ def run_batched(
         if refusal is not None:
             raise NotBatchableError(f"batch-size: {refusal}")
         dbbatch.ensure_progress(session, journal)
+        other = dbbatch.other_text(session, journal, shape.record)
+        if other is not None:
+            raise edited_batches(other)
         done = dbbatch.recorded(session, journal, shape.record)
         resumed = done.batches
         estimate = dbbatch.estimate_rows(session, target.table)
@@ -427,6 +431,15 @@ def run_batched(
             )
     finally:
         reset_session_timeouts(session)
+
+
+def edited_batches(other: StepProgress) -> EditedStartedStepError:
+    """The refusal to run a batched step whose recorded batches another text of it made."""
+    return EditedStartedStepError(
+        f"{other.describe()} of another text of this step were committed by an earlier run; "
+        "the step was edited since, so they are not its progress: nothing was run",
+        hint=EDITED_BATCHES_HINT,
+    )
 
 
 def _drop_new_invalid(
