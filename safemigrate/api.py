@@ -232,17 +232,21 @@ def repair(
     *,
     dsn: str | None = None,
     dry_run: bool = False,
+    accept_edited: bool = False,
     forget_batches: bool = False,
     environ: Mapping[str, str] | None = None,
     on_event: EventSink = _ignore,
 ) -> RepairReport:
     """Make the journal agree with the files again, recording every change in the repair log.
 
-    Accepts the current text of edited applied steps, forgets applied migrations (or steps)
-    whose file (or step) is gone, and follows renamed files (same version, new name; or a new
-    version whose steps are the applied text of a gone version). With ``forget_batches`` it
-    also forgets the batches an earlier text of a started batched step committed (without it,
-    such a step is refused). Runs under the run lock, in one transaction, every statement under
+    Never records as applied a step whose text never ran: applied steps are compared with the
+    file by text, not by position. Forgets applied migrations (or steps) whose file (or step)
+    is gone and migrations applied while they had no SQL, and follows renamed files (same
+    version, new name; or a new version whose steps are the applied text of a gone version).
+    SQL inserted among applied steps is refused (BadInputError). With ``accept_edited`` it
+    accepts the current text of applied steps edited in their place, with ``forget_batches``
+    it forgets the batches an earlier text of a started batched step committed; without them
+    those are refused. Runs under the run lock, in one transaction, every statement under
     lock_timeout and statement_timeout. With ``dry_run`` it reads the journal (no lock,
     nothing written) and reports what it would do.
     """
@@ -272,7 +276,11 @@ def repair(
         entries = dbjournal.read(session, journal)
         refuse_empty_directory(migrations, entries, str(settings.dir))
         progress = dbbatch.unfinished(session, journal)
-        return repairs_of(statuses(migrations, entries, progress), forget_batches=forget_batches)
+        return repairs_of(
+            statuses(migrations, entries, progress),
+            accept_edited=accept_edited,
+            forget_batches=forget_batches,
+        )
 
     with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()

@@ -41,6 +41,10 @@ def _digest(texts: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
+#: The checksum of no statements: the step of an empty migration (a file with only comments).
+EMPTY = hashlib.sha256().hexdigest()
+
+
 def raw_checksum(texts: Iterable[str]) -> str:
     """SHA-256 of the statements' texts exactly as written (the previous release's checksum)."""
     return _digest(texts)

@@ -38,7 +38,8 @@ _CODE_TEXT: dict[int, str] = {
     2: "bad input: migration file, configuration, flag or DSN",
     3: "the run lock is held by another run",
     4: "a lock could not be acquired within the attempts or the deadline",
-    5: "drift: an applied migration was edited, or its file is gone",
+    5: "drift: an applied migration was edited, or its file is gone, or a started batched "
+    "step was edited after some of its batches ran",
     6: "the database could not be reached, or the connection was lost or is unsafe",
     7: "refused by the lint gate: an error finding on a pending step (nothing applied)",
     130: "interrupted (Ctrl-C or SIGTERM); the running step was rolled back",
@@ -120,7 +121,8 @@ REPAIR_EXIT_CODES = exit_codes(
         0: "repaired, or nothing to repair (--dry-run: shown, nothing changed)",
         1: "writing the journal or the repair log failed with an SQL error",
         2: "bad input: migration file, configuration, DSN; an ambiguous rename or an empty "
-        "directory",
+        "directory; drift repair refuses (SQL inserted among applied steps; an edited step "
+        "without --accept-edited; an edited started batch without --forget-batches)",
         3: "",
         6: "",
         130: "interrupted (Ctrl-C)",
@@ -931,6 +933,13 @@ def adopt(
     "[default: the config's wait_for_lock, else 0: exit at once].",
 )
 @click.option(
+    "--accept-edited",
+    is_flag=True,
+    help="Also accept the current text of applied steps edited in their place, for an edit "
+    "that changes nothing that ran (a comment inside a statement, a change already made on "
+    "the server). SQL inserted among applied steps is never accepted.",
+)
+@click.option(
     "--forget-batches",
     is_flag=True,
     help="Also forget the batches an earlier text of a started batched step committed (once "
@@ -945,15 +954,18 @@ def repair(
     require_dsn: bool | None,
     dry_run: bool,
     wait_for_lock: str | None,
+    accept_edited: bool,
     forget_batches: bool,
 ) -> None:
     """Make the journal agree with the files again, after drift: only when asked.
 
-    Accepts the current text of edited applied steps, forgets applied migrations whose file
-    is gone, and follows renamed files; with --forget-batches, forgets the batches of a
-    started batched step whose text was edited since. Each change is recorded (old and new
-    checksum, who, when) in the repair log, <journal>_repairs. Runs under the run lock, in one
-    transaction.
+    Never records as applied SQL that never ran (applied steps are compared by text, not by
+    position): forgets applied migrations whose file is gone and ones applied while they had
+    no SQL, follows renamed files, and refuses SQL inserted among applied steps (exit 2). With
+    --accept-edited, accepts the current text of applied steps edited in place; with
+    --forget-batches, forgets the batches of a started batched step whose text was edited
+    since. Each change is recorded (old and new checksum, who, when) in the repair log,
+    <journal>_repairs. Runs under the run lock, in one transaction.
     """
     from .output import to_json
 
@@ -967,6 +979,7 @@ def repair(
             settings,
             dsn=dsn,
             dry_run=dry_run,
+            accept_edited=accept_edited,
             forget_batches=forget_batches,
             on_event=_target_printer(fmt),
         )

@@ -6,6 +6,7 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from . import checksums
 from .errors import BadInputError, DriftError, OutOfOrderError
 from .model import JournalEntry, Migration, Step, StepProgress
 
@@ -45,6 +46,8 @@ class Repair:
     applied_file: str
     #: ACCEPT: the checksum the row gets (the step's normalized checksum).
     new_checksum: str | None = None
+    #: ACCEPT: the first words of the step's current text, for the operator to judge.
+    summary: str = ""
     #: RENAME: the version and name the row gets, and the file that has them.
     new_version: int | None = None
     new_name: str | None = None
@@ -65,8 +68,9 @@ class Repair:
             )
         if self.action is RepairAction.ACCEPT:
             assert self.new_checksum is not None
+            text = f" `{self.summary}`" if self.summary else ""
             return (
-                f"{where}: accept the current text "
+                f"{where}: accept the current text{text} "
                 f"(checksum {self.checksum[:12]} -> {self.new_checksum[:12]})"
             )
         if self.action is RepairAction.RENAME:
@@ -117,6 +121,9 @@ class MigrationStatus:
     repairs: tuple[Repair, ...] = ()
     #: What to do about the first problem, when it needs more than the general hint.
     hint: str | None = None
+    #: Why ``safemigrate repair`` cannot clear the problems (it would record as applied SQL
+    #: that never ran, or cannot tell which applied step a text stands for); None when it can.
+    unrepairable: str | None = None
 
     @property
     def filename(self) -> str:
@@ -264,35 +271,10 @@ def _on_disk_status(
             for e in sorted(rows, key=lambda e: e.step)
             if e.name != migration.name
         ]
-    for entry in done:
-        where = f"{migration.filename} step {entry.step + 1}"
-        if entry.step >= len(migration.steps):
-            reason = f"the file now has only {len(migration.steps)} steps"
-            problems.append(f"{where}: applied, but {reason}")
-            repairs.append(
-                Repair(
-                    RepairAction.FORGET,
-                    entry.version,
-                    entry.name,
-                    entry.step,
-                    entry.checksum,
-                    migration.filename,
-                    reason=reason,
-                )
-            )
-        elif not _step_matches(entry, step := migration.steps[entry.step]):
-            problems.append(f"{where} (line {step.line}): applied, but its text has changed")
-            repairs.append(
-                Repair(
-                    RepairAction.ACCEPT,
-                    entry.version,
-                    entry.name,
-                    entry.step,
-                    entry.checksum,
-                    migration.filename,
-                    new_checksum=step.checksum,
-                )
-            )
+    applied = _applied_steps(migration, done)
+    problems += applied.problems
+    repairs += applied.repairs
+    hint = hint or applied.hint
     edited, forgets = _edited_batches(migration, done, progress)
     if edited and not problems:
         hint = EDITED_BATCHES_HINT
@@ -310,7 +292,128 @@ def _on_disk_status(
         migration.version_text,
         tuple(repairs),
         hint,
+        applied.unrepairable,
     )
+
+
+@dataclass
+class _Applied:
+    """What the applied steps of a file on disk say: problems, repairs, hint, refusal."""
+
+    problems: list[str]
+    repairs: list[Repair]
+    hint: str | None = None
+    unrepairable: str | None = None
+
+
+#: How to go on when SQL was inserted among (or above) the applied steps of a migration.
+_MOVED_HINT = (
+    "put the applied steps back as they were, in their places; new SQL goes in a new "
+    "migration (`safemigrate new NAME`)"
+)
+#: How to go on when SQL was added to a migration that was applied while it had none.
+_FILLED_HINT = (
+    "run `safemigrate repair` to forget that it was applied empty, so that up runs its SQL; or "
+    "move the SQL into a new migration (`safemigrate new NAME`) and leave this file empty"
+)
+#: How to go on when an applied step's text was edited in its place.
+ACCEPT_EDITED_HINT = (
+    "restore the applied text (changes go in a new migration); if the edit changes nothing "
+    "that ran (a comment inside the statement, or a change already made on the server by "
+    "hand), `safemigrate repair --accept-edited` records the current text"
+)
+
+
+def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Applied:
+    """Each applied step against the file, by text, not by position.
+
+    A row whose text is its step's is fine. Otherwise, in this order: a row of a migration
+    applied while it had no SQL, whose file has SQL now (none of it ran: forget the row, so
+    that up runs it); a row whose text is now another step (SQL inserted above it, or a step
+    above it removed: nothing can be recorded without claiming that SQL ran, so repair
+    refuses); a row beyond the file's last step (forget); a row whose step was edited in its
+    place (accept the current text, only when asked to: that text never ran as such).
+    """
+    steps = migration.steps
+    found = _Applied([], [])
+    edited = removed = False
+    for entry in done:
+        if entry.step < len(steps) and _step_matches(entry, steps[entry.step]):
+            continue
+        where = f"{migration.filename} step {entry.step + 1}"
+        elsewhere = [s for s in steps if s.index != entry.step and _step_matches(entry, s)]
+        if entry.checksum == checksums.EMPTY and steps and not steps[0].empty:
+            found.problems.append(
+                f"{where}: applied while the file had no SQL; SQL was added since, and none "
+                "of it ran"
+            )
+            found.repairs.append(
+                Repair(
+                    RepairAction.FORGET,
+                    entry.version,
+                    entry.name,
+                    entry.step,
+                    entry.checksum,
+                    migration.filename,
+                    reason="applied while the file had no SQL: none of its SQL ran",
+                )
+            )
+            found.hint = found.hint or _FILLED_HINT
+        elif elsewhere:
+            now = elsewhere[0]
+            how = (
+                "SQL was inserted above it"
+                if now.index > entry.step
+                else "a step above it was removed"
+            )
+            problem = (
+                f"{where}: applied, but its text is now step {now.index + 1} (line {now.line}): "
+                f"{how}"
+            )
+            found.problems.append(problem)
+            found.hint = found.hint or _MOVED_HINT
+            found.unrepairable = found.unrepairable or (
+                f"{problem}; repair would record as applied a step whose text never ran"
+            )
+        elif entry.step >= len(steps):
+            removed = True
+            reason = f"the file now has only {len(steps)} steps"
+            found.problems.append(f"{where}: applied, but {reason}")
+            found.repairs.append(
+                Repair(
+                    RepairAction.FORGET,
+                    entry.version,
+                    entry.name,
+                    entry.step,
+                    entry.checksum,
+                    migration.filename,
+                    reason=reason,
+                )
+            )
+        else:
+            edited = True
+            step = steps[entry.step]
+            found.problems.append(f"{where} (line {step.line}): applied, but its text has changed")
+            found.hint = found.hint or ACCEPT_EDITED_HINT
+            found.repairs.append(
+                Repair(
+                    RepairAction.ACCEPT,
+                    entry.version,
+                    entry.name,
+                    entry.step,
+                    entry.checksum,
+                    migration.filename,
+                    new_checksum=step.checksum,
+                    summary=step.summary,
+                )
+            )
+    if edited and removed:
+        found.unrepairable = found.unrepairable or (
+            f"{migration.filename}: applied steps were both edited and removed; which applied "
+            "step each current text stands for cannot be told"
+        )
+        found.hint = _MOVED_HINT
+    return found
 
 
 def statuses(
@@ -436,8 +539,7 @@ EDITED_BATCHES_HINT = (
 _HINTS = {
     RepairAction.RENAME: "the file was renamed after it was applied: rename it back, or run "
     "`safemigrate repair` to follow the rename",
-    RepairAction.ACCEPT: "restore the applied text (changes go in a new migration), or run "
-    "`safemigrate repair` to accept the current text",
+    RepairAction.ACCEPT: ACCEPT_EDITED_HINT,
     RepairAction.FORGET: "restore the file, or run `safemigrate repair` to forget what it "
     "applied (`safemigrate repair --dry-run` shows what it would change)",
 }
@@ -476,20 +578,41 @@ def refuse_empty_directory(
         )
 
 
-def repairs_of(report: Sequence[MigrationStatus], *, forget_batches: bool = False) -> list[Repair]:
+def repairs_of(
+    report: Sequence[MigrationStatus],
+    *,
+    accept_edited: bool = False,
+    forget_batches: bool = False,
+) -> list[Repair]:
     """Every repair that clears the report's drift, renames first (accepts may follow them).
 
-    Raises BadInputError when a problem has no safe repair (a gone file whose text several
-    files hold), and when one needs an option the caller did not give: ``forget_batches`` to
-    forget the batches an earlier text of a started step committed.
+    Repair never records as applied a step whose text never ran. Raises BadInputError when a
+    problem has no safe repair (SQL inserted among applied steps, a gone file whose text
+    several files hold), and when one needs an option the caller did not give:
+    ``accept_edited`` to accept the current text of a step edited in its place (the operator
+    says the edit changes nothing that ran), ``forget_batches`` to forget the batches an
+    earlier text of a started step committed.
     """
     for status in drifted(report):
+        if status.unrepairable is not None:
+            raise BadInputError(f"cannot repair: {status.unrepairable}", hint=status.hint)
         if not status.repairs:
             raise BadInputError(
                 f"cannot repair: {status.problems[0]}",
                 hint="rename the file that is the applied one back to its applied name",
             )
     found = [r for s in drifted(report) for r in s.repairs]
+    edits = [r for r in found if r.action is RepairAction.ACCEPT and not accept_edited]
+    if edits:
+        first = edits[0]
+        raise BadInputError(
+            f"cannot repair without --accept-edited: {first.applied_file} step "
+            f"{first.step + 1}: applied, but its text has changed; repair records as applied "
+            "only text that ran",
+            hint="restore the applied text (changes go in a new migration); if the edit changes "
+            "nothing that ran (a comment inside the statement, or a change already made on the "
+            "server by hand), rerun repair with --accept-edited",
+        )
     unasked = [r for r in found if r.progress is not None and not forget_batches]
     if unasked:
         first = unasked[0]

@@ -54,7 +54,7 @@ def assert_clean(directory: Path, db_dsn: str) -> None:
     assert "nothing to apply" in up.stdout
 
 
-def test_repair_accepts_the_text_of_an_edited_file(db_dsn: str, tmp_path: Path) -> None:
+def test_repair_accepts_the_text_of_an_edited_file_when_asked(db_dsn: str, tmp_path: Path) -> None:
     directory = used_example(db_dsn, tmp_path)
     path = directory / EDITED
     path.write_text(path.read_text().replace("DEFAULT 0", "DEFAULT 1"))
@@ -62,16 +62,23 @@ def test_repair_accepts_the_text_of_an_edited_file(db_dsn: str, tmp_path: Path) 
 
     drift = run("up", "--dir", str(directory), "--dsn", db_dsn)
     assert drift.exit_code == 5
-    assert "accept the current text" in drift.stderr and "safemigrate repair" in drift.stderr
+    assert "safemigrate repair --accept-edited` records the current text" in drift.stderr
 
-    dry = run("repair", "--dir", str(directory), "--dsn", db_dsn, "--dry-run")
+    # The edited text never ran: repair records it only when told the edit changes nothing
+    # that ran (issue 21 item 2).
+    refused = run("repair", "--dir", str(directory), "--dsn", db_dsn)
+    assert refused.exit_code == 2, refused.output
+    assert f"cannot repair without --accept-edited: {EDITED} step 1" in refused.stderr
+    assert checksums(db_dsn) == before
+
+    dry = run("repair", "--dir", str(directory), "--dsn", db_dsn, "--dry-run", "--accept-edited")
     assert dry.exit_code == 0, dry.output
     assert f"{EDITED} step 1: accept the current text" in dry.stdout
     assert "nothing was changed" in dry.stdout
     assert checksums(db_dsn) == before
     assert repair_log(db_dsn) == []
 
-    done = run("repair", "--dir", str(directory), "--dsn", db_dsn)
+    done = run("repair", "--dir", str(directory), "--dsn", db_dsn, "--accept-edited")
     assert done.exit_code == 0, done.output
     assert f"{EDITED} step 1: accept the current text" in done.stdout
     assert "recorded in public.safemigrate_history_repairs" in done.stdout

@@ -324,7 +324,7 @@ def test_same_version_rename_is_one_problem_with_a_rename_repair_per_row() -> No
 
 def test_renamed_and_edited_file_gets_a_rename_then_an_accept() -> None:
     renamed = migration(1, "renamed", "SELECT 1", "SELECT 22")
-    repairs = repairs_of(statuses([renamed], applied(A)))
+    repairs = repairs_of(statuses([renamed], applied(A)), accept_edited=True)
     assert [(r.action, r.step) for r in repairs] == [
         (RepairAction.RENAME, 0),
         (RepairAction.RENAME, 1),
@@ -398,7 +398,11 @@ def test_no_drift_means_no_repairs() -> None:
     ("files", "rows", "hint"),
     [
         ([migration(1, "renamed", "SELECT 1", "SELECT 2")], applied(A), "follow the rename"),
-        ([migration(1, "a", "SELECT 1", "SELECT 22")], applied(A), "accept the current text"),
+        (
+            [migration(1, "a", "SELECT 1", "SELECT 22")],
+            applied(A),
+            "`safemigrate repair --accept-edited` records the current text",
+        ),
         ([A], applied(A) + applied(B), "restore the file, or run `safemigrate repair`"),
     ],
 )
