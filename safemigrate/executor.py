@@ -157,8 +157,8 @@ class StepDatabase(Protocol):
         on_part: Callable[[RecipePart], None] | None = None,
     ) -> str | None:
         """Run a plain constraint statement as its recipe, part by part (resuming from the
-        catalog; ``on_part`` told of each part before it runs, or of the plain statement run as
-        written where the recipe cannot run); returns None."""
+        recipe's record of what it created; ``on_part`` told of each part before it runs, or of
+        the plain statement run as written where the recipe cannot run); returns None."""
         ...
 
 

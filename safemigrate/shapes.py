@@ -116,8 +116,9 @@ class ConstraintRecipe:
 
     Each part is its own short statement under the step's timeouts; the closing parts go in
     one transaction with the ``applied`` journal row, after a ``started`` row written before
-    the first part. A rerun after an interruption reads the catalog to find where the recipe
-    stopped (a NOT VALID constraint, a helper check, an index built or left invalid).
+    the first part. A rerun after an interruption reads the recipe's record of what it created
+    (``<journal>_recipes``, checked against the catalog) to find where it stopped (its NOT
+    VALID constraint, its helper check, its index built or left invalid).
     """
 
     record: StepRecord

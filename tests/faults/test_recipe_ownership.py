@@ -340,3 +340,36 @@ def test_a_recipe_started_by_a_release_without_the_record_is_refused_not_adopted
     ) in refused.stderr
     assert "delete the journal's 'started' row (version 2, step 0)" in refused.stderr
     assert user_objects(db_dsn, ("orders_amount_check", "orders_amount_check1")) == before
+
+
+def test_issue_21_item_1_the_pre_check_wait_alone_adopts_nothing(
+    spawn: Spawn,
+    connect: ConnectFactory,
+    db_dsn: str,
+    reference_dsn: str,
+    tmp_path: Path,
+) -> None:
+    """The issue's run as written: an application transaction reads the table while ``up``
+    runs with the default pre-check, which waits for it before the first attempt."""
+    case = CASES["check"]
+    migrations = _migrations(tmp_path, case)
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
+    before = user_objects(db_dsn, case.users)
+    reader = connect(autocommit=False)
+    reader.execute("SELECT count(*) FROM orders")
+    runner = spawn(
+        "up",
+        "--dir",
+        str(migrations),
+        "--dsn",
+        db_dsn,
+        "--format",
+        "json",
+        env={"SAFEMIGRATE_LOCK_TIMEOUT": "200ms"},
+    )
+    runner.wait_for_event(lambda e: e["event"] in ("attempt_failed", "waiting_for_holders"))
+    reader.rollback()
+    assert runner.wait() == 0, runner.output
+    assert user_objects(db_dsn, case.users) == before
+    assert "orders_amount_check1" in constraint_names(db_dsn)
+    assert_psqls_schema(db_dsn, reference_dsn, migrations)
