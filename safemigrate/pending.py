@@ -337,6 +337,18 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
     steps = migration.steps
     found = _Applied([], [])
     edited = removed = False
+
+    def forget(entry: JournalEntry, reason: str) -> Repair:
+        return Repair(
+            RepairAction.FORGET,
+            entry.version,
+            entry.name,
+            entry.step,
+            entry.checksum,
+            migration.filename,
+            reason=reason,
+        )
+
     for entry in done:
         if entry.step < len(steps) and _step_matches(entry, steps[entry.step]):
             continue
@@ -348,15 +360,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
                 "of it ran"
             )
             found.repairs.append(
-                Repair(
-                    RepairAction.FORGET,
-                    entry.version,
-                    entry.name,
-                    entry.step,
-                    entry.checksum,
-                    migration.filename,
-                    reason="applied while the file had no SQL: none of its SQL ran",
-                )
+                forget(entry, "applied while the file had no SQL: none of its SQL ran")
             )
             found.hint = found.hint or _FILLED_HINT
         elif elsewhere:
@@ -379,17 +383,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             removed = True
             reason = f"the file now has only {len(steps)} steps"
             found.problems.append(f"{where}: applied, but {reason}")
-            found.repairs.append(
-                Repair(
-                    RepairAction.FORGET,
-                    entry.version,
-                    entry.name,
-                    entry.step,
-                    entry.checksum,
-                    migration.filename,
-                    reason=reason,
-                )
-            )
+            found.repairs.append(forget(entry, reason))
         else:
             edited = True
             step = steps[entry.step]

@@ -20,7 +20,13 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.faults.helpers import NO_PRECHECK, Spawn, by_kind, terminate_runner_backends
+from tests.faults.helpers import (
+    NO_PRECHECK,
+    Runner,
+    Spawn,
+    by_kind,
+    terminate_runner_backends,
+)
 from tests.faults.test_rewrite_resume import (
     JOURNAL,
     RUNNER_ENV,
@@ -144,6 +150,21 @@ def _migrations(tmp_path: Path, case: Case) -> Path:
     )
 
 
+def _retried_up(spawn: Spawn, connect: ConnectFactory, db_dsn: str, migrations: Path) -> Runner:
+    """``up`` whose recipe's first attempt times out behind the test's lock and whose second
+    resumes: every recipe's first part (ADD ... NOT VALID, CREATE INDEX CONCURRENTLY)
+    conflicts with SHARE UPDATE EXCLUSIVE. Returns the finished runner."""
+    holder = connect(autocommit=False)
+    holder.execute("LOCK TABLE orders IN SHARE UPDATE EXCLUSIVE MODE")
+    runner = spawn(
+        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RETRY_ENV
+    )
+    runner.wait_for_event(lambda e: e["event"] == "attempt_failed" and e["sqlstate"] == "55P03")
+    holder.rollback()
+    runner.wait()
+    return runner
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_issue_21_item_1_a_retried_recipe_takes_the_next_name_and_leaves_the_users_object(
     name: str,
@@ -158,15 +179,7 @@ def test_issue_21_item_1_a_retried_recipe_takes_the_next_name_and_leaves_the_use
     assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
     before = user_objects(db_dsn, case.users)
     assert len(before) == len(case.users)
-    # Every recipe's first part (ADD ... NOT VALID, CREATE INDEX CONCURRENTLY) conflicts with
-    # SHARE UPDATE EXCLUSIVE: the first attempt times out, the second resumes.
-    holder = connect(autocommit=False)
-    holder.execute("LOCK TABLE orders IN SHARE UPDATE EXCLUSIVE MODE")
-    runner = spawn(
-        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RETRY_ENV
-    )
-    runner.wait_for_event(lambda e: e["event"] == "attempt_failed" and e["sqlstate"] == "55P03")
-    holder.rollback()
+    runner = _retried_up(spawn, connect, db_dsn, migrations)
     assert runner.wait() == 0, runner.output
     assert len(by_kind(runner.events(), "attempt_started")) >= 2
 
@@ -200,13 +213,7 @@ def test_issue_21_item_1_a_failed_validate_drops_only_the_recipes_own_constraint
     assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
     before = user_objects(db_dsn, case.users)
     names_before = constraint_names(db_dsn)
-    holder = connect(autocommit=False)
-    holder.execute("LOCK TABLE orders IN SHARE UPDATE EXCLUSIVE MODE")
-    runner = spawn(
-        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RETRY_ENV
-    )
-    runner.wait_for_event(lambda e: e["event"] == "attempt_failed" and e["sqlstate"] == "55P03")
-    holder.rollback()
+    runner = _retried_up(spawn, connect, db_dsn, migrations)
     assert runner.wait() == 1, runner.output
     assert "is violated by some row" in runner.output or "violates" in runner.output
     # The user's objects are untouched; what the recipe made is gone.
