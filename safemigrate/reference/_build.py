@@ -50,6 +50,7 @@ USERS = Target.TYPE_USERS
 VQ = Target.VIEW_QUERY
 CASC = Target.CASCADE
 MOVED = Target.MOVED
+TYPE_REL = Target.TYPE_RELATION
 
 AT = enums.AlterTableType
 OT = enums.ObjectType

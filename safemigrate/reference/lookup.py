@@ -103,12 +103,11 @@ def _true(option: Any) -> bool:
     arg = option.arg
     if arg is None:
         return True
-    value = getattr(arg, "sval", None) or getattr(arg, "boolval", None)
     if isinstance(arg, ast.Boolean):
         return bool(arg.boolval)
     if isinstance(arg, ast.Integer):
         return bool(arg.ival)
-    return str(value).lower() not in ("false", "off", "0", "no")
+    return str(getattr(arg, "sval", "")).lower() not in ("false", "off", "0", "no")
 
 
 @cache

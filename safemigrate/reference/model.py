@@ -84,6 +84,9 @@ class Target(enum.Enum):
     DEFAULT_PARTITION = "default partition"
     #: The tables with a column of the named domain or type (or of an array or domain over it).
     TYPE_USERS = "tables using the type"
+    #: A composite type's own relation (pg_class relkind 'c'): no query reads it, so its locks
+    #: stall nobody (they are listed for completeness).
+    TYPE_RELATION = "the type's relation"
     #: The relations a view, materialized view or rule reads.
     VIEW_QUERY = "relations the view reads"
     #: The relations ALL IN TABLESPACE moves (every one in the tablespace, or of the owners).
@@ -295,8 +298,6 @@ class Field:
             found = not values
         elif self.equals is PRESENT:
             found = bool(values)
-        elif isinstance(self.equals, type):
-            found = any(isinstance(v, self.equals) for v in values)
         elif isinstance(self.equals, tuple):
             found = any(_equal(v, e) for v in values for e in self.equals)
         else:
@@ -329,6 +330,8 @@ def _is_unset(value: Any) -> bool:
 
 
 def _equal(value: Any, expected: Any) -> bool:
+    if isinstance(expected, type):
+        return isinstance(value, expected)
     if isinstance(expected, str) and isinstance(value, str):
         return value.lower() == expected.lower()
     return bool(value == expected)
@@ -437,7 +440,12 @@ def verdict_of(row: Row) -> str:
     if always_rejected:
         return "rejected"
     mode = max(
-        (lock.mode for lock in row.locks if lock.mode > LockMode.ACCESS_SHARE), default=None
+        (
+            lock.mode
+            for lock in row.locks
+            if lock.mode > LockMode.ACCESS_SHARE and lock.target is not Target.TYPE_RELATION
+        ),
+        default=None,
     )
     work = []
     if row.rewrites:

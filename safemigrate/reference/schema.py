@@ -42,6 +42,8 @@ SCHEMA: tuple[str, ...] = (
     )""",
     "CREATE INDEX orders_status_idx ON orders (status)",
     "CREATE INDEX orders_note_idx ON orders (note)",
+    "CREATE INDEX orders_lower_note_idx ON orders (lower(note))",
+    "CREATE INDEX orders_note_gin ON orders USING gin (to_tsvector('simple', coalesce(note, '')))",
     "ALTER TABLE orders ADD CONSTRAINT orders_note_check CHECK (note <> '') NOT VALID",
     "CREATE TABLE items (id int PRIMARY KEY, order_id int, sku text, price int,"
     " price2 int GENERATED ALWAYS AS (price * 2) STORED)",
@@ -72,7 +74,8 @@ SCHEMA: tuple[str, ...] = (
     "CREATE TABLE spare_rows (a int, b int)",
     "CREATE VIEW open_orders AS SELECT id, status, note FROM orders WHERE status = 'new'",
     "CREATE MATERIALIZED VIEW account_totals AS"
-    " SELECT account_id, count(*) AS n FROM orders GROUP BY account_id",
+    " SELECT account_id, count(*) AS n, max(status) AS last_status FROM orders"
+    " GROUP BY account_id",
     "CREATE UNIQUE INDEX account_totals_key ON account_totals (account_id)",
     "CREATE MATERIALIZED VIEW order_count AS SELECT count(*) AS n FROM orders",
     "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END'",
@@ -85,6 +88,8 @@ SCHEMA: tuple[str, ...] = (
     "CREATE SERVER dummy_server FOREIGN DATA WRAPPER dummy",
     "CREATE USER MAPPING FOR CURRENT_USER SERVER dummy_server",
     "CREATE FOREIGN TABLE remote_orders (id int, note text) SERVER dummy_server",
+    "ALTER FOREIGN TABLE remote_orders ADD CONSTRAINT remote_id_check CHECK (id > 0) NOT VALID",
+    "CREATE TABLE remote_parent (id int, note text)",
     "CREATE FUNCTION add_one(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 1'",
     "CREATE PROCEDURE noop() LANGUAGE sql AS ''",
     "CREATE AGGREGATE total(int) (SFUNC = int4pl, STYPE = int)",
