@@ -193,8 +193,14 @@ def _filenodes(conn: psycopg.Connection[Any]) -> dict[int, int]:
 
 
 def _indexes(conn: psycopg.Connection[Any]) -> dict[int, int]:
-    """index oid -> table oid, for every index."""
-    return dict(conn.execute("SELECT indexrelid::int, indrelid::int FROM pg_index").fetchall())
+    """index oid -> table oid, for every index with storage (a partitioned table's index has
+    none: nothing is built for it)."""
+    return dict(
+        conn.execute(
+            "SELECT i.indexrelid::int, i.indrelid::int FROM pg_index i"
+            " JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relkind = 'i'"
+        ).fetchall()
+    )
 
 
 def _storage_effects(
@@ -476,6 +482,7 @@ def compare(
     # are, not the table itself); an index built during a rewrite counts as the rewrite.
     rewritten = {n for n in rewritten if kinds.get(n) in _HEAP_KINDS}
     scanned = {n for n in scanned if kinds.get(n) in _HEAP_KINDS}
+    built = {n for n in built if kinds.get(n) in _HEAP_KINDS}
     built -= rewritten
     if "rewrites" not in obs.unread and rewritten != obs.rewritten:
         problems.append(f"rewrites: row says {sorted(rewritten)}, server {sorted(obs.rewritten)}")
@@ -555,8 +562,11 @@ class ProbeSession:
     def observe(self, row: Row, example: Example) -> list[Observation]:
         """Run ``example`` of ``row`` the way its probe says; one observation per run."""
         kind = probe_kind(row, example)
-        statement = substitute(example.sql, self.main)
-        setup = [substitute(s, self.main) for s in example.setup]
+        # A database the example creates gets a name of its own, dropped with the copies.
+        new_database = f"sm_ref_new_{uuid.uuid4().hex[:12]}"
+        self._copies.append(new_database)
+        statement = substitute(example.sql, self.main, new_database)
+        setup = [substitute(s, self.main, new_database) for s in example.setup]
         if kind is Probe.ROLLED_BACK:
             return [probe_rolled_back(self.conn, self.baseline, statement, setup)]
         if kind is Probe.SESSION:
@@ -577,7 +587,7 @@ class ProbeSession:
         for blocked_on in lockable or [None]:
             copy = self._copy()
             try:
-                copied = substitute(example.sql, copy)
+                copied = substitute(example.sql, copy, new_database)
                 observations.append(
                     probe_alone(self.dsn_of(copy), copied, blocked_on, setup)
                 )

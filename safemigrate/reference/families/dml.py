@@ -231,9 +231,9 @@ IN_WITH = [
                           " SELECT * FROM i", {"orphan": N}, scans=False)],
              data=DataChange.NEW_ROWS),
     _in_with(ast.MergeStmt, "merge", "MERGE",
-             examples=[ex("WITH m AS (MERGE INTO orphan o USING base b ON o.id = b.id"
+             examples=[ex("WITH m AS (MERGE INTO orphan o USING ONLY base b ON o.id = b.id"
                           " WHEN MATCHED THEN UPDATE SET v = 0 RETURNING o.*) SELECT count(*) FROM m",
-                          {"orphan": N, "base": OTHER, "derived": OTHER}, scans=True)],
+                          {"orphan": N, "base": OTHER}, scans=True)],
              data=DataChange.MATCHED_ROWS, scans=depends(_PLAN), versions=since(17)),
 ]
 
