@@ -16,10 +16,10 @@ parts no row knows); ``python -m safemigrate.reference`` writes docs/reference.m
 
 from __future__ import annotations
 
-from .families import alter_relations, alter_table, alter_types, create, dml
+from .families import alter_relations, alter_table, alter_types, create, dml, drop, maintenance
 from .model import NEWEST, OLDEST, Row
 
-ROWS: tuple[Row, ...] = (*alter_table.ROWS, *alter_relations.ROWS, *alter_types.ROWS, *dml.ROWS, *create.ROWS)
+ROWS: tuple[Row, ...] = (*alter_table.ROWS, *alter_relations.ROWS, *alter_types.ROWS, *dml.ROWS, *create.ROWS, *drop.ROWS, *maintenance.ROWS)
 
 BY_ID: dict[str, Row] = {row.id: row for row in ROWS}
 

@@ -66,6 +66,7 @@ NO = Fact()
 ALONE = Probe.ALONE
 SESSION = Probe.SESSION
 ROLLED_BACK = Probe.ROLLED_BACK
+REFUSED = Probe.REFUSED_IN_BLOCK
 
 
 def f(path: str, equals: Any, *, negate: bool = False) -> Field:
@@ -194,6 +195,7 @@ def row(
     transaction: Transaction = ANY_TX,
     versions: Versions = ALL_VERSIONS,
     note: str = "",
+    also: tuple[str, ...] = (),
 ) -> Row:
     """A row (lists accepted for readability)."""
     return Row(
@@ -212,4 +214,5 @@ def row(
         transaction=transaction,
         versions=versions,
         note=note,
+        also=also,
     )

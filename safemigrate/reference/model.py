@@ -63,7 +63,7 @@ class Target(enum.Enum):
     #: An index the statement names beside its table (CLUSTER ... USING, USING INDEX, CLUSTER
     #: ON, REPLICA IDENTITY USING INDEX, ALTER INDEX ... ATTACH PARTITION's partition index).
     INDEX_NAMED = "named index"
-    #: The table of the named index.
+    #: The table of the named index (or extended statistics object).
     INDEX_TABLE = "index's table"
     #: The table of the named sequence's owning column (OWNED BY / identity / serial).
     SEQUENCE_OWNER = "sequence's table"
@@ -228,12 +228,15 @@ class Probe(enum.Enum):
     #: relfilenodes, the transaction's own scan and tuple counters, new indexes, the SQLSTATE.
     ROLLED_BACK = "rolled back"
     #: Refused in a transaction block (25001) first; then run alone on a copy of the database
-    #: while a second session holds ACCESS EXCLUSIVE on each relation the row locks, to read
-    #: the mode it waits for; then relfilenodes and new indexes.
+    #: while a second session holds EXCLUSIVE on each relation the example names, to read the
+    #: first mode stronger than ACCESS SHARE it queues for; then relfilenodes and new indexes.
     ALONE = "alone"
     #: Run on a session of its own as it is (transaction control): no locks, the SQLSTATE, the
     #: session's transaction status.
     SESSION = "session"
+    #: Only shown to be refused in a transaction block (25001): running it would change the
+    #: server outside the example database (ALTER SYSTEM, tablespaces).
+    REFUSED_IN_BLOCK = "refused in a transaction block"
 
 
 @dataclass(frozen=True)
@@ -417,6 +420,14 @@ class Row:
     versions: Versions = ALL_VERSIONS
     #: Anything else a reader should know (kept short).
     note: str = ""
+    #: Other commands of the reference the row covers (the parser makes the same node of
+    #: them: ALTER USER and ALTER GROUP are ALTER ROLE, END is COMMIT).
+    also: tuple[str, ...] = ()
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        """Every command of the reference this row covers."""
+        return (self.command, *self.also)
 
     def lock_on(self, target: Target) -> LockMode | None:
         """The strongest mode the row takes on role ``target``, or None."""

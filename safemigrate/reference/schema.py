@@ -112,8 +112,6 @@ SCHEMA: tuple[str, ...] = (
     "CREATE CAST (pair AS text) WITH INOUT",
     "CREATE ACCESS METHOD heap_copy TYPE TABLE HANDLER heap_tableam_handler",
     "SELECT lo_create(4242)",
-    "CREATE SUBSCRIPTION accounts_sub CONNECTION 'dbname=nowhere' PUBLICATION accounts_pub"
-    " WITH (connect = false, slot_name = NONE)",
     # The rows.
     "INSERT INTO accounts SELECT g, 'account ' || g FROM generate_series(1, 10) g",
     "INSERT INTO orders (id, account_id, amount, note, qty, feeling)"
@@ -152,7 +150,14 @@ SCHEMA_SINCE: dict[int, tuple[str, ...]] = {
 #: rely on (index scans for the examples that pick a few rows, a visibility map).
 AFTER: tuple[str, ...] = ("VACUUM ANALYZE",)
 
-#: Statements that undo what SCHEMA created outside the database (the example subscription
+#: Made in each database the examples run in (a copy of a database does not copy its
+#: subscriptions: they live in a shared catalog).
+PER_DATABASE: tuple[str, ...] = (
+    "CREATE SUBSCRIPTION accounts_sub CONNECTION 'dbname=nowhere' PUBLICATION accounts_pub"
+    " WITH (connect = false, slot_name = NONE)",
+)
+
+#: Statements that undo what PER_DATABASE created (the example subscription
 #: would otherwise keep the database from being dropped).
 TEARDOWN: tuple[str, ...] = ("DROP SUBSCRIPTION IF EXISTS accounts_sub",)
 

@@ -320,13 +320,12 @@ def refused_in_block(conn: psycopg.Connection[Any], statement: str) -> str | Non
 
 @contextmanager
 def _blocker(dsn: str, relation: str) -> Iterator[psycopg.Connection[Any]]:
-    """A session holding ACCESS EXCLUSIVE on ``relation`` until the block ends."""
+    """A session holding EXCLUSIVE on ``relation`` until the block ends: every request but
+    ACCESS SHARE (the name lookup many commands start with) queues behind it."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("BEGIN")
         conn.execute(
-            sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(
-                sql.Identifier(*relation.split("."))
-            )
+            sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(sql.Identifier(*relation.split(".")))
         )
         try:
             yield conn
@@ -347,8 +346,9 @@ def probe_alone(
 ) -> Observation:
     """Run ``statement`` alone (autocommit) on database ``dsn``, which it may change.
 
-    With ``blocked_on``, a second session holds ACCESS EXCLUSIVE on that relation first and
-    the mode the statement queues for there is read from pg_locks; then the holder lets go.
+    With ``blocked_on``, a second session holds EXCLUSIVE on that relation first and the mode
+    the statement queues for there (its first request stronger than ACCESS SHARE) is read from
+    pg_locks; then the holder lets go.
     Afterwards: relfilenodes and indexes (rewrites, builds)."""
     obs = Observation(unread={"scans", "data"})
     with psycopg.connect(dsn, autocommit=True) as conn, psycopg.connect(dsn, autocommit=True) as w:
@@ -539,6 +539,8 @@ class ProbeSession:
         copy_database(admin_dsn, self.template, self.main)
         # No automatic prepared statements: the examples DEALLOCATE ALL.
         self.conn = psycopg.connect(dsn_of(self.main), autocommit=True, prepare_threshold=None)
+        for statement in schema.PER_DATABASE:
+            self.conn.execute(statement)
         self.baseline = read_baseline(self.conn)
 
     def close(self) -> None:
@@ -573,6 +575,10 @@ class ProbeSession:
             return [probe_session(self.dsn_of(self.main), statement, setup)]
         observations = []
         refused = refused_in_block(self.conn, statement)
+        if kind is Probe.REFUSED_IN_BLOCK:
+            if refused != "25001":
+                return [Observation(error=refused or "none", error_text="in a transaction block")]
+            return []
         if refused != "25001":
             observations.append(
                 Observation(error=refused or "none", error_text="in a transaction block")

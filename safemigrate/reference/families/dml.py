@@ -203,7 +203,8 @@ UPDATE_DELETE = [
 
 def _in_with(node: Any, id: str, form: str, *fields: Any, data: DataChange, **facts: Any) -> Row:
     return row(f"with.{id}", "SELECT", f"WITH ... ({form})", part(node, _CTE, *fields),
-               [named(RE), lock(PARTS, RE), lock(REF, RS), lock(REFING, RS)],
+               [named(RE), lock(PARTS, RE), lock(REF, RS), lock(REFING, RS),
+                lock(OTHER, AS, "the tables it reads (USING, FROM, SELECT)")],
                [doc("queries-with", "7.8.4 Data-Modifying Statements in WITH")],
                data=data, **facts)
 
@@ -231,7 +232,7 @@ IN_WITH = [
                           " SELECT * FROM i", {"orphan": N}, scans=False)],
              data=DataChange.NEW_ROWS),
     _in_with(ast.MergeStmt, "merge", "MERGE",
-             examples=[ex("WITH m AS (MERGE INTO orphan o USING ONLY base b ON o.id = b.id"
+             examples=[ex("WITH m AS (MERGE INTO orphan o USING ONLY base b ON o.id = b.id AND b.id < 3"
                           " WHEN MATCHED THEN UPDATE SET v = 0 RETURNING o.*) SELECT count(*) FROM m",
                           {"orphan": N, "base": OTHER}, scans=True)],
              data=DataChange.MATCHED_ROWS, scans=depends(_PLAN), versions=since(17)),
