@@ -16,10 +16,20 @@ parts no row knows); ``python -m safemigrate.reference`` writes docs/reference.m
 
 from __future__ import annotations
 
-from .families import alter_relations, alter_table, alter_types, create, dml, drop, maintenance
+from .families import (
+    alter_objects,
+    alter_relations,
+    alter_table,
+    alter_types,
+    create,
+    dml,
+    drop,
+    maintenance,
+    session,
+)
 from .model import NEWEST, OLDEST, Row
 
-ROWS: tuple[Row, ...] = (*alter_table.ROWS, *alter_relations.ROWS, *alter_types.ROWS, *dml.ROWS, *create.ROWS, *drop.ROWS, *maintenance.ROWS)
+ROWS: tuple[Row, ...] = (*alter_table.ROWS, *alter_relations.ROWS, *alter_types.ROWS, *dml.ROWS, *create.ROWS, *drop.ROWS, *maintenance.ROWS, *alter_objects.ROWS, *session.ROWS)
 
 BY_ID: dict[str, Row] = {row.id: row for row in ROWS}
 
