@@ -29,7 +29,17 @@ from .families import (
 )
 from .model import NEWEST, OLDEST, Row
 
-ROWS: tuple[Row, ...] = (*alter_table.ROWS, *alter_relations.ROWS, *alter_types.ROWS, *dml.ROWS, *create.ROWS, *drop.ROWS, *maintenance.ROWS, *alter_objects.ROWS, *session.ROWS)
+ROWS: tuple[Row, ...] = (
+    *alter_table.ROWS,
+    *alter_relations.ROWS,
+    *alter_types.ROWS,
+    *dml.ROWS,
+    *create.ROWS,
+    *drop.ROWS,
+    *maintenance.ROWS,
+    *alter_objects.ROWS,
+    *session.ROWS,
+)
 
 BY_ID: dict[str, Row] = {row.id: row for row in ROWS}
 

@@ -1,7 +1,7 @@
 """The commands of PostgreSQL's "SQL Commands" reference (Part VI, chapter I), with their page.
 
 Taken from the PostgreSQL 15 manual (sql-commands.html): 183 commands. PostgreSQL 16, 17 and 18
-add no command page; 12–14 lack MERGE (new in 15). Every command here has at least one row in
+add no command page; 12-14 lack MERGE (new in 15). Every command here has at least one row in
 the table (tests/unit/test_reference_table.py checks it).
 """
 

@@ -89,9 +89,9 @@ def _parts(node: Any, parents: tuple[Any, ...]) -> Iterator[tuple[Any, tuple[Any
             yield from _parts(element, parents)
     elif isinstance(node, ast.CopyStmt) and node.query is not None:
         yield from _parts(node.query, parents)
-    with_clause = getattr(node, "withClause", None) if isinstance(
-        node, (ast.SelectStmt, *_DML)
-    ) else None
+    with_clause = (
+        getattr(node, "withClause", None) if isinstance(node, (ast.SelectStmt, *_DML)) else None
+    )
     for cte in with_clause.ctes if with_clause is not None else ():
         query = cte.ctequery
         if isinstance(query, _DML):
@@ -110,12 +110,19 @@ def _true(option: Any) -> bool:
     return str(getattr(arg, "sval", "")).lower() not in ("false", "off", "0", "no")
 
 
-@cache
-def _by_node(rows: tuple[Row, ...]) -> dict[Any, tuple[Row, ...]]:
+def by_node(rows: Iterable[Row]) -> dict[Any, tuple[Row, ...]]:
+    """``rows`` grouped by the node class their key matches."""
     found: dict[Any, list[Row]] = {}
     for row in rows:
         found.setdefault(row.key.node, []).append(row)
     return {node: tuple(group) for node, group in found.items()}
+
+
+@cache
+def _table_index() -> dict[Any, tuple[Row, ...]]:
+    from . import ROWS
+
+    return by_node(ROWS)
 
 
 def row_for(
@@ -123,13 +130,10 @@ def row_for(
 ) -> Row | None:
     """The most specific row for ``node`` (inside ``parents``) on server major ``version``,
     or None when no row matches. Raises :class:`AmbiguousRowError` on a tie."""
-    if not rows:
-        from . import ROWS
-
-        rows = ROWS
+    index = by_node(rows) if rows else _table_index()
     candidates = [
         row
-        for row in _by_node(tuple(rows)).get(type(node), ())
+        for row in index.get(type(node), ())
         if version in row.versions and row.key.matches(node, parents)
     ]
     if not candidates:
@@ -143,9 +147,7 @@ def row_for(
     return top[0]
 
 
-def matches(
-    statement: Any, version: int = NEWEST, rows: Sequence[Row] = ()
-) -> list[Match]:
+def matches(statement: Any, version: int = NEWEST, rows: Sequence[Row] = ()) -> list[Match]:
     """Every part of ``statement`` with its row on server major ``version`` (None: unknown)."""
     return [
         Match(node, parents, row_for(node, parents, version, rows))

@@ -158,14 +158,14 @@ class Versions:
         return isinstance(version, int) and self.since <= version <= self.until
 
     def __str__(self) -> str:
-        """``12–18``, ``15+``, ``12–13``."""
+        """``12-18``, ``15+``, ``12-13``."""
         if self.since == OLDEST and self.until == NEWEST:
             return "all"
         if self.until == NEWEST:
             return f"{self.since}+"
         if self.since == self.until:
             return str(self.since)
-        return f"{self.since}–{self.until}"
+        return f"{self.since}-{self.until}"
 
 
 ALL_VERSIONS = Versions()
@@ -446,9 +446,15 @@ class Row:
 
 
 def verdict_of(row: Row) -> str:
-    """The row's facts summed up: the worst lock an application notices, and for how long."""
-    always_rejected = any(r.when == "always" for r in row.rejects)
-    if always_rejected:
+    """The row's facts in a few words: what the strongest lock stalls, and the work done under
+    it (``+ rewrite``; ``+ rewrite?`` when only the catalog or the data can tell).
+
+    ``no blocking lock`` (ACCESS SHARE or none), ``row locks`` (ROW SHARE / ROW EXCLUSIVE:
+    only the rows it touches), ``online`` (SHARE UPDATE EXCLUSIVE: reads and writes go on),
+    ``blocks writes`` (SHARE, SHARE ROW EXCLUSIVE, EXCLUSIVE), ``blocks reads and writes``
+    (ACCESS EXCLUSIVE); ``rejected`` when PostgreSQL always refuses it.
+    """
+    if any(r.when == "always" for r in row.rejects):
         return "rejected"
     mode = max(
         (
@@ -458,41 +464,23 @@ def verdict_of(row: Row) -> str:
         ),
         default=None,
     )
-    work = []
-    if row.rewrites:
-        work.append("rewrite")
-    if row.builds:
-        work.append("index build")
-    if row.scans:
-        work.append("scan")
-    duration = " for a " + " and ".join(work) if work else ""
-    if row.rewrites.effect is Effect.DEPENDS or (
-        not row.rewrites and row.builds.effect is Effect.DEPENDS
-    ):
-        duration = duration.replace(" for a ", " for a possible ", 1)
-    elif work and all(
-        f.effect is Effect.DEPENDS for f in (row.rewrites, row.builds, row.scans) if f
-    ):
-        duration = duration.replace(" for a ", " for a possible ", 1)
-    parts = []
     if mode is None:
-        parts.append("no lock the application waits for")
+        text = "no blocking lock"
     elif mode.blocks_reads:
-        parts.append("blocks reads and writes" + (duration or " briefly"))
+        text = "blocks reads and writes"
     elif mode.blocks_writes:
-        parts.append("blocks writes" + (duration or " briefly"))
+        text = "blocks writes"
     elif mode >= LockMode.SHARE_UPDATE_EXCLUSIVE:
-        parts.append("online" + (duration.replace(" for ", " through ") if duration else ""))
+        text = "online"
     else:
-        parts.append("row locks only")
+        text = "row locks"
     if row.data is DataChange.EVERY_ROW:
-        parts.append("changes every row")
+        text += " on every row"
     elif row.data is DataChange.ALL_REMOVED:
-        parts.append("removes every row")
-    elif row.data is DataChange.CODE:
-        parts.append("runs code")
-    if row.transaction is Transaction.NOT_IN_BLOCK:
-        parts.append("not in a transaction block")
-    if row.rejects:
-        parts.append("can be rejected")
-    return "; ".join(parts)
+        text += ", removes every row"
+    for name, fact in (("rewrite", row.rewrites), ("index build", row.builds), ("scan", row.scans)):
+        if fact.effect is Effect.YES:
+            text += f" + {name}"
+        elif fact.effect is Effect.DEPENDS:
+            text += f" + {name}?"
+    return text

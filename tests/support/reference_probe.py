@@ -266,7 +266,7 @@ def probe_rolled_back(
             if relation is None:
                 continue
             before = counters_before.get(oid, (0, 0, 0, 0))
-            scans, ins, upd, dele = (a - b for a, b in zip(after, before))
+            scans, ins, upd, dele = (a - b for a, b in zip(after, before, strict=True))
             if scans > 0:
                 obs.scanned.add(relation.name)
             if ins:
@@ -295,14 +295,15 @@ def probe_session(dsn: str, statement: str, setup: Sequence[str] = ()) -> Observ
             obs.error = exc.sqlstate
             obs.error_text = str(exc).splitlines()[0] if str(exc) else ""
             return obs
-        names = dict(
+        names: dict[int, str] = dict(
             conn.execute(
                 "SELECT oid::int, relname FROM pg_class WHERE relnamespace = 'public'::regnamespace"
             ).fetchall()
         )
         for oid, mode_name in _locks(conn):
             if oid in baseline_oids and oid in names and mode_name in MODES:
-                obs.locks[names[oid]] = max(MODES[mode_name], obs.locks.get(names[oid], 0))  # type: ignore[call-overload]
+                held = obs.locks.get(names[oid], LockMode.ACCESS_SHARE)
+                obs.locks[names[oid]] = max(MODES[mode_name], held)
     return obs
 
 
@@ -590,13 +591,12 @@ class ProbeSession:
             if self.baseline.by_name.get(name) is not None
             and self.baseline.by_name[name].kind in ("r", "p", "m", "v", "f", "S")
         ]
-        for blocked_on in lockable or [None]:
+        targets: list[str | None] = [*lockable] or [None]
+        for blocked_on in targets:
             copy = self._copy()
             try:
                 copied = substitute(example.sql, copy, new_database)
-                observations.append(
-                    probe_alone(self.dsn_of(copy), copied, blocked_on, setup)
-                )
+                observations.append(probe_alone(self.dsn_of(copy), copied, blocked_on, setup))
             finally:
                 self._drop_copy(copy)
         return observations

@@ -24,8 +24,6 @@ from .._build import (
     MOVED,
     OT,
     OTHER,
-    PARTS,
-    SH,
     SRE,
     SUE,
     N,
@@ -167,7 +165,10 @@ ALTER_INDEX = [
                 {"orders_status_idx": N},
             )
         ],
-        [doc(_IP, "DEPENDS ON EXTENSION"), code("src/backend/commands/alter.c", "ExecAlterObjectDependsStmt")],
+        [
+            doc(_IP, "DEPENDS ON EXTENSION"),
+            code("src/backend/commands/alter.c", "ExecAlterObjectDependsStmt"),
+        ],
     ),
     _sub(
         _index,
@@ -340,7 +341,12 @@ ALTER_MATVIEW = [
         "ALTER COLUMN ... SET STATISTICS",
         AT.AT_SetStatistics,
         [named(SUE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals ALTER COLUMN n SET STATISTICS 500", {"account_totals": N})],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals ALTER COLUMN n SET STATISTICS 500",
+                {"account_totals": N},
+            )
+        ],
         sources=[doc("sql-altertable", "SET STATISTICS"), doc(_MP), LOCK_LEVEL],
     ),
     _sub(
@@ -351,7 +357,12 @@ ALTER_MATVIEW = [
         "ALTER COLUMN ... SET ( attribute_option ) / RESET",
         (AT.AT_SetOptions, AT.AT_ResetOptions),
         [named(SUE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals ALTER COLUMN n SET (n_distinct = 3)", {"account_totals": N})],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals ALTER COLUMN n SET (n_distinct = 3)",
+                {"account_totals": N},
+            )
+        ],
         sources=[doc(_MP), LOCK_LEVEL],
     ),
     _sub(
@@ -362,7 +373,12 @@ ALTER_MATVIEW = [
         "ALTER COLUMN ... SET STORAGE",
         AT.AT_SetStorage,
         [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals ALTER COLUMN n SET STORAGE PLAIN", {"account_totals": N})],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals ALTER COLUMN n SET STORAGE PLAIN",
+                {"account_totals": N},
+            )
+        ],
         sources=[doc(_MP), LOCK_LEVEL],
     ),
     _sub(
@@ -392,7 +408,10 @@ ALTER_MATVIEW = [
         (AT.AT_ClusterOn, AT.AT_DropCluster),
         [named(SUE)],
         [
-            ex("ALTER MATERIALIZED VIEW account_totals CLUSTER ON account_totals_key", {"account_totals": N}),
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals CLUSTER ON account_totals_key",
+                {"account_totals": N},
+            ),
             ex("ALTER MATERIALIZED VIEW account_totals SET WITHOUT CLUSTER", {"account_totals": N}),
         ],
         sources=[doc(_MP), LOCK_LEVEL],
@@ -405,7 +424,13 @@ ALTER_MATVIEW = [
         "SET ACCESS METHOD",
         AT.AT_SetAccessMethod,
         [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals SET ACCESS METHOD heap_copy", {"account_totals": N}, rewrites=True)],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals SET ACCESS METHOD heap_copy",
+                {"account_totals": N},
+                rewrites=True,
+            )
+        ],
         sources=[doc(_MP), LOCK_LEVEL],
         rewrites=depends("when the access method changes"),
         versions=since(15),
@@ -418,7 +443,13 @@ ALTER_MATVIEW = [
         "SET TABLESPACE",
         AT.AT_SetTableSpace,
         [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals SET TABLESPACE pg_default", {"account_totals": N}, rewrites=False)],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals SET TABLESPACE pg_default",
+                {"account_totals": N},
+                rewrites=False,
+            )
+        ],
         sources=[doc(_MP), LOCK_LEVEL],
         rewrites=depends("when the tablespace changes (the files are copied)"),
     ),
@@ -431,7 +462,10 @@ ALTER_MATVIEW = [
         (AT.AT_SetRelOptions, AT.AT_ResetRelOptions),
         [named(SUE)],
         [
-            ex("ALTER MATERIALIZED VIEW account_totals SET (fillfactor = 70)", {"account_totals": N}),
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals SET (fillfactor = 70)",
+                {"account_totals": N},
+            ),
             ex("ALTER MATERIALIZED VIEW account_totals RESET (fillfactor)", {"account_totals": N}),
         ],
         not_("def_.*.defname", ("user_catalog_table",)),
@@ -445,7 +479,12 @@ ALTER_MATVIEW = [
         "OWNER TO",
         AT.AT_ChangeOwner,
         [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals OWNER TO sm_reference_role", {"account_totals": N})],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals OWNER TO sm_reference_role",
+                {"account_totals": N},
+            )
+        ],
         sources=[doc(_MP), LOCK_LEVEL],
     ),
     _own(
@@ -455,7 +494,12 @@ ALTER_MATVIEW = [
         "RENAME",
         stmt(ast.RenameStmt, f("renameType", _M)),
         [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals RENAME TO account_sums", {"account_totals": N})],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals RENAME TO account_sums",
+                {"account_totals": N},
+            )
+        ],
         [doc(_MP), tablecmds("RenameRelation")],
     ),
     _own(
@@ -465,7 +509,12 @@ ALTER_MATVIEW = [
         "RENAME COLUMN",
         stmt(ast.RenameStmt, f("renameType", OT.OBJECT_COLUMN), f("relationType", _M)),
         [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals RENAME COLUMN n TO orders", {"account_totals": N})],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals RENAME COLUMN n TO orders",
+                {"account_totals": N},
+            )
+        ],
         [doc(_MP), tablecmds("renameatt")],
     ),
     _own(
@@ -485,7 +534,12 @@ ALTER_MATVIEW = [
         "[ NO ] DEPENDS ON EXTENSION",
         stmt(ast.AlterObjectDependsStmt, f("objectType", _M)),
         [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals DEPENDS ON EXTENSION plpgsql", {"account_totals": N})],
+        [
+            ex(
+                "ALTER MATERIALIZED VIEW account_totals DEPENDS ON EXTENSION plpgsql",
+                {"account_totals": N},
+            )
+        ],
         [doc(_MP), code("src/backend/commands/alter.c", "ExecAlterObjectDependsStmt")],
     ),
     _own(
@@ -566,7 +620,9 @@ ALTER_SEQUENCE = [
         [named(AE)],
         [ex("ALTER SEQUENCE counter OWNER TO sm_reference_role", {"counter": N})],
         sources=[doc(_SP, "OWNER TO"), LOCK_LEVEL],
-        rejects=[reject("0A000", "on a sequence owned by a table column (change the table's owner)")],
+        rejects=[
+            reject("0A000", "on a sequence owned by a table column (change the table's owner)")
+        ],
     ),
     _own(
         _seq,
@@ -598,70 +654,191 @@ _ft = "ALTER FOREIGN TABLE"
 _R = {"remote_orders": N}
 
 
-def _ft_sub(id: str, form: str, subtype: Any, mode: Any, sql: str, *fields: Any, **facts: Any) -> Row:
+def _ft_sub(
+    id: str, form: str, subtype: Any, mode: Any, sql: str, *fields: Any, **facts: Any
+) -> Row:
     return _sub(_ft, _FP, _F, id, form, subtype, [named(mode)], [ex(sql, _R)], *fields, **facts)
 
 
 ALTER_FOREIGN_TABLE = [
-    _ft_sub("add-column", "ADD COLUMN", AT.AT_AddColumn, AE,
-            "ALTER FOREIGN TABLE remote_orders ADD COLUMN z int DEFAULT 0"),
-    _ft_sub("drop-column", "DROP COLUMN", AT.AT_DropColumn, AE,
-            "ALTER FOREIGN TABLE remote_orders DROP COLUMN note"),
-    _ft_sub("alter-column-type", "SET DATA TYPE", AT.AT_AlterColumnType, AE,
-            "ALTER FOREIGN TABLE remote_orders ALTER COLUMN id TYPE bigint",
-            note="Nothing is rewritten: the data lives on the foreign server."),
-    _ft_sub("set-default", "SET/DROP DEFAULT", AT.AT_ColumnDefault, AE,
-            "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET DEFAULT 'x'"),
-    _ft_sub("set-not-null", "SET NOT NULL", AT.AT_SetNotNull, AE,
-            "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET NOT NULL",
-            note="Not checked against the foreign data."),
-    _ft_sub("drop-not-null", "DROP NOT NULL", AT.AT_DropNotNull, AE,
-            "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note DROP NOT NULL"),
-    _ft_sub("set-statistics", "SET STATISTICS", AT.AT_SetStatistics, SUE,
-            "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET STATISTICS 500"),
-    _ft_sub("set-attribute-options", "SET ( attribute_option ) / RESET",
-            (AT.AT_SetOptions, AT.AT_ResetOptions), SUE,
-            "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET (n_distinct = 5)"),
-    _ft_sub("set-storage", "SET STORAGE", AT.AT_SetStorage, AE,
-            "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET STORAGE EXTERNAL"),
-    _ft_sub("column-options", "ALTER COLUMN ... OPTIONS", AT.AT_AlterColumnGenericOptions, AE,
-            "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note OPTIONS (ADD column_name 'n')"),
-    _ft_sub("add-constraint", "ADD table_constraint [ NOT VALID ]", AT.AT_AddConstraint, AE,
-            "ALTER FOREIGN TABLE remote_orders ADD CONSTRAINT remote_id_check2 CHECK (id > 0)",
-            note="Only CHECK and NOT NULL; not checked against the foreign data."),
-    _ft_sub("validate-constraint", "VALIDATE CONSTRAINT", AT.AT_ValidateConstraint, SUE,
-            "ALTER FOREIGN TABLE remote_orders VALIDATE CONSTRAINT remote_id_check",
-            rejects=[reject("42704", "when the constraint does not exist")]),
-    _ft_sub("drop-constraint", "DROP CONSTRAINT", AT.AT_DropConstraint, AE,
-            "ALTER FOREIGN TABLE remote_orders DROP CONSTRAINT remote_id_check"),
-    _ft_sub("enable-disable-trigger", "DISABLE/ENABLE [ REPLICA | ALWAYS ] TRIGGER",
-            (AT.AT_EnableTrig, AT.AT_EnableAlwaysTrig, AT.AT_EnableReplicaTrig, AT.AT_DisableTrig,
-             AT.AT_EnableTrigAll, AT.AT_DisableTrigAll, AT.AT_EnableTrigUser,
-             AT.AT_DisableTrigUser), SRE,
-            "ALTER FOREIGN TABLE remote_orders DISABLE TRIGGER ALL"),
-    _ft_sub("set-without-oids", "SET WITHOUT OIDS", AT.AT_DropOids, AE,
-            "ALTER FOREIGN TABLE remote_orders SET WITHOUT OIDS"),
-    _ft_sub("owner", "OWNER TO", AT.AT_ChangeOwner, AE,
-            "ALTER FOREIGN TABLE remote_orders OWNER TO sm_reference_role"),
-    _ft_sub("options", "OPTIONS", AT.AT_GenericOptions, AE,
-            "ALTER FOREIGN TABLE remote_orders OPTIONS (ADD table_name 'orders')"),
-    _sub(_ft, _FP, _F, "inherit", "INHERIT / NO INHERIT", (AT.AT_AddInherit, AT.AT_DropInherit),
-         [named(AE), lock(OTHER, SUE)],
-         [ex("ALTER FOREIGN TABLE remote_orders INHERIT remote_parent",
-             {"remote_orders": N, "remote_parent": OTHER})],
-         rejects=[reject("42804", "when the columns do not match the parent's")]),
-    _own(_ft, _FP, "rename", "RENAME", stmt(ast.RenameStmt, f("renameType", _F)), [named(AE)],
-         [ex("ALTER FOREIGN TABLE remote_orders RENAME TO remote_orders2", _R)],
-         [doc(_FP, "RENAME"), tablecmds("RenameRelation")]),
-    _own(_ft, _FP, "rename-column", "RENAME COLUMN",
-         stmt(ast.RenameStmt, f("renameType", OT.OBJECT_COLUMN), f("relationType", _F)),
-         [named(AE)],
-         [ex("ALTER FOREIGN TABLE remote_orders RENAME COLUMN note TO memo", _R)],
-         [doc(_FP, "RENAME"), tablecmds("renameatt")]),
-    _own(_ft, _FP, "set-schema", "SET SCHEMA",
-         stmt(ast.AlterObjectSchemaStmt, f("objectType", _F)), [named(AE)],
-         [ex("ALTER FOREIGN TABLE remote_orders SET SCHEMA archive", _R)],
-         [doc(_FP, "SET SCHEMA"), tablecmds("AlterTableNamespace")]),
+    _ft_sub(
+        "add-column",
+        "ADD COLUMN",
+        AT.AT_AddColumn,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders ADD COLUMN z int DEFAULT 0",
+    ),
+    _ft_sub(
+        "drop-column",
+        "DROP COLUMN",
+        AT.AT_DropColumn,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders DROP COLUMN note",
+    ),
+    _ft_sub(
+        "alter-column-type",
+        "SET DATA TYPE",
+        AT.AT_AlterColumnType,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders ALTER COLUMN id TYPE bigint",
+        note="Nothing is rewritten: the data lives on the foreign server.",
+    ),
+    _ft_sub(
+        "set-default",
+        "SET/DROP DEFAULT",
+        AT.AT_ColumnDefault,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET DEFAULT 'x'",
+    ),
+    _ft_sub(
+        "set-not-null",
+        "SET NOT NULL",
+        AT.AT_SetNotNull,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET NOT NULL",
+        note="Not checked against the foreign data.",
+    ),
+    _ft_sub(
+        "drop-not-null",
+        "DROP NOT NULL",
+        AT.AT_DropNotNull,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note DROP NOT NULL",
+    ),
+    _ft_sub(
+        "set-statistics",
+        "SET STATISTICS",
+        AT.AT_SetStatistics,
+        SUE,
+        "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET STATISTICS 500",
+    ),
+    _ft_sub(
+        "set-attribute-options",
+        "SET ( attribute_option ) / RESET",
+        (AT.AT_SetOptions, AT.AT_ResetOptions),
+        SUE,
+        "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET (n_distinct = 5)",
+    ),
+    _ft_sub(
+        "set-storage",
+        "SET STORAGE",
+        AT.AT_SetStorage,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note SET STORAGE EXTERNAL",
+    ),
+    _ft_sub(
+        "column-options",
+        "ALTER COLUMN ... OPTIONS",
+        AT.AT_AlterColumnGenericOptions,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders ALTER COLUMN note OPTIONS (ADD column_name 'n')",
+    ),
+    _ft_sub(
+        "add-constraint",
+        "ADD table_constraint [ NOT VALID ]",
+        AT.AT_AddConstraint,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders ADD CONSTRAINT remote_id_check2 CHECK (id > 0)",
+        note="Only CHECK and NOT NULL; not checked against the foreign data.",
+    ),
+    _ft_sub(
+        "validate-constraint",
+        "VALIDATE CONSTRAINT",
+        AT.AT_ValidateConstraint,
+        SUE,
+        "ALTER FOREIGN TABLE remote_orders VALIDATE CONSTRAINT remote_id_check",
+        rejects=[reject("42704", "when the constraint does not exist")],
+    ),
+    _ft_sub(
+        "drop-constraint",
+        "DROP CONSTRAINT",
+        AT.AT_DropConstraint,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders DROP CONSTRAINT remote_id_check",
+    ),
+    _ft_sub(
+        "enable-disable-trigger",
+        "DISABLE/ENABLE [ REPLICA | ALWAYS ] TRIGGER",
+        (
+            AT.AT_EnableTrig,
+            AT.AT_EnableAlwaysTrig,
+            AT.AT_EnableReplicaTrig,
+            AT.AT_DisableTrig,
+            AT.AT_EnableTrigAll,
+            AT.AT_DisableTrigAll,
+            AT.AT_EnableTrigUser,
+            AT.AT_DisableTrigUser,
+        ),
+        SRE,
+        "ALTER FOREIGN TABLE remote_orders DISABLE TRIGGER ALL",
+    ),
+    _ft_sub(
+        "set-without-oids",
+        "SET WITHOUT OIDS",
+        AT.AT_DropOids,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders SET WITHOUT OIDS",
+    ),
+    _ft_sub(
+        "owner",
+        "OWNER TO",
+        AT.AT_ChangeOwner,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders OWNER TO sm_reference_role",
+    ),
+    _ft_sub(
+        "options",
+        "OPTIONS",
+        AT.AT_GenericOptions,
+        AE,
+        "ALTER FOREIGN TABLE remote_orders OPTIONS (ADD table_name 'orders')",
+    ),
+    _sub(
+        _ft,
+        _FP,
+        _F,
+        "inherit",
+        "INHERIT / NO INHERIT",
+        (AT.AT_AddInherit, AT.AT_DropInherit),
+        [named(AE), lock(OTHER, SUE)],
+        [
+            ex(
+                "ALTER FOREIGN TABLE remote_orders INHERIT remote_parent",
+                {"remote_orders": N, "remote_parent": OTHER},
+            )
+        ],
+        rejects=[reject("42804", "when the columns do not match the parent's")],
+    ),
+    _own(
+        _ft,
+        _FP,
+        "rename",
+        "RENAME",
+        stmt(ast.RenameStmt, f("renameType", _F)),
+        [named(AE)],
+        [ex("ALTER FOREIGN TABLE remote_orders RENAME TO remote_orders2", _R)],
+        [doc(_FP, "RENAME"), tablecmds("RenameRelation")],
+    ),
+    _own(
+        _ft,
+        _FP,
+        "rename-column",
+        "RENAME COLUMN",
+        stmt(ast.RenameStmt, f("renameType", OT.OBJECT_COLUMN), f("relationType", _F)),
+        [named(AE)],
+        [ex("ALTER FOREIGN TABLE remote_orders RENAME COLUMN note TO memo", _R)],
+        [doc(_FP, "RENAME"), tablecmds("renameatt")],
+    ),
+    _own(
+        _ft,
+        _FP,
+        "set-schema",
+        "SET SCHEMA",
+        stmt(ast.AlterObjectSchemaStmt, f("objectType", _F)),
+        [named(AE)],
+        [ex("ALTER FOREIGN TABLE remote_orders SET SCHEMA archive", _R)],
+        [doc(_FP, "SET SCHEMA"), tablecmds("AlterTableNamespace")],
+    ),
 ]
 
 ROWS: tuple[Row, ...] = (

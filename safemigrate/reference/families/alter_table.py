@@ -16,9 +16,9 @@ from .._build import (
     AE,
     AS,
     AT,
+    CASC,
     CT,
     DEFAULT,
-    IDX,
     LOCK_LEVEL,
     MOVED,
     NO_BLOCK,
@@ -32,7 +32,6 @@ from .._build import (
     SH,
     SRE,
     SUE,
-    CASC,
     N,
     alter,
     between,
@@ -52,7 +51,7 @@ from .._build import (
     stmt,
     tablecmds,
 )
-from ..model import ABSENT, PRESENT, Effect, Fact, Row
+from ..model import ABSENT, PRESENT, Effect, Example, Fact, Field, Lock, Row, Source
 
 PAGE = "sql-altertable"
 CASCADE = enums.DropBehavior.DROP_CASCADE
@@ -73,7 +72,7 @@ _DEPENDENTS = reject("2BP01", "when another object depends on it and CASCADE is 
 
 
 def _add_column(
-    id: str, form: str, *fields: ast.Node, examples: list, **facts: object
+    id: str, form: str, *fields: Field, examples: list[Example], **facts: object
 ) -> Row:
     return row(
         f"alter-table.add-column{id}",
@@ -307,7 +306,7 @@ INLINE_CONSTRAINTS = [
 
 
 def _constraint(
-    id: str, form: str, *fields: ast.Node, locks: list, examples: list, **facts: object
+    id: str, form: str, *fields: Field, locks: list[Lock], examples: list[Example], **facts: object
 ) -> Row:
     return row(
         f"alter-table.add-constraint.{id}",
@@ -332,7 +331,9 @@ ADD_CONSTRAINT = [
         _VALIDATED,
         locks=[named(AE), lock(PARTS, AE)],
         examples=[
-            ex("ALTER TABLE orders ADD CONSTRAINT orders_qty_cap CHECK (qty < 1000)", {"orders": N}),
+            ex(
+                "ALTER TABLE orders ADD CONSTRAINT orders_qty_cap CHECK (qty < 1000)", {"orders": N}
+            ),
             ex(
                 "ALTER TABLE events ADD CONSTRAINT events_kind_check CHECK (kind <> '')",
                 {"events": N, "events_2024": PARTS, "events_default": PARTS},
@@ -409,7 +410,7 @@ ADD_CONSTRAINT = [
         rejects=[
             reject(
                 "42809",
-                "on a partitioned table (PostgreSQL 12–17)",
+                "on a partitioned table (PostgreSQL 12-17)",
                 between(12, 17),
             )
         ],
@@ -440,7 +441,9 @@ ADD_CONSTRAINT = [
         locks=[named(AE), lock(PARTS, AE)],
         examples=[
             ex("ALTER TABLE orders ADD CONSTRAINT orders_note_key UNIQUE (note)", {"orders": N}),
-            ex("ALTER TABLE orders ADD CONSTRAINT orders_status_key UNIQUE (status)", error="23505"),
+            ex(
+                "ALTER TABLE orders ADD CONSTRAINT orders_status_key UNIQUE (status)", error="23505"
+            ),
         ],
         builds=does(N, PARTS),
         rejects=[reject("23505", "when a value is duplicated")],
@@ -520,10 +523,10 @@ def _simple(
     id: str,
     form: str,
     subtype: object,
-    locks: list,
-    examples: list,
-    sources: list | None = None,
-    *fields: ast.Node,
+    locks: list[Lock],
+    examples: list[Example],
+    sources: list[Source] | None = None,
+    *fields: Field,
     **facts: object,
 ) -> Row:
     """A subcommand row with the page's section ``form`` and the lock-level source."""
@@ -686,9 +689,7 @@ COLUMNS = [
             ex(
                 "ALTER TABLE items ALTER COLUMN sku SET NOT NULL",
                 {"items": N},
-                setup=(
-                    "ALTER TABLE items ADD CONSTRAINT items_sku_nn CHECK (sku IS NOT NULL)",
-                ),
+                setup=("ALTER TABLE items ADD CONSTRAINT items_sku_nn CHECK (sku IS NOT NULL)",),
                 scans=False,
             ),
             ex(
@@ -696,8 +697,11 @@ COLUMNS = [
                 {"events": N, "events_2024": PARTS, "events_default": PARTS},
                 scans=True,
             ),
-            ex("ALTER TABLE orders ALTER COLUMN qty SET NOT NULL", error="23502",
-               setup=("UPDATE orders SET qty = NULL WHERE id = 1",)),
+            ex(
+                "ALTER TABLE orders ALTER COLUMN qty SET NOT NULL",
+                error="23502",
+                setup=("UPDATE orders SET qty = NULL WHERE id = 1",),
+            ),
         ],
         [doc(PAGE, "SET/DROP NOT NULL"), LOCK_LEVEL, tablecmds("NotNullImpliedByRelConstraints")],
         scans=depends(
@@ -740,8 +744,12 @@ COLUMNS = [
             ),
         ],
         [doc(PAGE, "SET EXPRESSION AS"), LOCK_LEVEL],
-        rewrites=depends("a stored generated column is recomputed by a rewrite; a virtual "
-                         "one (PostgreSQL 18) is not", N, PARTS),
+        rewrites=depends(
+            "a stored generated column is recomputed by a rewrite; a virtual "
+            "one (PostgreSQL 18) is not",
+            N,
+            PARTS,
+        ),
         versions=since(17),
     ),
     _simple(
@@ -760,8 +768,12 @@ COLUMNS = [
         AT.AT_AddIdentity,
         [named(AE)],
         [
-            ex("ALTER TABLE orders ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", {"orders": N}),
-            ex("ALTER TABLE orphan ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", error="55000"),
+            ex(
+                "ALTER TABLE orders ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", {"orders": N}
+            ),
+            ex(
+                "ALTER TABLE orphan ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", error="55000"
+            ),
         ],
         [doc(PAGE, "ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY"), LOCK_LEVEL],
         rejects=[reject("55000", "when the column is not NOT NULL, or already has a default")],
@@ -892,7 +904,12 @@ CONSTRAINTS = [
         "ALTER CONSTRAINT ... ENFORCED",
         AT.AT_AlterConstraint,
         [named(AE), lock(REF, SRE)],
-        [ex("ALTER TABLE lax ALTER CONSTRAINT lax_parent_fk ENFORCED", {"lax": N, "lax_parent": REF})],
+        [
+            ex(
+                "ALTER TABLE lax ALTER CONSTRAINT lax_parent_fk ENFORCED",
+                {"lax": N, "lax_parent": REF},
+            )
+        ],
         [doc(PAGE, "ALTER CONSTRAINT"), LOCK_LEVEL, tablecmds("ATExecAlterConstrEnforceability")],
         f("def_.alterEnforceability", True),
         f("def_.is_enforced", True),
@@ -930,13 +947,18 @@ CONSTRAINTS = [
             ),
             ex(
                 "ALTER TABLE orders VALIDATE CONSTRAINT orders_id_small",
-                setup=("ALTER TABLE orders ADD CONSTRAINT orders_id_small CHECK (id < 50) NOT VALID",),
+                setup=(
+                    "ALTER TABLE orders ADD CONSTRAINT orders_id_small CHECK (id < 50) NOT VALID",
+                ),
                 error="23514",
             ),
         ],
         [doc(PAGE, "VALIDATE CONSTRAINT; Notes"), LOCK_LEVEL],
         scans=does(N, PARTS),
-        rejects=[reject("23514", "when a row violates the CHECK"), reject("23503", "when a row has no match")],
+        rejects=[
+            reject("23514", "when a row violates the CHECK"),
+            reject("23503", "when a row has no match"),
+        ],
     ),
     _simple(
         "drop-constraint",
@@ -951,7 +973,11 @@ CONSTRAINTS = [
             ),
             ex("ALTER TABLE accounts DROP CONSTRAINT accounts_pkey", error="2BP01"),
         ],
-        [doc(PAGE, "DROP CONSTRAINT [ IF EXISTS ]"), LOCK_LEVEL, tablecmds("dropconstraint_internal")],
+        [
+            doc(PAGE, "DROP CONSTRAINT [ IF EXISTS ]"),
+            LOCK_LEVEL,
+            tablecmds("dropconstraint_internal"),
+        ],
         not_("behavior", CASCADE),
         rejects=[_DEPENDENTS],
     ),
@@ -1215,7 +1241,9 @@ PARTITIONS = [
             "equivalent index exists there",
             OTHER,
         ),
-        rejects=[reject("23514", "when a row is outside the bound, or a default partition row inside it")],
+        rejects=[
+            reject("23514", "when a row is outside the bound, or a default partition row inside it")
+        ],
         note="A partitioned table being attached has its partitions locked (and scanned) too.",
     ),
     row(
