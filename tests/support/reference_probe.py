@@ -91,6 +91,7 @@ class Observation:
     changed: dict[str, int] = field(default_factory=dict)
     #: For the ALONE probe: the relations it was held back on, and the mode it asked for.
     waited: dict[str, LockMode] = field(default_factory=dict)
+    blocked: set[str] = field(default_factory=set)
     #: What was not read (the ALONE and SESSION probes read less).
     unread: set[str] = field(default_factory=set)
     #: The strongest lock held on each relation before the statement (setup's).
@@ -320,13 +321,14 @@ def refused_in_block(conn: psycopg.Connection[Any], statement: str) -> str | Non
 
 
 @contextmanager
-def _blocker(dsn: str, relation: str) -> Iterator[psycopg.Connection[Any]]:
-    """A session holding EXCLUSIVE on ``relation`` until the block ends: every request but
-    ACCESS SHARE (the name lookup many commands start with) queues behind it."""
+def _blocker(dsn: str, relation: str, mode: LockMode) -> Iterator[psycopg.Connection[Any]]:
+    """A session holding ``mode`` on ``relation`` until the block ends."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("BEGIN")
         conn.execute(
-            sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(sql.Identifier(*relation.split(".")))
+            sql.SQL("LOCK TABLE {} IN {} MODE").format(
+                sql.Identifier(*relation.split(".")), sql.SQL(mode.sql_name)
+            )
         )
         try:
             yield conn
@@ -343,13 +345,19 @@ def _waited_mode(watch: psycopg.Connection[Any], pid: int, oid: int) -> LockMode
 
 
 def probe_alone(
-    dsn: str, statement: str, blocked_on: str | None, setup: Sequence[str] = ()
+    dsn: str,
+    statement: str,
+    blocked_on: str | None,
+    setup: Sequence[str] = (),
+    held: LockMode = LockMode.EXCLUSIVE,
 ) -> Observation:
     """Run ``statement`` alone (autocommit) on database ``dsn``, which it may change.
 
-    With ``blocked_on``, a second session holds EXCLUSIVE on that relation first and the mode
-    the statement queues for there (its first request stronger than ACCESS SHARE) is read from
-    pg_locks; then the holder lets go.
+    With ``blocked_on``, a second session holds ``held`` on that relation first and the mode
+    the statement queues for there, if it queues, is read from pg_locks; then the holder lets
+    go. EXCLUSIVE lets only ACCESS SHARE (the name lookup many commands start with) through:
+    the statement's first real request queues. ACCESS SHARE stops only ACCESS EXCLUSIVE: the
+    statement queues if it ever asks for it (a second phase, as DETACH ... CONCURRENTLY's).
     Afterwards: relfilenodes and indexes (rewrites, builds)."""
     obs = Observation(unread={"scans", "data"})
     with psycopg.connect(dsn, autocommit=True) as conn, psycopg.connect(dsn, autocommit=True) as w:
@@ -369,7 +377,7 @@ def probe_alone(
             run()
         else:
             oid = baseline.by_name[blocked_on].oid
-            with _blocker(dsn, blocked_on):
+            with _blocker(dsn, blocked_on, held):
                 worker = threading.Thread(target=run, daemon=True)
                 worker.start()
                 deadline = time.monotonic() + _QUEUE_WAIT_S
@@ -453,12 +461,14 @@ def compare(
         return [f"failed with {obs.error}: {obs.error_text}"]
     expected = expected_locks(rows, example)
     kinds = {r.name: r.kind for r in baseline.by_oid.values()}
-    if obs.waited:
-        for name, mode in obs.waited.items():
-            want = expected.get(name)
-            if want != mode:
+    if obs.blocked:
+        for name in sorted(obs.blocked):
+            want, got = expected.get(name), obs.waited.get(name)
+            if got is None and (want is None or want is LockMode.ACCESS_SHARE):
+                continue
+            if want != got:
                 problems.append(
-                    f"queued for {mode.sql_name} on {name}, the row says "
+                    f"queued for {got.sql_name if got else 'nothing'} on {name}, the row says "
                     f"{want.sql_name if want else 'none'}"
                 )
     elif "locks" not in obs.unread:
@@ -591,15 +601,38 @@ class ProbeSession:
             if self.baseline.by_name.get(name) is not None
             and self.baseline.by_name[name].kind in ("r", "p", "m", "v", "f", "S")
         ]
-        targets: list[str | None] = [*lockable] or [None]
-        for blocked_on in targets:
-            copy = self._copy()
-            try:
-                copied = substitute(example.sql, copy, new_database)
-                observations.append(probe_alone(self.dsn_of(copy), copied, blocked_on, setup))
-            finally:
-                self._drop_copy(copy)
-        return observations
+        if not lockable:
+            return [self._alone(example, new_database, setup, None, LockMode.EXCLUSIVE)]
+        merged = Observation(unread={"scans", "data"})
+        for number, blocked_on in enumerate(lockable):
+            first = self._alone(example, new_database, setup, blocked_on, LockMode.EXCLUSIVE)
+            later = self._alone(example, new_database, setup, blocked_on, LockMode.ACCESS_SHARE)
+            for obs in (first, later):
+                if obs.error is not None:
+                    return [obs]
+            merged.blocked.add(blocked_on)
+            modes = [m for m in (first.waited.get(blocked_on), later.waited.get(blocked_on)) if m]
+            if modes:
+                merged.waited[blocked_on] = max(modes)
+            if number == 0:
+                merged.rewritten, merged.built = first.rewritten, first.built
+        return [merged]
+
+    def _alone(
+        self,
+        example: Example,
+        new_database: str,
+        setup: Sequence[str],
+        blocked_on: str | None,
+        held: LockMode,
+    ) -> Observation:
+        """One ALONE run on a fresh copy of the database."""
+        copy = self._copy()
+        try:
+            copied = substitute(example.sql, copy, new_database)
+            return probe_alone(self.dsn_of(copy), copied, blocked_on, setup, held)
+        finally:
+            self._drop_copy(copy)
 
     def check(self, rows: Sequence[Row], primary: Row, example: Example) -> list[str]:
         """The disagreements between the server and ``rows`` (the rows of the example's

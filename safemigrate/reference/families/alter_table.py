@@ -1269,7 +1269,7 @@ PARTITIONS = [
         "ALTER TABLE",
         "DETACH PARTITION ... CONCURRENTLY",
         alter(T, AT.AT_DetachPartition, f("def_.concurrent", True)),
-        [named(SUE), lock(OTHER, SUE)],
+        [named(SUE), lock(OTHER, AE), lock(REFING, SH)],
         [
             doc(PAGE, "DETACH PARTITION"),
             LOCK_LEVEL,
