@@ -50,6 +50,7 @@ from .._build import (
     since,
     stmt,
     tablecmds,
+    until,
 )
 from ..model import ABSENT, PRESENT, Effect, Example, Fact, Field, Lock, Row, Source
 
@@ -62,6 +63,11 @@ _COLUMN_KINDS = "def_.constraints.*.contype"
 #: option's lockmode); every other table parameter takes SHARE UPDATE EXCLUSIVE.
 TABLE_AE_OPTIONS = ("user_catalog_table",)
 
+_IDENTITY_REJECTED = reject("55000", "when the column is not NOT NULL, or already has a default")
+_IDENTITY_NOTE = (
+    "Existing rows keep their values; the new sequence starts at 1 (set it with ALTER TABLE ... "
+    "ALTER COLUMN ... RESTART)."
+)
 _PARTITION = reject("42809", "when the table is a partition (add it to the partitioned table)")
 _VIEW_USES = reject(
     "0A000",
@@ -774,11 +780,37 @@ COLUMNS = [
             ex(
                 "ALTER TABLE orphan ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", error="55000"
             ),
+            ex(
+                "ALTER TABLE measures ALTER COLUMN k ADD GENERATED ALWAYS AS IDENTITY",
+                {"measures": N},
+            ),
         ],
         [doc(PAGE, "ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY"), LOCK_LEVEL],
-        rejects=[reject("55000", "when the column is not NOT NULL, or already has a default")],
-        note="Existing rows keep their values; the new sequence starts at 1 (set it with "
-        "ALTER TABLE ... ALTER COLUMN ... RESTART).",
+        rejects=[_IDENTITY_REJECTED],
+        versions=until(16),
+        note=_IDENTITY_NOTE + " Partitions are not changed (PostgreSQL 12-16).",
+    ),
+    _simple(
+        "add-identity.since-17",
+        "ADD GENERATED AS IDENTITY",
+        AT.AT_AddIdentity,
+        [named(AE), lock(PARTS, AE)],
+        [
+            ex(
+                "ALTER TABLE orders ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", {"orders": N}
+            ),
+            ex(
+                "ALTER TABLE orphan ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", error="55000"
+            ),
+            ex(
+                "ALTER TABLE measures ALTER COLUMN k ADD GENERATED ALWAYS AS IDENTITY",
+                {"measures": N, "measures_1": PARTS, "measures_2": PARTS},
+            ),
+        ],
+        [doc(PAGE, "ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY"), LOCK_LEVEL],
+        rejects=[_IDENTITY_REJECTED],
+        versions=since(17),
+        note=_IDENTITY_NOTE + " On a partitioned table every partition gets it (PostgreSQL 17+).",
     ),
     _simple(
         "set-identity",
@@ -1092,8 +1124,19 @@ STORAGE = [
         [
             ex("ALTER TABLE orders SET ACCESS METHOD heap_copy", {"orders": N}, rewrites=True),
             ex("ALTER TABLE orders SET ACCESS METHOD heap", {"orders": N}, rewrites=False),
+            ex("ALTER TABLE events SET ACCESS METHOD heap", error="42809", versions=until(16)),
+            ex(
+                "ALTER TABLE events SET ACCESS METHOD heap_copy",
+                {"events": N},
+                rewrites=False,
+                versions=since(17),
+            ),
         ],
-        rewrites=depends("when the access method changes"),
+        rewrites=depends(
+            "when the access method changes (a partitioned table only records it for new "
+            "partitions, PostgreSQL 17+)"
+        ),
+        rejects=[reject("42809", "on a partitioned table (PostgreSQL 15-16)", until(16))],
         versions=since(15),
     ),
     _simple(

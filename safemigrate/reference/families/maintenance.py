@@ -38,6 +38,7 @@ from .._build import (
     row,
     since,
     stmt,
+    until,
 )
 from ..model import ABSENT, PRESENT, DataChange, Row
 
@@ -65,8 +66,11 @@ VACUUM = [
                 {"events": N, "events_2024": PARTS, "events_default": PARTS},
             ),
         ],
+        scans=does(N, PARTS),
         transaction=NO_BLOCK,
-        note="Reads the table (online); each table in a transaction of its own.",
+        note="Reads every page not marked all-visible, and each index (online); each table in "
+        "a transaction of its own. (Read by VACUUM's own scan, which the statistics counters "
+        "do not count as a sequential scan: the probe cannot see it.)",
     ),
     row(
         "vacuum.all",
@@ -81,6 +85,7 @@ VACUUM = [
         [lock(MOVED, SUE, _ALL_TABLES)],
         [doc("sql-vacuum"), _VACUUM],
         [ex("VACUUM")],
+        scans=does(MOVED),
         transaction=NO_BLOCK,
     ),
     row(
@@ -140,6 +145,7 @@ CLUSTER = [
             ex("CLUSTER orders USING orders_status_idx", {"orders": N}),
             ex("CLUSTER orders", error="42704"),
             ex("CLUSTER events USING events_at_idx", error="25001", versions=since(15)),
+            ex("CLUSTER events USING events_at_idx", error="0A000", versions=until(14)),
         ],
         rewrites=does(),
         rejects=[
@@ -150,6 +156,7 @@ CLUSTER = [
                 "15+: each partition in a transaction of its own)",
                 since(15),
             ),
+            reject("0A000", "on a partitioned table (PostgreSQL 12-14)", until(14)),
         ],
         note="Rewrites the table in index order under ACCESS EXCLUSIVE.",
     ),
@@ -202,7 +209,8 @@ REINDEX = [
         [doc("sql-reindex"), _REINDEX, code("src/backend/catalog/index.c", "reindex_relation")],
         [
             ex("REINDEX TABLE orders", {"orders": N, **_ORDERS_INDEXES}),
-            ex("REINDEX TABLE events", error="25001"),
+            ex("REINDEX TABLE events", error="25001", versions=since(14)),
+            ex("REINDEX TABLE events", error="0A000", versions=until(13)),
         ],
         builds=does(),
         rejects=[
@@ -211,7 +219,8 @@ REINDEX = [
                 "in a transaction block, on a partitioned table (PostgreSQL "
                 "14+: each partition in a transaction of its own)",
                 since(14),
-            )
+            ),
+            reject("0A000", "on a partitioned table (PostgreSQL 12-13)", until(13)),
         ],
     ),
     row(
