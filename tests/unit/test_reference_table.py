@@ -81,7 +81,7 @@ def test_row_ids_are_unique() -> None:
 
 
 def test_every_alter_table_subcommand_the_parser_makes_has_a_row() -> None:
-    subtypes = set()
+    subtypes: set[object] = set()
     for row in ROWS:
         key = row.key
         if key.node is ast.AlterTableCmd:
