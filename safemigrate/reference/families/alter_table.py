@@ -10,6 +10,8 @@ locks.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pglast import ast, enums
 
 from .._build import (
@@ -77,9 +79,7 @@ _VIEW_USES = reject(
 _DEPENDENTS = reject("2BP01", "when another object depends on it and CASCADE is not given")
 
 
-def _add_column(
-    id: str, form: str, *fields: Field, examples: list[Example], **facts: object
-) -> Row:
+def _add_column(id: str, form: str, *fields: Field, examples: list[Example], **facts: Any) -> Row:
     return row(
         f"alter-table.add-column{id}",
         "ALTER TABLE",
@@ -88,7 +88,7 @@ def _add_column(
         [named(AE), lock(PARTS, AE)],
         [doc(PAGE, "ADD COLUMN; Notes"), LOCK_LEVEL, tablecmds("ATExecAddColumn")],
         examples,
-        **facts,  # type: ignore[arg-type]
+        **facts,
     )
 
 
@@ -312,7 +312,7 @@ INLINE_CONSTRAINTS = [
 
 
 def _constraint(
-    id: str, form: str, *fields: Field, locks: list[Lock], examples: list[Example], **facts: object
+    id: str, form: str, *fields: Field, locks: list[Lock], examples: list[Example], **facts: Any
 ) -> Row:
     return row(
         f"alter-table.add-constraint.{id}",
@@ -322,7 +322,7 @@ def _constraint(
         locks,
         [doc(PAGE, "ADD table_constraint [ NOT VALID ]"), LOCK_LEVEL],
         examples,
-        **facts,  # type: ignore[arg-type]
+        **facts,
     )
 
 
@@ -533,7 +533,7 @@ def _simple(
     examples: list[Example],
     sources: list[Source] | None = None,
     *fields: Field,
-    **facts: object,
+    **facts: Any,
 ) -> Row:
     """A subcommand row with the page's section ``form`` and the lock-level source."""
     return row(
@@ -544,7 +544,7 @@ def _simple(
         locks,
         sources or [doc(PAGE, form), LOCK_LEVEL],
         examples,
-        **facts,  # type: ignore[arg-type]
+        **facts,
     )
 
 
