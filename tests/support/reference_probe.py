@@ -336,12 +336,12 @@ def _blocker(dsn: str, relation: str, mode: LockMode) -> Iterator[psycopg.Connec
             conn.execute("ROLLBACK")
 
 
-def _waited_mode(watch: psycopg.Connection[Any], pid: int, oid: int) -> LockMode | None:
-    row = watch.execute(
-        "SELECT mode FROM pg_locks WHERE pid = %s AND relation = %s AND NOT granted",
-        (pid, oid),
-    ).fetchone()
-    return MODES.get(row[0]) if row else None
+def _waits(watch: psycopg.Connection[Any], pid: int) -> list[tuple[int | None, str]]:
+    """The lock requests backend ``pid`` waits on: (relation oid or None, mode)."""
+    rows = watch.execute(
+        "SELECT relation::int, mode FROM pg_locks WHERE pid = %s AND NOT granted", (pid,)
+    ).fetchall()
+    return [(oid, mode) for oid, mode in rows]
 
 
 def probe_alone(
@@ -382,9 +382,14 @@ def probe_alone(
                 worker.start()
                 deadline = time.monotonic() + _QUEUE_WAIT_S
                 while time.monotonic() < deadline and worker.is_alive():
-                    mode = _waited_mode(w, pid, oid)
-                    if mode is not None:
-                        obs.waited[blocked_on] = mode
+                    waits = _waits(w, pid)
+                    # Queued on the relation (its mode is the answer), or waiting for the
+                    # holder's transaction itself (CONCURRENTLY waits out older transactions:
+                    # no lock request on the relation to read): either way, let go.
+                    for relation, mode in waits:
+                        if relation == oid and mode in MODES:
+                            obs.waited[blocked_on] = MODES[mode]
+                    if waits:
                         break
                     time.sleep(0.02)
             worker.join(_QUEUE_WAIT_S * 4)
@@ -577,7 +582,8 @@ class ProbeSession:
         kind = probe_kind(row, example)
         # A database the example creates gets a name of its own, dropped with the copies.
         new_database = f"sm_ref_new_{uuid.uuid4().hex[:12]}"
-        self._copies.append(new_database)
+        if schema.NEW_DATABASE in " ".join((example.sql, *example.setup)):
+            self._copies.append(new_database)
         statement = substitute(example.sql, self.main, new_database)
         setup = [substitute(s, self.main, new_database) for s in example.setup]
         if kind is Probe.ROLLED_BACK:
