@@ -76,6 +76,26 @@ _VIEW_USES = reject(
     "when a view, rule or generated column uses the column (drop and recreate it around the "
     "change)",
 )
+_FK_CLONED = "tables whose foreign keys reference the partitioned table (their triggers are cloned)"
+_FK_DETACH = reject("23503", "when rows of a referencing table point into the partition")
+_FK_REFERENCING = "tables whose foreign keys reference the partitioned table"
+_FK_SCAN = depends(
+    "when a foreign key references the partitioned table: its rows are checked against the "
+    "partition (RI_PartitionRemove_Check)",
+    REFING,
+    OTHER,
+)
+_FK_NOTE = (
+    "The manual says SHARE on the tables whose foreign keys reference the partitioned table; "
+    "PostgreSQL 15, 16 and 18 take ACCESS EXCLUSIVE there (the partition's copy of the foreign "
+    "key is dropped) and read those rows."
+)
+_DETACH_SOURCES = [
+    doc(PAGE, "DETACH PARTITION"),
+    LOCK_LEVEL,
+    tablecmds("ATDetachCheckNoForeignKeyRefs"),
+    tablecmds("DetachPartitionFinalize"),
+]
 _DEPENDENTS = reject("2BP01", "when another object depends on it and CASCADE is not given")
 
 
@@ -357,6 +377,10 @@ ADD_CONSTRAINT = [
         locks=[named(AE), lock(PARTS, AE)],
         examples=[
             ex(
+                "ALTER TABLE events ADD CONSTRAINT events_kind_check CHECK (kind <> '') NOT VALID",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
+            ex(
                 "ALTER TABLE orders ADD CONSTRAINT orders_qty_cap CHECK (qty < 1000) NOT VALID",
                 {"orders": N},
             ),
@@ -369,6 +393,11 @@ ADD_CONSTRAINT = [
         _VALIDATED,
         locks=[named(SRE), lock(OTHER, SRE), lock(PARTS, SRE)],
         examples=[
+            ex(
+                "ALTER TABLE events ADD CONSTRAINT events_id_fk"
+                " FOREIGN KEY (id) REFERENCES orders (id)",
+                {"events": N, "orders": OTHER, "events_2024": PARTS, "events_default": PARTS},
+            ),
             ex(
                 "ALTER TABLE items ADD CONSTRAINT items_order_fk2"
                 " FOREIGN KEY (order_id) REFERENCES orders (id)",
@@ -428,6 +457,11 @@ ADD_CONSTRAINT = [
         f("def_.indexname", ABSENT),
         locks=[named(AE), lock(PARTS, AE)],
         examples=[
+            ex(
+                "ALTER TABLE events ADD PRIMARY KEY (id, at)",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+                scans=True,
+            ),
             ex("ALTER TABLE orphan ADD PRIMARY KEY (id)", {"orphan": N}, scans=True),
             ex("ALTER TABLE orders ADD PRIMARY KEY (status)", error="42P16"),
         ],
@@ -444,8 +478,12 @@ ADD_CONSTRAINT = [
         "ADD UNIQUE",
         f("def_.contype", CT.CONSTR_UNIQUE),
         f("def_.indexname", ABSENT),
-        locks=[named(AE), lock(PARTS, AE)],
+        locks=[named(AE), lock(PARTS, SH)],
         examples=[
+            ex(
+                "ALTER TABLE events ADD CONSTRAINT events_id_at_key UNIQUE (id, at)",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
             ex("ALTER TABLE orders ADD CONSTRAINT orders_note_key UNIQUE (note)", {"orders": N}),
             ex(
                 "ALTER TABLE orders ADD CONSTRAINT orders_status_key UNIQUE (status)", error="23505"
@@ -453,6 +491,31 @@ ADD_CONSTRAINT = [
         ],
         builds=does(N, PARTS),
         rejects=[reject("23505", "when a value is duplicated")],
+        versions=until(17),
+        note="On a partitioned table each partition's index is built under SHARE (seen on 15 "
+        "and 16; 17 from the source).",
+    ),
+    _constraint(
+        "unique.since-18",
+        "ADD UNIQUE",
+        f("def_.contype", CT.CONSTR_UNIQUE),
+        f("def_.indexname", ABSENT),
+        locks=[named(AE), lock(PARTS, AE)],
+        examples=[
+            ex(
+                "ALTER TABLE events ADD CONSTRAINT events_id_at_key UNIQUE (id, at)",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
+            ex("ALTER TABLE orders ADD CONSTRAINT orders_note_key UNIQUE (note)", {"orders": N}),
+            ex(
+                "ALTER TABLE orders ADD CONSTRAINT orders_status_key UNIQUE (status)", error="23505"
+            ),
+        ],
+        builds=does(N, PARTS),
+        rejects=[reject("23505", "when a value is duplicated")],
+        versions=since(18),
+        note="On a partitioned table each partition is locked ACCESS EXCLUSIVE (seen on 18.4; "
+        "15 and 16 take SHARE there).",
     ),
     _constraint(
         "exclude",
@@ -574,7 +637,13 @@ COLUMNS = [
         "DROP COLUMN ... CASCADE",
         AT.AT_DropColumn,
         [named(AE), lock(PARTS, AE), lock(REF, AE), lock(REFING, AE), lock(CASC, AE)],
-        [ex("ALTER TABLE orders DROP COLUMN note CASCADE", {"orders": N, "open_orders": CASC})],
+        [
+            ex(
+                "ALTER TABLE accounts DROP COLUMN id CASCADE",
+                {"accounts": N, "orders": REFING},
+            ),
+            ex("ALTER TABLE orders DROP COLUMN note CASCADE", {"orders": N, "open_orders": CASC}),
+        ],
         [doc(PAGE, "DROP COLUMN"), LOCK_LEVEL, tablecmds("ATExecDropColumn")],
         f("behavior", CASCADE),
         note="Views, foreign keys and other objects that use the column are dropped with it.",
@@ -614,6 +683,13 @@ COLUMNS = [
             ex(
                 "ALTER TABLE items ALTER COLUMN order_id TYPE bigint",
                 {"items": N, "orders": REF},
+                rewrites=True,
+                builds=False,
+                scans=False,
+            ),
+            ex(
+                "ALTER TABLE accounts ALTER COLUMN id TYPE int",
+                {"accounts": N, "orders": REFING},
                 rewrites=True,
                 builds=False,
                 scans=False,
@@ -681,7 +757,13 @@ COLUMNS = [
         "DROP DEFAULT",
         AT.AT_ColumnDefault,
         [named(AE), lock(PARTS, AE)],
-        [ex("ALTER TABLE orders ALTER COLUMN status DROP DEFAULT", {"orders": N})],
+        [
+            ex(
+                "ALTER TABLE events ALTER COLUMN kind DROP DEFAULT",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
+            ex("ALTER TABLE orders ALTER COLUMN status DROP DEFAULT", {"orders": N}),
+        ],
         [doc(PAGE, "SET/DROP DEFAULT"), LOCK_LEVEL],
         f("def_", ABSENT),
     ),
@@ -1020,9 +1102,18 @@ CONSTRAINTS = [
         [named(AE), lock(PARTS, AE), lock(REF, AE), lock(CASC, AE)],
         [
             ex(
+                "ALTER TABLE measures DROP CONSTRAINT measures_pkey CASCADE",
+                {
+                    "measures": N,
+                    "measures_1": PARTS,
+                    "measures_2": PARTS,
+                    "measure_refs": CASC,
+                },
+            ),
+            ex(
                 "ALTER TABLE accounts DROP CONSTRAINT accounts_pkey CASCADE",
                 {"accounts": N, "orders": CASC},
-            )
+            ),
         ],
         [doc(PAGE, "DROP CONSTRAINT [ IF EXISTS ]"), LOCK_LEVEL],
         f("behavior", CASCADE),
@@ -1153,6 +1244,11 @@ STORAGE = [
         (AT.AT_SetLogged, AT.AT_SetUnLogged),
         [named(AE), lock(SEQS, AE)],
         [
+            ex(
+                "ALTER TABLE tickets SET UNLOGGED",
+                {"tickets": N, "tickets_id_seq": SEQS, "tickets_serial_no_seq": SEQS},
+                rewrites=True,
+            ),
             ex("ALTER TABLE orphan SET UNLOGGED", {"orphan": N}, rewrites=True),
             ex("ALTER TABLE orphan SET LOGGED", {"orphan": N}, rewrites=False),
             ex("ALTER TABLE orders SET UNLOGGED", error="42P16"),
@@ -1246,7 +1342,7 @@ PARTITIONS = [
         "ALTER TABLE",
         "ATTACH PARTITION",
         alter(T, AT.AT_AttachPartition),
-        [named(SUE), lock(OTHER, AE), lock(DEFAULT, AE)],
+        [named(SUE), lock(OTHER, AE), lock(DEFAULT, AE), lock(REFING, SRE, _FK_CLONED)],
         [
             doc(PAGE, "ATTACH PARTITION"),
             doc("ddl-partitioning", "5.11.2.2 Partition Maintenance"),
@@ -1263,7 +1359,7 @@ PARTITIONS = [
             ),
             ex(
                 "ALTER TABLE measures ATTACH PARTITION measures_3 FOR VALUES IN (3)",
-                {"measures": N, "measures_3": OTHER},
+                {"measures": N, "measures_3": OTHER, "measure_refs": REFING},
                 scans=True,
                 builds=True,
             ),
@@ -1294,34 +1390,37 @@ PARTITIONS = [
         "ALTER TABLE",
         "DETACH PARTITION",
         alter(T, AT.AT_DetachPartition, f("def_.concurrent", False)),
-        [named(AE), lock(OTHER, AE), lock(DEFAULT, AE), lock(REFING, SH)],
-        [doc(PAGE, "DETACH PARTITION"), LOCK_LEVEL, tablecmds("ATExecDetachPartition")],
+        [named(AE), lock(OTHER, AE), lock(DEFAULT, AE), lock(REFING, AE, _FK_REFERENCING)],
+        _DETACH_SOURCES,
         [
             ex(
                 "ALTER TABLE events DETACH PARTITION events_2024",
                 {"events": N, "events_2024": OTHER, "events_default": DEFAULT},
+                scans=False,
             ),
             ex(
-                "ALTER TABLE measures DETACH PARTITION measures_1",
-                {"measures": N, "measures_1": OTHER},
+                "ALTER TABLE measures DETACH PARTITION measures_2",
+                {"measures": N, "measures_2": OTHER, "measure_refs": REFING},
+                scans=True,
             ),
+            ex("ALTER TABLE measures DETACH PARTITION measures_1", error="23503"),
         ],
+        scans=_FK_SCAN,
+        rejects=[_FK_DETACH],
+        note=_FK_NOTE,
     ),
     row(
         "alter-table.detach-partition.concurrently",
         "ALTER TABLE",
         "DETACH PARTITION ... CONCURRENTLY",
         alter(T, AT.AT_DetachPartition, f("def_.concurrent", True)),
-        [named(SUE), lock(OTHER, AE), lock(REFING, SH)],
-        [
-            doc(PAGE, "DETACH PARTITION"),
-            LOCK_LEVEL,
-            code("src/backend/tcop/utility.c", "ProcessUtilitySlow"),
-        ],
+        [named(SUE), lock(OTHER, AE), lock(REFING, AE, _FK_REFERENCING)],
+        [*_DETACH_SOURCES, code("src/backend/tcop/utility.c", "ProcessUtilitySlow")],
         [
             ex(
                 "ALTER TABLE measures DETACH PARTITION measures_2 CONCURRENTLY",
-                {"measures": N, "measures_2": OTHER},
+                {"measures": N, "measures_2": OTHER, "measure_refs": REFING},
+                scans=True,
             ),
             ex(
                 "ALTER TABLE events DETACH PARTITION events_2024 CONCURRENTLY",
@@ -1329,9 +1428,11 @@ PARTITIONS = [
             ),
         ],
         transaction=NO_BLOCK,
-        rejects=[reject("55000", "when the partitioned table has a default partition")],
+        rejects=[reject("55000", "when the partitioned table has a default partition"), _FK_DETACH],
         versions=since(14),
-        note="Two transactions: the first marks the partition detached, then it waits for "
+        scans=_FK_SCAN,
+        note=_FK_NOTE
+        + " Two transactions: the first marks the partition detached, then it waits for "
         "every transaction using the partitioned table; the second takes ACCESS EXCLUSIVE on "
         "the partition only, to finish.",
     ),

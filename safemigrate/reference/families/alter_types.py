@@ -278,6 +278,10 @@ ALTER_TYPE = [
         [
             ex("ALTER TYPE spare DROP ATTRIBUTE b", _SPARE),
             ex("ALTER TYPE pair DROP ATTRIBUTE y", error="2BP01"),
+            ex(
+                "ALTER TYPE pair DROP ATTRIBUTE y CASCADE",
+                {"pair": TYPE_REL, "pair_rows": USERS},
+            ),
         ],
         rejects=[reject("2BP01", "when typed tables use the type and CASCADE is not given")],
     ),

@@ -25,6 +25,7 @@ from .._build import (
     PARENT,
     PARTS,
     RE,
+    REFING,
     SH,
     SRE,
     SUE,
@@ -98,6 +99,11 @@ CREATE_INDEX = [
         [named(SH), lock(PARTS, SH)],
         [doc("sql-createindex", "IF NOT EXISTS"), code(_INDEXCMDS, "DefineIndex")],
         [
+            ex(
+                "CREATE INDEX IF NOT EXISTS events_at_idx ON events (at)",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+                builds=False,
+            ),
             ex(
                 "CREATE INDEX IF NOT EXISTS orders_status_idx ON orders (status)",
                 {"orders": N},
@@ -210,7 +216,11 @@ CREATE_TABLE = [
         "CREATE TABLE",
         "CREATE TABLE ... PARTITION OF",
         stmt(ast.CreateStmt, f("partbound", PRESENT), f("inhRelations", PRESENT)),
-        [lock(PARENT, AE), lock(DEFAULT, AE)],
+        [
+            lock(PARENT, AE),
+            lock(DEFAULT, AE),
+            lock(REFING, SRE, "tables whose foreign keys reference the partitioned table"),
+        ],
         [
             doc(_CT_PAGE, "PARTITION OF parent_table"),
             doc("ddl-partitioning", "5.11.2.2"),
@@ -226,7 +236,7 @@ CREATE_TABLE = [
             ),
             ex(
                 "CREATE TABLE measures_4 PARTITION OF measures FOR VALUES IN (4)",
-                {"measures": PARENT},
+                {"measures": PARENT, "measure_refs": REFING},
                 scans=False,
             ),
             ex(

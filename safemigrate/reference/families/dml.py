@@ -207,10 +207,15 @@ INSERT = [
         [doc("sql-insert", "ON CONFLICT Clause")],
         [
             ex(
+                "INSERT INTO orders (id, account_id) VALUES (5, 1)"
+                " ON CONFLICT (id) DO UPDATE SET account_id = 3",
+                {"orders": N, "accounts": REF},
+            ),
+            ex(
                 "INSERT INTO accounts VALUES (1, 'dup') ON CONFLICT (id) DO UPDATE SET name = "
                 "excluded.name",
                 {"accounts": N},
-            )
+            ),
         ],
         data=DataChange.MATCHED_ROWS,
         note="Conflicting rows are updated (and locked); the others inserted.",
@@ -262,6 +267,10 @@ UPDATE_DELETE = [
         [named(RE), lock(PARTS, RE), lock(REF, RS, "when a foreign key column changes")],
         _UPDATE_SOURCES,
         [
+            ex(
+                "UPDATE orders SET account_id = 1 + id % 3",
+                {"orders": N, "accounts": REF},
+            ),
             ex("UPDATE orders SET status = 'paid'", {"orders": N}),
             ex(
                 "UPDATE events SET kind = 'x'",
@@ -328,7 +337,14 @@ UPDATE_DELETE = [
         stmt(ast.DeleteStmt, _NO_WHERE, f("usingClause", ABSENT)),
         [named(RE), lock(PARTS, RE), lock(REFING, RS)],
         _DELETE_SOURCES,
-        [ex("DELETE FROM items", {"items": N})],
+        [
+            ex("DELETE FROM items", {"items": N}),
+            ex(
+                "DELETE FROM orders",
+                {"orders": N, "items": REFING},
+                setup=("DELETE FROM items",),
+            ),
+        ],
         data=DataChange.EVERY_ROW,
         scans=does(N, PARTS),
         note="Every row is deleted and stays locked until COMMIT; TRUNCATE is faster but takes "
@@ -601,7 +617,18 @@ TRUNCATE = [
         stmt(ast.TruncateStmt, f("behavior", _CASCADE)),
         [named(AE), lock(PARTS, AE), lock(REFING, AE), lock(SEQS, AE, "with RESTART IDENTITY")],
         [doc("sql-truncate", "CASCADE")],
-        [ex("TRUNCATE orders CASCADE", {"orders": N, "items": REFING})],
+        [
+            ex("TRUNCATE orders CASCADE", {"orders": N, "items": REFING}),
+            ex(
+                "TRUNCATE measures CASCADE",
+                {
+                    "measures": N,
+                    "measures_1": PARTS,
+                    "measures_2": PARTS,
+                    "measure_refs": REFING,
+                },
+            ),
+        ],
         rewrites=does(N, PARTS, REFING),
         data=DataChange.ALL_REMOVED,
         note="Every table whose foreign keys reference it is emptied too, and so on.",

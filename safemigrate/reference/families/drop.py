@@ -135,6 +135,15 @@ RELATIONS = [
                 },
             ),
             ex("DROP TABLE base CASCADE", {"base": N, "derived": CASC}),
+            ex(
+                "DROP TABLE measures CASCADE",
+                {
+                    "measures": N,
+                    "measures_1": PARTS,
+                    "measures_2": PARTS,
+                    "measure_refs": REFING,
+                },
+            ),
         ],
         locks=[
             named(AE),

@@ -95,7 +95,13 @@ VACUUM = [
         stmt(ast.VacuumStmt, f("is_vacuumcmd", True), f("options.*.defname", "full")),
         [named(AE), lock(PARTS, AE), lock(MOVED, AE, "without a table: " + _ALL_TABLES)],
         [doc("sql-vacuum", "FULL"), code("src/backend/commands/cluster.c", "cluster_rel")],
-        [ex("VACUUM (FULL) orders", {"orders": N})],
+        [
+            ex("VACUUM (FULL) orders", {"orders": N}),
+            ex(
+                "VACUUM (FULL) events",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
+        ],
         rewrites=does(N, PARTS, MOVED),
         transaction=NO_BLOCK,
         note="Rewrites the table and rebuilds its indexes under ACCESS EXCLUSIVE: queries on "
@@ -142,7 +148,10 @@ CLUSTER = [
         [named(AE), lock(IDX, AE)],
         [doc("sql-cluster"), _CLUSTER],
         [
-            ex("CLUSTER orders USING orders_status_idx", {"orders": N}),
+            ex(
+                "CLUSTER orders USING orders_status_idx",
+                {"orders": N, "orders_status_idx": IDX},
+            ),
             ex("CLUSTER orders", error="42704"),
             ex("CLUSTER events USING events_at_idx", error="25001", versions=since(15)),
             ex("CLUSTER events USING events_at_idx", error="0A000", versions=until(14)),
