@@ -54,46 +54,46 @@ class Target(enum.Enum):
     """
 
     #: The relation the statement is about (each of them, for a list such as DROP TABLE a, b).
-    NAMED = "named"
+    NAMED = "the named relation"
     #: A second relation the statement names: the partition of ATTACH/DETACH PARTITION, the
     #: parent of INHERIT/NO INHERIT/PARTITION OF/INHERITS, the table of CREATE TRIGGER ... ON,
     #: the referenced table of a new foreign key, the source of LIKE, INSERT ... SELECT,
     #: MERGE ... USING, UPDATE ... FROM, CREATE VIEW/TABLE AS/MATERIALIZED VIEW's query.
-    OTHER_NAMED = "other named"
+    OTHER_NAMED = "the other relation named"
     #: An index the statement names beside its table (CLUSTER ... USING, USING INDEX, CLUSTER
     #: ON, REPLICA IDENTITY USING INDEX, ALTER INDEX ... ATTACH PARTITION's partition index).
-    INDEX_NAMED = "named index"
+    INDEX_NAMED = "the index named"
     #: The table of the named index (or extended statistics object).
-    INDEX_TABLE = "index's table"
+    INDEX_TABLE = "the index's table"
     #: The table of the named sequence's owning column (OWNED BY / identity / serial).
-    SEQUENCE_OWNER = "sequence's table"
+    SEQUENCE_OWNER = "the sequence's table"
     #: The sequences owned by the named table's columns (serial, identity).
-    OWNED_SEQUENCES = "owned sequences"
+    OWNED_SEQUENCES = "the sequences it owns"
     #: The indexes of the named table.
-    INDEXES = "indexes"
+    INDEXES = "its indexes"
     #: The tables the named table's foreign keys reference (for a subcommand: the foreign keys
     #: it touches: the constraint named, the column's).
-    REFERENCED = "referenced tables"
+    REFERENCED = "the tables its foreign keys reference"
     #: The tables whose foreign keys reference the named table (for a subcommand: its column).
-    REFERENCING = "referencing tables"
+    REFERENCING = "the tables whose foreign keys reference it"
     #: The partitioned table the named partition belongs to.
-    PARENT = "parent"
+    PARENT = "the parent"
     #: Every partition and inheritance child of the named table, at any depth.
-    PARTITIONS = "partitions and children"
+    PARTITIONS = "its partitions and children"
     #: The default partition of the named partitioned table (of the parent, for a partition).
-    DEFAULT_PARTITION = "default partition"
+    DEFAULT_PARTITION = "the default partition"
     #: The tables with a column of the named domain or type (or of an array or domain over it).
-    TYPE_USERS = "tables using the type"
+    TYPE_USERS = "the tables using the type"
     #: A composite type's own relation (pg_class relkind 'c'): no query reads it, so its locks
     #: stall nobody (they are listed for completeness).
-    TYPE_RELATION = "the type's relation"
+    TYPE_RELATION = "the type's own relation"
     #: The relations a view, materialized view or rule reads.
-    VIEW_QUERY = "relations the view reads"
+    VIEW_QUERY = "the relations its query reads"
     #: The relations ALL IN TABLESPACE moves (every one in the tablespace, or of the owners).
-    MOVED = "relations moved"
+    MOVED = "each relation it processes"
     #: Objects dropped along with the named one by CASCADE (views, foreign keys, columns), and
     #: their tables.
-    CASCADE = "dependents (CASCADE)"
+    CASCADE = "the dependents CASCADE drops"
 
 
 class Effect(enum.Enum):

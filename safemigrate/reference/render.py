@@ -19,7 +19,6 @@ from .model import (
     Lock,
     Row,
     Source,
-    Target,
     Transaction,
 )
 from .schema import AFTER, PER_DATABASE, SCHEMA, SCHEMA_SINCE
@@ -99,8 +98,7 @@ def _anchor(row: Row) -> str:
 
 
 def _lock(lock: Lock) -> str:
-    where = "the named relation" if lock.target is Target.NAMED else lock.target.value
-    text = f"{lock.mode.sql_name} on {where}"
+    text = f"{lock.mode.sql_name} on {lock.target.value}"
     return f"{text} ({lock.when})" if lock.when else text
 
 
@@ -111,7 +109,7 @@ def _locks(row: Row) -> str:
 def _fact(fact: Fact) -> str:
     if fact.effect is Effect.NO:
         return "no"
-    on = ", ".join("the named relation" if t is Target.NAMED else t.value for t in fact.on)
+    on = ", ".join(t.value for t in fact.on)
     if fact.effect is Effect.YES:
         return f"yes ({on})"
     return f"depends ({on}): {fact.when}"

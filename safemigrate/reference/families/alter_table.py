@@ -1348,6 +1348,7 @@ PARTITIONS = [
             doc("ddl-partitioning", "5.11.2.2 Partition Maintenance"),
             LOCK_LEVEL,
             tablecmds("ATExecAttachPartition"),
+            tablecmds("CloneFkReferenced"),
         ],
         [
             ex(

@@ -226,6 +226,7 @@ CREATE_TABLE = [
             doc("ddl-partitioning", "5.11.2.2"),
             _DEFINE,
             code("src/backend/partitioning/partbounds.c", "check_default_partition_contents"),
+            code("src/backend/commands/tablecmds.c", "CloneFkReferenced"),
         ],
         [
             ex(
