@@ -165,9 +165,9 @@ def _row(row: Row) -> list[str]:
     work = [
         f"**{what}**: {_fact(fact)}"
         for what, fact in (
-            ("rewrites", row.rewrites),
-            ("builds an index", row.builds),
-            ("scans", row.scans),
+            ("Rewrites", row.rewrites),
+            ("Builds an index", row.builds),
+            ("Scans", row.scans),
         )
         if fact.effect is not Effect.NO
     ]
