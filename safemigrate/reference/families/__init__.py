@@ -1,0 +1,1 @@
+"""The rows of the reference table, one module per command family."""

@@ -1,0 +1,861 @@
+"""Reading and changing rows: SELECT (and FOR UPDATE, INTO), VALUES, INSERT (VALUES, SELECT,
+ON CONFLICT), UPDATE and DELETE with and without WHERE (alone and in a WITH query), MERGE,
+COPY, TRUNCATE, LOCK, EXPLAIN, cursors, prepared statements, DO and CALL.
+
+The table lock of a data change is weak (ROW EXCLUSIVE conflicts with no other write), but its
+row locks are not: every row an UPDATE or DELETE changes stays locked until the transaction
+ends, and a change of every row of a table in one statement locks every row. A change that
+touches a foreign key checks the other side with SELECT ... FOR KEY SHARE (ROW SHARE on that
+table; ri_triggers.c).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pglast import ast, enums
+
+from .._build import (
+    AE,
+    AS,
+    EX,
+    OTHER,
+    PARTS,
+    RE,
+    REF,
+    REFING,
+    RS,
+    SEQS,
+    SH,
+    SRE,
+    SUE,
+    VQ,
+    N,
+    code,
+    depends,
+    doc,
+    does,
+    ex,
+    f,
+    lock,
+    named,
+    not_,
+    part,
+    reject,
+    row,
+    since,
+    stmt,
+)
+from ..model import ABSENT, PRESENT, DataChange, Key, Row
+
+_CASCADE = enums.DropBehavior.DROP_CASCADE
+_DML_LOCKS = code("src/backend/parser/parse_clause.c", "setTargetTable")
+_RI = code("src/backend/utils/adt/ri_triggers.c", "RI_FKey_check")
+_PLAN = "the plan decides: a seq scan reads every row, an index scan only those it needs"
+_CTE = Key(ast.CommonTableExpr)
+_DML_TYPES = (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
+#: The example tables are small enough for the planner to read them whole; the examples that
+#: show an index lookup ask for one.
+_INDEX_SCAN = "SET LOCAL enable_seqscan = off"
+
+SELECT = [
+    row(
+        "select",
+        "SELECT",
+        "SELECT",
+        stmt(ast.SelectStmt),
+        [named(AS), lock(VQ, AS)],
+        [doc("sql-select"), doc("explicit-locking", "ACCESS SHARE")],
+        [
+            ex("SELECT count(*) FROM orders", {"orders": N}, scans=True),
+            ex(
+                "SELECT * FROM orders WHERE id = 5",
+                {"orders": N},
+                setup=(_INDEX_SCAN,),
+                scans=False,
+            ),
+            ex("SELECT * FROM open_orders", {"open_orders": N, "orders": VQ}, scans=True),
+        ],
+        scans=depends(_PLAN),
+        note="A view is read through its query: ACCESS SHARE on the view and its tables.",
+    ),
+    row(
+        "select.for-update",
+        "SELECT",
+        "SELECT ... FOR UPDATE / NO KEY UPDATE / SHARE / KEY SHARE",
+        stmt(ast.SelectStmt, f("lockingClause", PRESENT)),
+        [named(RS)],
+        [doc("sql-select", "The Locking Clause"), doc("explicit-locking", "ROW SHARE")],
+        [
+            ex(
+                "SELECT * FROM orders WHERE id = 5 FOR UPDATE",
+                {"orders": N},
+                setup=(_INDEX_SCAN,),
+                scans=False,
+            ),
+            ex("SELECT * FROM orders FOR SHARE", {"orders": N}, scans=True),
+        ],
+        scans=depends(_PLAN),
+        note="Every row returned is locked until the transaction ends: writers of those rows wait.",
+    ),
+    row(
+        "select.into",
+        "SELECT INTO",
+        "SELECT ... INTO new_table",
+        stmt(ast.SelectStmt, f("intoClause", PRESENT)),
+        [named(AS)],
+        [doc("sql-selectinto")],
+        [ex("SELECT * INTO orders_copy FROM orders", {"orders": N})],
+        scans=does(),
+        note="Creates a table: the same as CREATE TABLE AS.",
+    ),
+    row(
+        "values",
+        "VALUES",
+        "VALUES",
+        stmt(ast.SelectStmt, f("valuesLists", PRESENT)),
+        [],
+        [doc("sql-values")],
+        [ex("VALUES (1, 'one'), (2, 'two')")],
+    ),
+]
+
+_ON_CONFLICT = "onConflictClause.action"
+_OCA = enums.OnConflictAction
+
+INSERT = [
+    row(
+        "insert",
+        "INSERT",
+        "INSERT ... VALUES / DEFAULT VALUES",
+        stmt(ast.InsertStmt),
+        [
+            named(RE),
+            lock(REF, RS, "the tables its foreign keys reference"),
+            lock(SEQS, RE, "the sequences its defaults draw from"),
+            lock(PARTS, RE, "the partitions its rows go to"),
+        ],
+        [doc("sql-insert"), doc("explicit-locking", "ROW EXCLUSIVE"), _RI],
+        [
+            ex(
+                "INSERT INTO orders (id, account_id) VALUES (1000, 1)",
+                {"orders": N, "accounts": REF},
+            ),
+            ex(
+                "INSERT INTO tickets (title) VALUES ('new')",
+                {"tickets": N, "tickets_id_seq": SEQS, "tickets_serial_no_seq": SEQS},
+            ),
+            ex(
+                "INSERT INTO events VALUES (1000, '2024-06-01', 'click')",
+                {"events": N, "events_2024": PARTS},
+            ),
+            ex("INSERT INTO orders (id, account_id) VALUES (1000, 999)", error="23503"),
+            ex("INSERT INTO orders (id, account_id) VALUES (1, 1)", error="23505"),
+        ],
+        data=DataChange.NEW_ROWS,
+        rejects=[
+            reject("23505", "a duplicate key"),
+            reject("23503", "a key with no match in the referenced table"),
+            reject("23514", "a CHECK violation"),
+        ],
+        note="A partitioned table: ROW EXCLUSIVE on the partitions the rows go to.",
+    ),
+    row(
+        "insert.select",
+        "INSERT",
+        "INSERT ... SELECT",
+        stmt(ast.InsertStmt, f("selectStmt.fromClause", PRESENT)),
+        [named(RE), lock(OTHER, AS), lock(REF, RS, "the tables its foreign keys reference")],
+        [doc("sql-insert"), doc("explicit-locking", "ROW EXCLUSIVE"), _RI],
+        [
+            ex(
+                "INSERT INTO orphan SELECT id, v FROM base",
+                {"orphan": N, "base": OTHER, "derived": OTHER},
+                scans=True,
+            )
+        ],
+        data=DataChange.NEW_ROWS,
+        scans=depends(_PLAN, OTHER),
+        note="One statement for the whole copy: the new rows and the WAL come at once; batch a "
+        "large backfill.",
+    ),
+    row(
+        "insert.on-conflict-nothing",
+        "INSERT",
+        "INSERT ... ON CONFLICT DO NOTHING",
+        stmt(
+            ast.InsertStmt, f("onConflictClause", PRESENT), f(_ON_CONFLICT, _OCA.ONCONFLICT_NOTHING)
+        ),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        [doc("sql-insert", "ON CONFLICT Clause")],
+        [
+            ex(
+                "INSERT INTO accounts VALUES (1, 'dup'), (11, 'new') ON CONFLICT DO NOTHING",
+                {"accounts": N},
+            )
+        ],
+        data=DataChange.NEW_ROWS,
+    ),
+    row(
+        "insert.on-conflict-update",
+        "INSERT",
+        "INSERT ... ON CONFLICT DO UPDATE",
+        stmt(
+            ast.InsertStmt, f("onConflictClause", PRESENT), f(_ON_CONFLICT, _OCA.ONCONFLICT_UPDATE)
+        ),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        [doc("sql-insert", "ON CONFLICT Clause")],
+        [
+            ex(
+                "INSERT INTO orders (id, account_id) VALUES (5, 1)"
+                " ON CONFLICT (id) DO UPDATE SET account_id = 3",
+                {"orders": N, "accounts": REF},
+            ),
+            ex(
+                "INSERT INTO accounts VALUES (1, 'dup') ON CONFLICT (id) DO UPDATE SET name = "
+                "excluded.name",
+                {"accounts": N},
+            ),
+        ],
+        data=DataChange.MATCHED_ROWS,
+        note="Conflicting rows are updated (and locked); the others inserted.",
+    ),
+]
+
+_UPDATE_SOURCES = [doc("sql-update"), doc("explicit-locking", "ROW EXCLUSIVE"), _DML_LOCKS]
+_DELETE_SOURCES = [doc("sql-delete"), doc("explicit-locking", "ROW EXCLUSIVE"), _DML_LOCKS]
+_WHERE = f("whereClause", PRESENT)
+_NO_WHERE = f("whereClause", ABSENT)
+_NO_FROM = f("fromClause", ABSENT)
+
+UPDATE_DELETE = [
+    row(
+        "update",
+        "UPDATE",
+        "UPDATE ... WHERE",
+        stmt(ast.UpdateStmt, _WHERE, _NO_FROM),
+        [named(RE), lock(PARTS, RE), lock(REF, RS, "when a foreign key column changes")],
+        _UPDATE_SOURCES,
+        [
+            ex(
+                "UPDATE orders SET status = 'paid' WHERE id = 5",
+                {"orders": N},
+                setup=(_INDEX_SCAN,),
+                scans=False,
+            ),
+            ex("UPDATE orders SET status = 'paid' WHERE amount < 10", {"orders": N}, scans=True),
+            ex(
+                "UPDATE orders SET account_id = 2 WHERE id = 5",
+                {"orders": N, "accounts": REF},
+                setup=(_INDEX_SCAN,),
+                scans=False,
+            ),
+            ex(
+                "UPDATE events SET kind = 'x' WHERE id = 5",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+                scans=True,
+            ),
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN, N, PARTS),
+    ),
+    row(
+        "update.no-where",
+        "UPDATE",
+        "UPDATE without WHERE",
+        stmt(ast.UpdateStmt, _NO_WHERE, _NO_FROM),
+        [named(RE), lock(PARTS, RE), lock(REF, RS, "when a foreign key column changes")],
+        _UPDATE_SOURCES,
+        [
+            ex(
+                "UPDATE orders SET account_id = 1 + id % 3",
+                {"orders": N, "accounts": REF},
+            ),
+            ex("UPDATE orders SET status = 'paid'", {"orders": N}),
+            ex(
+                "UPDATE events SET kind = 'x'",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
+        ],
+        data=DataChange.EVERY_ROW,
+        scans=does(N, PARTS),
+        note="Every row is rewritten and stays locked until COMMIT.",
+    ),
+    row(
+        "update.from",
+        "UPDATE",
+        "UPDATE ... FROM",
+        stmt(ast.UpdateStmt, f("fromClause", PRESENT)),
+        [named(RE), lock(OTHER, AS), lock(REF, RS, "when a foreign key column changes")],
+        _UPDATE_SOURCES,
+        [
+            ex(
+                "UPDATE items SET sku = 'x' FROM orders WHERE items.order_id = orders.id"
+                " AND orders.id < 10",
+                {"items": N, "orders": OTHER},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN, N),
+        note="Rows of the target that the join finds; without a join condition, all of them.",
+    ),
+    row(
+        "delete",
+        "DELETE",
+        "DELETE ... WHERE",
+        stmt(ast.DeleteStmt, _WHERE, f("usingClause", ABSENT)),
+        [
+            named(RE),
+            lock(PARTS, RE),
+            lock(
+                REFING,
+                RS,
+                "tables whose foreign keys reference it; ROW EXCLUSIVE where the key "
+                "is ON DELETE CASCADE / SET NULL / SET DEFAULT",
+            ),
+        ],
+        _DELETE_SOURCES,
+        [
+            ex("DELETE FROM items WHERE id = 5", {"items": N}, setup=(_INDEX_SCAN,), scans=False),
+            ex(
+                "DELETE FROM orders WHERE id = 5",
+                {"orders": N, "items": REFING},
+                setup=("DELETE FROM items WHERE id = 5", _INDEX_SCAN),
+                scans=False,
+            ),
+            ex("DELETE FROM orders WHERE id = 5", error="23503"),
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN, N, PARTS),
+        rejects=[reject("23503", "when a referencing row exists (ON DELETE NO ACTION / RESTRICT)")],
+    ),
+    row(
+        "delete.no-where",
+        "DELETE",
+        "DELETE without WHERE",
+        stmt(ast.DeleteStmt, _NO_WHERE, f("usingClause", ABSENT)),
+        [named(RE), lock(PARTS, RE), lock(REFING, RS)],
+        _DELETE_SOURCES,
+        [
+            ex("DELETE FROM items", {"items": N}),
+            ex(
+                "DELETE FROM orders",
+                {"orders": N, "items": REFING},
+                setup=("DELETE FROM items",),
+            ),
+        ],
+        data=DataChange.EVERY_ROW,
+        scans=does(N, PARTS),
+        note="Every row is deleted and stays locked until COMMIT; TRUNCATE is faster but takes "
+        "ACCESS EXCLUSIVE.",
+    ),
+    row(
+        "delete.using",
+        "DELETE",
+        "DELETE ... USING",
+        stmt(ast.DeleteStmt, f("usingClause", PRESENT)),
+        [named(RE), lock(OTHER, AS), lock(REFING, RS)],
+        _DELETE_SOURCES,
+        [
+            ex(
+                "DELETE FROM items USING orders"
+                " WHERE items.order_id = orders.id AND orders.id < 10",
+                {"items": N, "orders": OTHER},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN, N),
+    ),
+    row(
+        "merge",
+        "MERGE",
+        "MERGE",
+        stmt(ast.MergeStmt),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        [doc("sql-merge"), doc("explicit-locking", "ROW EXCLUSIVE")],
+        [
+            ex(
+                "MERGE INTO items i USING orders o ON i.id = o.id AND o.id < 10"
+                " WHEN MATCHED THEN UPDATE SET sku = 'x'",
+                {"items": N, "orders": OTHER},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN, N),
+        versions=since(15),
+    ),
+]
+
+
+def _in_with(node: Any, id: str, form: str, *fields: Any, data: DataChange, **facts: Any) -> Row:
+    return row(
+        f"with.{id}",
+        "SELECT",
+        f"WITH ... ({form})",
+        part(node, _CTE, *fields),
+        [
+            named(RE),
+            lock(PARTS, RE),
+            lock(REF, RS),
+            lock(REFING, RS),
+            lock(OTHER, AS, "the tables it reads (USING, FROM, SELECT)"),
+        ],
+        [doc("queries-with", "7.8.4 Data-Modifying Statements in WITH")],
+        data=data,
+        **facts,
+    )
+
+
+IN_WITH = [
+    _in_with(
+        ast.UpdateStmt,
+        "update",
+        "UPDATE ... WHERE",
+        _WHERE,
+        examples=[
+            ex(
+                "WITH u AS (UPDATE orders SET status = 'paid' WHERE id < 10 RETURNING id)"
+                " SELECT count(*) FROM u",
+                {"orders": N},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN),
+    ),
+    _in_with(
+        ast.UpdateStmt,
+        "update.no-where",
+        "UPDATE without WHERE",
+        _NO_WHERE,
+        examples=[
+            ex(
+                "WITH u AS (UPDATE orders SET status = 'paid' RETURNING id) SELECT count(*) FROM u",
+                {"orders": N},
+                scans=True,
+            )
+        ],
+        data=DataChange.EVERY_ROW,
+        scans=does(),
+    ),
+    _in_with(
+        ast.DeleteStmt,
+        "delete",
+        "DELETE ... WHERE",
+        _WHERE,
+        examples=[
+            ex(
+                "WITH d AS (DELETE FROM items WHERE id < 10 RETURNING *) SELECT count(*) FROM d",
+                {"items": N},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN),
+    ),
+    _in_with(
+        ast.DeleteStmt,
+        "delete.no-where",
+        "DELETE without WHERE",
+        _NO_WHERE,
+        examples=[
+            ex(
+                "WITH d AS (DELETE FROM items RETURNING *) SELECT count(*) FROM d",
+                {"items": N},
+                scans=True,
+            )
+        ],
+        data=DataChange.EVERY_ROW,
+        scans=does(),
+        note="The archive-then-delete idiom: every row of the table in one transaction.",
+    ),
+    _in_with(
+        ast.InsertStmt,
+        "insert",
+        "INSERT",
+        examples=[
+            ex(
+                "WITH i AS (INSERT INTO orphan VALUES (99, 99) RETURNING *) SELECT * FROM i",
+                {"orphan": N},
+                scans=False,
+            )
+        ],
+        data=DataChange.NEW_ROWS,
+    ),
+    _in_with(
+        ast.MergeStmt,
+        "merge",
+        "MERGE",
+        examples=[
+            ex(
+                "WITH m AS (MERGE INTO orphan o USING ONLY base b ON o.id = b.id AND b.id < 3"
+                " WHEN MATCHED THEN UPDATE SET v = 0 RETURNING o.*) SELECT count(*) FROM m",
+                {"orphan": N, "base": OTHER},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN),
+        versions=since(17),
+    ),
+]
+
+_COPY = doc("sql-copy")
+COPY = [
+    row(
+        "copy.from",
+        "COPY",
+        "COPY ... FROM (file, PROGRAM, STDIN)",
+        stmt(ast.CopyStmt, f("is_from", True), not_("options.*.defname", "freeze")),
+        [named(RE), lock(REF, RS)],
+        [_COPY, doc("explicit-locking", "ROW EXCLUSIVE")],
+        [
+            ex("COPY accounts FROM PROGRAM 'echo 11,eleven' WITH (FORMAT csv)", {"accounts": N}),
+            ex(
+                "COPY orders (id, account_id) FROM PROGRAM 'echo 1000,1' WITH (FORMAT csv)",
+                {"orders": N, "accounts": REF},
+            ),
+        ],
+        data=DataChange.NEW_ROWS,
+        note="FROM STDIN reads the data from the client; a runner must send it in the same call.",
+    ),
+    row(
+        "copy.from-freeze",
+        "COPY",
+        "COPY ... FROM ... (FREEZE)",
+        stmt(ast.CopyStmt, f("is_from", True), f("options.*.defname", "freeze")),
+        [named(RE)],
+        [doc("sql-copy", "FREEZE")],
+        [
+            ex(
+                "COPY accounts FROM PROGRAM 'echo 11,eleven' WITH (FORMAT csv, FREEZE)",
+                error="55000",
+            )
+        ],
+        data=DataChange.NEW_ROWS,
+        rejects=[
+            reject("55000", "unless the table was created or truncated in the same transaction")
+        ],
+    ),
+    row(
+        "copy.to",
+        "COPY",
+        "COPY ... TO",
+        stmt(ast.CopyStmt, f("is_from", False), f("query", ABSENT)),
+        [named(AS)],
+        [_COPY],
+        [ex("COPY orders TO '/dev/null'", {"orders": N})],
+        scans=does(),
+    ),
+    row(
+        "copy.query-to",
+        "COPY",
+        "COPY ( query ) TO",
+        stmt(ast.CopyStmt, f("is_from", False), f("query", PRESENT)),
+        [],
+        [_COPY],
+        [
+            ex("COPY (SELECT * FROM orders) TO '/dev/null'", {"orders": N}, scans=True),
+            ex(
+                "COPY (DELETE FROM items WHERE id < 10 RETURNING *) TO '/dev/null'",
+                {"items": N},
+                scans=False,
+            ),
+        ],
+        note="The query's own row applies (a DML query with RETURNING changes rows).",
+    ),
+]
+
+TRUNCATE = [
+    row(
+        "truncate",
+        "TRUNCATE",
+        "TRUNCATE",
+        stmt(ast.TruncateStmt, not_("behavior", _CASCADE), f("restart_seqs", False)),
+        [named(AE), lock(PARTS, AE)],
+        [doc("sql-truncate"), code("src/backend/commands/tablecmds.c", "ExecuteTruncate")],
+        [
+            ex("TRUNCATE items", {"items": N}),
+            ex("TRUNCATE events", {"events": N, "events_2024": PARTS, "events_default": PARTS}),
+            ex("TRUNCATE ONLY events_2024", {"events_2024": N}),
+            ex("TRUNCATE orders", error="0A000"),
+        ],
+        rewrites=does(N, PARTS),
+        data=DataChange.ALL_REMOVED,
+        rejects=[
+            reject(
+                "0A000",
+                "when another table's foreign key references it and that "
+                "table is not truncated too",
+            )
+        ],
+        note="Every row goes at once: new, empty files for the table and its indexes.",
+    ),
+    row(
+        "truncate.restart-identity",
+        "TRUNCATE",
+        "TRUNCATE ... RESTART IDENTITY",
+        stmt(ast.TruncateStmt, not_("behavior", _CASCADE), f("restart_seqs", True)),
+        [named(AE), lock(PARTS, AE), lock(SEQS, AE)],
+        [doc("sql-truncate", "RESTART IDENTITY")],
+        [
+            ex(
+                "TRUNCATE tickets RESTART IDENTITY",
+                {"tickets": N, "tickets_id_seq": SEQS, "tickets_serial_no_seq": SEQS},
+            )
+        ],
+        rewrites=does(N, PARTS),
+        data=DataChange.ALL_REMOVED,
+    ),
+    row(
+        "truncate.cascade",
+        "TRUNCATE",
+        "TRUNCATE ... CASCADE",
+        stmt(ast.TruncateStmt, f("behavior", _CASCADE)),
+        [named(AE), lock(PARTS, AE), lock(REFING, AE), lock(SEQS, AE, "with RESTART IDENTITY")],
+        [doc("sql-truncate", "CASCADE")],
+        [
+            ex("TRUNCATE orders CASCADE", {"orders": N, "items": REFING}),
+            ex(
+                "TRUNCATE measures CASCADE",
+                {
+                    "measures": N,
+                    "measures_1": PARTS,
+                    "measures_2": PARTS,
+                    "measure_refs": REFING,
+                },
+            ),
+        ],
+        rewrites=does(N, PARTS, REFING),
+        data=DataChange.ALL_REMOVED,
+        note="Every table whose foreign keys reference it is emptied too, and so on.",
+    ),
+]
+
+
+def _lock(mode: Any, name: str) -> Row:
+    sql_name = mode.sql_name
+    return row(
+        f"lock.{name}",
+        "LOCK",
+        f"LOCK ... IN {sql_name} MODE",
+        stmt(ast.LockStmt, f("mode", int(mode))),
+        [named(mode), lock(PARTS, mode, "without ONLY"), lock(VQ, mode, "a view's tables")],
+        [doc("sql-lock"), doc("explicit-locking", "13.3.1 Table-Level Locks")],
+        [
+            ex(f"LOCK TABLE orders IN {sql_name} MODE", {"orders": N}),
+            ex(
+                f"LOCK TABLE events IN {sql_name} MODE",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
+            ex(f"LOCK TABLE ONLY events IN {sql_name} MODE NOWAIT", {"events": N}),
+            ex(f"LOCK TABLE open_orders IN {sql_name} MODE", {"open_orders": N, "orders": VQ}),
+        ],
+        rejects=[
+            reject("25P01", "outside a transaction block"),
+            reject("55P03", "NOWAIT, when the lock is not free at once"),
+        ],
+        note="Held until the transaction ends: everything after it in the block runs under it.",
+    )
+
+
+LOCK = [
+    _lock(AS, "access-share"),
+    _lock(RS, "row-share"),
+    _lock(RE, "row-exclusive"),
+    _lock(SUE, "share-update-exclusive"),
+    _lock(SH, "share"),
+    _lock(SRE, "share-row-exclusive"),
+    _lock(EX, "exclusive"),
+    _lock(AE, "access-exclusive"),
+]
+
+OTHERS = [
+    row(
+        "explain",
+        "EXPLAIN",
+        "EXPLAIN (without ANALYZE) of a query",
+        stmt(ast.ExplainStmt, not_("options.*.defname", "analyze"), not_("query", _DML_TYPES)),
+        [named(AS)],
+        [doc("sql-explain")],
+        [ex("EXPLAIN SELECT * FROM orders", {"orders": N})],
+        note="Plans only: the query's locks, nothing read.",
+    ),
+    row(
+        "explain.dml",
+        "EXPLAIN",
+        "EXPLAIN (without ANALYZE) of INSERT / UPDATE / DELETE / MERGE",
+        stmt(ast.ExplainStmt, not_("options.*.defname", "analyze"), f("query", _DML_TYPES)),
+        [named(RE), lock(PARTS, RE)],
+        [doc("sql-explain"), _DML_LOCKS],
+        [
+            ex("EXPLAIN UPDATE orders SET status = 'x'", {"orders": N}),
+            ex(
+                "EXPLAIN DELETE FROM events",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
+        ],
+        note="Nothing changes, but planning takes the statement's ROW EXCLUSIVE lock.",
+    ),
+    row(
+        "explain.analyze",
+        "EXPLAIN",
+        "EXPLAIN ANALYZE",
+        stmt(ast.ExplainStmt, f("options.*.defname", "analyze")),
+        [],
+        [doc("sql-explain", "ANALYZE")],
+        [
+            ex("EXPLAIN ANALYZE UPDATE orders SET status = 'x'", {"orders": N}),
+            ex("EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM orders", {"orders": N}, scans=True),
+        ],
+        note="Runs the statement: the statement's own row applies (an UPDATE changes rows).",
+    ),
+    row(
+        "declare",
+        "DECLARE",
+        "DECLARE cursor",
+        stmt(ast.DeclareCursorStmt),
+        [named(AS)],
+        [doc("sql-declare")],
+        [ex("DECLARE c CURSOR FOR SELECT * FROM orders", {"orders": N})],
+        note="Locks are taken at DECLARE and held while the cursor is open (WITH HOLD: until "
+        "CLOSE).",
+    ),
+    row(
+        "fetch",
+        "FETCH",
+        "FETCH",
+        stmt(ast.FetchStmt, f("ismove", False)),
+        [],
+        [doc("sql-fetch")],
+        [
+            ex(
+                "FETCH 5 FROM c",
+                {"orders": VQ},
+                setup=("DECLARE c CURSOR FOR SELECT * FROM orders",),
+                scans=True,
+            )
+        ],
+        scans=depends("reads the cursor's query as far as it fetches", VQ),
+    ),
+    row(
+        "move",
+        "MOVE",
+        "MOVE",
+        stmt(ast.FetchStmt, f("ismove", True)),
+        [],
+        [doc("sql-move")],
+        [
+            ex(
+                "MOVE 5 IN c",
+                {"orders": VQ},
+                setup=("DECLARE c CURSOR FOR SELECT * FROM orders",),
+                scans=True,
+            )
+        ],
+        scans=depends("reads the cursor's query as far as it moves", VQ),
+    ),
+    row(
+        "close",
+        "CLOSE",
+        "CLOSE",
+        stmt(ast.ClosePortalStmt),
+        [],
+        [doc("sql-close")],
+        [ex("CLOSE c", setup=("DECLARE c CURSOR FOR SELECT * FROM orders",))],
+    ),
+    row(
+        "prepare",
+        "PREPARE",
+        "PREPARE of a query",
+        stmt(ast.PrepareStmt, not_("query", _DML_TYPES)),
+        [named(AS)],
+        [doc("sql-prepare")],
+        [ex("PREPARE one_order (int) AS SELECT * FROM orders WHERE id = $1", {"orders": N})],
+        note="Parses and analyzes: ACCESS SHARE on the tables until the transaction ends; "
+        "nothing runs.",
+    ),
+    row(
+        "prepare.dml",
+        "PREPARE",
+        "PREPARE of INSERT / UPDATE / DELETE / MERGE",
+        stmt(ast.PrepareStmt, f("query", _DML_TYPES)),
+        [named(RE)],
+        [doc("sql-prepare"), _DML_LOCKS],
+        [
+            ex(
+                "PREPARE touch_order (int) AS UPDATE orders SET status = 'x' WHERE id = $1",
+                {"orders": N},
+            )
+        ],
+        note="Analysis takes the target's ROW EXCLUSIVE lock until the transaction ends; "
+        "nothing changes until EXECUTE.",
+    ),
+    row(
+        "execute",
+        "EXECUTE",
+        "EXECUTE",
+        stmt(ast.ExecuteStmt),
+        [],
+        [doc("sql-execute")],
+        [
+            ex(
+                "EXECUTE one_order (5)",
+                setup=("PREPARE one_order (int) AS SELECT * FROM orders WHERE id = $1",),
+            )
+        ],
+        data=DataChange.CODE,
+        note="Runs a statement prepared earlier: the table cannot see which; judge the PREPARE.",
+    ),
+    row(
+        "deallocate",
+        "DEALLOCATE",
+        "DEALLOCATE",
+        stmt(ast.DeallocateStmt),
+        [],
+        [doc("sql-deallocate")],
+        [
+            ex(
+                "DEALLOCATE one_order",
+                setup=("PREPARE one_order (int) AS SELECT * FROM orders WHERE id = $1",),
+            )
+        ],
+    ),
+    row(
+        "do",
+        "DO",
+        "DO",
+        stmt(ast.DoStmt),
+        [],
+        [doc("sql-do")],
+        [ex("DO $$ BEGIN PERFORM 1; END $$")],
+        data=DataChange.CODE,
+        note="Its body's statements decide (check reads PL/pgSQL bodies separately).",
+    ),
+    row(
+        "call",
+        "CALL",
+        "CALL",
+        stmt(ast.CallStmt),
+        [],
+        [doc("sql-call")],
+        [ex("CALL noop()")],
+        data=DataChange.CODE,
+        note="The procedure's statements decide; a procedure may COMMIT, which ends the "
+        "caller's transaction block (then refused in one: 2D000).",
+    ),
+]
+
+ROWS: tuple[Row, ...] = (
+    *SELECT,
+    *INSERT,
+    *UPDATE_DELETE,
+    *IN_WITH,
+    *COPY,
+    *TRUNCATE,
+    *LOCK,
+    *OTHERS,
+)

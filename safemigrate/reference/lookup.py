@@ -1,0 +1,160 @@
+"""Finding the rows of a parsed statement: the statement's own row and the rows of its parts.
+
+A statement is walked the way PostgreSQL executes it: an ALTER TABLE (INDEX, VIEW, ...) is its
+list of subcommands, each with a row, and an ADD COLUMN's inline CHECK, REFERENCES, UNIQUE and
+PRIMARY KEY are parts of their own (PostgreSQL turns them into ADD CONSTRAINT subcommands); a
+CREATE TABLE's foreign keys are parts (they lock the referenced table); a data-modifying query
+in a WITH clause is a part; what EXPLAIN ANALYZE, CREATE SCHEMA and COPY (query) run are
+statements of their own. The statement's lock on a relation is the strongest of its parts'
+(the ALTER TABLE page: "the lock acquired will be the strictest one required by any
+subcommand").
+
+A node no row matches is *unknown*: :func:`matches` returns it with ``row=None``, so that a rule
+can report it instead of passing it silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from pglast import ast, enums
+
+from .model import NEWEST, Row
+
+__all__ = ["AmbiguousRowError", "Match", "matches", "parts", "row_for"]
+
+_CT = enums.ConstrType
+#: Inline column constraints that act on existing rows (the others are part of the column).
+_COLUMN_PARTS = (
+    _CT.CONSTR_CHECK,
+    _CT.CONSTR_FOREIGN,
+    _CT.CONSTR_PRIMARY,
+    _CT.CONSTR_UNIQUE,
+    _CT.CONSTR_EXCLUSION,
+)
+_DML = (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
+
+
+class AmbiguousRowError(LookupError):
+    """Two rows match a node equally well (a defect of the table, caught by its tests)."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """A node of a statement and its row (None: the table does not know it)."""
+
+    node: Any
+    #: The significant nodes around it, outermost first (the statement, the subcommand).
+    parents: tuple[Any, ...]
+    row: Row | None
+
+
+def parts(statement: Any) -> Iterator[tuple[Any, tuple[Any, ...]]]:
+    """Every node of ``statement`` that has a row of its own, with its parents."""
+    yield from _parts(statement, ())
+
+
+def _parts(node: Any, parents: tuple[Any, ...]) -> Iterator[tuple[Any, tuple[Any, ...]]]:
+    if isinstance(node, ast.AlterTableStmt):
+        for cmd in node.cmds or ():
+            yield cmd, (*parents, node)
+            column = cmd.def_
+            if cmd.subtype == enums.AlterTableType.AT_AddColumn and isinstance(
+                column, ast.ColumnDef
+            ):
+                for constraint in column.constraints or ():
+                    if constraint.contype in _COLUMN_PARTS:
+                        yield constraint, (*parents, node, cmd)
+        return
+    yield node, parents
+    if isinstance(node, ast.CreateStmt):
+        for element in node.tableElts or ():
+            constraints = (
+                element.constraints or () if isinstance(element, ast.ColumnDef) else (element,)
+            )
+            for constraint in constraints:
+                if (
+                    isinstance(constraint, ast.Constraint)
+                    and constraint.contype == _CT.CONSTR_FOREIGN
+                ):
+                    yield constraint, (*parents, node)
+    elif isinstance(node, ast.ExplainStmt):
+        if any(o.defname == "analyze" and _true(o) for o in node.options or ()):
+            yield from _parts(node.query, parents)
+    elif isinstance(node, ast.CreateSchemaStmt):
+        for element in node.schemaElts or ():
+            yield from _parts(element, parents)
+    elif isinstance(node, ast.CopyStmt) and node.query is not None:
+        yield from _parts(node.query, parents)
+    with_clause = (
+        getattr(node, "withClause", None) if isinstance(node, (ast.SelectStmt, *_DML)) else None
+    )
+    for cte in with_clause.ctes if with_clause is not None else ():
+        query = cte.ctequery
+        if isinstance(query, _DML):
+            yield from _parts(query, (*parents, cte))
+
+
+def _true(option: Any) -> bool:
+    """A DefElem option without a value, or with a true one (``ANALYZE``, ``ANALYZE true``)."""
+    arg = option.arg
+    if arg is None:
+        return True
+    if isinstance(arg, ast.Boolean):
+        return bool(arg.boolval)
+    if isinstance(arg, ast.Integer):
+        return bool(arg.ival)
+    return str(getattr(arg, "sval", "")).lower() not in ("false", "off", "0", "no")
+
+
+def by_node(rows: Iterable[Row]) -> dict[Any, tuple[Row, ...]]:
+    """``rows`` grouped by the node class their key matches."""
+    found: dict[Any, list[Row]] = {}
+    for row in rows:
+        found.setdefault(row.key.node, []).append(row)
+    return {node: tuple(group) for node, group in found.items()}
+
+
+@cache
+def _table_index() -> dict[Any, tuple[Row, ...]]:
+    from . import ROWS
+
+    return by_node(ROWS)
+
+
+def row_for(
+    node: Any, parents: tuple[Any, ...] = (), version: int = NEWEST, rows: Sequence[Row] = ()
+) -> Row | None:
+    """The most specific row for ``node`` (inside ``parents``) on server major ``version``,
+    or None when no row matches. Raises :class:`AmbiguousRowError` on a tie."""
+    index = by_node(rows) if rows else _table_index()
+    candidates = [
+        row
+        for row in index.get(type(node), ())
+        if version in row.versions and row.key.matches(node, parents)
+    ]
+    if not candidates:
+        return None
+    best = max(row.key.specificity for row in candidates)
+    top = [row for row in candidates if row.key.specificity == best]
+    if len(top) > 1:
+        raise AmbiguousRowError(
+            f"{type(node).__name__}: rows {', '.join(r.id for r in top)} match equally"
+        )
+    return top[0]
+
+
+def matches(statement: Any, version: int = NEWEST, rows: Sequence[Row] = ()) -> list[Match]:
+    """Every part of ``statement`` with its row on server major ``version`` (None: unknown)."""
+    return [
+        Match(node, parents, row_for(node, parents, version, rows))
+        for node, parents in parts(statement)
+    ]
+
+
+def unknown(statements: Iterable[Any], version: int = NEWEST) -> list[Match]:
+    """The parts of ``statements`` the table does not know."""
+    return [m for s in statements for m in matches(s, version) if m.row is None]
