@@ -22,12 +22,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .adoption import layout_notes
+from .adoption import layout_notes, switch_event
 from .check import check as check  # the check command lives in its own module (cheap import)
 from .check import explain as explain
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
-from .events import Event
+from .events import Event, HistoryAdopted
 from .gate import decide, lint_pending
 from .lint import Finding
 from .model import JournalEntry, Migration
@@ -134,6 +134,10 @@ class StatusReport:
     migrations: list[MigrationStatus]
     #: Where the status was read: user, host, port, dbname, server version, standby.
     target: Target
+    #: False before the first ``up`` (or ``adopt``, ``baseline``) creates the journal.
+    journal_exists: bool = True
+    #: What the first ``up`` will adopt from another tool's history (not recorded yet).
+    switch: HistoryAdopted | None = None
 
     @property
     def drifted(self) -> list[MigrationStatus]:
@@ -151,8 +155,11 @@ class StatusReport:
 
     def to_dict(self) -> dict[str, object]:
         """The JSON document of ``status --format json``."""
+        switch = self.switch.to_dict() if self.switch is not None else None
         return {
             "target": self.target.to_dict(),
+            "journal": {"table": self.journal, "exists": self.journal_exists},
+            **({"switch": switch} if switch is not None else {}),
             "migrations": [
                 {
                     "version": m.version,
@@ -189,11 +196,25 @@ def status(
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
-        entries = foreign_history.with_adopted(
+        journal_exists = dbjournal.exists(session, journal)
+        found = foreign_history.adoption(
             session, settings, migrations, dbjournal.read(session, journal)
         )
+    entries = found.entries
     refuse_empty_directory(migrations, entries, str(settings.dir))
-    return StatusReport(target.address, str(journal), statuses(migrations, entries), target)
+    switch = (
+        switch_event(found.history, found.adopted, migrations, str(journal), recorded=False)
+        if found.history is not None
+        else None
+    )
+    return StatusReport(
+        target.address,
+        str(journal),
+        statuses(migrations, entries),
+        target,
+        journal_exists=journal_exists,
+        switch=switch,
+    )
 
 
 @dataclass(frozen=True)
@@ -407,12 +428,16 @@ def adopt(
         entries = dbjournal.read(session, journal)
         check_drift(statuses(migrations, entries))
         # Refusals (a dirty history, drift) come before the journal is even created.
-        adopted = foreign_history.with_adopted(session, settings, migrations, entries)
-        adopted = adopted[len(entries) :]
+        found = foreign_history.adoption(session, settings, migrations, entries)
+        adopted = found.adopted
         if adopted:
             dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
             timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
             foreign_history.record(session, journal, adopted, timeouts)
+        if found.history is not None:
+            switch = switch_event(found.history, adopted, migrations, str(journal))
+            if switch is not None:
+                on_event(switch)
         return adopted
 
 
@@ -507,19 +532,25 @@ def plan(
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
             lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         )
-    else:
-        report = _plan_against(
-            settings, migrations, target_version, dsn, environ, on_event, database
-        )
-    return replace(report, notes=_layout_notes(settings))
+        return replace(report, notes=_layout_notes(settings))
+    report, layout, pending = _plan_against(
+        settings, migrations, target_version, dsn, environ, on_event, database
+    )
+    return replace(report, notes=_layout_notes(settings, layout, pending))
 
 
-def _layout_notes(settings: Settings) -> tuple[str, ...]:
-    """What plan says about another tool's layout (nothing for safemigrate's own)."""
-    layout = resolve_layout(settings.dir, settings.layout)
+def _layout_notes(
+    settings: Settings, layout: str | None = None, pending: set[int] | None = None
+) -> tuple[str, ...]:
+    """What plan says about another tool's layout (nothing for safemigrate's own): ``layout``
+    as the database decided it (else from the directory), notes on the ``pending`` versions'
+    files only when a database says which are pending (applied files run nothing more)."""
+    layout = layout or resolve_layout(settings.dir, settings.layout)
     if layout == "safemigrate" and settings.layout != "auto":
         return ()
-    files = discover(settings.dir, layout)
+    files = [
+        f for f in discover(settings.dir, layout) if pending is None or f.version in pending
+    ]
     return tuple(
         layout_notes(layout, settings.layout == "auto", files)
         + left_out_notes(settings.dir, layout)
@@ -534,8 +565,9 @@ def _plan_against(
     environ: Mapping[str, str] | None,
     on_event: EventSink,
     database: Database | None = None,
-) -> PlanReport:
-    """The plan with the database's facts: its pending steps, sizes, lock holders."""
+) -> tuple[PlanReport, str, set[int]]:
+    """The plan with the database's facts: its pending steps, sizes, lock holders; with the
+    layout the database decided and the pending versions."""
     from .blockers.watcher import Watcher
     from .db import batches as dbbatches
     from .db import catalog as dbcatalog
@@ -548,7 +580,7 @@ def _plan_against(
         RunLock,
         journal_table,
         open_session,
-        read_pending,
+        read_plan,
         resolve_database,
         server_settings,
     )
@@ -557,7 +589,8 @@ def _plan_against(
     journal = journal_table(settings)
     with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()
-        planned = read_pending(session, journal, migrations, settings, target_version)
+        pending = read_plan(session, journal, migrations, settings, target_version)
+        planned = pending.steps
         # Lint as up's gate will: with the server's own major version.
         settings = server_settings(settings, session)
         findings = _findings(planned, settings, session)
@@ -606,13 +639,14 @@ def _plan_against(
     steps = build_plan(
         planned, settings, findings, sizes=sizes, holders=holders, resolved=locks_of, keys=keys
     )
-    return PlanReport(
+    report = PlanReport(
         tuple(steps),
         facts,
         gate=decide(planned, findings, settings),
         worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
     )
+    return report, pending.layout, {p.migration.version for p in planned}
 
 
 def _findings(

@@ -153,6 +153,8 @@ class Context:
         self.directory = directory
         self.format = fmt
         self.layout = layout
+        #: The detected layout was printed (once per command, however often settings are read).
+        self._layout_shown = False
 
     def settings(self, **flags: Any) -> Settings:
         from .config import load_settings
@@ -163,9 +165,10 @@ class Context:
         if self.layout is not None:
             overrides["layout"] = self.layout
         settings = load_settings(cwd=Path.cwd(), config_file=self.config, overrides=overrides)
-        if settings.layout == "auto" and self.format == "text":
+        if settings.layout == "auto" and self.format == "text" and not self._layout_shown:
             from .source.layouts import detect
 
+            self._layout_shown = True
             # To stderr: stdout stays each command's own output.
             click.echo(f"layout: {detect(settings.dir)} (detected in {settings.dir})", err=True)
         return settings
@@ -771,8 +774,11 @@ def status(
         if fmt == "json":
             click.echo(to_json(report.to_dict()))
         else:
+            from .output import journal_text
+
             click.echo(f"target: {report.target.describe()}")
-            click.echo(f"journal {report.journal}")
+            for line in journal_text(report.journal, report.journal_exists, report.switch):
+                click.echo(line)
             for line in status_text(report.migrations, _colour()):
                 click.echo(line)
         if fmt == "json":
@@ -895,12 +901,22 @@ def adopt(
 
     targets: list[Target] = []
     connected = _target_printer(fmt, targets)
+    switches: list[Event] = []
+
+    def on_event(event: Event) -> None:
+        from .events import HistoryAdopted
+
+        if isinstance(event, HistoryAdopted):
+            switches.append(event)
+        connected(event)
 
     with _handled(ctx):
-        adopted = api.adopt(ctx.settings(require_dsn=require_dsn), dsn=dsn, on_event=connected)
+        adopted = api.adopt(ctx.settings(require_dsn=require_dsn), dsn=dsn, on_event=on_event)
         versions = sorted({(e.version, e.name, e.application_name or "") for e in adopted})
         if fmt == "json":
-            document = {"target": targets[0].to_dict()} if targets else {}
+            document: dict[str, object] = {"target": targets[0].to_dict()} if targets else {}
+            if switches:
+                document["switch"] = switches[0].to_dict()
             click.echo(
                 to_json(
                     {
@@ -910,8 +926,13 @@ def adopt(
                 )
             )
         elif versions:
+            from .output import event_text
+
             for version, name, origin in versions:
                 click.echo(f"recorded {version} {name} as applied ({origin})")
+            for switch in switches:
+                for line in event_text(switch, _colour()):
+                    click.echo(line)
         else:
             click.echo("nothing to adopt: the journal already knows every migration applied")
 

@@ -375,6 +375,27 @@ class RunFailed(Event):
 
 
 @dataclass(frozen=True)
+class HistoryAdopted(Event):
+    """The switch from another tool: what its history table says it applied is recorded in
+    the journal as ``baseline`` (not run). Emitted by the first ``up`` and by ``adopt``; the
+    tool's table is read, never written, from then on (``tool_history_written``)."""
+
+    kind: ClassVar[str] = "history_adopted"
+    tool: str
+    #: The tool's history table, schema-qualified, and the journal the rows went to.
+    table: str
+    journal: str
+    #: Migrations recorded, and the first and last of their versions as the files write them.
+    count: int
+    first: str
+    last: str
+    #: False: safemigrate never writes the other tool's table; retire the tool.
+    tool_history_written: bool = False
+    #: False in ``status``: what the first ``up`` (or ``adopt``) will record.
+    recorded: bool = True
+
+
+@dataclass(frozen=True)
 class GateFinding:
     """A lint finding on a pending step, as the lint gate judged it."""
 

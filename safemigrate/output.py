@@ -14,6 +14,7 @@ from .events import (
     Connected,
     ConnectionLost,
     Event,
+    HistoryAdopted,
     IndexCleanup,
     IndexProgress,
     LintFindings,
@@ -67,6 +68,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         return [paint(f"target: {event.target.describe()}", "bold", colour)]
     if isinstance(event, RunStarted):
         return run_header(event, colour)
+    if isinstance(event, HistoryAdopted):
+        return [paint(switch_text(event), "bold", colour)]
     if isinstance(event, LintFindings):
         return lint_findings_text(event, colour)
     if isinstance(event, ConnectionLost):
@@ -243,6 +246,39 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             lines.append(f"  hint: {event.hint}")
         return lines
     return []
+
+
+def switch_text(event: HistoryAdopted) -> str:
+    """The switch from another tool, said once: what was (or, in ``status``, will be) recorded,
+    and that the tool's own history is not written from then on."""
+    span = event.first if event.count == 1 else f"{event.first} to {event.last}"
+    what = f"{_plural(event.count, 'migration')} {event.tool} applied ({span})"
+    if event.recorded:
+        head = (
+            f"switched from {event.tool}: recorded the {what} in the journal "
+            f"{event.journal} as baseline, not run (read from {event.table})"
+        )
+    else:
+        head = (
+            f"switch from {event.tool}: the first `safemigrate up` (or `adopt`) records the "
+            f"{what} in the journal {event.journal} as baseline, without running them "
+            f"(read from {event.table})"
+        )
+    return (
+        f"{head}; safemigrate does not write {event.table}: retire {event.tool} now, since "
+        f"it would run again every migration safemigrate applies"
+    )
+
+
+def journal_text(journal: str, exists: bool, switch: HistoryAdopted | None) -> list[str]:
+    """What ``status`` says of the journal: its name, or, before it exists, what will make it
+    (and what the switch from another tool will record in it)."""
+    lines = [f"journal {journal}" if exists else f"journal {journal}: not created yet"]
+    if switch is not None:
+        lines.append(switch_text(switch))
+    elif not exists:
+        lines[0] += " (the first `safemigrate up` creates it)"
+    return lines
 
 
 def _plural(n: int, word: str) -> str:

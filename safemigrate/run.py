@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from . import gate
+from .adoption import switch_event
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session, foreign_history, runlock
@@ -339,6 +340,8 @@ class Pending:
     steps: list[PlannedStep]
     #: Migrations after the target version left pending (0 without a target).
     later_migrations: int
+    #: The layout the directory is read with (``auto`` resolved, by the database too).
+    layout: str = "safemigrate"
 
 
 def read_plan(
@@ -350,9 +353,10 @@ def read_plan(
 ) -> Pending:
     """The steps to run and what stays pending after them, from the journal; drift and
     out-of-order migrations are refused."""
-    entries = foreign_history.with_adopted(
+    found = foreign_history.adoption(
         session, settings, migrations, dbjournal.read(session, journal)
     )
+    entries = found.entries
     refuse_empty_directory(migrations, entries, str(settings.dir))
     check_drift(statuses(migrations, entries))
     steps = pending_steps(
@@ -361,7 +365,7 @@ def read_plan(
         target=target_version,
         allow_out_of_order=settings.allow_out_of_order,
     )
-    return Pending(steps, pending_after(migrations, entries, target_version))
+    return Pending(steps, pending_after(migrations, entries, target_version), found.layout)
 
 
 def read_pending(
@@ -647,13 +651,19 @@ class Run:
                 self._lint_gate(planned, session)
             dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
             # What another tool applied goes into the journal before the first step runs.
-            foreign_history.adopt(
+            adopted = foreign_history.adopt(
                 session,
                 self.journal,
                 self.settings,
                 self.migrations,
                 dbjournal.read(session, self.journal),
             )
+            if adopted.history is not None:
+                switch = switch_event(
+                    adopted.history, adopted.adopted, self.migrations, str(self.journal)
+                )
+                if switch is not None:
+                    self.emit(switch)
             if not self.session_state:
                 # A new run resuming inside a migration: that file's earlier session settings
                 # (SET timezone ...) were applied by an earlier run, on another session.

@@ -21,14 +21,23 @@ The tables, as each tool creates them on PostgreSQL (the tests build them the sa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from psycopg import sql
 
-from ..adoption import ForeignHistory, ForeignRow, adopted_entries, checksum_drift
+from ..adoption import (
+    ForeignHistory,
+    ForeignRow,
+    adopted_entries,
+    checksum_drift,
+    fits,
+    refuse_unadopted,
+    unrecorded,
+)
 from ..config import Settings
-from ..errors import BadInputError, DriftError
+from ..errors import BadInputError, DriftError, MigrationFileError
 from ..model import JournalEntry, Migration
-from ..source import discover
+from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of
 from . import steps as dbsteps
@@ -72,6 +81,35 @@ def _columns(session: Session, regclass: str) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
+def _find(session: Session, table: str) -> tuple[str, str] | None:
+    """The schema and name of ``table`` as the search_path finds it, or None."""
+    found = session.rows(
+        sql.SQL(
+            "SELECT n.nspname, c.relname FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass({})"
+        ).format(sql.Literal(table))
+    )
+    return (str(found[0][0]), str(found[0][1])) if found else None
+
+
+def read_all(session: Session) -> list[ForeignHistory]:
+    """Every other tool's history table on the search_path, each read as its tool's
+    (``schema_migrations`` is golang-migrate's when it has a ``dirty`` column, else dbmate's)."""
+    histories = []
+    for table in dict.fromkeys(name for name, _ in _TABLES.values()):
+        where = _find(session, table)
+        if where is None:
+            continue
+        tools = [t for t, (name, _) in _TABLES.items() if name == table]
+        if len(tools) > 1:
+            has_dirty = "dirty" in _columns(session, session.render(sql.Identifier(*where)))
+            tools = ["golang-migrate" if has_dirty else "dbmate"]
+        history = read(session, tools[0])
+        if history is not None:
+            histories.append(history)
+    return histories
+
+
 def read(session: Session, tool: str) -> ForeignHistory | None:
     """``tool``'s history table as found on the search_path, or None when there is none."""
     if tool not in _TABLES:
@@ -105,21 +143,74 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
     )
 
 
-def with_adopted(
+@dataclass(frozen=True)
+class Adoption:
+    """What the journal plus another tool's history say is applied."""
+
+    #: The journal's entries, then those adopted from ``history``.
+    entries: list[JournalEntry]
+    #: The layout the directory is read with (``auto`` resolved, by the database too).
+    layout: str
+    #: The history adopted from (the layout's tool's table), if there is one.
+    history: ForeignHistory | None = None
+    #: The entries of ``entries`` that only ``history`` knows (not yet in the journal).
+    adopted: list[JournalEntry] = field(default_factory=list)
+
+
+def _tool_files(settings: Settings, tool: str) -> list[MigrationFile] | None:
+    """The directory read ``tool``'s way, or None when that tool would not read it cleanly."""
+    try:
+        scan = scan_directory(settings.dir, tool)
+    except (MigrationFileError, BadInputError):
+        return None
+    return None if scan.problems or scan.misnamed else scan.files
+
+
+def adoption(
     session: Session,
     settings: Settings,
     migrations: Sequence[Migration],
     entries: Sequence[JournalEntry],
-) -> list[JournalEntry]:
+) -> Adoption:
     """The journal's entries plus those adopted from the layout's tool's history.
 
-    Raises AdoptionError (exit 2) for a failed or dirty migration in that history, DriftError
-    for a file whose text differs from what the tool recorded.
+    Whatever the layout, another tool's history that records migrations of the directory the
+    journal does not know is never ignored: it is adopted when it is the layout's tool's, or
+    when the layout is ``auto`` and the history plainly is this directory's read that tool's
+    way (a yoyo project whose files are named ``0001_step1.sql``); otherwise AdoptionError
+    (exit 2) names the table and the setting. Raises AdoptionError for a failed or dirty
+    migration in the adopted history, DriftError for a file whose text differs from what the
+    tool recorded.
     """
     layout = resolve(settings.dir, settings.layout)
-    history = read(session, layout)
-    if history is None:
-        return list(entries)
+    histories = read_all(session)
+    own = read(session, layout) if layout in _TABLES else None
+    detected = None
+    if settings.layout == "auto" and layout == "safemigrate":
+        detected = layout
+        candidates = []
+        for history in histories:
+            tool_files = _tool_files(settings, history.tool)
+            if tool_files is not None and fits(history, tool_files, len(migrations)):
+                candidates.append(history)
+        if len(candidates) == 1:
+            own, layout = candidates[0], candidates[0].tool
+    on_disk = [
+        MigrationFile(m.version, m.version_text, m.name, m.path) for m in migrations
+    ]
+    for history in histories:
+        if own is not None and history.table == own.table:
+            continue
+        refuse_unadopted(
+            history,
+            unrecorded(history, VERSION_OF[history.tool], on_disk, entries),
+            str(settings.dir),
+            settings.layout if detected is None else layout,
+            detected,
+        )
+    if own is None:
+        return Adoption(list(entries), layout)
+    history = own
     files = discover(settings.dir, layout)
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
@@ -130,7 +221,17 @@ def with_adopted(
             f"{drift[0]}{more}",
             hint="restore the applied text (changes go in a new migration)",
         )
-    return [*entries, *adopted]
+    return Adoption([*entries, *adopted], layout, history, adopted)
+
+
+def with_adopted(
+    session: Session,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> list[JournalEntry]:
+    """The journal's entries plus those adopted from another tool's history (see adoption)."""
+    return adoption(session, settings, migrations, entries).entries
 
 
 def record(
@@ -166,14 +267,14 @@ def adopt(
     settings: Settings,
     migrations: Sequence[Migration],
     journal_entries: Sequence[JournalEntry],
-) -> list[JournalEntry]:
+) -> Adoption:
     """Record in the journal what the tool applied and the journal does not know; returns the
-    entries written. The caller holds the run lock and has ensured the journal."""
-    every = with_adopted(session, settings, migrations, journal_entries)
-    new = every[len(journal_entries) :]
+    adoption (its ``adopted`` entries are those written). The caller holds the run lock and
+    has ensured the journal."""
+    found = adoption(session, settings, migrations, journal_entries)
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
-    record(session, journal, new, timeouts)
-    return new
+    record(session, journal, found.adopted, timeouts)
+    return found
 
 
 def _flyway(table: str, rows: Sequence[tuple[object, ...]]) -> ForeignHistory:

@@ -1,0 +1,181 @@
+"""Issue 22: the switch from yoyo or dbmate, with the real tools, as a team meets it.
+
+Another tool's history whose entries match the directory's files is never applied a second
+time, whatever the layout setting (item 1); the switch is announced in text and JSON, and
+``status`` before it says what the first ``up`` will do (item 6).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.integration.test_adopt_real_tools import (
+    _dbmate,
+    _missing,
+    _program,
+    _yoyo,
+    journal,
+)
+from tests.support.runner import run, write_migrations
+
+#: A yoyo project whose files happen to look like safemigrate's: the first migration is
+#: idempotent, the second is not (applied twice, it would duplicate the row).
+YOYO_LOOKALIKE = {
+    "0001_step1.sql": "CREATE TABLE IF NOT EXISTS items (id int);\n",
+    "0002_step2.sql": "INSERT INTO items VALUES (1);\n",
+}
+
+
+def _yoyo_program() -> str:
+    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
+    if program is None:
+        _missing("yoyo-migrations (the bench extra)")
+    return program
+
+
+def _dbmate_program() -> str:
+    program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
+    if program is None:
+        _missing("dbmate (npm install dbmate)")
+    return program
+
+
+def _rows(dsn: str) -> int:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM items").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _journal_exists(dsn: str) -> bool:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT to_regclass('public.safemigrate_history')").fetchone()
+    return row is not None and row[0] is not None
+
+
+@pytest.fixture
+def yoyo_lookalike(db_dsn: str, tmp_path: Path) -> Path:
+    """A database where the real yoyo applied YOYO_LOOKALIKE; its directory."""
+    directory = write_migrations(tmp_path / "migrations", YOYO_LOOKALIKE)
+    _yoyo(_yoyo_program(), db_dsn, directory)
+    assert _rows(db_dsn) == 1
+    return directory
+
+
+@pytest.mark.parametrize("layout", ["safemigrate", "sqlx"])
+def test_issue_22_item_1_yoyo_history_under_another_layout_is_refused_not_reapplied(
+    db_dsn: str, yoyo_lookalike: Path, layout: str
+) -> None:
+    env = {"SAFEMIGRATE_LAYOUT": layout}
+    where = ["--dir", str(yoyo_lookalike), "--dsn", db_dsn]
+    for command in (["status"], ["plan"], ["up", "--dry-run"], ["up"]):
+        result = run(*command, *where, env=env)
+        assert result.exit_code == 2, (command, result.output)
+        assert "public._yoyo_migration is yoyo's history" in result.output
+        assert f"the layout setting is {layout}" in result.output
+        assert 'set layout = "yoyo"' in result.output
+    # Nothing ran twice, nothing was written.
+    assert _rows(db_dsn) == 1
+    assert not _journal_exists(db_dsn)
+
+
+def test_issue_22_item_1_auto_adopts_yoyo_history_with_safemigrate_looking_names(
+    db_dsn: str, yoyo_lookalike: Path
+) -> None:
+    env = {"SAFEMIGRATE_LAYOUT": "auto"}
+    where = ["--dir", str(yoyo_lookalike), "--dsn", db_dsn]
+    status = run("status", *where, "--format", "json", env=env)
+    assert status.exit_code == 0, status.output
+    document = status.events()[0]
+    assert document["journal"] == {"table": "public.safemigrate_history", "exists": False}
+    assert document["switch"]["tool"] == "yoyo" and document["switch"]["recorded"] is False
+    assert [m["state"] for m in document["migrations"]] == ["applied", "applied"]
+    plan = run("plan", *where, env=env)
+    assert plan.exit_code == 0, plan.output
+    assert "nothing to apply" in plan.output
+
+    write_migrations(yoyo_lookalike, {"0003_step3.sql": "INSERT INTO items VALUES (3);\n"})
+    result = run("up", *where, "--format", "json", env=env)
+    assert result.exit_code == 0, result.output
+    switch = [e for e in result.events() if e["event"] == "history_adopted"]
+    assert switch == [
+        {
+            "event": "history_adopted",
+            "tool": "yoyo",
+            "table": "public._yoyo_migration",
+            "journal": "public.safemigrate_history",
+            "count": 2,
+            "first": "0001",
+            "last": "0002",
+            "tool_history_written": False,
+            "recorded": True,
+        }
+    ]
+    assert _rows(db_dsn) == 2  # only 0003's row was added
+    origin = "adopted from yoyo public._yoyo_migration"
+    assert journal(db_dsn) == [
+        (1, "step1", 0, "baseline", origin),
+        (2, "step2", 0, "baseline", origin),
+        (3, "step3", 0, "applied", "safemigrate"),
+    ]
+    again = run("up", *where, "--format", "json", env=env)
+    assert again.exit_code == 0, again.output
+    assert not [e for e in again.events() if e["event"] == "history_adopted"]
+
+
+DBMATE_SET = {
+    "20260101000001_create_users.sql": (
+        "-- migrate:up\nCREATE TABLE users (id bigint PRIMARY KEY);\n\n"
+        "-- migrate:down\nDROP TABLE users;\n"
+    ),
+    "20260101000002_add_name.sql": (
+        "-- migrate:up\nALTER TABLE users ADD COLUMN name text;\n\n"
+        "-- migrate:down\nALTER TABLE users DROP COLUMN name;\n"
+    ),
+}
+
+
+def test_issue_22_item_6_the_dbmate_switch_is_announced_and_status_says_what_will_happen(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
+    _dbmate(_dbmate_program(), db_dsn, directory)
+    env = {"SAFEMIGRATE_LAYOUT": "dbmate"}
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+
+    status = run("status", *where, env=env)
+    assert status.exit_code == 0, status.output
+    assert "journal public.safemigrate_history: not created yet" in status.output
+    assert (
+        "switch from dbmate: the first `safemigrate up` (or `adopt`) records the 2 migrations "
+        "dbmate applied (20260101000001 to 20260101000002)"
+    ) in status.output
+    assert "retire dbmate" in status.output
+
+    result = run("up", *where, env=env)
+    assert result.exit_code == 0, result.output
+    assert (
+        "switched from dbmate: recorded the 2 migrations dbmate applied (20260101000001 to "
+        "20260101000002) in the journal public.safemigrate_history as baseline, not run "
+        "(read from public.schema_migrations); safemigrate does not write "
+        "public.schema_migrations: retire dbmate now"
+    ) in result.stdout
+    after = run("status", *where, env=env)
+    assert "journal public.safemigrate_history\n" in after.stdout
+    assert "switch" not in after.stdout
+
+
+def test_issue_22_item_6_adopt_announces_the_switch_in_text_and_json(
+    db_dsn: str, yoyo_lookalike: Path
+) -> None:
+    where = ["--dir", str(yoyo_lookalike), "--dsn", db_dsn]
+    adopted = run("adopt", *where, "--format", "json", env={"SAFEMIGRATE_LAYOUT": "yoyo"})
+    assert adopted.exit_code == 0, adopted.output
+    document = adopted.events()[0]
+    assert document["switch"]["count"] == 2 and document["switch"]["recorded"] is True
+    assert [a["version"] for a in document["adopted"]] == [1, 2]
+    again = run("adopt", *where, env={"SAFEMIGRATE_LAYOUT": "yoyo"})
+    assert "nothing to adopt" in again.output and "switched" not in again.output
