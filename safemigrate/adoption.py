@@ -234,7 +234,8 @@ def refuse_unadopted(
     (``detected``: what ``auto`` read the directory as)."""
     if not files:
         return
-    span = files[0].path.name if len(files) == 1 else f"{files[0].path.name} to {files[-1].path.name}"
+    first, last = files[0].path.name, files[-1].path.name
+    span = first if len(files) == 1 else f"{first} to {last}"
     if detected is not None:
         setting = f"layout auto read {directory} as {detected}'s own"
     else:

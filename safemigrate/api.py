@@ -548,9 +548,7 @@ def _layout_notes(
     layout = layout or resolve_layout(settings.dir, settings.layout)
     if layout == "safemigrate" and settings.layout != "auto":
         return ()
-    files = [
-        f for f in discover(settings.dir, layout) if pending is None or f.version in pending
-    ]
+    files = [f for f in discover(settings.dir, layout) if pending is None or f.version in pending]
     return tuple(
         layout_notes(layout, settings.layout == "auto", files)
         + left_out_notes(settings.dir, layout)

@@ -155,6 +155,7 @@ class Context:
         self.layout = layout
         #: The detected layout was printed (once per command, however often settings are read).
         self._layout_shown = False
+        self._warned = False
 
     def settings(self, **flags: Any) -> Settings:
         from .config import load_settings
@@ -165,6 +166,10 @@ class Context:
         if self.layout is not None:
             overrides["layout"] = self.layout
         settings = load_settings(cwd=Path.cwd(), config_file=self.config, overrides=overrides)
+        if not self._warned:
+            self._warned = True
+            for warning in settings.warnings:
+                click.echo(f"warning: {warning}", err=True)
         if settings.layout == "auto" and self.format == "text" and not self._layout_shown:
             from .source.layouts import detect
 
@@ -457,7 +462,8 @@ def _target_lines(event: Event, colour: bool) -> list[str]:
     if isinstance(event, TargetFinished):
         took = format_duration(round(event.duration_ms))
         if event.error is None:
-            return [f"{event.state}: {event.applied_steps} steps applied in {took}"]
+            steps = f"{event.applied_steps} step{'s' if event.applied_steps != 1 else ''}"
+            return [f"{event.state}: {steps} applied in {took}"]
         return [f"{event.state} (exit {event.exit_code}) after {took}"]
     return event_text(event, colour)
 
@@ -1237,7 +1243,8 @@ def rehearse(
         else:
             click.echo(
                 f"rehearsed on PostgreSQL {result.server_version}: "
-                f"{len(result.first.applied)} steps applied; a second run applied "
+                f"{len(result.first.applied)} step{'s' if len(result.first.applied) != 1 else ''} "
+                "applied; a second run applied "
                 f"{result.second_applied}; the server and its files are removed"
             )
         if result.second_applied:

@@ -494,7 +494,8 @@ def status_text(migrations: list[MigrationStatus], colour: bool = False) -> list
     lines = []
     for m in migrations:
         state = paint(f"{m.state.value:<8}", _STATE_COLOUR[m.state], colour)
-        lines.append(f"{m.filename:<{width}}  {state}  {m.steps_applied}/{m.steps_total} steps")
+        steps = f"step{'s' if m.steps_total != 1 else ''}"
+        lines.append(f"{m.filename:<{width}}  {state}  {m.steps_applied}/{m.steps_total} {steps}")
         lines += [f"    {problem}" for problem in m.problems]
     counts: dict[str, int] = {}
     for m in migrations:

@@ -211,7 +211,8 @@ def _on_disk_status(migration: Migration, rows: list[JournalEntry]) -> Migration
     for entry in done:
         where = f"{migration.filename} step {entry.step + 1}"
         if entry.step >= len(migration.steps):
-            reason = f"the file now has only {len(migration.steps)} steps"
+            count = len(migration.steps)
+            reason = f"the file now has only {count} step{'s' if count != 1 else ''}"
             problems.append(f"{where}: applied, but {reason}")
             repairs.append(
                 Repair(

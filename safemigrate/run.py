@@ -104,9 +104,12 @@ def resolve_database(
     """Resolve the DSN (--dsn, SAFEMIGRATE_DSN, DATABASE_URL, else libpq's PG* variables unless
     ``require_dsn``) and validate it; refuse (exit 2) when nothing names a database."""
     env = os.environ if environ is None else environ
-    value, source = dbdsn.resolve_dsn(dsn, env, require_dsn=require_dsn)
-    params = dbdsn.parse_dsn(value, source)
-    return Database(value, source, dbdsn.describe(params), tuple(dbdsn.secrets_of(value, env)))
+    given, source = dbdsn.resolve_dsn(dsn, env, require_dsn=require_dsn)
+    # Other tools' URLs (postgresql+psycopg://, jdbc:, ?socket=) in libpq's own form.
+    value = dbdsn.normalize(given, source)
+    params = dbdsn.parse_dsn(value, source, env)
+    secrets = {*dbdsn.secrets_of(given, env), *dbdsn.secrets_of(value, env)}
+    return Database(value, source, dbdsn.describe(params), tuple(sorted(secrets)))
 
 
 def journal_table(settings: Settings) -> JournalTable:

@@ -195,9 +195,7 @@ def adoption(
                 candidates.append(history)
         if len(candidates) == 1:
             own, layout = candidates[0], candidates[0].tool
-    on_disk = [
-        MigrationFile(m.version, m.version_text, m.name, m.path) for m in migrations
-    ]
+    on_disk = [MigrationFile(m.version, m.version_text, m.name, m.path) for m in migrations]
     for history in histories:
         if own is not None and history.table == own.table:
             continue

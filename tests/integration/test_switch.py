@@ -11,6 +11,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg.conninfo import conninfo_to_dict
 
 from tests.integration.test_adopt_real_tools import (
     _dbmate,
@@ -179,3 +180,50 @@ def test_issue_22_item_6_adopt_announces_the_switch_in_text_and_json(
     assert [a["version"] for a in document["adopted"]] == [1, 2]
     again = run("adopt", *where, env={"SAFEMIGRATE_LAYOUT": "yoyo"})
     assert "nothing to adopt" in again.output and "switched" not in again.output
+
+
+# -- item 4: the connection strings other tools write --------------------------------------
+
+
+def _parts(dsn: str) -> tuple[str, str, str, str]:
+    params = conninfo_to_dict(dsn)
+    return (
+        str(params.get("user") or "postgres"),
+        str(params["host"]),
+        str(params["port"]),
+        str(params["dbname"]),
+    )
+
+
+def test_issue_22_item_4_sqlalchemy_dbmate_and_jdbc_urls_connect(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    user, host, port, dbname = _parts(db_dsn)
+    directory = write_migrations(tmp_path / "migrations", {"0001_a.sql": "SELECT 1;\n"})
+    forms = [
+        f"postgresql+psycopg://{user}@/{dbname}?host={host}&port={port}",
+        f"postgresql+psycopg2://{user}@/{dbname}?host={host}&port={port}",
+        f"postgres://{user}@/{dbname}?socket={host}&port={port}&sslmode=disable",
+        f"jdbc:postgresql:///{dbname}?user={user}&socket={host}&port={port}",
+    ]
+    for form in forms:
+        result = run("status", "--dir", str(directory), env={"DATABASE_URL": form})
+        assert result.exit_code == 0, (form, result.output)
+        assert f"target: {user}@{host}:{port}/{dbname}" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("port=abc", "--dsn: port: must be a port number (1 to 65535), not 'abc'"),
+        ("sslmode=bogus", "--dsn: sslmode: must be one of disable, allow, prefer, require"),
+    ],
+)
+def test_issue_22_item_8_a_bad_port_or_sslmode_is_exit_2_naming_it(
+    db_dsn: str, tmp_path: Path, extra: str, message: str
+) -> None:
+    directory = write_migrations(tmp_path / "migrations", {"0001_a.sql": "SELECT 1;\n"})
+    result = run("up", "--dir", str(directory), "--dsn", f"{db_dsn} {extra} password=hunter2")
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert "hunter2" not in result.output and "Servname" not in result.output
