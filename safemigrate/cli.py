@@ -1110,7 +1110,8 @@ def plan(
     type=click.Choice(["text", "json", "github"]),
     default="text",
     show_default=True,
-    help='text (grouped by file), json ({"findings": [...]}) or github (workflow annotations).',
+    help='text (grouped by file), json ({"findings": [...]}) or github (workflow annotations, '
+    "paths relative to $GITHUB_WORKSPACE, else to the current directory).",
 )
 @click.option(
     "--pg-version",
@@ -1166,7 +1167,10 @@ def check(
         if fmt == "json":
             click.echo(render_json(report))
         elif fmt == "github":
-            for line in render_github(report):
+            # Relative to the repository: GitHub places annotations only for such paths.
+            workspace = os.environ.get("GITHUB_WORKSPACE")
+            roots = [Path(workspace)] if workspace else []
+            for line in render_github(report, roots=[*roots, Path.cwd()]):
                 click.echo(line)
         else:
             for line in render_text(report, _colour()):
