@@ -379,11 +379,12 @@ class _Sink:
     def _draw(self, now: float) -> None:
         if not self.live:
             return
-        line = self.status.line(now)
         width = _terminal_width()
+        # Fitted to the terminal by shortening, never by cutting off the blocker's pid.
+        line = self.status.line(now, width)
         self._clear()
         if line:
-            click.echo(line[:width], nl=False)
+            click.echo(line, nl=False)
             self._drawn = True
 
     def _clear(self) -> None:
@@ -438,7 +439,9 @@ class _FleetSink(_Sink):
             return
         width = _terminal_width()
         lines = [
-            f"{name}: {status.line(now) or 'connecting / between steps'}"[:width]
+            f"{name}: {status.line(now, width - len(name) - 2) or 'connecting / between steps'}"[
+                :width
+            ]
             for name, status in self.statuses.items()
         ]
         self._clear()
@@ -673,7 +676,10 @@ def up(
 
     Durations are written like 200ms, 2s, 1min, 1h. When a step cannot get its lock, the
     log names the root blocker (pid, application_name, user, state, transaction age, query).
-    On a terminal a live status line shows the step, attempt and lock wait. With
+    On a terminal a live status line shows the step, the attempt (failed ones count against
+    max_attempts; polite waits do not), the lock wait or polite wait, and the blocker's pid;
+    exit 4's hint names the ways out (the pid to end, --cancel-blockers,
+    --lock-wait-budget, --max-attempts). With
     --format json, one JSON object per event is printed on stdout.
 
     Before anything is written, the pending steps are linted (the lint gate): by default an

@@ -137,9 +137,16 @@ class AttemptStarted(Event):
 
     kind: ClassVar[str] = "attempt_started"
     ref: StepRef
+    #: Statements issued (or not, after a pre-check) for the step so far, this one included;
+    #: polite tries (after pre-check back-offs and yields) count here, not in ``failures``.
     attempt: int
     max_attempts: int
     lock_timeout_ms: int
+    #: Attempts lost so far (lock timeouts, deadlocks): what max_attempts bounds.
+    failures: int = 0
+    #: Polite waiting so far (pre-check back-offs, yields, waits for holders): what
+    #: lock_wait_budget bounds.
+    polite_wait_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,8 @@ class AttemptFailed(Event):
     waiting: WaitingFor | None = None
     #: Every pid on the blocking chains, roots included.
     chain: tuple[int, ...] = ()
+    #: Attempts lost so far, this one included (0 after a pre-check: not an attempt).
+    failures: int = 0
 
 
 @dataclass(frozen=True)

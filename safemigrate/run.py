@@ -165,8 +165,10 @@ def housekeeping_failed(err: ServerError, settings: Settings) -> SafemigrateErro
             "a statement of the runner's own (journal, run lock or catalog read) could not get "
             f"its lock within lock_timeout ({format_duration(settings.lock_timeout_ms)}): "
             f"{err.message}; nothing was changed by it",
-            hint="another session holds a lock on the journal table or a catalog it reads; "
-            "find it in pg_locks, then rerun",
+            hint="another session holds a lock on the journal table or a catalog it reads: "
+            "find it (SELECT pid, mode FROM pg_locks WHERE NOT granted OR relation::regclass::text "
+            "LIKE '%history%') and end it (pg_terminate_backend(pid)), or give the runner's own "
+            "statements longer with --lock-timeout; nothing was changed, so a rerun starts over",
         )
     if err.sqlstate == _STATEMENT_TIMEOUT:
         return SafemigrateError(

@@ -81,25 +81,21 @@ def _columns(session: Session, regclass: str) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
-def _find(session: Session, table: str) -> tuple[str, str] | None:
-    """The schema and name of ``table`` as the search_path finds it, or None."""
-    found = session.rows(
-        sql.SQL(
-            "SELECT n.nspname, c.relname FROM pg_class c "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass({})"
-        ).format(sql.Literal(table))
-    )
-    return (str(found[0][0]), str(found[0][1])) if found else None
-
-
 def read_all(session: Session) -> list[ForeignHistory]:
     """Every other tool's history table on the search_path, each read as its tool's
     (``schema_migrations`` is golang-migrate's when it has a ``dirty`` column, else dbmate's)."""
+    names = list(dict.fromkeys(name for name, _ in _TABLES.values()))
+    # One round trip for every candidate (most databases have none of them).
+    found = session.rows(
+        sql.SQL(
+            "SELECT t.name, n.nspname, c.relname FROM unnest({}::text[]) AS t(name) "
+            "JOIN pg_class c ON c.oid = to_regclass(t.name) "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace"
+        ).format(sql.Literal(names))
+    )
     histories = []
-    for table in dict.fromkeys(name for name, _ in _TABLES.values()):
-        where = _find(session, table)
-        if where is None:
-            continue
+    for table, schema, relname in found:
+        where = (str(schema), str(relname))
         tools = [t for t, (name, _) in _TABLES.items() if name == table]
         if len(tools) > 1:
             has_dirty = "dirty" in _columns(session, session.render(sql.Identifier(*where)))
