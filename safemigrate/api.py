@@ -46,7 +46,7 @@ from .pending import (
 from .plan import PlanReport
 from .plan import build as build_plan
 from .policy import worst_case
-from .source import FILENAME_PATTERN, discover, load_migrations
+from .source import FILENAME_PATTERN, MigrationFile, discover, load_migrations, parse_migration
 from .source.layouts import layout_notes as left_out_notes
 from .source.layouts import refuse_foreign_layout
 from .source.layouts import resolve as resolve_layout
@@ -83,6 +83,31 @@ def _migrations(settings: Settings) -> list[Migration]:
         safe_rewrites=settings.safe_rewrites,
         layout=layout,
     )
+
+
+def _migrations_leniently(
+    settings: Settings,
+) -> tuple[list[Migration], dict[int, tuple[MigrationFile, str]]]:
+    """The migrations that parse, and for each file that does not (read, UTF-8, SQL, a
+    directive) its problem by version. Problems of the directory itself (names, duplicate
+    versions, another tool's layout) still raise: no version can be shown for them."""
+    layout = resolve_layout(settings.dir, settings.layout)
+    if settings.layout == "safemigrate":
+        refuse_foreign_layout(settings.dir)
+    migrations: list[Migration] = []
+    invalid: dict[int, tuple[MigrationFile, str]] = {}
+    for file in discover(settings.dir, layout):
+        try:
+            migrations.append(
+                parse_migration(
+                    file,
+                    concurrent_indexes=settings.concurrent_indexes,
+                    safe_rewrites=settings.safe_rewrites,
+                )
+            )
+        except MigrationFileError as err:
+            invalid[file.version] = (file, err.message)
+    return migrations, invalid
 
 
 def up(
@@ -150,8 +175,26 @@ class StatusReport:
 
     @property
     def outstanding(self) -> list[MigrationStatus]:
-        """Pending or partial migrations."""
-        return [m for m in self.migrations if m.state in (State.PENDING, State.PARTIAL)]
+        """Pending or partial migrations (and those whose file cannot be read now)."""
+        states = (State.PENDING, State.PARTIAL, State.INVALID)
+        return [m for m in self.migrations if m.state in states]
+
+    @property
+    def invalid(self) -> list[MigrationStatus]:
+        """Migrations whose file cannot be read or parsed now."""
+        return [m for m in self.migrations if m.state is State.INVALID]
+
+    def refuse_invalid(self) -> None:
+        """Raise MigrationFileError (exit 2), as ``up`` would, naming the first file that
+        cannot be read or parsed; ``status`` shows every migration first."""
+        if self.invalid:
+            first = self.invalid[0]
+            more = len(self.invalid) - 1
+            raise BadInputError(
+                first.problems[0]
+                + (f" (and {more} more invalid file{'s' if more > 1 else ''})" if more else ""),
+                hint="fix the file: up refuses the directory until then (exit 2)",
+            )
 
     def to_dict(self) -> dict[str, object]:
         """The JSON document of ``status --format json``."""
@@ -191,7 +234,8 @@ def status(
     from .db import journal as dbjournal
     from .run import journal_table, open_session, resolve_database
 
-    migrations = _migrations(settings)
+    # Leniently: a file that does not parse is shown as invalid, with what is applied.
+    migrations, invalid = _migrations_leniently(settings)
     db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
@@ -200,8 +244,25 @@ def status(
         found = foreign_history.adoption(
             session, settings, migrations, dbjournal.read(session, journal)
         )
-    entries = found.entries
-    refuse_empty_directory(migrations, entries, str(settings.dir))
+    entries = [e for e in found.entries if e.version not in invalid]
+    if not invalid:
+        refuse_empty_directory(migrations, entries, str(settings.dir))
+    every = statuses(migrations, entries)
+    for version, (file, problem) in invalid.items():
+        applied = sum(1 for e in found.entries if e.version == version and e.done)
+        every.append(
+            MigrationStatus(
+                version,
+                file.name,
+                State.INVALID,
+                applied,
+                applied,
+                None,
+                (problem,),
+                file.version_text,
+            )
+        )
+    every.sort(key=lambda m: m.version)
     switch = (
         switch_event(found.history, found.adopted, migrations, str(journal), recorded=False)
         if found.history is not None
@@ -210,7 +271,7 @@ def status(
     return StatusReport(
         target.address,
         str(journal),
-        statuses(migrations, entries),
+        every,
         target,
         journal_exists=journal_exists,
         switch=switch,

@@ -767,9 +767,10 @@ def status(
     targets_file: Path | None,
     concurrency: int,
 ) -> None:
-    """Show every migration: applied, partial, pending, drifted or missing.
+    """Show every migration: applied, partial, pending, drifted, missing or invalid.
 
-    Exits 5 on drift (an applied step's text changed, or an applied file is gone). With
+    Exits 5 on drift (an applied step's text changed, or an applied file is gone), 2 after the
+    table when a file does not parse (invalid: up would refuse it). With
     --targets: a matrix of every target and migration, and the worst target's exit code.
     """
     from .output import status_text, to_json
@@ -796,10 +797,13 @@ def status(
         if fmt == "json":
             # stdout stays one JSON document (its migrations carry the problems).
             try:
+                report.refuse_invalid()
                 report.refuse_drift()
             except SafemigrateError as err:
                 click.echo(f"error: {err.message}", err=True)
                 sys.exit(int(err.exit_code))
+        # After the table: what is applied is shown even while a file is bad (exit 2).
+        report.refuse_invalid()
         report.refuse_drift()
         if exit_code and report.outstanding:
             sys.exit(1)

@@ -625,6 +625,7 @@ _STATE_COLOUR = {
     State.PENDING: "cyan",
     State.DRIFTED: "red",
     State.MISSING: "red",
+    State.INVALID: "red",
 }
 
 
@@ -637,7 +638,9 @@ def status_text(migrations: list[MigrationStatus], colour: bool = False) -> list
     for m in migrations:
         state = paint(f"{m.state.value:<8}", _STATE_COLOUR[m.state], colour)
         steps = f"step{'s' if m.steps_total != 1 else ''}"
-        lines.append(f"{m.filename:<{width}}  {state}  {m.steps_applied}/{m.steps_total} {steps}")
+        # A file that does not parse has no steps to count.
+        total = "?" if m.state is State.INVALID else str(m.steps_total)
+        lines.append(f"{m.filename:<{width}}  {state}  {m.steps_applied}/{total} {steps}")
         lines += [f"    {problem}" for problem in m.problems]
     counts: dict[str, int] = {}
     for m in migrations:

@@ -18,6 +18,8 @@ class State(str, enum.Enum):
     PENDING = "pending"
     DRIFTED = "drifted"
     MISSING = "missing"
+    #: The file cannot be read or parsed now (``status`` shows it; ``up`` refuses it, exit 2).
+    INVALID = "invalid"
 
 
 class RepairAction(str, enum.Enum):

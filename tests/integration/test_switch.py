@@ -227,3 +227,36 @@ def test_issue_22_item_8_a_bad_port_or_sslmode_is_exit_2_naming_it(
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert "hunter2" not in result.output and "Servname" not in result.output
+
+
+# -- item 8: status while a pending file does not parse -------------------------------------
+
+
+def test_issue_22_item_8_status_shows_what_is_applied_while_a_pending_file_is_bad(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(
+        tmp_path / "migrations",
+        {"0001_a.sql": "CREATE TABLE a (id int);\n", "0002_b.sql": "CREATE TABLE b (id int);\n"},
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    write_migrations(directory, {"0003_bad.sql": "SELEC 1;\n", "0004_c.sql": "SELECT 1;\n"})
+    result = run("status", "--dir", str(directory), "--dsn", db_dsn)
+    assert result.exit_code == 2, result.output
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("0001_a.sql") and "applied" in line for line in lines)
+    assert any(line.startswith("0003_bad.sql") and "invalid   0/? steps" in line for line in lines)
+    assert any(line.startswith("0004_c.sql") and "pending" in line for line in lines)
+    assert "0003_bad.sql:1: SQL does not parse" in result.stdout
+    assert "error: " in result.stderr and "0003_bad.sql:1" in result.stderr
+    document = run("status", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert document.exit_code == 2
+    states = {m["file"]: m["state"] for m in document.events()[0]["migrations"]}
+    assert states == {
+        "0001_a.sql": "applied",
+        "0002_b.sql": "applied",
+        "0003_bad.sql": "invalid",
+        "0004_c.sql": "pending",
+    }
+    # up still refuses the directory, before anything is applied.
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 2
