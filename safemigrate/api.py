@@ -728,6 +728,12 @@ class Rehearsal:
     first: RunResult
     #: Steps the second ``up`` applied: 0 when the migrations are repeatable as they should be.
     second_applied: int
+    #: Roles the schema dump names (owners, grantees) that were created, NOLOGIN, on the
+    #: throwaway server before loading it.
+    created_roles: tuple[str, ...] = ()
+    #: Journal rows the dump brought (production's applied steps); None without a dump or
+    #: when the dump has no journal table.
+    journal_rows: int | None = None
 
 
 def rehearse(
@@ -746,24 +752,61 @@ def rehearse(
     """
     from .db import Session
     from .db import catalog as dbcatalog
+    from .schema_dump import referenced_roles
     from .throwaway import ThrowawayServer, find_server_bindir
 
     _migrations(settings)  # bad files are bad input before anything starts
-    if schema_from is not None and not schema_from.is_file():
-        raise BadInputError(f"--schema-from: {schema_from}: no such file")
+    roles: list[str] = []
+    if schema_from is not None:
+        if not schema_from.is_file():
+            raise BadInputError(f"--schema-from: {schema_from}: no such file")
+        try:
+            dump = schema_from.read_text(encoding="utf-8", errors="replace")
+        except OSError as err:
+            raise BadInputError(f"--schema-from: {schema_from}: {err.strerror}") from None
+        # Production's owners and grantees: roles are cluster-wide, a dump does not hold them.
+        roles = referenced_roles(dump)
     bindir = find_server_bindir(server)
     with ThrowawayServer(bindir) as instance:
         admin = Session.open(instance.dsn("postgres"), application_name="safemigrate-rehearse")
         try:
             dbcatalog.create_database(admin, "rehearsal")
+            created = dbcatalog.create_missing_roles(admin, roles)
         finally:
             admin.close()
         dsn = instance.dsn("rehearsal")
+        journal_rows = None
         if schema_from is not None:
             _load_schema(instance.bindir, dsn, schema_from)
+            journal_rows = _journal_rows(dsn, settings, schema_from)
         first = up(settings, dsn=dsn, on_event=on_event, environ={}, capture_locks=True)
         second = up(settings, dsn=dsn, environ={})
-        return Rehearsal(instance.major_version, first, len(second.applied))
+        return Rehearsal(
+            instance.major_version, first, len(second.applied), tuple(created), journal_rows
+        )
+
+
+def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
+    """How many journal rows the loaded dump brought; refuses (exit 2) a dump with the journal
+    table but none of its rows, which a plain ``pg_dump --schema-only`` is: every migration
+    would be pending on top of a schema that already has them (the first fails, 42P07)."""
+    from .db import Session
+    from .db import catalog as dbcatalog
+
+    session = Session.open(dsn, application_name="safemigrate-rehearse")
+    try:
+        rows = dbcatalog.count_rows(session, (settings.journal_schema, settings.journal_table))
+    finally:
+        session.close()
+    if rows == 0:
+        table = f"{settings.journal_schema}.{settings.journal_table}"
+        raise BadInputError(
+            f"--schema-from {dump}: the dump has the journal table {table} but none of its "
+            "rows, so every migration would be pending on top of a schema that has them",
+            hint=f"append the journal's rows to the dump: pg_dump --data-only --table={table} "
+            "DSN >> " + str(dump) + " (README, rehearse)",
+        )
+    return rows
 
 
 def _load_schema(bindir: Path, dsn: str, dump: Path) -> None:

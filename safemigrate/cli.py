@@ -1197,8 +1197,10 @@ def check(
 @click.option(
     "--schema-from",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Load this schema dump (pg_dump --schema-only) first, to rehearse new migrations on "
-    "top of production's schema.",
+    help="Load this plain dump of production first (pg_dump --schema-only, with the journal's "
+    "rows appended: pg_dump --data-only --table=public.safemigrate_history), to rehearse only "
+    "the new migrations on top of it; roles it names are created NOLOGIN on the throwaway "
+    "server.",
 )
 @click.option(
     "--server",
@@ -1251,10 +1253,22 @@ def rehearse(
                         "server_version": result.server_version,
                         "applied_steps": len(result.first.applied),
                         "second_run_applied_steps": result.second_applied,
+                        "created_roles": list(result.created_roles),
+                        "journal_rows": result.journal_rows,
                     }
                 )
             )
         else:
+            if result.created_roles:
+                click.echo(
+                    f"roles the schema dump names, created NOLOGIN on the throwaway server: "
+                    f"{', '.join(result.created_roles)}"
+                )
+            if result.journal_rows is not None:
+                click.echo(
+                    f"the schema dump's journal has {result.journal_rows} rows: what production "
+                    "applied was not applied again"
+                )
             click.echo(
                 f"rehearsed on PostgreSQL {result.server_version}: "
                 f"{len(result.first.applied)} step{'s' if len(result.first.applied) != 1 else ''} "

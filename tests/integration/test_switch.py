@@ -7,12 +7,17 @@ time, whatever the layout setting (item 1); the switch is announced in text and 
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import uuid
 from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
+from tests.fixtures_db import PgServer
 from tests.integration.test_adopt_real_tools import (
     _dbmate,
     _missing,
@@ -20,7 +25,10 @@ from tests.integration.test_adopt_real_tools import (
     _yoyo,
     journal,
 )
+from tests.integration.test_check_plan_rehearse import _rehearse, rehearse_tmp
 from tests.support.runner import run, write_migrations
+
+__all__ = ["rehearse_tmp"]  # the fixture, used by name
 
 #: A yoyo project whose files happen to look like safemigrate's: the first migration is
 #: idempotent, the second is not (applied twice, it would duplicate the row).
@@ -260,3 +268,90 @@ def test_issue_22_item_8_status_shows_what_is_applied_while_a_pending_file_is_ba
     }
     # up still refuses the directory, before anything is applied.
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 2
+
+
+# -- item 5: rehearse on top of a plain pg_dump of production --------------------------------
+
+
+def _pg_dump(pg_server: PgServer) -> str:
+    """The test server's own pg_dump (a dump loads on a server of its own version)."""
+    if pg_server.throwaway is not None:
+        return str(pg_server.throwaway.bindir / "pg_dump")
+    found = shutil.which("pg_dump")
+    if found is None:
+        pytest.skip("pg_dump is not installed")
+    return found
+
+
+def test_issue_22_item_5_rehearse_from_a_plain_dump_with_owners_and_journal_rows(
+    pg_server: PgServer, db_dsn: str, tmp_path: Path, rehearse_tmp: Path
+) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    owner, reader = f"app_{suffix}", f"readonly_{suffix}"
+    directory = write_migrations(
+        tmp_path / "migrations",
+        {
+            "0001_users.sql": "CREATE TABLE users (id bigint PRIMARY KEY, email text);\n",
+            "0002_orders.sql": (
+                "CREATE TABLE orders (id bigint PRIMARY KEY, user_id bigint REFERENCES users);\n"
+            ),
+        },
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    admin = psycopg.connect(pg_server.admin_dsn, autocommit=True)
+    try:
+        for role in (owner, reader):
+            admin.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(role)))
+        with psycopg.connect(db_dsn, autocommit=True) as conn:
+            for table in ("users", "orders"):
+                conn.execute(
+                    sql.SQL("ALTER TABLE {} OWNER TO {}; GRANT SELECT ON {} TO {}").format(
+                        sql.Identifier(table),
+                        sql.Identifier(owner),
+                        sql.Identifier(table),
+                        sql.Identifier(reader),
+                    )
+                )
+        write_migrations(directory, {"0003_name.sql": "ALTER TABLE users ADD COLUMN name text;\n"})
+        dump = rehearse_tmp / "prod.sql"
+        with dump.open("w") as out:
+            subprocess.run(
+                [_pg_dump(pg_server), "--schema-only", "-d", db_dsn], stdout=out, check=True
+            )
+    finally:
+        for role in (owner, reader):
+            with psycopg.connect(db_dsn, autocommit=True) as conn:
+                conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+        admin.close()
+    server = ["--server", str(pg_server.throwaway.bindir)] if pg_server.throwaway else []
+    args = ["--dir", str(directory), "--schema-from", str(dump), *server]
+
+    # The plain schema-only dump: owners are no error; its journal has no rows, which is said.
+    plain = _rehearse(rehearse_tmp, *args)
+    assert plain.exit_code == 2, plain.output
+    assert f'role "{owner}" does not exist' not in plain.output
+    assert "the dump has the journal table public.safemigrate_history but none of its rows" in (
+        plain.output
+    )
+    assert "pg_dump --data-only --table=public.safemigrate_history" in plain.output
+
+    # The journal's rows appended, as the README says: only 0003 is rehearsed.
+    with dump.open("a") as out:
+        subprocess.run(
+            [
+                _pg_dump(pg_server),
+                "--data-only",
+                "--table=public.safemigrate_history",
+                "-d",
+                db_dsn,
+            ],
+            stdout=out,
+            check=True,
+        )
+    result = _rehearse(rehearse_tmp, *args)
+    assert result.exit_code == 0, result.output
+    assert f"created NOLOGIN on the throwaway server: {owner}, {reader}" in result.stdout
+    assert "the schema dump's journal has 2 rows" in result.stdout
+    assert "ok 0003_name.sql" in result.stdout and "0001_users.sql" not in result.stdout
+    assert "1 step applied; a second run applied 0" in result.stdout
