@@ -355,3 +355,31 @@ def test_issue_22_item_5_rehearse_from_a_plain_dump_with_owners_and_journal_rows
     assert "the schema dump's journal has 2 rows" in result.stdout
     assert "ok 0003_name.sql" in result.stdout and "0001_users.sql" not in result.stdout
     assert "1 step applied; a second run applied 0" in result.stdout
+
+
+def test_issue_22_item_8_layout_notes_name_pending_files_only_and_layout_once(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
+    _dbmate(_dbmate_program(), db_dsn, directory)
+    write_migrations(
+        directory,
+        {
+            "20260101000003_add_email.sql": (
+                "-- migrate:up\nALTER TABLE users ADD COLUMN email text;\n\n"
+                "-- migrate:down\nALTER TABLE users DROP COLUMN email;\n"
+            )
+        },
+    )
+    env = {"SAFEMIGRATE_LAYOUT": "auto"}
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    for command in (["plan"], ["up", "--dry-run"]):
+        result = run(*command, *where, env=env)
+        assert result.exit_code == 0, result.output
+        notes = [line for line in result.stdout.splitlines() if line.startswith("note: ")]
+        assert notes[0] == "note: layout: dbmate (detected)"
+        assert all("20260101000001" not in n and "20260101000002" not in n for n in notes)
+        assert any(n.startswith("note: 20260101000003_add_email.sql: its down part") for n in notes)
+        assert result.stderr.count("layout: dbmate (detected in ") == 1
+    status = run("status", *where, env=env)
+    assert status.stderr.count("layout: dbmate (detected in ") == 1
