@@ -686,6 +686,11 @@ def up(
     error finding that is not suppressed with `-- safemigrate: allow RULE -- reason` refuses
     the run with exit 7.
 
+    Another tool's history table that records migrations of the directory is adopted when the
+    layout says so (announced once), and otherwise refused with exit 2: nothing another tool
+    applied is applied again. DSNs other tools write (postgresql+psycopg://, ?socket=,
+    jdbc:postgresql://) are accepted.
+
     With --targets (or targets in the config) it runs on every target, --concurrency at a
     time, and exits with the worst target's code.
     """
@@ -908,7 +913,9 @@ def adopt(
     """Record what another tool applied (its history table, per the `layout` setting) in the
     journal, without running anything. `up` does this itself before its first step.
 
-    The other tool's table is read, never written. A failed or dirty migration there exits 2.
+    The switch is announced (tool, table, how many migrations, first and last version). The
+    other tool's table is read, never written: retire the tool. A failed or dirty migration
+    there exits 2, and so does another tool's history the layout setting would not adopt.
     """
     from .output import to_json
 
@@ -1156,9 +1163,12 @@ def check(
     """Lint migrations for what hurts production; no database needed.
 
     Lints FILES, or every migration in --dir (and the directory itself: names, duplicate
-    versions, parse errors). Exit 1 when an error-severity finding remains, 0 otherwise, 2 on
-    bad input. Suppress a finding with `-- safemigrate: allow RULE -- reason` before the
-    statement.
+    versions, parse errors). FILES (what the pre-commit hook passes) are judged as their
+    directory is: with the layout setting, only the parts the runner runs (not a dbmate down
+    part), on the schema the directory's earlier files built. Migrations up to
+    lint_gate_after are not judged. Exit 1 when an error-severity finding remains, 0
+    otherwise, 2 on bad input. Suppress a finding with `-- safemigrate: allow RULE -- reason`
+    before the statement.
     """
     ctx = Context(config, directory, "json" if fmt == "json" else "text", layout)
     # Not through api: a check answered from its cache imports neither runner nor parser.
