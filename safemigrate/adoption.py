@@ -246,7 +246,8 @@ def refuse_unadopted(
         f"applied ({span}) that the journal does not know, but {setting}: up would apply "
         "them again; nothing was run",
         hint=f'set layout = "{history.tool}" (config, SAFEMIGRATE_LAYOUT or --layout) so that '
-        f"the switch adopts {history.table}",
+        f"the switch adopts {history.table}; if that history is another application's, keep "
+        "its table off this connection's search_path",
     )
 
 
