@@ -47,6 +47,8 @@ class ForeignHistory:
     up_to_last: bool = False
     #: Flyway: the id of its baseline row; every version up to it counts as applied.
     baseline: str | None = None
+    #: The table's schema and name, apart (``table`` joins them for people).
+    where: tuple[str, str] | None = None
 
     @property
     def origin(self) -> str:
@@ -276,6 +278,7 @@ def switch_event(
     journal: str,
     *,
     recorded: bool = True,
+    tool_history_written: bool = False,
 ) -> HistoryAdopted | None:
     """The announcement of the switch: ``adopted`` (entries from ``history``) recorded in
     ``journal``; None when there is nothing to adopt."""
@@ -290,5 +293,6 @@ def switch_event(
         len(versions),
         texts.get(versions[0], str(versions[0])),
         texts.get(versions[-1], str(versions[-1])),
+        tool_history_written=tool_history_written,
         recorded=recorded,
     )

@@ -264,7 +264,14 @@ def status(
         )
     every.sort(key=lambda m: m.version)
     switch = (
-        switch_event(found.history, found.adopted, migrations, str(journal), recorded=False)
+        switch_event(
+            found.history,
+            found.adopted,
+            migrations,
+            str(journal),
+            recorded=False,
+            tool_history_written=settings.tool_history == "write",
+        )
         if found.history is not None
         else None
     )
@@ -496,7 +503,13 @@ def adopt(
             timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
             foreign_history.record(session, journal, adopted, timeouts)
         if found.history is not None:
-            switch = switch_event(found.history, adopted, migrations, str(journal))
+            switch = switch_event(
+                found.history,
+                adopted,
+                migrations,
+                str(journal),
+                tool_history_written=settings.tool_history == "write",
+            )
             if switch is not None:
                 on_event(switch)
         return adopted

@@ -914,7 +914,8 @@ def adopt(
     journal, without running anything. `up` does this itself before its first step.
 
     The switch is announced (tool, table, how many migrations, first and last version). The
-    other tool's table is read, never written: retire the tool. A failed or dirty migration
+    migrations up applies are recorded in the tool's table too (tool_history = "write"), so
+    the tool finds nothing to apply; retire it from the deploy. A failed or dirty migration
     there exits 2, and so does another tool's history the layout setting would not adopt.
     """
     from .output import to_json

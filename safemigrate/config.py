@@ -39,6 +39,10 @@ Layout = Literal[
 ]
 
 
+#: After the switch from another tool: keep recording applied migrations in its history table
+#: (``write``), or leave that table as the switch found it (``leave``).
+ToolHistory = Literal["write", "leave"]
+
 CancelKind = Literal["idle-in-transaction", "any"]
 #: The check_cache values that are not a directory.
 CheckCacheMode = Literal["auto", "off"]
@@ -116,6 +120,9 @@ class Settings:
     version_style: VersionStyle = "sequence"
     # Another tool's directory read in place, and its history table adopted (source/layouts).
     layout: Layout = "safemigrate"
+    # Every migration applied is also recorded in the adopted tool's history table, in the
+    # transaction of its last step, so that the old tool finds nothing to apply ("leave": no).
+    tool_history: ToolHistory = "write"
     # Check pg_locks before a step that would block writes; back off instead of queueing
     # behind a transaction that already held the table longer than the lock timeout.
     lock_precheck: bool = True
@@ -199,6 +206,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "layout": (
             "Directory layout and history table to adopt: safemigrate, auto, dbmate, yoyo, "
             "golang-migrate, sqlx, diesel, flyway."
+        ),
+        "tool_history": (
+            "After the switch from another tool: write (record each migration applied in its "
+            "history table too, so the tool finds nothing to apply) or leave (never write it)."
         ),
         "lock_precheck": (
             "Before a step that blocks writes, back off while pg_locks shows a conflicting "
@@ -303,6 +314,7 @@ _ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "safe_rewrites": get_args(SafeRewrites),
         "version_style": get_args(VersionStyle),
         "layout": get_args(Layout),
+        "tool_history": get_args(ToolHistory),
         "lint_gate": get_args(LintGate),
     }
 )

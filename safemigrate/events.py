@@ -386,8 +386,9 @@ class RunFailed(Event):
 @dataclass(frozen=True)
 class HistoryAdopted(Event):
     """The switch from another tool: what its history table says it applied is recorded in
-    the journal as ``baseline`` (not run). Emitted by the first ``up`` and by ``adopt``; the
-    tool's table is read, never written, from then on (``tool_history_written``)."""
+    the journal as ``baseline`` (not run). Emitted by the first ``up`` and by ``adopt`` (and
+    by ``status``, not ``recorded`` yet). ``tool_history_written``: every migration ``up``
+    applies from then on is recorded in the tool's table too (``tool_history = "write"``)."""
 
     kind: ClassVar[str] = "history_adopted"
     tool: str
@@ -398,7 +399,8 @@ class HistoryAdopted(Event):
     count: int
     first: str
     last: str
-    #: False: safemigrate never writes the other tool's table; retire the tool.
+    #: True when ``up`` records the migrations it applies in the tool's table too; False with
+    #: ``tool_history = "leave"``: the table stays as it was, retire the tool.
     tool_history_written: bool = False
     #: False in ``status``: what the first ``up`` (or ``adopt``) will record.
     recorded: bool = True

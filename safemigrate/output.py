@@ -255,7 +255,7 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
 
 def switch_text(event: HistoryAdopted) -> str:
     """The switch from another tool, said once: what was (or, in ``status``, will be) recorded,
-    and that the tool's own history is not written from then on."""
+    and whether the tool's own history is written from then on (tool_history)."""
     span = event.first if event.count == 1 else f"{event.first} to {event.last}"
     what = f"{_plural(event.count, 'migration')} {event.tool} applied ({span})"
     if event.recorded:
@@ -269,9 +269,15 @@ def switch_text(event: HistoryAdopted) -> str:
             f"{what} in the journal {event.journal} as baseline, without running them "
             f"(read from {event.table})"
         )
+    if event.tool_history_written:
+        return (
+            f"{head}; every migration safemigrate applies is recorded in {event.table} too, so "
+            f"{event.tool} finds nothing to apply: retire {event.tool} from the deploy anyway "
+            '(tool_history = "write")'
+        )
     return (
-        f"{head}; safemigrate does not write {event.table}: retire {event.tool} now, since "
-        f"it would run again every migration safemigrate applies"
+        f'{head}; safemigrate does not write {event.table} (tool_history = "leave"): retire '
+        f"{event.tool} now, since it would run again every migration safemigrate applies"
     )
 
 

@@ -31,6 +31,7 @@ from .db import journal as dbjournal
 from .db.activity import Monitor
 from .db.journal import JournalTable
 from .db.schema import lint_catalog
+from .db.steps import AlsoApplied, SessionSteps
 from .durations import format_duration
 from .errors import (
     ConnectionFailedError,
@@ -663,9 +664,16 @@ class Run:
                 self.migrations,
                 dbjournal.read(session, self.journal),
             )
+            also: AlsoApplied = {}
             if adopted.history is not None:
+                # The old tool's table keeps up with the journal (tool_history = "write").
+                also = foreign_history.tool_rows(adopted.history, self.settings, self.migrations)
                 switch = switch_event(
-                    adopted.history, adopted.adopted, self.migrations, str(self.journal)
+                    adopted.history,
+                    adopted.adopted,
+                    self.migrations,
+                    str(self.journal),
+                    tool_history_written=bool(also),
                 )
                 if switch is not None:
                     self.emit(switch)
@@ -676,7 +684,7 @@ class Run:
             if not planned and monitor is not None:
                 monitor.close()
                 monitor = None
-            return self._execute(session, pending, monitor, target)
+            return self._execute(session, pending, monitor, target, also)
         finally:
             if monitor is not None and not monitor.session.closed:
                 monitor.close()
@@ -704,7 +712,12 @@ class Run:
         self.outage.end()
 
     def _execute(
-        self, session: Session, pending: Pending, monitor: Monitor | None, target: Target
+        self,
+        session: Session,
+        pending: Pending,
+        monitor: Monitor | None,
+        target: Target,
+        also_applied: AlsoApplied | None = None,
     ) -> RunResult:
         try:
             self.emit(
@@ -720,7 +733,7 @@ class Run:
             )
             watcher = Watcher(monitor, self.settings, session.pid, self.emit)
             executor = Executor(
-                session,
+                SessionSteps(session, self.journal, also_applied=also_applied),
                 self.settings,
                 self.journal,
                 on_event=self.emit,

@@ -1,4 +1,4 @@
-"""Another tool's history table, read and never written; adopted rows written to our journal.
+"""Another tool's history table: read and adopted into our journal, then kept up to date.
 
 The tables, as each tool creates them on PostgreSQL (the tests build them the same way):
 
@@ -16,23 +16,30 @@ The tables, as each tool creates them on PostgreSQL (the tests build them the sa
 - yoyo: ``_yoyo_migration (migration_hash varchar(64) PRIMARY KEY, migration_id varchar(255),
   applied_at_utc timestamp)`` (its ``_yoyo_log`` is a log of every apply and rollback; the
   applied set is ``_yoyo_migration``'s).
+
+With ``tool_history = "write"`` the table is written only as its tool writes it, row by row,
+in the transaction of each migration's last step (:func:`tool_rows`) and to catch up what the
+journal has and the table lacks (:func:`catch_up`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from psycopg import sql
 
 from ..adoption import (
+    CHECKSUMS,
     ForeignHistory,
     ForeignRow,
     adopted_entries,
+    applied_versions,
     checksum_drift,
     fits,
     refuse_unadopted,
     unrecorded,
+    yoyo_hash,
 )
 from ..config import Settings
 from ..errors import BadInputError, DriftError, MigrationFileError
@@ -129,13 +136,15 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
             hint=f'set layout = "{other}"',
         )
     rows = session.rows(sql.SQL(query).format(ident))
+    where = (str(found[0][0]), str(found[0][1]))
     if tool == "flyway":
-        return _flyway(regclass, rows)
+        return replace(_flyway(regclass, rows), where=where)
     return ForeignHistory(
         tool,
         regclass,
         tuple(ForeignRow(str(r[0]), bool(r[1]), r[2]) for r in rows),
         up_to_last=tool == "golang-migrate",
+        where=where,
     )
 
 
@@ -228,6 +237,77 @@ def with_adopted(
     return adoption(session, settings, migrations, entries).entries
 
 
+def tool_rows(
+    history: ForeignHistory, settings: Settings, migrations: Sequence[Migration]
+) -> dbsteps.AlsoApplied:
+    """What records each migration in ``history``'s table as its tool records it, keyed by the
+    migration's version and last step: written in the transaction of that step's journal row,
+    so that the old tool sees applied exactly what the journal does (a teammate's ``dbmate up``
+    then finds nothing to do). Empty when ``tool_history`` is ``leave``."""
+    if settings.tool_history != "write" or history.where is None:
+        return {}
+    table = sql.Identifier(*history.where)
+    files = {f.version: f for f in discover(settings.dir, history.tool)}
+    rows: dict[tuple[int, int], sql.Composed] = {}
+    for migration in migrations:
+        file = files.get(migration.version)
+        if file is None:
+            continue
+        last = max(len(migration.steps) - 1, 0)
+        rows[(migration.version, last)] = _tool_row(history.tool, table, file)
+    return rows
+
+
+def _tool_row(tool: str, table: sql.Identifier, file: MigrationFile) -> sql.Composed:
+    """The row ``tool`` writes in its history ``table`` when it has applied ``file`` (from each
+    tool's source; the tables as this module's docstring describes them). A row already there
+    is left as it is."""
+    origin = sql.Literal(file.origin_id)
+    if tool in ("dbmate", "diesel"):
+        return sql.SQL("INSERT INTO {} (version) VALUES ({}) ON CONFLICT DO NOTHING").format(
+            table, origin
+        )
+    if tool == "yoyo":
+        return sql.SQL(
+            "INSERT INTO {} (migration_hash, migration_id, applied_at_utc) "
+            "VALUES ({}, {}, timezone('UTC', now())) ON CONFLICT DO NOTHING"
+        ).format(table, sql.Literal(yoyo_hash(file.origin_id)), origin)
+    if tool == "sqlx":
+        return sql.SQL(
+            "INSERT INTO {} (version, description, success, checksum, execution_time) "
+            "VALUES ({}, {}, true, decode({}, 'hex'), 0) ON CONFLICT DO NOTHING"
+        ).format(
+            table,
+            sql.Literal(int(file.origin_id)),
+            sql.Literal(file.name.replace("_", " ")),
+            sql.Literal(CHECKSUMS["sqlx"](file.path.read_bytes())),
+        )
+    if tool == "golang-migrate":
+        # One row: the last version applied (never moved back by an out-of-order one).
+        version = sql.Literal(int(file.origin_id))
+        return sql.SQL(
+            "WITH old AS (DELETE FROM {} RETURNING version) INSERT INTO {} (version, dirty) "
+            "SELECT greatest({}, coalesce(max(version), {})), false FROM old"
+        ).format(table, table, version, version)
+    # Flyway: the next installed_rank, the version as its file writes it (1_1 is 1.1).
+    version = sql.Literal(file.path.name[1:].split("__", 1)[0].replace("_", "."))
+    return sql.SQL(
+        "INSERT INTO {} (installed_rank, version, description, type, script, checksum, "
+        "installed_by, execution_time, success) SELECT (SELECT coalesce(max(installed_rank), 0) "
+        "+ 1 FROM {}), {}, {}, 'SQL', {}, {}, current_user, 0, true "
+        "WHERE NOT EXISTS (SELECT FROM {} WHERE version = {} AND success)"
+    ).format(
+        table,
+        table,
+        version,
+        sql.Literal(file.name.replace("_", " ")),
+        sql.Literal(file.path.name),
+        sql.Literal(int(CHECKSUMS["flyway"](file.path.read_bytes()))),
+        table,
+        version,
+    )
+
+
 def record(
     session: Session,
     journal: JournalTable,
@@ -268,7 +348,38 @@ def adopt(
     found = adoption(session, settings, migrations, journal_entries)
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
     record(session, journal, found.adopted, timeouts)
+    if found.history is not None:
+        catch_up(session, found.history, settings, migrations, found.entries, timeouts)
     return found
+
+
+def catch_up(
+    session: Session,
+    history: ForeignHistory,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+    timeouts: dbsteps.Timeouts,
+) -> list[int]:
+    """Record in the tool's table, in one transaction, every migration the journal has fully
+    applied that the table lacks (applied by an earlier release, or while tool_history was
+    ``leave``); returns their versions. Nothing with ``tool_history = "leave"``."""
+    rows = tool_rows(history, settings, migrations)
+    if not rows:
+        return []
+    recorded = applied_versions(history, VERSION_OF[history.tool], (m.version for m in migrations))
+    done = {(e.version, e.step) for e in entries if e.done}
+    missing = [
+        m
+        for m in migrations
+        if m.version not in recorded
+        and all((m.version, step.index) in done for step in m.steps)
+        and (m.steps or (m.version, 0) in done)
+    ]
+    statements = [rows[(m.version, max(len(m.steps) - 1, 0))] for m in missing]
+    if statements:
+        dbsteps.run_in_transaction(session, [], timeouts, sql.SQL("; ").join(statements))
+    return [m.version for m in missing]
 
 
 def _flyway(table: str, rows: Sequence[tuple[object, ...]]) -> ForeignHistory:

@@ -7,10 +7,12 @@ time, whatever the layout setting (item 1); the switch is announced in text and 
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import uuid
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -18,6 +20,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from tests.fixtures_db import PgServer
+from tests.integration import test_adopt_history as tools
 from tests.integration.test_adopt_real_tools import (
     _dbmate,
     _missing,
@@ -119,7 +122,7 @@ def test_issue_22_item_1_auto_adopts_yoyo_history_with_safemigrate_looking_names
             "count": 2,
             "first": "0001",
             "last": "0002",
-            "tool_history_written": False,
+            "tool_history_written": True,
             "recorded": True,
         }
     ]
@@ -169,8 +172,8 @@ def test_issue_22_item_6_the_dbmate_switch_is_announced_and_status_says_what_wil
     assert (
         "switched from dbmate: recorded the 2 migrations dbmate applied (20260101000001 to "
         "20260101000002) in the journal public.safemigrate_history as baseline, not run "
-        "(read from public.schema_migrations); safemigrate does not write "
-        "public.schema_migrations: retire dbmate now"
+        "(read from public.schema_migrations); every migration safemigrate applies is "
+        "recorded in public.schema_migrations too, so dbmate finds nothing to apply"
     ) in result.stdout
     after = run("status", *where, env=env)
     assert "journal public.safemigrate_history\n" in after.stdout
@@ -383,3 +386,149 @@ def test_issue_22_item_8_layout_notes_name_pending_files_only_and_layout_once(
         assert result.stderr.count("layout: dbmate (detected in ") == 1
     status = run("status", *where, env=env)
     assert status.stderr.count("layout: dbmate (detected in ") == 1
+
+
+# -- item 6: the old tool's history is kept up to date (tool_history = "write") ------------
+
+
+def _rows_of(dsn: str, query: str) -> list[tuple[Any, ...]]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute(query).fetchall()
+
+
+def test_issue_22_item_6_a_teammates_dbmate_up_after_the_switch_finds_nothing_to_do(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    program = _dbmate_program()
+    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
+    _dbmate(program, db_dsn, directory)
+    write_migrations(
+        directory,
+        {
+            "20260101000003_first_user.sql": (
+                "-- migrate:up\nINSERT INTO users (id) VALUES (1);\n\n"
+                "-- migrate:down\nDELETE FROM users;\n"
+            ),
+            "20260101000004_users_name.sql": (
+                "-- migrate:up transaction:false\n"
+                "CREATE INDEX CONCURRENTLY users_name ON users (name);\n\n"
+                "-- migrate:down\nDROP INDEX users_name;\n"
+            ),
+        },
+    )
+    result = run(
+        "up", "--dir", str(directory), "--dsn", db_dsn, env={"SAFEMIGRATE_LAYOUT": "dbmate"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "is recorded in public.schema_migrations too, so dbmate finds nothing to apply" in (
+        result.stdout
+    )
+    versions = _rows_of(db_dsn, "SELECT version FROM schema_migrations ORDER BY 1")
+    assert [v for (v,) in versions] == [
+        "20260101000001",
+        "20260101000002",
+        "20260101000003",
+        "20260101000004",
+    ]
+    # The real dbmate, run by a teammate who missed the switch: nothing to apply, no failure.
+    _dbmate(program, db_dsn, directory)
+    assert _rows_of(db_dsn, "SELECT count(*) FROM users") == [(1,)]
+
+
+def test_issue_22_item_6_a_later_yoyo_apply_runs_nothing_again(
+    db_dsn: str, yoyo_lookalike: Path
+) -> None:
+    write_migrations(yoyo_lookalike, {"0003_step3.sql": "INSERT INTO items VALUES (3);\n"})
+    where = ["--dir", str(yoyo_lookalike), "--dsn", db_dsn]
+    assert run("up", *where, env={"SAFEMIGRATE_LAYOUT": "auto"}).exit_code == 0
+    assert _rows(db_dsn) == 2
+    _yoyo(_yoyo_program(), db_dsn, yoyo_lookalike)  # the real yoyo finds 0003 applied
+    assert _rows(db_dsn) == 2
+
+
+def test_issue_22_item_6_tool_history_leave_writes_nothing_and_write_catches_up(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
+    _dbmate(_dbmate_program(), db_dsn, directory)
+    write_migrations(
+        directory,
+        {
+            "20260101000003_first_user.sql": (
+                "-- migrate:up\nINSERT INTO users (id) VALUES (1);\n\n"
+                "-- migrate:down\nDELETE FROM users;\n"
+            )
+        },
+    )
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    leave = {"SAFEMIGRATE_LAYOUT": "dbmate", "SAFEMIGRATE_TOOL_HISTORY": "leave"}
+    result = run("up", *where, env=leave)
+    assert result.exit_code == 0, result.output
+    assert 'safemigrate does not write public.schema_migrations (tool_history = "leave")' in (
+        result.stdout
+    )
+    query = "SELECT version FROM schema_migrations ORDER BY 1"
+    assert len(_rows_of(db_dsn, query)) == 2
+    # With the default (write), the next up records what the journal has and the table lacks.
+    assert run("up", *where, env={"SAFEMIGRATE_LAYOUT": "dbmate"}).exit_code == 0
+    assert _rows_of(db_dsn, query)[-1] == ("20260101000003",)
+
+
+def test_issue_22_item_6_golang_migrates_one_row_moves_to_the_last_version(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(tmp_path / "m", {**tools.GOLANG_FIRST, **tools.GOLANG_SECOND})
+    tools._golang_migrate(db_dsn, directory, 2)
+    assert tools.up(directory, db_dsn, "golang-migrate").exit_code == 0
+    assert _rows_of(db_dsn, "SELECT version, dirty FROM schema_migrations") == [(3, False)]
+
+
+def test_issue_22_item_6_sqlx_gets_its_row_with_its_checksum(db_dsn: str, tmp_path: Path) -> None:
+    directory = write_migrations(tmp_path / "m", tools.SQLX_FILES)
+    tools._sqlx(db_dsn, directory, list(tools.SQLX_FILES)[:2])
+    assert tools.up(directory, db_dsn, "sqlx").exit_code == 0
+    rows = _rows_of(
+        db_dsn,
+        "SELECT version, description, success, encode(checksum, 'hex') FROM _sqlx_migrations "
+        "ORDER BY version",
+    )
+    name = "20260101000003_index_email.sql"
+    # sqlx-core migrate: checksum = SHA-384 of the file, description = name with spaces.
+    assert rows[-1] == (
+        20260101000003,
+        "index email",
+        True,
+        hashlib.sha384((directory / name).read_bytes()).hexdigest(),
+    )
+
+
+def test_issue_22_item_6_diesel_gets_its_version_row(db_dsn: str, tmp_path: Path) -> None:
+    directory = tools._write(tmp_path / "migrations", tools.DIESEL_FILES)
+    folders = ["2026-01-01-000001_create_users", "2026-01-01-000002_add_email"]
+    tools._diesel(db_dsn, directory, folders)
+    assert tools.up(directory, db_dsn, "diesel").exit_code == 0
+    rows = _rows_of(db_dsn, "SELECT version FROM __diesel_schema_migrations ORDER BY 1")
+    assert [v for (v,) in rows] == ["20260101000001", "20260101000002", "20260101000003"]
+
+
+def test_issue_22_item_6_flyway_gets_the_next_rank_with_its_checksum(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    from safemigrate.source.layouts.flyway import checksum
+
+    directory = write_migrations(tmp_path / "sql", tools.FLYWAY_FILES)
+    first = ["V1__create_users.sql", "V1_1__add_email.sql", "V1_2__add_name.sql"]
+    tools._flyway(db_dsn, directory, [*first, "R__users_view.sql"])
+    assert tools.up(directory, db_dsn, "flyway").exit_code == 0
+    rows = _rows_of(
+        db_dsn,
+        "SELECT installed_rank, version, description, type, script, checksum, success "
+        "FROM flyway_schema_history WHERE installed_rank > 4 ORDER BY installed_rank",
+    )
+    expected = []
+    for rank, script in enumerate(["V1_10__create_orders.sql", "V2__create_notes.sql"], start=5):
+        version = script[1:].split("__")[0].replace("_", ".")
+        description = script.split("__", 1)[1].removesuffix(".sql").replace("_", " ")
+        crc = int(checksum((directory / script).read_bytes()))
+        expected.append((rank, version, description, "SQL", script, crc, True))
+    assert rows == expected
