@@ -10,10 +10,11 @@ journal before its first step (see the README, "Coming from another tool").
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import BadInputError
+from .events import HistoryAdopted
 from .model import JournalEntry, Migration
 from .source import MigrationFile
 from .source.layouts.flyway import checksum as flyway_checksum
@@ -46,6 +47,8 @@ class ForeignHistory:
     up_to_last: bool = False
     #: Flyway: the id of its baseline row; every version up to it counts as applied.
     baseline: str | None = None
+    #: The table's schema and name, apart (``table`` joins them for people).
+    where: tuple[str, str] | None = None
 
     @property
     def origin(self) -> str:
@@ -180,6 +183,76 @@ def adopted_entries(
     return entries
 
 
+def applied_versions(
+    history: ForeignHistory,
+    version_of: Callable[[str], int | None],
+    file_versions: Iterable[int],
+) -> set[int]:
+    """The versions ``history`` counts as applied, whatever layout the files were read with:
+    its rows' versions, and every file's up to golang-migrate's one row or Flyway's baseline."""
+    versions = {v for row in history.rows if (v := version_of(row.origin_id)) is not None}
+    upto = [version_of(history.baseline)] if history.baseline is not None else []
+    if history.up_to_last and versions:
+        upto.append(max(versions))
+    for limit in upto:
+        if limit is not None:
+            versions |= {v for v in file_versions if v <= limit}
+    return versions
+
+
+def unrecorded(
+    history: ForeignHistory,
+    version_of: Callable[[str], int | None],
+    files: Sequence[MigrationFile],
+    journal: Sequence[JournalEntry],
+) -> list[MigrationFile]:
+    """The files ``history`` says its tool applied and the journal does not know: what ``up``
+    would apply a second time if it ignored that history."""
+    known = {e.version for e in journal}
+    applied = applied_versions(history, version_of, (f.version for f in files))
+    return [f for f in files if f.version in applied and f.version not in known]
+
+
+def fits(history: ForeignHistory, tool_files: Sequence[MigrationFile], on_disk: int) -> bool:
+    """True when ``history`` is plainly the history of this directory read the tool's way
+    (``tool_files``, which must be every one of the ``on_disk`` files): it has rows, and every
+    row names one of those files by the id the tool gives it (yoyo: by ``migration_hash``)."""
+    if not history.rows or not tool_files or len(tool_files) != on_disk:
+        return False
+    ids = {f.origin_id for f in tool_files}
+    hashes = {yoyo_hash(i) for i in ids} if history.tool == "yoyo" else set()
+    return all(row.origin_id in ids or row.checksum in hashes for row in history.rows)
+
+
+def refuse_unadopted(
+    history: ForeignHistory,
+    files: Sequence[MigrationFile],
+    directory: str,
+    layout: str,
+    detected: str | None = None,
+) -> None:
+    """Refuse (exit 2) a run that would apply again what another tool applied: ``files`` are
+    the migrations ``history`` records and the journal does not know, under ``layout``
+    (``detected``: what ``auto`` read the directory as)."""
+    if not files:
+        return
+    first, last = files[0].path.name, files[-1].path.name
+    span = first if len(files) == 1 else f"{first} to {last}"
+    if detected is not None:
+        setting = f"layout auto read {directory} as {detected}'s own"
+    else:
+        setting = f"the layout setting is {layout}"
+    count = f"{len(files)} migration{'s' if len(files) != 1 else ''}"
+    raise AdoptionError(
+        f"{history.table} is {history.tool}'s history and records {count} of {directory} as "
+        f"applied ({span}) that the journal does not know, but {setting}: up would apply "
+        "them again; nothing was run",
+        hint=f'set layout = "{history.tool}" (config, SAFEMIGRATE_LAYOUT or --layout) so that '
+        f"the switch adopts {history.table}; if that history is another application's, keep "
+        "its table off this connection's search_path",
+    )
+
+
 def layout_notes(layout: str, detected: bool, files: Sequence[MigrationFile]) -> list[str]:
     """What ``plan`` says about the layout: which one, and each note with the files it is on."""
     notes = [f"layout: {layout}" + (" (detected)" if detected else "")]
@@ -196,3 +269,30 @@ def layout_notes(layout: str, detected: bool, files: Sequence[MigrationFile]) ->
 def yoyo_hash(migration_id: str) -> str:
     """yoyo's ``migration_hash`` of a migration id (yoyo/migrations.py: SHA-256 of the id)."""
     return hashlib.sha256(migration_id.encode("utf-8")).hexdigest()
+
+
+def switch_event(
+    history: ForeignHistory,
+    adopted: Sequence[JournalEntry],
+    migrations: Sequence[Migration],
+    journal: str,
+    *,
+    recorded: bool = True,
+    tool_history_written: bool = False,
+) -> HistoryAdopted | None:
+    """The announcement of the switch: ``adopted`` (entries from ``history``) recorded in
+    ``journal``; None when there is nothing to adopt."""
+    versions = sorted({e.version for e in adopted})
+    if not versions:
+        return None
+    texts = {m.version: m.version_text for m in migrations}
+    return HistoryAdopted(
+        history.tool,
+        history.table,
+        journal,
+        len(versions),
+        texts.get(versions[0], str(versions[0])),
+        texts.get(versions[-1], str(versions[-1])),
+        tool_history_written=tool_history_written,
+        recorded=recorded,
+    )

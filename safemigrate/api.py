@@ -22,12 +22,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .adoption import layout_notes
+from .adoption import layout_notes, switch_event
 from .check import check as check  # the check command lives in its own module (cheap import)
 from .check import explain as explain
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
-from .events import Event
+from .events import Event, HistoryAdopted
 from .gate import decide, lint_pending
 from .lint import Finding
 from .model import JournalEntry, Migration
@@ -46,7 +46,7 @@ from .pending import (
 from .plan import PlanReport
 from .plan import build as build_plan
 from .policy import worst_case
-from .source import FILENAME_PATTERN, discover, load_migrations
+from .source import FILENAME_PATTERN, MigrationFile, discover, load_migrations, parse_migration
 from .source.layouts import layout_notes as left_out_notes
 from .source.layouts import refuse_foreign_layout
 from .source.layouts import resolve as resolve_layout
@@ -83,6 +83,31 @@ def _migrations(settings: Settings) -> list[Migration]:
         safe_rewrites=settings.safe_rewrites,
         layout=layout,
     )
+
+
+def _migrations_leniently(
+    settings: Settings,
+) -> tuple[list[Migration], dict[int, tuple[MigrationFile, str]]]:
+    """The migrations that parse, and for each file that does not (read, UTF-8, SQL, a
+    directive) its problem by version. Problems of the directory itself (names, duplicate
+    versions, another tool's layout) still raise: no version can be shown for them."""
+    layout = resolve_layout(settings.dir, settings.layout)
+    if settings.layout == "safemigrate":
+        refuse_foreign_layout(settings.dir)
+    migrations: list[Migration] = []
+    invalid: dict[int, tuple[MigrationFile, str]] = {}
+    for file in discover(settings.dir, layout):
+        try:
+            migrations.append(
+                parse_migration(
+                    file,
+                    concurrent_indexes=settings.concurrent_indexes,
+                    safe_rewrites=settings.safe_rewrites,
+                )
+            )
+        except MigrationFileError as err:
+            invalid[file.version] = (file, err.message)
+    return migrations, invalid
 
 
 def up(
@@ -134,6 +159,10 @@ class StatusReport:
     migrations: list[MigrationStatus]
     #: Where the status was read: user, host, port, dbname, server version, standby.
     target: Target
+    #: False before the first ``up`` (or ``adopt``, ``baseline``) creates the journal.
+    journal_exists: bool = True
+    #: What the first ``up`` will adopt from another tool's history (not recorded yet).
+    switch: HistoryAdopted | None = None
 
     @property
     def drifted(self) -> list[MigrationStatus]:
@@ -146,13 +175,34 @@ class StatusReport:
 
     @property
     def outstanding(self) -> list[MigrationStatus]:
-        """Pending or partial migrations."""
-        return [m for m in self.migrations if m.state in (State.PENDING, State.PARTIAL)]
+        """Pending or partial migrations (and those whose file cannot be read now)."""
+        states = (State.PENDING, State.PARTIAL, State.INVALID)
+        return [m for m in self.migrations if m.state in states]
+
+    @property
+    def invalid(self) -> list[MigrationStatus]:
+        """Migrations whose file cannot be read or parsed now."""
+        return [m for m in self.migrations if m.state is State.INVALID]
+
+    def refuse_invalid(self) -> None:
+        """Raise MigrationFileError (exit 2), as ``up`` would, naming the first file that
+        cannot be read or parsed; ``status`` shows every migration first."""
+        if self.invalid:
+            first = self.invalid[0]
+            more = len(self.invalid) - 1
+            raise BadInputError(
+                first.problems[0]
+                + (f" (and {more} more invalid file{'s' if more > 1 else ''})" if more else ""),
+                hint="fix the file: up refuses the directory until then (exit 2)",
+            )
 
     def to_dict(self) -> dict[str, object]:
         """The JSON document of ``status --format json``."""
+        switch = self.switch.to_dict() if self.switch is not None else None
         return {
             "target": self.target.to_dict(),
+            "journal": {"table": self.journal, "exists": self.journal_exists},
+            **({"switch": switch} if switch is not None else {}),
             "migrations": [
                 {
                     "version": m.version,
@@ -185,18 +235,56 @@ def status(
     from .db import journal as dbjournal
     from .run import journal_table, open_session, resolve_database
 
-    migrations = _migrations(settings)
+    # Leniently: a file that does not parse is shown as invalid, with what is applied.
+    migrations, invalid = _migrations_leniently(settings)
     db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
-        entries = foreign_history.with_adopted(
+        journal_exists = dbjournal.exists(session, journal)
+        found = foreign_history.adoption(
             session, settings, migrations, dbjournal.read(session, journal)
         )
         progress = dbbatch.unfinished(session, journal)
-    refuse_empty_directory(migrations, entries, str(settings.dir))
-    report = statuses(migrations, entries, progress)
-    return StatusReport(target.address, str(journal), report, target)
+    entries = [e for e in found.entries if e.version not in invalid]
+    if not invalid:
+        refuse_empty_directory(migrations, entries, str(settings.dir))
+    every = statuses(migrations, entries, progress)
+    for version, (file, problem) in invalid.items():
+        applied = sum(1 for e in found.entries if e.version == version and e.done)
+        every.append(
+            MigrationStatus(
+                version,
+                file.name,
+                State.INVALID,
+                applied,
+                applied,
+                None,
+                (problem,),
+                file.version_text,
+            )
+        )
+    every.sort(key=lambda m: m.version)
+    switch = (
+        switch_event(
+            found.history,
+            found.adopted,
+            migrations,
+            str(journal),
+            recorded=False,
+            tool_history_written=settings.tool_history == "write",
+        )
+        if found.history is not None
+        else None
+    )
+    return StatusReport(
+        target.address,
+        str(journal),
+        every,
+        target,
+        journal_exists=journal_exists,
+        switch=switch,
+    )
 
 
 @dataclass(frozen=True)
@@ -423,12 +511,22 @@ def adopt(
         entries = dbjournal.read(session, journal)
         check_drift(statuses(migrations, entries))
         # Refusals (a dirty history, drift) come before the journal is even created.
-        adopted = foreign_history.with_adopted(session, settings, migrations, entries)
-        adopted = adopted[len(entries) :]
+        found = foreign_history.adoption(session, settings, migrations, entries)
+        adopted = found.adopted
         if adopted:
             dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
             timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
             foreign_history.record(session, journal, adopted, timeouts)
+        if found.history is not None:
+            switch = switch_event(
+                found.history,
+                adopted,
+                migrations,
+                str(journal),
+                tool_history_written=settings.tool_history == "write",
+            )
+            if switch is not None:
+                on_event(switch)
         return adopted
 
 
@@ -523,19 +621,23 @@ def plan(
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
             lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         )
-    else:
-        report = _plan_against(
-            settings, migrations, target_version, dsn, environ, on_event, database
-        )
-    return replace(report, notes=_layout_notes(settings))
+        return replace(report, notes=_layout_notes(settings))
+    report, layout, pending = _plan_against(
+        settings, migrations, target_version, dsn, environ, on_event, database
+    )
+    return replace(report, notes=_layout_notes(settings, layout, pending))
 
 
-def _layout_notes(settings: Settings) -> tuple[str, ...]:
-    """What plan says about another tool's layout (nothing for safemigrate's own)."""
-    layout = resolve_layout(settings.dir, settings.layout)
+def _layout_notes(
+    settings: Settings, layout: str | None = None, pending: set[int] | None = None
+) -> tuple[str, ...]:
+    """What plan says about another tool's layout (nothing for safemigrate's own): ``layout``
+    as the database decided it (else from the directory), notes on the ``pending`` versions'
+    files only when a database says which are pending (applied files run nothing more)."""
+    layout = layout or resolve_layout(settings.dir, settings.layout)
     if layout == "safemigrate" and settings.layout != "auto":
         return ()
-    files = discover(settings.dir, layout)
+    files = [f for f in discover(settings.dir, layout) if pending is None or f.version in pending]
     return tuple(
         layout_notes(layout, settings.layout == "auto", files)
         + left_out_notes(settings.dir, layout)
@@ -550,8 +652,9 @@ def _plan_against(
     environ: Mapping[str, str] | None,
     on_event: EventSink,
     database: Database | None = None,
-) -> PlanReport:
-    """The plan with the database's facts: its pending steps, sizes, lock holders."""
+) -> tuple[PlanReport, str, set[int]]:
+    """The plan with the database's facts: its pending steps, sizes, lock holders; with the
+    layout the database decided and the pending versions."""
     from .blockers.watcher import Watcher
     from .db import batches as dbbatches
     from .db import catalog as dbcatalog
@@ -564,7 +667,7 @@ def _plan_against(
         RunLock,
         journal_table,
         open_session,
-        read_pending,
+        read_plan,
         resolve_database,
         server_settings,
     )
@@ -573,7 +676,8 @@ def _plan_against(
     journal = journal_table(settings)
     with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()
-        planned = read_pending(session, journal, migrations, settings, target_version)
+        pending = read_plan(session, journal, migrations, settings, target_version)
+        planned = pending.steps
         # Lint as up's gate will: with the server's own major version.
         settings = server_settings(settings, session)
         findings = _findings(planned, settings, session)
@@ -622,13 +726,14 @@ def _plan_against(
     steps = build_plan(
         planned, settings, findings, sizes=sizes, holders=holders, resolved=locks_of, keys=keys
     )
-    return PlanReport(
+    report = PlanReport(
         tuple(steps),
         facts,
         gate=decide(planned, findings, settings),
         worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
     )
+    return report, pending.layout, {p.migration.version for p in planned}
 
 
 def _findings(
@@ -651,6 +756,12 @@ class Rehearsal:
     first: RunResult
     #: Steps the second ``up`` applied: 0 when the migrations are repeatable as they should be.
     second_applied: int
+    #: Roles the schema dump names (owners, grantees) that were created, NOLOGIN, on the
+    #: throwaway server before loading it.
+    created_roles: tuple[str, ...] = ()
+    #: Journal rows the dump brought (production's applied steps); None without a dump or
+    #: when the dump has no journal table.
+    journal_rows: int | None = None
 
 
 def rehearse(
@@ -669,24 +780,61 @@ def rehearse(
     """
     from .db import Session
     from .db import catalog as dbcatalog
+    from .schema_dump import referenced_roles
     from .throwaway import ThrowawayServer, find_server_bindir
 
     _migrations(settings)  # bad files are bad input before anything starts
-    if schema_from is not None and not schema_from.is_file():
-        raise BadInputError(f"--schema-from: {schema_from}: no such file")
+    roles: list[str] = []
+    if schema_from is not None:
+        if not schema_from.is_file():
+            raise BadInputError(f"--schema-from: {schema_from}: no such file")
+        try:
+            dump = schema_from.read_text(encoding="utf-8", errors="replace")
+        except OSError as err:
+            raise BadInputError(f"--schema-from: {schema_from}: {err.strerror}") from None
+        # Production's owners and grantees: roles are cluster-wide, a dump does not hold them.
+        roles = referenced_roles(dump)
     bindir = find_server_bindir(server)
     with ThrowawayServer(bindir) as instance:
         admin = Session.open(instance.dsn("postgres"), application_name="safemigrate-rehearse")
         try:
             dbcatalog.create_database(admin, "rehearsal")
+            created = dbcatalog.create_missing_roles(admin, roles)
         finally:
             admin.close()
         dsn = instance.dsn("rehearsal")
+        journal_rows = None
         if schema_from is not None:
             _load_schema(instance.bindir, dsn, schema_from)
+            journal_rows = _journal_rows(dsn, settings, schema_from)
         first = up(settings, dsn=dsn, on_event=on_event, environ={}, capture_locks=True)
         second = up(settings, dsn=dsn, environ={})
-        return Rehearsal(instance.major_version, first, len(second.applied))
+        return Rehearsal(
+            instance.major_version, first, len(second.applied), tuple(created), journal_rows
+        )
+
+
+def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
+    """How many journal rows the loaded dump brought; refuses (exit 2) a dump with the journal
+    table but none of its rows, which a plain ``pg_dump --schema-only`` is: every migration
+    would be pending on top of a schema that already has them (the first fails, 42P07)."""
+    from .db import Session
+    from .db import catalog as dbcatalog
+
+    session = Session.open(dsn, application_name="safemigrate-rehearse")
+    try:
+        rows = dbcatalog.count_rows(session, (settings.journal_schema, settings.journal_table))
+    finally:
+        session.close()
+    if rows == 0:
+        table = f"{settings.journal_schema}.{settings.journal_table}"
+        raise BadInputError(
+            f"--schema-from {dump}: the dump has the journal table {table} but none of its "
+            "rows, so every migration would be pending on top of a schema that has them",
+            hint=f"append the journal's rows to the dump: pg_dump --data-only --table={table} "
+            "DSN >> " + str(dump) + " (README, rehearse)",
+        )
+    return rows
 
 
 def _load_schema(bindir: Path, dsn: str, dump: Path) -> None:

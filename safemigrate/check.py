@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from .config import Settings
@@ -20,7 +21,7 @@ from .lint.cache import (
     default_directory,
     fingerprint,
 )
-from .lint.findings import LintReport
+from .lint.findings import Finding, LintReport
 from .lint.options import timeout_ceilings
 
 
@@ -33,7 +34,9 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
     in the ``check_cache`` directory: an unchanged directory is answered from it, and a
     directory that gained files has only those judged (see :mod:`safemigrate.lint.cache`).
     """
-    subjects = [Path(f) for f in files] if files else [settings.dir]
+    if files:
+        return _check_files(settings, [Path(f) for f in files])
+    subjects = [settings.dir]
     cache = _cache_of(settings)
     if cache is None:
         return _lint(settings, files)
@@ -47,6 +50,7 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
             settings.safe_rewrites,
             timeout_ceilings(settings),
             settings.layout,
+            settings.lint_gate_after,
             bool(files),
         )
     )
@@ -66,6 +70,55 @@ def check(settings: Settings, files: Sequence[Path] = ()) -> LintReport:
     keep = before is not None and before == after and not before.racy(now_ns)
     cache.save(name, code, before.digest if keep and before else None, report, cached.memo)
     return report
+
+
+#: The rule of a file the runner refuses (lint/rules/meta.py): bad input, never exempt.
+INVALID_MIGRATION_FILE = "invalid-migration-file"
+
+
+def _check_files(settings: Settings, files: Sequence[Path]) -> LintReport:
+    """``check FILE...`` (what the pre-commit hook runs): each file judged as ``check`` judges
+    its directory, with the layout (the config's, for that directory) and the history of the
+    earlier files, and only the given files' findings kept. A file the layout leaves out (a
+    down part, a rollback file) has none: the runner never runs it."""
+    by_directory: dict[Path, list[Path]] = {}
+    for path in files:
+        by_directory.setdefault(path.absolute().parent, []).append(path)
+    findings = []
+    bad_input = False
+    for directory, members in by_directory.items():
+        wanted = {str(p.resolve()) for p in members}
+        names = {p.name for p in members}
+        report = check(replace(settings, dir=directory))
+        for finding in report.findings:
+            named = str(Path(finding.file).resolve()) in wanted | {str(directory.resolve())}
+            # A problem of the directory itself about a given file (a duplicate version).
+            about = finding.rule == INVALID_MIGRATION_FILE and any(
+                name in finding.message for name in names
+            )
+            if named or about:
+                findings.append(_as_given(finding, members))
+                bad_input = bad_input or finding.rule == INVALID_MIGRATION_FILE
+        for path in members:
+            if not path.is_file():
+                findings.append(_missing(path))
+                bad_input = True
+    return LintReport(findings, bad_input, tuple(str(p) for p in files))
+
+
+def _as_given(finding: Finding, members: Sequence[Path]) -> Finding:
+    """``finding`` naming its file as it was given on the command line."""
+    resolved = str(Path(finding.file).resolve())
+    given = next((p for p in members if str(p.resolve()) == resolved), None)
+    return finding if given is None else replace(finding, file=str(given))
+
+
+def _missing(path: Path) -> Finding:
+    """The invalid-migration-file finding of a file that cannot be read."""
+    from .errors import MigrationFileError
+    from .lint.walker import invalid_file
+
+    return invalid_file(str(path), MigrationFileError(str(path), "cannot read: no such file"))
 
 
 def _cache_of(settings: Settings) -> ResultCache | None:
@@ -91,6 +144,18 @@ def _lint(settings: Settings, files: Sequence[Path], memo: FileMemo | None = Non
             ceilings=ceilings,
             safe_rewrites=settings.safe_rewrites,
         )
+    from .lint.walker import invalid_file
+    from .source.layouts import refuse_foreign_layout
+
+    if settings.layout == "safemigrate" and settings.dir.is_dir():
+        # As up refuses it: a dbmate file read whole would have its down part judged and run.
+        try:
+            refuse_foreign_layout(settings.dir)
+        except BadInputError as err:
+            from .errors import MigrationFileError
+
+            refused = MigrationFileError(str(settings.dir), err.message, hint=err.hint)
+            return LintReport([invalid_file(str(settings.dir), refused)], True, ())
     return lint_directory(
         settings.dir,
         pg_version=pg_version,
@@ -99,6 +164,7 @@ def _lint(settings: Settings, files: Sequence[Path], memo: FileMemo | None = Non
         safe_rewrites=settings.safe_rewrites,
         layout=resolve_layout(settings.dir, settings.layout),
         memo=memo,
+        judged_after=settings.lint_gate_after,
     )
 
 

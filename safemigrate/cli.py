@@ -155,6 +155,9 @@ class Context:
         self.directory = directory
         self.format = fmt
         self.layout = layout
+        #: The detected layout was printed (once per command, however often settings are read).
+        self._layout_shown = False
+        self._warned = False
 
     def settings(self, **flags: Any) -> Settings:
         from .config import load_settings
@@ -165,9 +168,14 @@ class Context:
         if self.layout is not None:
             overrides["layout"] = self.layout
         settings = load_settings(cwd=Path.cwd(), config_file=self.config, overrides=overrides)
-        if settings.layout == "auto" and self.format == "text":
+        if not self._warned:
+            self._warned = True
+            for warning in settings.warnings:
+                click.echo(f"warning: {warning}", err=True)
+        if settings.layout == "auto" and self.format == "text" and not self._layout_shown:
             from .source.layouts import detect
 
+            self._layout_shown = True
             # To stderr: stdout stays each command's own output.
             click.echo(f"layout: {detect(settings.dir)} (detected in {settings.dir})", err=True)
         return settings
@@ -373,11 +381,12 @@ class _Sink:
     def _draw(self, now: float) -> None:
         if not self.live:
             return
-        line = self.status.line(now)
         width = _terminal_width()
+        # Fitted to the terminal by shortening, never by cutting off the blocker's pid.
+        line = self.status.line(now, width)
         self._clear()
         if line:
-            click.echo(line[:width], nl=False)
+            click.echo(line, nl=False)
             self._drawn = True
 
     def _clear(self) -> None:
@@ -432,7 +441,9 @@ class _FleetSink(_Sink):
             return
         width = _terminal_width()
         lines = [
-            f"{name}: {status.line(now) or 'connecting / between steps'}"[:width]
+            f"{name}: {status.line(now, width - len(name) - 2) or 'connecting / between steps'}"[
+                :width
+            ]
             for name, status in self.statuses.items()
         ]
         self._clear()
@@ -456,7 +467,8 @@ def _target_lines(event: Event, colour: bool) -> list[str]:
     if isinstance(event, TargetFinished):
         took = format_duration(round(event.duration_ms))
         if event.error is None:
-            return [f"{event.state}: {event.applied_steps} steps applied in {took}"]
+            steps = f"{event.applied_steps} step{'s' if event.applied_steps != 1 else ''}"
+            return [f"{event.state}: {steps} applied in {took}"]
         return [f"{event.state} (exit {event.exit_code}) after {took}"]
     return event_text(event, colour)
 
@@ -666,12 +678,20 @@ def up(
 
     Durations are written like 200ms, 2s, 1min, 1h. When a step cannot get its lock, the
     log names the root blocker (pid, application_name, user, state, transaction age, query).
-    On a terminal a live status line shows the step, attempt and lock wait. With
+    On a terminal a live status line shows the step, the attempt (failed ones count against
+    max_attempts; polite waits do not), the lock wait or polite wait, and the blocker's pid;
+    exit 4's hint names the ways out (the pid to end, --cancel-blockers,
+    --lock-wait-budget, --max-attempts). With
     --format json, one JSON object per event is printed on stdout.
 
     Before anything is written, the pending steps are linted (the lint gate): by default an
     error finding that is not suppressed with `-- safemigrate: allow RULE -- reason` refuses
     the run with exit 7.
+
+    Another tool's history table that records migrations of the directory is adopted when the
+    layout says so (announced once), and otherwise refused with exit 2: nothing another tool
+    applied is applied again. DSNs other tools write (postgresql+psycopg://, ?socket=,
+    jdbc:postgresql://) are accepted.
 
     With --targets (or targets in the config) it runs on every target, --concurrency at a
     time, and exits with the worst target's code.
@@ -754,9 +774,10 @@ def status(
     targets_file: Path | None,
     concurrency: int,
 ) -> None:
-    """Show every migration: applied, partial, pending, drifted or missing.
+    """Show every migration: applied, partial, pending, drifted, missing or invalid.
 
-    Exits 5 on drift (an applied step's text changed, or an applied file is gone). With
+    Exits 5 on drift (an applied step's text changed, or an applied file is gone), 2 after the
+    table when a file does not parse (invalid: up would refuse it). With
     --targets: a matrix of every target and migration, and the worst target's exit code.
     """
     from .output import status_text, to_json
@@ -773,17 +794,23 @@ def status(
         if fmt == "json":
             click.echo(to_json(report.to_dict()))
         else:
+            from .output import journal_text
+
             click.echo(f"target: {report.target.describe()}")
-            click.echo(f"journal {report.journal}")
+            for line in journal_text(report.journal, report.journal_exists, report.switch):
+                click.echo(line)
             for line in status_text(report.migrations, _colour()):
                 click.echo(line)
         if fmt == "json":
             # stdout stays one JSON document (its migrations carry the problems).
             try:
+                report.refuse_invalid()
                 report.refuse_drift()
             except SafemigrateError as err:
                 click.echo(f"error: {err.message}", err=True)
                 sys.exit(int(err.exit_code))
+        # After the table: what is applied is shown even while a file is bad (exit 2).
+        report.refuse_invalid()
         report.refuse_drift()
         if exit_code and report.outstanding:
             sys.exit(1)
@@ -888,7 +915,10 @@ def adopt(
     """Record what another tool applied (its history table, per the `layout` setting) in the
     journal, without running anything. `up` does this itself before its first step.
 
-    The other tool's table is read, never written. A failed or dirty migration there exits 2.
+    The switch is announced (tool, table, how many migrations, first and last version). The
+    migrations up applies are recorded in the tool's table too (tool_history = "write"), so
+    the tool finds nothing to apply; retire it from the deploy. A failed or dirty migration
+    there exits 2, and so does another tool's history the layout setting would not adopt.
     """
     from .output import to_json
 
@@ -897,12 +927,22 @@ def adopt(
 
     targets: list[Target] = []
     connected = _target_printer(fmt, targets)
+    switches: list[Event] = []
+
+    def on_event(event: Event) -> None:
+        from .events import HistoryAdopted
+
+        if isinstance(event, HistoryAdopted):
+            switches.append(event)
+        connected(event)
 
     with _handled(ctx):
-        adopted = api.adopt(ctx.settings(require_dsn=require_dsn), dsn=dsn, on_event=connected)
+        adopted = api.adopt(ctx.settings(require_dsn=require_dsn), dsn=dsn, on_event=on_event)
         versions = sorted({(e.version, e.name, e.application_name or "") for e in adopted})
         if fmt == "json":
-            document = {"target": targets[0].to_dict()} if targets else {}
+            document: dict[str, object] = {"target": targets[0].to_dict()} if targets else {}
+            if switches:
+                document["switch"] = switches[0].to_dict()
             click.echo(
                 to_json(
                     {
@@ -912,8 +952,13 @@ def adopt(
                 )
             )
         elif versions:
+            from .output import event_text
+
             for version, name, origin in versions:
                 click.echo(f"recorded {version} {name} as applied ({origin})")
+            for switch in switches:
+                for line in event_text(switch, _colour()):
+                    click.echo(line)
         else:
             click.echo("nothing to adopt: the journal already knows every migration applied")
 
@@ -1111,7 +1156,8 @@ def plan(
     type=click.Choice(["text", "json", "github"]),
     default="text",
     show_default=True,
-    help='text (grouped by file), json ({"findings": [...]}) or github (workflow annotations).',
+    help='text (grouped by file), json ({"findings": [...]}) or github (workflow annotations, '
+    "paths relative to $GITHUB_WORKSPACE, else to the current directory).",
 )
 @click.option(
     "--pg-version",
@@ -1146,9 +1192,12 @@ def check(
     """Lint migrations for what hurts production; no database needed.
 
     Lints FILES, or every migration in --dir (and the directory itself: names, duplicate
-    versions, parse errors). Exit 1 when an error-severity finding remains, 0 otherwise, 2 on
-    bad input. Suppress a finding with `-- safemigrate: allow RULE -- reason` before the
-    statement.
+    versions, parse errors). FILES (what the pre-commit hook passes) are judged as their
+    directory is: with the layout setting, only the parts the runner runs (not a dbmate down
+    part), on the schema the directory's earlier files built. Migrations up to
+    lint_gate_after are not judged. Exit 1 when an error-severity finding remains, 0
+    otherwise, 2 on bad input. Suppress a finding with `-- safemigrate: allow RULE -- reason`
+    before the statement.
     """
     ctx = Context(config, directory, "json" if fmt == "json" else "text", layout)
     # Not through api: a check answered from its cache imports neither runner nor parser.
@@ -1167,7 +1216,10 @@ def check(
         if fmt == "json":
             click.echo(render_json(report))
         elif fmt == "github":
-            for line in render_github(report):
+            # Relative to the repository: GitHub places annotations only for such paths.
+            workspace = os.environ.get("GITHUB_WORKSPACE")
+            roots = [Path(workspace)] if workspace else []
+            for line in render_github(report, roots=[*roots, Path.cwd()]):
                 click.echo(line)
         else:
             for line in render_text(report, _colour()):
@@ -1184,8 +1236,10 @@ def check(
 @click.option(
     "--schema-from",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Load this schema dump (pg_dump --schema-only) first, to rehearse new migrations on "
-    "top of production's schema.",
+    help="Load this plain dump of production first (pg_dump --schema-only, with the journal's "
+    "rows appended: pg_dump --data-only --table=public.safemigrate_history), to rehearse only "
+    "the new migrations on top of it; roles it names are created NOLOGIN on the throwaway "
+    "server.",
 )
 @click.option(
     "--server",
@@ -1238,13 +1292,26 @@ def rehearse(
                         "server_version": result.server_version,
                         "applied_steps": len(result.first.applied),
                         "second_run_applied_steps": result.second_applied,
+                        "created_roles": list(result.created_roles),
+                        "journal_rows": result.journal_rows,
                     }
                 )
             )
         else:
+            if result.created_roles:
+                click.echo(
+                    f"roles the schema dump names, created NOLOGIN on the throwaway server: "
+                    f"{', '.join(result.created_roles)}"
+                )
+            if result.journal_rows is not None:
+                click.echo(
+                    f"the schema dump's journal has {result.journal_rows} rows: what production "
+                    "applied was not applied again"
+                )
             click.echo(
                 f"rehearsed on PostgreSQL {result.server_version}: "
-                f"{len(result.first.applied)} steps applied; a second run applied "
+                f"{len(result.first.applied)} step{'s' if len(result.first.applied) != 1 else ''} "
+                "applied; a second run applied "
                 f"{result.second_applied}; the server and its files are removed"
             )
         if result.second_applied:

@@ -39,6 +39,10 @@ Layout = Literal[
 ]
 
 
+#: After the switch from another tool: keep recording applied migrations in its history table
+#: (``write``), or leave that table as the switch found it (``leave``).
+ToolHistory = Literal["write", "leave"]
+
 CancelKind = Literal["idle-in-transaction", "any"]
 #: The check_cache values that are not a directory.
 CheckCacheMode = Literal["auto", "off"]
@@ -116,6 +120,9 @@ class Settings:
     version_style: VersionStyle = "sequence"
     # Another tool's directory read in place, and its history table adopted (source/layouts).
     layout: Layout = "safemigrate"
+    # Every migration applied is also recorded in the adopted tool's history table, in the
+    # transaction of its last step, so that the old tool finds nothing to apply ("leave": no).
+    tool_history: ToolHistory = "write"
     # Check pg_locks before a step that would block writes; back off instead of queueing
     # behind a transaction that already held the table longer than the lock timeout.
     lock_precheck: bool = True
@@ -162,6 +169,9 @@ class Settings:
     check_cache: Path | CheckCacheMode = "auto"
     # Which file the settings came from; None if none. Not a key.
     config_file: Path | None = None
+    # What a person should know about how the settings were read (an unknown SAFEMIGRATE_*
+    # variable, ignored); the CLI prints each on stderr. Not a key.
+    warnings: tuple[str, ...] = ()
 
 
 #: Every configuration key, with a one-line description for the docs and ``--help``.
@@ -196,6 +206,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "layout": (
             "Directory layout and history table to adopt: safemigrate, auto, dbmate, yoyo, "
             "golang-migrate, sqlx, diesel, flyway."
+        ),
+        "tool_history": (
+            "After the switch from another tool: write (record each migration applied in its "
+            "history table too, so the tool finds nothing to apply) or leave (never write it)."
         ),
         "lock_precheck": (
             "Before a step that blocks writes, back off while pg_locks shows a conflicting "
@@ -300,6 +314,7 @@ _ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "safe_rewrites": get_args(SafeRewrites),
         "version_style": get_args(VersionStyle),
         "layout": get_args(Layout),
+        "tool_history": get_args(ToolHistory),
         "lint_gate": get_args(LintGate),
     }
 )
@@ -391,6 +406,7 @@ def load_settings(
             values[_FIELDS[key]] = _parse(key, raw, where=where, from_text=False, base=path.parent)
             origins[key] = where
 
+    warnings = _unknown_variables(environ)
     for key in KEYS:
         var = _ENV_PREFIX + key.upper()
         if var in environ:
@@ -411,9 +427,43 @@ def load_settings(
 
     # The default directory is relative to where safemigrate runs, not to the config file.
     values.setdefault("dir", cwd / Settings.dir)
-    settings = Settings(**values, config_file=path)
+    settings = Settings(**values, config_file=path, warnings=warnings)
     _check_backoff(settings, origins)
     return settings
+
+
+#: SAFEMIGRATE_* variables that are not settings but are read: the DSN, rehearse's server
+#: binaries (throwaway/bindirs.py), and the test suite's (SAFEMIGRATE_TEST_*).
+_OTHER_VARIABLES = frozenset({"SAFEMIGRATE_DSN", "SAFEMIGRATE_PG_BINDIR"})
+_TEST_PREFIX = "SAFEMIGRATE_TEST_"
+#: How close a variable's name must be to a real one to be taken for its misspelling.
+_MISSPELT_CUTOFF = 0.85
+
+
+def _unknown_variables(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """Warnings for SAFEMIGRATE_* variables that name no setting; raises ConfigError for one
+    that is a misspelling of a setting's (or SAFEMIGRATE_DSN), which would otherwise be
+    silently ignored. Values are never shown (a variable may hold a DSN)."""
+    known = {_ENV_PREFIX + key.upper() for key in KEYS} | _OTHER_VARIABLES
+    found = []
+    for var in sorted(environ):
+        if not var.startswith(_ENV_PREFIX) or var in known or var.startswith(_TEST_PREFIX):
+            continue
+        import difflib  # only an unknown variable needs it
+
+        # The names after the prefix: the shared prefix would make every name look close.
+        suffix = var.removeprefix(_ENV_PREFIX).upper()
+        suffixes = {k.removeprefix(_ENV_PREFIX): k for k in known}
+        matches = difflib.get_close_matches(suffix, suffixes, cutoff=_MISSPELT_CUTOFF)
+        close = [suffixes[m] for m in matches] or [
+            k for s, k in suffixes.items() if sorted(s) == sorted(suffix)
+        ]
+        if close:
+            raise ConfigError(
+                f"{var}: not a safemigrate variable (did you mean {close[0]}?); rename or unset it"
+            )
+        found.append(f"{var} is not a safemigrate setting: ignored")
+    return tuple(found)
 
 
 def _read_toml(path: Path, display: str) -> dict[str, Any]:
@@ -516,6 +566,12 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
         if isinstance(raw, str) and raw in allowed:
             return raw
         choices = ", ".join(repr(choice) for choice in allowed)
+        if isinstance(raw, str):
+            import difflib  # only a bad value needs it
+
+            close = difflib.get_close_matches(raw.strip().lower(), allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{where}: must be one of {choices}, not {_show(raw)}{hint}")
         raise ConfigError(f"{where}: must be one of {choices}, not {_describe(raw, from_text)}")
     if key in _IDENTIFIERS:
         return _parse_identifier(raw, where, from_text)

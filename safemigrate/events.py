@@ -137,9 +137,16 @@ class AttemptStarted(Event):
 
     kind: ClassVar[str] = "attempt_started"
     ref: StepRef
+    #: Statements issued (or not, after a pre-check) for the step so far, this one included;
+    #: polite tries (after pre-check back-offs and yields) count here, not in ``failures``.
     attempt: int
     max_attempts: int
     lock_timeout_ms: int
+    #: Attempts lost so far (lock timeouts, deadlocks): what max_attempts bounds.
+    failures: int = 0
+    #: Polite waiting so far (pre-check back-offs, yields, waits for holders): what
+    #: lock_wait_budget bounds.
+    polite_wait_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,8 @@ class AttemptFailed(Event):
     waiting: WaitingFor | None = None
     #: Every pid on the blocking chains, roots included.
     chain: tuple[int, ...] = ()
+    #: Attempts lost so far, this one included (0 after a pre-check: not an attempt).
+    failures: int = 0
 
 
 @dataclass(frozen=True)
@@ -372,6 +381,29 @@ class RunFailed(Event):
     hint: str | None = None
     sqlstate: str | None = None
     detail: str | None = None
+
+
+@dataclass(frozen=True)
+class HistoryAdopted(Event):
+    """The switch from another tool: what its history table says it applied is recorded in
+    the journal as ``baseline`` (not run). Emitted by the first ``up`` and by ``adopt`` (and
+    by ``status``, not ``recorded`` yet). ``tool_history_written``: every migration ``up``
+    applies from then on is recorded in the tool's table too (``tool_history = "write"``)."""
+
+    kind: ClassVar[str] = "history_adopted"
+    tool: str
+    #: The tool's history table, schema-qualified, and the journal the rows went to.
+    table: str
+    journal: str
+    #: Migrations recorded, and the first and last of their versions as the files write them.
+    count: int
+    first: str
+    last: str
+    #: True when ``up`` records the migrations it applies in the tool's table too; False with
+    #: ``tool_history = "leave"``: the table stays as it was, retire the tool.
+    tool_history_written: bool = False
+    #: False in ``status``: what the first ``up`` (or ``adopt``) will record.
+    recorded: bool = True
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,13 @@ from typing import Protocol
 
 from .batches import BatchDone, NotBatchableError, ReplicaLag, batch_rate
 from .blockers.queue import yield_grace_ms
+from .blockers.report import (
+    GIVE_UP_ATTEMPTS,
+    GIVE_UP_BUDGET,
+    GIVE_UP_DEADLINE,
+    gave_up_tries,
+    way_out,
+)
 from .blockers.watcher import Watcher, Yielded
 from .config import Settings
 from .db import ServerError, Session
@@ -458,10 +465,21 @@ class Executor:
                 attempt = state.attempt
                 remaining = self.remaining_ms()
                 if remaining is not None and remaining <= 0:
-                    raise self._gave_up(ref, attempt - 1, "the run's deadline has passed")
+                    raise self._gave_up(
+                        ref, state, "the run's deadline has passed", (), GIVE_UP_DEADLINE
+                    )
                 timeouts = attempt_timeouts(policy, remaining)
                 lock_timeout = timeouts.lock_timeout_ms
-                self.emit(AttemptStarted(ref, attempt, policy.max_attempts, lock_timeout))
+                self.emit(
+                    AttemptStarted(
+                        ref,
+                        attempt,
+                        policy.max_attempts,
+                        lock_timeout,
+                        state.failures,
+                        round(state.polite_ms, 1),
+                    )
+                )
                 attempt_began = self.clock()
                 holders = self.watcher.long_holders(needs, lock_timeout)
                 self.step_needs = needs
@@ -605,10 +623,14 @@ class Executor:
                 blockers=failure.blockers,
                 waiting=failure.waiting,
                 chain=failure.chain,
+                failures=state.failures,
             )
         )
         if wait is None:
-            raise self._gave_up(ref, attempt, f"{give_up_reason}; last error: {reason}") from None
+            kind = GIVE_UP_ATTEMPTS if state.failures >= policy.max_attempts else GIVE_UP_DEADLINE
+            raise self._gave_up(
+                ref, state, f"{give_up_reason}; last error: {reason}", failure.blockers, kind
+            ) from None
         self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
         self.sleep(wait / 1000)
 
@@ -695,24 +717,41 @@ class Executor:
         who = ", ".join(f"pid {h.pid} ({h.application_name or '?'})" for h in holders)
         budget = format_duration(self.settings.lock_wait_budget_ms)
         remaining = self.remaining_ms()
+        deadline = remaining is not None and remaining <= 0
         why = (
             "the run's deadline has passed"
-            if remaining is not None and remaining <= 0
+            if deadline
             else f"its lock wait budget ({budget}) is spent"
         )
         return self._gave_up(
             ref,
-            attempt,
+            state,
             f"{why} waiting for {who or 'the sessions holding its table'}",
+            holders,
+            GIVE_UP_DEADLINE if deadline else GIVE_UP_BUDGET,
         )
 
-    def _gave_up(self, ref: StepRef, attempts: int, why: str) -> LockNotAcquiredError:
+    def _gave_up(
+        self,
+        ref: StepRef,
+        state: _StepState,
+        why: str,
+        holders: Sequence[Blocker],
+        kind: str = GIVE_UP_ATTEMPTS,
+    ) -> LockNotAcquiredError:
+        settings = self.settings
         return LockNotAcquiredError(
-            f"{ref.file}:{ref.line} (step {ref.step}): could not get its locks after "
-            f"{attempts} attempt{'s' if attempts != 1 else ''}: {why}; nothing of this step "
+            f"{ref.file}:{ref.line} (step {ref.step}): could not get its locks "
+            f"({gave_up_tries(state.failures, state.polite_ms)}): {why}; nothing of this step "
             "was applied",
-            hint="find what holds the table (pg_locks / pg_stat_activity) and rerun; "
-            "applied steps are kept",
+            hint=way_out(
+                holders,
+                kind,
+                max_attempts=settings.max_attempts,
+                lock_timeout_ms=settings.lock_timeout_ms,
+                lock_wait_budget_ms=settings.lock_wait_budget_ms,
+                cancel_policy=None if settings.cancel_blockers is None else "on",
+            ),
         )
 
     # -- one attempt -----------------------------------------------------------------------
@@ -871,7 +910,8 @@ class _Batches:
             raise LockNotAcquiredError(
                 f"{ref.file}:{ref.line} (step {ref.step}): the run's deadline passed between "
                 "batches; the batches done so far are committed and recorded",
-                hint="rerun: the step continues after its last recorded batch",
+                hint="rerun, with a longer --deadline if the batches need it: the step "
+                "continues after its last recorded batch",
             )
 
     def done(self, batch: BatchDone) -> None:

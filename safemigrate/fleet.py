@@ -94,10 +94,15 @@ def resolve_targets(specs: Sequence[TargetSpec], environ: Mapping[str, str]) -> 
 
     resolved = []
     for spec in specs:
-        value, source = spec.resolve_dsn(environ)
-        params = dbdsn.parse_dsn(value, source)
+        given, source = spec.resolve_dsn(environ)
+        value = dbdsn.normalize(given, source)
+        params = dbdsn.parse_dsn(value, source, environ)
         # The whole DSN of a variable counts as a secret: it is not in the file for a reason.
-        secrets = [*dbdsn.secrets_of(value, environ), *([value] if spec.dsn_env else [])]
+        secrets = [
+            *dbdsn.secrets_of(given, environ),
+            *dbdsn.secrets_of(value, environ),
+            *([given, value] if spec.dsn_env else []),
+        ]
         db = Database(value, source, dbdsn.describe(params), tuple(secrets), schema=spec.schema)
         resolved.append(FleetTarget(spec.name, spec.settings, db))
     return resolved

@@ -200,6 +200,7 @@ MARKS: dict[State, str] = {
     State.PARTIAL: "partial",
     State.DRIFTED: "DRIFTED",
     State.MISSING: "MISSING",
+    State.INVALID: "INVALID",
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .durations import format_duration
@@ -10,10 +11,12 @@ from .events import (
     AttemptFailed,
     AttemptStarted,
     BatchProgress,
+    Blocker,
     BlockerAction,
     Connected,
     ConnectionLost,
     Event,
+    HistoryAdopted,
     IndexCleanup,
     IndexProgress,
     LintFindings,
@@ -67,6 +70,8 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         return [paint(f"target: {event.target.describe()}", "bold", colour)]
     if isinstance(event, RunStarted):
         return run_header(event, colour)
+    if isinstance(event, HistoryAdopted):
+        return [paint(switch_text(event), "bold", colour)]
     if isinstance(event, LintFindings):
         return lint_findings_text(event, colour)
     if isinstance(event, ConnectionLost):
@@ -105,16 +110,17 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         if event.precheck and event.wait_ms is not None:
             then = f"retrying once they are gone (at most {format_duration(event.wait_ms)})"
         if event.precheck:
-            what = f"not issued: {event.reason}"
+            # A polite wait, not an attempt: max_attempts does not count it (README).
+            what = f"pre-check: not issued (not an attempt): {event.reason}"
         else:
+            failed = event.failures or event.attempt
             what = (
-                f"failed after lock_timeout {format_duration(event.lock_timeout_ms)}: "
-                f"{event.reason} [{event.sqlstate}]"
+                f"attempt {failed}/{event.max_attempts} failed after lock_timeout "
+                f"{format_duration(event.lock_timeout_ms)}: {event.reason} [{event.sqlstate}]"
             )
         lines = [
             paint(
-                f"  ! {_where(event.ref)}: attempt {event.attempt}/{event.max_attempts} "
-                f"{what}; {then} -- {event.ref.sql}",
+                f"  ! {_where(event.ref)}: {what}; {then} -- {event.ref.sql}",
                 "yellow",
                 colour,
             )
@@ -194,16 +200,18 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
         lines = ["steps that had to wait:"]
         for s in event.steps:
             who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
-            polite = ""
-            if s.yields or s.polite_wait_ms:
-                polite = (
-                    f" ({_plural(s.yields, 'yield')}, "
-                    f"{format_duration(s.polite_wait_ms)} polite, "
-                    f"{_plural(s.lock_failures, 'failed attempt')})"
-                )
+            # The README's words: failed attempts (what max_attempts counts) apart from the
+            # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
+            parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
+            if s.yields:
+                parts.append(_plural(s.yields, "yield"))
+            if s.polite_wait_ms:
+                parts.append(f"{format_duration(s.polite_wait_ms)} polite waiting")
+            spent = f"{', '.join(parts)}; " if parts else ""
             lines.append(
-                f"  {s.file}:{s.line} step {s.step}: {s.attempts} attempts, "
-                f"{format_duration(s.lock_wait_ms)} waiting for locks{polite}{who}"
+                f"  {s.file}:{s.line} step {s.step}: {spent}"
+                f"{format_duration(s.lock_wait_ms)} waiting for locks{' in all' if parts else ''}"
+                f"{who}"
             )
         if event.blocker_actions:
             lines.append(f"  blocker actions: {event.blocker_actions}")
@@ -243,6 +251,45 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
             lines.append(f"  hint: {event.hint}")
         return lines
     return []
+
+
+def switch_text(event: HistoryAdopted) -> str:
+    """The switch from another tool, said once: what was (or, in ``status``, will be) recorded,
+    and whether the tool's own history is written from then on (tool_history)."""
+    span = event.first if event.count == 1 else f"{event.first} to {event.last}"
+    what = f"{_plural(event.count, 'migration')} {event.tool} applied ({span})"
+    if event.recorded:
+        head = (
+            f"switched from {event.tool}: recorded the {what} in the journal "
+            f"{event.journal} as baseline, not run (read from {event.table})"
+        )
+    else:
+        head = (
+            f"switch from {event.tool}: the first `safemigrate up` (or `adopt`) records the "
+            f"{what} in the journal {event.journal} as baseline, without running them "
+            f"(read from {event.table})"
+        )
+    if event.tool_history_written:
+        return (
+            f"{head}; every migration safemigrate applies is recorded in {event.table} too, so "
+            f"{event.tool} finds nothing to apply: retire {event.tool} from the deploy anyway "
+            '(tool_history = "write")'
+        )
+    return (
+        f'{head}; safemigrate does not write {event.table} (tool_history = "leave"): retire '
+        f"{event.tool} now, since it would run again every migration safemigrate applies"
+    )
+
+
+def journal_text(journal: str, exists: bool, switch: HistoryAdopted | None) -> list[str]:
+    """What ``status`` says of the journal: its name, or, before it exists, what will make it
+    (and what the switch from another tool will record in it)."""
+    lines = [f"journal {journal}" if exists else f"journal {journal}: not created yet"]
+    if switch is not None:
+        lines.append(switch_text(switch))
+    elif not exists:
+        lines[0] += " (the first `safemigrate up` creates it)"
+    return lines
 
 
 def _plural(n: int, word: str) -> str:
@@ -384,7 +431,12 @@ class LiveStatus:
         self.attempt: AttemptStarted | None = None
         self.attempt_began = 0.0
         self.step_began = 0.0
-        self.blocker: str | None = None
+        self.blocker: Blocker | None = None
+        #: "blocked by" (the step waited in the queue) or "held by" (the pre-check saw it).
+        self.blocker_label = "blocked by"
+        #: The polite wait under way (after a pre-check back-off or a yield), and its start.
+        self.waiting: WaitingForHolders | None = None
+        self.waiting_began = 0.0
         self.index: IndexProgress | None = None
         self.batch: BatchProgress | ReplicaLagWait | None = None
 
@@ -392,12 +444,18 @@ class LiveStatus:
         """Take in an event that arrived at monotonic time ``now``."""
         if isinstance(event, StepStarted):
             self.step, self.step_began, self.blocker, self.index = event, now, None, None
-            self.batch = None
+            self.batch, self.waiting = None, None
         elif isinstance(event, AttemptStarted):
-            self.attempt, self.attempt_began = event, now
+            self.attempt, self.attempt_began, self.waiting = event, now, None
         elif isinstance(event, AttemptFailed) and event.blockers:
-            first = event.blockers[0]
-            self.blocker = f"pid {first.pid} '{first.application_name}'"
+            self.blocker = event.blockers[0]
+            self.blocker_label = "held by" if event.precheck else "blocked by"
+        elif isinstance(event, StepYielded) and event.holders:
+            self.blocker, self.blocker_label = event.holders[0], "held by"
+        elif isinstance(event, WaitingForHolders):
+            self.waiting, self.waiting_began = event, now
+            if event.holders:
+                self.blocker, self.blocker_label = event.holders[0], "held by"
         elif isinstance(event, IndexProgress):
             self.index = event
         elif isinstance(event, (BatchProgress, ReplicaLagWait)):
@@ -405,35 +463,161 @@ class LiveStatus:
         elif isinstance(event, (StepApplied, RunFinished, RunFailed)):
             self.step = None
 
-    def line(self, now: float) -> str | None:
-        """The status line at time ``now``, None when no step runs."""
+    def line(self, now: float, width: int | None = None) -> str | None:
+        """The status line at time ``now``, None when no step runs; with ``width``, at most
+        that many characters, shortened so that the blocker's pid is never lost: its query
+        first, then its state, the file's name, the elapsed time, its application_name."""
         step = self.step
         if step is None:
             return None
         ref = step.ref
-        parts = [
-            f"[{step.n}/{step.total}] {ref.file} step {ref.step}/{ref.steps}",
-            format_duration((now - self.step_began) * 1000),
-        ]
+        position = f"[{step.n}/{step.total}]"
+        where = f"step {ref.step}/{ref.steps}"
+        elapsed = format_duration((now - self.step_began) * 1000)
+        waits: list[tuple[str, str]] = []
         attempt = self.attempt
         if attempt is not None and attempt.ref == ref:
             waited = (now - self.attempt_began) * 1000
-            if attempt.attempt > 1 or waited > 500:
-                parts.append(f"attempt {attempt.attempt}/{attempt.max_attempts}")
-                parts.append(
-                    f"lock wait {format_duration(min(waited, attempt.lock_timeout_ms))} of "
-                    f"{format_duration(attempt.lock_timeout_ms)}"
+            if self.waiting is not None and self.waiting.ref == ref:
+                polite = format_duration(
+                    self.waiting.polite_wait_ms + (now - self.waiting_began) * 1000
                 )
-        if self.blocker:
-            parts.append(f"blocked by {self.blocker}")
+                budget = format_duration(self.waiting.lock_wait_budget_ms)
+                waits.append(
+                    (
+                        f"waiting politely {polite} of {budget} (not an attempt)",
+                        f"polite {polite}/{budget}",
+                    )
+                )
+            elif attempt.failures or attempt.attempt > 1 or waited > 500:
+                # Attempts in the README's sense: max_attempts counts the failed ones only.
+                number = f"{attempt.failures + 1}/{attempt.max_attempts}"
+                waits.append((f"attempt {number}", f"attempt {number}"))
+                lock = format_duration(min(waited, attempt.lock_timeout_ms))
+                timeout = format_duration(attempt.lock_timeout_ms)
+                waits.append((f"lock wait {lock} of {timeout}", f"{lock}/{timeout}"))
+        extra: list[str] = []
         if self.index is not None and self.index.ref == ref:
-            parts.append(index_progress_text(self.index))
+            extra.append(index_progress_text(self.index))
         batch = self.batch
         if isinstance(batch, BatchProgress) and batch.ref == ref:
-            parts.append(batch_progress_text(batch))
+            extra.append(batch_progress_text(batch))
         elif isinstance(batch, ReplicaLagWait) and batch.ref == ref:
-            parts.append(f"waiting for standby {batch.standby} ({format_duration(batch.lag_ms)})")
-        return " | ".join(parts)
+            extra.append(f"waiting for standby {batch.standby} ({format_duration(batch.lag_ms)})")
+        return _fit_status(position, ref.file, where, elapsed, waits, extra, self._who(), width)
+
+    def _who(self) -> tuple[str, str, str, str] | None:
+        """The blocker shown: label and pid, application_name, state and age, query."""
+        blocker = self.blocker
+        if blocker is None:
+            return None
+        state = blocker.state or ""
+        if blocker.xact_age_ms is not None:
+            state += f"{' ' if state else ''}{format_duration(blocker.xact_age_ms)}"
+        app = f"'{blocker.application_name}'" if blocker.application_name else ""
+        query = " ".join((blocker.query or "").split())
+        return (f"{self.blocker_label} pid {blocker.pid}", app, state, query)
+
+
+#: The fewest characters a shortened query or file name keeps (less says nothing).
+_SHORTEST = 12
+
+
+def _shorten(text: str, room: int, *, middle: bool = False) -> str:
+    """``text`` in at most ``room`` characters, ``...`` where it was cut (in the middle for a
+    file name, whose end tells most)."""
+    if len(text) <= room:
+        return text
+    if room <= 3:
+        return text[:room]
+    if middle:
+        tail = (room - 3) // 2
+        return text[: room - 3 - tail] + "..." + text[len(text) - tail :]
+    return text[: room - 3] + "..."
+
+
+def _fit_status(
+    position: str,
+    file: str,
+    where: str,
+    elapsed: str,
+    waits: list[tuple[str, str]],
+    extra: list[str],
+    who: tuple[str, str, str, str] | None,
+    width: int | None,
+) -> str:
+    """The live line from its parts, made to fit ``width`` (see LiveStatus.line). ``waits``
+    are (long, compact) forms."""
+    pid, app, state, query = who if who is not None else ("", "", "", "")
+    parts: dict[str, object] = {
+        "file": file,
+        "where": where,
+        "elapsed": elapsed,
+        "waits": [long for long, _ in waits],
+        "extra": " | ".join(extra),
+        "app": app,
+        "state": state,
+        "query": query,
+    }
+
+    def render() -> str:
+        head = " ".join(str(p) for p in (position, parts["file"], parts["where"]) if p)
+        items = [head]
+        if parts["elapsed"]:
+            items.append(str(parts["elapsed"]))
+        waiting = parts["waits"]
+        assert isinstance(waiting, list)
+        items += [str(w) for w in waiting]
+        if pid:
+            blocker = " ".join(str(p) for p in (pid, parts["app"]) if p)
+            if parts["state"]:
+                blocker += f" ({parts['state']})"
+            if parts["query"]:
+                blocker += f": {parts['query']}"
+            items.append(blocker)
+        if parts["extra"]:
+            items.append(str(parts["extra"]))
+        return " | ".join(items)
+
+    def shrink(key: str, floor: int, *, middle: bool = False) -> None:
+        text = str(parts[key])
+        room = len(text) - (len(render()) - limit)
+        parts[key] = _shorten(text, max(room, floor), middle=middle)
+
+    if width is None or len(render()) <= width:
+        return render()
+    limit = width
+    # In order, each only while the line is still too long: the blocker's query first, the
+    # pid never (README, Live progress).
+    reductions: list[Callable[[], None]] = [
+        lambda: shrink("query", 2 * _SHORTEST),
+        lambda: shrink("file", 2 * _SHORTEST, middle=True),
+        lambda: shrink("query", _SHORTEST),
+        lambda: parts.update(query=""),
+        lambda: shrink("extra", _SHORTEST),
+        lambda: parts.update(waits=[short for _, short in waits]),
+        lambda: parts.update(state=""),
+        lambda: shrink("file", _SHORTEST, middle=True),
+        lambda: parts.update(elapsed=""),
+        lambda: parts.update(app=""),
+        lambda: parts.update(file="", where="", extra=""),
+        lambda: parts.update(waits=[]),
+    ]
+    for reduce in reductions:
+        if len(render()) <= width:
+            break
+        reduce()
+    spare = width - len(render())
+    if spare > 0 and parts["file"] and parts["file"] != file:
+        # A later step freed room: give the file's name back as much of it as fits.
+        parts["file"] = _shorten(file, len(str(parts["file"])) + spare, middle=True)
+    if len(render()) <= width:
+        return render()
+    if len(render()) > width and pid:
+        # Narrower than anything else: the pid alone.
+        number = pid.rsplit(" ", 1)[-1]
+        return f"pid {number}" if width >= len(number) + 4 else number[:width]
+    return render()[:width]
 
 
 def step_notes(event: StepStarted) -> list[str]:
@@ -447,6 +631,7 @@ _STATE_COLOUR = {
     State.PENDING: "cyan",
     State.DRIFTED: "red",
     State.MISSING: "red",
+    State.INVALID: "red",
 }
 
 
@@ -458,7 +643,10 @@ def status_text(migrations: list[MigrationStatus], colour: bool = False) -> list
     lines = []
     for m in migrations:
         state = paint(f"{m.state.value:<8}", _STATE_COLOUR[m.state], colour)
-        lines.append(f"{m.filename:<{width}}  {state}  {m.steps_applied}/{m.steps_total} steps")
+        steps = f"step{'s' if m.steps_total != 1 else ''}"
+        # A file that does not parse has no steps to count.
+        total = "?" if m.state is State.INVALID else str(m.steps_total)
+        lines.append(f"{m.filename:<{width}}  {state}  {m.steps_applied}/{total} {steps}")
         lines += [f"    {problem}" for problem in m.problems]
     counts: dict[str, int] = {}
     for m in migrations:

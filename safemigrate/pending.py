@@ -19,6 +19,8 @@ class State(str, enum.Enum):
     PENDING = "pending"
     DRIFTED = "drifted"
     MISSING = "missing"
+    #: The file cannot be read or parsed now (``status`` shows it; ``up`` refuses it, exit 2).
+    INVALID = "invalid"
 
 
 class RepairAction(str, enum.Enum):
@@ -143,6 +145,11 @@ class PlannedStep:
     started_before: bool = False
 
 
+def _steps(count: int) -> str:
+    """``count`` steps, in words: "1 step", "3 steps"."""
+    return f"{count} step{'s' if count != 1 else ''}"
+
+
 def padding_width(migrations: Sequence[Migration]) -> int:
     """How many digits the directory's zero-padded versions have (0 when none is padded)."""
     return max(
@@ -226,7 +233,7 @@ def _edited_batches(
             where += f" (line {step.line})"
             now = "its text has changed since"
         else:
-            now = f"the file now has only {len(steps)} steps"
+            now = f"the file now has only {_steps(len(steps))}"
         problems.append(f"{where}: {record.describe()} of an earlier text committed; {now}")
         repairs.append(
             Repair(
@@ -381,7 +388,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             )
         elif entry.step >= len(steps):
             removed = True
-            reason = f"the file now has only {len(steps)} steps"
+            reason = f"the file now has only {_steps(len(steps))}"
             found.problems.append(f"{where}: applied, but {reason}")
             found.repairs.append(forget(entry, reason))
         else:

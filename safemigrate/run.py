@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from . import gate
+from .adoption import switch_event
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session, foreign_history, runlock
@@ -31,6 +32,7 @@ from .db import journal as dbjournal
 from .db.activity import Monitor
 from .db.journal import JournalTable
 from .db.schema import lint_catalog
+from .db.steps import AlsoApplied, SessionSteps
 from .durations import format_duration
 from .errors import (
     ConnectionFailedError,
@@ -104,9 +106,12 @@ def resolve_database(
     """Resolve the DSN (--dsn, SAFEMIGRATE_DSN, DATABASE_URL, else libpq's PG* variables unless
     ``require_dsn``) and validate it; refuse (exit 2) when nothing names a database."""
     env = os.environ if environ is None else environ
-    value, source = dbdsn.resolve_dsn(dsn, env, require_dsn=require_dsn)
-    params = dbdsn.parse_dsn(value, source)
-    return Database(value, source, dbdsn.describe(params), tuple(dbdsn.secrets_of(value, env)))
+    given, source = dbdsn.resolve_dsn(dsn, env, require_dsn=require_dsn)
+    # Other tools' URLs (postgresql+psycopg://, jdbc:, ?socket=) in libpq's own form.
+    value = dbdsn.normalize(given, source)
+    params = dbdsn.parse_dsn(value, source, env)
+    secrets = {*dbdsn.secrets_of(given, env), *dbdsn.secrets_of(value, env)}
+    return Database(value, source, dbdsn.describe(params), tuple(sorted(secrets)))
 
 
 def journal_table(settings: Settings) -> JournalTable:
@@ -162,8 +167,10 @@ def housekeeping_failed(err: ServerError, settings: Settings) -> SafemigrateErro
             "a statement of the runner's own (journal, run lock or catalog read) could not get "
             f"its lock within lock_timeout ({format_duration(settings.lock_timeout_ms)}): "
             f"{err.message}; nothing was changed by it",
-            hint="another session holds a lock on the journal table or a catalog it reads; "
-            "find it in pg_locks, then rerun",
+            hint="another session holds a lock on the journal table or a catalog it reads: "
+            "find it (SELECT pid, mode FROM pg_locks WHERE NOT granted OR relation::regclass::text "
+            "LIKE '%history%') and end it (pg_terminate_backend(pid)), or give the runner's own "
+            "statements longer with --lock-timeout; nothing was changed, so a rerun starts over",
         )
     if err.sqlstate == _STATEMENT_TIMEOUT:
         return SafemigrateError(
@@ -340,6 +347,8 @@ class Pending:
     steps: list[PlannedStep]
     #: Migrations after the target version left pending (0 without a target).
     later_migrations: int
+    #: The layout the directory is read with (``auto`` resolved, by the database too).
+    layout: str = "safemigrate"
 
 
 def read_plan(
@@ -351,9 +360,10 @@ def read_plan(
 ) -> Pending:
     """The steps to run and what stays pending after them, from the journal; drift and
     out-of-order migrations are refused."""
-    entries = foreign_history.with_adopted(
+    found = foreign_history.adoption(
         session, settings, migrations, dbjournal.read(session, journal)
     )
+    entries = found.entries
     refuse_empty_directory(migrations, entries, str(settings.dir))
     check_drift(statuses(migrations, entries, dbbatch.unfinished(session, journal)))
     steps = pending_steps(
@@ -362,7 +372,7 @@ def read_plan(
         target=target_version,
         allow_out_of_order=settings.allow_out_of_order,
     )
-    return Pending(steps, pending_after(migrations, entries, target_version))
+    return Pending(steps, pending_after(migrations, entries, target_version), found.layout)
 
 
 def read_pending(
@@ -648,13 +658,26 @@ class Run:
                 self._lint_gate(planned, session)
             dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
             # What another tool applied goes into the journal before the first step runs.
-            foreign_history.adopt(
+            adopted = foreign_history.adopt(
                 session,
                 self.journal,
                 self.settings,
                 self.migrations,
                 dbjournal.read(session, self.journal),
             )
+            also: AlsoApplied = {}
+            if adopted.history is not None:
+                # The old tool's table keeps up with the journal (tool_history = "write").
+                also = foreign_history.tool_rows(adopted.history, self.settings, self.migrations)
+                switch = switch_event(
+                    adopted.history,
+                    adopted.adopted,
+                    self.migrations,
+                    str(self.journal),
+                    tool_history_written=bool(also),
+                )
+                if switch is not None:
+                    self.emit(switch)
             if not self.session_state:
                 # A new run resuming inside a migration: that file's earlier session settings
                 # (SET timezone ...) were applied by an earlier run, on another session.
@@ -662,7 +685,7 @@ class Run:
             if not planned and monitor is not None:
                 monitor.close()
                 monitor = None
-            return self._execute(session, pending, monitor, target)
+            return self._execute(session, pending, monitor, target, also)
         finally:
             if monitor is not None and not monitor.session.closed:
                 monitor.close()
@@ -690,7 +713,12 @@ class Run:
         self.outage.end()
 
     def _execute(
-        self, session: Session, pending: Pending, monitor: Monitor | None, target: Target
+        self,
+        session: Session,
+        pending: Pending,
+        monitor: Monitor | None,
+        target: Target,
+        also_applied: AlsoApplied | None = None,
     ) -> RunResult:
         try:
             self.emit(
@@ -706,7 +734,7 @@ class Run:
             )
             watcher = Watcher(monitor, self.settings, session.pid, self.emit)
             executor = Executor(
-                session,
+                SessionSteps(session, self.journal, also_applied=also_applied),
                 self.settings,
                 self.journal,
                 on_event=self.emit,

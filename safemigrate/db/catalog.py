@@ -115,6 +115,39 @@ def create_database(session: Session, name: str) -> None:
     session.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
+def create_missing_roles(session: Session, names: Sequence[str]) -> list[str]:
+    """Create, NOLOGIN, every role of ``names`` the server lacks (for a rehearsal's dump of
+    production: its objects' owners and grantees); returns those created."""
+    if not names:
+        return []
+    existing = {
+        str(r[0])
+        for r in session.rows(
+            sql.SQL("SELECT rolname FROM pg_roles WHERE rolname = ANY({})").format(
+                sql.Literal(list(names))
+            )
+        )
+    }
+    created = [name for name in names if name not in existing]
+    for name in created:
+        session.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(name)))
+    return created
+
+
+def count_rows(session: Session, qualified: tuple[str, str]) -> int | None:
+    """How many rows the table ``qualified`` (schema, name) has; None when it does not exist."""
+    exists = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
+            sql.Literal(session.render(sql.Identifier(*qualified)))
+        )
+    )
+    if not exists:
+        return None
+    return int(
+        session.scalar(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(*qualified)))
+    )
+
+
 def resolve_catalog_locks(
     session: Session,
     locks: Sequence[CatalogLock],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -57,15 +57,192 @@ def resolve_dsn(
     return "", LIBPQ_SOURCE
 
 
-def parse_dsn(dsn: str, source: str) -> dict[str, str]:
-    """The DSN's parameters; a DSN libpq cannot parse is bad input naming its source."""
+def parse_dsn(dsn: str, source: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The DSN's parameters; a DSN libpq cannot parse, or a value libpq would refuse only when
+    connecting (a port that is not a number, an unknown sslmode: bad input, not a connection
+    failure), is bad input naming its source and the parameter. ``environ``'s PG* variables
+    are checked the same way where the DSN leaves the parameter to them."""
     try:
         params = conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as err:
         message = explain_parse_error(str(err).splitlines()[0])
         message = redact(message, secrets_of(dsn))
         raise BadInputError(f"{source}: invalid connection string: {message}") from None
-    return {k: str(v) for k, v in params.items() if v is not None}
+    found = {k: str(v) for k, v in params.items() if v is not None}
+    for key, value in found.items():
+        _check_value(key, value, f"{source}: {key}")
+    for key, variable in _ENV_OF.items():
+        if key not in found and environ is not None and environ.get(variable):
+            _check_value(key, environ[variable], variable)
+    return found
+
+
+#: libpq's options whose values it checks only when connecting, with the values it accepts
+#: (libpq's fe-connect.c); None: a non-negative integer (a list of them for port).
+_CHOICES: Mapping[str, tuple[str, ...] | None] = {
+    "port": None,
+    "connect_timeout": None,
+    "keepalives": None,
+    "keepalives_idle": None,
+    "keepalives_interval": None,
+    "keepalives_count": None,
+    "sslmode": ("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
+    "gssencmode": ("disable", "prefer", "require"),
+    "channel_binding": ("disable", "prefer", "require"),
+    "target_session_attrs": (
+        "any",
+        "read-write",
+        "read-only",
+        "primary",
+        "standby",
+        "prefer-standby",
+    ),
+    "load_balance_hosts": ("disable", "random"),
+    "sslnegotiation": ("postgres", "direct"),
+}
+#: The PG* variable libpq reads for each of those options.
+_ENV_OF: Mapping[str, str] = {
+    "port": "PGPORT",
+    "connect_timeout": "PGCONNECT_TIMEOUT",
+    "sslmode": "PGSSLMODE",
+    "gssencmode": "PGGSSENCMODE",
+    "channel_binding": "PGCHANNELBINDING",
+    "target_session_attrs": "PGTARGETSESSIONATTRS",
+    "load_balance_hosts": "PGLOADBALANCEHOSTS",
+}
+
+
+def _check_value(key: str, value: str, where: str) -> None:
+    """Refuse (exit 2) a value of ``key`` that libpq would refuse when connecting."""
+    if key not in _CHOICES:
+        return
+    choices = _CHOICES[key]
+    shown = value if len(value) <= 40 else value[:37] + "..."
+    if choices is None:
+        items = value.split(",") if key == "port" else [value]
+        for item in items:
+            item = item.strip()
+            if item == "" and key == "port":
+                continue  # an empty entry of a host list takes the default port
+            if not item.isdigit() or (key == "port" and not 0 < int(item) < 65536):
+                what = "a port number (1 to 65535)" if key == "port" else "a whole number"
+                raise BadInputError(f"{where}: must be {what}, not {shown!r}")
+        return
+    if value not in choices:
+        raise BadInputError(f"{where}: must be one of {', '.join(choices)}; not {shown!r}")
+
+
+def normalize(dsn: str, source: str) -> str:
+    """The DSN in libpq's own form: the URLs other tools write are mapped (README, "Other
+    tools' connection strings"); key=value strings and libpq URLs are returned unchanged.
+
+    - ``postgresql+psycopg://``, ``postgresql+psycopg2://``, ``postgresql+asyncpg://`` ...
+      (SQLAlchemy, yoyo): the driver part is dropped;
+    - ``jdbc:postgresql://`` (Flyway, Liquibase): ``jdbc:`` is dropped; its ``user``,
+      ``password``, ``ssl=true`` (sslmode=require), ``sslmode``, ``sslcert``, ``sslkey``,
+      ``sslrootcert``, ``ApplicationName``, ``connectTimeout`` and ``targetServerType`` map to
+      libpq's, ``currentSchema`` to the search_path; libpq's own names pass; any other
+      pgJDBC parameter is refused, named;
+    - dbmate's and lib/pq's ``socket=DIR`` is libpq's ``host=DIR``; ``search_path`` (dbmate,
+      golang-migrate) becomes ``options=-csearch_path=...``;
+    - golang-migrate's ``x-multi-statement`` and ``x-multi-statement-max-size`` are dropped
+      (safemigrate splits statements itself); its other ``x-`` parameters carry meaning
+      safemigrate cannot honour from a URL and are refused, naming the parameter and the
+      setting that does it.
+
+    Any other parameter libpq does not know is refused by libpq (exit 2, naming it).
+    """
+    text = dsn.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        return dsn
+    lowered = scheme.lower()
+    jdbc = lowered == "jdbc:postgresql"
+    base = lowered.removeprefix("jdbc:").split("+", 1)[0]
+    if base not in ("postgresql", "postgres"):
+        return dsn
+    parts = urlsplit("postgresql://" + rest)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    query = []
+    for key, value in pairs:
+        query += _map_parameter(key, value, source, jdbc=jdbc)
+    keywords = _keywords()
+    for key, _ in query:
+        if key not in keywords:
+            # The parameter's name is shown (never its value): libpq's own message omits it.
+            raise BadInputError(
+                f"{source}: unknown URL query parameter {key[:40]!r}"
+                f"{_suggestion(key)}; {EXPECTED_FORMS}"
+            )
+    if not jdbc and "+" not in lowered and query == pairs:
+        return dsn
+    encoded = urlencode(query, quote_via=quote, safe="/")
+    return f"postgresql://{parts.netloc}{parts.path}" + (f"?{encoded}" if encoded else "")
+
+
+def _keywords() -> set[str]:
+    """Every connection option libpq knows."""
+    return {k.keyword.decode() for k in psycopg.pq.Conninfo.get_defaults()}
+
+
+#: golang-migrate's URL parameters that only change how it splits a file (safemigrate splits
+#: with PostgreSQL's parser): dropped.
+_DROPPED = frozenset({"x-multi-statement", "x-multi-statement-max-size"})
+#: Other tools' URL parameters safemigrate refuses, with what to use instead.
+_REFUSED: Mapping[str, str] = {
+    "x-migrations-table": "safemigrate reads golang-migrate's history from schema_migrations "
+    "on the search_path and keeps its own journal (journal_table, journal_schema)",
+    "x-migrations-table-quoted": "see journal_table and journal_schema",
+    "x-statement-timeout": "use --statement-timeout or statement_timeout",
+    "x-lock-timeout": "use --lock-timeout or lock_timeout",
+    "x-lock-strategy": "safemigrate takes its own run lock (pg_try_advisory_lock)",
+    "x-advisory-lock-id": "safemigrate takes its own run lock (pg_try_advisory_lock)",
+}
+#: pgJDBC's names for libpq's options.
+_JDBC: Mapping[str, str] = {
+    "user": "user",
+    "password": "password",
+    "sslmode": "sslmode",
+    "applicationname": "application_name",
+    "connecttimeout": "connect_timeout",
+    "sslcert": "sslcert",
+    "sslkey": "sslkey",
+    "sslrootcert": "sslrootcert",
+    "targetservertype": "target_session_attrs",
+}
+
+
+def _map_parameter(key: str, value: str, source: str, *, jdbc: bool) -> list[tuple[str, str]]:
+    """libpq's parameters for one URL parameter of another tool's (or itself)."""
+    if key == "socket":
+        return [("host", value)]
+    if key == "search_path" or (jdbc and key.lower() == "currentschema"):
+        return [("options", f"-csearch_path={value.replace(' ', '')}")]
+    if key in _DROPPED:
+        return []
+    if key.startswith("x-"):
+        instead = _REFUSED.get(key, "it is golang-migrate's, not libpq's")
+        raise BadInputError(
+            f"{source}: URL parameter {key!r} is not supported: {instead}",
+            hint="remove it from the URL",
+        )
+    if jdbc:
+        lowered = key.lower()
+        if lowered == "ssl":
+            return [("sslmode", "require")] if value.lower() in ("true", "") else []
+        if lowered in _JDBC:
+            mapped = _JDBC[lowered]
+            if mapped == "target_session_attrs":
+                value = {"master": "primary", "secondary": "standby"}.get(value, value)
+            return [(mapped, value)]
+        if key in _keywords():
+            return [(key, value)]  # libpq's own name: meant for libpq
+        raise BadInputError(
+            f"{source}: JDBC parameter {key!r} has no libpq equivalent safemigrate maps",
+            hint="mapped: user, password, ssl, sslmode, sslcert, sslkey, sslrootcert, "
+            "ApplicationName, connectTimeout, currentSchema, targetServerType",
+        )
+    return [(key, value)]
 
 
 def explain_parse_error(message: str) -> str:

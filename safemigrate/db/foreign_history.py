@@ -1,4 +1,4 @@
-"""Another tool's history table, read and never written; adopted rows written to our journal.
+"""Another tool's history table: read and adopted into our journal, then kept up to date.
 
 The tables, as each tool creates them on PostgreSQL (the tests build them the same way):
 
@@ -16,19 +16,35 @@ The tables, as each tool creates them on PostgreSQL (the tests build them the sa
 - yoyo: ``_yoyo_migration (migration_hash varchar(64) PRIMARY KEY, migration_id varchar(255),
   applied_at_utc timestamp)`` (its ``_yoyo_log`` is a log of every apply and rollback; the
   applied set is ``_yoyo_migration``'s).
+
+With ``tool_history = "write"`` the table is written only as its tool writes it, row by row,
+in the transaction of each migration's last step (:func:`tool_rows`) and to catch up what the
+journal has and the table lacks (:func:`catch_up`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from psycopg import sql
 
-from ..adoption import ForeignHistory, ForeignRow, adopted_entries, checksum_drift
+from ..adoption import (
+    CHECKSUMS,
+    ForeignHistory,
+    ForeignRow,
+    adopted_entries,
+    applied_versions,
+    checksum_drift,
+    fits,
+    refuse_unadopted,
+    unrecorded,
+    yoyo_hash,
+)
 from ..config import Settings
-from ..errors import BadInputError, DriftError
+from ..errors import BadInputError, DriftError, MigrationFileError
 from ..model import JournalEntry, Migration
-from ..source import discover
+from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of
 from . import steps as dbsteps
@@ -72,6 +88,31 @@ def _columns(session: Session, regclass: str) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
+def read_all(session: Session) -> list[ForeignHistory]:
+    """Every other tool's history table on the search_path, each read as its tool's
+    (``schema_migrations`` is golang-migrate's when it has a ``dirty`` column, else dbmate's)."""
+    names = list(dict.fromkeys(name for name, _ in _TABLES.values()))
+    # One round trip for every candidate (most databases have none of them).
+    found = session.rows(
+        sql.SQL(
+            "SELECT t.name, n.nspname, c.relname FROM unnest({}::text[]) AS t(name) "
+            "JOIN pg_class c ON c.oid = to_regclass(t.name) "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace"
+        ).format(sql.Literal(names))
+    )
+    histories = []
+    for table, schema, relname in found:
+        where = (str(schema), str(relname))
+        tools = [t for t, (name, _) in _TABLES.items() if name == table]
+        if len(tools) > 1:
+            has_dirty = "dirty" in _columns(session, session.render(sql.Identifier(*where)))
+            tools = ["golang-migrate" if has_dirty else "dbmate"]
+        history = read(session, tools[0])
+        if history is not None:
+            histories.append(history)
+    return histories
+
+
 def read(session: Session, tool: str) -> ForeignHistory | None:
     """``tool``'s history table as found on the search_path, or None when there is none."""
     if tool not in _TABLES:
@@ -95,31 +136,84 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
             hint=f'set layout = "{other}"',
         )
     rows = session.rows(sql.SQL(query).format(ident))
+    where = (str(found[0][0]), str(found[0][1]))
     if tool == "flyway":
-        return _flyway(regclass, rows)
+        return replace(_flyway(regclass, rows), where=where)
     return ForeignHistory(
         tool,
         regclass,
         tuple(ForeignRow(str(r[0]), bool(r[1]), r[2]) for r in rows),
         up_to_last=tool == "golang-migrate",
+        where=where,
     )
 
 
-def with_adopted(
+@dataclass(frozen=True)
+class Adoption:
+    """What the journal plus another tool's history say is applied."""
+
+    #: The journal's entries, then those adopted from ``history``.
+    entries: list[JournalEntry]
+    #: The layout the directory is read with (``auto`` resolved, by the database too).
+    layout: str
+    #: The history adopted from (the layout's tool's table), if there is one.
+    history: ForeignHistory | None = None
+    #: The entries of ``entries`` that only ``history`` knows (not yet in the journal).
+    adopted: list[JournalEntry] = field(default_factory=list)
+
+
+def _tool_files(settings: Settings, tool: str) -> list[MigrationFile] | None:
+    """The directory read ``tool``'s way, or None when that tool would not read it cleanly."""
+    try:
+        scan = scan_directory(settings.dir, tool)
+    except (MigrationFileError, BadInputError):
+        return None
+    return None if scan.problems or scan.misnamed else scan.files
+
+
+def adoption(
     session: Session,
     settings: Settings,
     migrations: Sequence[Migration],
     entries: Sequence[JournalEntry],
-) -> list[JournalEntry]:
+) -> Adoption:
     """The journal's entries plus those adopted from the layout's tool's history.
 
-    Raises AdoptionError (exit 2) for a failed or dirty migration in that history, DriftError
-    for a file whose text differs from what the tool recorded.
+    Whatever the layout, another tool's history that records migrations of the directory the
+    journal does not know is never ignored: it is adopted when it is the layout's tool's, or
+    when the layout is ``auto`` and the history plainly is this directory's read that tool's
+    way (a yoyo project whose files are named ``0001_step1.sql``); otherwise AdoptionError
+    (exit 2) names the table and the setting. Raises AdoptionError for a failed or dirty
+    migration in the adopted history, DriftError for a file whose text differs from what the
+    tool recorded.
     """
     layout = resolve(settings.dir, settings.layout)
-    history = read(session, layout)
-    if history is None:
-        return list(entries)
+    histories = read_all(session)
+    own = read(session, layout) if layout in _TABLES else None
+    detected = None
+    if settings.layout == "auto" and layout == "safemigrate":
+        detected = layout
+        candidates = []
+        for history in histories:
+            tool_files = _tool_files(settings, history.tool)
+            if tool_files is not None and fits(history, tool_files, len(migrations)):
+                candidates.append(history)
+        if len(candidates) == 1:
+            own, layout = candidates[0], candidates[0].tool
+    on_disk = [MigrationFile(m.version, m.version_text, m.name, m.path) for m in migrations]
+    for history in histories:
+        if own is not None and history.table == own.table:
+            continue
+        refuse_unadopted(
+            history,
+            unrecorded(history, VERSION_OF[history.tool], on_disk, entries),
+            str(settings.dir),
+            settings.layout if detected is None else layout,
+            detected,
+        )
+    if own is None:
+        return Adoption(list(entries), layout)
+    history = own
     files = discover(settings.dir, layout)
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
@@ -130,7 +224,88 @@ def with_adopted(
             f"{drift[0]}{more}",
             hint="restore the applied text (changes go in a new migration)",
         )
-    return [*entries, *adopted]
+    return Adoption([*entries, *adopted], layout, history, adopted)
+
+
+def with_adopted(
+    session: Session,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> list[JournalEntry]:
+    """The journal's entries plus those adopted from another tool's history (see adoption)."""
+    return adoption(session, settings, migrations, entries).entries
+
+
+def tool_rows(
+    history: ForeignHistory, settings: Settings, migrations: Sequence[Migration]
+) -> dbsteps.AlsoApplied:
+    """What records each migration in ``history``'s table as its tool records it, keyed by the
+    migration's version and last step: written in the transaction of that step's journal row,
+    so that the old tool sees applied exactly what the journal does (a teammate's ``dbmate up``
+    then finds nothing to do). Empty when ``tool_history`` is ``leave``."""
+    if settings.tool_history != "write" or history.where is None:
+        return {}
+    table = sql.Identifier(*history.where)
+    files = {f.version: f for f in discover(settings.dir, history.tool)}
+    rows: dict[tuple[int, int], sql.Composed] = {}
+    for migration in migrations:
+        file = files.get(migration.version)
+        if file is None:
+            continue
+        last = max(len(migration.steps) - 1, 0)
+        rows[(migration.version, last)] = _tool_row(history.tool, table, file)
+    return rows
+
+
+def _tool_row(tool: str, table: sql.Identifier, file: MigrationFile) -> sql.Composed:
+    """The row ``tool`` writes in its history ``table`` when it has applied ``file`` (from each
+    tool's source; the tables as this module's docstring describes them). A row already there
+    is left as it is."""
+    origin = sql.Literal(file.origin_id)
+    if tool in ("dbmate", "diesel"):
+        return sql.SQL("INSERT INTO {} (version) VALUES ({}) ON CONFLICT DO NOTHING").format(
+            table, origin
+        )
+    if tool == "yoyo":
+        return sql.SQL(
+            "INSERT INTO {} (migration_hash, migration_id, applied_at_utc) "
+            "VALUES ({}, {}, timezone('UTC', now())) ON CONFLICT DO NOTHING"
+        ).format(table, sql.Literal(yoyo_hash(file.origin_id)), origin)
+    if tool == "sqlx":
+        return sql.SQL(
+            "INSERT INTO {} (version, description, success, checksum, execution_time) "
+            "VALUES ({}, {}, true, decode({}, 'hex'), 0) ON CONFLICT DO NOTHING"
+        ).format(
+            table,
+            sql.Literal(int(file.origin_id)),
+            sql.Literal(file.name.replace("_", " ")),
+            sql.Literal(CHECKSUMS["sqlx"](file.path.read_bytes())),
+        )
+    if tool == "golang-migrate":
+        # One row: the last version applied (never moved back by an out-of-order one).
+        version = sql.Literal(int(file.origin_id))
+        return sql.SQL(
+            "WITH old AS (DELETE FROM {} RETURNING version) INSERT INTO {} (version, dirty) "
+            "SELECT greatest({}, coalesce(max(version), {})), false FROM old"
+        ).format(table, table, version, version)
+    # Flyway: the next installed_rank, the version as its file writes it (1_1 is 1.1).
+    version = sql.Literal(file.path.name[1:].split("__", 1)[0].replace("_", "."))
+    return sql.SQL(
+        "INSERT INTO {} (installed_rank, version, description, type, script, checksum, "
+        "installed_by, execution_time, success) SELECT (SELECT coalesce(max(installed_rank), 0) "
+        "+ 1 FROM {}), {}, {}, 'SQL', {}, {}, current_user, 0, true "
+        "WHERE NOT EXISTS (SELECT FROM {} WHERE version = {} AND success)"
+    ).format(
+        table,
+        table,
+        version,
+        sql.Literal(file.name.replace("_", " ")),
+        sql.Literal(file.path.name),
+        sql.Literal(int(CHECKSUMS["flyway"](file.path.read_bytes()))),
+        table,
+        version,
+    )
 
 
 def record(
@@ -166,14 +341,45 @@ def adopt(
     settings: Settings,
     migrations: Sequence[Migration],
     journal_entries: Sequence[JournalEntry],
-) -> list[JournalEntry]:
+) -> Adoption:
     """Record in the journal what the tool applied and the journal does not know; returns the
-    entries written. The caller holds the run lock and has ensured the journal."""
-    every = with_adopted(session, settings, migrations, journal_entries)
-    new = every[len(journal_entries) :]
+    adoption (its ``adopted`` entries are those written). The caller holds the run lock and
+    has ensured the journal."""
+    found = adoption(session, settings, migrations, journal_entries)
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
-    record(session, journal, new, timeouts)
-    return new
+    record(session, journal, found.adopted, timeouts)
+    if found.history is not None:
+        catch_up(session, found.history, settings, migrations, found.entries, timeouts)
+    return found
+
+
+def catch_up(
+    session: Session,
+    history: ForeignHistory,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+    timeouts: dbsteps.Timeouts,
+) -> list[int]:
+    """Record in the tool's table, in one transaction, every migration the journal has fully
+    applied that the table lacks (applied by an earlier release, or while tool_history was
+    ``leave``); returns their versions. Nothing with ``tool_history = "leave"``."""
+    rows = tool_rows(history, settings, migrations)
+    if not rows:
+        return []
+    recorded = applied_versions(history, VERSION_OF[history.tool], (m.version for m in migrations))
+    done = {(e.version, e.step) for e in entries if e.done}
+    missing = [
+        m
+        for m in migrations
+        if m.version not in recorded
+        and all((m.version, step.index) in done for step in m.steps)
+        and (m.steps or (m.version, 0) in done)
+    ]
+    statements = [rows[(m.version, max(len(m.steps) - 1, 0))] for m in missing]
+    if statements:
+        dbsteps.run_in_transaction(session, [], timeouts, sql.SQL("; ").join(statements))
+    return [m.version for m in missing]
 
 
 def _flyway(table: str, rows: Sequence[tuple[object, ...]]) -> ForeignHistory:

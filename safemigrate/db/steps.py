@@ -8,7 +8,7 @@ that shape's function, so one attempt of a step is one call from the executor.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from psycopg import sql
 
@@ -461,13 +461,26 @@ def _ignore_cleanup(index: str, reason: str) -> None:
     """The clean-up sink when nobody listens."""
 
 
+#: SQL written with the ``applied`` row of (version, step), in its transaction.
+AlsoApplied = Mapping[tuple[int, int], sql.Composable]
+
+
 class SessionSteps:
     """The executor's ``StepDatabase`` on one session: a method per shape, each composing the
     shape's journal rows (in ``journal``) and calling that shape's function."""
 
-    def __init__(self, session: Session, journal: JournalTable) -> None:
+    def __init__(
+        self,
+        session: Session,
+        journal: JournalTable,
+        *,
+        also_applied: AlsoApplied | None = None,
+    ) -> None:
         self.session = session
         self.journal = journal
+        #: Written with the ``applied`` row of (version, step), in its transaction: another
+        #: tool's history row of the migration that step completes (db.foreign_history).
+        self.also_applied = also_applied or {}
 
     @property
     def pid(self) -> int:
@@ -475,7 +488,9 @@ class SessionSteps:
         return self.session.pid
 
     def _row(self, record: StepRecord, attempts: int, state: str = "applied") -> sql.Composed:
-        return dbjournal.step_record_sql(self.journal, record, attempts=attempts, state=state)
+        row = dbjournal.step_record_sql(self.journal, record, attempts=attempts, state=state)
+        also = self.also_applied.get((record.version, record.step)) if state == "applied" else None
+        return row if also is None else sql.SQL("{}; {}").format(row, also)
 
     def run_in_transaction(
         self,

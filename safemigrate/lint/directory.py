@@ -18,6 +18,9 @@ from .findings import LintReport
 from .options import TimeoutCeilings, check_options
 from .walker import FileResult, invalid_file, lint_file, lint_text, problem_finding
 
+#: The rule of a file the runner refuses: bad input, reported whatever lint_gate_after says.
+INVALID_MIGRATION_FILE = "invalid-migration-file"
+
 
 def _report(results: Sequence[FileResult], files: Sequence[str], extra: bool = False) -> LintReport:
     findings = [f for r in results for f in r.findings]
@@ -78,6 +81,7 @@ def lint_directory(
     catalog: Catalog | None = None,
     only: Collection[Path] | None = None,
     memo: FileMemo | None = None,
+    judged_after: int | None = None,
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
     duplicate versions), as the runner would before applying anything.
@@ -90,6 +94,11 @@ def lint_directory(
     With ``memo`` (check's cache; not with ``catalog`` or ``only``), the leading files whose
     chain key an earlier run judged are not parsed again: their findings are reused, and the
     files after them are judged on the schema that run saved. ``memo`` records this run's.
+
+    ``judged_after`` (``lint_gate_after``): the rule findings of migrations up to that version
+    are left out, as the lint gate leaves them out (history from before adoption); they still
+    build the schema the later files are judged on, and a file the runner refuses is still
+    reported.
     """
     check_options(pg_version, concurrent_indexes, safe_rewrites)
     try:
@@ -151,6 +160,11 @@ def lint_directory(
     if memo is not None and use_memo and start < len(keys):
         memo.snapshot(keys[-1], catalog.to_json())
     report = _report(results, [str(p) for p in paths])
+    if judged_after is not None:
+        exempt = {str(f.path) for f in scan.files if f.version <= judged_after}
+        report.findings[:] = [
+            f for f in report.findings if f.file not in exempt or f.rule == INVALID_MIGRATION_FILE
+        ]
     order = {str(p): i for i, p in enumerate(paths)}
     report.findings.sort(key=lambda f: (order.get(f.file, len(order)), f.line, f.column))
     return report

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from itertools import groupby
+from pathlib import Path
 
 from .findings import LintReport, Severity
 
@@ -63,12 +65,32 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_github(report: LintReport) -> list[str]:
+def annotation_path(file: str, cwd: Path, roots: Sequence[Path]) -> str:
+    """``file`` (as a finding names it, relative to ``cwd`` or absolute) relative to the first
+    of ``roots`` that holds it, with ``/``; absolute when none does. GitHub places an
+    annotation only for a path relative to the repository."""
+    path = Path(file)
+    absolute = (path if path.is_absolute() else cwd / path).resolve()
+    for root in roots:
+        try:
+            return absolute.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            continue
+    return str(absolute)
+
+
+def render_github(
+    report: LintReport, *, cwd: Path | None = None, roots: Sequence[Path] = ()
+) -> list[str]:
     """One GitHub Actions workflow command per finding:
     ``::error file=F,line=L,col=C,title=RULE::message (hint)`` (warning: ``::warning``,
-    info: ``::notice``)."""
+    info: ``::notice``). With ``roots`` (the repository: ``GITHUB_WORKSPACE``, then the
+    current directory), each file is named relative to the first that holds it."""
+    here = cwd or Path.cwd()
     return [
-        f"::{_GITHUB[f.severity]} file={_escape_property(f.file)},line={f.line},"
+        f"::{_GITHUB[f.severity]} "
+        f"file={_escape_property(annotation_path(f.file, here, roots) if roots else f.file)},"
+        f"line={f.line},"
         f"col={f.column},title={_escape_property(f.rule)}::"
         f"{_escape_data(f'{f.message} ({f.hint})')}"
         for f in report.findings

@@ -195,9 +195,9 @@ def test_a_dbmate_project_switches_with_one_command(
         (20260101000004, "index_orders", 0, "applied", "safemigrate"),
     ]
     with psycopg.connect(db_dsn, autocommit=True) as conn:
-        # dbmate's table is read, never written.
+        # Issue 22 item 6: dbmate's table is kept up to date (tool_history = "write").
         versions = conn.execute("SELECT version FROM schema_migrations ORDER BY 1").fetchall()
-    assert versions == [("20260101000001",), ("20260101000002",)]
+    assert versions == [(f"2026010100000{n}",) for n in (1, 2, 3, 4)]
 
     _dbmate(program, other_dsn, directory)
     assert schema(db_dsn) == schema(other_dsn)

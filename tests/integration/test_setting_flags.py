@@ -38,11 +38,11 @@ def test_check_with_layout_dbmate_lints_only_the_up_parts(tmp_path: Path) -> Non
     directory = write_migrations(tmp_path / "m", DBMATE)
     (tmp_path / "safemigrate.toml").write_text('layout = "safemigrate"\n')
     env = {"SAFEMIGRATE_LAYOUT": "safemigrate"}
-    # Read as safemigrate's own files, the down part is a statement like any other.
+    # Issue 22 item 2: the default layout refuses a dbmate directory, as up does (read as
+    # safemigrate's own files, its down parts would be judged and run).
     whole = run("check", "--dir", str(directory), cwd=tmp_path, env=env)
-    assert whole.exit_code == 0, whole.output
-    assert "2_email.sql" in whole.stdout
-    assert "[column-type-change]" in whole.stdout
+    assert whole.exit_code == 2, whole.output
+    assert "looks like a dbmate migrations directory" in whole.stdout
     dbmate = run("check", "--dir", str(directory), "--layout", "dbmate", cwd=tmp_path, env=env)
     assert dbmate.exit_code == 0, dbmate.output
     assert "2 files checked: no findings" in dbmate.stdout

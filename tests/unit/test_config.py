@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,7 @@ def test_defaults_without_any_source(tmp_path: Path) -> None:
 
 def test_keys_are_exactly_the_settings_fields_without_unit_suffix() -> None:
     fields = {name.removesuffix("_ms") for name in Settings.__dataclass_fields__}
-    assert set(KEYS) == fields - {"config_file"}
+    assert set(KEYS) == fields - {"config_file", "warnings"}
     assert all(description and "\n" not in description for description in KEYS.values())
 
 
@@ -214,6 +215,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_APPLICATION_NAME": "deploy 42",
         "SAFEMIGRATE_VERSION_STYLE": "timestamp",
         "SAFEMIGRATE_LAYOUT": "dbmate",
+        "SAFEMIGRATE_TOOL_HISTORY": "leave",
         "SAFEMIGRATE_LOCK_PRECHECK": "false",
         "SAFEMIGRATE_REDACT_QUERIES": "1",
         "SAFEMIGRATE_BLOCKER_QUERY_LENGTH": "80",
@@ -255,6 +257,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         application_name="deploy 42",
         version_style="timestamp",
         layout="dbmate",
+        tool_history="leave",
         lock_precheck=False,
         redact_queries=True,
         blocker_query_length=80,
@@ -282,9 +285,28 @@ def test_non_config_safemigrate_variables_are_ignored(tmp_path: Path) -> None:
     environ = {
         "SAFEMIGRATE_DSN": "postgresql://u:hunter2@h/db",
         "SAFEMIGRATE_TEST_DSN": "postgresql://u:hunter2@h/test",
-        "SAFEMIGRATE_LOCK_TIMOUT": "nonsense",
+        "SAFEMIGRATE_PG_BINDIR": "/usr/lib/postgresql/15/bin",
     }
     assert load(tmp_path, environ=environ) == load(tmp_path)
+
+
+def test_issue_22_item_8_a_misspelt_variable_is_refused_naming_the_close_match(
+    tmp_path: Path,
+) -> None:
+    message = error_of(tmp_path, environ={"SAFEMIGRATE_LOCK_TIMOUT": "postgresql://u:pw@h/db"})
+    assert message == (
+        "SAFEMIGRATE_LOCK_TIMOUT: not a safemigrate variable (did you mean "
+        "SAFEMIGRATE_LOCK_TIMEOUT?); rename or unset it"
+    )
+    assert "pw" not in message
+    assert "SAFEMIGRATE_DSN?" in error_of(tmp_path, environ={"SAFEMIGRATE_DNS": "x"})
+
+
+def test_issue_22_item_8_an_unrelated_safemigrate_variable_is_a_warning(tmp_path: Path) -> None:
+    # e.g. a CI job pinning the version it installs: not a misspelling of any setting.
+    settings = load(tmp_path, environ={"SAFEMIGRATE_VERSION": "0.1.0"})
+    assert settings.warnings == ("SAFEMIGRATE_VERSION is not a safemigrate setting: ignored",)
+    assert replace(settings, warnings=()) == load(tmp_path)
 
 
 def test_os_environ_is_the_default_environment(
@@ -537,7 +559,17 @@ def test_bad_enum_lists_allowed_values(tmp_path: Path) -> None:
     write(tmp_path / "safemigrate.toml", 'concurrent_indexes = "always"\n')
     assert error_of(tmp_path) == (
         "safemigrate.toml: concurrent_indexes: must be one of 'rewrite', 'require', 'off', "
-        "not a string ('always')"
+        "not 'always'"
+    )
+
+
+def test_issue_22_item_8_a_misspelt_layout_names_the_choices_and_the_close_one(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path / "safemigrate.toml", 'layout = "yoyoo"\n')
+    assert error_of(tmp_path) == (
+        "safemigrate.toml: layout: must be one of 'safemigrate', 'auto', 'dbmate', 'yoyo', "
+        "'golang-migrate', 'sqlx', 'diesel', 'flyway', not 'yoyoo' (did you mean 'yoyo'?)"
     )
     message = error_of(tmp_path / "none", environ={"SAFEMIGRATE_VERSION_STYLE": "date"})
     assert message == (

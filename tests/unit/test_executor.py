@@ -549,10 +549,13 @@ def test_the_runner_gives_up_after_max_attempts() -> None:
     error = raised.value
     assert error.exit_code == ExitCode.LOCK_NOT_ACQUIRED
     assert str(error) == (
-        "0001_m.sql:2 (step 2): could not get its locks after 3 attempts: no attempts left (3); "
-        "last error: canceling statement due to lock timeout; nothing of this step was applied"
+        "0001_m.sql:2 (step 2): could not get its locks (3 failed attempts): no attempts left "
+        "(3); last error: canceling statement due to lock timeout; nothing of this step was "
+        "applied"
     )
-    assert error.hint is not None and "pg_locks" in error.hint
+    # Issue 22 item 7: the hint names the ways out, not just "find what holds the table".
+    assert error.hint is not None and "--cancel-blockers any:1min" in error.hint
+    assert "--max-attempts 6 or --lock-timeout 4s" in error.hint
     # The first step was applied, then step 2 had three attempts and two pauses.
     assert [c.attempts for c in h.db.calls] == [1, 1, 2, 3]
     assert h.clock.slept == [0.5, 1.0]
@@ -564,7 +567,7 @@ def test_the_runner_gives_up_after_max_attempts() -> None:
 
 def test_a_no_retry_step_gives_up_after_one_attempt() -> None:
     h = harness([LOCK_TIMEOUT])
-    with pytest.raises(LockNotAcquiredError, match="after 1 attempt: no attempts left"):
+    with pytest.raises(LockNotAcquiredError, match=r"\(1 failed attempt\): no attempts left"):
         h.run(planned(f"-- safemigrate: no-retry\n{ALTER};\n"))
     assert h.clock.slept == []
 
@@ -597,7 +600,7 @@ def test_the_deadline_stops_retries_whose_wait_would_pass_it() -> None:
         h.run(planned(f"{ALTER};\n"))
     assert [c.timeouts.lock_timeout_ms for c in h.db.calls] == [2_000, 2_000, 2_000, 1_000]
     assert h.clock.slept == [0.5, 1.0, 1.5]
-    assert "could not get its locks after 4 attempts: the run's deadline would pass" in str(
+    assert "could not get its locks (4 failed attempts): the run's deadline would pass" in str(
         raised.value
     )
     assert h.of(AttemptFailed)[-1].wait_ms is None
@@ -608,7 +611,7 @@ def test_a_step_after_the_deadline_is_not_attempted() -> None:
     h = harness(settings=settings, started_ago_ms=1_000)
     with pytest.raises(LockNotAcquiredError) as raised:
         h.run(planned(f"{ALTER};\n"))
-    assert "after 0 attempts: the run's deadline has passed" in str(raised.value)
+    assert "(0 failed attempts): the run's deadline has passed" in str(raised.value)
     assert h.db.calls == []
     assert h.of(AttemptStarted) == []
 

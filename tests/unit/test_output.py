@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
+
+import pytest
 
 from safemigrate.events import (
     AttemptFailed,
@@ -77,7 +80,8 @@ def test_last_attempt_says_giving_up() -> None:
 
 def test_precheck_failure_says_the_statement_was_not_issued() -> None:
     lines = event_text(failed(precheck=True, sqlstate=None, reason="not queued behind 1 ..."))
-    assert "not issued: not queued behind 1 ..." in lines[0]
+    assert "pre-check: not issued (not an attempt): not queued behind 1 ..." in lines[0]
+    assert "attempt 2/10" not in lines[0]
     assert lines[1].startswith("      held by pid 42")
 
 
@@ -99,7 +103,7 @@ def test_blocker_actions_and_summary_are_readable() -> None:
     summary = RunSummary((StepSummary("0003_x.sql", 5, 1, 3, 4200.0, ("pid 42 (report-job)",)),), 1)
     lines = event_text(summary)
     assert lines[1] == (
-        "  0003_x.sql:5 step 1: 3 attempts, 4.2s waiting for locks; blockers: pid 42 (report-job)"
+        "  0003_x.sql:5 step 1: 4.2s waiting for locks; blockers: pid 42 (report-job)"
     )
 
 
@@ -207,13 +211,45 @@ def test_live_status_shows_step_attempt_lock_wait_and_blocker() -> None:
     status.update(StepStarted(REF, 3, 22, "own transaction", ()), now=10.0)
     assert status.line(10.2) == "[3/22] 0003_x.sql step 1/2 | 200ms"
     status.update(AttemptStarted(REF, 1, 10, 2000), now=10.0)
-    status.update(failed(attempt=1), now=12.0)
-    status.update(AttemptStarted(REF, 2, 10, 2000), now=12.5)
+    status.update(failed(attempt=1, failures=1), now=12.0)
+    status.update(AttemptStarted(REF, 2, 10, 2000, failures=1), now=12.5)
     line = status.line(13.7)
     assert line == (
         "[3/22] 0003_x.sql step 1/2 | 3.7s | attempt 2/10 | lock wait 1.2s of 2s | "
-        "blocked by pid 42 'report-job'"
+        "blocked by pid 42 'report-job' (idle in transaction 41.5s): SELECT count(*) FROM t"
     )
+
+
+def test_issue_22_item_7_polite_waits_are_not_attempts_in_the_live_line() -> None:
+    # README: max_attempts counts failures only; pre-check back-offs and yields are polite.
+    status = LiveStatus()
+    status.update(StepStarted(REF, 3, 22, "own transaction", ()), now=0.0)
+    status.update(AttemptStarted(REF, 12, 10, 2000, failures=2, polite_wait_ms=9_000.0), 1.0)
+    status.update(failed(attempt=12, precheck=True, sqlstate=None), now=1.0)
+    status.update(WaitingForHolders(REF, 12, "precheck", (BLOCKER,), 1_000, 9_500.0, 600_000), 1.0)
+    line = status.line(2.0) or ""
+    assert "attempt 12/10" not in line
+    assert "waiting politely 10.5s of 10min (not an attempt) | held by pid 42" in line
+    status.update(AttemptStarted(REF, 13, 10, 2000, failures=2, polite_wait_ms=10_500.0), 2.0)
+    assert "attempt 3/10" in (status.line(3.0) or "")
+
+
+@pytest.mark.parametrize("width", [200, 120, 99, 80, 60, 40, 30, 12])
+def test_issue_22_item_7_the_live_line_fits_and_never_loses_the_blockers_pid(width: int) -> None:
+    long_ref = replace(
+        REF, file="migrations/20261201120000_add_a_column_to_orders_for_checkout.sql"
+    )
+    blocker = replace(BLOCKER, pid=424242, query="SELECT " + ", ".join(["o.total"] * 40))
+    status = LiveStatus()
+    status.update(StepStarted(long_ref, 3, 22, "own transaction", ()), now=0.0)
+    status.update(AttemptStarted(long_ref, 4, 10, 2000, failures=3), now=1.0)
+    status.update(failed(ref=long_ref, blockers=(blocker,), failures=3), now=1.5)
+    line = status.line(2.0, width) or ""
+    assert len(line) <= width
+    assert "pid 424242" in line
+    if width >= 120:
+        # The query is shortened first: the step and the attempt stay.
+        assert "attempt 4/10" in line and "step 1/2" in line and "..." in line
 
 
 def test_live_status_shows_index_build_progress() -> None:
@@ -253,6 +289,6 @@ def test_a_wait_for_holders_says_how_long_at_most_and_the_budget() -> None:
 def test_the_summary_counts_yields_and_polite_waits_apart() -> None:
     summary = RunSummary((StepSummary("0003_x.sql", 5, 1, 4, 3_000.0, (), 2, 2_900.0, 1),), 0)
     assert event_text(summary)[1] == (
-        "  0003_x.sql:5 step 1: 4 attempts, 3s waiting for locks (2 yields, 2.9s polite, "
-        "1 failed attempt)"
+        "  0003_x.sql:5 step 1: 1 failed attempt, 2 yields, 2.9s polite waiting; 3s waiting "
+        "for locks in all"
     )

@@ -104,7 +104,7 @@ def test_removed_step_is_drift() -> None:
     status = only(statuses([shorter], applied(A)))
     assert status.state is State.DRIFTED
     assert "step 2" in status.problems[0]
-    assert "only 1 steps" in status.problems[0]
+    assert "only 1 step" in status.problems[0]
 
 
 def test_editing_an_unapplied_step_of_a_partial_migration_is_not_drift() -> None:

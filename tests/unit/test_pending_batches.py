@@ -55,7 +55,7 @@ def test_forgetting_batches_takes_the_explicit_option() -> None:
 def test_batches_of_a_step_the_file_no_longer_has_are_drift_too() -> None:
     status = only(statuses([A], STARTED, [progress("old", step=1)]))
     assert status.state is State.DRIFTED
-    assert "the file now has only 1 steps" in status.problems[0]
+    assert "the file now has only 1 step" in status.problems[0]
 
 
 def test_progress_of_an_applied_step_is_history_not_drift() -> None:

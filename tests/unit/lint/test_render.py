@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from safemigrate.lint import Finding, LintReport
-from safemigrate.lint.render import render_github, render_json, render_text
+from safemigrate.lint.render import annotation_path, render_github, render_json, render_text
 
 ERROR = Finding(
     "migrations/0001_a.sql", 3, 1, "table-rewrite", "error", "VACUUM FULL rewrites t", "use VACUUM"
@@ -87,3 +88,25 @@ def test_text_says_when_input_is_invalid() -> None:
     assert render_text(report, colour=False)[-1].endswith(
         "(some input is invalid: safemigrate would refuse it)"
     )
+
+
+def test_issue_22_item_3_github_annotations_are_relative_to_the_repository(
+    tmp_path: Path,
+) -> None:
+    # GitHub places an annotation only for a path relative to the repository.
+    repo = tmp_path / "repo"
+    (repo / "migrations").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    absolute = str(repo / "migrations" / "0002.sql")
+    roots = [repo, elsewhere]
+    assert annotation_path(absolute, elsewhere, roots) == "migrations/0002.sql"
+    assert annotation_path("migrations/0002.sql", repo, roots) == "migrations/0002.sql"
+    # Relative to the current directory when the workspace does not hold it.
+    assert annotation_path("0002.sql", elsewhere, [repo, elsewhere]) == "0002.sql"
+    # Outside both: absolute, as it is.
+    outside = tmp_path / "other" / "0003.sql"
+    assert annotation_path(str(outside), elsewhere, roots) == str(outside)
+    finding = Finding(absolute, 4, 1, "rename", "warning", "renames", "hint")
+    [line] = render_github(LintReport([finding], False), cwd=elsewhere, roots=roots)
+    assert line.startswith("::warning file=migrations/0002.sql,line=4,col=1,")
