@@ -119,7 +119,7 @@ def schema_hash(instance: Any, dbname: str) -> str:
             "--schema-only",
             "--no-owner",
             "--no-privileges",
-            "--exclude-table=safemigrate_history",
+            "--exclude-table=safemigrate_history*",
             "--exclude-table=_yoyo_*",
             "--exclude-table=yoyo_lock",
             "-d",
