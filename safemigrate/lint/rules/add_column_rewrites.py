@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, quote_ident, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import Cost, Hit, hit, make_rule
 from .add_column_volatile_default import added_columns
 
 DOC = """
@@ -74,4 +74,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             "rewrites the whole table under an ACCESS EXCLUSIVE lock, blocking reads and writes",
             "add a plain nullable column, backfill it in batches, then add the default and "
             "NOT NULL with the safe steps",
+            cost=Cost("rewrite", ctx.family(node.relation)),
         )

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `ALTER TABLE parent DETACH PARTITION part` on a partitioned table that existed before
@@ -82,4 +82,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "write DETACH PARTITION ... CONCURRENTLY as its own statement (SHARE UPDATE "
                 "EXCLUSIVE on the parent)",
                 "warning",
+                cost=Cost("lock", (parent,)),
             )
