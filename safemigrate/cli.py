@@ -257,6 +257,21 @@ lint_gate_option = click.option(
     "not lint [default: the config's lint_gate, else error].",
 )
 
+gate_small_table_option = click.option(
+    "--gate-small-table",
+    metavar="SIZE",
+    help="With a database, an error finding about lock cost (rewrite, scan, index build) on "
+    "existing tables smaller than this does not block: its lock is held for milliseconds; 0 "
+    "judges every table as large [default: the config's gate_small_table, else 8MB].",
+)
+
+verbose_option = click.option(
+    "--verbose",
+    is_flag=True,
+    help="List every lint finding on the pending steps, not only the blocking ones (the "
+    "others are counted per rule in one line).",
+)
+
 yield_after_option = click.option(
     "--yield-after",
     metavar="DUR",
@@ -313,11 +328,13 @@ class _Sink:
     become plain lines, at most one every few seconds.
     """
 
-    def __init__(self, fmt: str, *, live: bool) -> None:
+    def __init__(self, fmt: str, *, live: bool, verbose: bool = False) -> None:
         from .output import LiveStatus
 
         self.fmt = fmt
         self.live = live
+        #: --verbose: every lint finding listed, not only the blocking ones.
+        self.verbose = verbose
         self.colour = _colour()
         self.status = LiveStatus()
         self._lock = threading.Lock()
@@ -356,7 +373,7 @@ class _Sink:
                 if self.live or now - self._last_progress < PROGRESS_LINE_EVERY_S:
                     return
                 self._last_progress = now
-            lines = event_text(event, self.colour)
+            lines = event_text(event, self.colour, verbose=self.verbose)
             if lines:
                 self._clear()
                 for line in lines:
@@ -389,8 +406,8 @@ class _FleetSink(_Sink):
     line starts with ``[target]``; on a terminal one live line per running target is redrawn
     below the log."""
 
-    def __init__(self, fmt: str, *, live: bool) -> None:
-        super().__init__(fmt, live=live)
+    def __init__(self, fmt: str, *, live: bool, verbose: bool = False) -> None:
+        super().__init__(fmt, live=live, verbose=verbose)
         self.statuses: dict[str, LiveStatus] = {}
         self._drawn_lines = 0
 
@@ -418,7 +435,7 @@ class _FleetSink(_Sink):
                 if self.live or now - self._last_progress < PROGRESS_LINE_EVERY_S:
                     return
                 self._last_progress = now
-            lines = _target_lines(inner, self.colour)
+            lines = _target_lines(inner, self.colour, verbose=self.verbose)
             if lines:
                 self._clear()
                 for line in lines:
@@ -445,7 +462,7 @@ class _FleetSink(_Sink):
             self._drawn_lines = 0
 
 
-def _target_lines(event: Event, colour: bool) -> list[str]:
+def _target_lines(event: Event, colour: bool, *, verbose: bool = False) -> list[str]:
     """The log lines of one target's event (a finished target gets one line)."""
     from .durations import format_duration
     from .fleet_report import TargetFinished
@@ -456,7 +473,7 @@ def _target_lines(event: Event, colour: bool) -> list[str]:
         if event.error is None:
             return [f"{event.state}: {event.applied_steps} steps applied in {took}"]
         return [f"{event.state} (exit {event.exit_code}) after {took}"]
-    return event_text(event, colour)
+    return event_text(event, colour, verbose=verbose)
 
 
 def targets_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -621,6 +638,8 @@ def main() -> None:
     help="Say which blockers the policy would cancel; touch none.",
 )
 @lint_gate_option
+@gate_small_table_option
+@verbose_option
 @safe_rewrites_option
 @targets_options
 @waves_options
@@ -653,6 +672,8 @@ def up(
     cancel_blockers_only: str | None,
     cancel_blockers_dry_run: bool | None,
     lint_gate: str | None,
+    gate_small_table: str | None,
+    verbose: bool,
     safe_rewrites: str | None,
     targets_file: Path | None,
     concurrency: int,
@@ -669,7 +690,11 @@ def up(
 
     Before anything is written, the pending steps are linted (the lint gate): by default an
     error finding that is not suppressed with `-- safemigrate: allow RULE -- reason` refuses
-    the run with exit 7.
+    the run with exit 7. Each step is judged against the database as it will be: a finding
+    about lock cost does not block on a table created earlier in the run, on an existing
+    table smaller than --gate-small-table (8MB), or on a fresh database, which the run says
+    it bootstraps. A statement that switches the runner's timeouts off or releases its run
+    lock is refused (exit 2) whatever --lint-gate says.
 
     With --targets (or targets in the config) it runs on every target, --concurrency at a
     time, and exits with the worst target's code.
@@ -677,7 +702,7 @@ def up(
     ctx = Context(config, directory, fmt, layout)
     from . import api
 
-    sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty())
+    sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty(), verbose=verbose)
 
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     flags = {
@@ -695,6 +720,7 @@ def up(
         "cancel_blockers_only": cancel_blockers_only,
         "cancel_blockers_dry_run": cancel_blockers_dry_run,
         "lint_gate": lint_gate,
+        "gate_small_table": gate_small_table,
         "require_dsn": require_dsn,
         "safe_rewrites": safe_rewrites,
     }
@@ -703,7 +729,7 @@ def up(
     if specs is not None:
         if dry_run:
             _plan_fleet(ctx, specs, target, concurrency, fmt, gate=True)
-        fleet_sink = _FleetSink(fmt, live=fmt == "text" and sys.stdout.isatty())
+        fleet_sink = _FleetSink(fmt, live=fmt == "text" and sys.stdout.isatty(), verbose=verbose)
         with _handled(ctx), fleet_sink:
             fleet_report = api.up_fleet(
                 specs,
@@ -725,6 +751,8 @@ def up(
                 on_event=_target_printer(fmt),
             )
             _print_plan(report, fmt, target_shown=True)
+            if report.guard is not None:
+                _refuse_after_plan(ctx, report.guard, fmt)
             if report.gate is not None and report.gate.refuses:
                 _refuse_after_plan(ctx, report.gate.error(), fmt)
         return
@@ -1012,6 +1040,7 @@ def _target_printer(fmt: str, seen: list[Target] | None = None) -> Callable[[Eve
 @main.command(epilog=PLAN_EXIT_CODES)
 @common_options
 @lint_gate_option
+@gate_small_table_option
 @click.option(
     "--dsn",
     metavar="DSN",
@@ -1034,6 +1063,7 @@ def plan(
     layout: str | None,
     fmt: str,
     lint_gate: str | None,
+    gate_small_table: str | None,
     dsn: str | None,
     target: str | None,
     pg_version: str | None,
@@ -1057,6 +1087,7 @@ def plan(
         settings = ctx.settings(
             pg_version=pg_version,
             lint_gate=lint_gate,
+            gate_small_table=gate_small_table,
             safe_rewrites=safe_rewrites,
             yield_after=yield_after,
             lock_wait_budget=lock_wait_budget,
@@ -1153,6 +1184,7 @@ def check(
 @main.command(epilog=REHEARSE_EXIT_CODES)
 @common_options
 @lint_gate_option
+@verbose_option
 @click.option(
     "--schema-from",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -1174,6 +1206,7 @@ def rehearse(
     layout: str | None,
     fmt: str,
     lint_gate: str | None,
+    verbose: bool,
     schema_from: Path | None,
     server: str | None,
     safe_rewrites: str | None,
@@ -1192,7 +1225,7 @@ def rehearse(
     ctx = Context(config, directory, fmt, layout)
     from . import api
 
-    sink = _Sink(fmt, live=False)
+    sink = _Sink(fmt, live=False, verbose=verbose)
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     with _handled(ctx), sink:
         settings = ctx.settings(

@@ -13,6 +13,8 @@ from __future__ import annotations
 from psycopg import sql
 
 from ..lint.catalog import DEFAULT_SCHEMA, Catalog, Column, Domain
+from ..lint.context import show
+from ..lint.findings import TableSize
 from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
@@ -140,6 +142,37 @@ ORDER BY 1, 2, i.inhseqno
 """
 
 
+# Every user table's size and row estimate (materialized views too): pg_table_size is the heap
+# and its TOAST table, pg_indexes_size every index; reltuples is -1 (14+) or 0 (before) when
+# the table was never vacuumed or analyzed. Real sizes, whatever the statistics say.
+_SIZES = """
+SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
+  pg_table_size(c.oid), pg_indexes_size(c.oid),
+  CASE WHEN c.reltuples < 0 OR (c.reltuples = 0 AND c.relpages = 0 AND NOT EXISTS (
+    SELECT FROM pg_stat_all_tables s WHERE s.relid = c.oid
+      AND coalesce(s.last_analyze, s.last_autoanalyze, s.last_vacuum, s.last_autovacuum)
+        IS NOT NULL)) THEN NULL ELSE c.reltuples END
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
+  AND n.nspname NOT LIKE 'pg\\_%'
+"""
+
+# Routines in user schemas whose own SET clauses (proconfig) change a guarded timeout: a call
+# runs under them. The argument types as _FUNCTIONS gives them.
+_FUNCTION_TIMEOUTS = """
+SELECT p.proname::text,
+  ARRAY(SELECT CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname || '[]' END::text
+        FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS arg(type, ord)
+        JOIN pg_type t ON t.oid = arg.type
+        LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typlen = -1 AND t.typelem <> 0
+        ORDER BY arg.ord),
+  ARRAY(SELECT c FROM unnest(p.proconfig) c
+        WHERE c LIKE 'lock\\_timeout=%' OR c LIKE 'statement\\_timeout=%')
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE p.proconfig IS NOT NULL AND n.nspname <> 'information_schema'
+  AND n.nspname NOT LIKE 'pg\\_%'
+"""
+
 # Tables whose access method is not heap.
 _ACCESS_METHODS = (
     "SELECT n.nspname::text, c.relname::text, am.amname::text"
@@ -202,6 +235,9 @@ def lint_catalog(session: Session) -> Catalog:
         catalog.access_methods[QualifiedName(schema, table)] = method
     _read_domains(session, catalog)
     _read_functions(session, catalog)
+    catalog.function_timeouts.update(function_timeouts(session))
+    _read_sizes(session, catalog, visible)
+    catalog.live = True
     for schema, table, parent_schema, parent in session.rows(sql.SQL(_PARENTS)):
         child = QualifiedName(schema, table)
         catalog.parents[child] = (
@@ -239,6 +275,33 @@ def _read_functions(session: Session, catalog: Catalog) -> None:
             if inlined is not None:
                 volatile = volatile_call(inlined, catalog) is not None
         catalog.functions[f"{name}({','.join(types)})"] = bool(volatile)
+
+
+def function_timeouts(session: Session) -> dict[str, tuple[str, ...]]:
+    """The user routines whose own SET clauses set lock_timeout or statement_timeout, by
+    signature (``name(argtypes)``), each setting as ``name=value`` (pg_proc.proconfig)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for name, types, settings in session.rows(sql.SQL(_FUNCTION_TIMEOUTS)):
+        if settings:
+            found[f"{name}({','.join(types)})"] = tuple(str(s) for s in settings)
+    return found
+
+
+def _read_sizes(session: Session, catalog: Catalog, visible: set[QualifiedName]) -> None:
+    """Every user table's size when the run starts, keyed by its real schema and, for the
+    tables the search_path finds, by the current schema too (as the linter names them)."""
+    current = catalog.search_path_schema
+    for schema, table, found, heap, indexes, rows in session.rows(sql.SQL(_SIZES)):
+        name = QualifiedName(schema, table)
+        size = TableSize(
+            show(QualifiedName(None if found else schema, table)),
+            int(heap or 0),
+            int(indexes or 0),
+            None if rows is None else float(rows),
+        )
+        catalog.sizes[name] = size
+        if found or name in visible:
+            catalog.sizes.setdefault(QualifiedName(current, table), size)
 
 
 def _alias_visible(catalog: Catalog, visible: set[QualifiedName]) -> None:

@@ -92,6 +92,19 @@ class Finding:
         }
 
 
+#: The end of the ``--explain`` text of every rule whose errors can be about lock cost.
+WITH_A_DATABASE = """
+With a database (`up`, `up --dry-run`, `plan --dsn`, `rehearse`, the fleet) the gate judges
+this against the database as it is. A table an earlier pending step of the same run creates
+is new (as one created earlier in the same file is): nothing is reported about it. An error
+about lock cost (a rewrite, a scan, an index build) does not block on existing tables smaller
+than `gate_small_table` (default 8MB: heap and TOAST, plus the indexes for a rewrite,
+partitions and children summed, sizes from the catalog when the run starts; the message says
+the size it judged by), nor anywhere on a fresh database (nothing of its own, no journal).
+`check`, without a database, judges every table as existing and large.
+"""
+
+
 @dataclass(frozen=True)
 class Rule:
     """A lint rule: a stable kebab-case id, its usual severity, a one-line summary and the

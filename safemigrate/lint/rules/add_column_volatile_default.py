@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, quote_ident, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..types import column_type
 from ..volatility import volatile_call
 
@@ -42,7 +42,7 @@ RULE = make_rule(
     "add-column-volatile-default",
     "error",
     "ADD COLUMN with a volatile default (any default before PostgreSQL 11)",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 

@@ -9,7 +9,7 @@ from pglast import ast, enums
 
 from ...model import QualifiedName
 from ..context import StatementContext, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `ALTER TABLE parent ATTACH PARTITION part ...` on a partitioned table that existed
@@ -48,7 +48,7 @@ RULE = make_rule(
     "attach-partition",
     "error",
     "ATTACH PARTITION that scans a table under an ACCESS EXCLUSIVE lock",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 

@@ -9,7 +9,7 @@ from pglast import ast, enums
 
 from ..catalog import Catalog
 from ..context import StatementContext, quote_ident, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..types import ColumnType, column_type, rewrite_reason
 
 DOC = """
@@ -68,7 +68,7 @@ RULE = make_rule(
     "column-type-change",
     "error",
     "column type change that rewrites the table",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 #: Types that a column often changes to without a rewrite (binary-coercible or a larger typmod).

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..types import column_type
 from .add_column_volatile_default import added_columns, default_of
 
@@ -49,7 +49,7 @@ RULE = make_rule(
     "constraint-without-not-valid",
     "error",
     "FOREIGN KEY or CHECK constraint added without NOT VALID on an existing table",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _AT = enums.AlterTableType

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast
 
 from ..context import StatementContext, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `CREATE [UNIQUE] INDEX` without CONCURRENTLY on a table that existed before the
@@ -42,7 +42,7 @@ RULE = make_rule(
     "require-concurrent-index",
     "error",
     "CREATE INDEX without CONCURRENTLY on an existing table",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 HINT = (

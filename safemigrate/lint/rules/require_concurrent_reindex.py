@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, defelem_true, quote_ident, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `REINDEX INDEX|TABLE|SCHEMA|DATABASE|SYSTEM` without CONCURRENTLY (a table or index
@@ -32,7 +32,7 @@ RULE = make_rule(
     "require-concurrent-reindex",
     "error",
     "REINDEX without CONCURRENTLY",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _KIND = enums.ReindexObjectType

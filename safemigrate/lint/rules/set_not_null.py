@@ -9,7 +9,7 @@ from pglast import ast, enums
 
 from ...model import QualifiedName
 from ..context import StatementContext, quote_ident, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `ALTER TABLE ... ALTER COLUMN col SET NOT NULL` (and, from PostgreSQL 18,
@@ -50,7 +50,7 @@ RULE = make_rule(
     "set-not-null",
     "error",
     "SET NOT NULL on an existing column without a validated CHECK (col IS NOT NULL)",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _AT = enums.AlterTableType

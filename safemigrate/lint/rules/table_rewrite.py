@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, defelem_true, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..state import HEAP
 
 DOC = """
@@ -36,7 +36,7 @@ RULE = make_rule(
     "table-rewrite",
     "error",
     "VACUUM FULL, CLUSTER and other full-table rewrites",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _AT = enums.AlterTableType

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, show, written
-from ..findings import Cost, Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from .add_column_volatile_default import added_columns
 
 DOC = """
@@ -38,7 +38,7 @@ RULE = make_rule(
     "unique-without-index",
     "error",
     "UNIQUE or PRIMARY KEY constraint added without USING INDEX",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _CONSTR = enums.ConstrType
