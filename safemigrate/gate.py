@@ -59,6 +59,7 @@ from .lint import Finding, lint_directory, lint_paths
 from .lint.catalog import Catalog
 from .lint.findings import CostFacts
 from .lint.options import timeout_ceilings
+from .lint.rules import run_lock_release, timeout_guard_off
 from .lint.rules.meta import META_RULES
 from .pending import PlannedStep
 from .sizes import format_size
@@ -67,7 +68,7 @@ from .source.layouts import resolve as resolve_layout
 #: Rules about the files and allow comments themselves: shown, never blocking.
 NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)
 #: The guard's rules: their error findings refuse a run (exit 2) whatever lint_gate says.
-GUARD_RULES = frozenset({"timeout-guard-off", "run-lock-release"})
+GUARD_RULES = frozenset({timeout_guard_off.RULE.id, run_lock_release.RULE.id})
 #: Words of a statement that may trip a guard rule (lower case): a pending set without any is
 #: not linted for the guard alone (lint_gate = "off"), which keeps such runs fast.
 _GUARD_WORDS = ("lock_timeout", "statement_timeout", "set_config", "reset", "advisory_unlock")
@@ -400,7 +401,7 @@ def guard_error(
     path_of = {p.migration.filename: p.migration.path for p in planned}
     first = judged.blocking[0]
     hint = first.hint
-    if first.rule == "timeout-guard-off" or "allow it with the reason" in hint:
+    if first.rule == timeout_guard_off.RULE.id or "allow it with the reason" in hint:
         hint = f"{hint} (-- safemigrate: allow {first.rule} -- <reason>)"
     return MigrationFileError(
         str(path_of.get(first.file, first.file)),
