@@ -1078,7 +1078,9 @@ def plan(
     For each pending step: own transaction, grouped or autocommit; the lock each statement
     takes and on which table, whether it rewrites or scans the table; rewrites the runner
     applies (CONCURRENTLY); the timeouts, attempts and worst-case lock wait that apply; lint
-    findings; and whether the lint gate would refuse the run (up would exit 7).
+    findings; and whether the lint gate would refuse the run (up would exit 7), or its guard
+    (exit 2). With --dsn the gate judges the database as it is: a fresh one, the tables the
+    run creates, the sizes of those that exist (--gate-small-table).
     """
     ctx = Context(config, directory, fmt, layout)
     from . import api
@@ -1218,7 +1220,8 @@ def rehearse(
     Runs up twice (the second must be a no-op), reports per step the locks actually taken and
     the time it took, and always removes the server and its files, on failure and Ctrl-C too.
     Exit 0 when everything applies, 1 with the failing file, line and server message. The
-    lint gate judges every migration (all are pending on the throwaway database).
+    lint gate judges every migration as on a fresh database (with --schema-from, the dump's
+    tables as large ones: their rows are not there).
     """
     from .output import to_json
 
