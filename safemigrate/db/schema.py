@@ -19,7 +19,7 @@ from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from ..model import QualifiedName
-from .session import Session
+from .session import ServerError, Session, set_timeouts_sql
 
 # System schemas (pg_catalog, pg_toast, other sessions' pg_temp_N, information_schema) hold no
 # table a migration alters.
@@ -144,8 +144,17 @@ ORDER BY 1, 2, i.inhseqno
 
 # Every user table's size and row estimate (materialized views too): pg_table_size is the heap
 # and its TOAST table, pg_indexes_size every index; reltuples is -1 (14+) or 0 (before) when
-# the table was never vacuumed or analyzed. Real sizes, whatever the statistics say.
+# the table was never vacuumed or analyzed. Real sizes, whatever the statistics say. Both
+# functions open the relations with ACCESS SHARE: a table that another session holds (or
+# waits for) in ACCESS EXCLUSIVE, through itself, its TOAST table or an index, is skipped
+# (no size: judged as large) rather than waited for.
 _SIZES = """
+WITH exclusive AS (
+  SELECT l.relation FROM pg_locks l
+  WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock' AND l.pid IS DISTINCT FROM
+    pg_backend_pid()
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+)
 SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
   pg_table_size(c.oid), pg_indexes_size(c.oid),
   CASE WHEN c.reltuples < 0 OR (c.reltuples = 0 AND c.relpages = 0 AND NOT EXISTS (
@@ -155,7 +164,15 @@ SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
   AND n.nspname NOT LIKE 'pg\\_%'
+  AND c.oid NOT IN (SELECT relation FROM exclusive)
+  AND (c.reltoastrelid = 0 OR c.reltoastrelid NOT IN (SELECT relation FROM exclusive))
+  AND NOT EXISTS (
+    SELECT FROM pg_index i WHERE i.indrelid = c.oid
+      AND i.indexrelid IN (SELECT relation FROM exclusive))
 """
+#: The size read's own lock timeout: a lock taken between the look at pg_locks and the read
+#: (a race) costs this much, and the sizes are then left out, never waited for.
+SIZES_LOCK_TIMEOUT_MS = 100
 
 # Routines in user schemas whose own SET clauses (proconfig) change a guarded timeout: a call
 # runs under them. The argument types as _FUNCTIONS gives them.
@@ -289,15 +306,30 @@ def function_timeouts(session: Session) -> dict[str, tuple[str, ...]]:
 
 def _read_sizes(session: Session, catalog: Catalog, visible: set[QualifiedName]) -> None:
     """Every user table's size when the run starts, keyed by its real schema and, for the
-    tables the search_path finds, by the current schema too (as the linter names them)."""
+    tables the search_path finds, by the current schema too (as the linter names them).
+
+    Never waits for a lock: tables held in ACCESS EXCLUSIVE are skipped, and if one is taken
+    in between, the read gives up after SIZES_LOCK_TIMEOUT_MS and no size is known (every
+    existing table is then judged as large)."""
+    query = sql.SQL("BEGIN READ ONLY; {}; {}; COMMIT").format(
+        set_timeouts_sql(SIZES_LOCK_TIMEOUT_MS, session.housekeeping_timeouts[1], local=True),
+        sql.SQL(_SIZES),
+    )
+    try:
+        rows = session.rows(query)
+    except ServerError as err:
+        session.rollback_quietly()
+        if err.sqlstate != "55P03":
+            raise
+        return
     current = catalog.search_path_schema
-    for schema, table, found, heap, indexes, rows in session.rows(sql.SQL(_SIZES)):
+    for schema, table, found, heap, indexes, rows_estimate in rows:
         name = QualifiedName(schema, table)
         size = TableSize(
             show(QualifiedName(None if found else schema, table)),
             int(heap or 0),
             int(indexes or 0),
-            None if rows is None else float(rows),
+            None if rows_estimate is None else float(rows_estimate),
         )
         catalog.sizes[name] = size
         if found or name in visible:

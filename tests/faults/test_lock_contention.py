@@ -211,6 +211,10 @@ def test_no_retry_directive_gives_up_after_one_attempt(
         "100ms",
         "--max-attempts",
         "10",
+        # Without it the attempt is issued only while the reader is younger than
+        # lock_precheck_age (500ms): later, the pre-check backs off politely (no attempt)
+        # until the reader goes, and what this test measures depends on the machine's speed.
+        "--no-lock-precheck",
         "--format",
         "json",
         env=FAST_BACKOFF,
