@@ -21,9 +21,19 @@ other sizes with ``--sizes``), on one throwaway server with fsync on, in one run
 Reports medians (min - max), steps/s, the ratios up/psql and up/yoyo, and the issue's goals
 (up <= 1.3x psql, status < 0.5 s, --help < 100 ms), as JSON and as a markdown table.
 
+With ``--corpus DIR`` it applies a real migration set instead (issue 20: a fresh database
+bootstrapped with the default settings), interleaved, each run on a fresh database:
+
+- psql: every file with ``-f``, in order, in one session;
+- up: ``safemigrate up`` with the defaults: a fresh database with nobody else connected, so
+  the run skips the lock pre-check (``fresh_database`` ``"alone": true``);
+- up, another session connected: the same, with one idle session on the database, so the
+  pre-check and its catalog look-ups run as on any database: the fast path's A/B.
+
     /work/.venv/bin/python bench/cli_scale.py --profile     # 1,000 migrations; ~4 min
     /work/.venv/bin/python bench/cli_scale.py --sizes 10,1000,10000 --runners psql,up
     /work/.venv/bin/python bench/cli_scale.py --quick       # sizes 10 and 50, 1 run; ~10 s
+    /work/.venv/bin/python bench/cli_scale.py --corpus ../shared/corpora/langfuse/migrations
 """
 
 from __future__ import annotations
@@ -362,6 +372,68 @@ def where_time_goes(frame: Any, label: str, caller: str, spent: dict[str, float]
         where_time_goes(child, label, caller, spent)
 
 
+# ------------------------------------------------------------------------------ a corpus
+
+#: The runners of --corpus, and how the report names them.
+CORPUS_RUNNERS = {
+    "psql": "`psql -f` of every file, one session",
+    "up": "`safemigrate up`, defaults (fresh, nobody else connected: no pre-check)",
+    "up_watched": "`safemigrate up`, defaults, one other session connected (pre-check on)",
+}
+
+
+def corpus_rounds(instance: Any, corpus: Path, rounds: int, work: Path, log: Any) -> dict[str, Any]:
+    """``rounds`` rounds of psql, up and up with another session connected, on a fresh
+    database each, the order rotating; wall times, medians and ratios."""
+    import psycopg
+
+    files = sorted(corpus.glob("*.sql"))
+    names = list(CORPUS_RUNNERS)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    for round_ in range(rounds):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            dbname = c.create_database(instance, prefix=f"corpus_{name}")
+            argv = [*SM, "up", "--dir", str(corpus), "--dsn", c.url(instance, dbname)]
+            try:
+                if name == "psql":
+                    took = c.run_timed(c.psql_session_argv(instance, dbname, files), cwd=work)
+                elif name == "up":
+                    took = c.run_timed(argv, cwd=work)
+                else:
+                    with psycopg.connect(c.url(instance, dbname), autocommit=True):
+                        took = c.run_timed(argv, cwd=work)
+            finally:
+                c.drop_database(instance, dbname)
+            times[name].append(took)
+            log(f"round {round_ + 1}/{rounds} {name}: {took:.2f} s")
+    row: dict[str, Any] = {"files": len(files), "times_s": times}
+    for name in names:
+        row[name] = c.summary(times[name])
+    for over, base in (("up", "psql"), ("up_watched", "psql"), ("up", "up_watched")):
+        row[f"{over}_over_{base}"] = c.summary(
+            [a / b for a, b in zip(times[over], times[base], strict=True)]
+        )
+    return row
+
+
+def corpus_markdown(data: dict[str, Any]) -> str:
+    """The --corpus table."""
+    row = data["corpus"]
+    lines = [
+        f"{row['files']} migrations of `{data['parameters']['corpus']}`, each run on a fresh "
+        f"database ({data['parameters']['up_runs']} rounds, interleaved):",
+        "",
+        "| runner | wall time (median, min - max) | / psql |",
+        "| --- | --- | --- |",
+    ]
+    for name, label in CORPUS_RUNNERS.items():
+        ratio = _ratio(row[f"{name}_over_psql"]) if name != "psql" else ""
+        lines.append(f"| {label} | {_cell(row[name])} | {ratio} |")
+    lines.append(f"\nup without the pre-check / with it: {_ratio(row['up_over_up_watched'])}")
+    return "\n".join(lines) + "\n"
+
+
 # ------------------------------------------------------------------------------ main
 
 
@@ -396,6 +468,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="PostgreSQL server programs (default: /usr/lib/postgresql/15/bin if "
         "present, else auto): a path, auto, system or wheel",
     )
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="apply this directory of migrations (a real set) instead of generated ones",
+    )
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     if args.quick:
@@ -405,7 +483,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.storage is None:
         args.storage = "ram" if args.quick else "disk"
     if args.out is None:
-        args.out = c.RESULTS / ("cli_scale.quick.json" if args.quick else "cli_scale.json")
+        name = "cli_scale.corpus" if args.corpus is not None else "cli_scale"
+        args.out = c.RESULTS / (f"{name}.quick.json" if args.quick else f"{name}.json")
     return args
 
 
@@ -425,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     """Generate, apply, time; write JSON and a table."""
     args = parse_args(argv)
     c.sigterm_as_interrupt()
+    if args.corpus is not None:
+        return corpus_main(args)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     runners = chosen_runners(args.runners)
     work = Path(tempfile.mkdtemp(prefix="bench-cli-"))
@@ -480,6 +561,35 @@ def main(argv: list[str] | None = None) -> int:
     }
     c.write_json(args.out, data)
     print(markdown(data))
+    log(f"wrote {args.out}")
+    return 0
+
+
+def corpus_main(args: argparse.Namespace) -> int:
+    """--corpus: psql and up (with and without another session) on the corpus; JSON, table."""
+    corpus = args.corpus.resolve()
+    if not any(corpus.glob("*.sql")):
+        raise SystemExit(f"--corpus {corpus}: no .sql files")
+    work = Path(tempfile.mkdtemp(prefix="bench-corpus-"))
+    began = time.monotonic()
+
+    def log(message: str) -> None:
+        c.log(f"[{time.monotonic() - began:6.1f}s] {message}")
+
+    try:
+        with c.server(args.storage, args.pg_bindir) as instance:
+            info = c.machine_info(instance)
+            row = corpus_rounds(instance, corpus, args.up_runs, work, log)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    data = {
+        "benchmark": "cli_scale --corpus",
+        "machine": info,
+        "parameters": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "corpus": row,
+    }
+    c.write_json(args.out, data)
+    print(corpus_markdown(data))
     log(f"wrote {args.out}")
     return 0
 

@@ -28,7 +28,7 @@ from .check import explain as explain
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
 from .events import Event, HistoryAdopted
-from .gate import decide, lint_pending
+from .gate import GateContext, decide, guard_error, lint_pending
 from .lint import Finding
 from .model import JournalEntry, Migration
 from .pending import (
@@ -618,6 +618,7 @@ def plan(
         report = PlanReport(
             tuple(build_plan(planned, settings, findings)),
             gate=decide(planned, findings, settings),
+            guard=guard_error(planned, findings),
             worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
             lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         )
@@ -657,6 +658,7 @@ def _plan_against(
     layout the database decided and the pending versions."""
     from .blockers.watcher import Watcher
     from .db import batches as dbbatches
+    from .db import bootstrap
     from .db import catalog as dbcatalog
     from .db.activity import Monitor
     from .events import Blocker
@@ -678,9 +680,13 @@ def _plan_against(
         target = session.target()
         pending = read_plan(session, journal, migrations, settings, target_version)
         planned = pending.steps
-        # Lint as up's gate will: with the server's own major version.
+        # Lint as up's gate will: with the server's own major version, the live schema and
+        # the database as it is (fresh or in use, its tables' sizes).
         settings = server_settings(settings, session)
         findings = _findings(planned, settings, session)
+        context = GateContext(
+            bootstrap.freshness(session, journal).fresh, settings.gate_small_table_bytes
+        )
         # Each step's locks with the relations only the catalog names (one query per step
         # that has any).
         resolved = {
@@ -729,9 +735,11 @@ def _plan_against(
     report = PlanReport(
         tuple(steps),
         facts,
-        gate=decide(planned, findings, settings),
+        gate=decide(planned, findings, settings, context),
         worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
+        guard=guard_error(planned, findings, context),
+        fresh=context.fresh,
     )
     return report, pending.layout, {p.migration.version for p in planned}
 
@@ -807,6 +815,9 @@ def rehearse(
         if schema_from is not None:
             _load_schema(instance.bindir, dsn, schema_from)
             journal_rows = _journal_rows(dsn, settings, schema_from)
+            # A schema dump brings production's tables without their rows: judged by their
+            # empty size, every lock-cost finding would pass. Judge them as large instead.
+            settings = replace(settings, gate_small_table_bytes=0)
         first = up(settings, dsn=dsn, on_event=on_event, environ={}, capture_locks=True)
         second = up(settings, dsn=dsn, environ={})
         return Rehearsal(

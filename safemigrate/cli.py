@@ -267,6 +267,21 @@ lint_gate_option = click.option(
     "not lint [default: the config's lint_gate, else error].",
 )
 
+gate_small_table_option = click.option(
+    "--gate-small-table",
+    metavar="SIZE",
+    help="With a database, an error finding about lock cost (rewrite, scan, index build) on "
+    "existing tables smaller than this does not block: its lock is held for milliseconds; 0 "
+    "judges every table as large [default: the config's gate_small_table, else 8MB].",
+)
+
+verbose_option = click.option(
+    "--verbose",
+    is_flag=True,
+    help="List every lint finding on the pending steps, not only the blocking ones (the "
+    "others are counted per rule in one line).",
+)
+
 yield_after_option = click.option(
     "--yield-after",
     metavar="DUR",
@@ -323,11 +338,13 @@ class _Sink:
     become plain lines, at most one every few seconds.
     """
 
-    def __init__(self, fmt: str, *, live: bool) -> None:
+    def __init__(self, fmt: str, *, live: bool, verbose: bool = False) -> None:
         from .output import LiveStatus
 
         self.fmt = fmt
         self.live = live
+        #: --verbose: every lint finding listed, not only the blocking ones.
+        self.verbose = verbose
         self.colour = _colour()
         self.status = LiveStatus()
         self._lock = threading.Lock()
@@ -366,7 +383,7 @@ class _Sink:
                 if self.live or now - self._last_progress < PROGRESS_LINE_EVERY_S:
                     return
                 self._last_progress = now
-            lines = event_text(event, self.colour)
+            lines = event_text(event, self.colour, verbose=self.verbose)
             if lines:
                 self._clear()
                 for line in lines:
@@ -400,8 +417,8 @@ class _FleetSink(_Sink):
     line starts with ``[target]``; on a terminal one live line per running target is redrawn
     below the log."""
 
-    def __init__(self, fmt: str, *, live: bool) -> None:
-        super().__init__(fmt, live=live)
+    def __init__(self, fmt: str, *, live: bool, verbose: bool = False) -> None:
+        super().__init__(fmt, live=live, verbose=verbose)
         self.statuses: dict[str, LiveStatus] = {}
         self._drawn_lines = 0
 
@@ -429,7 +446,7 @@ class _FleetSink(_Sink):
                 if self.live or now - self._last_progress < PROGRESS_LINE_EVERY_S:
                     return
                 self._last_progress = now
-            lines = _target_lines(inner, self.colour)
+            lines = _target_lines(inner, self.colour, verbose=self.verbose)
             if lines:
                 self._clear()
                 for line in lines:
@@ -458,7 +475,7 @@ class _FleetSink(_Sink):
             self._drawn_lines = 0
 
 
-def _target_lines(event: Event, colour: bool) -> list[str]:
+def _target_lines(event: Event, colour: bool, *, verbose: bool = False) -> list[str]:
     """The log lines of one target's event (a finished target gets one line)."""
     from .durations import format_duration
     from .fleet_report import TargetFinished
@@ -470,7 +487,7 @@ def _target_lines(event: Event, colour: bool) -> list[str]:
             steps = f"{event.applied_steps} step{'s' if event.applied_steps != 1 else ''}"
             return [f"{event.state}: {steps} applied in {took}"]
         return [f"{event.state} (exit {event.exit_code}) after {took}"]
-    return event_text(event, colour)
+    return event_text(event, colour, verbose=verbose)
 
 
 def targets_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -635,6 +652,8 @@ def main() -> None:
     help="Say which blockers the policy would cancel; touch none.",
 )
 @lint_gate_option
+@gate_small_table_option
+@verbose_option
 @safe_rewrites_option
 @targets_options
 @waves_options
@@ -667,6 +686,8 @@ def up(
     cancel_blockers_only: str | None,
     cancel_blockers_dry_run: bool | None,
     lint_gate: str | None,
+    gate_small_table: str | None,
+    verbose: bool,
     safe_rewrites: str | None,
     targets_file: Path | None,
     concurrency: int,
@@ -686,7 +707,11 @@ def up(
 
     Before anything is written, the pending steps are linted (the lint gate): by default an
     error finding that is not suppressed with `-- safemigrate: allow RULE -- reason` refuses
-    the run with exit 7.
+    the run with exit 7. Each step is judged against the database as it will be: a finding
+    about lock cost does not block on a table created earlier in the run, on an existing
+    table smaller than --gate-small-table (8MB), or on a fresh database, which the run says
+    it bootstraps. A statement that switches the runner's timeouts off or releases its run
+    lock is refused (exit 2) whatever --lint-gate says.
 
     Another tool's history table that records migrations of the directory is adopted when the
     layout says so (announced once), and otherwise refused with exit 2: nothing another tool
@@ -699,7 +724,7 @@ def up(
     ctx = Context(config, directory, fmt, layout)
     from . import api
 
-    sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty())
+    sink = _Sink(fmt, live=fmt == "text" and sys.stdout.isatty(), verbose=verbose)
 
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     flags = {
@@ -717,6 +742,7 @@ def up(
         "cancel_blockers_only": cancel_blockers_only,
         "cancel_blockers_dry_run": cancel_blockers_dry_run,
         "lint_gate": lint_gate,
+        "gate_small_table": gate_small_table,
         "require_dsn": require_dsn,
         "safe_rewrites": safe_rewrites,
     }
@@ -725,7 +751,7 @@ def up(
     if specs is not None:
         if dry_run:
             _plan_fleet(ctx, specs, target, concurrency, fmt, gate=True)
-        fleet_sink = _FleetSink(fmt, live=fmt == "text" and sys.stdout.isatty())
+        fleet_sink = _FleetSink(fmt, live=fmt == "text" and sys.stdout.isatty(), verbose=verbose)
         with _handled(ctx), fleet_sink:
             fleet_report = api.up_fleet(
                 specs,
@@ -747,6 +773,8 @@ def up(
                 on_event=_target_printer(fmt),
             )
             _print_plan(report, fmt, target_shown=True)
+            if report.guard is not None:
+                _refuse_after_plan(ctx, report.guard, fmt)
             if report.gate is not None and report.gate.refuses:
                 _refuse_after_plan(ctx, report.gate.error(), fmt)
         return
@@ -1085,6 +1113,7 @@ def _target_printer(fmt: str, seen: list[Target] | None = None) -> Callable[[Eve
 @main.command(epilog=PLAN_EXIT_CODES)
 @common_options
 @lint_gate_option
+@gate_small_table_option
 @click.option(
     "--dsn",
     metavar="DSN",
@@ -1107,6 +1136,7 @@ def plan(
     layout: str | None,
     fmt: str,
     lint_gate: str | None,
+    gate_small_table: str | None,
     dsn: str | None,
     target: str | None,
     pg_version: str | None,
@@ -1121,7 +1151,9 @@ def plan(
     For each pending step: own transaction, grouped or autocommit; the lock each statement
     takes and on which table, whether it rewrites or scans the table; rewrites the runner
     applies (CONCURRENTLY); the timeouts, attempts and worst-case lock wait that apply; lint
-    findings; and whether the lint gate would refuse the run (up would exit 7).
+    findings; and whether the lint gate would refuse the run (up would exit 7), or its guard
+    (exit 2). With --dsn the gate judges the database as it is: a fresh one, the tables the
+    run creates, the sizes of those that exist (--gate-small-table).
     """
     ctx = Context(config, directory, fmt, layout)
     from . import api
@@ -1130,6 +1162,7 @@ def plan(
         settings = ctx.settings(
             pg_version=pg_version,
             lint_gate=lint_gate,
+            gate_small_table=gate_small_table,
             safe_rewrites=safe_rewrites,
             yield_after=yield_after,
             lock_wait_budget=lock_wait_budget,
@@ -1233,6 +1266,7 @@ def check(
 @main.command(epilog=REHEARSE_EXIT_CODES)
 @common_options
 @lint_gate_option
+@verbose_option
 @click.option(
     "--schema-from",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -1256,6 +1290,7 @@ def rehearse(
     layout: str | None,
     fmt: str,
     lint_gate: str | None,
+    verbose: bool,
     schema_from: Path | None,
     server: str | None,
     safe_rewrites: str | None,
@@ -1267,14 +1302,15 @@ def rehearse(
     Runs up twice (the second must be a no-op), reports per step the locks actually taken and
     the time it took, and always removes the server and its files, on failure and Ctrl-C too.
     Exit 0 when everything applies, 1 with the failing file, line and server message. The
-    lint gate judges every migration (all are pending on the throwaway database).
+    lint gate judges every migration as on a fresh database (with --schema-from, the dump's
+    tables as large ones: their rows are not there).
     """
     from .output import to_json
 
     ctx = Context(config, directory, fmt, layout)
     from . import api
 
-    sink = _Sink(fmt, live=False)
+    sink = _Sink(fmt, live=False, verbose=verbose)
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     with _handled(ctx), sink:
         settings = ctx.settings(

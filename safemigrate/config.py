@@ -27,6 +27,7 @@ from typing import Any, Literal, get_args
 
 from .durations import format_duration, parse_duration
 from .errors import ConfigError
+from .sizes import parse_size
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
 SafeRewrites = Literal["rewrite", "require", "off"]
@@ -162,6 +163,10 @@ class Settings:
     # Migrations up to this version are never judged by the lint gate (an adopted history run
     # on a fresh database); None = every pending migration is judged.
     lint_gate_after: int | None = None
+    # With a database, a lock-cost finding on an existing table smaller than this (heap and
+    # TOAST, plus its indexes for a rewrite) does not block: its lock is held for
+    # milliseconds. 0 = every existing table is judged as large. See gate.py.
+    gate_small_table_bytes: int = 8 * 1024 * 1024
     # Before each batch of a batched step, wait while a standby's replay lags more; 0 = no limit.
     max_replica_lag_ms: int = 0
     # Where check keeps its results between runs (lint/cache.py): "auto" (the user's cache
@@ -243,6 +248,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "lint_gate_after": (
             "Migrations up to this version are not judged by the lint gate (adopted history)."
         ),
+        "gate_small_table": (
+            "With a database, lock-cost lint findings on existing tables smaller than this "
+            "(8MB) do not block (0 = judge every table as large)."
+        ),
         "reconnect_timeout": (
             "How long up keeps reconnecting after a lost connection (0 = exit at once)."
         ),
@@ -304,9 +313,14 @@ _DURATIONS = _POSITIVE_DURATIONS | {
     "lock_wait_budget",
     "max_statement_timeout",
 }
-# Settings field of each key: durations carry their unit in the field name.
+#: Sizes in bytes (sizes.parse_size).
+_SIZES = frozenset({"gate_small_table"})
+# Settings field of each key: durations and sizes carry their unit in the field name.
 _FIELDS: Mapping[str, str] = MappingProxyType(
-    {key: f"{key}_ms" if key in _DURATIONS else key for key in KEYS}
+    {
+        key: f"{key}_ms" if key in _DURATIONS else f"{key}_bytes" if key in _SIZES else key
+        for key in KEYS
+    }
 )
 _ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
@@ -539,6 +553,8 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
     """
     if key in _DURATIONS:
         return _parse_duration(key, raw, where)
+    if key in _SIZES:
+        return parse_size(raw, key=where)
     if key == "dir":
         return _parse_dir(raw, where, base)
     if key == "check_cache":

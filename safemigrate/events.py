@@ -423,6 +423,12 @@ class GateFinding:
     hint: str
     #: True when this finding alone makes lint_gate = "error" refuse the run.
     blocking: bool
+    #: The size of the tables a lock-cost finding was judged by (``acct: 100 rows, 16 kB``);
+    #: None when not judged by size (no database, not about lock cost).
+    size: str | None = None
+    #: Why an error finding does not block against this database (a fresh database, a small
+    #: table); None when it blocks or is not an error.
+    not_blocking_because: str | None = None
 
 
 @dataclass(frozen=True)
@@ -438,3 +444,17 @@ class LintFindings(Event):
     gate: str
     refused: bool
     findings: tuple[GateFinding, ...]
+
+
+@dataclass(frozen=True)
+class FreshDatabase(Event):
+    """The run bootstraps a fresh database (nothing of its own, no journal: db.bootstrap):
+    lock-cost lint findings do not block there, and a migration's own statement_timeout is
+    accepted. Emitted once, after ``connected`` and before ``lint_findings``/``run_started``.
+    """
+
+    kind: ClassVar[str] = "fresh_database"
+    #: True when an earlier run began the bootstrap and was interrupted before finishing it.
+    resumed: bool
+    #: True when no other session was connected at the start: steps skip the lock pre-check.
+    alone: bool = False

@@ -16,6 +16,7 @@ from .events import (
     Connected,
     ConnectionLost,
     Event,
+    FreshDatabase,
     HistoryAdopted,
     IndexCleanup,
     IndexProgress,
@@ -64,8 +65,9 @@ def _where(ref: StepRef) -> str:
     return f"{ref.file}:{ref.line} step {ref.step}/{ref.steps}"
 
 
-def event_text(event: Event, colour: bool = False) -> list[str]:
-    """The lines a person sees for an event (possibly none)."""
+def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> list[str]:
+    """The lines a person sees for an event (possibly none); ``verbose`` lists every lint
+    finding, not only the blocking ones."""
     if isinstance(event, Connected):
         return [paint(f"target: {event.target.describe()}", "bold", colour)]
     if isinstance(event, RunStarted):
@@ -73,7 +75,9 @@ def event_text(event: Event, colour: bool = False) -> list[str]:
     if isinstance(event, HistoryAdopted):
         return [paint(switch_text(event), "bold", colour)]
     if isinstance(event, LintFindings):
-        return lint_findings_text(event, colour)
+        return lint_findings_text(event, colour, verbose=verbose)
+    if isinstance(event, FreshDatabase):
+        return [fresh_database_text(event)]
     if isinstance(event, ConnectionLost):
         return [
             paint(
@@ -361,8 +365,28 @@ def polite_text(budget_ms: int | None) -> str:
     )
 
 
-def lint_findings_text(event: LintFindings, colour: bool = False) -> list[str]:
-    """The lint gate's findings on the pending steps, before anything is applied."""
+def fresh_database_text(event: FreshDatabase) -> str:
+    """The one line that says a run bootstraps a fresh database."""
+    what = (
+        "resuming the bootstrap of a fresh database an interrupted run began"
+        if event.resumed
+        else "bootstrapping a fresh database (nothing of its own, no journal)"
+    )
+    alone = (
+        "; no other session is connected, so steps skip the lock pre-check" if event.alone else ""
+    )
+    return (
+        f"{what}: lint findings about lock cost do not block and the migrations' own "
+        f"statement_timeout is accepted; lock_timeout stays guarded{alone}"
+    )
+
+
+def lint_findings_text(
+    event: LintFindings, colour: bool = False, *, verbose: bool = False
+) -> list[str]:
+    """The lint gate's findings on the pending steps, before anything is applied: the header,
+    each blocking finding with its hint, and the others in one line of counts per rule (each
+    of them too with ``verbose``)."""
     count = len(event.findings)
     blocking = sum(1 for f in event.findings if f.blocking)
     if event.refused:
@@ -375,17 +399,36 @@ def lint_findings_text(event: LintFindings, colour: bool = False) -> list[str]:
         f"lint gate ({event.gate}): {count} finding{'s' if count != 1 else ''} on pending "
         f"steps, {blocking} blocking; {verdict}"
     )
-    lines = [paint(head, "red" if event.refused else "yellow", colour)]
+    lines = [paint(head, "red" if event.refused else "yellow" if blocking else "dim", colour)]
+    others: dict[str, int] = {}
     for f in event.findings:
+        if not (f.blocking or verbose):
+            others[f.rule] = others.get(f.rule, 0) + 1
+            continue
         tone = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
+        if not f.blocking:
+            tone = "dim"
+        size = f" ({f.size})" if f.size and f.blocking else ""
         lines.append(
             paint(
-                f"  {f.file}:{f.line} step {f.step}/{f.steps}: {f.severity} [{f.rule}] {f.message}",
+                f"  {f.file}:{f.line} step {f.step}/{f.steps}: {f.severity} [{f.rule}] "
+                f"{f.message}{size}",
                 tone,
                 colour,
             )
         )
+        if f.not_blocking_because:
+            lines.append(f"      not blocking: {f.not_blocking_because}")
         lines.append(f"      hint: {f.hint}")
+    if others:
+        counts = ", ".join(
+            f"{n} {rule}" for rule, n in sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        lines.append(
+            paint(
+                f"  not blocking: {counts} (--verbose or --format json lists them)", "dim", colour
+            )
+        )
     return lines
 
 
@@ -690,6 +733,11 @@ def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = 
                 )
             )
     lines += [f"note: {note}" for note in report.notes]
+    if report.fresh and report.steps:
+        lines.append(
+            "fresh database: up would bootstrap it (lint findings about lock cost do not block "
+            "and the migrations' own statement_timeout is accepted)"
+        )
     if not report.steps:
         lines.append("nothing to apply")
         return lines
@@ -698,6 +746,14 @@ def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = 
         lines.append(
             f"worst case lock waits for the run: {format_duration(report.worst_case_run_wait_ms)}"
             f"{polite_text(report.lock_wait_budget_ms)}"
+        )
+    if report.guard is not None:
+        lines.append(
+            paint(
+                f"guard: up would refuse to apply anything (exit 2): {report.guard.message}",
+                "red",
+                colour,
+            )
         )
     judged = report.gate
     if judged is not None and judged.mode != "off":
@@ -740,8 +796,13 @@ def plan_batch_text(batch: PlanBatch) -> str:
 
 
 def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
-    """One block per planned step."""
+    """One block per planned step (an error finding the gate finds harmless here says why)."""
     lines: list[str] = []
+    relief = {
+        (f.file, f.line, f.rule): f.not_blocking_because
+        for f in (report.gate.findings if report.gate is not None else ())
+        if f.not_blocking_because
+    }
     for step in report.steps:
         statement = (
             "no statement timeout"
@@ -783,8 +844,15 @@ def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
                 lines.append(paint(f"      held now by {holder.describe()}", "red", colour))
         for finding in step.findings:
             tone = {"error": "red", "warning": "yellow"}.get(finding.severity, "dim")
+            relaxed = relief.get((step.file, finding.line, finding.rule))
             lines.append(
-                paint(f"    {finding.severity} [{finding.rule}] {finding.message}", tone, colour)
+                paint(
+                    f"    {finding.severity} [{finding.rule}] {finding.message}",
+                    "dim" if relaxed else tone,
+                    colour,
+                )
             )
+            if relaxed:
+                lines.append(f"      not blocking: {relaxed}")
             lines.append(f"      hint: {finding.hint}")
     return lines

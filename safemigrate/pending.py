@@ -143,6 +143,9 @@ class PlannedStep:
     step: Step
     #: True when an autocommit step was started before but never recorded as applied.
     started_before: bool = False
+    #: True for a migration none of whose steps is applied although a newer migration is
+    #: (run with allow_out_of_order): it arrived after its successors, so it is new.
+    late: bool = False
 
 
 def _steps(count: int) -> str:
@@ -678,8 +681,9 @@ def pending_steps(
                 f"migration (version {version_label(newest_applied, migrations)})",
                 hint="rename it to a newer version, or run with --allow-out-of-order",
             )
+        late = untouched and newest_applied is not None and migration.version < newest_applied
         planned += [
-            PlannedStep(migration, s, (migration.version, s.index) in started) for s in todo
+            PlannedStep(migration, s, (migration.version, s.index) in started, late) for s in todo
         ]
     return planned
 

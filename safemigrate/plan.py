@@ -12,6 +12,7 @@ from typing import Any
 from . import rewrites
 from .batches import estimated_batches
 from .config import Settings
+from .errors import MigrationFileError
 from .events import Blocker
 from .gate import GateVerdict
 from .lint import Finding
@@ -117,6 +118,11 @@ class PlanReport:
     #: On top of the worst cases: each step's polite waiting (lock_wait_budget capped by the
     #: deadline); None when steps never wait politely.
     lock_wait_budget_ms: int | None = None
+    #: The refusal up would meet from its guard (exit 2: a statement that switches the
+    #: runner's timeouts off or releases its run lock), whatever lint_gate says; None if none.
+    guard: MigrationFileError | None = field(default=None, compare=False)
+    #: True when the database is fresh: up would bootstrap it (see gate.py).
+    fresh: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``plan --format json``."""
@@ -141,11 +147,20 @@ class PlanReport:
             document["worst_case_run_wait_ms"] = self.worst_case_run_wait_ms
         if self.lock_wait_budget_ms is not None:
             document["lock_wait_budget_ms"] = self.lock_wait_budget_ms
+        if self.fresh:
+            document["fresh_database"] = True
+        if self.guard is not None:
+            document["guard"] = {"would_refuse": True, "error": str(self.guard)}
         if self.gate is not None:
             document["lint_gate"] = {
                 "mode": self.gate.mode,
                 "would_refuse": self.gate.refuses,
                 "blocking": [asdict(f) for f in self.gate.blocking],
+                "not_blocking": [
+                    asdict(f)
+                    for f in self.gate.findings
+                    if f.severity == "error" and not f.blocking and f.not_blocking_because
+                ],
             }
         if self.facts is not None:
             document["database"] = self.facts.database

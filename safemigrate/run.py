@@ -25,13 +25,13 @@ from . import gate
 from .adoption import switch_event
 from .blockers.watcher import Watcher
 from .config import Settings
-from .db import ServerError, Session, foreign_history, runlock
+from .db import ServerError, Session, bootstrap, foreign_history, runlock
 from .db import batches as dbbatch
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db.activity import Monitor
 from .db.journal import JournalTable
-from .db.schema import lint_catalog
+from .db.schema import function_timeouts, lint_catalog
 from .db.steps import AlsoApplied, SessionSteps
 from .durations import format_duration
 from .errors import (
@@ -45,6 +45,7 @@ from .events import (
     Connected,
     ConnectionLost,
     Event,
+    FreshDatabase,
     Reconnected,
     RunLockWaiting,
     RunStarted,
@@ -62,7 +63,6 @@ from .pending import (
 from .policy import worst_case
 from .retry import Backoff
 from .target import Target
-from .timeout_guard import refuse_unguarding
 
 EventSink = Callable[[Event], None]
 Clock = Callable[[], float]
@@ -571,6 +571,10 @@ class Run:
         self.should_stop = should_stop
         #: The sessions now open, for :meth:`cancel` from another thread.
         self._open_sessions: list[Session] = []
+        #: True when the run bootstraps a fresh database (found before its first step), and
+        #: when no other session was connected to it then (the pre-check is skipped).
+        self.fresh = False
+        self.alone = False
 
     def cancel(self) -> None:
         """Cancel the statement the run is sending now, from another thread (the main thread,
@@ -652,11 +656,16 @@ class Run:
                 session, self.journal, self.migrations, self.settings, self.target_version
             )
             planned = pending.steps
-            # Before anything of theirs runs: no pending statement may switch the guard off.
-            refuse_unguarding(planned, self.settings)
             if not reconnecting:
-                self._lint_gate(planned, session)
-            dbjournal.ensure(session, self.journal, lock_timeout_ms=self.settings.lock_timeout_ms)
+                # Before anything of theirs runs: no pending statement may switch the guard
+                # off (exit 2), and the lint gate judges them (exit 7).
+                self._lint_gate(planned, session, monitor)
+            dbjournal.ensure(
+                session,
+                self.journal,
+                lock_timeout_ms=self.settings.lock_timeout_ms,
+                bootstrap=self.fresh,
+            )
             # What another tool applied goes into the journal before the first step runs.
             adopted = foreign_history.adopt(
                 session,
@@ -690,14 +699,28 @@ class Run:
             if monitor is not None and not monitor.session.closed:
                 monitor.close()
 
-    def _lint_gate(self, planned: Sequence[PlannedStep], session: Session) -> None:
-        """Show the pending steps' lint findings; raise LintGateError when the gate refuses.
+    def _lint_gate(
+        self, planned: Sequence[PlannedStep], session: Session, monitor: Monitor | None = None
+    ) -> None:
+        """Refuse what the guard refuses (exit 2); show the pending steps' lint findings and
+        raise LintGateError when the gate refuses.
 
         The rules follow the server's own major version, not ``pg_version`` (which is for
-        linting without a database), and the live schema, not the directory's history.
+        linting without a database), the live schema, not the directory's history, and the
+        database as it is: fresh or in use, its tables' sizes (see gate.py).
         """
-        judged = gate.verdict(
-            planned, server_settings(self.settings, session), lambda: lint_catalog(session)
+        found = bootstrap.freshness(session, self.journal)
+        self.fresh = found.fresh
+        own = [session.pid] + ([monitor.pid] if monitor is not None else [])
+        self.alone = found.fresh and not bootstrap.others_connected(session, own)
+        if found.fresh and planned:
+            self.emit(FreshDatabase(found.resumed, self.alone))
+        judged = gate.judge_run(
+            planned,
+            server_settings(self.settings, session),
+            lambda: lint_catalog(session),
+            gate.GateContext(found.fresh, self.settings.gate_small_table_bytes),
+            function_timeouts=lambda: function_timeouts(session),
         )
         if judged.findings:
             self.emit(judged.event())
@@ -732,10 +755,13 @@ class Run:
                     later_pending_migrations=pending.later_migrations,
                 )
             )
-            watcher = Watcher(monitor, self.settings, session.pid, self.emit)
+            # Bootstrapping with nobody else connected: no lock to back off from (see
+            # db.bootstrap); lock_timeout still guards every step.
+            settings = replace(self.settings, lock_precheck=False) if self.alone else self.settings
+            watcher = Watcher(monitor, settings, session.pid, self.emit)
             executor = Executor(
                 SessionSteps(session, self.journal, also_applied=also_applied),
-                self.settings,
+                settings,
                 self.journal,
                 on_event=self.emit,
                 watcher=watcher,
@@ -746,7 +772,11 @@ class Run:
                 should_stop=self.should_stop,
             )
             try:
-                return executor.run(pending.steps, self.result)
+                result = executor.run(pending.steps, self.result)
+                if self.fresh and not result.stopped:
+                    # Every step the run was to apply is: the schema may now be used.
+                    bootstrap.end_bootstrap(session, self.journal)
+                return result
             finally:
                 # Joined with a timeout: a hung monitor query must not hold the run's end.
                 watcher.close()

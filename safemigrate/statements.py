@@ -53,6 +53,9 @@ def is_non_transactional(node: Any) -> bool:
     if isinstance(node, ast.ClusterStmt):
         # CLUSTER without a table reclusters every table and refuses a transaction block.
         return node.relation is None
+    if isinstance(node, ast.DiscardStmt):
+        # DISCARD page: "DISCARD ALL cannot be executed inside a transaction block" (25001).
+        return node.target == enums.DiscardMode.DISCARD_ALL
     if isinstance(node, ast.AlterTableStmt):
         return any(
             isinstance(cmd, ast.AlterTableCmd)

@@ -45,8 +45,19 @@ def exists(session: Session, journal: JournalTable) -> bool:
     return bool(found)
 
 
-def ensure(session: Session, journal: JournalTable, *, lock_timeout_ms: int) -> bool:
-    """Create the journal (and its schema) when missing; True if it was created.
+#: The journal table's comment.
+COMMENT = "safemigrate: one row per applied migration step"
+#: Its comment while a run bootstraps a fresh database (db.bootstrap): a run that resumes the
+#: bootstrap after an interruption judges the database as fresh still.
+BOOTSTRAP_COMMENT = f"{COMMENT}; bootstrapping a fresh database"
+
+
+def ensure(
+    session: Session, journal: JournalTable, *, lock_timeout_ms: int, bootstrap: bool = False
+) -> bool:
+    """Create the journal (and its schema) when missing; True if it was created. With
+    ``bootstrap``, it is created marked as bootstrapping a fresh database (see
+    db.bootstrap).
 
     Runs in its own short transaction under a lock timeout like any other DDL.
     """
@@ -73,7 +84,7 @@ def ensure(session: Session, journal: JournalTable, *, lock_timeout_ms: int) -> 
 )"""
         ).format(journal.ident),
         sql.SQL("COMMENT ON TABLE {} IS {}").format(
-            journal.ident, sql.Literal("safemigrate: one row per applied migration step")
+            journal.ident, sql.Literal(BOOTSTRAP_COMMENT if bootstrap else COMMENT)
         ),
         sql.SQL("COMMIT"),
     ]

@@ -13,11 +13,13 @@ from __future__ import annotations
 from psycopg import sql
 
 from ..lint.catalog import DEFAULT_SCHEMA, Catalog, Column, Domain
+from ..lint.context import show
+from ..lint.findings import TableSize
 from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from ..model import QualifiedName
-from .session import Session
+from .session import ServerError, Session, set_timeouts_sql
 
 # System schemas (pg_catalog, pg_toast, other sessions' pg_temp_N, information_schema) hold no
 # table a migration alters.
@@ -140,6 +142,54 @@ ORDER BY 1, 2, i.inhseqno
 """
 
 
+# Every user table's size and row estimate (materialized views too): pg_table_size is the heap
+# and its TOAST table, pg_indexes_size every index; reltuples is -1 (14+) or 0 (before) when
+# the table was never vacuumed or analyzed. Real sizes, whatever the statistics say. Both
+# functions open the relations with ACCESS SHARE: a table that another session holds (or
+# waits for) in ACCESS EXCLUSIVE, through itself, its TOAST table or an index, is skipped
+# (no size: judged as large) rather than waited for.
+_SIZES = """
+WITH exclusive AS (
+  SELECT l.relation FROM pg_locks l
+  WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock' AND l.pid IS DISTINCT FROM
+    pg_backend_pid()
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+)
+SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
+  pg_table_size(c.oid), pg_indexes_size(c.oid),
+  CASE WHEN c.reltuples < 0 OR (c.reltuples = 0 AND c.relpages = 0 AND NOT EXISTS (
+    SELECT FROM pg_stat_all_tables s WHERE s.relid = c.oid
+      AND coalesce(s.last_analyze, s.last_autoanalyze, s.last_vacuum, s.last_autovacuum)
+        IS NOT NULL)) THEN NULL ELSE c.reltuples END
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
+  AND n.nspname NOT LIKE 'pg\\_%'
+  AND c.oid NOT IN (SELECT relation FROM exclusive)
+  AND (c.reltoastrelid = 0 OR c.reltoastrelid NOT IN (SELECT relation FROM exclusive))
+  AND NOT EXISTS (
+    SELECT FROM pg_index i WHERE i.indrelid = c.oid
+      AND i.indexrelid IN (SELECT relation FROM exclusive))
+"""
+#: The size read's own lock timeout: a lock taken between the look at pg_locks and the read
+#: (a race) costs this much, and the sizes are then left out, never waited for.
+SIZES_LOCK_TIMEOUT_MS = 100
+
+# Routines in user schemas whose own SET clauses (proconfig) change a guarded timeout: a call
+# runs under them. The argument types as _FUNCTIONS gives them.
+_FUNCTION_TIMEOUTS = """
+SELECT p.proname::text,
+  ARRAY(SELECT CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname || '[]' END::text
+        FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS arg(type, ord)
+        JOIN pg_type t ON t.oid = arg.type
+        LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typlen = -1 AND t.typelem <> 0
+        ORDER BY arg.ord),
+  ARRAY(SELECT c FROM unnest(p.proconfig) c
+        WHERE c LIKE 'lock\\_timeout=%' OR c LIKE 'statement\\_timeout=%')
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE p.proconfig IS NOT NULL AND n.nspname <> 'information_schema'
+  AND n.nspname NOT LIKE 'pg\\_%'
+"""
+
 # Tables whose access method is not heap.
 _ACCESS_METHODS = (
     "SELECT n.nspname::text, c.relname::text, am.amname::text"
@@ -202,6 +252,9 @@ def lint_catalog(session: Session) -> Catalog:
         catalog.access_methods[QualifiedName(schema, table)] = method
     _read_domains(session, catalog)
     _read_functions(session, catalog)
+    catalog.function_timeouts.update(function_timeouts(session))
+    _read_sizes(session, catalog, visible)
+    catalog.live = True
     for schema, table, parent_schema, parent in session.rows(sql.SQL(_PARENTS)):
         child = QualifiedName(schema, table)
         catalog.parents[child] = (
@@ -239,6 +292,48 @@ def _read_functions(session: Session, catalog: Catalog) -> None:
             if inlined is not None:
                 volatile = volatile_call(inlined, catalog) is not None
         catalog.functions[f"{name}({','.join(types)})"] = bool(volatile)
+
+
+def function_timeouts(session: Session) -> dict[str, tuple[str, ...]]:
+    """The user routines whose own SET clauses set lock_timeout or statement_timeout, by
+    signature (``name(argtypes)``), each setting as ``name=value`` (pg_proc.proconfig)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for name, types, settings in session.rows(sql.SQL(_FUNCTION_TIMEOUTS)):
+        if settings:
+            found[f"{name}({','.join(types)})"] = tuple(str(s) for s in settings)
+    return found
+
+
+def _read_sizes(session: Session, catalog: Catalog, visible: set[QualifiedName]) -> None:
+    """Every user table's size when the run starts, keyed by its real schema and, for the
+    tables the search_path finds, by the current schema too (as the linter names them).
+
+    Never waits for a lock: tables held in ACCESS EXCLUSIVE are skipped, and if one is taken
+    in between, the read gives up after SIZES_LOCK_TIMEOUT_MS and no size is known (every
+    existing table is then judged as large)."""
+    query = sql.SQL("BEGIN READ ONLY; {}; {}; COMMIT").format(
+        set_timeouts_sql(SIZES_LOCK_TIMEOUT_MS, session.housekeeping_timeouts[1], local=True),
+        sql.SQL(_SIZES),
+    )
+    try:
+        rows = session.rows(query)
+    except ServerError as err:
+        session.rollback_quietly()
+        if err.sqlstate != "55P03":
+            raise
+        return
+    current = catalog.search_path_schema
+    for schema, table, found, heap, indexes, rows_estimate in rows:
+        name = QualifiedName(schema, table)
+        size = TableSize(
+            show(QualifiedName(None if found else schema, table)),
+            int(heap or 0),
+            int(indexes or 0),
+            None if rows_estimate is None else float(rows_estimate),
+        )
+        catalog.sizes[name] = size
+        if found or name in visible:
+            catalog.sizes.setdefault(QualifiedName(current, table), size)
 
 
 def _alias_visible(catalog: Catalog, visible: set[QualifiedName]) -> None:

@@ -14,10 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import QualifiedName
+from .findings import TableSize
 from .types import ColumnType
 
 #: The schema an unqualified name resolves to when nothing says otherwise.
 DEFAULT_SCHEMA = "public"
+#: The fields only a catalog read from a live database has (not kept in check's cache).
+LIVE_FIELDS = frozenset(
+    {"live", "sizes", "run_created_tables", "run_created_columns", "run_created_indexes"}
+)
 
 
 @dataclass
@@ -104,6 +109,22 @@ class Catalog:
     expression_indexes: set[QualifiedName] = field(default_factory=set)
     #: Tables whose access method is not heap (CREATE TABLE ... USING, SET ACCESS METHOD).
     access_methods: dict[QualifiedName, str] = field(default_factory=dict)
+    #: Functions and procedures that carry their own lock_timeout or statement_timeout (a
+    #: ``SET`` clause of CREATE/ALTER FUNCTION, pg_proc.proconfig), by signature
+    #: (``name(argtypes)``): each setting as ``name=value``. A call runs under those,
+    #: whatever the caller set.
+    function_timeouts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: True when read from a live database (db.schema.lint_catalog): it holds every relation
+    #: there is, so a name it does not hold does not exist yet, and the pending files of one
+    #: run share what they create (see the ``run_created_*`` sets).
+    live: bool = False
+    #: The live tables' sizes when the run started (heap and TOAST, indexes, rows), by name.
+    sizes: dict[QualifiedName, TableSize] = field(default_factory=dict)
+    #: With a live catalog: the tables, columns and indexes the run's earlier pending files
+    #: created (each file's FileState shares these sets), new to every application.
+    run_created_tables: set[QualifiedName] = field(default_factory=set)
+    run_created_columns: set[tuple[QualifiedName, str]] = field(default_factory=set)
+    run_created_indexes: set[QualifiedName] = field(default_factory=set)
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""
@@ -192,6 +213,11 @@ class Catalog:
             method = self.access_methods.pop(old)
             if new is not None:
                 self.access_methods[new] = method
+        if old in self.sizes:
+            # A table dropped (and perhaps created again) is new; a renamed one keeps its size.
+            size = self.sizes.pop(old)
+            if new is not None:
+                self.sizes[new] = size
         for pairs in (self.unvalidated_checks, self.not_null_proven):
             for table, name in [k for k in pairs if k[0] == old]:
                 pairs.discard((table, name))
@@ -305,7 +331,8 @@ class Catalog:
                 names.add(new)
 
     def to_json(self) -> dict[str, Any]:
-        """The catalog as JSON-ready data (for check's cache); from_json reads it back."""
+        """The catalog as JSON-ready data (for check's cache, so without the LIVE_FIELDS);
+        from_json reads it back."""
         return {
             "tables": [
                 [
@@ -354,6 +381,7 @@ class Catalog:
             "constraint_indexes": sorted(_name(i) for i in self.constraint_indexes),
             "expression_indexes": sorted(_name(i) for i in self.expression_indexes),
             "access_methods": [[_name(t), m] for t, m in self.access_methods.items()],
+            "function_timeouts": [[f, list(v)] for f, v in self.function_timeouts.items()],
         }
 
     @classmethod
@@ -398,6 +426,9 @@ class Catalog:
             constraint_indexes={_qualified(i) for i in raw["constraint_indexes"]},
             expression_indexes={_qualified(i) for i in raw["expression_indexes"]},
             access_methods={_qualified(t): str(m) for t, m in raw["access_methods"]},
+            function_timeouts={
+                str(f): tuple(str(x) for x in v) for f, v in raw["function_timeouts"]
+            },
         )
 
 

@@ -154,10 +154,20 @@ class StatementContext:
     ceilings: TimeoutCeilings = field(default_factory=TimeoutCeilings)
     #: The ``safe_rewrites`` policy: rewrite, require or off.
     safe_rewrites: str = "rewrite"
+    #: The parse trees of the statements after this one in its transaction (empty when the
+    #: statement is its own step); None when not known (inside a DO block).
+    following: tuple[Any, ...] | None = None
 
     def table(self, range_var: Any) -> QualifiedName:
         """The resolved name of a RangeVar."""
         return self.state.table(range_var)
+
+    def family(self, range_var: Any) -> tuple[QualifiedName, ...]:
+        """The table of a RangeVar and, unless ONLY is written, every partition and child
+        below it: what an ALTER TABLE (or an index build) on it reaches, for its cost."""
+        table = self.table(range_var)
+        below = self.state.catalog.family(table, only=not range_var.inh) - {table}
+        return (table, *sorted(below, key=lambda t: (t.schema or "", t.name)))
 
     def runs_as_recipe(self) -> bool:
         """True when the runner applies this statement as its non-blocking constraint recipe

@@ -11,6 +11,7 @@ from .. import statements as sqlinfo
 from ..model import QualifiedName
 from .catalog import DEFAULT_SCHEMA, Catalog, Column, Domain
 from .context import StatementContext, name_of, walk
+from .timeouts import function_settings, merge_settings
 from .types import column_type
 from .volatility import inlinable_expression, inlined_select, volatile_call
 
@@ -182,6 +183,29 @@ def _created_relation(node: Any) -> Any:
     return into.rel
 
 
+def _created_if_absent(node: Any, ctx: StatementContext) -> Any:
+    """The RangeVar of a ``CREATE TABLE [AS] IF NOT EXISTS`` whose table the live catalog
+    does not hold, else None: against a database, such a table does not exist yet, so the
+    statement creates it, as new as one created without IF NOT EXISTS."""
+    rel: Any
+    if isinstance(node, ast.CreateStmt) and node.if_not_exists and node.relation is not None:
+        rel = node.relation
+    elif (
+        isinstance(node, ast.CreateTableAsStmt)
+        and node.if_not_exists
+        and node.objtype == _OBJ.OBJECT_TABLE
+        and node.into is not None
+    ):
+        rel = node.into.rel
+    else:
+        return None
+    if rel is None or rel.relpersistence == "t":
+        return None  # temporary: counted as new anyway (see record)
+    name = ctx.state.resolve(QualifiedName(rel.schemaname or None, str(rel.relname)))
+    known = name in ctx.state.catalog.tables or name in ctx.state.created_tables
+    return None if known else rel
+
+
 def _search_path(node: Any) -> str | None:
     """The schema new unqualified names go to after a ``SET search_path``, if it sets one."""
     if node.kind in (enums.VariableSetKind.VAR_SET_DEFAULT, enums.VariableSetKind.VAR_RESET):
@@ -207,6 +231,7 @@ def record(node: Any, ctx: StatementContext) -> None:
         return
     if isinstance(node, ast.CreateFunctionStmt):
         _record_function(node, ctx)
+        _record_function_timeouts(node, ctx)
         return
     if isinstance(node, ast.TruncateStmt):
         state.emptied_tables.update(ctx.table(r) for r in node.relations or ())
@@ -215,6 +240,8 @@ def record(node: Any, ctx: StatementContext) -> None:
         state.emptied_tables.add(ctx.table(node.relation))
         return
     relation = _created_relation(node)
+    if relation is None and state.catalog.live:
+        relation = _created_if_absent(node, ctx)
     if (
         relation is None
         and isinstance(node, ast.CreateStmt)
@@ -271,10 +298,13 @@ def record(node: Any, ctx: StatementContext) -> None:
             state.catalog.index_columns.pop(index, None)
             state.catalog.indexes.pop(index, None)
             state.catalog.expression_indexes.discard(index)
-    elif isinstance(node, ast.DropStmt) and node.removeType == _OBJ.OBJECT_FUNCTION:
-        _drop_functions(node, ctx)
+    elif isinstance(node, ast.DropStmt) and node.removeType in _ROUTINES:
+        if node.removeType == _OBJ.OBJECT_FUNCTION:
+            _drop_functions(node, ctx)
+        _drop_function_timeouts(node, ctx)
     elif isinstance(node, ast.AlterFunctionStmt):
         _record_alter_function(node, ctx)
+        _record_function_timeouts(node, ctx)
     elif isinstance(node, ast.CreateDomainStmt) and node.domainname:
         domain = _domain_of(node, ctx)
         for name in _type_names(node.domainname, state.search_path_schema):
@@ -371,6 +401,64 @@ def _record_function(node: Any, ctx: StatementContext) -> None:
         ]
         signature = function_signature(name, arguments)
         ctx.state.catalog.functions[signature] = _volatile_in_default(node, options, language, ctx)
+
+
+#: The DROP object types of functions and procedures.
+_ROUTINES = frozenset({_OBJ.OBJECT_FUNCTION, _OBJ.OBJECT_PROCEDURE, _OBJ.OBJECT_ROUTINE})
+
+
+def _record_function_timeouts(node: Any, ctx: StatementContext) -> None:
+    """The lock_timeout / statement_timeout a CREATE or ALTER FUNCTION / PROCEDURE's SET
+    clauses give the routine (a call runs under them: see Catalog.function_timeouts)."""
+    timeouts = ctx.state.catalog.function_timeouts
+    if isinstance(node, ast.CreateFunctionStmt):
+        if not node.funcname:
+            return
+        name = str(node.funcname[-1].sval)
+        settings = function_settings(node.options)
+        key = function_signature(
+            name,
+            [
+                p.argType
+                for p in node.parameters or ()
+                if p.mode not in (_PARAM.FUNC_PARAM_OUT, _PARAM.FUNC_PARAM_TABLE)
+            ],
+        )
+        # CREATE OR REPLACE replaces the SET clauses too.
+        kept = tuple(entry for entry in settings if not entry.endswith("="))
+        if kept:
+            timeouts[key] = kept
+        else:
+            timeouts.pop(key, None)
+        return
+    settings = function_settings(node.actions)
+    if not settings or node.func is None or not node.func.objname:
+        return
+    name = str(node.func.objname[-1].sval)
+    if node.func.args_unspecified:
+        keys = [k for k in timeouts if k.startswith(f"{name}(")] or [f"{name}()"]
+    else:
+        keys = [function_signature(name, node.func.objargs)]
+    for key in keys:
+        merged = merge_settings(timeouts.get(key, ()), settings)
+        if merged:
+            timeouts[key] = merged
+        else:
+            timeouts.pop(key, None)
+
+
+def _drop_function_timeouts(node: Any, ctx: StatementContext) -> None:
+    """DROP FUNCTION / PROCEDURE / ROUTINE forgets the timeouts of what it drops."""
+    timeouts = ctx.state.catalog.function_timeouts
+    for obj in node.objects or ():
+        if not isinstance(obj, ast.ObjectWithArgs) or not obj.objname:
+            continue
+        name = str(obj.objname[-1].sval)
+        if obj.args_unspecified:
+            for key in [k for k in timeouts if k.startswith(f"{name}(")]:
+                del timeouts[key]
+        else:
+            timeouts.pop(function_signature(name, obj.objargs), None)
 
 
 def function_signature(name: str, argument_types: Any) -> str:

@@ -20,7 +20,7 @@ How a file is read:
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +39,8 @@ from ..source import (
 )
 from .allow import Allow, find_allows
 from .catalog import Catalog
-from .context import FileState, StatementContext, Transaction, walk
-from .findings import Finding, Hit, Rule
+from .context import FileState, StatementContext, Transaction, show, walk
+from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize
 from .options import TimeoutCeilings
 from .plpgsql import do_block_sql, do_language, function_body_sql
 from .rules import CHECKS, SUPPRESSIBLE
@@ -223,8 +223,15 @@ def lint_text(
         not_null_proven=shared.not_null_proven,
         search_path_schema=shared.search_path_schema,
     )
+    if shared.live:
+        # Against a database, the run's pending files are one run: what an earlier one
+        # created is as new as what this file created (no application knows it yet).
+        state.created_tables = shared.run_created_tables
+        state.created_columns = shared.run_created_columns
+        state.created_indexes = shared.run_created_indexes
     hits_of: list[list[Hit]] = []
-    for stmt, tx in zip(parsed.statements, transactions_of(parsed.statements), strict=True):
+    transactions = transactions_of(parsed.statements)
+    for index, (stmt, tx) in enumerate(zip(parsed.statements, transactions, strict=True)):
         ctx = StatementContext(
             path=path,
             pg_version=pg_version,
@@ -237,12 +244,13 @@ def lint_text(
             line=stmt.line,
             ceilings=ceilings or TimeoutCeilings(),
             safe_rewrites=safe_rewrites,
+            following=_following(parsed.statements, transactions, index),
         )
-        hits = _run_rules(stmt.node, ctx)
-        hits.extend(_lint_calls(stmt, ctx))
+        hits = _with_facts(_run_rules(stmt.node, ctx), state)
+        hits.extend(_with_facts(_lint_calls(stmt, ctx), state))
         record(stmt.node, ctx)
         if isinstance(stmt.node, ast.DoStmt):
-            hits.extend(_lint_do_block(stmt, ctx))
+            hits.extend(_with_facts(_lint_do_block(stmt, ctx), state))
         hits_of.append(hits)
 
     allows = find_allows(parsed.allows)
@@ -250,6 +258,44 @@ def lint_text(
     findings = list(dict.fromkeys(findings))
     findings.sort(key=lambda f: (f.line, f.column))
     return FileResult(findings, bool(refusals))
+
+
+def _following(
+    statements: tuple[ParsedStatement, ...], transactions: list[Transaction], index: int
+) -> tuple[Any, ...]:
+    """The parse trees of the statements after statement ``index`` in its transaction (none
+    for a statement that is its own step: its transaction ends with it)."""
+    tx = transactions[index]
+    if not tx.is_block:
+        return ()
+    later = zip(statements[index + 1 :], transactions[index + 1 :], strict=True)
+    return tuple(s.node for s, t in later if t is tx)
+
+
+def _with_facts(hits: list[Hit], state: FileState) -> list[Hit]:
+    """``hits`` with the live catalog's sizes on their costs (as the schema is at this
+    statement: a table renamed earlier in the run keeps its size, one created in it has
+    none); unchanged without a live catalog, where nothing is known of sizes."""
+    catalog = state.catalog
+    if not catalog.live:
+        return hits
+    return [h if h.cost is None else replace(h, facts=cost_facts(h.cost, state)) for h in hits]
+
+
+def cost_facts(cost: Cost, state: FileState) -> CostFacts:
+    """The sizes at the start of the run of the tables ``cost`` grows with (0 for a table
+    created earlier in the run; unknown for one the live catalog does not hold)."""
+    if cost.tables is None:
+        return CostFacts(cost.kind)
+    sizes: list[TableSize] = []
+    for table in dict.fromkeys(cost.tables):
+        size = state.catalog.sizes.get(table)
+        if size is None and table in state.created_tables:
+            size = TableSize(show(table), 0, 0, 0.0, new=True)
+        if size is None:
+            return CostFacts(cost.kind)
+        sizes.append(size)
+    return CostFacts(cost.kind, tuple(sizes))
 
 
 def _apply_allows(
@@ -310,9 +356,14 @@ def _apply_allows(
             by = [a for a in allowed if h.rule in a.rule_ids]
             for allow in by:
                 allow.used.add(h.rule)
-            if not by:
+            if not by or not h.suppressible:
+                message = h.message
+                if by:
+                    message += " (an allow comment cannot suppress this)"
                 findings.append(
-                    Finding(path, stmt.line, stmt.column, h.rule, h.severity, h.message, h.hint)
+                    Finding(
+                        path, stmt.line, stmt.column, h.rule, h.severity, message, h.hint, h.facts
+                    )
                 )
     for allowed in attached.values():
         for allow in allowed:

@@ -211,8 +211,9 @@ def test_no_retry_directive_gives_up_after_one_attempt(
         "100ms",
         "--max-attempts",
         "10",
-        # The reader may already be older than the lock timeout when the step starts: the
-        # pre-check would then wait for it politely (not an attempt) instead of queueing.
+        # Without it the attempt is issued only while the reader is younger than
+        # lock_precheck_age (500ms): later, the pre-check backs off politely (no attempt)
+        # until the reader goes, and what this test measures depends on the machine's speed.
         "--no-lock-precheck",
         "--format",
         "json",

@@ -85,6 +85,19 @@ def test_cli_scale_quick(bindir: str, tmp_path: Path) -> None:
     assert any(name.startswith("safemigrate") for name in data["importtime"]["self_s_median"])
 
 
+def test_cli_scale_corpus_quick(bindir: str, tmp_path: Path) -> None:
+    # A two-file corpus: the --corpus runners (psql, up alone, up with a session connected).
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "0001_t.sql").write_text("CREATE TABLE t (id int PRIMARY KEY);\n")
+    (corpus / "0002_n.sql").write_text("ALTER TABLE t ADD COLUMN n int;\n")
+    out = tmp_path / "corpus.json"
+    _run("cli_scale.py", "--pg-bindir", bindir, "--corpus", str(corpus), "--out", str(out))
+    row = json.loads(out.read_text())["corpus"]
+    assert row["files"] == 2
+    assert {"psql", "up", "up_watched", "up_over_up_watched"} <= set(row)
+
+
 def test_backfill_quick(bindir: str, tmp_path: Path) -> None:
     out = tmp_path / "backfill.json"
     _run("backfill.py", "--pg-bindir", bindir, "--out", str(out))

@@ -663,6 +663,22 @@ def test_rehearse_loads_a_schema_dump_first(rehearse_tmp: Path, tmp_path: Path) 
     _assert_nothing_left(result, rehearse_tmp)
 
 
+def test_rehearse_judges_a_schema_dumps_tables_as_large(rehearse_tmp: Path, tmp_path: Path) -> None:
+    # Issue 20: the dump brings production's tables without their rows, so their size in the
+    # throwaway database says nothing: the rewrite is judged as on a large table (refused),
+    # where on a fresh rehearsal it would be a new table's.
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE TABLE acct (id int PRIMARY KEY, n int);\n", encoding="utf-8")
+    migrations = write_migrations(
+        tmp_path / "migrations", {"0001_bigint.sql": "ALTER TABLE acct ALTER COLUMN n TYPE bigint;"}
+    )
+    result = _rehearse(rehearse_tmp, "--dir", str(migrations), "--schema-from", str(schema))
+    assert result.exit_code == 7, result.output
+    assert "[column-type-change]" in result.stderr
+    assert "bootstrapping" not in result.stdout
+    _assert_nothing_left(result, rehearse_tmp)
+
+
 def test_rehearse_interrupted_exits_130_and_leaves_nothing(
     rehearse_tmp: Path, tmp_path: Path
 ) -> None:

@@ -40,8 +40,9 @@ def test_up_and_status_through_python_dash_m_exit_0_with_json(db_dsn: str) -> No
     assert applied.exit_code == 0, applied.output
     events = [json.loads(line) for line in applied.stdout.splitlines()]
     kinds = [e["event"] for e in events]
-    # The target first, then the lint gate's warnings, then the run.
-    assert kinds[:3] == ["connected", "lint_findings", "run_started"]
+    # The target first, the fresh database announced, then the run (the indexes built on
+    # tables created earlier in the run are no finding).
+    assert kinds[:3] == ["connected", "fresh_database", "run_started"]
     assert kinds[-1] == "run_finished"
     assert [e["event"] for e in events].count("step_applied") == 22
 

@@ -349,3 +349,47 @@ def test_running_targets_finish_their_migration_and_stop_at_its_boundary(
     # The running target was inside 0001 when the other failed: it finished 0001, not 0002.
     assert journal_rows(running) == [(1, 0, "applied"), (1, 1, "applied")]
     assert journal_rows(failing) == [(1, 0, "applied")]
+
+
+def test_each_target_is_judged_against_its_own_database(
+    make_database: MakeDatabase, tmp_path: Path
+) -> None:
+    # Issue 20: the same pending rewrite is harmless on a fresh target (bootstrapped) and on
+    # one whose table is small, and refused (exit 7) on the one whose table is large.
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_acct.sql": "CREATE TABLE IF NOT EXISTS acct (id int PRIMARY KEY, n int);",
+            "0002_bigint.sql": "ALTER TABLE acct ALTER COLUMN n TYPE bigint;",
+        },
+    )
+    fresh, small, big = (make_database() for _ in range(3))
+    for dsn, rows in ((small, 100), (big, 400_000)):
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("CREATE TABLE acct (id int PRIMARY KEY, n int)")
+            conn.execute(
+                sql.SQL("INSERT INTO acct SELECT g, g FROM generate_series(1, {}) g").format(
+                    sql.Literal(rows)
+                )
+            )
+    targets = write_targets(
+        tmp_path / "targets.toml",
+        [
+            {"name": "fresh", "dsn": fresh},
+            {"name": "small", "dsn": small},
+            {"name": "big", "dsn": big},
+        ],
+    )
+    result = run(
+        "up", "--dir", str(migrations), "--targets", str(targets), "--keep-going", "--format",
+        "json",
+    )  # fmt: skip
+    assert result.exit_code == 7, result.output
+    events = result.events()
+    assert [e["target"] for e in events if e["event"] == "fresh_database"] == ["fresh"]
+    gates = {e["target"]: e for e in events if e["event"] == "lint_findings"}
+    assert gates["small"]["refused"] is False and gates["big"]["refused"] is True
+    [relieved] = gates["small"]["findings"]
+    assert relieved["not_blocking_because"].startswith("acct: ")
+    assert applied(fresh) == [1, 2] and applied(small) == [1, 2]
+    assert applied(big) == []

@@ -1,5 +1,10 @@
 """The lint gate as a user meets it: `up`, `up --dry-run`, `plan` and `rehearse` against a real
-PostgreSQL, with error findings on pending steps (exit 7, nothing written) or not."""
+PostgreSQL, with error findings on pending steps (exit 7, nothing written) or not.
+
+The examples judge a foreign key added to tables that existed before the run (a database in
+use: ``in_use``), with ``gate_small_table = 0`` so that their few rows count as a large table;
+what a fresh database, a table created in the run and the tables' real sizes change is
+tests/integration/test_gate_database.py."""
 
 from __future__ import annotations
 
@@ -25,13 +30,25 @@ from tests.support.runner import (
 from tests.support.runner import run as run_cli
 
 #: The gate's examples use a plain FOREIGN KEY as the unsafe statement: an error only where the
-#: runner does not run it as its non-blocking recipe (safe_rewrites; see the last test).
-NO_REWRITES = {"SAFEMIGRATE_SAFE_REWRITES": "off"}
+#: runner does not run it as its non-blocking recipe (safe_rewrites; see the last test), and
+#: blocking only on a table that is not small (gate_small_table 0: every table is large).
+NO_REWRITES = {"SAFEMIGRATE_SAFE_REWRITES": "off", "SAFEMIGRATE_GATE_SMALL_TABLE": "0"}
 
 
 def run(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Result:
     """The CLI, with the runner's constraint rewrites off (see NO_REWRITES)."""
     return run_cli(*args, env={**NO_REWRITES, **(env or {})}, timeout=timeout)
+
+
+def in_use(directory: Path, dsn: str, files: dict[str, str]) -> None:
+    """A database in use: 0001_tables.sql applied (the tables exist before the run under
+    test, with a row each), then ``files`` written for that run."""
+    write_migrations(directory, {"0001_tables.sql": TABLES})
+    first = run("up", "--dir", str(directory), "--dsn", dsn)
+    assert first.exit_code == 0, first.output
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("INSERT INTO customers VALUES (1); INSERT INTO orders VALUES (1, 1)")
+    write_migrations(directory, files)
 
 
 TABLES = """
@@ -76,22 +93,39 @@ def _events(stdout: str) -> list[dict[str, Any]]:
 def test_pending_foreign_key_without_not_valid_exits_7_and_writes_nothing(
     tmp_path: Path, db_dsn: str
 ) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    in_use(
+        tmp_path,
+        db_dsn,
+        {"0002_note.sql": "ALTER TABLE orders ADD COLUMN note text;", "0003_fk.sql": UNSAFE_FK},
+    )
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
     assert result.exit_code == 7, result.output
     assert "Traceback" not in result.output
     # The findings come first, then the refusal with its ways out.
     assert "lint gate (error): 1 finding on pending steps, 1 blocking" in result.stdout
-    assert "0002_fk.sql:1 step 1/1: error [constraint-without-not-valid]" in result.stdout
-    assert "error: the lint gate refused the run: 0002_fk.sql:1" in result.stderr
+    assert "0003_fk.sql:1 step 1/1: error [constraint-without-not-valid]" in result.stdout
+    assert "(orders: " in result.stdout  # the size it was judged by
+    assert "error: the lint gate refused the run: 0003_fk.sql:1" in result.stderr
     assert "-- safemigrate: allow constraint-without-not-valid -- <reason>" in result.stderr
-    # Nothing at all was written: not the harmless first migration, not the journal table.
-    assert not _tables_exist(db_dsn)
-    assert not _journal_exists(db_dsn)
+    # Issue 22 item 8: the refusal names --target with the version that applies the safe
+    # migrations before the refused one.
+    assert "safemigrate up --target 0002 applies the 1 pending migration before it" in (
+        result.stderr
+    )
+    # Nothing at all was written: not the harmless migration before it.
+    assert journal_rows(db_dsn) == [(1, 0, "applied"), (1, 1, "applied")]
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = 'orders'::regclass "
+            "AND attname = 'note'"
+        ).fetchone()
+    assert row == (0,)
+    applied = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--target", "0002")
+    assert applied.exit_code == 0, applied.output
 
 
 def test_refusal_in_json_is_lint_findings_then_run_failed(tmp_path: Path, db_dsn: str) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json")
     assert result.exit_code == 7, result.output
     events = _events(result.stdout)
@@ -101,18 +135,20 @@ def test_refusal_in_json_is_lint_findings_then_run_failed(tmp_path: Path, db_dsn
     [finding] = gate["findings"]
     assert finding["rule"] == "constraint-without-not-valid"
     assert (finding["version"], finding["step"], finding["blocking"]) == (2, 1, True)
+    assert finding["size"].startswith("orders: ")
+    assert finding["not_blocking_because"] is None
     assert events[2]["exit_code"] == 7
-    assert not _journal_exists(db_dsn)
+    assert not _constraint_exists(db_dsn)
 
 
 def test_warn_prints_the_findings_and_applies(tmp_path: Path, db_dsn: str) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "warn")
     assert result.exit_code == 0, result.output
     assert "lint gate (warn): 1 finding on pending steps, 1 blocking; applying anyway" in (
         result.stdout
     )
-    assert result.stdout.index("lint gate (warn)") < result.stdout.index("applying 3 steps")
+    assert result.stdout.index("lint gate (warn)") < result.stdout.index("applying 1 step")
     assert _constraint_exists(db_dsn)
 
     # JSON: lint_findings comes before run_started; the setting works from the environment.
@@ -133,7 +169,7 @@ def test_warn_prints_the_findings_and_applies(tmp_path: Path, db_dsn: str) -> No
 
 
 def test_off_applies_without_linting(tmp_path: Path, db_dsn: str) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
     config = tmp_path / "safemigrate.toml"
     config.write_text('lint_gate = "off"\n', encoding="utf-8")
     result = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
@@ -143,7 +179,7 @@ def test_off_applies_without_linting(tmp_path: Path, db_dsn: str) -> None:
 
 
 def test_an_allow_comment_with_a_reason_passes_the_gate(tmp_path: Path, db_dsn: str) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": ALLOWED_FK})
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": ALLOWED_FK})
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
     assert result.exit_code == 0, result.output
     assert "lint gate" not in result.output
@@ -152,11 +188,16 @@ def test_an_allow_comment_with_a_reason_passes_the_gate(tmp_path: Path, db_dsn: 
 
 def test_an_allow_comment_without_a_reason_does_not(tmp_path: Path, db_dsn: str) -> None:
     no_reason = ALLOWED_FK.replace(" -- orders is empty until launch", "")
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": no_reason})
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": no_reason})
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
     assert result.exit_code == 7, result.output
-    assert "[allow-without-reason]" in result.stdout
-    assert not _journal_exists(db_dsn)
+    # The blocking finding is listed, the allow comment's own in the summary line.
+    assert "[constraint-without-not-valid]" in result.stdout
+    assert "not blocking: 1 allow-without-reason" in result.stdout
+    verbose = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--verbose")
+    assert verbose.exit_code == 7, verbose.output
+    assert "[allow-without-reason]" in verbose.stdout
+    assert not _constraint_exists(db_dsn)
 
 
 def test_an_applied_unsafe_migration_does_not_block_later_ones(tmp_path: Path, db_dsn: str) -> None:
@@ -181,7 +222,7 @@ def test_only_the_pending_steps_of_a_partial_migration_are_judged(
     tmp_path: Path, db_dsn: str
 ) -> None:
     note = "ALTER TABLE orders ADD COLUMN note text;\n"
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_two.sql": note + UNSAFE_FK})
+    in_use(tmp_path, db_dsn, {"0002_two.sql": note + UNSAFE_FK})
     assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "off").exit_code == 0
     # As an interrupted run would leave it: the first step applied, the unsafe second pending.
     with psycopg.connect(db_dsn, autocommit=True) as conn:
@@ -192,9 +233,10 @@ def test_only_the_pending_steps_of_a_partial_migration_are_judged(
     assert "0002_two.sql:3 step 2/2: error [constraint-without-not-valid]" in result.stdout
 
     # The other way round: the unsafe step applied, a safe one pending.
-    write_migrations(tmp_path, {"0002_two.sql": UNSAFE_FK + note})
+    (tmp_path / "0002_two.sql").unlink()
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("DROP TABLE safemigrate_history, orders, customers")
+    in_use(tmp_path, db_dsn, {"0002_two.sql": UNSAFE_FK + note})
     assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "off").exit_code == 0
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("ALTER TABLE orders DROP COLUMN note")
@@ -205,10 +247,11 @@ def test_only_the_pending_steps_of_a_partial_migration_are_judged(
     assert journal_rows(db_dsn)[-1] == (2, 1, "applied")
 
 
-def test_lint_gate_after_lets_adopted_history_run_on_a_fresh_database(
+def test_lint_gate_after_lets_adopted_history_run_on_a_database_in_use(
     tmp_path: Path, db_dsn: str
 ) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    # History pending in order on a database that is not fresh (the tables came first).
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
     config = tmp_path / "safemigrate.toml"
     config.write_text('lint_gate_after = "0002"\n', encoding="utf-8")
     history = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
@@ -219,6 +262,24 @@ def test_lint_gate_after_lets_adopted_history_run_on_a_fresh_database(
     new = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
     assert new.exit_code == 7, new.output
     assert "0003_fk2.sql:1 step 1/1" in new.stderr
+
+
+def test_lint_gate_after_never_exempts_a_migration_that_arrives_late(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # Issue 21 item 9: with allow_out_of_order, a new migration dated before lint_gate_after
+    # is a new file, not the history from before the gate: it is judged.
+    in_use(tmp_path, db_dsn, {"0005_note.sql": "ALTER TABLE orders ADD COLUMN note text;"})
+    config = tmp_path / "safemigrate.toml"
+    config.write_text('lint_gate_after = "0005"\nallow_out_of_order = true\n', encoding="utf-8")
+    assert (
+        run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn).exit_code == 0
+    )
+    write_migrations(tmp_path, {"0003_late_fk.sql": UNSAFE_FK})
+    late = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    assert late.exit_code == 7, late.output
+    assert "0003_late_fk.sql:1 step 1/1 [constraint-without-not-valid]" in late.stderr
+    assert not _constraint_exists(db_dsn)
 
 
 def test_the_gate_follows_the_servers_version_not_pg_version(tmp_path: Path, db_dsn: str) -> None:
@@ -246,7 +307,7 @@ def test_the_gate_follows_the_servers_version_not_pg_version(tmp_path: Path, db_
 def test_dry_run_shows_findings_per_step_and_exits_7_when_the_gate_would_refuse(
     tmp_path: Path, db_dsn: str
 ) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run")
     assert result.exit_code == 7, result.output
     lines = result.stdout.splitlines()
@@ -254,7 +315,7 @@ def test_dry_run_shows_findings_per_step_and_exits_7_when_the_gate_would_refuse(
     assert "error [constraint-without-not-valid]" in "\n".join(lines[at : at + 6])
     assert "lint gate (error): would refuse to apply anything: 1 error finding" in result.stdout
     assert "error: the lint gate refused the run" in result.stderr
-    assert not _journal_exists(db_dsn)
+    assert not _constraint_exists(db_dsn)
 
     as_json = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run", "--format", "json")
     assert as_json.exit_code == 7, as_json.output
@@ -268,11 +329,11 @@ def test_dry_run_shows_findings_per_step_and_exits_7_when_the_gate_would_refuse(
     warned = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run", "--lint-gate", "warn")
     assert warned.exit_code == 0, warned.output
     assert "lint gate (warn): would apply; 1 error finding shown" in warned.stdout
-    assert not _journal_exists(db_dsn)
+    assert not _constraint_exists(db_dsn)
 
 
 def test_plan_says_whether_the_gate_would_refuse_and_exits_0(tmp_path: Path, db_dsn: str) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
     for extra in ((), ("--dsn", db_dsn)):
         result = run("plan", "--dir", str(tmp_path), "--format", "json", *extra)
         assert result.exit_code == 0, result.output
@@ -282,7 +343,7 @@ def test_plan_says_whether_the_gate_would_refuse_and_exits_0(tmp_path: Path, db_
     assert "lint gate" not in off.stdout
     # The findings are still shown per step: plan always lints.
     assert "error [constraint-without-not-valid]" in off.stdout
-    assert not _journal_exists(db_dsn)
+    assert not _constraint_exists(db_dsn)
 
 
 def test_dry_run_reflects_the_timing_flags(tmp_path: Path, db_dsn: str) -> None:
@@ -355,24 +416,43 @@ def _rehearse(tmpdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_rehearse_obeys_the_gate(rehearse_tmp: Path, tmp_path: Path) -> None:
+#: A statement PostgreSQL refuses (a new enum value used in the transaction that added it):
+#: a correctness finding, which blocks on a fresh database too.
+ENUM_TYPE = "CREATE TYPE mood AS ENUM ('a');\n"
+ENUM_USED_TOO_EARLY = (
+    "BEGIN;\nALTER TYPE mood ADD VALUE 'b';\nCREATE TABLE feelings (m mood DEFAULT 'b');\nCOMMIT;\n"
+)
+
+
+def test_rehearse_judges_its_fresh_database_as_up_would(rehearse_tmp: Path, tmp_path: Path) -> None:
+    # Issue 20: the throwaway database is fresh, so the foreign key on tables created earlier
+    # in the rehearsal blocks nothing ...
     write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
-    refused = _rehearse(rehearse_tmp, "--dir", str(tmp_path))
+    fresh = _rehearse(rehearse_tmp, "--dir", str(tmp_path))
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert "bootstrapping a fresh database" in fresh.stdout
+    assert "3 steps applied; a second run applied 0" in fresh.stdout
+
+    # ... while a statement PostgreSQL would refuse still does.
+    other = tmp_path / "enum"
+    write_migrations(other, {"0001_mood.sql": ENUM_TYPE, "0002_b.sql": ENUM_USED_TOO_EARLY})
+    refused = _rehearse(rehearse_tmp, "--dir", str(other))
     assert refused.returncode == 7, refused.stdout + refused.stderr
     assert "the lint gate refused the run" in refused.stderr
+    assert "[enum-value-used-in-same-transaction]" in refused.stderr
     assert list(rehearse_tmp.iterdir()) == []
 
-    warned = _rehearse(rehearse_tmp, "--dir", str(tmp_path), "--lint-gate", "warn")
-    assert warned.returncode == 0, warned.stdout + warned.stderr
+    warned = _rehearse(rehearse_tmp, "--dir", str(other), "--lint-gate", "warn")
+    assert warned.returncode == 1, warned.stdout + warned.stderr
     assert "lint gate (warn)" in warned.stdout
-    assert "3 steps applied; a second run applied 0" in warned.stdout
+    assert "55P04" in warned.stderr
 
 
 def test_a_foreign_key_the_runner_rewrites_is_applied_not_refused(
     tmp_path: Path, db_dsn: str
 ) -> None:
-    write_migrations(tmp_path, {"0001_tables.sql": TABLES, "0002_fk.sql": UNSAFE_FK})
-    result = run_cli("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
+    result = run_cli("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--verbose")
     assert result.exit_code == 0, result.output
     assert "constraint-without-not-valid" in result.stdout  # shown, as a warning
     assert (2, 0, "applied") in journal_rows(db_dsn)

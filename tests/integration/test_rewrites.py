@@ -112,18 +112,20 @@ def test_require_refuses_the_plain_form_naming_the_recipe(db_dsn: str, tmp_path:
 
 
 def test_no_rewrite_directive_runs_the_statement_as_written(db_dsn: str, tmp_path: Path) -> None:
-    migrations = write_migrations(
-        tmp_path / "m",
+    migrations = write_migrations(tmp_path / "m", {"0001_setup.sql": SETUP})
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn).exit_code == 0
+    write_migrations(
+        migrations,
         {
-            "0001_setup.sql": SETUP,
             "0002_change.sql": "-- safemigrate: no-rewrite the table is tiny\n"
             + CASES["check"]
             + ";\n",
         },
     )
     # Judged as written, the plain form is an error for the lint gate: the opt-out does not
-    # also suppress the finding (that takes an allow comment with a reason).
-    refused = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    # also suppress the finding (that takes an allow comment with a reason). The table
+    # existed before the run; judged as a large one (gate_small_table 0), it blocks.
+    refused = run("up", "--dir", str(migrations), "--dsn", db_dsn, "--gate-small-table", "0")
     assert refused.exit_code == 7, refused.output
     result = run("up", "--dir", str(migrations), "--dsn", db_dsn, "--lint-gate", "warn")
     assert result.exit_code == 0, result.output

@@ -64,8 +64,9 @@ def test_up_prints_the_target_first_and_never_the_password(
     assert result.exit_code == 0, result.output
     assert first_line_target(result.stdout) == expected_target(db_dsn)
     assert f"PostgreSQL {pg_server.major_version}." in result.stdout.splitlines()[0]
-    # The lint gate's two warnings come between the target and the run header.
-    assert result.stdout.splitlines()[1].startswith("lint gate (error): 2 findings")
+    # The fresh database's line comes between the target and the run header.
+    assert result.stdout.splitlines()[1].startswith("bootstrapping a fresh database")
+    assert result.stdout.splitlines()[2].startswith("applying 22 steps of 10 migrations")
     assert any(
         line.startswith("applying 22 steps of 10 migrations") for line in result.stdout.splitlines()
     )
@@ -78,7 +79,7 @@ def test_up_json_has_a_connected_event_first_and_the_target_in_run_started(db_ds
     )
     assert result.exit_code == 0, result.output
     events = result.events()
-    assert [e["event"] for e in events[:3]] == ["connected", "lint_findings", "run_started"]
+    assert [e["event"] for e in events[:3]] == ["connected", "fresh_database", "run_started"]
     p = params(db_dsn)
     target = events[2]["target"]
     assert target == events[0]["target"]

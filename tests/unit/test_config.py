@@ -76,7 +76,9 @@ def test_defaults_without_any_source(tmp_path: Path) -> None:
 
 
 def test_keys_are_exactly_the_settings_fields_without_unit_suffix() -> None:
-    fields = {name.removesuffix("_ms") for name in Settings.__dataclass_fields__}
+    fields = {
+        name.removesuffix("_ms").removesuffix("_bytes") for name in Settings.__dataclass_fields__
+    }
     assert set(KEYS) == fields - {"config_file", "warnings"}
     assert all(description and "\n" not in description for description in KEYS.values())
 
@@ -229,6 +231,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         "SAFEMIGRATE_REQUIRE_DSN": "true",
         "SAFEMIGRATE_LINT_GATE": "warn",
         "SAFEMIGRATE_LINT_GATE_AFTER": "0042",
+        "SAFEMIGRATE_GATE_SMALL_TABLE": "512kB",
         "SAFEMIGRATE_MAX_REPLICA_LAG": "5s",
         "SAFEMIGRATE_YIELD_AFTER": "0",
         "SAFEMIGRATE_LOCK_WAIT_BUDGET": "1h",
@@ -268,6 +271,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         pg_version=12,
         lint_gate="warn",
         lint_gate_after=42,
+        gate_small_table_bytes=512 * 1024,
         reconnect_timeout_ms=0,
         lock_precheck_age_ms=250,
         require_dsn=True,

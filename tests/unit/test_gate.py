@@ -9,8 +9,9 @@ import pytest
 
 from safemigrate.config import Settings
 from safemigrate.errors import ExitCode, LintGateError
-from safemigrate.gate import GateVerdict, blocks, judge, verdict
+from safemigrate.gate import GateContext, GateVerdict, blocks, judge, judgement, verdict
 from safemigrate.lint import Finding
+from safemigrate.lint.findings import CostFacts, TableSize
 from safemigrate.model import JournalEntry, Migration
 from safemigrate.output import event_text
 from safemigrate.pending import PlannedStep, pending_steps
@@ -224,7 +225,127 @@ def test_migrations_up_to_lint_gate_after_are_not_judged(tmp_path: Path) -> None
 
 def test_warnings_alone_are_shown_without_alarm(tmp_path: Path) -> None:
     result = judged(tmp_path, {"0001_idx.sql": "CREATE INDEX orders_idx ON orders (id);\n"})
-    [head, line, hint] = event_text(result.event())
+    [head, summary] = event_text(result.event())
     assert head == "lint gate (error): 1 finding on pending steps, 0 blocking; applying"
+    assert summary == (
+        "  not blocking: 1 require-concurrent-index (--verbose or --format json lists them)"
+    )
+    [head, line, hint] = event_text(result.event(), verbose=True)
     assert line.startswith("  0001_idx.sql:1 step 1/1: warning [require-concurrent-index]")
     assert hint.startswith("      hint: ")
+
+
+# -- the database as it is (issue 20) --------------------------------------------------------
+
+MB = 1024 * 1024
+
+
+def costly(kind: str = "rewrite", *sizes: TableSize, rule: str = "column-type-change") -> Finding:
+    facts = CostFacts(kind, tuple(sizes) if sizes else None)  # type: ignore[arg-type]
+    return Finding("f.sql", 1, 1, rule, "error", "message", "hint", facts)
+
+
+def test_a_lock_cost_finding_on_a_small_table_does_not_block_and_says_its_size() -> None:
+    small = TableSize("acct", 8192, 16384, 100.0)
+    judged = judgement(costly("rewrite", small), GateContext(small_table_bytes=8 * MB))
+    assert not judged.blocking
+    assert judged.size == "acct: 100 rows, 24 kB"  # a rewrite rebuilds the indexes too
+    assert judged.not_blocking_because == (
+        "acct: 100 rows, 24 kB: the rewrite holds its lock for milliseconds "
+        "(below gate_small_table, 8 MB)"
+    )
+    # A scan reads the heap alone.
+    assert judgement(costly("scan", small), GateContext(small_table_bytes=9000)).blocking is False
+
+
+def test_a_lock_cost_finding_on_a_large_table_blocks_and_says_its_size() -> None:
+    big = TableSize("orders", 60 * MB, 20 * MB, None)
+    judged = judgement(costly("index build", big), GateContext(small_table_bytes=8 * MB))
+    assert judged.blocking
+    assert judged.size == "orders: 60 MB, never analyzed (no row count)"
+    # Partitions are summed: each one small, together not.
+    parts = [TableSize(f"p{i}", 3 * MB, 0, 1000.0) for i in range(3)]
+    summed = judgement(costly("scan", *parts), GateContext(small_table_bytes=8 * MB))
+    assert summed.blocking
+    assert summed.size == "p0 and 2 partitions: 3,000 rows, 9 MB"
+
+
+def test_gate_small_table_0_judges_every_table_as_large() -> None:
+    tiny = TableSize("acct", 0, 0, 0.0)
+    assert judgement(costly("rewrite", tiny), GateContext(small_table_bytes=0)).blocking
+
+
+def test_sizes_unknown_or_not_a_tables_cost_block() -> None:
+    context = GateContext(small_table_bytes=8 * MB)
+    assert judgement(costly("rewrite"), context).blocking  # e.g. VACUUM FULL of every table
+    assert judgement(costly("timeout"), context).blocking
+    assert judgement(costly("lock", TableSize("t", 0, 0, 0.0)), context).blocking
+
+
+def test_a_fresh_database_blocks_no_lock_cost_finding_and_keeps_correctness() -> None:
+    fresh = GateContext(fresh=True)
+    for kind in ("rewrite", "scan", "index build", "timeout"):
+        judged = judgement(costly(kind), fresh)
+        assert not judged.blocking and "fresh database" in (judged.not_blocking_because or "")
+    # No cost: about correctness (PostgreSQL refuses it, a rename the application sees).
+    assert judgement(finding("enum-value-used-in-same-transaction"), fresh).blocking
+
+
+def test_without_a_database_nothing_is_relaxed() -> None:
+    assert judgement(costly("rewrite", TableSize("t", 0, 0, 0.0))).blocking
+
+
+def test_a_table_created_earlier_in_the_run_blocks_nothing() -> None:
+    new = TableSize("t", 0, 0, 0.0, new=True)
+    judged = judgement(costly("rewrite", new), GateContext(small_table_bytes=0))
+    assert not judged.blocking
+    assert judged.not_blocking_because == "created earlier in this run: no application uses it yet"
+
+
+# -- lint_gate_after (issue 21 item 9) and the refusal's --target (issue 22 item 8) -----------
+
+
+def test_lint_gate_after_does_not_exempt_a_migration_that_arrived_late(tmp_path: Path) -> None:
+    files = {
+        "0001_fk.sql": UNSAFE_FK,
+        "0002_ok.sql": "SELECT 1;\n",
+        "0003_ok.sql": "SELECT 2;\n",
+    }
+    migrations = write(tmp_path / "migrations", files)
+    # 0002 and 0003 applied; 0001 arrives after them (allow_out_of_order): a new file.
+    entries = [e for m in migrations[1:] for e in applied(m, 0)]
+    planned = pending_steps(migrations, entries, allow_out_of_order=True)
+    assert [p.late for p in planned] == [True]
+    settings = replace(Settings(), safe_rewrites="off", lint_gate_after=3)
+    judged = verdict(planned, settings)
+    assert [f.version for f in judged.blocking] == [1]
+    # Pending in order (a fresh database building its history): exempt.
+    in_order = pending_steps(migrations, [])
+    assert not any(p.late for p in in_order)
+    assert verdict(in_order, settings).findings == ()
+
+
+def test_the_refusal_names_the_target_that_applies_the_safe_migrations_first(
+    tmp_path: Path,
+) -> None:
+    result = judged(
+        tmp_path,
+        {"0001_a.sql": "SELECT 1;\n", "0002_b.sql": "SELECT 2;\n", "0003_fk.sql": UNSAFE_FK},
+    )
+    hint = result.error().hint or ""
+    assert "safemigrate up --target 0002 applies the 2 pending migrations before it first" in hint
+    (tmp_path / "first").mkdir()
+    first = judged(tmp_path / "first", {"0001_fk.sql": UNSAFE_FK, "0002_b.sql": "SELECT 2;\n"})
+    assert "--target" not in (first.error().hint or "")
+
+
+def test_the_guard_refuses_whatever_lint_gate_says(tmp_path: Path) -> None:
+    from safemigrate.gate import guard_error, lint_pending
+
+    migrations = write(tmp_path / "migrations", {"0001_a.sql": "SET lock_timeout = '100us';\n"})
+    planned = pending_steps(migrations, [])
+    for mode in ("error", "warn", "off"):
+        settings = replace(Settings(), lint_gate=mode)
+        error = guard_error(planned, lint_pending(planned, settings))
+        assert error is not None and error.exit_code == ExitCode.BAD_INPUT
+        assert "0001_a.sql:1: refused: SET sets lock_timeout to '100us'" in error.message

@@ -14,7 +14,10 @@ from safemigrate.events import (
     Blocker,
     BlockerAction,
     Connected,
+    FreshDatabase,
+    GateFinding,
     IndexProgress,
+    LintFindings,
     RunStarted,
     RunSummary,
     StepApplied,
@@ -25,7 +28,7 @@ from safemigrate.events import (
     WaitingFor,
     WaitingForHolders,
 )
-from safemigrate.output import LiveStatus, event_json, event_text, paint
+from safemigrate.output import LiveStatus, event_json, event_text, lint_findings_text, paint
 from safemigrate.target import Target
 
 REF = StepRef(version=3, file="0003_x.sql", line=5, step=1, steps=2, sql="ALTER TABLE t ...")
@@ -292,3 +295,45 @@ def test_the_summary_counts_yields_and_polite_waits_apart() -> None:
         "  0003_x.sql:5 step 1: 1 failed attempt, 2 yields, 2.9s polite waiting; 3s waiting "
         "for locks in all"
     )
+
+
+# -- the lint gate's findings and the fresh database (issue 20) -------------------------------
+
+
+def _gate_finding(
+    rule: str, blocking: bool, why: str | None = None, size: str | None = None
+) -> GateFinding:
+    return GateFinding(
+        2, "0002_x.sql", 1, 1, 1, 1, rule, "error", "msg", "fix", blocking, size, why
+    )
+
+
+def test_non_blocking_findings_are_one_line_of_counts_per_rule() -> None:
+    findings = (
+        _gate_finding("set-not-null", True, size="big: 300,000 rows, 10 MB"),
+        _gate_finding("column-type-change", False, "acct: 100 rows, 24 kB: ..."),
+        _gate_finding("column-type-change", False, "fresh"),
+        _gate_finding("rename", False),
+    )
+    lines = lint_findings_text(LintFindings("error", True, findings))
+    assert (
+        lines[0]
+        == "lint gate (error): 4 findings on pending steps, 1 blocking; refusing to apply anything"
+    )
+    assert (
+        lines[1] == "  0002_x.sql:1 step 1/1: error [set-not-null] msg (big: 300,000 rows, 10 MB)"
+    )
+    assert lines[-1] == (
+        "  not blocking: 2 column-type-change, 1 rename (--verbose or --format json lists them)"
+    )
+    verbose = lint_findings_text(LintFindings("error", True, findings), verbose=True)
+    assert "      not blocking: acct: 100 rows, 24 kB: ..." in verbose
+    assert not any(line.startswith("  not blocking:") for line in verbose)
+
+
+def test_a_bootstrap_is_one_line() -> None:
+    [line] = event_text(FreshDatabase(resumed=False, alone=True))
+    assert line.startswith("bootstrapping a fresh database (nothing of its own, no journal): ")
+    assert line.endswith("no other session is connected, so steps skip the lock pre-check")
+    [resumed] = event_text(FreshDatabase(resumed=True))
+    assert resumed.startswith("resuming the bootstrap of a fresh database an interrupted run began")

@@ -28,6 +28,7 @@ from . import (
     require_concurrent_index,
     require_concurrent_index_drop,
     require_concurrent_reindex,
+    run_lock_release,
     set_not_null,
     table_rewrite,
     timeout_guard_off,
@@ -59,6 +60,7 @@ _MODULES = (
     unbounded_data_change,
     enum_value_used_in_same_transaction,
     timeout_guard_off,
+    run_lock_release,
 )
 
 #: The statement rules' checks, in the order their findings are listed for one statement.

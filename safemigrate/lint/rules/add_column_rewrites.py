@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, quote_ident, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from .add_column_volatile_default import added_columns
 
 DOC = """
@@ -37,7 +37,7 @@ RULE = make_rule(
     "add-column-rewrites",
     "error",
     "adding a serial, identity or stored generated column to an existing table",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _SERIAL = frozenset({"smallserial", "serial2", "serial", "serial4", "bigserial", "serial8"})
@@ -74,4 +74,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             "rewrites the whole table under an ACCESS EXCLUSIVE lock, blocking reads and writes",
             "add a plain nullable column, backfill it in batches, then add the default and "
             "NOT NULL with the safe steps",
+            cost=Cost("rewrite", ctx.family(node.relation)),
         )

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, quote_ident, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..types import column_type
 from ..volatility import volatile_call
 
@@ -42,7 +42,7 @@ RULE = make_rule(
     "add-column-volatile-default",
     "error",
     "ADD COLUMN with a volatile default (any default before PostgreSQL 11)",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 
@@ -98,4 +98,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             "lock, blocking reads and writes",
             "add the column without a default, then ALTER COLUMN ... SET DEFAULT (new rows "
             "only, instant) and backfill existing rows in batches",
+            cost=Cost("rewrite", ctx.family(node.relation)),
         )

@@ -7,8 +7,9 @@ from typing import Any
 
 from pglast import ast, enums
 
+from ...model import QualifiedName
 from ..context import StatementContext, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `ALTER TABLE parent ATTACH PARTITION part ...` on a partitioned table that existed
@@ -47,8 +48,14 @@ RULE = make_rule(
     "attach-partition",
     "error",
     "ATTACH PARTITION that scans a table under an ACCESS EXCLUSIVE lock",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
+
+
+def _family(table: QualifiedName, ctx: StatementContext) -> tuple[QualifiedName, ...]:
+    """``table`` and the tables below it (a DEFAULT partition may be partitioned itself)."""
+    below = ctx.state.catalog.family(table) - {table}
+    return (table, *sorted(below, key=lambda t: (t.schema or "", t.name)))
 
 
 def _default_partition_scan(parent: Any, ctx: StatementContext, what: str) -> Iterator[Hit]:
@@ -63,6 +70,7 @@ def _default_partition_scan(parent: Any, ctx: StatementContext, what: str) -> It
         "prove none of its rows belong to the new partition: reads and writes reaching it wait "
         "for the scan",
         "give the default partition a validated CHECK excluding the new range first",
+        cost=Cost("scan", _family(default, ctx)),
     )
 
 
@@ -100,6 +108,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "partitioned table waits for the whole attach",
                 "run it in a maintenance window, or upgrade: from 12 the parent is only "
                 "SHARE UPDATE EXCLUSIVE locked",
+                cost=Cost("scan", ctx.family(part)),
             )
             continue
         if not ctx.is_new(part) and not catalog.checks.get(ctx.table(part)):
@@ -110,6 +119,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "known)",
                 "add a CHECK matching the bound NOT VALID, VALIDATE it in a separate statement, "
                 "then ATTACH PARTITION (no scan) and drop the CHECK",
+                cost=Cost("scan", ctx.family(part)),
             )
         attach = f"ATTACH PARTITION {part_shown}"
         yield from _default_partition_scan(node.relation, ctx, attach)

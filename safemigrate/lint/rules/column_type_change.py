@@ -9,7 +9,7 @@ from pglast import ast, enums
 
 from ..catalog import Catalog
 from ..context import StatementContext, quote_ident, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..types import ColumnType, column_type, rewrite_reason
 
 DOC = """
@@ -68,7 +68,7 @@ RULE = make_rule(
     "column-type-change",
     "error",
     "column type change that rewrites the table",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 #: Types that a column often changes to without a rewrite (binary-coercible or a larger typmod).
@@ -104,6 +104,8 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         return
     table = ctx.table(node.relation)
     shown = show(written(node.relation))
+    family = ctx.family(node.relation)
+    rewrite, build, scan = (Cost(k, family) for k in ("rewrite", "index build", "scan"))
     for cmd in node.cmds or ():
         if not isinstance(cmd, ast.AlterTableCmd):
             continue
@@ -131,6 +133,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     "reads and writes for the whole rewrite",
                     "add a new column of the new type, backfill it in batches, switch the "
                     "application over, then drop the old column",
+                    cost=rewrite,
                 )
                 continue
             # No rewrite. An index on the column (or on the same column of a partition or
@@ -140,7 +143,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 known.collation, coldef, new_type, catalog
             )
             if why and catalog.indexed(table, str(cmd.name), only=only):
-                yield _index_rebuild(column, why)
+                yield _index_rebuild(column, why, build)
                 continue
             rebuilt = catalog.rebuilt_indexes(table, str(cmd.name), only=only)
             if rebuilt:
@@ -148,14 +151,15 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     column,
                     f"{', '.join(rebuilt)}: an index with expressions or a predicate, or on a "
                     "partitioned table, is built again whatever the type change",
+                    build,
                 )
                 continue
             checks = catalog.validated_checks(table, str(cmd.name), only=only)
             if checks:
-                yield _check_scan(column, checks)
+                yield _check_scan(column, checks, scan)
             continue
         if collate:
-            yield _index_rebuild(column, "a COLLATE clause")
+            yield _index_rebuild(column, "a COLLATE clause", build)
             continue
         type_name = new_type.name if new_type is not None else ""
         if type_name in _OFTEN_NO_REWRITE and not using:
@@ -168,6 +172,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "if the change is binary-coercible, allow it with the reason; otherwise add a "
                 "new column, backfill it in batches and switch over",
                 "warning",
+                cost=rewrite,
             )
         else:
             yield hit(
@@ -177,6 +182,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "lock, blocking reads and writes for the whole rewrite",
                 "add a new column of the new type, backfill it in batches, switch the "
                 "application over, then drop the old column",
+                cost=rewrite,
             )
 
 
@@ -245,7 +251,7 @@ def _operator_class_changes(old: ColumnType, new: ColumnType, catalog: Catalog) 
     return ""
 
 
-def _index_rebuild(column: str, why: str) -> Hit:
+def _index_rebuild(column: str, why: str, cost: Cost) -> Hit:
     return hit(
         RULE,
         f"changes the type of {column} ({why}): the table is not rewritten, but every index on "
@@ -253,10 +259,11 @@ def _index_rebuild(column: str, why: str) -> Hit:
         "CheckIndexCompatible), blocking reads and writes for the rebuild",
         "build the new index CONCURRENTLY on a new column (expand and contract), or run it in "
         "a maintenance window",
+        cost=cost,
     )
 
 
-def _check_scan(column: str, checks: list[str]) -> Hit:
+def _check_scan(column: str, checks: list[str], cost: Cost) -> Hit:
     names = ", ".join(checks)
     return hit(
         RULE,
@@ -264,4 +271,5 @@ def _check_scan(column: str, checks: list[str]) -> Hit:
         "PostgreSQL drops and re-adds them, checking every row under the ACCESS EXCLUSIVE lock "
         "(tablecmds.c ATPostAlterTypeCleanup), even when the type stays the same",
         "drop the CHECK first and add it back NOT VALID, then VALIDATE it in a later step",
+        cost=cost,
     )

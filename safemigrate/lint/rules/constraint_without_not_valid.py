@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..types import column_type
 from .add_column_volatile_default import added_columns, default_of
 
@@ -49,7 +49,7 @@ RULE = make_rule(
     "constraint-without-not-valid",
     "error",
     "FOREIGN KEY or CHECK constraint added without NOT VALID on an existing table",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _AT = enums.AlterTableType
@@ -78,6 +78,7 @@ def _domain(node: Any) -> Iterator[Hit]:
             "that block their writes",
             "add it with NOT VALID, then ALTER DOMAIN ... VALIDATE CONSTRAINT in a separate "
             "statement",
+            cost=Cost("scan"),
         )
 
 
@@ -91,6 +92,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         return
     table = ctx.table(node.relation)
     shown = show(written(node.relation))
+    scan = Cost("scan", ctx.family(node.relation))
     added_here: set[str] = set()
     for cmd in node.cmds or ():
         if not isinstance(cmd, ast.AlterTableCmd):
@@ -125,6 +127,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     "write the NOT VALID and VALIDATE CONSTRAINT statements yourself so the file "
                     "says what runs",
                     "warning",
+                    cost=scan,
                 )
                 continue
             yield hit(
@@ -133,6 +136,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "add it with NOT VALID, then VALIDATE CONSTRAINT in a separate statement "
                 "(validation takes a SHARE UPDATE EXCLUSIVE lock, which lets reads and writes "
                 "go on)",
+                cost=scan,
             )
         elif cmd.subtype == _AT.AT_ValidateConstraint and cmd.name:
             name = str(cmd.name)
@@ -149,6 +153,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     "the validation scan runs under that lock, blocking writes (or reads and "
                     "writes) for the whole scan",
                     "run VALIDATE CONSTRAINT as its own statement, outside the block",
+                    cost=scan,
                 )
                 continue
             else:
@@ -160,6 +165,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "had not been written",
                 "run VALIDATE CONSTRAINT as its own statement, after the transaction that added "
                 "the constraint has committed",
+                cost=scan,
             )
     yield from _inline(node, ctx, shown)
 
@@ -184,6 +190,7 @@ def _inline(node: Any, ctx: StatementContext, shown: str) -> Iterator[Hit]:
                 "against them and rewrites the table under an ACCESS EXCLUSIVE lock",
                 "add the column with the domain's base type, backfill, then switch the type "
                 "(or add a CHECK ... NOT VALID and VALIDATE it) in separate statements",
+                cost=Cost("rewrite", ctx.family(node.relation)),
             )
             continue
         for con in coldef.constraints or ():
@@ -207,4 +214,5 @@ def _inline(node: Any, ctx: StatementContext, shown: str) -> Iterator[Hit]:
                 f"{'CHECK' if con.contype == _CONSTR.CONSTR_CHECK else 'REFERENCES'}: it {effect}",
                 "add the column without the constraint, then ADD CONSTRAINT ... NOT VALID and "
                 "VALIDATE CONSTRAINT in separate statements",
+                cost=Cost("scan", ctx.family(node.relation)),
             )

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `ALTER TABLE parent DETACH PARTITION part` on a partitioned table that existed before
@@ -38,7 +38,7 @@ RULE = make_rule(
     "detach-partition",
     "error",
     "DETACH PARTITION without CONCURRENTLY, or a CONCURRENTLY PostgreSQL refuses",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 
@@ -82,4 +82,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "write DETACH PARTITION ... CONCURRENTLY as its own statement (SHARE UPDATE "
                 "EXCLUSIVE on the parent)",
                 "warning",
+                cost=Cost("lock", (parent,)),
             )

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast
 
 from ..context import StatementContext, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `LOCK [TABLE] ...` on a table that existed before the migration.
@@ -58,4 +58,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         f"lock {scope}: queries that conflict with it queue behind it",
         "let each statement take its own lock briefly (safemigrate retries on lock timeout); "
         "if the block needs it, keep the block short and allow it with the reason",
+        cost=Cost("lock", tuple(ctx.table(r) for r in tables)),
     )

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast
 
 from ..context import StatementContext, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `CREATE [UNIQUE] INDEX` without CONCURRENTLY on a table that existed before the
@@ -42,7 +42,7 @@ RULE = make_rule(
     "require-concurrent-index",
     "error",
     "CREATE INDEX without CONCURRENTLY on an existing table",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 HINT = (
@@ -86,6 +86,7 @@ def _partitioned(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         f"CREATE INDEX on partitioned table {table} builds the index on every partition while "
         "blocking writes to each for the whole build (it cannot be built CONCURRENTLY)",
         _RECIPE,
+        cost=Cost("index build", ctx.family(node.relation)),
     )
 
 
@@ -109,6 +110,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             f"as CREATE INDEX CONCURRENTLY, but run as written (psql, another tool) it {blocks}",
             "write CREATE INDEX CONCURRENTLY yourself so the file says what runs",
             "warning",
+            cost=Cost("index build", ctx.family(node.relation)),
         )
         return
     if ctx.in_transaction_block():
@@ -125,4 +127,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         RULE,
         f"{what}{name} on existing table {table} without CONCURRENTLY, {reason}: it {blocks}",
         HINT,
+        cost=Cost("index build", ctx.family(node.relation)),
     )

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, defelem_true, quote_ident, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `REINDEX INDEX|TABLE|SCHEMA|DATABASE|SYSTEM` without CONCURRENTLY (a table or index
@@ -32,7 +32,7 @@ RULE = make_rule(
     "require-concurrent-reindex",
     "error",
     "REINDEX without CONCURRENTLY",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _KIND = enums.ReindexObjectType
@@ -52,14 +52,19 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             )
         return
     kind = node.kind
+    cost = Cost("index build")
     if kind == _KIND.REINDEX_OBJECT_TABLE:
         if ctx.is_new(node.relation):
             return
         target = f"table {show(written(node.relation))}"
+        cost = Cost("index build", ctx.family(node.relation))
     elif kind == _KIND.REINDEX_OBJECT_INDEX:
         if ctx.state.table(node.relation) in ctx.state.created_indexes:
             return
         target = f"index {show(written(node.relation))}"
+        owner = ctx.state.catalog.index_columns.get(ctx.state.table(node.relation))
+        if owner is not None:
+            cost = Cost("index build", (owner[0],))
     elif kind == _KIND.REINDEX_OBJECT_SCHEMA:
         target = f"schema {quote_ident(str(node.name))}"
     else:
@@ -78,4 +83,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         f"REINDEX of {target} without CONCURRENTLY blocks writes to the tables (and reads "
         "that use the indexes) for the whole rebuild",
         hint,
+        cost=cost,
     )

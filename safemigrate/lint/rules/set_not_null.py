@@ -9,7 +9,7 @@ from pglast import ast, enums
 
 from ...model import QualifiedName
 from ..context import StatementContext, quote_ident, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `ALTER TABLE ... ALTER COLUMN col SET NOT NULL` (and, from PostgreSQL 18,
@@ -50,7 +50,7 @@ RULE = make_rule(
     "set-not-null",
     "error",
     "SET NOT NULL on an existing column without a validated CHECK (col IS NOT NULL)",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _AT = enums.AlterTableType
@@ -115,6 +115,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "write the CHECK ... NOT VALID, VALIDATE CONSTRAINT, SET NOT NULL and DROP "
                 "CONSTRAINT statements yourself so the file says what runs",
                 "warning",
+                cost=Cost("scan", ctx.family(node.relation)),
             )
             continue
         if ctx.pg_version < 12:
@@ -126,6 +127,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             f"{what} scans the whole table under an ACCESS EXCLUSIVE lock, blocking reads and "
             f"writes ({why})",
             _hint(ctx, column),
+            cost=Cost("scan", ctx.family(node.relation)),
         )
 
 
@@ -171,4 +173,5 @@ def _primary_key_using_index(node: Any, ctx: StatementContext, con: Any) -> Iter
         "show NOT NULL: that scans the whole table under an ACCESS EXCLUSIVE lock",
         "make the columns NOT NULL first (validated CHECK (col IS NOT NULL), then SET NOT NULL), "
         "then ADD PRIMARY KEY USING INDEX (instant)",
+        cost=Cost("scan", ctx.family(node.relation)),
     )

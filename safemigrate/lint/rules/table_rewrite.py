@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, defelem_true, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..state import HEAP
 
 DOC = """
@@ -36,7 +36,7 @@ RULE = make_rule(
     "table-rewrite",
     "error",
     "VACUUM FULL, CLUSTER and other full-table rewrites",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _AT = enums.AlterTableType
@@ -66,16 +66,21 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         if rels and all(ctx.is_new(r) for r in rels):
             return
         what = ", ".join(show(written(r)) for r in rels if not ctx.is_new(r)) or "every table"
+        tables = tuple(t for r in rels if not ctx.is_new(r) for t in ctx.family(r))
         yield hit(
             RULE,
             f"VACUUM FULL rewrites {what} {_EFFECT}",
             "use plain VACUUM, or pg_repack / pg_squeeze outside the migration",
+            cost=Cost("rewrite", tables or None),
         )
     elif isinstance(node, ast.ClusterStmt):
         if node.relation is not None and ctx.is_new(node.relation):
             return
         what = show(written(node.relation)) if node.relation is not None else "every table"
-        yield hit(RULE, f"CLUSTER rewrites {what} {_EFFECT}", _HINT)
+        clustered = ctx.family(node.relation) if node.relation is not None else None
+        yield hit(
+            RULE, f"CLUSTER rewrites {what} {_EFFECT}", _HINT, cost=Cost("rewrite", clustered)
+        )
     elif isinstance(node, ast.RefreshMatViewStmt):
         if node.concurrent or ctx.is_new(node.relation):
             return
@@ -84,6 +89,8 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             f"REFRESH MATERIALIZED VIEW {show(written(node.relation))} without CONCURRENTLY "
             f"recomputes it {_EFFECT}",
             "REFRESH MATERIALIZED VIEW CONCURRENTLY (needs a unique index on the view)",
+            # The view's query decides how long, not its size: only a fresh database helps.
+            cost=Cost("rewrite"),
         )
     elif (
         isinstance(node, ast.AlterTableStmt)
@@ -109,4 +116,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     f"ALTER TABLE {show(written(node.relation))} "
                     f"{_ALTER_REWRITES[cmd.subtype]} rewrites the table {_EFFECT}",
                     _HINT,
+                    cost=Cost("rewrite", ctx.family(node.relation)),
                 )

@@ -7,18 +7,20 @@ linter and the runner learn what a statement does to the two timeouts.
 
 from __future__ import annotations
 
-import decimal
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from pglast import ast
-from pglast.enums import VariableSetKind
 
-from ...durations import format_duration, parse_duration
-from ...errors import ConfigError
-from ..context import StatementContext, walk
-from ..findings import Hit, hit, make_rule
+from ... import locks
+from ... import statements as sqlinfo
+from ...durations import format_duration
+from ...model import QualifiedName
+from ..context import TEMP_SCHEMA, StatementContext, walk
+from ..findings import Cost, Hit, hit, make_rule
+from ..timeouts import GUARDED, TimeoutChange, guc_ms, timeout_changes
+
+__all__ = ["GUARDED", "RULE", "TimeoutChange", "check", "guc_ms", "refusal", "timeout_changes"]
 
 DOC = """
 Catches: (an error) a statement that sets `lock_timeout` to 0 (no limit), above the ceiling
@@ -29,8 +31,18 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   `SET ... TO DEFAULT`, `RESET lock_timeout`, `RESET statement_timeout`, `RESET ALL`;
 - `set_config('lock_timeout' | 'statement_timeout', value, is_local)` with constant arguments
   (anywhere in a statement, DO blocks included); a value computed at run time is not checked;
+- a call of a function or procedure whose own `SET lock_timeout` / `SET statement_timeout`
+  clause (`CREATE FUNCTION ... SET`, `CREATE PROCEDURE ... SET`, `ALTER FUNCTION ... SET`)
+  does the same: the call runs under the function's setting, whatever the caller set (the
+  functions the migrations create, and with a database those it already holds, from
+  `pg_proc.proconfig`);
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too).
+
+Values are judged as the server stores them, not as written: PostgreSQL reads a timeout as
+whole milliseconds, rounding half to even, so `'100us'`, `0.5` and `'0.0004s'` are 0 on the
+server (no limit at all), `'0x10'` is 16ms and `'010'` 8ms (guc.c parse_int and
+convert_to_base_unit).
 
 Why it hurts: safemigrate runs every step under a lock timeout and a statement timeout so that a
 step waiting for a lock cannot stall the application's queries queued behind it. A statement
@@ -38,7 +50,17 @@ that switches them off (or back to a server default that is usually 0) removes t
 the rest of its step, silently; a very long lock timeout does the same in slow motion.
 
 `safemigrate up` refuses such a statement (an error finding) in a pending step before applying
-anything (exit 2), whatever `lint_gate` says, unless it is allowed with a reason.
+anything (exit 2), whatever `lint_gate` says, unless it is allowed with a reason. Where nothing
+can be stalled it is accepted:
+- a `SET LOCAL` (or `set_config(..., true)`) inside a BEGIN/COMMIT block or group whose later
+  statements only write or alter tables created earlier in the run (or in the same block),
+  read existing ones at most, and call no user function: a warning. `check` knows the tables
+  created earlier in the same file; `up` those created by every earlier pending step;
+- on a fresh database (nothing of its own, no journal: see the README's "The lint gate"), any
+  statement_timeout a migration sets and a long lock_timeout are accepted by `up` (`check`
+  still reports them).
+lock_timeout set to 0 or back to its default is refused in every case: the lock timeout guard
+itself always stays.
 
 Why statement_timeout has no ceiling by default: it bounds the work a step does once it holds
 its locks, and real migration sets lift it on purpose for a backfill (langfuse's
@@ -53,7 +75,9 @@ allow it with the reason:
 
 Applies to: every PostgreSQL version (lock_timeout from 9.3).
 Source: PostgreSQL docs, 20.11.2 Statement Behavior (lock_timeout, statement_timeout: 0 turns
-the timeout off), SET, ALTER ROLE and ALTER DATABASE (per-role and per-database defaults).
+the timeout off), 19.1.2 Parameter Names and Values (units; "a value with a fractional part
+is rounded"), SET, CREATE FUNCTION (SET clause: "the specified configuration parameter ... set
+to the specified value when the function is entered"), ALTER ROLE and ALTER DATABASE.
 """
 
 RULE = make_rule(
@@ -62,112 +86,6 @@ RULE = make_rule(
     "lock_timeout (or a capped statement_timeout) set to 0, above its ceiling, or to default",
     DOC,
 )
-
-#: The settings the runner's guard consists of.
-GUARDED = ("lock_timeout", "statement_timeout")
-
-
-@dataclass(frozen=True)
-class TimeoutChange:
-    """What a statement does to one of the guarded settings."""
-
-    #: The setting's name (for RESET ALL, both names joined with "and").
-    setting: str
-    #: The new value in milliseconds; None when the value goes back to a default.
-    value_ms: int | None
-    #: How, for people: ``SET``, ``SET LOCAL``, ``RESET``, ``set_config()``, ``ALTER ROLE ... SET``.
-    how: str
-
-
-def guc_ms(value: str) -> int | None:
-    """A timeout value as PostgreSQL reads it (a bare number is milliseconds); None when the
-    text is not a value the server would accept."""
-    text = value.strip()
-    try:
-        number = decimal.Decimal(text)
-    except decimal.InvalidOperation:
-        try:
-            return parse_duration(text, key="value")
-        except ConfigError:
-            return None
-    if not number.is_finite() or number < 0:
-        return None
-    return int(number.to_integral_value(rounding=decimal.ROUND_HALF_UP))
-
-
-def _constant(node: Any) -> Any:
-    """The A_Const value under ``node`` (through casts), or None."""
-    while isinstance(node, ast.TypeCast):
-        node = node.arg
-    if isinstance(node, ast.A_Const) and not node.isnull:
-        return node.val
-    return None
-
-
-def _value_ms(value: Any) -> int | None:
-    if isinstance(value, ast.Integer):
-        return int(value.ival or 0)
-    if isinstance(value, ast.Float):
-        return guc_ms(str(value.fval))
-    if isinstance(value, ast.String):
-        return guc_ms(str(value.sval))
-    return None
-
-
-def _of_set(stmt: Any, *, how: str, defaults_count: bool) -> Iterator[TimeoutChange]:
-    """The changes of a VariableSetStmt (on its own, or inside ALTER ROLE/DATABASE/SYSTEM)."""
-    kind = stmt.kind
-    if kind == VariableSetKind.VAR_RESET_ALL:
-        if defaults_count:
-            yield TimeoutChange(" and ".join(GUARDED), None, "RESET ALL")
-        return
-    name = str(stmt.name or "").lower()
-    if name not in GUARDED:
-        return
-    if kind in (VariableSetKind.VAR_RESET, VariableSetKind.VAR_SET_DEFAULT):
-        if defaults_count:
-            word = "RESET" if kind == VariableSetKind.VAR_RESET else f"{how} ... TO DEFAULT"
-            yield TimeoutChange(name, None, word)
-        return
-    if kind != VariableSetKind.VAR_SET_VALUE or not stmt.args or len(stmt.args) != 1:
-        return
-    constant = _constant(stmt.args[0])
-    value_ms = _value_ms(constant) if constant is not None else None
-    if value_ms is not None:
-        yield TimeoutChange(name, value_ms, how)
-
-
-def _of_set_config(call: Any) -> TimeoutChange | None:
-    """The change a ``set_config(name, value, is_local)`` call with constant arguments makes."""
-    if not isinstance(call, ast.FuncCall):
-        return None
-    funcname, args = call.funcname or (), call.args or ()
-    if not funcname or str(funcname[-1].sval).lower() != "set_config" or len(args) != 3:
-        return None
-    name, value = (_constant(a) for a in args[:2])
-    if not isinstance(name, ast.String) or str(name.sval).lower() not in GUARDED:
-        return None
-    value_ms = _value_ms(value) if value is not None else None
-    if value_ms is None:
-        return None
-    return TimeoutChange(str(name.sval).lower(), value_ms, "set_config()")
-
-
-def timeout_changes(node: Any) -> list[TimeoutChange]:
-    """What statement ``node`` (a pglast node) does to lock_timeout and statement_timeout."""
-    if isinstance(node, ast.VariableSetStmt):
-        how = "SET LOCAL" if node.is_local else "SET"
-        return list(_of_set(node, how=how, defaults_count=True))
-    for wrapper, how in (
-        (ast.AlterRoleSetStmt, "ALTER ROLE ... SET"),
-        (ast.AlterDatabaseSetStmt, "ALTER DATABASE ... SET"),
-        (ast.AlterSystemStmt, "ALTER SYSTEM SET"),
-    ):
-        if isinstance(node, wrapper):
-            # Back to the default of a role or database is the server's business, not a guard
-            # of the run's: only explicit values are judged.
-            return list(_of_set(node.setstmt, how=how, defaults_count=False))
-    return [c for c in (_of_set_config(n) for n in walk(node)) if c is not None]
 
 
 def refusal(change: TimeoutChange, max_lock_ms: int, max_statement_ms: int) -> str | None:
@@ -184,6 +102,12 @@ def refusal(change: TimeoutChange, max_lock_ms: int, max_statement_ms: int) -> s
             "usually 0 (no limit)"
         )
     if change.value_ms == 0:
+        written = change.written.strip("'")
+        if written and written != "0":
+            return (
+                f"{change.how} sets {change.setting} to {change.written}, which the server "
+                "rounds to 0 (whole milliseconds): no limit at all"
+            )
         return f"{change.how} sets {change.setting} to 0: no limit at all"
     ceiling, key = (
         (max_lock_ms, "max_lock_timeout")
@@ -208,8 +132,33 @@ def unbounded_statement_timeout(change: TimeoutChange) -> str | None:
     )
 
 
+_HINT = (
+    "give the step its timeout with -- safemigrate: lock-timeout=DUR (or "
+    "statement-timeout=DUR); if the setting must change, allow it with the reason"
+)
+
+
+#: The statements whose own kind may change a timeout; any other only through set_config()
+#: or a call of a function with its own timeouts.
+_SETTING_NODES = (
+    ast.VariableSetStmt,
+    ast.AlterRoleSetStmt,
+    ast.AlterDatabaseSetStmt,
+    ast.AlterSystemStmt,
+)
+
+
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
-    for change in timeout_changes(node):
+    functions = ctx.state.catalog.function_timeouts
+    if (
+        # Cheap first: walking every statement's tree costs a large history dearly.
+        ctx.text
+        and not functions
+        and not isinstance(node, _SETTING_NODES)
+        and "set_config" not in ctx.text.lower()
+    ):
+        return
+    for change in timeout_changes(node, functions):
         why = refusal(change, ctx.ceilings.lock_ms, ctx.ceilings.statement_ms)
         if why is None:
             lifted = ctx.ceilings.statement_ms == 0 and unbounded_statement_timeout(change)
@@ -222,9 +171,82 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     severity="warning",
                 )
             continue
+        if (
+            change.scope == "transaction"
+            and not change.switches_off_lock_timeout
+            and _rest_is_new(node, ctx)
+        ):
+            yield hit(
+                RULE,
+                f"{why}, but the rest of {ctx.tx.describe()} only writes or alters tables "
+                "created earlier in this run (no application uses them yet): accepted",
+                "give the step its timeout with -- safemigrate: statement-timeout=DUR "
+                "(or lock-timeout=DUR) instead, so it stays guarded",
+                severity="warning",
+            )
+            continue
+        # lock_timeout switched off, and a role's or database's default, are refused even on
+        # a fresh database: the lock timeout guard itself stays, and a default outlives the
+        # run. The rest is harmless where nothing can be stalled (the gate's fresh database).
+        relaxable = change.scope != "default" and not change.switches_off_lock_timeout
         yield hit(
             RULE,
             f"{why}: it removes the guard safemigrate runs every step under",
-            "give the step its timeout with -- safemigrate: lock-timeout=DUR (or "
-            "statement-timeout=DUR); if the setting must change, allow it with the reason",
+            _HINT,
+            cost=Cost("timeout") if relaxable else None,
         )
+
+
+#: Statements whose effects the parse cannot tell: whatever they lock is unknown.
+_OPAQUE = (ast.DoStmt, ast.CallStmt, ast.ExecuteStmt)
+
+
+def _rest_is_new(node: Any, ctx: StatementContext) -> bool:
+    """True when a transaction-scoped timeout change inside a block (BEGIN/COMMIT or a
+    group) can stall nobody: every later statement of the block writes, alters or locks only
+    tables created earlier in the run (or earlier in the block), reads existing ones at most,
+    and runs nothing the parse cannot see into (DO, CALL, EXECUTE, a user function)."""
+    if ctx.following is None or not ctx.tx.is_block or ctx.in_do:
+        return False
+    created: set[QualifiedName] = set()
+    rest = ctx.following if isinstance(node, ast.VariableSetStmt) else (node, *ctx.following)
+    return all(_only_new(statement, ctx, created) for statement in rest)
+
+
+def _only_new(statement: Any, ctx: StatementContext, created: set[QualifiedName]) -> bool:
+    """True when ``statement`` locks more than ACCESS SHARE only on new tables; the tables it
+    creates are added to ``created``."""
+    if isinstance(statement, _OPAQUE) or _calls_user_function(statement, ctx):
+        return False
+    made = sqlinfo.created_table(statement)
+    if made is not None:
+        temp = _temporary(statement)
+        created.add(QualifiedName(TEMP_SCHEMA, made.name) if temp else ctx.state.resolve(made))
+    for need in locks.lock_needs(statement):
+        relation = need.relation
+        if relation.schema is None and QualifiedName(TEMP_SCHEMA, relation.name) in created:
+            continue
+        resolved = ctx.state.resolve(relation)
+        if resolved.schema != TEMP_SCHEMA and resolved not in ctx.state.created_tables | created:
+            return False
+    return True
+
+
+def _temporary(statement: Any) -> bool:
+    target = statement.relation if isinstance(statement, ast.CreateStmt) else None
+    if isinstance(statement, ast.CreateTableAsStmt) and statement.into is not None:
+        target = statement.into.rel
+    return target is not None and target.relpersistence == "t"
+
+
+def _calls_user_function(statement: Any, ctx: StatementContext) -> bool:
+    """True when ``statement`` calls a function the migrations or the database define (its
+    body may write anything)."""
+    catalog = ctx.state.catalog
+    for child in walk(statement):
+        if isinstance(child, ast.FuncCall) and child.funcname:
+            name = str(child.funcname[-1].sval)
+            prefix = f"{name}("
+            if name in ctx.state.functions or any(k.startswith(prefix) for k in catalog.functions):
+                return True
+    return False

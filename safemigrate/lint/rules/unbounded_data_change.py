@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast
 
 from ..context import StatementContext, defelem_true, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `UPDATE` or `DELETE` without a WHERE clause on a table that existed before the
@@ -70,4 +70,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             "locked until it commits, concurrent writers wait, and the table bloats",
             "run it in short batches: put '-- safemigrate: batch-size=1000' on the line before "
             "it; if the table is known to be small, allow it with that reason",
+            cost=Cost("scan", ctx.family(change.relation)),
         )

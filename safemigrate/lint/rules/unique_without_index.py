@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ..context import StatementContext, show, written
-from ..findings import Hit, hit, make_rule
+from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from .add_column_volatile_default import added_columns
 
 DOC = """
@@ -38,7 +38,7 @@ RULE = make_rule(
     "unique-without-index",
     "error",
     "UNIQUE or PRIMARY KEY constraint added without USING INDEX",
-    DOC,
+    DOC + WITH_A_DATABASE,
 )
 
 _CONSTR = enums.ConstrType
@@ -62,6 +62,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
         return
     shown = show(written(node.relation))
+    build = Cost("index build", ctx.family(node.relation))
     for cmd in node.cmds or ():
         if (
             isinstance(cmd, ast.AlterTableCmd)
@@ -80,6 +81,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     "be attached from an index built CONCURRENTLY",
                     "run it in a maintenance window, or enforce the rule another way (a unique "
                     "index built CONCURRENTLY, a trigger)",
+                    cost=build,
                 )
                 continue
             if ctx.runs_as_recipe():
@@ -92,6 +94,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     "write CREATE UNIQUE INDEX CONCURRENTLY and ADD CONSTRAINT ... USING INDEX "
                     "yourself so the file says what runs",
                     "warning",
+                    cost=build,
                 )
                 continue
             yield hit(
@@ -100,6 +103,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 "its index is built under an ACCESS EXCLUSIVE lock, blocking reads and writes "
                 "for the whole build",
                 _hint(kind),
+                cost=build,
             )
     for coldef in added_columns(node, ctx):
         for con in coldef.constraints or ():
@@ -111,4 +115,5 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                     "index is built under an ACCESS EXCLUSIVE lock, blocking reads and writes "
                     "for the whole build",
                     "add the column plainly, " + _hint(kind),
+                    cost=build,
                 )

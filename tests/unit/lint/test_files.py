@@ -216,6 +216,7 @@ STATEMENT_RULES = {
     "unbounded-data-change": "warning",
     "enum-value-used-in-same-transaction": "error",
     "timeout-guard-off": "error",
+    "run-lock-release": "error",
 }
 META_RULES = (
     "invalid-migration-file",

@@ -218,3 +218,151 @@ def test_an_allow_without_a_reason_does_not_satisfy_the_runner(tmp_path: Path) -
 def test_applied_steps_are_not_judged_again(tmp_path: Path) -> None:
     planned = _pending(tmp_path, {"0001_a.sql": "SET lock_timeout = 0;\nCREATE TABLE a ();\n"})
     refuse_unguarding(planned[1:], Settings())
+
+
+# -- values as the server rounds them (issue 21 item 5) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "stored"),
+    [
+        # guc.c parse_int: integers (hex, octal), else decimals; rint() rounds half to even;
+        # convert_to_base_unit rounds to the next smaller unit first. Checked against the
+        # server in tests/integration/test_gate_database.py.
+        ("100us", 0),
+        ("0.5", 0),
+        ("999us", 1),
+        ("1500us", 2),
+        ("2500us", 2),
+        ("2.5", 2),
+        ("0.0005s", 0),
+        ("0.0015s", 2),
+        ("0.0001min", 0),
+        ("0x10", 16),
+        ("010", 8),
+        ("08", None),
+        ("1e3", 1000),
+        (" 5 s", 5000),
+        ("-1", None),
+        ("2147483648", None),
+        ("5S", None),
+        ("inf", None),
+    ],
+)
+def test_values_are_rounded_as_the_server_rounds_them(value: str, stored: int | None) -> None:
+    assert guc_ms(value) == stored
+
+
+@pytest.mark.parametrize("sql", ["SET lock_timeout = '100us';", "SET LOCAL lock_timeout = 0.5;"])
+def test_a_value_the_server_rounds_to_0_is_refused_and_the_message_says_so(sql: str) -> None:
+    [finding] = capped(sql)
+    assert finding.severity == "error"
+    assert "which the server rounds to 0 (whole milliseconds): no limit at all" in finding.message
+
+
+# -- routines' own SET clauses (issue 21 item 6) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE FUNCTION f() RETURNS int LANGUAGE sql SET lock_timeout = 0 AS $$ SELECT 1 $$;\n"
+        "SELECT f();",
+        "CREATE PROCEDURE p() LANGUAGE sql SET lock_timeout TO DEFAULT AS $$ SELECT 1 $$;\n"
+        "CREATE PROCEDURE p() LANGUAGE sql SET lock_timeout = '0' AS $$ SELECT 1 $$;\nCALL p();",
+        "CREATE FUNCTION f(x int) RETURNS int LANGUAGE sql AS $$ SELECT x $$;\n"
+        "ALTER FUNCTION f(int) SET lock_timeout = '100us';\nSELECT 1 + f(2);",
+        "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n"
+        "ALTER ROUTINE f SET lock_timeout = 0;\nSELECT f();",
+    ],
+)
+def test_a_call_of_a_routine_that_switches_the_guard_off_is_an_error(sql: str) -> None:
+    [finding] = capped(sql)
+    assert finding.severity == "error"
+    assert "whose SET clause sets lock_timeout to" in finding.message
+    assert finding.line == sql.count("\n") + 1  # the call, not the CREATE
+
+
+def test_a_routine_whose_setting_is_reset_or_never_called_is_fine() -> None:
+    assert (
+        capped(
+            "CREATE FUNCTION f() RETURNS int LANGUAGE sql SET lock_timeout = 0 AS $$ SELECT 1 $$;"
+        )
+        == []
+    )
+    assert (
+        capped(
+            "CREATE FUNCTION f() RETURNS int LANGUAGE sql SET lock_timeout = 0 AS $$ SELECT 1 $$;\n"
+            "ALTER FUNCTION f() RESET lock_timeout;\nSELECT f();"
+        )
+        == []
+    )
+    assert (
+        capped(
+            "CREATE FUNCTION f() RETURNS int LANGUAGE sql SET lock_timeout = 0 AS $$ SELECT 1 $$;\n"
+            "DROP FUNCTION f();\nCREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 2 $$;\n"
+            "SELECT f();"
+        )
+        == []
+    )
+
+
+def test_routines_created_in_an_earlier_file_are_followed(tmp_path: Path) -> None:
+    from safemigrate.lint import lint_directory
+
+    directory = tmp_path / "m"
+    directory.mkdir()
+    (directory / "0001_f.sql").write_text(
+        "CREATE FUNCTION f() RETURNS int LANGUAGE sql SET statement_timeout = 0 "
+        "AS $$ SELECT 1 $$;\n",
+        encoding="utf-8",
+    )
+    (directory / "0002_call.sql").write_text("SELECT f();\n", encoding="utf-8")
+    report = lint_directory(directory, ceilings=CAPPED)
+    [finding] = [f for f in report.findings if f.rule == RULE]
+    assert finding.file.endswith("0002_call.sql")
+
+
+# -- where nothing can be stalled ------------------------------------------------------------
+
+
+def test_set_local_before_statements_on_tables_created_earlier_is_a_warning() -> None:
+    sql = (
+        "CREATE TABLE fresh (id int);\n"
+        "BEGIN;\nSET LOCAL statement_timeout = 0;\n"
+        "INSERT INTO fresh SELECT g FROM generate_series(1, 3) g;\n"
+        "CREATE TEMP TABLE scratch ON COMMIT DROP AS SELECT 1 AS one;\n"
+        "CREATE INDEX ON scratch (one);\n"
+        "CREATE TABLE later (id int);\nALTER TABLE later ADD note text;\n"
+        "COMMIT;\n"
+    )
+    [finding] = capped(sql)
+    assert finding.severity == "warning"
+    assert "only writes or alters tables created earlier in this run" in finding.message
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [
+        "UPDATE existing SET id = id;",  # a table the migrations did not create
+        "DO $$ BEGIN NULL; END $$;",  # opaque
+        "SELECT mine();",  # a user function: its body may write anything
+    ],
+)
+def test_set_local_before_anything_else_stays_an_error(rest: str) -> None:
+    sql = (
+        "CREATE FUNCTION mine() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n"
+        "CREATE TABLE fresh (id int);\n"
+        f"BEGIN;\nSET LOCAL statement_timeout = 0;\nINSERT INTO fresh VALUES (1);\n{rest}\n"
+        "COMMIT;\n"
+    )
+    [finding] = capped(sql)
+    assert finding.severity == "error"
+
+
+def test_lock_timeout_switched_off_is_an_error_before_new_tables_too() -> None:
+    sql = "CREATE TABLE fresh (id int);\nBEGIN;\nSET LOCAL lock_timeout = 0;\n"
+    sql += "INSERT INTO fresh VALUES (1);\nCOMMIT;\n"
+    [finding] = capped(sql)
+    assert finding.severity == "error"
+    assert finding.cost is None  # never relaxed, not even on a fresh database

@@ -1,0 +1,83 @@
+"""run-lock-release (issue 21 item 7, the static side): statements that release the run lock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from safemigrate.config import Settings
+from safemigrate.errors import MigrationFileError
+from safemigrate.lint import explain
+from safemigrate.pending import pending_steps
+from safemigrate.source import load_migrations
+from safemigrate.timeout_guard import refuse_unguarding
+
+from .support import lint, rules
+
+RULE = "run-lock-release"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT pg_advisory_unlock_all();",
+        "SELECT pg_catalog.pg_advisory_unlock_all();",
+        "SELECT pg_advisory_unlock(1);",
+        "SELECT pg_advisory_unlock(1, 2);",
+        "SELECT pg_advisory_unlock_shared(hashtext('x'));",
+        "DO $$ BEGIN PERFORM pg_advisory_unlock_all(); END $$;",
+        "DISCARD ALL;",
+    ],
+)
+def test_releasing_session_advisory_locks_is_an_error(sql: str) -> None:
+    assert RULE in rules(sql)
+    [finding] = [f for f in lint(sql) if f.rule == RULE]
+    assert finding.severity == "error"
+    assert "run lock" in finding.message
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT pg_advisory_xact_lock(1);",  # released at commit: nothing to unlock
+        "SELECT pg_advisory_lock(1);",
+        "DISCARD PLANS;",
+        "DISCARD TEMP;",
+        "SELECT 'pg_advisory_unlock_all()';",  # text, not a call
+    ],
+)
+def test_other_advisory_lock_calls_and_discards_are_fine(sql: str) -> None:
+    assert RULE not in rules(sql)
+
+
+def test_a_key_of_ones_own_may_be_allowed_with_a_reason() -> None:
+    sql = "-- safemigrate: allow run-lock-release -- our key 42\nSELECT pg_advisory_unlock(42);"
+    assert rules(sql) == []
+
+
+@pytest.mark.parametrize("call", ["SELECT pg_advisory_unlock_all();", "DISCARD ALL;"])
+def test_no_allow_comment_suppresses_unlock_all_or_discard_all(call: str) -> None:
+    [finding] = lint(f"-- safemigrate: allow run-lock-release -- we know\n{call}")
+    assert finding.rule == RULE
+    assert "(an allow comment cannot suppress this)" in finding.message
+
+
+def test_discard_all_cannot_run_in_a_transaction_block() -> None:
+    found = rules("BEGIN;\nDISCARD ALL;\nCOMMIT;")
+    assert "non-transactional-in-transaction" in found and RULE in found
+
+
+def test_explain_names_the_run_lock_and_the_safe_alternative() -> None:
+    text = explain(RULE)
+    assert "pg_advisory_xact_lock" in text and "Source:" in text
+
+
+def test_the_runner_refuses_it_whatever_lint_gate_says(tmp_path: Path) -> None:
+    directory = tmp_path / "m"
+    directory.mkdir()
+    (directory / "0001_a.sql").write_text("SELECT pg_advisory_unlock_all();\n", encoding="utf-8")
+    planned = pending_steps(load_migrations(directory), [])
+    for mode in ("error", "warn", "off"):
+        with pytest.raises(MigrationFileError, match=r"0001_a\.sql:1: refused: pg_advisory"):
+            refuse_unguarding(planned, Settings(lint_gate=mode))
