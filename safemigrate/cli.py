@@ -56,7 +56,13 @@ def exit_codes(meanings: dict[int, str]) -> str:
 
 #: Every code, for ``safemigrate --help``.
 EXIT_CODES = exit_codes(dict.fromkeys(_CODE_TEXT, ""))
-UP_EXIT_CODES = EXIT_CODES
+UP_EXIT_CODES = exit_codes(
+    {
+        **dict.fromkeys(_CODE_TEXT, ""),
+        2: "bad input: migration file, configuration, flag or DSN; a step released the run lock",
+        3: "the run lock is held by another run, or this run lost it",
+    }
+)
 STATUS_EXIT_CODES = exit_codes(
     {
         0: "",

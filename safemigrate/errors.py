@@ -96,6 +96,13 @@ class RunLockHeldError(SafemigrateError):
     exit_code = ExitCode.RUN_LOCK_HELD
 
 
+class RunLockLostError(SafemigrateError):
+    """This run's session no longer holds the run lock, so it stopped before its next step or
+    part: a statement released it (exit 3)."""
+
+    exit_code = ExitCode.RUN_LOCK_HELD
+
+
 class LockNotAcquiredError(SafemigrateError):
     """A step could not get its lock within its attempts or the run's deadline (exit 4)."""
 

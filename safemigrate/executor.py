@@ -19,9 +19,15 @@ from .blockers.watcher import Watcher, Yielded
 from .config import Settings
 from .db import ServerError, Session
 from .db.journal import JournalTable
+from .db.step_timeouts import RunLockReleasedError
 from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
 from .durations import format_duration
-from .errors import LockNotAcquiredError, MigrationFileError, StepFailedError
+from .errors import (
+    LockNotAcquiredError,
+    MigrationFileError,
+    RunLockLostError,
+    StepFailedError,
+)
 from .events import (
     AttemptFailed,
     AttemptStarted,
@@ -734,6 +740,23 @@ class Executor:
         except NotBatchableError as refused:
             raise MigrationFileError(
                 planned.migration.filename, refused.message, line=step.line, hint=refused.hint
+            ) from None
+        except RunLockReleasedError as released:
+            undone = (
+                "it ran outside a transaction, so it cannot be undone, and is not recorded as "
+                "applied"
+                if isinstance(shape, (AutocommitStatement, ConcurrentIndexBuild))
+                else "it was rolled back"
+            )
+            raise MigrationFileError(
+                planned.migration.filename,
+                f"(step {ref.step}) refused: {released.message}; {undone}, and the run stopped",
+                line=step.line,
+                hint=released.hint,
+            ) from None
+        except RunLockLostError as lost:
+            raise RunLockLostError(
+                f"{ref.file}:{ref.line} (step {ref.step}): {lost.message}", hint=lost.hint
             ) from None
         except ServerError as error:
             if is_retryable(error.sqlstate) or (

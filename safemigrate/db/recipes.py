@@ -21,7 +21,12 @@ from ..model import ConstraintRewrite, QualifiedName
 from ..policy import Timeouts
 from ..retry import is_retryable
 from .session import ServerError, Session
-from .step_timeouts import reset_session_timeouts, set_session_timeouts
+from .step_timeouts import (
+    guard_error,
+    guard_sql,
+    reset_session_timeouts,
+    set_session_timeouts,
+)
 
 __all__ = ["run_constraint_recipe"]
 
@@ -135,25 +140,56 @@ def choose_name(
 
 @dataclass(frozen=True)
 class _Parts:
-    """Runs the parts of one recipe on the session, telling ``on_part`` of each."""
+    """Runs the parts of one recipe on the session, telling ``on_part`` of each; each part and
+    the closing transaction goes after the step's guard, in the same round trip."""
 
     session: Session
     on_part: PartSink
+    timeouts: Timeouts
+
+    def _guarded(self, err: ServerError) -> BaseException:
+        # A failed guard is a typed error, not a ServerError: the recipe's clean-up never
+        # runs for it (a run that lost the run lock must not touch what another run does).
+        return guard_error(self.session, err, self.timeouts) or err
+
+    def _send(self, text: str) -> None:
+        """The guard and ``text`` in one round trip."""
+        guard = sql.SQL("{};\n").format(guard_sql(self.session, self.timeouts))
+        try:
+            self.session.run_sql_between(guard, text, sql.Composed([]))
+        except ServerError as err:
+            raise self._guarded(err) from None
 
     def run(self, part: rewrites.RecipePart) -> None:
         """One part in its own transaction (or none: CREATE INDEX CONCURRENTLY)."""
         self.on_part(part)
+        if not part.concurrent:
+            self._send(part.sql)
+            return
+        # CONCURRENTLY refuses a multi-statement query string (an implicit transaction
+        # block): its guard goes first, alone.
+        try:
+            self.session.execute(guard_sql(self.session, self.timeouts))
+        except ServerError as err:
+            raise self._guarded(err) from None
         self.session.run_sql(part.sql)
 
     def final(self, parts: Sequence[rewrites.RecipePart], applied: sql.Composed) -> None:
-        """The closing parts and the applied journal row, in one transaction."""
+        """The closing parts and the applied journal row, in one transaction; each part after
+        the guard, and the row too when there is no part."""
         session = self.session
         session.execute(sql.SQL("BEGIN"))
         try:
             for part in parts:
                 self.on_part(part)
-                session.run_sql(part.sql)
-            session.execute(sql.SQL("{}; COMMIT").format(applied))
+                self._send(part.sql)
+            record = sql.SQL("{}; COMMIT").format(applied)
+            if not parts:
+                record = sql.SQL("{}; {}").format(guard_sql(session, self.timeouts), record)
+            try:
+                session.execute(record)
+            except ServerError as err:
+                raise self._guarded(err) from None
         except BaseException:
             session.rollback_quietly()
             raise
@@ -275,7 +311,7 @@ def run_constraint_recipe(
         session.execute(started)
         added: list[tuple[str, str]] = []
         try:
-            steps = _Parts(session, on_part or _ignore_part)
+            steps = _Parts(session, on_part or _ignore_part, timeouts)
             _recipe(steps, rewrite, table, name, applied, added, resume=resume)
         except ServerError as error:
             if not is_retryable(error.sqlstate):

@@ -85,6 +85,9 @@ class Session:
         self._secrets = list(secrets)
         #: A random word only this session's own guard statements contain (see db.steps).
         self.marker = f"safemigrate-{secrets_module.token_hex(8)}"
+        #: The keys of the run lock once this session holds it (db.runlock): every step's guard
+        #: then checks on the server that it still does.
+        self.run_lock: tuple[int, int] | None = None
         #: The session-level (lock_timeout, statement_timeout) in force outside steps: every
         #: statement of the runner's own (journal, run lock, catalog reads) runs under them.
         self.housekeeping_timeouts = (lock_timeout_ms, statement_timeout_ms)
