@@ -34,6 +34,7 @@ from .errors import (
     RunLockHeldError,
     RunLockLostError,
     SafemigrateError,
+    SessionStateLostError,
     StepFailedError,
     UnsafeConnectionError,
 )
@@ -83,6 +84,7 @@ __all__ = [
     "RunLockLostError",
     "RunResult",
     "SafemigrateError",
+    "SessionStateLostError",
     "Settings",
     "StatusReport",
     "StepFailedError",

@@ -59,6 +59,7 @@ EXIT_CODES = exit_codes(dict.fromkeys(_CODE_TEXT, ""))
 UP_EXIT_CODES = exit_codes(
     {
         **dict.fromkeys(_CODE_TEXT, ""),
+        1: "a step failed with an SQL error, or needs session state a new session lost",
         2: "bad input: migration file, configuration, flag or DSN; a step released the run lock",
         3: "the run lock is held by another run, or this run lost it",
     }

@@ -90,6 +90,11 @@ class StepFailedError(SafemigrateError):
         self.detail = detail
 
 
+class SessionStateLostError(StepFailedError):
+    """A step could depend on session state (a temporary table, a prepared statement, ...)
+    that the session it would run on cannot have: a reconnection or a new run (exit 1)."""
+
+
 class RunLockHeldError(SafemigrateError):
     """Another run holds the run lock on this journal (exit 3)."""
 

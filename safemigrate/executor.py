@@ -26,6 +26,7 @@ from .errors import (
     LockNotAcquiredError,
     MigrationFileError,
     RunLockLostError,
+    SessionStateLostError,
     StepFailedError,
 )
 from .events import (
@@ -52,6 +53,8 @@ from .pending import PlannedStep
 from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
 from .rewrites import RecipePart, describe_locks
+from .session_state import SessionState
+from .session_state import describe as describe_kept
 from .shapes import (
     AutocommitStatement,
     BatchedChange,
@@ -349,7 +352,8 @@ class Executor:
         backoff: Backoff | None = None,
         run_started_at: float | None = None,
         capture_locks: bool = False,
-        session_state: list[str] | None = None,
+        session_state: SessionState | None = None,
+        created_functions: Callable[[], frozenset[str]] | None = None,
         should_stop: StopCheck | None = None,
     ) -> None:
         if isinstance(database, Session):
@@ -366,7 +370,11 @@ class Executor:
         self.started_at = run_started_at if run_started_at is not None else clock()
         self._failed_statement: Statement | None = None
         self.capture_locks = capture_locks
-        self.session_state = session_state if session_state is not None else []
+        #: The session's state: each applied step is folded in; a step that could depend on
+        #: state this session lost is refused (see session_state).
+        self.session_state = session_state if session_state is not None else SessionState()
+        #: The functions the migrations create (asked only when the session lost something).
+        self.created_functions = created_functions or frozenset
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
@@ -392,10 +400,11 @@ class Executor:
                 if self.should_stop is not None and self.should_stop(item):
                     result.stopped = True
                     break
+                self._refuse_lost_state(item)
                 result.applied.append(self.run_step(item, n, len(planned)))
-                # Session settings (SET timezone ...) that later steps may rely on: replayed
-                # on a new session if the connection is lost.
-                self.session_state += [s.text for s in item.step.statements if s.session_setting]
+                # What later steps may rely on: replayed on a new session, or lost with it.
+                key = (item.migration.version, item.step.index)
+                self.session_state.apply(key, item.step, item.migration.filename)
         finally:
             if self.summaries or self.blocker_actions:
                 self.emit(RunSummary(tuple(self.summaries), self.blocker_actions))
@@ -409,6 +418,25 @@ class Executor:
             )
         )
         return result
+
+    def _refuse_lost_state(self, planned: PlannedStep) -> None:
+        """Refuse a step that could depend on session state this session cannot have."""
+        state = self.session_state
+        if not state.lost:
+            return
+        lost = state.refusal(planned.step, self.created_functions())
+        if lost is None:
+            return
+        ref = step_ref(planned)
+        raise SessionStateLostError(
+            f"{ref.file}:{ref.line} (step {ref.step}): not run: it could depend on "
+            f"{describe_kept(lost)}, which only the session that made it had; this session "
+            "(after a reconnection, or a new run) cannot have it, and replays only settings",
+            hint=f"run the rest of {ref.file} by hand in one session (psql), from the statement "
+            "that made it, then record it with `safemigrate baseline "
+            f"{planned.migration.version_text}`; or make the migration keep such state within "
+            "one step (e.g. ON COMMIT DROP inside one BEGIN ... COMMIT block)",
+        )
 
     def remaining_ms(self) -> float | None:
         """Milliseconds left before the run's deadline, None without a deadline."""

@@ -49,7 +49,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pglast
 import psycopg
 import pytest
 from psycopg import sql
@@ -63,7 +62,6 @@ from tests.support.runner import (
     EXAMPLE,
     FOREIGN_HISTORY_ENV,
     LANGFUSE,
-    apply_with_psql_semantics,
     environment,
     invalid_indexes,
     journal_rows,
@@ -174,8 +172,6 @@ class Corpus:
     steps: tuple[tuple[int, int], ...]
     #: The steps that run outside a transaction (CONCURRENTLY and the like).
     autocommit: frozenset[tuple[int, int]]
-    #: True when a statement changes session state (then the reference runs file by file).
-    session_state: bool
 
     @property
     def expected_journal(self) -> list[tuple[int, int, str]]:
@@ -195,20 +191,7 @@ def corpus(name: str) -> Corpus:
     autocommit = frozenset(
         (m.version, s.index) for m in migrations for s in m.steps if s.mode is TxMode.AUTOCOMMIT
     )
-    session = any(
-        _changes_the_session(st.text)
-        for m in migrations
-        for s in m.steps
-        for st in s.statements
-        if st.session_setting
-    )
-    return Corpus(name, directory, steps, autocommit, session)
-
-
-def _changes_the_session(text: str) -> bool:
-    """False for ``SET TRANSACTION ...``, which only concerns the transaction it is in."""
-    node = pglast.parse_sql(text)[0].stmt
-    return getattr(node, "name", None) != "TRANSACTION"
+    return Corpus(name, directory, steps, autocommit)
 
 
 def corpus_available(name: str) -> bool:
@@ -217,15 +200,11 @@ def corpus_available(name: str) -> bool:
 
 
 def apply_reference(dsn: str, source: Corpus) -> None:
-    """The reference application: ``psql -X -v ON_ERROR_STOP=1 -f FILE`` for every file.
-
-    Without session-level statements in the corpus, one psql process reads every file in turn
-    (``-f A -f B ...``: the same autocommit statements, 40 times faster on the 434 langfuse
-    files than one psql per file; the langfuse MANIFEST gets the same schema hash both ways).
-    """
-    if source.session_state:
-        apply_with_psql_semantics(dsn, source.directory)
-        return
+    """The reference application: one psql session reading every file in turn (``psql -X -v
+    ON_ERROR_STOP=1 -f A -f B ...``), as psql runs a fresh build: what the runner's sessions
+    reproduce, session settings included, however often it is interrupted (40 times faster
+    on the 434 langfuse files than one psql per file; the langfuse MANIFEST gets the same
+    schema hash both ways)."""
     psql = psql_binary()
     if psql is None:
         pytest.skip("psql is not installed")

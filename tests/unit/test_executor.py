@@ -38,11 +38,12 @@ from safemigrate.events import (
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
 from safemigrate.locks import CatalogLock, LockNeed
-from safemigrate.model import HeldLock, Migration, Sample
+from safemigrate.model import HeldLock, Migration, Sample, Setting
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.retry import Backoff
 from safemigrate.rewrites import RecipePart, planned_name, recipe_parts
+from safemigrate.session_state import SessionState
 from safemigrate.shapes import (
     AutocommitStatement,
     BatchedChange,
@@ -363,7 +364,7 @@ def harness(
     watcher: FakeWatcher | None = None,
     started_ago_ms: float = 0.0,
     capture_locks: bool = False,
-    session_state: list[str] | None = None,
+    session_state: SessionState | None = None,
     **db_options: Any,
 ) -> Harness:
     clock = FakeClock()
@@ -739,7 +740,7 @@ def test_the_default_watcher_watches_the_databases_backend() -> None:
 
 
 def test_session_settings_of_applied_steps_are_kept_for_a_reconnect() -> None:
-    state = ["SET search_path = app"]
+    state = SessionState([Setting("search_path", "SET search_path = app")])
     h = harness(session_state=state)
     h.run(
         planned(
@@ -750,16 +751,17 @@ def test_session_settings_of_applied_steps_are_kept_for_a_reconnect() -> None:
             "RESET timezone;\n"
         )
     )
-    # The caller's list is extended in place: it outlives a lost session.
+    # The caller's state is changed in place: it outlives a lost session. The RESET
+    # supersedes the SET of the same setting; SET LOCAL and SET TRANSACTION are not kept.
     assert h.executor.session_state is state
-    assert state == ["SET search_path = app", "SET timezone = 'UTC'", "RESET timezone"]
+    assert state.replay == ("SET search_path = app", "RESET timezone")
 
 
 def test_session_settings_of_a_failed_step_are_not_kept() -> None:
     h = harness([None, ServerError("22023", "invalid value")])
     with pytest.raises(StepFailedError):
         h.run(planned("SET timezone = 'UTC';\nSET datestyle = 'nope';\n"))
-    assert h.executor.session_state == ["SET timezone = 'UTC'"]
+    assert h.executor.session_state.replay == ("SET timezone = 'UTC'",)
 
 
 def test_applied_steps_are_kept_in_the_callers_result_when_a_later_step_fails() -> None:
