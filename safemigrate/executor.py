@@ -187,6 +187,10 @@ class WatchedAttempt(Protocol):
 class StepWatcher(Protocol):
     """What the executor asks of the run's monitor (``watch.Watcher``)."""
 
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        """Give the monitor the run's search_path (the statements that set it)."""
+        ...
+
     def complete_needs(
         self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
     ) -> list[LockNeed]:
@@ -395,6 +399,7 @@ class Executor:
         made them wait) is emitted at the end whether the run succeeds or fails.
         """
         result = result if result is not None else RunResult()
+        self.watcher.follow_search_path(self.session_state.search_path)
         try:
             for n, item in enumerate(planned, start=1):
                 if self.should_stop is not None and self.should_stop(item):
@@ -405,6 +410,7 @@ class Executor:
                 # What later steps may rely on: replayed on a new session, or lost with it.
                 key = (item.migration.version, item.step.index)
                 self.session_state.apply(key, item.step, item.migration.filename)
+                self.watcher.follow_search_path(self.session_state.search_path)
         finally:
             if self.summaries or self.blocker_actions:
                 self.emit(RunSummary(tuple(self.summaries), self.blocker_actions))

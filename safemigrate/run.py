@@ -330,9 +330,19 @@ def open_monitor(settings: Settings, db: Database) -> Monitor | None:
     """The second session that reports blockers; the run goes on without it if it cannot
     connect (e.g. max_connections reached): the lock timeouts still guard every step."""
     try:
-        return Monitor.open(db.dsn, application_name=settings.application_name, secrets=db.secrets)
+        monitor = Monitor.open(
+            db.dsn, application_name=settings.application_name, secrets=db.secrets
+        )
     except SafemigrateError:
         return None
+    if db.schema is not None:
+        # The tenant's schema, as the run's session: the pre-check resolves names alike.
+        try:
+            monitor.session.use_schema(db.schema)
+        except SafemigrateError:
+            monitor.close()
+            return None
+    return monitor
 
 
 @dataclass(frozen=True)

@@ -473,6 +473,16 @@ class SessionState:
         """The statements that put a new session in this state's settings, in order."""
         return tuple(s.sql for s in self.settings)
 
+    @property
+    def search_path(self) -> tuple[str, ...]:
+        """The statements that give another session (the monitor) this state's search_path:
+        its changes, a RESET ALL standing for RESET search_path."""
+        return tuple(
+            s.sql if s.target == "search_path" else "RESET search_path"
+            for s in self.settings
+            if s.target in ("search_path", ALL)
+        )
+
     def apply(self, key: tuple[int, int], step: Step, where: str = "") -> None:
         """Fold in the session changes of the applied ``step`` (``key``: version, index),
         made in ``where`` (``file``, for messages)."""

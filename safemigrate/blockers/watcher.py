@@ -15,6 +15,7 @@ and reads time from a :class:`Clock`, so both can be replaced in tests.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
@@ -101,6 +102,10 @@ class MonitorSession(Protocol):
         """The relation lock ``pid`` waits for and the other sessions' locks on it."""
         ...
 
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        """Run the statements that give the run's session its search_path."""
+        ...
+
     def cancel_own_wait(self, pid: int, relation_oid: int, mode: str) -> bool:
         """Cancel ``pid``'s statement only while it still waits for that lock."""
         ...
@@ -169,6 +174,8 @@ class Watcher:
         self.clock: Clock = clock or SystemClock()
         self.policy = CancelPolicy.of(settings)
         self._thread: _WatchThread | None = None
+        #: The search_path statements the monitor last ran (follow_search_path).
+        self._search_path: tuple[str, ...] = ()
 
     def watch_thread(self) -> _WatchThread:
         """The run's watch thread, started on first use."""
@@ -182,6 +189,17 @@ class Watcher:
             return True
         thread, self._thread = self._thread, None
         return thread.close(CLOSE_TIMEOUT_S)
+
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        """Give the monitor the run's search_path (``statements`` set it, see
+        session_state.SessionState.search_path): the pre-check resolves the step's unqualified
+        names as the step will. Sent only when they changed; a failure is ignored (the
+        pre-check is an optimisation, the lock timeout still guards)."""
+        if self.monitor is None or tuple(statements) == self._search_path:
+            return
+        self._search_path = tuple(statements)
+        with contextlib.suppress(ServerError):
+            self.monitor.follow_search_path(statements)
 
     def complete_needs(
         self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]

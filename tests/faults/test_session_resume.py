@@ -166,3 +166,41 @@ def test_issue_21_item_3_a_reconnection_refuses_the_step_that_needs_a_lost_tempo
         conn.execute("DROP TABLE kept; DROP TABLE safemigrate_history")
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
     assert connect().execute("SELECT x FROM kept").fetchall() == [(42,)]
+
+
+def test_the_monitors_pre_check_resolves_names_in_the_replayed_search_path(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """The monitor is a session of the run too: it follows the run's search_path, so the
+    pre-check looks at app.orders, which the step will lock, not public.orders."""
+    conn = connect()
+    _orders(conn)
+    directory = tmp_path / "m"
+    write_migrations(directory, {"0001_search_path.sql": "SET search_path = app;\n"})
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    write_migrations(directory, {"0002_note.sql": "ALTER TABLE orders ADD COLUMN note text;\n"})
+    holder = connect(autocommit=False, application_name="report-job")
+    holder.execute("SELECT count(*) FROM app.orders").fetchone()
+    holder_pid = holder.info.backend_pid
+    wait_until(
+        lambda: (
+            conn.execute(
+                "SELECT clock_timestamp() - xact_start > interval '1 second' FROM pg_stat_activity "
+                "WHERE pid = %s",
+                [holder_pid],
+            ).fetchone()
+            == (True,)
+        ),
+        what="an old transaction on app.orders",
+    )
+    runner = spawn("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    backed_off = runner.wait_for_event(
+        lambda e: e["event"] == "attempt_failed" and e["precheck"], timeout=30
+    )
+    assert [b["pid"] for b in backed_off["blockers"]] == [holder_pid]
+    holder.commit()
+    assert runner.wait() == 0, runner.output
+    columns = conn.execute(
+        "SELECT table_schema FROM information_schema.columns WHERE column_name = 'note'"
+    ).fetchall()
+    assert columns == [("app",)]

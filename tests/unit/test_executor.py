@@ -273,6 +273,10 @@ class FakeWatcher:
         self.policy_calls: list[tuple[Blocker, ...]] = []
         self.graces: list[int | None] = []
         self.holder_waits: list[tuple[tuple[HeldLock, ...], float]] = []
+        self.search_paths: list[tuple[str, ...]] = []
+
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        self.search_paths.append(tuple(statements))
 
     def complete_needs(
         self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
