@@ -159,10 +159,12 @@ class StepDatabase(Protocol):
         attempts: int,
         *,
         on_part: Callable[[RecipePart], None] | None = None,
+        cancelled_to_yield: Callable[[], bool] | None = None,
     ) -> str | None:
         """Run a plain constraint statement as its recipe, part by part (resuming from the
         catalog; ``on_part`` told of each part before it runs, or of the plain statement run as
-        written where the recipe cannot run); returns None."""
+        written where the recipe cannot run); returns None. A part cancelled to yield (asked
+        of ``cancelled_to_yield``) keeps what the recipe made, for the next attempt."""
         ...
 
 
@@ -177,6 +179,10 @@ class WatchedAttempt(Protocol):
     @property
     def yielded(self) -> Yielded | None:
         """Set when the attempt cancelled its own statement to yield the lock queue."""
+        ...
+
+    def poke(self) -> None:
+        """A statement asking for a write-blocking lock is about to be sent: watch its queue."""
         ...
 
     def __enter__(self) -> object: ...
@@ -299,7 +305,8 @@ def _precheck_reason(holders: Sequence[Blocker]) -> str:
 
 
 class _HeldBetweenBatches(Exception):
-    """The pre-check before a batch found long holders of a conflicting lock."""
+    """The pre-check before a batch, or before a recipe part that asks for a write-blocking
+    lock, found long holders of a conflicting lock."""
 
     def __init__(self, blockers: list[Blocker]) -> None:
         super().__init__("long lock holders")
@@ -474,9 +481,6 @@ class Executor:
             )
             for s in step.statements
         )
-        # Autocommit steps (CONCURRENTLY) never yield: their locks do not stall reads and
-        # writes, and a cancelled build leaves an invalid index behind.
-        can_yield = isinstance(shape, (InTransaction, ExplicitBlock))
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
         # Resolved once, before the first attempt: the relations the step locks without
@@ -506,12 +510,11 @@ class Executor:
                         ref, attempt, policy, lock_timeout, needs, holders, state
                     )
                     continue
-                grace = (
-                    yield_grace_ms(
-                        self.settings.yield_after_ms, state.grace_doublings, lock_timeout
-                    )
-                    if can_yield
-                    else None
+                # Every shape may yield: the watch yields only while a statement waits for a
+                # write-blocking lock (SHARE and stronger; blockers.queue.blocks_writes), so a
+                # CONCURRENTLY build or a VALIDATE, which stall no application query, never is.
+                grace = yield_grace_ms(
+                    self.settings.yield_after_ms, state.grace_doublings, lock_timeout
                 )
                 watch = self.watcher.watch(
                     ref, attempt, lock_timeout, index_build, yield_after_ms=grace
@@ -770,7 +773,7 @@ class Executor:
         self._locks = None
         self.batches_this_attempt = 0
         try:
-            return self._send(shape, step, timeouts, attempt, ref)
+            return self._send(shape, step, timeouts, attempt, ref, yielded)
         except NotBatchableError as refused:
             raise MigrationFileError(
                 planned.migration.filename, refused.message, line=step.line, hint=refused.hint
@@ -802,7 +805,13 @@ class Executor:
             raise self._failed(planned, error) from None
 
     def _send(
-        self, shape: StepShape, step: Step, timeouts: Timeouts, attempt: int, ref: StepRef
+        self,
+        shape: StepShape,
+        step: Step,
+        timeouts: Timeouts,
+        attempt: int,
+        ref: StepRef,
+        watch: WatchedAttempt | None = None,
     ) -> str | None:
         """The one call to the database that makes an attempt of ``shape``."""
         if isinstance(shape, InTransaction):
@@ -818,11 +827,35 @@ class Executor:
             )
             return None
         if isinstance(shape, ConstraintRecipe):
+            parts = 0
+            closing = 0
 
             def part_started(part: RecipePart) -> None:
+                # Each part that asks for a write-blocking lock is treated as a statement of
+                # its own: the pre-check (the attempt's covers its first part), and the watch
+                # ready to yield the queue behind it. Not the closing transaction's later
+                # parts: its first one took their locks already, and a pre-check would only
+                # hold them longer.
+                nonlocal parts, closing
+                parts += 1
+                closing += part.final
                 self.emit(RecipePartStarted(ref, part.label, describe_locks(part)))
+                blocking = [n for n in part.locks if n.mode.blocks_writes]
+                if not blocking or closing > 1:
+                    return
+                if parts > 1 and self.settings.lock_precheck:
+                    held = self.watcher.long_holders(blocking, timeouts.lock_timeout_ms)
+                    if held:
+                        raise _HeldBetweenBatches(held)
+                if watch is not None:
+                    watch.poke()
 
-            return self.db.run_constraint_recipe(shape, timeouts, attempt, on_part=part_started)
+            def yielding() -> bool:
+                return watch is not None and watch.yielded is not None
+
+            return self.db.run_constraint_recipe(
+                shape, timeouts, attempt, on_part=part_started, cancelled_to_yield=yielding
+            )
 
         def cleaned_up(index: str, reason: str) -> None:
             self.emit(IndexCleanup(ref, index, reason))

@@ -267,10 +267,13 @@ def run_constraint_recipe(
     resume: bool,
     run_plain: PlainRunner,
     on_part: PartSink | None = None,
+    cancelled_to_yield: Callable[[], bool] | None = None,
 ) -> str | None:
     """Run ``rewrite``'s recipe under session-level ``timeouts``; see the module docstring.
 
     ``resume``: an earlier run or attempt may have done some parts (the catalog says which).
+    ``cancelled_to_yield`` says whether a cancelled part was cancelled to yield the queue (then
+    nothing is cleaned up).
     Where the recipe cannot run (not an ordinary table, a server older than 12 for the NOT
     NULL recipes, a missing table whose error the plain statement gives) ``run_plain`` runs
     the author's statement, after ``on_part`` is told so. Returns None (nothing was skipped).
@@ -314,7 +317,10 @@ def run_constraint_recipe(
             steps = _Parts(session, on_part or _ignore_part, timeouts)
             _recipe(steps, rewrite, table, name, applied, added, resume=resume)
         except ServerError as error:
-            if not is_retryable(error.sqlstate):
+            # A part cancelled to yield the lock queue only ever waited for its lock: what the
+            # recipe made stays, and the next attempt resumes from the catalog.
+            yielded = cancelled_to_yield is not None and cancelled_to_yield()
+            if not is_retryable(error.sqlstate) and not yielded:
                 _clean_up(session, rewrite.table, added)
             raise
         return None

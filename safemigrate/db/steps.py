@@ -556,6 +556,7 @@ class SessionSteps:
         attempts: int,
         *,
         on_part: Callable[[RecipePart], None] | None = None,
+        cancelled_to_yield: Callable[[], bool] | None = None,
     ) -> str | None:
         """Run a ConstraintRecipe shape (see db.recipes.run_constraint_recipe); a later
         attempt resumes from what the catalog shows, like a rerun after an interruption."""
@@ -574,4 +575,5 @@ class SessionSteps:
             resume=shape.resume or attempts > 1,
             run_plain=run_plain,
             on_part=on_part,
+            cancelled_to_yield=cancelled_to_yield,
         )

@@ -225,6 +225,7 @@ class FakeDatabase:
         attempts: int,
         *,
         on_part: Callable[[RecipePart], None] | None = None,
+        cancelled_to_yield: Callable[[], bool] | None = None,
     ) -> str | None:
         rewrite = shape.rewrite
         for part in recipe_parts(rewrite, planned_name(rewrite)):
@@ -241,6 +242,10 @@ class FakeWatch:
         self.result = result
         self.yielded = yielded
         self.entered = False
+        self.pokes = 0
+
+    def poke(self) -> None:
+        self.pokes += 1
 
     def __enter__(self) -> FakeWatch:
         self.entered = True
@@ -274,6 +279,7 @@ class FakeWatcher:
         self.graces: list[int | None] = []
         self.holder_waits: list[tuple[tuple[HeldLock, ...], float]] = []
         self.search_paths: list[tuple[str, ...]] = []
+        self.watches: list[FakeWatch] = []
 
     def follow_search_path(self, statements: Sequence[str]) -> None:
         self.search_paths.append(tuple(statements))
@@ -299,10 +305,12 @@ class FakeWatcher:
     ) -> FakeWatch:
         self.watched.append((attempt, lock_timeout_ms, index_build))
         self.graces.append(yield_after_ms)
-        return FakeWatch(
+        made = FakeWatch(
             self.samples.pop(0) if self.samples else Sample(),
             self.yields.pop(0) if self.yields else None,
         )
+        self.watches.append(made)
+        return made
 
     def locks_of(self, needs: Sequence[LockNeed], holders: Sequence[Blocker]) -> list[HeldLock]:
         return []
@@ -930,11 +938,30 @@ def test_a_cancel_the_watch_did_not_send_is_a_statement_timeout_and_fails_the_st
     assert h.of(StepYielded) == []
 
 
-def test_autocommit_steps_never_yield() -> None:
+def test_every_shape_is_watched_ready_to_yield() -> None:
+    """Issue 21 (recipe parts do not yield): yielding belongs to a statement that asks for a
+    write-blocking lock, whatever the step's shape; the watch itself never yields a wait for a
+    lock that blocks no writes (a CONCURRENTLY build: see the watcher's tests)."""
     watcher = FakeWatcher()
     h = harness(watcher=watcher)
-    h.run(planned("CREATE INDEX CONCURRENTLY i ON t (a);\n"))
-    assert watcher.graces == [None]
+    h.run(
+        planned(
+            "CREATE INDEX CONCURRENTLY i ON t (a);\nALTER TABLE t ADD CHECK (a > 0);\n"
+            "-- safemigrate: batch-size=10\nUPDATE t SET a = 1;\n"
+        )
+    )
+    assert watcher.graces == [50, 50, 50]
+
+
+def test_each_write_blocking_recipe_part_after_the_first_is_prechecked_and_watched() -> None:
+    watcher = FakeWatcher()
+    h = harness(watcher=watcher)
+    h.run(planned("ALTER TABLE t ALTER COLUMN a SET NOT NULL;\n"))
+    # The parts: the helper check NOT VALID (write-blocking: the attempt's pre-check covers
+    # it), its VALIDATE (blocks no writes), then the closing transaction: SET NOT NULL (a
+    # pre-check) and the helper's DROP (the table is locked already: none).
+    assert len(watcher.prechecked) == 2
+    assert [w.pokes for w in watcher.watches] == [2]
 
 
 def test_yield_after_zero_turns_yielding_off() -> None:
