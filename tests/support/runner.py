@@ -143,19 +143,19 @@ SNAPSHOT_QUERIES = {
                is_identity, is_generated
         FROM information_schema.columns
         WHERE table_schema NOT IN ('pg_catalog', 'information_schema')
-          AND table_name <> 'safemigrate_history'
+          AND table_name NOT IN ('safemigrate_history', 'safemigrate_history_batches')
         ORDER BY 1, 2, 3""",
     "constraints": """
         SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid), convalidated
         FROM pg_constraint
         WHERE connamespace = 'public'::regnamespace
-          AND conrelid::regclass::text <> 'safemigrate_history'
+          AND conrelid::regclass::text NOT IN ('safemigrate_history', 'safemigrate_history_batches')
         ORDER BY 1, 2""",
     "indexes": """
         SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid), indisvalid
         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
         WHERE c.relnamespace = 'public'::regnamespace
-          AND indrelid::regclass::text <> 'safemigrate_history'
+          AND indrelid::regclass::text NOT IN ('safemigrate_history', 'safemigrate_history_batches')
         ORDER BY 1""",
     "functions": """
         SELECT p.proname, pg_get_functiondef(p.oid) FROM pg_proc p
@@ -172,7 +172,7 @@ SNAPSHOT_QUERIES = {
 
 
 def schema_snapshot(dsn: str) -> dict[str, list[tuple[Any, ...]]]:
-    """A comparable picture of the public schema, without the journal table."""
+    """A comparable picture of the public schema, without the journal's tables."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         return {k: conn.execute(q).fetchall() for k, q in SNAPSHOT_QUERIES.items()}
 
