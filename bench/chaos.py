@@ -53,6 +53,7 @@ CHECK_LABELS = {
     "no runner backend left": "no-backend-left",
     "journal is a prefix of the steps after a crash": "prefix-after-kill",
     "only an autocommit step is left 'started'": "started-ok",
+    "only an autocommit or batched step is left 'started'": "started-ok",
     "journal rows are known steps": "known-rows",
     "the last rerun exits 0": "rerun-exit-0",
     "a run that was not killed exits 0": "run-exit-0",
