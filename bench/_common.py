@@ -83,12 +83,16 @@ def use_storage(storage: str) -> None:
 
 
 @contextlib.contextmanager
-def server(storage: str = "disk", bindir: str | None = None) -> Iterator[Any]:
-    """A throwaway PostgreSQL on TCP 127.0.0.1, fsync and full_page_writes ON for ``disk``."""
+def server(
+    storage: str = "disk", bindir: str | None = None, extra: Mapping[str, str] | None = None
+) -> Iterator[Any]:
+    """A throwaway PostgreSQL on TCP 127.0.0.1, fsync and full_page_writes ON for ``disk``;
+    ``extra`` postgresql.conf settings on top."""
     use_storage(storage)
     from safemigrate.throwaway import ThrowawayServer, find_server_bindir
 
     settings = dict(PRODUCTION_SETTINGS) if storage == "disk" else {}
+    settings.update(extra or {})
     chosen = find_server_bindir(bindir or _default_bindir())
     instance = ThrowawayServer(chosen, tcp=True, settings=settings)
     instance.start()
@@ -101,6 +105,11 @@ def server(storage: str = "disk", bindir: str | None = None) -> Iterator[Any]:
 def _default_bindir() -> str:
     debian15 = Path("/usr/lib/postgresql/15/bin")
     return str(debian15) if (debian15 / "postgres").is_file() else "auto"
+
+
+def server_log(instance: Any) -> Path:
+    """The throwaway server's log file (next to its data directory)."""
+    return Path(instance.data_dir).parent / "server.log"
 
 
 def url(instance: Any, dbname: str, scheme: str = "postgresql") -> str:

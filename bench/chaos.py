@@ -1,7 +1,9 @@
 """Soak mode of the fault-injection trials: many seeded trials per fault, a table per fault.
 
 Runs the trials of ``tests/faults/test_reliability_trials.py`` (where each fault and each check
-is described) on a throwaway PostgreSQL of its own, round-robin over every (fault, corpus)
+is described; ``--kinds mixed --corpora mixed`` is issue 21's soak: kill -9, terminated
+backends and fast restarts across recipes, batches and session SETs) on a throwaway PostgreSQL
+of its own, round-robin over every (fault, corpus)
 pair until each pair has run its trials or the time budget is spent, and prints per fault:
 trials run, trials recovered, faults injected and landed, runner processes started, and how
 many times each check was done and passed (schema equal to the reference, journal exactly one
@@ -51,6 +53,7 @@ CHECK_LABELS = {
     "no runner backend left": "no-backend-left",
     "journal is a prefix of the steps after a crash": "prefix-after-kill",
     "only an autocommit step is left 'started'": "started-ok",
+    "only an autocommit or batched step is left 'started'": "started-ok",
     "journal rows are known steps": "known-rows",
     "the last rerun exits 0": "rerun-exit-0",
     "a run that was not killed exits 0": "run-exit-0",
@@ -66,6 +69,8 @@ CHECK_LABELS = {
     "a refused runner says who holds the run lock": "holder-said",
     "each step applied by exactly one runner": "once-per-step",
     "exactly one runner applies anything": "one-applier",
+    "the last run exits 0": "rerun-exit-0",
+    "every batch applied once, to the table its search_path names": "batches-once",
 }
 
 
@@ -84,7 +89,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", default="10", help="per (fault, corpus): N or corpus=N,...")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated: {KINDS}")
-    parser.add_argument("--corpora", default="example,langfuse")
+    parser.add_argument("--corpora", default="example,langfuse", help="example, langfuse, mixed")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first trial")
     parser.add_argument("--budget", type=float, default=0, help="stop after SECONDS (0: none)")
     parser.add_argument("--kills", type=int, default=3, help="kills per kill9 trial")
@@ -134,7 +139,7 @@ def main() -> int:
                 options: dict[str, int] = {}
                 if kind == "kill9":
                     options["kills"] = args.kills
-                elif kind in ("restart-fast", "restart-immediate", "terminate"):
+                elif kind in ("restart-fast", "restart-immediate", "terminate", "mixed"):
                     options["faults"] = args.faults
                 elif kind.startswith("concurrent"):
                     options["runners"] = args.runners
@@ -203,6 +208,10 @@ def print_tables(results: list[TrialResult], kinds: list[str], corpora: list[str
             unnamed = sum(r.unnamed_holder for r in cell)
             if unnamed:
                 checks += f" (refusals naming no holder, race: {unnamed})"
+            kinds: Counter[str] = sum((r.fault_kinds for r in cell), Counter())
+            moments: Counter[str] = sum((r.moments for r in cell), Counter())
+            if kinds:
+                checks += f" (faults {dict(kinds)}, at {dict(moments)})"
             seconds = sum(r.seconds for r in cell) / len(cell)
             print(
                 f"{name:9} {len(cell):>6} {sum(r.recovered for r in cell):>9} "

@@ -26,6 +26,7 @@ Output: bench/results/stall.json (every request of every trial plus the summary)
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import subprocess
 import sys
@@ -174,13 +175,14 @@ def runner_env(runner: str, previous_src: Path | None) -> dict[str, str]:
     return c.child_env()
 
 
-def previous_release_src() -> Path | None:
-    """The previous release's ``safemigrate`` package, extracted into a temporary folder."""
+def previous_release_src(revision: str = PREVIOUS_RELEASE) -> Path | None:
+    """The ``safemigrate`` package of ``revision`` (the previous release unless told),
+    extracted into a temporary folder."""
     repo = Path(__file__).resolve().parents[1]
     folder = Path(tempfile.mkdtemp(prefix="bench-previous-"))
     try:
         archive = subprocess.run(
-            ["git", "-C", str(repo), "archive", PREVIOUS_RELEASE, "safemigrate"],
+            ["git", "-C", str(repo), "archive", revision, "safemigrate"],
             check=True,
             capture_output=True,
         ).stdout
@@ -256,11 +258,12 @@ def run_trial(
             c.sleep_until(trial.t_blocker_start + scenario.migration_delay_s)
             argv = runner_argv(runner, instance, dbname, workdir)
             trial.t_migration_start = time.monotonic()
-            if runner.startswith("safemigrate"):
-                sampler = threading.Thread(
-                    target=_count_monitor_queries, args=(dsn, sampler_stop, trial), daemon=True
-                )
-                sampler.start()
+            # Every runner's trial has the sampler (its pg_stat_activity reads load the
+            # server a little): the same load for all, so their windows compare.
+            sampler = threading.Thread(
+                target=_count_monitor_queries, args=(dsn, sampler_stop, trial), daemon=True
+            )
+            sampler.start()
             with stderr_file.open("wb") as err:
                 proc = subprocess.Popen(
                     argv,
@@ -392,12 +395,94 @@ def metrics(trial: Trial) -> dict[str, Any]:
         out["yields"] = sum(1 for e in trial.events if e["event"] == "step_yielded")
         if trial.monitor_queries is not None and out["migration_s"] > 0:
             out["monitor_queries_per_s"] = trial.monitor_queries / out["migration_s"]
+        out["max_ms_by_phase"] = max_by_phase(trial)
+        window = lock_window(trial)
+        if window is not None:
+            out["lock_window_s"] = window[1] - window[0]
+            out["lock_window_max_s"] = window_max_s(trial, *window)
         first = [e["t"] for e in trial.events if e["event"] == "attempt_started"]
         if first:
             # safemigrate only: how old the blocker was when the first attempt began, and how
             # long the CLI took from launch to that attempt.
             out["blocker_age_at_first_attempt_s"] = first[0] - trial.t_blocker_start
             out["launch_to_first_attempt_s"] = first[0] - trial.t_migration_start
+    return out
+
+
+#: The phases of a safemigrate run, by the event that starts each (stall.py's busy analysis).
+PHASES = (
+    ("start-up (before connecting)", None),
+    ("connected to first attempt", "connected"),
+    ("attempts (lock wait, yields)", "attempt_started"),
+    ("after the step", "step_applied"),
+)
+
+
+#: The margin around a runner's lock request and commit that its lock window includes.
+LOCK_WINDOW_MARGIN_S = 0.5
+
+
+def lock_window(trial: Trial) -> tuple[float, float] | None:
+    """From the runner's lock request to its commit, with LOCK_WINDOW_MARGIN_S either side:
+    safemigrate's first attempt to its step applied, psql's or yoyo's whole process (they
+    connect and send the ALTER at once). The same length of window for every runner: the
+    maximum response over a window grows with its length (a slow start-up on a saturated
+    machine is a longer window, not a stall), so the whole-window maxima do not compare."""
+    if trial.t_migration_start is None or trial.t_migration_end is None:
+        return None
+    begin, end = trial.t_migration_start, trial.t_migration_end
+    if trial.runner.startswith("safemigrate"):
+        first = next((e["t"] for e in trial.events if e["event"] == "attempt_started"), None)
+        applied = next((e["t"] for e in trial.events if e["event"] == "step_applied"), None)
+        if first is None or applied is None:
+            return None
+        begin, end = first, applied
+    return begin - LOCK_WINDOW_MARGIN_S, end + LOCK_WINDOW_MARGIN_S
+
+
+def _responses(trial: Trial) -> list[tuple[float, float]]:
+    """(scheduled slot, response s) of every request, sent or missed."""
+    out = [(slot, end - slot) for slot, _s, end, _w in trial.executed]
+    return out + [(slot, free - slot) for slot, free in trial.missed]
+
+
+def window_max_s(trial: Trial, begin: float, end: float) -> float | None:
+    """The slowest response of the requests scheduled in [begin, end)."""
+    inside = [r for slot, r in _responses(trial) if begin <= slot < end]
+    return max(inside) if inside else None
+
+
+def control_window_max_s(trial: Trial, length_s: float) -> float | None:
+    """For the control (no migration): the median over its consecutive windows of
+    ``length_s`` of each window's slowest response: what a window that long shows anyway."""
+    t0, t1 = trial.t_blocker_start, trial.t_stop
+    maxima = []
+    at = t0
+    while at + length_s <= t1:
+        found = window_max_s(trial, at, at + length_s)
+        if found is not None:
+            maxima.append(found)
+        at += length_s
+    return c.percentile(maxima, 50) if maxima else None
+
+
+def max_by_phase(trial: Trial) -> dict[str, float]:
+    """The slowest response (ms) of the requests scheduled in each phase of the run: where a
+    runner's extra wait comes from (the start-up's CPU, the pre-check and monitor reads, the
+    lock wait of the attempts and their yields, or the end of the process)."""
+    if trial.t_migration_start is None or trial.t_migration_end is None:
+        return {}
+    starts = [(trial.t_migration_start, PHASES[0][0])]
+    for label, event in PHASES[1:]:
+        when = next((e["t"] for e in trial.events if e["event"] == event), None)
+        if when is not None:
+            starts.append((when, label))
+    starts.append((trial.t_migration_end, "after the process"))
+    out: dict[str, float] = {}
+    reqs = _responses(trial)
+    for (begin, label), (end, _) in itertools.pairwise(starts):
+        inside = [r for slot, r in reqs if begin <= slot < end]
+        out[label] = round(max(inside) * 1000, 1) if inside else 0.0
     return out
 
 
@@ -438,6 +523,8 @@ def aggregate(trials: list[Trial]) -> dict[str, Any]:
                 "monitor_queries_per_s",
                 "blocker_age_at_first_attempt_s",
                 "launch_to_first_attempt_s",
+                "lock_window_s",
+                "lock_window_max_s",
             ):
                 values = [m[key] for m in ms if m.get(key) is not None]
                 if values:
@@ -450,6 +537,29 @@ def aggregate(trials: list[Trial]) -> dict[str, Any]:
             ratios = [metrics(t)["max_s"] / control[t.round] for t in mine if t.round in control]
             if ratios:
                 row["max_stall_ratio_vs_control"] = c.summary(ratios)
+            # The same length of window around the lock for every runner (lock_window): the
+            # ratio to psql's in the same round, and what the control shows over that length.
+            psql_window = {
+                t.round: metrics(t).get("lock_window_max_s")
+                for t in trials
+                if t.scenario == scenario and t.runner == "psql"
+            }
+            controls = {t.round: t for t in trials if t.scenario == scenario and t.runner == "none"}
+            vs_psql, control_same = [], []
+            for t in mine:
+                m = metrics(t)
+                mine_max = m.get("lock_window_max_s")
+                theirs = psql_window.get(t.round)
+                if mine_max is not None and theirs:
+                    vs_psql.append(mine_max / theirs)
+                if mine_max is not None and t.round in controls:
+                    found = control_window_max_s(controls[t.round], m["lock_window_s"])
+                    if found is not None:
+                        control_same.append(found)
+            if vs_psql:
+                row["lock_window_ratio_vs_psql"] = c.summary(vs_psql)
+            if control_same:
+                row["control_same_length_max_s"] = c.summary(control_same)
             row["all_applied"] = all(m.get("migration_applied", True) for m in ms)
             per_runner[runner] = row
         table[scenario] = per_runner
@@ -488,6 +598,24 @@ def markdown(summary: dict[str, Any]) -> str:
                 f"{mmm(row, 'yields', lambda x: f'{x:.0f}')} | "
                 f"{mmm(row, 'monitor_queries_per_s', lambda x: f'{x:.0f}')} | {ratio} |"
             )
+        windowed = {r: row for r, row in rows.items() if "lock_window_max_s" in row}
+        if windowed:
+            lines.append(
+                "\nThe same length of window around each runner's lock (its request to its "
+                f"commit, {LOCK_WINDOW_MARGIN_S:g} s either side):\n"
+            )
+            lines.append(
+                "| runner | window | app max in it | / psql's, same round | "
+                "control's max over a window that long |"
+            )
+            lines.append("| --- | --- | --- | --- | --- |")
+            for runner, row in windowed.items():
+                lines.append(
+                    f"| {LABELS[runner]} | {mmm(row, 'lock_window_s', c.fmt_s)} | "
+                    f"{mmm(row, 'lock_window_max_s', c.fmt_s)} | "
+                    f"{mmm(row, 'lock_window_ratio_vs_psql', lambda x: f'{x:.2f}x')} | "
+                    f"{mmm(row, 'control_same_length_max_s', c.fmt_s)} |"
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -633,6 +761,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--migration-timeout-s", type=float, default=60.0)
     p.add_argument("--scenarios", default="young-blocker,simultaneous,busy")
+    p.add_argument(
+        "--previous-release",
+        default=PREVIOUS_RELEASE,
+        metavar="REV",
+        help="the git revision the safemigrate-previous runner runs (to measure a change "
+        f"before and after in the same run) [default: {PREVIOUS_RELEASE}]",
+    )
     p.add_argument("--runners", default=",".join(RUNNERS))
     p.add_argument(
         "--storage",
@@ -693,7 +828,11 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(summary))
         return 0
     runners = [r for r in args.runners.split(",") if r]
-    args.previous_src = previous_release_src() if "safemigrate-previous" in runners else None
+    if args.previous_release != PREVIOUS_RELEASE:
+        LABELS["safemigrate-previous"] = f"safemigrate up at {args.previous_release}"
+    args.previous_src = (
+        previous_release_src(args.previous_release) if "safemigrate-previous" in runners else None
+    )
     if args.previous_src is None and "safemigrate-previous" in runners:
         runners.remove("safemigrate-previous")
     if "yoyo" in runners and c.yoyo_program() is None:
@@ -722,6 +861,12 @@ def main(argv: list[str] | None = None) -> int:
                         f">100ms {m['over_100ms']}  migration "
                         f"{c.fmt_s(m.get('migration_s', float('nan')))}  "
                         f"exit {m.get('migration_exit')}"
+                        + (f"  max by phase {m['max_ms_by_phase']}" if m.get("attempts") else "")
+                        + (
+                            f"  lock window max {c.fmt_s(m['lock_window_max_s'])}"
+                            if m.get("lock_window_max_s") is not None
+                            else ""
+                        )
                     )
                     if runner != "none" and (
                         trial.migration_exit != 0 or not trial.migration_applied

@@ -1,5 +1,5 @@
 """``python -m safemigrate``."""
 
-from .cli import main
+from .cli import entry
 
-main()
+entry()

@@ -121,11 +121,13 @@ def up(
 ) -> RunResult:
     """Apply every pending step (up to ``target``), each in its own guarded transaction.
 
-    If the connection is lost mid-run (server restart, terminated backend), the runner
-    reconnects for up to ``reconnect_timeout`` (within the run's deadline), takes the run lock
-    again, re-reads the journal, applies the session settings of earlier steps again (e.g.
-    ``SET timezone``) and resumes. ``capture_locks`` reports, in each StepApplied event, the
-    table locks the step held just before it committed (what ``rehearse`` shows).
+    Every session of the run first replays the session settings of the steps applied before
+    (``SET search_path`` ..., see ``session_state``). If the connection is lost mid-run
+    (server restart, terminated backend), the runner reconnects for up to
+    ``reconnect_timeout`` (within the run's deadline), takes the run lock again, re-reads the
+    journal, replays those settings and resumes. ``capture_locks`` reports, in each
+    StepApplied event, the table locks the step held just before it committed (what
+    ``rehearse`` shows).
     """
     from .run import Run, resolve_database
 

@@ -99,8 +99,20 @@ class StepRefusedError(StepFailedError):
         return type(self)(f"{where}: {self.message}", hint=self.hint)
 
 
+class SessionStateLostError(StepFailedError):
+    """A step could depend on session state (a temporary table, a prepared statement, ...)
+    that the session it would run on cannot have: a reconnection or a new run (exit 1)."""
+
+
 class RunLockHeldError(SafemigrateError):
     """Another run holds the run lock on this journal (exit 3)."""
+
+    exit_code = ExitCode.RUN_LOCK_HELD
+
+
+class RunLockLostError(SafemigrateError):
+    """This run's session no longer holds the run lock, so it stopped before its next step or
+    part: a statement released it (exit 3)."""
 
     exit_code = ExitCode.RUN_LOCK_HELD
 

@@ -109,6 +109,18 @@ class Reconnected(Event):
 
 
 @dataclass(frozen=True)
+class SessionReplayed(Event):
+    """A run's first session got the session settings of the steps applied before it (see
+    session_state): what a reconnection replays too (its Reconnected event lists them)."""
+
+    kind: ClassVar[str] = "session_replayed"
+    #: The statements run, in order (e.g. ``SET search_path TO 'app'``).
+    replayed: tuple[str, ...]
+    #: How many applied steps the journal holds (whose changes were folded into them).
+    applied_steps: int
+
+
+@dataclass(frozen=True)
 class RunLockWaiting(Event):
     """Another run holds the run lock; this one polls (``--wait-for-lock``)."""
 

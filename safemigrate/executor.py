@@ -26,11 +26,14 @@ from .blockers.watcher import Watcher, Yielded
 from .config import Settings
 from .db import ServerError, Session
 from .db.journal import JournalTable
+from .db.step_timeouts import RunLockReleasedError
 from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
 from .durations import format_duration
 from .errors import (
     LockNotAcquiredError,
     MigrationFileError,
+    RunLockLostError,
+    SessionStateLostError,
     StepFailedError,
     StepRefusedError,
 )
@@ -58,6 +61,8 @@ from .pending import PlannedStep
 from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
 from .rewrites import RecipePart, describe_locks
+from .session_state import SessionState
+from .session_state import describe as describe_kept
 from .shapes import (
     AutocommitStatement,
     BatchedChange,
@@ -162,10 +167,13 @@ class StepDatabase(Protocol):
         attempts: int,
         *,
         on_part: Callable[[RecipePart], None] | None = None,
+        cancelled_to_yield: Callable[[], bool] | None = None,
     ) -> str | None:
         """Run a plain constraint statement as its recipe, part by part (resuming from the
         recipe's record of what it created; ``on_part`` told of each part before it runs, or of
-        the plain statement run as written where the recipe cannot run); returns None."""
+        the plain statement run as written where the recipe cannot run); returns None. A part
+        cancelled to yield (asked of ``cancelled_to_yield``) keeps what the recipe made, for
+        the next attempt."""
         ...
 
 
@@ -182,6 +190,10 @@ class WatchedAttempt(Protocol):
         """Set when the attempt cancelled its own statement to yield the lock queue."""
         ...
 
+    def poke(self) -> None:
+        """A statement asking for a write-blocking lock is about to be sent: watch its queue."""
+        ...
+
     def __enter__(self) -> object: ...
 
     def __exit__(self, *exc: object) -> None: ...
@@ -189,6 +201,10 @@ class WatchedAttempt(Protocol):
 
 class StepWatcher(Protocol):
     """What the executor asks of the run's monitor (``watch.Watcher``)."""
+
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        """Give the monitor the run's search_path (the statements that set it)."""
+        ...
 
     def complete_needs(
         self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
@@ -298,7 +314,8 @@ def _precheck_reason(holders: Sequence[Blocker]) -> str:
 
 
 class _HeldBetweenBatches(Exception):
-    """The pre-check before a batch found long holders of a conflicting lock."""
+    """The pre-check before a batch, or before a recipe part that asks for a write-blocking
+    lock, found long holders of a conflicting lock."""
 
     def __init__(self, blockers: list[Blocker]) -> None:
         super().__init__("long lock holders")
@@ -355,7 +372,8 @@ class Executor:
         backoff: Backoff | None = None,
         run_started_at: float | None = None,
         capture_locks: bool = False,
-        session_state: list[str] | None = None,
+        session_state: SessionState | None = None,
+        created_functions: Callable[[], frozenset[str]] | None = None,
         should_stop: StopCheck | None = None,
     ) -> None:
         if isinstance(database, Session):
@@ -372,7 +390,11 @@ class Executor:
         self.started_at = run_started_at if run_started_at is not None else clock()
         self._failed_statement: Statement | None = None
         self.capture_locks = capture_locks
-        self.session_state = session_state if session_state is not None else []
+        #: The session's state: each applied step is folded in; a step that could depend on
+        #: state this session lost is refused (see session_state).
+        self.session_state = session_state if session_state is not None else SessionState()
+        #: The functions the migrations create (asked only when the session lost something).
+        self.created_functions = created_functions or frozenset
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
@@ -393,15 +415,18 @@ class Executor:
         made them wait) is emitted at the end whether the run succeeds or fails.
         """
         result = result if result is not None else RunResult()
+        self.watcher.follow_search_path(self.session_state.search_path)
         try:
             for n, item in enumerate(planned, start=1):
                 if self.should_stop is not None and self.should_stop(item):
                     result.stopped = True
                     break
+                self._refuse_lost_state(item)
                 result.applied.append(self.run_step(item, n, len(planned)))
-                # Session settings (SET timezone ...) that later steps may rely on: replayed
-                # on a new session if the connection is lost.
-                self.session_state += [s.text for s in item.step.statements if s.session_setting]
+                # What later steps may rely on: replayed on a new session, or lost with it.
+                key = (item.migration.version, item.step.index)
+                self.session_state.apply(key, item.step, item.migration.filename)
+                self.watcher.follow_search_path(self.session_state.search_path)
         finally:
             if self.summaries or self.blocker_actions:
                 self.emit(RunSummary(tuple(self.summaries), self.blocker_actions))
@@ -415,6 +440,25 @@ class Executor:
             )
         )
         return result
+
+    def _refuse_lost_state(self, planned: PlannedStep) -> None:
+        """Refuse a step that could depend on session state this session cannot have."""
+        state = self.session_state
+        if not state.lost:
+            return
+        lost = state.refusal(planned.step, self.created_functions())
+        if lost is None:
+            return
+        ref = step_ref(planned)
+        raise SessionStateLostError(
+            f"{ref.file}:{ref.line} (step {ref.step}): not run: it could depend on "
+            f"{describe_kept(lost)}, which only the session that made it had; this session "
+            "(after a reconnection, or a new run) cannot have it, and replays only settings",
+            hint=f"run the rest of {ref.file} by hand in one session (psql), from the statement "
+            "that made it, then record it with `safemigrate baseline "
+            f"{planned.migration.version_text}`; or make the migration keep such state within "
+            "one step (e.g. ON COMMIT DROP inside one BEGIN ... COMMIT block)",
+        )
 
     def remaining_ms(self) -> float | None:
         """Milliseconds left before the run's deadline, None without a deadline."""
@@ -446,9 +490,6 @@ class Executor:
             )
             for s in step.statements
         )
-        # Autocommit steps (CONCURRENTLY) never yield: their locks do not stall reads and
-        # writes, and a cancelled build leaves an invalid index behind.
-        can_yield = isinstance(shape, (InTransaction, ExplicitBlock))
         self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
         # Resolved once, before the first attempt: the relations the step locks without
@@ -489,12 +530,11 @@ class Executor:
                         ref, attempt, policy, lock_timeout, needs, holders, state
                     )
                     continue
-                grace = (
-                    yield_grace_ms(
-                        self.settings.yield_after_ms, state.grace_doublings, lock_timeout
-                    )
-                    if can_yield
-                    else None
+                # Every shape may yield: the watch yields only while a statement waits for a
+                # write-blocking lock (SHARE and stronger; blockers.queue.blocks_writes), so a
+                # CONCURRENTLY build or a VALIDATE, which stall no application query, never is.
+                grace = yield_grace_ms(
+                    self.settings.yield_after_ms, state.grace_doublings, lock_timeout
                 )
                 watch = self.watcher.watch(
                     ref, attempt, lock_timeout, index_build, yield_after_ms=grace
@@ -774,7 +814,7 @@ class Executor:
         self._locks = None
         self.batches_this_attempt = 0
         try:
-            return self._send(shape, step, timeouts, attempt, ref)
+            return self._send(shape, step, timeouts, attempt, ref, yielded)
         except NotBatchableError as refused:
             raise MigrationFileError(
                 planned.migration.filename, refused.message, line=step.line, hint=refused.hint
@@ -782,6 +822,23 @@ class Executor:
         except StepRefusedError as refused:
             where = f"{planned.migration.filename}:{step.line} (step {step.index + 1})"
             raise refused.located(where) from None
+        except RunLockReleasedError as released:
+            undone = (
+                "it ran outside a transaction, so it cannot be undone, and is not recorded as "
+                "applied"
+                if isinstance(shape, (AutocommitStatement, ConcurrentIndexBuild))
+                else "it was rolled back"
+            )
+            raise MigrationFileError(
+                planned.migration.filename,
+                f"(step {ref.step}) refused: {released.message}; {undone}, and the run stopped",
+                line=step.line,
+                hint=released.hint,
+            ) from None
+        except RunLockLostError as lost:
+            raise RunLockLostError(
+                f"{ref.file}:{ref.line} (step {ref.step}): {lost.message}", hint=lost.hint
+            ) from None
         except ServerError as error:
             if is_retryable(error.sqlstate) or (
                 error.sqlstate == QUERY_CANCELED
@@ -792,7 +849,13 @@ class Executor:
             raise self._failed(planned, error) from None
 
     def _send(
-        self, shape: StepShape, step: Step, timeouts: Timeouts, attempt: int, ref: StepRef
+        self,
+        shape: StepShape,
+        step: Step,
+        timeouts: Timeouts,
+        attempt: int,
+        ref: StepRef,
+        watch: WatchedAttempt | None = None,
     ) -> str | None:
         """The one call to the database that makes an attempt of ``shape``."""
         if isinstance(shape, InTransaction):
@@ -808,11 +871,35 @@ class Executor:
             )
             return None
         if isinstance(shape, ConstraintRecipe):
+            parts = 0
+            closing = 0
 
             def part_started(part: RecipePart) -> None:
+                # Each part that asks for a write-blocking lock is treated as a statement of
+                # its own: the pre-check (the attempt's covers its first part), and the watch
+                # ready to yield the queue behind it. Not the closing transaction's later
+                # parts: its first one took their locks already, and a pre-check would only
+                # hold them longer.
+                nonlocal parts, closing
+                parts += 1
+                closing += part.final
                 self.emit(RecipePartStarted(ref, part.label, describe_locks(part)))
+                blocking = [n for n in part.locks if n.mode.blocks_writes]
+                if not blocking or closing > 1:
+                    return
+                if parts > 1 and self.settings.lock_precheck:
+                    held = self.watcher.long_holders(blocking, timeouts.lock_timeout_ms)
+                    if held:
+                        raise _HeldBetweenBatches(held)
+                if watch is not None:
+                    watch.poke()
 
-            return self.db.run_constraint_recipe(shape, timeouts, attempt, on_part=part_started)
+            def yielding() -> bool:
+                return watch is not None and watch.yielded is not None
+
+            return self.db.run_constraint_recipe(
+                shape, timeouts, attempt, on_part=part_started, cancelled_to_yield=yielding
+            )
 
         def cleaned_up(index: str, reason: str) -> None:
             self.emit(IndexCleanup(ref, index, reason))

@@ -250,6 +250,66 @@ class BatchTarget:
     assigned: tuple[str, ...]
 
 
+# -- the session state a statement changes (see session_state) ----------------------------
+
+# The kinds of what lives in a session and a new session cannot get back.
+TEMPORARY = "temporary"
+PREPARED = "prepared statement"
+LISTENING = "LISTEN"
+CURSOR = "cursor WITH HOLD"
+ADVISORY = "session advisory lock"
+UNKNOWN = "unknown setting"
+KINDS = (TEMPORARY, PREPARED, LISTENING, CURSOR, ADVISORY, UNKNOWN)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A change of settings a new session can make again: running ``sql`` makes it."""
+
+    #: What it changes: a setting's name (lower case), ROLE, AUTHORIZATION, ALL (RESET ALL),
+    #: or ``load FILE``.
+    target: str
+    sql: str
+    #: True when it puts the setting back to its default (RESET, SET ... TO DEFAULT, SET ROLE
+    #: NONE): a new session already has that for a role.
+    resets: bool = False
+
+
+@dataclass(frozen=True)
+class Kept:
+    """Something that lives as long as the session, which a new session does not have."""
+
+    kind: str
+    #: Its name (a relation, prepared statement, cursor or channel name; an advisory lock's
+    #: arguments; a setting); None when the parse tree cannot say.
+    name: str | None
+    #: For people, e.g. ``temporary table tmp_prices``.
+    what: str
+    #: Where it was made, for people: ``0260_add_prices.sql:27`` (set by SessionState).
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The end of something kept: DROP of a temporary table, DEALLOCATE, UNLISTEN, CLOSE,
+    DISCARD, an advisory unlock. ``name`` None ends every one of the kind."""
+
+    kind: str
+    name: str | None
+
+
+@dataclass(frozen=True)
+class Savepoint:
+    """SAVEPOINT, RELEASE or ROLLBACK TO inside an explicit block: a rollback to a savepoint
+    undoes the session changes made since it."""
+
+    action: str
+    name: str
+
+
+SessionChange = Setting | Kept | Ended | Savepoint
+
+
 @dataclass(frozen=True)
 class Statement:
     """One top-level SQL statement of a migration file."""
@@ -278,8 +338,9 @@ class Statement:
     locks: tuple[LockNeed, ...] = ()
     #: The locks on relations the statement does not name, to be found in the catalog.
     catalog_locks: tuple[CatalogLock, ...] = ()
-    #: True for SET/RESET at session level (not SET LOCAL): state later statements may rely on.
-    session_setting: bool = False
+    #: What it changes in its session for the statements after it (session_state.changes_of):
+    #: settings (SET, RESET, set_config(..., false) ...) and what lives as long as the session.
+    session_changes: tuple[SessionChange, ...] = ()
     #: Set for an UPDATE/DELETE the runner executes in key-range batches (``batch-size=N``).
     batch: BatchTarget | None = None
 

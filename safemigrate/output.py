@@ -29,6 +29,7 @@ from .events import (
     RunLockWaiting,
     RunStarted,
     RunSummary,
+    SessionReplayed,
     StepApplied,
     StepProgress,
     StepRef,
@@ -98,6 +99,9 @@ def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> 
             f"attempt{'s' if event.attempts != 1 else ''}), run lock taken again, resuming "
             f"from the journal{replayed}"
         ]
+    if isinstance(event, SessionReplayed):
+        steps = f"{event.applied_steps} applied step{'s' if event.applied_steps != 1 else ''}"
+        return [f"session settings of the {steps} replayed: {'; '.join(event.replayed)}"]
     if isinstance(event, RunLockWaiting):
         return [
             f"waiting for the run lock held by {event.holder} "

@@ -4,7 +4,8 @@ A :class:`Run` opens the run's session and the monitor session, takes the run lo
 never blocking), refuses transaction-pooling proxies, ensures and reads the journal, announces
 the run (RunStarted) and hands the pending steps to the executor. When the connection is lost
 mid-run it reconnects within ``reconnect_timeout``, takes the lock again, replays the session
-settings of earlier steps and resumes from the journal.
+settings of earlier steps and resumes from the journal. Every session of a run, the first one
+included, starts with the session settings of every step applied so far (session_state).
 
 Everything comes from arguments (settings, a :class:`Database`, the event sink, the clock and
 sleep), and nothing is kept at module level, so one process can run several targets at once,
@@ -39,6 +40,7 @@ from .errors import (
     LockNotAcquiredError,
     RunLockHeldError,
     SafemigrateError,
+    SessionStateLostError,
     UnsafeConnectionError,
 )
 from .events import (
@@ -49,9 +51,10 @@ from .events import (
     Reconnected,
     RunLockWaiting,
     RunStarted,
+    SessionReplayed,
 )
 from .executor import Executor, RunResult, StopCheck
-from .model import Migration
+from .model import Migration, Step
 from .pending import (
     PlannedStep,
     check_drift,
@@ -62,6 +65,7 @@ from .pending import (
 )
 from .policy import worst_case
 from .retry import Backoff
+from .session_state import SessionState, created_functions, history_state
 from .target import Target
 
 EventSink = Callable[[Event], None]
@@ -334,9 +338,19 @@ def open_monitor(settings: Settings, db: Database) -> Monitor | None:
     """The second session that reports blockers; the run goes on without it if it cannot
     connect (e.g. max_connections reached): the lock timeouts still guard every step."""
     try:
-        return Monitor.open(db.dsn, application_name=settings.application_name, secrets=db.secrets)
+        monitor = Monitor.open(
+            db.dsn, application_name=settings.application_name, secrets=db.secrets
+        )
     except SafemigrateError:
         return None
+    if db.schema is not None:
+        # The tenant's schema, as the run's session: the pre-check resolves names alike.
+        try:
+            monitor.session.use_schema(db.schema)
+        except SafemigrateError:
+            monitor.close()
+            return None
+    return monitor
 
 
 @dataclass(frozen=True)
@@ -389,18 +403,6 @@ def read_pending(
 def server_settings(settings: Settings, session: Session) -> Settings:
     """The settings with ``pg_version`` set to the connected server's major version."""
     return replace(settings, pg_version=session.server_version // 10_000)
-
-
-def settings_of_partial(planned: Sequence[PlannedStep], session: Session) -> list[str]:
-    """Apply again the session SETs of the applied steps of a partially applied migration."""
-    if not planned:
-        return []
-    first = planned[0]
-    applied = [s for s in first.migration.steps if s.index < first.step.index]
-    texts = [st.text for s in applied for st in s.statements if st.session_setting]
-    for text in texts:
-        session.run_sql(text)
-    return texts
 
 
 def run_started(
@@ -560,8 +562,10 @@ class Run:
         self.started_at = clock()
         #: Steps applied so far, across reconnections.
         self.result = RunResult()
-        #: Session settings (SET timezone ...) of the run so far, replayed after a reconnection.
-        self.session_state: list[str] = []
+        #: The session state of the run's sessions, built from the journal by the first one
+        #: (session_state): what a new session replays, and what it lost.
+        self.session_state: SessionState | None = None
+        self._functions: frozenset[str] | None = None
         self.outage = Outage(settings.reconnect_timeout_ms, settings.deadline_ms, self.started_at)
         #: The --target version as its file writes it (``0003``), for the run header.
         self.up_to_version = next(
@@ -648,14 +652,15 @@ class Run:
             # lands on the same backend means a transaction-pooling proxy.
             monitor = open_monitor(self.settings, self.db)
             refuse_pooling(lock, monitor.session if monitor is not None else None)
-            if reconnecting:
-                self._resume_session(session)
             # Read before ensuring the journal (a missing table reads as empty, and ensure
             # only creates it), so that the lint gate refuses before anything is written.
             pending = read_plan(
                 session, self.journal, self.migrations, self.settings, self.target_version
             )
             planned = pending.steps
+            # The session state the applied steps left: before the lint gate, which resolves
+            # names in the session's current schema as the steps will.
+            self._restore_session(session, planned, reconnecting)
             if not reconnecting:
                 # Before anything of theirs runs: no pending statement may switch the guard
                 # off (exit 2), and the lint gate judges them (exit 7).
@@ -687,10 +692,6 @@ class Run:
                 )
                 if switch is not None:
                     self.emit(switch)
-            if not self.session_state:
-                # A new run resuming inside a migration: that file's earlier session settings
-                # (SET timezone ...) were applied by an earlier run, on another session.
-                self.session_state += settings_of_partial(planned, session)
             if not planned and monitor is not None:
                 monitor.close()
                 monitor = None
@@ -727,13 +728,61 @@ class Run:
         if judged.refuses:
             raise judged.error()
 
-    def _resume_session(self, session: Session) -> None:
-        """Replay the run's session settings on the new session and report the reconnection."""
-        for text in self.session_state:
-            session.run_sql(text)
-        waited_ms = self.outage.waited_ms(self.clock())
-        self.emit(Reconnected(self.outage.attempts, waited_ms, tuple(self.session_state)))
-        self.outage.end()
+    def _restore_session(
+        self, session: Session, planned: Sequence[PlannedStep], reconnecting: bool
+    ) -> None:
+        """Give the new session the state of the steps applied before it: the session
+        settings of every applied step in journal order, replayed (session_state); and what
+        it cannot have noted as lost. Reports the reconnection, or the replay of a new run."""
+        history = self._history(session)
+        state = self.session_state
+        if state is None:
+            # The run's first session: the steps applied by earlier runs. Inside a migration
+            # an earlier run left unfinished, what its applied steps kept is lost with that
+            # run's session.
+            first = planned[0].migration.version if planned else None
+            resumed = [h for h in history if h[0][0] == first]
+            state = self.session_state = history_state(history, resumed)
+        else:
+            # A reconnection: the steps the lost session applied, a COMMIT whose answer was
+            # lost included, then what it kept is lost.
+            seen = set(state.steps)
+            for key, step, where in history:
+                if key not in seen:
+                    state.apply(key, step, where)
+            state.new_session()
+        replayed = state.replay
+        if replayed:
+            try:
+                session.replay(replayed)
+            except ServerError as err:
+                raise SessionStateLostError(
+                    "could not give the new session the session settings of the applied "
+                    f"steps ({'; '.join(replayed)}): {err.message}",
+                    sqlstate=err.sqlstate,
+                    hint="the database changed since those steps ran (a role or extension "
+                    "gone?); fix it, then rerun",
+                ) from None
+        if reconnecting:
+            waited_ms = self.outage.waited_ms(self.clock())
+            self.emit(Reconnected(self.outage.attempts, waited_ms, replayed))
+            self.outage.end()
+        elif replayed:
+            self.emit(SessionReplayed(replayed, len(history)))
+
+    def _history(self, session: Session) -> list[tuple[tuple[int, int], Step, str]]:
+        """The steps ``up`` applied, in the order it applied them, with their files."""
+        steps = {(m.version, s.index): (s, m.filename) for m in self.migrations for s in m.steps}
+        order = dbjournal.applied_order(session, self.journal)
+        return [(key, *steps[key]) for key in order if key in steps]
+
+    def created_functions(self) -> frozenset[str]:
+        """The functions the migrations create (what a lost temporary table may hide in)."""
+        if self._functions is None:
+            self._functions = created_functions(
+                s for m in self.migrations for step in m.steps for s in step.statements
+            )
+        return self._functions
 
     def _execute(
         self,
@@ -768,6 +817,7 @@ class Run:
                 run_started_at=self.started_at,
                 capture_locks=self.capture_locks,
                 session_state=self.session_state,
+                created_functions=self.created_functions,
                 sleep=self.sleep,
                 should_stop=self.should_stop,
             )

@@ -44,6 +44,14 @@ def conflicts(mode: str, other: str) -> bool:
     return a.conflicts_with(b)
 
 
+def blocks_writes(mode: str) -> bool:
+    """True when a request for pg_locks mode ``mode`` makes INSERT/UPDATE/DELETE queue behind
+    it (SHARE and stronger); unknown modes: assume so. Only such a request yields: a waiting
+    CONCURRENTLY build or VALIDATE (SHARE UPDATE EXCLUSIVE) stalls no application query."""
+    known = _MODES.get(mode)
+    return known is None or known.blocks_writes
+
+
 def yield_grace_ms(yield_after_ms: int, yields: int, lock_timeout_ms: int) -> int | None:
     """How long a step waits before it yields, after ``yields`` earlier yields: ``yield_after``
     doubled per yield; None (no yielding) when yielding is off or the grace reaches the lock

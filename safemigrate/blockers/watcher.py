@@ -15,6 +15,7 @@ and reads time from a :class:`Clock`, so both can be replaced in tests.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
@@ -39,6 +40,7 @@ from .queue import (
     HOLDER_POLL_S,
     QUEUE_IDLE_POLL_MAX_S,
     QUEUE_POLL_S,
+    blocks_writes,
     conflicts,
     holders_ahead,
     queued_behind,
@@ -99,6 +101,10 @@ class MonitorSession(Protocol):
 
     def lock_queue(self, pid: int) -> LockQueue | None:
         """The relation lock ``pid`` waits for and the other sessions' locks on it."""
+        ...
+
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        """Run the statements that give the run's session its search_path."""
         ...
 
     def cancel_own_wait(self, pid: int, relation_oid: int, mode: str) -> bool:
@@ -169,6 +175,8 @@ class Watcher:
         self.clock: Clock = clock or SystemClock()
         self.policy = CancelPolicy.of(settings)
         self._thread: _WatchThread | None = None
+        #: The search_path statements the monitor last ran (follow_search_path).
+        self._search_path: tuple[str, ...] = ()
 
     def watch_thread(self) -> _WatchThread:
         """The run's watch thread, started on first use."""
@@ -182,6 +190,17 @@ class Watcher:
             return True
         thread, self._thread = self._thread, None
         return thread.close(CLOSE_TIMEOUT_S)
+
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        """Give the monitor the run's search_path (``statements`` set it, see
+        session_state.SessionState.search_path): the pre-check resolves the step's unqualified
+        names as the step will. Sent only when they changed; a failure is ignored (the
+        pre-check is an optimisation, the lock timeout still guards)."""
+        if self.monitor is None or tuple(statements) == self._search_path:
+            return
+        self._search_path = tuple(statements)
+        with contextlib.suppress(ServerError):
+            self.monitor.follow_search_path(statements)
 
     def complete_needs(
         self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
@@ -425,6 +444,10 @@ class AttemptWatch:
     #: Set (before the cancel is sent) when the attempt yielded; final once the watch is left.
     yielded: Yielded | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
+    #: Set to wake the watch thread: at the attempt's end (with _stop), or by poke().
+    _wake: threading.Event = field(default_factory=threading.Event)
+    #: True once poke() asked for the lock queue to be read again soon.
+    _poked: bool = False
     #: Held by the watch thread while it asks the monitor or reports for this attempt.
     _busy: threading.Lock = field(default_factory=threading.Lock)
     _started: float = 0.0
@@ -441,8 +464,16 @@ class AttemptWatch:
             self.watcher.watch_thread().arm(self)
         return self
 
+    def poke(self) -> None:
+        """A statement that asks for a write-blocking lock is about to be sent (a recipe's
+        next part): read the lock queue at the fast pace again, and yield again if it must,
+        whatever the poll slowed to while the attempt held its locks."""
+        self._poked = True
+        self._wake.set()
+
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
+        self._wake.set()
         # After this, the watch thread neither samples nor reports for this attempt: the
         # result is final. A monitor call in flight is waited for, but not for long: a hung
         # one must not hold the step (its late answer is dropped, see _loop).
@@ -467,8 +498,16 @@ class AttemptWatch:
             if next_queue is not None:
                 due.append(next_queue)
             wake = min(due)
-            if clock.wait(self._stop, max(0.0, wake - (clock.now() - started))):
-                return
+            if clock.wait(self._wake, max(0.0, wake - (clock.now() - started))):
+                if self._stop.is_set():
+                    return
+                self._wake.clear()
+                if self._poked and self.yield_after_ms is not None:
+                    self._poked = False
+                    self._waiting_before = None
+                    self._queue_interval = QUEUE_POLL_S
+                    next_queue = clock.now() - started + QUEUE_POLL_S
+                continue
             elapsed = clock.now() - started
             with self._busy:
                 if self._stop.is_set():
@@ -504,8 +543,9 @@ class AttemptWatch:
             queue = monitor.lock_queue(self.watcher.runner_pid)
         except ServerError:
             return None
-        if queue is None:
-            # Not waiting (yet, or any more): look again, less and less often.
+        if queue is None or not blocks_writes(queue.mode):
+            # Not waiting (yet, or any more), or for a lock that stalls no application query:
+            # look again, less and less often.
             self._waiting_before = None
             self._queue_interval = min(QUEUE_IDLE_POLL_MAX_S, self._queue_interval * 2)
             return self._queue_interval
@@ -612,6 +652,7 @@ class _WatchThread:
             self._closed = True
             if self._current is not None:
                 self._current._stop.set()
+                self._current._wake.set()
             self._cond.notify()
         self._thread.join(timeout_s)
         return not self._thread.is_alive()

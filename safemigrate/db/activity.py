@@ -118,6 +118,14 @@ class Monitor:
         """The monitor session's own backend pid."""
         return self.session.pid
 
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        """Run ``statements`` (the run's session changes of search_path, session_state) so that
+        the monitor resolves the steps' unqualified names as the run's session does."""
+        if not statements:
+            return
+        with self._exclusive():
+            self.session.execute(b"\n;\n".join(s.encode() for s in statements))
+
     def close(self) -> None:
         """Close the monitor session, without waiting long for a query in flight: one still
         running after MONITOR_CLOSE_WAIT_S is cancelled and the connection closed anyway."""

@@ -120,6 +120,21 @@ def read(session: Session, journal: JournalTable) -> list[JournalEntry]:
     ]
 
 
+def applied_order(session: Session, journal: JournalTable) -> list[tuple[int, int]]:
+    """(version, step) of every step ``up`` applied, in the order it was applied (the rows
+    ``baseline`` and adopted histories recorded without running are left out); empty when
+    there is no journal yet."""
+    if not exists(session, journal):
+        return []
+    rows = session.rows(
+        sql.SQL(
+            "SELECT version, step FROM {} WHERE state = 'applied' "
+            "ORDER BY applied_at, version, step"
+        ).format(journal.ident)
+    )
+    return [(int(r[0]), int(r[1])) for r in rows]
+
+
 def join(records: list[Record]) -> Record:
     """Several journal statements as one (sent in one round trip)."""
     return sql.SQL("; ").join(records)

@@ -38,7 +38,12 @@ from ..shapes import StepRecord
 from . import recipe_objects as objects
 from .journal import JournalTable
 from .session import ServerError, Session
-from .step_timeouts import reset_session_timeouts, set_session_timeouts
+from .step_timeouts import (
+    guard_error,
+    guard_sql,
+    reset_session_timeouts,
+    set_session_timeouts,
+)
 
 __all__ = ["run_constraint_recipe"]
 
@@ -141,6 +146,8 @@ class _Ledger:
     rewrite: ConstraintRewrite
     table: _Table
     on_part: PartSink
+    #: The step's timeouts, which the guard before each part checks (see step_timeouts).
+    timeouts: Timeouts
     #: The objects recorded for this step and text, in the order they were made.
     mine: list[objects.RecipeObject] = field(default_factory=list)
 
@@ -221,14 +228,30 @@ class _Ledger:
         session = self.session
         try:
             session.run_sql_between(
-                sql.Composed([sql.SQL("BEGIN;\n")]),
+                sql.SQL("BEGIN;\n{};\n").format(guard_sql(session, self.timeouts)),
                 part.sql,
                 sql.SQL("{}; COMMIT").format(recorded),
             )
+        except ServerError as err:
+            raise self._guarded(err) from None
         except BaseException:
             session.rollback_quietly()
             raise
         self.reload()
+
+    def _guarded(self, err: ServerError) -> BaseException:
+        # A failed guard is a typed error, not a ServerError: the recipe's clean-up never
+        # runs for it (a run that lost the run lock must not touch what another run does).
+        found = guard_error(self.session, err, self.timeouts)
+        self.session.rollback_quietly()
+        return found if found is not None else err
+
+    def _guard(self) -> None:
+        """The step's guard alone (before a CONCURRENTLY build or a DROP)."""
+        try:
+            self.session.execute(guard_sql(self.session, self.timeouts))
+        except ServerError as err:
+            raise self._guarded(err) from None
 
     def build_index(self, part: rewrites.RecipePart, name: str) -> None:
         """Record the index as about to be built, build it CONCURRENTLY, record it built."""
@@ -239,6 +262,8 @@ class _Ledger:
         )
         self.mine = [r for r in self.mine if (r.kind, r.name) != (row.kind, row.name)] + [row]
         self.on_part(part)
+        # CONCURRENTLY refuses a multi-statement query string: its guard goes first, alone.
+        self._guard()
         try:
             session.run_sql(part.sql)
         except ServerError as error:
@@ -255,6 +280,7 @@ class _Ledger:
             index = row.kind == objects.INDEX
             part = rewrites.drop_part(self.rewrite, index, row.name, why, self.table.schema)
             self.on_part(part)
+            self._guard()
             self.session.run_sql(part.sql)
         self.forget(row)
 
@@ -294,25 +320,56 @@ def _unrecorded(record: StepRecord) -> StepRefusedError:
 
 @dataclass(frozen=True)
 class _Parts:
-    """Runs the parts of one recipe on the session, telling ``on_part`` of each."""
+    """Runs the parts of one recipe on the session, telling ``on_part`` of each; each part and
+    the closing transaction goes after the step's guard, in the same round trip."""
 
     session: Session
     on_part: PartSink
+    timeouts: Timeouts
+
+    def _guarded(self, err: ServerError) -> BaseException:
+        # A failed guard is a typed error, not a ServerError: the recipe's clean-up never
+        # runs for it (a run that lost the run lock must not touch what another run does).
+        return guard_error(self.session, err, self.timeouts) or err
+
+    def _send(self, text: str) -> None:
+        """The guard and ``text`` in one round trip."""
+        guard = sql.SQL("{};\n").format(guard_sql(self.session, self.timeouts))
+        try:
+            self.session.run_sql_between(guard, text, sql.Composed([]))
+        except ServerError as err:
+            raise self._guarded(err) from None
 
     def run(self, part: rewrites.RecipePart) -> None:
         """One part in its own transaction (or none: CREATE INDEX CONCURRENTLY)."""
         self.on_part(part)
+        if not part.concurrent:
+            self._send(part.sql)
+            return
+        # CONCURRENTLY refuses a multi-statement query string (an implicit transaction
+        # block): its guard goes first, alone.
+        try:
+            self.session.execute(guard_sql(self.session, self.timeouts))
+        except ServerError as err:
+            raise self._guarded(err) from None
         self.session.run_sql(part.sql)
 
     def final(self, parts: Sequence[rewrites.RecipePart], applied: sql.Composed) -> None:
-        """The closing parts and the applied journal row, in one transaction."""
+        """The closing parts and the applied journal row, in one transaction; each part after
+        the guard, and the row too when there is no part."""
         session = self.session
         session.execute(sql.SQL("BEGIN"))
         try:
             for part in parts:
                 self.on_part(part)
-                session.run_sql(part.sql)
-            session.execute(sql.SQL("{}; COMMIT").format(applied))
+                self._send(part.sql)
+            record = sql.SQL("{}; COMMIT").format(applied)
+            if not parts:
+                record = sql.SQL("{}; {}").format(guard_sql(session, self.timeouts), record)
+            try:
+                session.execute(record)
+            except ServerError as err:
+                raise self._guarded(err) from None
         except BaseException:
             session.rollback_quietly()
             raise
@@ -335,14 +392,16 @@ def run_constraint_recipe(
     started_before: bool,
     run_plain: PlainRunner,
     on_part: PartSink | None = None,
+    cancelled_to_yield: Callable[[], bool] | None = None,
 ) -> str | None:
     """Run ``rewrite``'s recipe under session-level ``timeouts``; see the module docstring.
 
     ``started_before``: the journal had a ``started`` row for the step when the run began (an
-    earlier run began it; its record says what it made). Where the recipe cannot run (not an
-    ordinary table, a server older than 12 for the NOT NULL recipes, a missing table whose
-    error the plain statement gives) ``run_plain`` runs the author's statement, after
-    ``on_part`` is told so. Returns None (nothing was skipped).
+    earlier run began it; its record says what it made). ``cancelled_to_yield`` says whether a
+    cancelled part was cancelled to yield the queue (then nothing is cleaned up). Where the
+    recipe cannot run (not an ordinary table, a server older than 12 for the NOT NULL recipes,
+    a missing table whose error the plain statement gives) ``run_plain`` runs the author's
+    statement, after ``on_part`` is told so. Returns None (nothing was skipped).
     """
     sink = on_part or _ignore_part
     set_session_timeouts(session, timeouts)
@@ -373,13 +432,16 @@ def run_constraint_recipe(
             run_plain(plain)
             return None
         objects.ensure(session, journal)
-        ledger = _Ledger(session, journal, record, rewrite, table, sink)
-        steps = _Parts(session, sink)
+        ledger = _Ledger(session, journal, record, rewrite, table, sink, timeouts)
+        steps = _Parts(session, sink, timeouts)
         ledger.load(started_before=started_before)
         try:
             _recipe(steps, ledger, started, sql.SQL("{}; {}").format(applied, ledger.closing))
         except ServerError as error:
-            if not is_retryable(error.sqlstate):
+            # A part cancelled to yield the lock queue only ever waited for its lock: what the
+            # recipe made stays, and the next attempt resumes from its record.
+            yielded = cancelled_to_yield is not None and cancelled_to_yield()
+            if not is_retryable(error.sqlstate) and not yielded:
                 ledger.clean_up()
             raise
         return None

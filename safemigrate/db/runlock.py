@@ -3,6 +3,14 @@
 Taken only with ``pg_try_advisory_lock``: a runner blocked inside ``pg_advisory_lock`` would
 hold a snapshot that the lock holder's CREATE INDEX CONCURRENTLY then waits for, a deadlock
 other tools have shipped.
+
+The run holds the lock twice (a session advisory lock counts its acquisitions), so that
+:func:`held_sql` can tell, in the guard that precedes every step, whether this backend still
+holds it without reading ``pg_locks``: ``pg_advisory_unlock`` answers true only to a holder,
+and with a count of two it only takes the count to one (the backend's local lock table, no
+shared memory touched), after which ``pg_try_advisory_lock`` takes it back to two. A migration
+statement that releases it (``pg_advisory_unlock_all()``, ``DISCARD ALL``) takes the count to
+zero: the next check answers false, and the run stops.
 """
 
 from __future__ import annotations
@@ -44,15 +52,35 @@ class LockHolder:
         return f"pid {self.pid} ({app}, user {self.user}, from {client}{since})"
 
 
+def _args(keys: tuple[int, int]) -> sql.Composed:
+    return sql.SQL("{}, {}").format(sql.Literal(keys[0]), sql.Literal(keys[1]))
+
+
 def try_acquire(session: Session, keys: tuple[int, int]) -> bool:
-    """Try once to take the run lock; never waits."""
-    return bool(
+    """Try once to take the run lock; never waits. Once taken it is held twice (see the module
+    docstring), and ``session.run_lock`` names it, so that every step's guard checks it."""
+    taken = bool(
         session.scalar(
-            sql.SQL("SELECT pg_try_advisory_lock({}, {})").format(
-                sql.Literal(keys[0]), sql.Literal(keys[1])
-            )
+            # The second try cannot fail: this backend already holds the lock.
+            sql.SQL(
+                "SELECT CASE WHEN pg_catalog.pg_try_advisory_lock({k}) "
+                "THEN pg_catalog.pg_try_advisory_lock({k}) ELSE false END"
+            ).format(k=_args(keys))
         )
     )
+    if taken:
+        session.run_lock = keys
+    return taken
+
+
+def held_sql(keys: tuple[int, int]) -> sql.Composed:
+    """A boolean SQL expression: true when the backend evaluating it holds the run lock (the
+    count of two taken by try_acquire), which it leaves as it was. False (with the server's
+    warning "you don't own a lock") once something released it; then the count stays zero."""
+    return sql.SQL(
+        "CASE WHEN pg_catalog.pg_advisory_unlock({k}) "
+        "THEN pg_catalog.pg_try_advisory_lock({k}) ELSE false END"
+    ).format(k=_args(keys))
 
 
 def held_here(session: Session, keys: tuple[int, int]) -> bool:
@@ -78,11 +106,13 @@ def backend_pid(session: Session) -> int:
 
 
 def release(session: Session, keys: tuple[int, int]) -> None:
-    """Release the run lock (closing the session releases it too)."""
+    """Release the run lock, both of its counts (closing the session releases it too)."""
+    session.run_lock = None
     session.execute(
-        sql.SQL("SELECT pg_advisory_unlock({}, {})").format(
-            sql.Literal(keys[0]), sql.Literal(keys[1])
-        )
+        sql.SQL(
+            "SELECT CASE WHEN pg_catalog.pg_advisory_unlock({k}) "
+            "THEN pg_catalog.pg_advisory_unlock({k}) END"
+        ).format(k=_args(keys))
     )
 
 

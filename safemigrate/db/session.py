@@ -37,6 +37,9 @@ def set_timeouts_sql(lock_ms: int, statement_ms: int, *, local: bool) -> sql.Com
     )
 
 
+#: Set on every session of a PostgreSQL 14+ server (see Session.__init__).
+_CHECK_INTERVAL = sql.SQL("SET client_connection_check_interval = 2000")
+
 #: The lock timeout every statement the runner sends outside a step gets when the caller does
 #: not name one (the runner passes the run's lock_timeout).
 DEFAULT_HOUSEKEEPING_LOCK_TIMEOUT_MS = 2_000
@@ -85,6 +88,9 @@ class Session:
         self._secrets = list(secrets)
         #: A random word only this session's own guard statements contain (see db.steps).
         self.marker = f"safemigrate-{secrets_module.token_hex(8)}"
+        #: The keys of the run lock once this session holds it (db.runlock): every step's guard
+        #: then checks on the server that it still does.
+        self.run_lock: tuple[int, int] | None = None
         #: The session-level (lock_timeout, statement_timeout) in force outside steps: every
         #: statement of the runner's own (journal, run lock, catalog reads) runs under them.
         self.housekeeping_timeouts = (lock_timeout_ms, statement_timeout_ms)
@@ -104,7 +110,29 @@ class Session:
             # A backend busy waiting for a lock or running a statement never looks at its
             # client: after a kill -9 of the runner it would keep the run lock (and its table
             # locks) until the statement ends. This makes it check every 2 s (PostgreSQL 14+).
-            self.execute(sql.SQL("SET client_connection_check_interval = 2000"))
+            self.execute(_CHECK_INTERVAL)
+
+    def replay(self, statements: Sequence[str]) -> None:
+        """Run ``statements`` (session settings of earlier migration steps, see
+        session_state), then set the runner's own session settings again (a replayed RESET
+        ALL resets them) and check that its timeouts are in force: one round trip, under the
+        housekeeping timeouts. A statement the server refuses raises ServerError."""
+        tail: list[sql.Composable] = [self.restore_timeouts_sql()]
+        if self.server_version >= 140000:
+            tail.append(_CHECK_INTERVAL)
+        tail.append(TIMEOUTS_IN_FORCE)
+        # As written, so each may end in a -- comment: a new line before each semicolon.
+        query = b"\n;\n".join(
+            [s.encode() for s in statements] + [sql.SQL("; ").join(tail).as_bytes(self._conn)]
+        )
+        row = self.rows(query)[0]
+        self.check_backend(int(row[0]))
+        if (int(row[1]), int(row[2])) != self.housekeeping_timeouts:
+            raise UnsafeConnectionError(
+                f"the session's timeouts are not in force after replaying the session settings "
+                f"of earlier steps (lock_timeout={row[1]}ms, statement_timeout={row[2]}ms)",
+                hint="is a proxy rewriting or dropping SET commands?",
+            )
 
     def restore_timeouts_sql(self) -> sql.Composed:
         """SET the session's housekeeping timeouts again (after a step changed them at session

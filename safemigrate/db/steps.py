@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from psycopg import sql
 
 from ..batches import BatchDone, BatchStatement, NotBatchableError, ReplicaLag, key_refusal
-from ..errors import EditedStartedStepError, UnsafeConnectionError
+from ..errors import EditedStartedStepError
 from ..model import IndexBuild, QualifiedName, StepProgress
 from ..pending import EDITED_BATCHES_HINT
 from ..policy import Timeouts
@@ -36,6 +36,9 @@ from .journal import JournalTable
 from .recipes import run_constraint_recipe
 from .session import ServerError, Session
 from .step_timeouts import (
+    guard_error,
+    guard_sql,
+    released_check_sql,
     reset_session_timeouts,
     set_and_verify,
     set_session_timeouts,
@@ -82,47 +85,15 @@ def held_locks(session: Session) -> list[tuple[str, str]]:
     return [(str(r[0]), str(r[1])) for r in session.rows(_HELD_LOCKS)]
 
 
-def _guard(session: Session, timeouts: Timeouts) -> sql.Composed:
-    """A statement that fails unless it runs on the run's backend with ``timeouts`` in force.
-
-    Sent in the same round trip as the step, before it: when the check fails, the server skips
-    the rest of the query string, so the author's statement never runs unguarded. The failing
-    arm is not a constant (concat() with pg_backend_pid() is only stable), so the planner cannot
-    fold it into an error at plan time. A runtime error carries no position, so the error is
-    told apart from the author's own 22P02 errors by the session's random marker in it (see
-    :func:`_is_guard_failure`).
-    """
-    return sql.SQL(
-        "SELECT CASE WHEN pg_backend_pid() = {pid} "
-        "AND (extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint = {lt} "
-        "AND (extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::bigint "
-        "= {st} THEN NULL ELSE CAST(concat({why}, pg_backend_pid()) AS int) END"
-    ).format(
-        pid=sql.Literal(session.pid),
-        lt=sql.Literal(timeouts.lock_timeout_ms),
-        st=sql.Literal(timeouts.statement_timeout_ms),
-        why=sql.Literal(f"{session.marker} step guard failed on backend "),
-    )
+def _guarded(session: Session, err: ServerError, timeouts: Timeouts) -> BaseException:
+    """What to raise for ``err``: the typed error of a failed guard (see
+    step_timeouts.guard_error), else ``err`` itself (the author's statement failed)."""
+    return guard_error(session, err, timeouts) or err
 
 
-#: SQLSTATE invalid_text_representation: what the guard's failing CAST raises.
-_INVALID_TEXT = "22P02"
-
-
-def _is_guard_failure(session: Session, err: ServerError) -> bool:
-    """True when ``err`` is the guard's own failure, not the author's statement's."""
-    return err.before_statement or (err.sqlstate == _INVALID_TEXT and session.marker in err.message)
-
-
-def _guard_failed(session: Session, timeouts: Timeouts) -> UnsafeConnectionError:
-    return UnsafeConnectionError(
-        f"the step's guard failed: the statement would have run on another server backend "
-        f"than the run's (pid {session.pid}) or without lock_timeout={timeouts.lock_timeout_ms}ms "
-        f"and statement_timeout={timeouts.statement_timeout_ms}ms in force; nothing of the "
-        "step was applied",
-        hint="connect directly to PostgreSQL, or through a session-pooling proxy; is a proxy "
-        "rewriting or dropping SET commands?",
-    )
+def _then(check: sql.Composed | None, tail: sql.Composed) -> sql.Composed:
+    """``check; tail`` (``tail`` alone without a check)."""
+    return tail if check is None else sql.SQL("{}; {}").format(check, tail)
 
 
 def run_in_transaction(
@@ -136,24 +107,27 @@ def run_in_transaction(
 ) -> None:
     """``BEGIN; SET LOCAL ...; <statements>; <journal row>; COMMIT`` -- all or nothing.
 
-    With ``locks_out``, the table locks held just before the journal row and COMMIT are
-    appended to it (for rehearsals).
+    The guard (step_timeouts.guard_sql) goes before the statements; after them, before the
+    journal row, a check that they did not release the run lock. With ``locks_out``, the
+    table locks held just before the journal row and COMMIT are appended to it (for
+    rehearsals).
     """
+    released = released_check_sql(session)
     try:
         if len(statements) == 1 and locks_out is None:
             # One round trip for the whole step: BEGIN, the timeouts, the guard that checks
-            # them, the statement, its journal row and the COMMIT.
+            # them and the run lock, the statement, the check that the lock is still held,
+            # its journal row and the COMMIT.
             if on_statement is not None:
                 on_statement(0)
             before = sql.SQL("BEGIN; {}; {};\n").format(
-                timeouts_sql(timeouts, local=True), _guard(session, timeouts)
+                timeouts_sql(timeouts, local=True), guard_sql(session, timeouts)
             )
+            after = _then(released, sql.SQL("{}; COMMIT").format(record))
             try:
-                session.run_sql_between(before, statements[0], sql.SQL("{}; COMMIT").format(record))
+                session.run_sql_between(before, statements[0], after)
             except ServerError as err:
-                if _is_guard_failure(session, err):
-                    raise _guard_failed(session, timeouts) from None
-                raise
+                raise _guarded(session, err, timeouts) from None
             return
         set_and_verify(session, timeouts, local=True)
         for i, text in enumerate(statements):
@@ -162,7 +136,10 @@ def run_in_transaction(
             session.run_sql(text)
         if locks_out is not None:
             locks_out.extend(held_locks(session))
-        session.execute(sql.SQL("{}; COMMIT").format(record))
+        try:
+            session.execute(_then(released, sql.SQL("{}; COMMIT").format(record)))
+        except ServerError as err:
+            raise _guarded(session, err, timeouts) from None
     except BaseException:
         session.rollback_quietly()
         raise
@@ -190,7 +167,10 @@ def run_explicit_block(
             session.run_sql(text)
         if locks_out is not None:
             locks_out.extend(held_locks(session))
-        session.execute(record)
+        try:
+            session.execute(_then(released_check_sql(session), record))
+        except ServerError as err:
+            raise _guarded(session, err, timeouts) from None
         if on_statement is not None:
             on_statement(len(statements) - 1)
         session.run_sql(statements[-1])
@@ -255,7 +235,15 @@ def run_autocommit(
                 raise
             skipped = "the index was already dropped by an interrupted earlier run"
         if after is not None:
-            session.execute(sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()))
+            try:
+                session.execute(
+                    _then(
+                        released_check_sql(session),
+                        sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()),
+                    )
+                )
+            except ServerError as err:
+                raise _guarded(session, err, timeouts) from None
             return skipped
     except BaseException:
         reset_session_timeouts(session)
@@ -387,15 +375,13 @@ def run_batched(
                 # them, and the walk to the batch's last key.
                 opening = sql.SQL("BEGIN; {}; {}; {}").format(
                     timeouts_sql(timeouts, local=True),
-                    _guard(session, timeouts),
+                    guard_sql(session, timeouts),
                     dbbatch.walk_sql(target.table, key, done.last_key, shape.batch_size),
                 )
                 try:
                     found = dbbatch.walked(session.rows(opening))
                 except ServerError as err:
-                    if _is_guard_failure(session, err):
-                        raise _guard_failed(session, timeouts) from None
-                    raise
+                    raise _guarded(session, err, timeouts) from None
                 if found is None:
                     session.execute(sql.SQL("{}; COMMIT").format(applied))
                     return
@@ -599,6 +585,7 @@ class SessionSteps:
         attempts: int,
         *,
         on_part: Callable[[RecipePart], None] | None = None,
+        cancelled_to_yield: Callable[[], bool] | None = None,
     ) -> str | None:
         """Run a ConstraintRecipe shape (see db.recipes.run_constraint_recipe); a later
         attempt resumes from the recipe's record, like a rerun after an interruption."""
@@ -619,4 +606,5 @@ class SessionSteps:
             started_before=shape.resume,
             run_plain=run_plain,
             on_part=on_part,
+            cancelled_to_yield=cancelled_to_yield,
         )

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import pglast
 from pglast import parser
 
-from .. import batches, rewrites
+from .. import batches, rewrites, session_state
 from .. import statements as sqlinfo
 from ..errors import MigrationFileError
 from ..locks import statement_locks
@@ -433,12 +433,14 @@ class _Walk:
 
     def statement(self, node: Any, span: slice) -> None:
         line, column = position(self.starts, span.start)
+        text = self.text[span]
         statement = Statement(
-            self.text[span],
+            text,
             line,
             column,
             type(node).__name__,
             non_transactional=sqlinfo.is_non_transactional(node),
+            session_changes=session_state.changes_of(node, text),
         )
         member = ParsedStatement(node, span.start, span.stop, line, column, statement, "own", None)
         self.parsed.append(member)
@@ -514,10 +516,6 @@ class _Walk:
             statement,
             locks=tuple(locks) if recipe is None else _recipe_locks(recipe),
             catalog_locks=tuple(catalog_locks),
-            # SET TRANSACTION only concerns the current transaction.
-            session_setting=kind == "VariableSetStmt"
-            and not node.is_local
-            and node.name not in ("TRANSACTION", "TRANSACTION SNAPSHOT"),
         )
 
         open_ = self.open

@@ -20,12 +20,19 @@ injected at moments drawn from a seeded random generator:
 - ``concurrent`` / ``concurrent-wait``: eight runners are started at once (in a seeded order
   with seeded gaps of up to 50ms); without ``--wait-for-lock`` the losers exit 3, with
   ``--wait-for-lock 60s`` they wait and find nothing to do.
+- ``mixed`` (issue 21's soak; on the ``mixed`` corpus, tests/support/mixed_corpus.py: session
+  SETs across files, batched changes, constraint recipes): each of several faults is drawn
+  from kill -9 of the runner, pg_terminate_backend of its backend and a fast server restart,
+  and lands at the start of a random step, during the batches, or between recipe parts; a
+  killed runner is run again, the others must reconnect. Every batch must be applied exactly
+  once, to the table the search_path of its file names.
 
-After every trial: the schema equals the reference application's (psql, autocommit per
-statement, file after file), the journal has exactly one row per step and every row is
-'applied', no INVALID index is left, and neither a runner process nor a runner backend is left.
+After every trial: the schema equals the reference application's (one psql session running
+every file in turn, autocommit per statement), the journal has exactly one row per step and
+every row is 'applied', no INVALID index is left, and neither a runner process nor a runner
+backend is left.
 After every kill whose backends were ended, the journal is a clean prefix of the steps: applied
-rows for the first N steps and at most one 'started' autocommit step after them.
+rows for the first N steps and at most one 'started' autocommit or batched step after them.
 
 The tests below are the CI-size runs (a few trials); ``bench/chaos.py`` runs the same trials by
 the hundred and prints a table per fault. A failing trial names its kind, corpus and seed;
@@ -49,7 +56,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pglast
 import psycopg
 import pytest
 from psycopg import sql
@@ -59,11 +65,11 @@ from safemigrate.source import load_migrations
 from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from tests.faults.helpers import FAST_BACKOFF, Runner
 from tests.fixtures_db import TEST_PG_ENV, PgServer
+from tests.support import mixed_corpus
 from tests.support.runner import (
     EXAMPLE,
     FOREIGN_HISTORY_ENV,
     LANGFUSE,
-    apply_with_psql_semantics,
     environment,
     invalid_indexes,
     journal_rows,
@@ -80,9 +86,12 @@ KINDS = (
     "outage",
     "concurrent",
     "concurrent-wait",
+    "mixed",
 )
 #: The kinds that restart or kill the server: they need a server of their own.
-SERVER_KINDS = frozenset({"restart-fast", "restart-immediate", "outage"})
+SERVER_KINDS = frozenset({"restart-fast", "restart-immediate", "outage", "mixed"})
+#: The faults a ``mixed`` trial draws from.
+MIXED_FAULTS = ("kill9", "terminate", "restart-fast")
 #: The application_names of a runner's two sessions.
 RUNNER_APPS = ("safemigrate", "safemigrate-monitor")
 #: Settings of the trials' own server: prepared transactions are the gates that survive
@@ -174,8 +183,11 @@ class Corpus:
     steps: tuple[tuple[int, int], ...]
     #: The steps that run outside a transaction (CONCURRENTLY and the like).
     autocommit: frozenset[tuple[int, int]]
-    #: True when a statement changes session state (then the reference runs file by file).
-    session_state: bool
+    #: (name, query) of what must equal the reference besides the public schema.
+    queries: tuple[tuple[str, str], ...] = ()
+    #: The batched steps (``batch-size=N``): like autocommit steps, they write a 'started'
+    #: row before their first batch.
+    batched: frozenset[tuple[int, int]] = frozenset()
 
     @property
     def expected_journal(self) -> list[tuple[int, int, str]]:
@@ -183,49 +195,49 @@ class Corpus:
         return [(v, s, "applied") for v, s in self.steps]
 
 
-CORPORA = {"example": EXAMPLE, "langfuse": LANGFUSE}
+CORPORA: dict[str, Callable[[], Path]] = {
+    "example": lambda: EXAMPLE,
+    "langfuse": lambda: LANGFUSE,
+    "mixed": mixed_corpus.directory,
+}
 
 
 @functools.cache
 def corpus(name: str) -> Corpus:
-    """The corpus called ``name`` (``example`` or ``langfuse``)."""
-    directory = CORPORA[name]
+    """The corpus called ``name`` (``example``, ``langfuse`` or ``mixed``)."""
+    directory = CORPORA[name]()
     migrations = load_migrations(directory)
     steps = tuple((m.version, s.index) for m in migrations for s in m.steps)
     autocommit = frozenset(
         (m.version, s.index) for m in migrations for s in m.steps if s.mode is TxMode.AUTOCOMMIT
     )
-    session = any(
-        _changes_the_session(st.text)
-        for m in migrations
-        for s in m.steps
-        for st in s.statements
-        if st.session_setting
+    queries = mixed_corpus.QUERIES if name == "mixed" else ()
+    batched = frozenset(
+        (m.version, s.index) for m in migrations for s in m.steps if s.options.batch_size
     )
-    return Corpus(name, directory, steps, autocommit, session)
-
-
-def _changes_the_session(text: str) -> bool:
-    """False for ``SET TRANSACTION ...``, which only concerns the transaction it is in."""
-    node = pglast.parse_sql(text)[0].stmt
-    return getattr(node, "name", None) != "TRANSACTION"
+    return Corpus(name, directory, steps, autocommit, queries, batched)
 
 
 def corpus_available(name: str) -> bool:
     """False when the corpus is not on this machine (langfuse lives in ../shared)."""
-    return CORPORA[name].is_dir()
+    return name == "mixed" or CORPORA[name]().is_dir()
+
+
+def corpus_snapshot(dsn: str, source: Corpus) -> dict[str, list[tuple[Any, ...]]]:
+    """The public schema (schema_snapshot) and what the corpus's own queries show."""
+    snapshot = schema_snapshot(dsn)
+    if source.queries:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            snapshot.update({k: conn.execute(q.encode()).fetchall() for k, q in source.queries})
+    return snapshot
 
 
 def apply_reference(dsn: str, source: Corpus) -> None:
-    """The reference application: ``psql -X -v ON_ERROR_STOP=1 -f FILE`` for every file.
-
-    Without session-level statements in the corpus, one psql process reads every file in turn
-    (``-f A -f B ...``: the same autocommit statements, 40 times faster on the 434 langfuse
-    files than one psql per file; the langfuse MANIFEST gets the same schema hash both ways).
-    """
-    if source.session_state:
-        apply_with_psql_semantics(dsn, source.directory)
-        return
+    """The reference application: one psql session reading every file in turn (``psql -X -v
+    ON_ERROR_STOP=1 -f A -f B ...``), as psql runs a fresh build: what the runner's sessions
+    reproduce, session settings included, however often it is interrupted (40 times faster
+    on the 434 langfuse files than one psql per file; the langfuse MANIFEST gets the same
+    schema hash both ways)."""
     psql = psql_binary()
     if psql is None:
         pytest.skip("psql is not installed")
@@ -245,7 +257,7 @@ def reference_snapshot(cluster: Cluster, source: Corpus) -> dict[str, list[tuple
     if key not in _REFERENCES:
         with cluster.database() as dsn:
             apply_reference(dsn, source)
-            _REFERENCES[key] = schema_snapshot(dsn)
+            _REFERENCES[key] = corpus_snapshot(dsn, source)
     return _REFERENCES[key]
 
 
@@ -274,6 +286,9 @@ class TrialResult:
     checks: dict[str, bool] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: For mixed trials: the faults injected, by kind, and where they landed.
+    fault_kinds: Counter[str] = field(default_factory=Counter)
+    moments: Counter[str] = field(default_factory=Counter)
 
     def check(self, name: str, ok: bool, detail: object = "") -> bool:
         """Record a check (a name checked several times passes only if it always passed)."""
@@ -314,6 +329,8 @@ class TrialResult:
             "checks": self.checks,
             "problems": self.problems,
             "seconds": round(self.seconds, 2),
+            "fault_kinds": dict(self.fault_kinds),
+            "moments": dict(self.moments),
         }
 
 
@@ -351,6 +368,10 @@ class Events:
     def first(self, kind: str) -> dict[str, Any] | None:
         """The first event of ``kind``, if any."""
         return next((e for e in self.poll() if e.get("event") == kind), None)
+
+    def last(self, kind: str) -> dict[str, Any] | None:
+        """The last event of ``kind``, if any."""
+        return next((e for e in reversed(self.poll()) if e.get("event") == kind), None)
 
     def wait(self, probe: Callable[[], bool], timeout: float) -> bool:
         """Poll until ``probe()``; False if the runner exited first. Raises after ``timeout``."""
@@ -424,9 +445,11 @@ def check_journal_prefix(result: TrialResult, source: Corpus, dsn: str) -> None:
         f"applied step positions {applied[:5]}...{applied[-5:]} of {len(source.steps)}",
     )
     result.check(
-        "only an autocommit step is left 'started'",
+        "only an autocommit or batched step is left 'started'",
         len(started) <= 1
-        and all(k in source.autocommit and order[k] == len(applied) for k in started),
+        and all(
+            k in source.autocommit | source.batched and order[k] == len(applied) for k in started
+        ),
         started,
     )
 
@@ -440,9 +463,17 @@ def final_checks(
 ) -> None:
     """What every trial must end with: reference schema, exact journal, no leftovers."""
     reference = reference_snapshot(cluster, source)
-    snapshot = schema_snapshot(dsn)
+    snapshot = corpus_snapshot(dsn, source)
     differs = [k for k in reference if reference[k] != snapshot.get(k)]
     result.check("schema equals the reference", not differs, f"differs in {differs}")
+    if source.name == "mixed":
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            counters = conn.execute(mixed_corpus.COUNTERS).fetchall()
+        result.check(
+            "every batch applied once, to the table its search_path names",
+            counters == [(1, 1), (1, 1)],
+            counters,
+        )
     rows = journal_rows(dsn)
     duplicates = [k for k, n in Counter((v, s) for v, s, _ in rows).items() if n > 1]
     result.check("journal has no duplicate step", not duplicates, duplicates)
@@ -466,7 +497,7 @@ def final_checks(
 def _up_args(source: Corpus, dsn: str, *extra: str) -> tuple[str, ...]:
     # The trials are about crashes and contention, not lint: langfuse's history has error
     # findings the lint gate would refuse (tests/integration/test_lint_gate.py tests the gate).
-    gate = ("--lint-gate", "off") if source.directory == LANGFUSE else ()
+    gate = ("--lint-gate", "off") if source.directory != EXAMPLE else ()
     return ("up", "--dir", str(source.directory), "--dsn", dsn, "--format", "json", *gate, *extra)
 
 
@@ -745,6 +776,97 @@ def concurrent_trial(
     return result
 
 
+def mixed_trial(cluster: Cluster, source: Corpus, seed: int, *, faults: int = 3) -> TrialResult:
+    """Faults of every kind at every kind of moment (see the module docstring): kill -9 (then
+    a rerun), pg_terminate_backend and a fast restart (the same run reconnects)."""
+    if cluster.throwaway is None:
+        raise ValueError("mixed needs a server of the trial's own")
+    rng = random.Random(f"mixed-{source.name}-{seed}")
+    result = TrialResult("mixed", source.name, seed)
+    began = time.monotonic()
+    runners: list[Runner] = []
+    with cluster.database() as dsn:
+        try:
+            runner: Runner | None = None
+            events: Events | None = None
+            left = faults
+            while True:
+                if runner is None or events is None:
+                    rerun = ("--wait-for-lock", "30s") if runners else ()
+                    runner = Runner(*_up_args(source, dsn, *rerun), env=_env(source, FAST_BACKOFF))
+                    events = Events(runner)
+                    runners.append(runner)
+                    result.runs += 1
+                if left == 0 or not _mixed_moment(events, rng, result):
+                    code = runner.wait(timeout=600)
+                    result.check("the last run exits 0", code == 0, _tail(runner))
+                    break
+                kind = rng.choice(MIXED_FAULTS)
+                left -= 1
+                result.faults += 1
+                result.fault_kinds[kind] += 1
+                if kind == "kill9":
+                    os.kill(runner.pid, signal.SIGKILL)
+                    code = runner.wait(timeout=60)
+                    if code != -signal.SIGKILL:
+                        result.check(
+                            "a run that ended before its kill exits 0", code == 0, _tail(runner)
+                        )
+                        break
+                    result.landed += 1
+                    if rng.random() < 0.5:
+                        terminate_backends(dsn)
+                        check_journal_prefix(result, source, dsn)
+                    runner = events = None
+                    continue
+                back_before = events.count("reconnected")
+                _inject(cluster, dsn, kind)
+
+                def reconnected(n: int = back_before, seen: Events = events) -> bool:
+                    return seen.count("reconnected") > n
+
+                if events.wait(reconnected, 90):
+                    result.landed += 1
+                elif runner.proc.poll() is not None and runner.proc.returncode != 0:
+                    result.check("the same run reconnects and exits 0", False, _tail(runner))
+                    break
+            final_checks(result, cluster, source, dsn, runners)
+        finally:
+            cluster.ensure_running()
+            for each in runners:
+                with contextlib.suppress(Exception):
+                    each.kill()
+    result.seconds = time.monotonic() - began
+    return result
+
+
+def _mixed_moment(events: Events, rng: random.Random, result: TrialResult) -> bool:
+    """Wait for a random moment of the run: the start of one of the next few steps (session
+    SETs included), a moment during the batches, or the start of a recipe part; False when
+    the runner exited first."""
+    draw = rng.random()
+    if draw < 0.45:
+        result.moments["step"] += 1
+        nth = events.count("step_started") + rng.randint(1, 6)
+        reached = events.wait(lambda: events.count("step_started") >= nth, timeout=600)
+        jitter = rng.uniform(0, 0.02)
+    elif draw < 0.75:
+        result.moments["batch"] += 1
+        # The next batched step's first batch, then a moment among its next batches.
+        nth = events.count("batch_progress") + 1
+        reached = events.wait(lambda: events.count("batch_progress") >= nth, timeout=600)
+        jitter = rng.uniform(0, 0.6)
+    else:
+        result.moments["recipe part"] += 1
+        nth = events.count("recipe_part") + rng.randint(1, 3)
+        reached = events.wait(lambda: events.count("recipe_part") >= nth, timeout=600)
+        jitter = rng.uniform(0, 0.01)
+    if not reached:
+        return False
+    time.sleep(jitter)
+    return events.runner.proc.poll() is None
+
+
 def run_trial(
     cluster: Cluster, kind: str, source: Corpus, seed: int, **options: Any
 ) -> TrialResult:
@@ -757,6 +879,8 @@ def run_trial(
         return outage_trial(cluster, source, seed)
     if kind in ("concurrent", "concurrent-wait"):
         return concurrent_trial(cluster, source, seed, wait=kind == "concurrent-wait", **options)
+    if kind == "mixed":
+        return mixed_trial(cluster, source, seed, **options)
     raise ValueError(f"unknown fault kind {kind!r}: one of {', '.join(KINDS)}")
 
 
@@ -774,7 +898,7 @@ def own_cluster() -> Iterator[Cluster]:
 
 def _needs(name: str) -> Corpus:
     if not corpus_available(name):
-        pytest.skip(f"the {name} corpus is not here ({CORPORA[name]})")
+        pytest.skip(f"the {name} corpus is not here ({CORPORA[name]()})")
     return corpus(name)
 
 
@@ -810,3 +934,13 @@ def test_eight_runners_at_once_apply_each_step_exactly_once(
 ) -> None:
     result = concurrent_trial(Cluster.of(pg_server), _needs("example"), 1, runners=8, wait=wait)
     assert result.recovered, result.report()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_issue_21_faults_of_every_kind_across_recipes_batches_and_session_sets(
+    seed: int, own_cluster: Cluster
+) -> None:
+    """The soak's CI-size run (bench/chaos.py --kinds mixed --corpora mixed runs hundreds)."""
+    result = mixed_trial(own_cluster, corpus("mixed"), seed, faults=3)
+    assert result.recovered, result.report()
+    assert result.landed >= 1, result.report()

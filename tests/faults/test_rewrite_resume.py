@@ -37,9 +37,14 @@ from tests.support.runner import (
 from tests.support.schemas import constraint_names, other_database, schema_dump
 
 JOURNAL = "safemigrate_history"
-#: No pre-check (it would back off instead of queueing behind the test's locks) and a lock
-#: timeout long enough for the runner to be seen waiting.
-RUNNER_ENV = {"SAFEMIGRATE_LOCK_PRECHECK": "false", "SAFEMIGRATE_LOCK_TIMEOUT": "60s"}
+#: No pre-check (it would back off instead of queueing behind the test's locks), no yield
+#: (every part would step out of the queue the test builds behind it) and a lock timeout long
+#: enough for the runner to be seen waiting.
+RUNNER_ENV = {
+    "SAFEMIGRATE_LOCK_PRECHECK": "false",
+    "SAFEMIGRATE_YIELD_AFTER": "0",
+    "SAFEMIGRATE_LOCK_TIMEOUT": "60s",
+}
 
 
 @pytest.fixture

@@ -48,7 +48,8 @@ CASES = {
 def _long_part(conn: psycopg.Connection[Any], prefix: str) -> tuple[int, Any] | None:
     """(pid, query_start) of the runner backend running the long part with its lock granted."""
     for pid, state, _, _, query in backends(conn):
-        if state == "active" and query.startswith(prefix):
+        # The part shares its round trip with the guard that goes before it.
+        if state == "active" and prefix in query:
             row = conn.execute(
                 "SELECT query_start FROM pg_stat_activity WHERE pid = %s", [pid]
             ).fetchone()

@@ -38,11 +38,12 @@ from safemigrate.events import (
 )
 from safemigrate.executor import Executor, RunResult, error_line, strongest_held
 from safemigrate.locks import CatalogLock, LockNeed
-from safemigrate.model import HeldLock, Migration, Sample
+from safemigrate.model import HeldLock, Migration, Sample, Setting
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.retry import Backoff
 from safemigrate.rewrites import RecipePart, planned_name, recipe_parts
+from safemigrate.session_state import SessionState
 from safemigrate.shapes import (
     AutocommitStatement,
     BatchedChange,
@@ -224,6 +225,7 @@ class FakeDatabase:
         attempts: int,
         *,
         on_part: Callable[[RecipePart], None] | None = None,
+        cancelled_to_yield: Callable[[], bool] | None = None,
     ) -> str | None:
         rewrite = shape.rewrite
         for part in recipe_parts(rewrite, planned_name(rewrite)):
@@ -240,6 +242,10 @@ class FakeWatch:
         self.result = result
         self.yielded = yielded
         self.entered = False
+        self.pokes = 0
+
+    def poke(self) -> None:
+        self.pokes += 1
 
     def __enter__(self) -> FakeWatch:
         self.entered = True
@@ -272,6 +278,11 @@ class FakeWatcher:
         self.policy_calls: list[tuple[Blocker, ...]] = []
         self.graces: list[int | None] = []
         self.holder_waits: list[tuple[tuple[HeldLock, ...], float]] = []
+        self.search_paths: list[tuple[str, ...]] = []
+        self.watches: list[FakeWatch] = []
+
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        self.search_paths.append(tuple(statements))
 
     def complete_needs(
         self, needs: Sequence[LockNeed], catalog_locks: Sequence[CatalogLock]
@@ -294,10 +305,12 @@ class FakeWatcher:
     ) -> FakeWatch:
         self.watched.append((attempt, lock_timeout_ms, index_build))
         self.graces.append(yield_after_ms)
-        return FakeWatch(
+        made = FakeWatch(
             self.samples.pop(0) if self.samples else Sample(),
             self.yields.pop(0) if self.yields else None,
         )
+        self.watches.append(made)
+        return made
 
     def locks_of(self, needs: Sequence[LockNeed], holders: Sequence[Blocker]) -> list[HeldLock]:
         return []
@@ -363,7 +376,7 @@ def harness(
     watcher: FakeWatcher | None = None,
     started_ago_ms: float = 0.0,
     capture_locks: bool = False,
-    session_state: list[str] | None = None,
+    session_state: SessionState | None = None,
     **db_options: Any,
 ) -> Harness:
     clock = FakeClock()
@@ -742,7 +755,7 @@ def test_the_default_watcher_watches_the_databases_backend() -> None:
 
 
 def test_session_settings_of_applied_steps_are_kept_for_a_reconnect() -> None:
-    state = ["SET search_path = app"]
+    state = SessionState([Setting("search_path", "SET search_path = app")])
     h = harness(session_state=state)
     h.run(
         planned(
@@ -753,16 +766,17 @@ def test_session_settings_of_applied_steps_are_kept_for_a_reconnect() -> None:
             "RESET timezone;\n"
         )
     )
-    # The caller's list is extended in place: it outlives a lost session.
+    # The caller's state is changed in place: it outlives a lost session. The RESET
+    # supersedes the SET of the same setting; SET LOCAL and SET TRANSACTION are not kept.
     assert h.executor.session_state is state
-    assert state == ["SET search_path = app", "SET timezone = 'UTC'", "RESET timezone"]
+    assert state.replay == ("SET search_path = app", "RESET timezone")
 
 
 def test_session_settings_of_a_failed_step_are_not_kept() -> None:
     h = harness([None, ServerError("22023", "invalid value")])
     with pytest.raises(StepFailedError):
         h.run(planned("SET timezone = 'UTC';\nSET datestyle = 'nope';\n"))
-    assert h.executor.session_state == ["SET timezone = 'UTC'"]
+    assert h.executor.session_state.replay == ("SET timezone = 'UTC'",)
 
 
 def test_applied_steps_are_kept_in_the_callers_result_when_a_later_step_fails() -> None:
@@ -927,11 +941,30 @@ def test_a_cancel_the_watch_did_not_send_is_a_statement_timeout_and_fails_the_st
     assert h.of(StepYielded) == []
 
 
-def test_autocommit_steps_never_yield() -> None:
+def test_every_shape_is_watched_ready_to_yield() -> None:
+    """Issue 21 (recipe parts do not yield): yielding belongs to a statement that asks for a
+    write-blocking lock, whatever the step's shape; the watch itself never yields a wait for a
+    lock that blocks no writes (a CONCURRENTLY build: see the watcher's tests)."""
     watcher = FakeWatcher()
     h = harness(watcher=watcher)
-    h.run(planned("CREATE INDEX CONCURRENTLY i ON t (a);\n"))
-    assert watcher.graces == [None]
+    h.run(
+        planned(
+            "CREATE INDEX CONCURRENTLY i ON t (a);\nALTER TABLE t ADD CHECK (a > 0);\n"
+            "-- safemigrate: batch-size=10\nUPDATE t SET a = 1;\n"
+        )
+    )
+    assert watcher.graces == [50, 50, 50]
+
+
+def test_each_write_blocking_recipe_part_after_the_first_is_prechecked_and_watched() -> None:
+    watcher = FakeWatcher()
+    h = harness(watcher=watcher)
+    h.run(planned("ALTER TABLE t ALTER COLUMN a SET NOT NULL;\n"))
+    # The parts: the helper check NOT VALID (write-blocking: the attempt's pre-check covers
+    # it), its VALIDATE (blocks no writes), then the closing transaction: SET NOT NULL (a
+    # pre-check) and the helper's DROP (the table is locked already: none).
+    assert len(watcher.prechecked) == 2
+    assert [w.pokes for w in watcher.watches] == [2]
 
 
 def test_yield_after_zero_turns_yielding_off() -> None:

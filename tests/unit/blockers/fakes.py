@@ -106,6 +106,9 @@ class FakeMonitor:
         if name in self.failing:
             raise ServerError("57014", f"{name} failed")
 
+    def follow_search_path(self, statements: Sequence[str]) -> None:
+        self._call("follow_search_path", tuple(statements))
+
     def conflicting_holders(
         self, relation: QualifiedName, modes: Sequence[str], older_than_ms: int, exclude_pid: int
     ) -> list[Blocker]:

@@ -499,3 +499,46 @@ def test_the_queue_is_read_less_often_while_the_step_does_not_wait() -> None:
     times = monitor.times["lock_queue"]
     gaps = [round(b - a, 3) for a, b in itertools.pairwise(times)]
     assert gaps[:5] == [0.04, 0.08, 0.16, 0.32, 0.64]
+
+
+def test_a_wait_for_a_lock_that_blocks_no_writes_never_yields() -> None:
+    """A CONCURRENTLY build or a VALIDATE waits for SHARE UPDATE EXCLUSIVE: nothing of the
+    application queues behind that (only other SHARE UPDATE EXCLUSIVE and stronger requests
+    do, e.g. an ANALYZE), and cancelling the build would leave an invalid index."""
+    holder = QueuedLock(7, "ShareUpdateExclusiveLock", True, "7/1", None)
+    analyze = QueuedLock(8, "ShareUpdateExclusiveLock", False, "8/1", True)
+    queue = LockQueue(16384, "t", "ShareUpdateExclusiveLock", 500, (holder, analyze))
+    monitor = FakeMonitor(queues=[queue])
+    watch = yield_watch(monitor, until=1.0)
+    assert watch.yielded is None
+    assert monitor.called("cancel_own_wait") == []
+
+
+def test_a_poke_reads_the_queue_at_the_fast_pace_again_and_yields(
+) -> None:  # fmt: skip
+    """Issue 21, recipe parts do not yield: the attempt held its locks (a long VALIDATE or
+    CONCURRENTLY build) and the poll slowed to once a second; the recipe's next part, which
+    asks for a write-blocking lock, pokes the watch: the queue is read 20 ms later, every
+    20 ms, and the part yields after its grace."""
+    waiting = [lock_queue(20, 8), lock_queue(40, 8), lock_queue(60, 8)]
+    monitor = FakeMonitor(
+        holders=[Holder(session(7)), Holder(session(8, application_name="reader"))],
+        queues=[None] * 7 + waiting,
+    )
+    clock = FakeClock(until=3.0)
+    w, _ = watcher(monitor, clock=clock)
+    watch = w.watch(REF, 1, 2_000, False, yield_after_ms=50)
+    with watch:
+        assert clock.parked.wait(10)
+        slow = list(monitor.times["lock_queue"])
+        poked_at = clock.now()
+        clock.parked.clear()
+        clock.until = 3.5
+        watch.poke()
+        assert clock.parked.wait(10)
+    assert w.close()
+    assert [round(b - a, 3) for a, b in itertools.pairwise(slow)][-1] == 1.0
+    after = monitor.times["lock_queue"][len(slow) :]
+    assert after == pytest.approx([poked_at + 0.02, poked_at + 0.04, poked_at + 0.06])
+    assert watch.yielded is not None
+    assert monitor.called("cancel_own_wait") == [(RUNNER_PID, 16384, "AccessExclusiveLock")]

@@ -1,0 +1,606 @@
+"""The session state migrations leave for their later statements, and what a new session must
+do to be in the same state. Pure: facts from PostgreSQL's own parse tree (pglast), no I/O.
+
+Statements may change the session they run on for every statement after them: its settings
+(``SET``, ``SET ... TO DEFAULT``, ``RESET``, ``RESET ALL``, ``SET ROLE``, ``SET SESSION
+AUTHORIZATION``, ``SET TIME ZONE``, ``SET SCHEMA``, ``SET NAMES``, ``SET SESSION
+CHARACTERISTICS``, ``LOAD``, ``set_config(name, value, false)``, ``DISCARD ALL``), and what lives
+as long as the session (temporary tables, views and sequences, prepared statements, ``LISTEN``,
+cursors ``WITH HOLD``, session advisory locks).
+
+What a new session gets (see :class:`SessionState`): the settings that every step ``up``
+applied changed, in journal order, as if the whole history had run in one session (as psql
+runs a fresh build); so a reconnection and a rerun after a crash set up exactly the state the
+interrupted step started with, by construction. Settings are folded, never interpreted: a
+change superseded by a later one of the same setting (or a later ``RESET ALL``) is dropped, the
+rest is replayed in its order, and role changes stay where they were, so every replayed
+statement runs in the same role as it first did. lock_timeout and statement_timeout are the
+runner's own and never replayed. What lives in the session cannot be replayed: a new session
+that lacks some of it refuses to run a step that could depend on it (:meth:`SessionState.
+refusal`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pglast
+from pglast import ast, enums
+from pglast.stream import RawStream
+
+from .lint.context import walk
+from .lint.plpgsql import do_block_sql
+from .model import (
+    ADVISORY,
+    CURSOR,
+    KINDS,
+    LISTENING,
+    PREPARED,
+    TEMPORARY,
+    UNKNOWN,
+    Ended,
+    Kept,
+    Savepoint,
+    SessionChange,
+    Setting,
+    Statement,
+    Step,
+)
+
+#: What the runner sets itself on every step: never replayed (a replayed 0 would switch the
+#: guard off; each step sets its own values anyway).
+RUNNER_SETTINGS = frozenset({"lock_timeout", "statement_timeout"})
+
+#: The targets of role changes: kept in place, so that each other change replays in the role
+#: it first ran in. SET SESSION AUTHORIZATION also resets the role (PostgreSQL docs, SET
+#: SESSION AUTHORIZATION: "The SET SESSION AUTHORIZATION ... also resets ... SET ROLE").
+ROLE = "role"
+AUTHORIZATION = "session_authorization"
+#: The target of RESET ALL (which leaves role and session_authorization alone: their GUCs are
+#: GUC_NO_RESET_ALL in src/backend/utils/misc/guc_tables.c).
+ALL = "*"
+
+#: pg_cursor_options' CURSOR_OPT_HOLD (src/include/nodes/parsenodes.h).
+_CURSOR_OPT_HOLD = 0x0020
+
+
+# -- what one statement changes -----------------------------------------------------------
+
+
+def _deparse(node: Any) -> str:
+    return str(RawStream()(node))
+
+
+def _string(node: Any) -> str | None:
+    """The text of a string constant (a cast of one to text included), else None."""
+    if isinstance(node, ast.TypeCast) and node.typeName is not None:
+        names = [n.sval for n in node.typeName.names or ()]
+        if names[-1:] in (["text"], ["varchar"]):
+            return _string(node.arg)
+        return None
+    if isinstance(node, ast.A_Const) and isinstance(node.val, ast.String):
+        return str(node.val.sval)
+    return None
+
+
+_TRUE = frozenset({"t", "true", "y", "yes", "on", "1"})
+_FALSE = frozenset({"f", "false", "n", "no", "off", "0"})
+
+
+def _boolean(node: Any) -> bool | None:
+    """The value of a boolean constant (``false``, ``'f'``, ``'off'``...), else None."""
+    if isinstance(node, ast.TypeCast):
+        return _boolean(node.arg)
+    if isinstance(node, ast.A_Const):
+        if isinstance(node.val, ast.Boolean):
+            return bool(node.val.boolval)
+        if isinstance(node.val, ast.String):
+            text = str(node.val.sval).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+        if isinstance(node.val, ast.Integer):
+            return bool(node.val.ival)
+    return None
+
+
+def _function_name(node: Any) -> str | None:
+    """The name of a function call to a built-in (unqualified or pg_catalog.), else None."""
+    if not isinstance(node, ast.FuncCall) or not node.funcname:
+        return None
+    parts = [p.sval for p in node.funcname]
+    if len(parts) == 2 and parts[0] != "pg_catalog":
+        return None
+    return str(parts[-1]).lower()
+
+
+def _variable_set(node: Any, text: str) -> tuple[SessionChange, ...]:
+    kind = node.kind
+    if node.is_local or kind == enums.VariableSetKind.VAR_SET_CURRENT:
+        return ()
+    if kind == enums.VariableSetKind.VAR_RESET_ALL:
+        return (Setting(ALL, text.strip()),)
+    if kind == enums.VariableSetKind.VAR_SET_MULTI:
+        if node.name != "SESSION CHARACTERISTICS":
+            return ()  # SET TRANSACTION: this transaction only
+        # The session's defaults for later transactions, one setting each.
+        return tuple(
+            _setting(
+                f"default_{option.defname}",
+                ast.VariableSetStmt(
+                    kind=enums.VariableSetKind.VAR_SET_VALUE,
+                    name=f"default_{option.defname}",
+                    args=(option.arg,),
+                    is_local=False,
+                ),
+            )
+            for option in node.args or ()
+        )
+    name = str(node.name).lower()
+    if name in RUNNER_SETTINGS:
+        return ()
+    resets = kind in (enums.VariableSetKind.VAR_RESET, enums.VariableSetKind.VAR_SET_DEFAULT)
+    if name == "role" and [_string(a) for a in node.args or ()] == ["none"]:
+        resets = True
+    # Replayed as the author wrote it: the very statement that ran.
+    return (_setting(name, text.strip(), resets=resets),)
+
+
+def _setting(name: str, replay: Any, *, resets: bool = False) -> Setting:
+    """The Setting of ``name``, replayed by ``replay`` (SQL text, or a node to deparse)."""
+    target = {"role": ROLE, "session_authorization": AUTHORIZATION}.get(name, name)
+    return Setting(target, replay if isinstance(replay, str) else _deparse(replay), resets)
+
+
+def _is_simple_select(node: Any) -> bool:
+    """A SELECT that evaluates its target list exactly once: no FROM, WHERE, GROUP BY,
+    HAVING, LIMIT, set operation, WITH or VALUES."""
+    return (
+        isinstance(node, ast.SelectStmt)
+        and node.op == enums.SetOperation.SETOP_NONE
+        and not (
+            node.fromClause
+            or node.whereClause
+            or node.groupClause
+            or node.havingClause
+            or node.limitCount
+            or node.limitOffset
+            or node.withClause
+            or node.valuesLists
+            or node.intoClause
+        )
+    )
+
+
+def _set_config(call: Any, once: bool) -> SessionChange | None:
+    """What ``set_config(name, value, is_local)`` changes in the session: a setting to replay
+    when its arguments are constants and it runs exactly once (``once``); nothing when it is
+    local; else an unknown setting."""
+    args = tuple(call.args or ())
+    name = _string(args[0]) if len(args) == 3 else None
+    value = _string(args[1]) if len(args) == 3 else None
+    local = _boolean(args[2]) if len(args) == 3 else None
+    if local is True:
+        return None
+    lowered = name.lower() if name is not None else None
+    if lowered in RUNNER_SETTINGS:
+        return None
+    if once and lowered is not None and value is not None and local is False:
+        replay = ast.SelectStmt(
+            targetList=(
+                ast.ResTarget(
+                    val=ast.FuncCall(
+                        funcname=(ast.String(sval="pg_catalog"), ast.String(sval="set_config")),
+                        args=(
+                            ast.A_Const(val=ast.String(sval=name)),
+                            ast.A_Const(val=ast.String(sval=value)),
+                            ast.A_Const(val=ast.Boolean(boolval=False)),
+                        ),
+                    )
+                ),
+            )
+        )
+        return _setting(lowered, replay)
+    why = "non-constant arguments" if once else "a call that may run any number of times"
+    return Kept(UNKNOWN, lowered, f"set_config({name or '?'}, ...) with {why}")
+
+
+def _calls(node: Any) -> tuple[SessionChange, ...]:
+    """What the function calls of ``node`` change: set_config, session advisory locks."""
+    once: set[int] = set()
+    if _is_simple_select(node):
+        for target in node.targetList or ():
+            value = target.val
+            while isinstance(value, ast.TypeCast):
+                value = value.arg
+            if isinstance(value, ast.FuncCall):
+                once.add(id(value))
+    found: list[SessionChange] = []
+    for sub in walk(node):
+        name = _function_name(sub)
+        if name is None:
+            continue
+        if name == "set_config":
+            change = _set_config(sub, id(sub) in once)
+            if change is not None:
+                found.append(change)
+        elif name in (
+            "pg_advisory_lock",
+            "pg_advisory_lock_shared",
+            "pg_try_advisory_lock",
+            "pg_try_advisory_lock_shared",
+        ):
+            args = ", ".join(_deparse(a) for a in sub.args or ())
+            found.append(Kept(ADVISORY, args, f"session advisory lock {name}({args})"))
+        elif name == "pg_advisory_unlock_all":
+            found.append(Ended(ADVISORY, None))
+        elif name in ("pg_advisory_unlock", "pg_advisory_unlock_shared"):
+            found.append(Ended(ADVISORY, ", ".join(_deparse(a) for a in sub.args or ())))
+    return tuple(found)
+
+
+def _temporary(relation: Any) -> bool:
+    return relation is not None and (
+        relation.relpersistence == "t" or relation.schemaname == "pg_temp"
+    )
+
+
+def _made_temporary(node: Any) -> tuple[SessionChange, ...]:
+    """A temporary table, view or sequence that outlives its transaction."""
+    relation: Any = None
+    on_commit: Any = None
+    what = "table"
+    if isinstance(node, ast.CreateStmt):
+        relation, on_commit = node.relation, node.oncommit
+    elif isinstance(node, ast.CreateTableAsStmt) and node.into is not None:
+        relation, on_commit = node.into.rel, node.into.onCommit
+    elif isinstance(node, ast.SelectStmt) and node.intoClause is not None:
+        relation, on_commit = node.intoClause.rel, node.intoClause.onCommit
+    elif isinstance(node, ast.ViewStmt):
+        relation, what = node.view, "view"
+    elif isinstance(node, ast.CreateSeqStmt):
+        relation, what = node.sequence, "sequence"
+    if not _temporary(relation) or on_commit == enums.OnCommitAction.ONCOMMIT_DROP:
+        return ()
+    name = str(relation.relname)
+    return (Kept(TEMPORARY, name, f"temporary {what} {name}"),)
+
+
+_RELATION_TYPES = (
+    enums.ObjectType.OBJECT_TABLE,
+    enums.ObjectType.OBJECT_VIEW,
+    enums.ObjectType.OBJECT_SEQUENCE,
+)
+
+
+def _dropped(node: Any) -> tuple[SessionChange, ...]:
+    if node.removeType not in _RELATION_TYPES:
+        return ()
+    ends: list[SessionChange] = []
+    for obj in node.objects or ():
+        parts = [p.sval for p in obj]
+        if len(parts) == 1 or parts[0] == "pg_temp":
+            ends.append(Ended(TEMPORARY, str(parts[-1])))
+    return tuple(ends)
+
+
+_TRANSACTION = enums.TransactionStmtKind
+_SAVEPOINTS = {
+    _TRANSACTION.TRANS_STMT_SAVEPOINT: "savepoint",
+    _TRANSACTION.TRANS_STMT_RELEASE: "release",
+    _TRANSACTION.TRANS_STMT_ROLLBACK_TO: "rollback to",
+}
+
+
+def changes_of(node: Any, text: str) -> tuple[SessionChange, ...]:
+    """What the top-level statement ``node`` (written ``text``) changes in its session."""
+    if isinstance(node, ast.VariableSetStmt):
+        return _variable_set(node, text)
+    if isinstance(node, ast.TransactionStmt):
+        action = _SAVEPOINTS.get(node.kind) if node.kind is not None else None
+        return (Savepoint(action, str(node.savepoint_name)),) if action else ()
+    if isinstance(node, ast.DiscardStmt):
+        if node.target == enums.DiscardMode.DISCARD_ALL:
+            # DISCARD ALL is SET SESSION AUTHORIZATION DEFAULT, RESET ALL, and the end of
+            # everything kept (PostgreSQL docs, DISCARD).
+            return (
+                Setting(AUTHORIZATION, "SET SESSION AUTHORIZATION DEFAULT", resets=True),
+                Setting(ALL, "RESET ALL"),
+                *(Ended(kind, None) for kind in KINDS),
+            )
+        if node.target == enums.DiscardMode.DISCARD_TEMP:
+            return (Ended(TEMPORARY, None),)
+        return ()
+    if isinstance(node, ast.LoadStmt):
+        return (Setting(f"load {node.filename}", text.strip()),)
+    if isinstance(node, ast.PrepareStmt):
+        return (Kept(PREPARED, str(node.name), f"prepared statement {node.name}"),)
+    if isinstance(node, ast.DeallocateStmt):
+        return (Ended(PREPARED, None if node.isall or not node.name else str(node.name)),)
+    if isinstance(node, ast.ListenStmt):
+        return (Kept(LISTENING, str(node.conditionname), f"LISTEN {node.conditionname}"),)
+    if isinstance(node, ast.UnlistenStmt):
+        return (Ended(LISTENING, node.conditionname or None),)
+    if isinstance(node, ast.DeclareCursorStmt) and (node.options or 0) & _CURSOR_OPT_HOLD:
+        return (Kept(CURSOR, str(node.portalname), f"cursor {node.portalname} WITH HOLD"),)
+    if isinstance(node, ast.ClosePortalStmt):
+        return (Ended(CURSOR, node.portalname or None),)
+    if isinstance(node, ast.DropStmt):
+        return _dropped(node)
+    if isinstance(node, ast.DoStmt):
+        return _do_block(text)
+    changes = _made_temporary(node)
+    lowered = text.lower()
+    if "set_config" in lowered or "advisory" in lowered:
+        changes += _calls(node)
+    return changes
+
+
+def _do_block(text: str) -> tuple[SessionChange, ...]:
+    """A DO block's session changes: whether its statements run, and how often, is up to its
+    code, so each change it may make is unknown state (nothing is replayed from it), and what
+    it ends is ended."""
+    found: list[SessionChange] = []
+    for query in do_block_sql(text):
+        try:
+            parsed = pglast.parse_sql(query)
+        except pglast.parser.ParseError:
+            continue
+        for raw in parsed:
+            for change in changes_of(raw.stmt, query):
+                if isinstance(change, Setting):
+                    found.append(Kept(UNKNOWN, change.target, f"{change.sql} inside a DO block"))
+                elif isinstance(change, Kept | Ended):
+                    found.append(change)
+    return tuple(found)
+
+
+# -- what a statement could depend on -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a statement could need of the session: names it uses, and whether it runs code
+    the parse tree does not show."""
+
+    #: (kind, name) of the kept things it names.
+    names: frozenset[tuple[str, str]]
+    #: The functions and procedures it calls (lower case, without schema).
+    calls: frozenset[str]
+    #: True for DO blocks and CALL: code that may use anything.
+    opaque: bool
+
+
+_SESSION_VIEWS = {
+    "pg_prepared_statements": PREPARED,
+    "pg_cursors": CURSOR,
+}
+
+
+@functools.lru_cache(maxsize=1024)
+def needs_of(text: str) -> Needs:
+    """What the statement ``text`` could need of the session (parsed again: only asked when
+    a new session lacks something)."""
+    names: set[tuple[str, str]] = set()
+    calls: set[str] = set()
+    opaque = False
+    try:
+        parsed = pglast.parse_sql(text)
+    except pglast.parser.ParseError:
+        return Needs(frozenset(), frozenset(), True)
+    for raw in parsed:
+        for node in walk(raw.stmt):
+            if isinstance(node, ast.DoStmt | ast.CallStmt):
+                opaque = True
+            elif isinstance(node, ast.RangeVar):
+                if node.schemaname in (None, "pg_temp"):
+                    names.add((TEMPORARY, str(node.relname)))
+                if node.relname in _SESSION_VIEWS:
+                    opaque = True
+            elif isinstance(node, ast.ExecuteStmt | ast.DeallocateStmt) and node.name:
+                names.add((PREPARED, str(node.name)))
+            elif isinstance(node, ast.FetchStmt | ast.ClosePortalStmt) and node.portalname:
+                names.add((CURSOR, str(node.portalname)))
+            elif isinstance(node, ast.CurrentOfExpr) and node.cursor_name:
+                names.add((CURSOR, str(node.cursor_name)))
+            elif isinstance(node, ast.UnlistenStmt) and node.conditionname:
+                names.add((LISTENING, str(node.conditionname)))
+            elif isinstance(node, ast.DropStmt):
+                names.update(
+                    (TEMPORARY, str(end.name)) for end in _dropped(node) if isinstance(end, Ended)
+                )
+            elif isinstance(node, ast.FuncCall) and node.funcname:
+                name = str(node.funcname[-1].sval).lower()
+                calls.add(name)
+                if name == "pg_listening_channels":
+                    opaque = True
+    return Needs(frozenset(names), frozenset(calls), opaque)
+
+
+def could_depend(needs: Needs, kept: Kept, functions: frozenset[str]) -> bool:
+    """True when a statement with ``needs`` could depend on ``kept``: it names it, runs code
+    the parse tree does not show (a DO block, CALL, a function the migrations created in
+    ``functions``), or ``kept`` has no name to look for (a session advisory lock: mutual
+    exclusion with the application; a setting changed out of sight)."""
+    if kept.kind in (ADVISORY, UNKNOWN) or kept.name is None:
+        return True
+    if needs.opaque or needs.calls & functions:
+        return True
+    if kept.kind == LISTENING:
+        return (kept.kind, kept.name) in needs.names or "pg_listening_channels" in needs.calls
+    return (kept.kind, kept.name) in needs.names
+
+
+def created_functions(statements: Iterable[Statement]) -> frozenset[str]:
+    """The names (lower case, without schema) of the functions and procedures ``statements``
+    create: their bodies may use anything the session has."""
+    names: set[str] = set()
+    for statement in statements:
+        if statement.kind != "CreateFunctionStmt":
+            continue
+        try:
+            node: Any = pglast.parse_sql(statement.text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            continue
+        names.add(str(node.funcname[-1].sval).lower())
+    return frozenset(names)
+
+
+# -- the state of a session, step after step ---------------------------------------------
+
+
+@dataclass
+class SessionState:
+    """The session state of a run's lineage of sessions, step after step.
+
+    ``settings`` is what a new session replays (:attr:`replay`); ``kept`` what the session in
+    use has made and would lose; ``lost`` what an earlier session of the lineage had and this
+    one lacks, which makes :meth:`refusal` refuse a step that could depend on it.
+    """
+
+    settings: list[Setting] = field(default_factory=list)
+    kept: dict[tuple[str, str | None], Kept] = field(default_factory=dict)
+    lost: dict[tuple[str, str | None], Kept] = field(default_factory=dict)
+    #: The steps folded in so far, as (version, step index), in order.
+    steps: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def replay(self) -> tuple[str, ...]:
+        """The statements that put a new session in this state's settings, in order."""
+        return tuple(s.sql for s in self.settings)
+
+    @property
+    def search_path(self) -> tuple[str, ...]:
+        """The statements that give another session (the monitor) this state's search_path:
+        its changes, a RESET ALL standing for RESET search_path."""
+        return tuple(
+            s.sql if s.target == "search_path" else "RESET search_path"
+            for s in self.settings
+            if s.target in ("search_path", ALL)
+        )
+
+    def apply(self, key: tuple[int, int], step: Step, where: str = "") -> None:
+        """Fold in the session changes of the applied ``step`` (``key``: version, index),
+        made in ``where`` (``file``, for messages)."""
+        savepoints: list[tuple[str, list[Setting], dict[Any, Kept], dict[Any, Kept]]] = []
+        for statement in step.statements:
+            for change in statement.session_changes:
+                if isinstance(change, Savepoint):
+                    self._savepoint(change, savepoints)
+                elif isinstance(change, Setting):
+                    self._set(change)
+                elif isinstance(change, Kept):
+                    spot = f"{where}:{statement.line}" if where else ""
+                    self.kept[(change.kind, change.name)] = replace(change, where=spot)
+                else:
+                    self._end(change)
+        self.steps.append(key)
+        self._compact()
+
+    def _savepoint(self, change: Savepoint, stack: list[Any]) -> None:
+        if change.action == "savepoint":
+            stack.append((change.name, list(self.settings), dict(self.kept), dict(self.lost)))
+            return
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i][0] == change.name:
+                if change.action == "rollback to":
+                    # The savepoint stays; what came after it is undone.
+                    _, settings, kept, lost = stack[i]
+                    self.settings, self.kept, self.lost = list(settings), dict(kept), dict(lost)
+                    del stack[i + 1 :]
+                else:
+                    del stack[i:]
+                return
+
+    def _set(self, change: Setting) -> None:
+        if change.target == ALL:
+            kept: list[Setting] = []
+            for setting in self.settings:
+                if setting.target in (ROLE, AUTHORIZATION):
+                    kept.append(setting)
+                elif _custom(setting.target):
+                    # A custom setting (``app.x``) once set stays defined in the session,
+                    # empty, after RESET ALL; on a new session RESET defines it so.
+                    kept.append(_reset(setting.target))
+            self.settings = kept
+        elif change.target not in (ROLE, AUTHORIZATION):
+            self.settings = [s for s in self.settings if s.target != change.target]
+        self.settings.append(change)
+
+    def _compact(self) -> None:
+        """Drop role changes nothing replays under: a role change right before another that
+        supersedes it (SET ROLE before SET ROLE; anything before SET SESSION AUTHORIZATION,
+        which resets the role), and role resets at the start (a new session has them)."""
+        kept: list[Setting] = []
+        for setting in self.settings:
+            if kept and kept[-1].target in (ROLE, AUTHORIZATION):
+                last = kept[-1]
+                if setting.target == AUTHORIZATION or (
+                    setting.target == ROLE and last.target == ROLE
+                ):
+                    kept.pop()
+            kept.append(setting)
+        while kept and kept[0].target in (ROLE, AUTHORIZATION) and kept[0].resets:
+            kept.pop(0)
+        self.settings = kept
+
+    def _end(self, change: Ended) -> None:
+        for store in (self.kept, self.lost):
+            for key in [k for k in store if k[0] == change.kind]:
+                if change.name is None or key[1] == change.name:
+                    del store[key]
+
+    def new_session(self) -> None:
+        """The lineage goes on on a new session: what the old one kept is lost."""
+        self.lost.update(self.kept)
+        self.kept = {}
+
+    def refusal(self, step: Step, functions: frozenset[str]) -> Kept | None:
+        """The lost thing ``step`` could depend on (see could_depend), if any: the step must
+        not run on this session."""
+        if not self.lost:
+            return None
+        for statement in step.statements:
+            needs = needs_of(statement.text)
+            for kept in self.lost.values():
+                if could_depend(needs, kept, functions):
+                    return kept
+        return None
+
+
+def _custom(target: str) -> bool:
+    """True for a custom setting (``prefix.name``): a placeholder the session defines."""
+    return "." in target and not target.startswith("load ")
+
+
+def _reset(target: str) -> Setting:
+    node = ast.VariableSetStmt(kind=enums.VariableSetKind.VAR_RESET, name=target, is_local=False)
+    return Setting(target, _deparse(node), resets=True)
+
+
+def history_state(
+    history: Sequence[tuple[tuple[int, int], Step, str]],
+    resumed: Sequence[tuple[tuple[int, int], Step, str]] = (),
+) -> SessionState:
+    """The state a new run's first session starts from: the settings of every applied step of
+    ``history`` ((version, index), step, file) in journal order; and, lost, what the applied
+    steps of the migration the run resumes in (``resumed``, a part of ``history``) kept in
+    the interrupted run's session."""
+    state = SessionState()
+    for key, step, where in history:
+        state.apply(key, step, where)
+    state.kept = {}
+    partial = SessionState()
+    for key, step, where in resumed:
+        partial.apply(key, step, where)
+    state.lost = dict(partial.kept)
+    return state
+
+
+def describe(kept: Kept) -> str:
+    """``temporary table tmp (made at 0002_x.sql:3)``, for messages."""
+    return f"{kept.what} (made at {kept.where})" if kept.where else kept.what

@@ -1,0 +1,336 @@
+"""The session state statements leave, from the parse tree (issue 21 item 3). Pure, no server.
+
+What each statement form changes (PostgreSQL docs: SET, RESET, set_config in "Configuration
+Settings Functions", SET ROLE, SET SESSION AUTHORIZATION, DISCARD, PREPARE, LISTEN, DECLARE,
+"Advisory Lock Functions"), how the changes of many steps fold into what a new session
+replays, and what a step that could depend on lost state is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pglast
+import pytest
+
+from safemigrate.model import (
+    ADVISORY,
+    CURSOR,
+    LISTENING,
+    PREPARED,
+    TEMPORARY,
+    UNKNOWN,
+    Ended,
+    Kept,
+    Savepoint,
+    Setting,
+    Step,
+)
+from safemigrate.session_state import (
+    ALL,
+    AUTHORIZATION,
+    ROLE,
+    SessionState,
+    changes_of,
+    could_depend,
+    created_functions,
+    history_state,
+    needs_of,
+)
+from safemigrate.source import build_steps
+
+
+def changes(sql: str) -> tuple[object, ...]:
+    return changes_of(pglast.parse_sql(sql)[0].stmt, sql)
+
+
+def steps(sql: str) -> list[Step]:
+    return build_steps("/m/0001_m.sql", sql)
+
+
+def folded(*files: str) -> SessionState:
+    state = SessionState()
+    for n, sql in enumerate(files, start=1):
+        for step in steps(sql):
+            state.apply((n, step.index), step, f"000{n}_m.sql")
+    return state
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SET search_path = app", Setting("search_path", "SET search_path = app")),
+        (
+            "SET SESSION search_path TO app",
+            Setting("search_path", "SET SESSION search_path TO app"),
+        ),
+        ("SET Search_Path = app", Setting("search_path", "SET Search_Path = app")),
+        ("SET search_path TO DEFAULT", Setting("search_path", "SET search_path TO DEFAULT", True)),
+        ("RESET search_path", Setting("search_path", "RESET search_path", True)),
+        ("RESET ALL", Setting(ALL, "RESET ALL")),
+        ("SET TIME ZONE 'UTC'", Setting("timezone", "SET TIME ZONE 'UTC'")),
+        ("SET SCHEMA 'app'", Setting("search_path", "SET SCHEMA 'app'")),
+        ("SET NAMES 'UTF8'", Setting("client_encoding", "SET NAMES 'UTF8'")),
+        ("SET ROLE app_owner", Setting(ROLE, "SET ROLE app_owner")),
+        ("SET ROLE NONE", Setting(ROLE, "SET ROLE NONE", True)),
+        ("RESET ROLE", Setting(ROLE, "RESET ROLE", True)),
+        (
+            "SET SESSION AUTHORIZATION alice",
+            Setting(AUTHORIZATION, "SET SESSION AUTHORIZATION alice"),
+        ),
+        ("SET myapp.tenant = 't1'", Setting("myapp.tenant", "SET myapp.tenant = 't1'")),
+        ("LOAD 'auto_explain'", Setting("load auto_explain", "LOAD 'auto_explain'")),
+        # pg_dump's form: constant arguments, a SELECT that runs it exactly once.
+        (
+            "SELECT pg_catalog.set_config('search_path', '', false)",
+            Setting("search_path", "SELECT pg_catalog.set_config('search_path', '', FALSE)"),
+        ),
+        (
+            "SELECT set_config('Search_Path', 'app'::text, 'off')",
+            Setting("search_path", "SELECT pg_catalog.set_config('Search_Path', 'app', FALSE)"),
+        ),
+    ],
+)
+def test_issue_21_item_3_each_form_of_a_session_setting_is_known(
+    sql: str, expected: Setting
+) -> None:
+    assert changes(sql) == (expected,)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SET LOCAL search_path = app",
+        "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+        "SELECT set_config('search_path', 'app', true)",
+        # The runner sets these itself for every step: never replayed.
+        "SET lock_timeout = 0",
+        "SET statement_timeout = '1h'",
+        "RESET statement_timeout",
+        "SELECT set_config('lock_timeout', '0', false)",
+        "CREATE TEMP TABLE t (a int) ON COMMIT DROP",
+        "CREATE TEMP TABLE t ON COMMIT DROP AS SELECT 1",
+        "DECLARE c CURSOR FOR SELECT 1",
+        "SELECT pg_advisory_xact_lock(1)",
+        "UPDATE t SET a = 1",
+        "CREATE FUNCTION f() RETURNS void LANGUAGE sql AS $$SELECT set_config('a.b', 'c', false)$$",
+    ],
+)
+def test_statements_that_leave_nothing_in_the_session(sql: str) -> None:
+    assert changes(sql) == ()
+
+
+def test_session_characteristics_are_the_defaults_of_later_transactions() -> None:
+    assert changes(
+        "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY"
+    ) == (
+        Setting(
+            "default_transaction_isolation", "SET default_transaction_isolation TO 'serializable'"
+        ),
+        Setting("default_transaction_read_only", "SET default_transaction_read_only TO 1"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("sql", "kind", "name"),
+    [
+        ("CREATE TEMP TABLE scratch (a int)", TEMPORARY, "scratch"),
+        ("CREATE TEMPORARY TABLE temp_prices AS SELECT 1 AS x", TEMPORARY, "temp_prices"),
+        ("CREATE TABLE pg_temp.scratch (a int)", TEMPORARY, "scratch"),
+        ("SELECT 1 AS x INTO TEMP scratch", TEMPORARY, "scratch"),
+        ("CREATE TEMP VIEW v AS SELECT 1", TEMPORARY, "v"),
+        ("CREATE TEMP SEQUENCE s", TEMPORARY, "s"),
+        ("CREATE TEMP TABLE t (a int) ON COMMIT DELETE ROWS", TEMPORARY, "t"),
+        ("PREPARE p1 AS SELECT 1", PREPARED, "p1"),
+        ("LISTEN jobs", LISTENING, "jobs"),
+        ("DECLARE c CURSOR WITH HOLD FOR SELECT 1", CURSOR, "c"),
+        ("SELECT pg_advisory_lock(42)", ADVISORY, "42"),
+        ("SELECT pg_try_advisory_lock(1, 2) FROM t", ADVISORY, "1, 2"),
+        # Not replayable: not constant, or not run exactly once.
+        ("SELECT set_config('search_path', current_setting('x'), false)", UNKNOWN, "search_path"),
+        ("SELECT set_config('search_path', 'app', false) FROM t", UNKNOWN, "search_path"),
+        ("SELECT CASE WHEN true THEN set_config('a.b', 'c', false) END", UNKNOWN, "a.b"),
+        ("SELECT set_config(name, 'c', false) FROM t", UNKNOWN, None),
+        (
+            "DO $$BEGIN PERFORM set_config('search_path', 'app', false); END$$",
+            UNKNOWN,
+            "search_path",
+        ),
+        ("DO $$BEGIN SET search_path = app; END$$", UNKNOWN, "search_path"),
+        ("DO $$BEGIN CREATE TEMP TABLE s (a int); END$$", TEMPORARY, "s"),
+    ],
+)
+def test_issue_21_item_3_state_a_new_session_cannot_have_is_known(
+    sql: str, kind: str, name: str | None
+) -> None:
+    (change,) = changes(sql)
+    assert isinstance(change, Kept)
+    assert (change.kind, change.name) == (kind, name)
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        (
+            "DROP TABLE IF EXISTS scratch, public.t, pg_temp.s",
+            [(TEMPORARY, "scratch"), (TEMPORARY, "s")],
+        ),
+        ("DEALLOCATE p1", [(PREPARED, "p1")]),
+        ("DEALLOCATE ALL", [(PREPARED, None)]),
+        ("UNLISTEN *", [(LISTENING, None)]),
+        ("CLOSE ALL", [(CURSOR, None)]),
+        ("DISCARD TEMP", [(TEMPORARY, None)]),
+        ("SELECT pg_advisory_unlock_all()", [(ADVISORY, None)]),
+        ("SELECT pg_advisory_unlock(42)", [(ADVISORY, "42")]),
+    ],
+)
+def test_what_ends_kept_state(sql: str, expected: list[tuple[str, str | None]]) -> None:
+    found = changes(sql)
+    assert all(isinstance(c, Ended) for c in found)
+    assert [(c.kind, c.name) for c in found if isinstance(c, Ended)] == expected
+
+
+def test_discard_all_resets_authorization_and_every_setting_and_ends_everything() -> None:
+    found = changes("DISCARD ALL")
+    assert found[:2] == (
+        Setting(AUTHORIZATION, "SET SESSION AUTHORIZATION DEFAULT", True),
+        Setting(ALL, "RESET ALL"),
+    )
+    assert {c.kind for c in found[2:] if isinstance(c, Ended)} == {
+        TEMPORARY, PREPARED, LISTENING, CURSOR, ADVISORY, UNKNOWN,
+    }  # fmt: skip
+
+
+def test_savepoints_are_seen() -> None:
+    assert changes("SAVEPOINT a") == (Savepoint("savepoint", "a"),)
+    assert changes("ROLLBACK TO SAVEPOINT a") == (Savepoint("rollback to", "a"),)
+
+
+# -- the fold --------------------------------------------------------------------------------
+
+
+def test_a_later_change_of_a_setting_supersedes_an_earlier_one_across_files() -> None:
+    state = folded(
+        "SET search_path = a;\nSET timezone = 'UTC';\n",
+        "SET search_path = b;\nCREATE TABLE t (id int);\n",
+        "RESET timezone;\n",
+    )
+    assert state.replay == ("SET search_path = b", "RESET timezone")
+
+
+def test_reset_all_supersedes_every_setting_but_the_role() -> None:
+    state = folded("SET ROLE owner;\nSET search_path = a;\nRESET ALL;\nSET timezone = 'UTC';\n")
+    assert state.replay == ("SET ROLE owner", "RESET ALL", "SET timezone = 'UTC'")
+
+
+def test_each_setting_replays_in_the_role_it_first_ran_in() -> None:
+    """A change made as another role keeps that role before it; role changes nothing replays
+    under go (a SET ROLE right before another, anything right before SET SESSION
+    AUTHORIZATION, which resets the role; role resets at the start)."""
+    state = folded(
+        "RESET ROLE;\nSET ROLE a;\nSET ROLE admin;\nSET app.x = '1';\nSET ROLE b;\n",
+        "SET search_path = s;\nSET ROLE c;\n",
+    )
+    assert state.replay == (
+        "SET ROLE admin",
+        "SET app.x = '1'",
+        "SET ROLE b",
+        "SET search_path = s",
+        "SET ROLE c",
+    )
+    state = folded("SET ROLE a;\nSET SESSION AUTHORIZATION alice;\nSET ROLE b;\n")
+    assert state.replay == ("SET SESSION AUTHORIZATION alice", "SET ROLE b")
+
+
+def test_a_rollback_to_a_savepoint_undoes_the_session_changes_after_it() -> None:
+    state = folded(
+        "BEGIN;\nSET search_path = a;\nSAVEPOINT s;\nSET search_path = b;\n"
+        "CREATE TEMP TABLE x (a int);\nROLLBACK TO SAVEPOINT s;\nSET timezone = 'UTC';\nCOMMIT;\n"
+    )
+    assert state.replay == ("SET search_path = a", "SET timezone = 'UTC'")
+    assert state.kept == {}
+
+
+def test_discard_all_in_the_history_replays_as_the_resets_it_is() -> None:
+    state = folded(
+        "SET ROLE a;\nSET search_path = x;\n", "DISCARD ALL;\n", "SET timezone = 'UTC';\n"
+    )
+    assert state.replay == ("RESET ALL", "SET timezone = 'UTC'")
+
+
+def test_kept_state_is_lost_with_its_session_and_ended_by_later_steps() -> None:
+    state = folded("CREATE TEMP TABLE scratch (a int);\nPREPARE p AS SELECT 1;\n")
+    assert set(state.kept) == {(TEMPORARY, "scratch"), (PREPARED, "p")}
+    assert state.kept[(TEMPORARY, "scratch")].where == "0001_m.sql:1"
+    state.new_session()
+    assert state.kept == {} and set(state.lost) == {(TEMPORARY, "scratch"), (PREPARED, "p")}
+    [drop] = steps("DROP TABLE scratch;\n")
+    state.apply((2, 0), drop)
+    assert set(state.lost) == {(PREPARED, "p")}
+
+
+def test_a_new_run_has_the_settings_of_the_whole_history_and_lost_what_its_file_kept() -> None:
+    history = [
+        ((1, s.index), s, "0001_a.sql")
+        for s in steps("CREATE TEMP TABLE old (a int);\nSET search_path = app;\n")
+    ] + [((2, s.index), s, "0002_b.sql") for s in steps("CREATE TEMP TABLE scratch (a int);\n")]
+    state = history_state(history, history[2:])
+    assert state.replay == ("SET search_path = app",)
+    # Only the resumed file's: an earlier file's temporary table was gone with its run.
+    assert set(state.lost) == {(TEMPORARY, "scratch")}
+    assert state.kept == {}
+
+
+# -- what a step could depend on ------------------------------------------------------------
+
+
+def _kept(kind: str, name: str | None) -> Kept:
+    return Kept(kind, name, f"{kind} {name}")
+
+
+@pytest.mark.parametrize(
+    ("sql", "kept", "depends"),
+    [
+        ("INSERT INTO kept SELECT * FROM scratch", _kept(TEMPORARY, "scratch"), True),
+        ("UPDATE orders SET flag = true", _kept(TEMPORARY, "orders"), True),  # a shadowing one
+        ("UPDATE pg_temp.scratch SET a = 1", _kept(TEMPORARY, "scratch"), True),
+        ("DROP TABLE scratch", _kept(TEMPORARY, "scratch"), True),
+        ("UPDATE public.scratch SET a = 1", _kept(TEMPORARY, "scratch"), False),
+        ("CREATE INDEX ON orders (id)", _kept(TEMPORARY, "scratch"), False),
+        ("EXECUTE p1", _kept(PREPARED, "p1"), True),
+        ("SELECT * FROM pg_prepared_statements", _kept(PREPARED, "p1"), True),
+        ("FETCH 10 FROM c", _kept(CURSOR, "c"), True),
+        ("UPDATE t SET a = 1 WHERE CURRENT OF c", _kept(CURSOR, "c"), True),
+        ("UNLISTEN jobs", _kept(LISTENING, "jobs"), True),
+        ("NOTIFY other", _kept(LISTENING, "jobs"), False),
+        ("DO $$BEGIN PERFORM 1; END$$", _kept(TEMPORARY, "scratch"), True),
+        ("CALL backfill()", _kept(TEMPORARY, "scratch"), True),
+        ("SELECT migrate_prices()", _kept(TEMPORARY, "scratch"), True),
+        ("SELECT now()", _kept(TEMPORARY, "scratch"), False),
+        # No name to look for: anything could depend on them.
+        ("SELECT 1", _kept(ADVISORY, "42"), True),
+        ("SELECT 1", _kept(UNKNOWN, "search_path"), True),
+    ],
+)
+def test_issue_21_item_3_what_a_step_could_depend_on(sql: str, kept: Kept, depends: bool) -> None:
+    assert could_depend(needs_of(sql), kept, frozenset({"migrate_prices"})) is depends
+
+
+def test_the_functions_the_migrations_create_are_known(tmp_path: Path) -> None:
+    found = steps(
+        "CREATE FUNCTION public.Migrate_Prices() RETURNS void LANGUAGE sql AS 'SELECT 1';\n"
+        "CREATE PROCEDURE backfill() LANGUAGE sql AS 'SELECT 1';\nSELECT 1;\n"
+    )
+    assert created_functions(s for step in found for s in step.statements) == {
+        "migrate_prices",
+        "backfill",
+    }
+
+
+def test_a_refusal_names_the_lost_state_the_step_could_depend_on() -> None:
+    state = folded("CREATE TEMP TABLE scratch (a int);\n")
+    state.new_session()
+    [uses, other] = steps("INSERT INTO kept SELECT a FROM scratch;\nCREATE TABLE t (id int);\n")
+    refused = state.refusal(uses, frozenset())
+    assert refused is not None and refused.where == "0001_m.sql:1"
+    assert state.refusal(other, frozenset()) is None
