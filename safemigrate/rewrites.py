@@ -379,6 +379,26 @@ def index_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
     return _part(f"build index {name} CONCURRENTLY", _deparse(index), concurrent=True)
 
 
+def index_shape(definition: str) -> str | None:
+    """What a CREATE INDEX text builds, deparsed without what does not change the index: its
+    name, table, CONCURRENTLY and IF NOT EXISTS (the recipe's own :func:`index_part` text and
+    ``pg_get_indexdef`` of the index it built give the same shape). None when ``definition``
+    is not one CREATE INDEX statement."""
+    try:
+        statements = pglast.parse_sql(definition)
+    except pglast.parser.ParseError:
+        return None
+    if len(statements) != 1 or not isinstance(statements[0].stmt, ast.IndexStmt):
+        return None
+    stmt = statements[0].stmt
+    shape = ast.IndexStmt(**{attr: getattr(stmt, attr) for attr in stmt})
+    shape.idxname = None
+    shape.concurrent = False
+    shape.if_not_exists = False
+    shape.relation = ast.RangeVar(relname="t", inh=True, relpersistence="p")
+    return _deparse(shape)
+
+
 def attach_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
     """ADD CONSTRAINT ``name`` UNIQUE|PRIMARY KEY USING INDEX ``name``."""
     constraint = ast.Constraint(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pglast
 import pytest
 
+from safemigrate import rewrites
 from safemigrate.errors import MigrationFileError
 from safemigrate.model import ConstraintRewrite, LockMode, QualifiedName, TxMode
 from safemigrate.rewrites import (
@@ -253,3 +254,19 @@ def test_the_checksum_is_of_the_text_as_written() -> None:
     [plain] = build_steps("0001_m.sql", "ALTER TABLE t ADD CHECK (a > 0);", safe_rewrites="off")
     [rewritten] = build_steps("0001_m.sql", "ALTER TABLE t ADD CHECK (a > 0);")
     assert plain.checksum == rewritten.checksum
+
+
+def test_issue_21_review_d1_index_shape_matches_the_recipes_build_and_pg_get_indexdef() -> None:
+    built = 'CREATE UNIQUE INDEX CONCURRENTLY t_a_key ON s.t (a, "B") INCLUDE (c)'
+    catalog = 'CREATE UNIQUE INDEX t_a_key ON s.t USING btree (a, "B") INCLUDE (c)'
+    assert rewrites.index_shape(built) == rewrites.index_shape(catalog) is not None
+    for other in (
+        "CREATE UNIQUE INDEX t_a_key ON s.t USING btree (b)",
+        'CREATE INDEX t_a_key ON s.t USING btree (a, "B") INCLUDE (c)',
+        'CREATE UNIQUE INDEX t_a_key ON s.t USING btree (a DESC, "B") INCLUDE (c)',
+        'CREATE UNIQUE INDEX t_a_key ON s.t USING btree (a, "B") INCLUDE (c) WHERE (a > 0)',
+        'CREATE UNIQUE INDEX t_a_key ON s.t USING btree (a, "B") INCLUDE (c) NULLS NOT DISTINCT',
+    ):
+        assert rewrites.index_shape(other) != rewrites.index_shape(built)
+    assert rewrites.index_shape("SELECT 1") is None
+    assert rewrites.index_shape("not sql") is None
