@@ -23,12 +23,14 @@ the index the record names. A recorded index someone attached by hand as the con
 step adds counts as done (D8).
 
 A failure other than a lock timeout (rows that violate the constraint, duplicates) drops what
-the record names, and nothing else, and raises the server's error. Objects recorded for an earlier text of the step
-(edited since: it was not applied) are dropped before the current text starts.
+the record names, and nothing else, and raises the server's error. Objects recorded for an
+earlier text of the step (edited since: it was not applied) are dropped before the current text
+starts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -94,6 +96,17 @@ def _relation_names(session: Session, namespace: int, names: Sequence[str]) -> s
     return {str(r[0]) for r in rows}
 
 
+def _columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
+    """Which of ``columns`` the table has."""
+    rows = session.rows(
+        sql.SQL(
+            "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
+            "AND attnum > 0 AND NOT attisdropped"
+        ).format(sql.Literal(table_oid), sql.Literal(list(columns)))
+    )
+    return {str(r[0]) for r in rows}
+
+
 def _not_null_columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
     rows = session.rows(
         sql.SQL(
@@ -109,6 +122,12 @@ def choose_name(session: Session, rewrite: ConstraintRewrite, table: _Table) -> 
     (ChooseConstraintName) the first candidate no constraint of the schema has; for a unique
     or primary key (ChooseRelationName for a constraint's index) the first that no relation
     nor constraint of the schema has."""
+    if rewrite.check_references:
+        # A bare name that is the table's: its column if it has one, else the whole row.
+        either = [name for kind, name in rewrite.check_references if kind == "either"]
+        columns = _columns(session, table.oid, either)
+        addition = rewrites.check_name_addition(rewrite.check_references, columns)
+        rewrite = dataclasses.replace(rewrite, name_addition=addition)
     candidates = rewrites.name_candidates(rewrite)
     taken = _constraint_names(session, table.namespace, candidates)
     if rewrite.kind in ("unique", "primary_key"):
