@@ -294,6 +294,19 @@ def recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
     )
 
 
+def recipe_of(text: str) -> ConstraintRewrite | None:
+    """The recipe of the statement ``text`` when it is one of the plain forms the runner can
+    apply as a recipe, else None (whatever directive or setting runs it as written now)."""
+    try:
+        statements = pglast.parse_sql(text)
+    except pglast.parser.ParseError:
+        return None
+    if len(statements) != 1:
+        return None
+    found = recognise(statements[0].stmt, text)
+    return found if isinstance(found, ConstraintRewrite) else None
+
+
 def _copy_constraint(con: Any) -> Any:
     """A copy of a Constraint node without its name."""
     copy = ast.Constraint(**{attr: getattr(con, attr) for attr in con})

@@ -213,3 +213,13 @@ def forget_objects_sql(journal: JournalTable, record: StepRecord) -> sql.Compose
 def forget_step_sql(journal: JournalTable, record: StepRecord) -> sql.Composed:
     """Delete every row of the step: sent with its ``applied`` journal row."""
     return sql.SQL("DELETE FROM {} WHERE {}").format(objects_table(journal).ident, _of_step(record))
+
+
+def recorded(session: Session, journal: JournalTable, record: StepRecord) -> list[RecipeObject]:
+    """The rows of the step ``record`` names; none when the table does not exist."""
+    found = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
+            sql.Literal(session.render(objects_table(journal).ident))
+        )
+    )
+    return read(session, journal, record) if found else []

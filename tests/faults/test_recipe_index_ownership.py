@@ -124,6 +124,62 @@ def test_issue_21_review_d1_an_index_taking_the_intended_name_between_attempts_i
     assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
 
 
+def _killed_before_attach(
+    spawn: Spawn, connect: ConnectFactory, db_dsn: str, migrations: Path
+) -> psycopg.Connection[Any]:
+    """``up`` killed (-9) once its index is built and recorded, before the closing
+    transaction. Returns a connection to look with."""
+    watch = connect()
+    stage = Stage(connect)
+    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
+    runner = spawn(
+        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RUNNER_ENV
+    )
+    try:
+        before_closing_transaction(True)(stage, watch)
+        runner.kill()
+        terminate_runner_backends(watch)
+    finally:
+        stage.release_all()
+    return watch
+
+
+@pytest.mark.parametrize("how", ["no-rewrite-directive", "safe-rewrites-off"])
+def test_issue_21_review_d10_a_started_recipe_run_as_written_is_refused_naming_the_recipe(
+    how: str, spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
+) -> None:
+    change = "ALTER TABLE orders ADD UNIQUE (note);\n"
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_setup.sql": SETUP, "0002_change.sql": change}
+    )
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
+    watch = _killed_before_attach(spawn, connect, db_dsn, migrations)
+    recorded = f"SELECT kind, name, state FROM {JOURNAL}_recipes ORDER BY 1"
+    before = watch.execute(recorded).fetchall()
+    assert ("index", "orders_note_key", "created") in before
+
+    args = ["up", "--dir", str(migrations), "--dsn", db_dsn, "--lint-gate", "warn"]
+    if how == "no-rewrite-directive":
+        (migrations / "0002_change.sql").write_text("-- safemigrate: no-rewrite\n" + change)
+    else:
+        args += ["--safe-rewrites", "off"]
+    refused = run(*args)
+    assert refused.exit_code == 1, refused.output
+    assert "started this step as its recipe (ADD UNIQUE" in refused.output
+    assert "index orders_note_key" in refused.output
+    assert "in batches" not in refused.output and "batch-size" not in refused.output
+    assert "remove the no-rewrite directive" in refused.output
+    # Nothing ran: the record, the index and the started row are as the killed run left them.
+    assert watch.execute(recorded).fetchall() == before
+    assert _unique_constraints(db_dsn) == []
+    assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "started")]
+
+    (migrations / "0002_change.sql").write_text(change)
+    finished = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert finished.exit_code == 0, finished.output
+    assert _unique_constraints(db_dsn) == [("orders_note_key", "UNIQUE (note)")]
+
+
 @pytest.mark.parametrize("kind", ["unique", "primary_key"])
 def test_issue_21_review_d8_a_recipe_finished_by_hand_counts_as_done(
     kind: str,
@@ -141,19 +197,7 @@ def test_issue_21_review_d8_a_recipe_finished_by_hand_counts_as_done(
         {"0001_setup.sql": SETUP, "0002_change.sql": f"ALTER TABLE orders {change};\n"},
     )
     assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
-    watch = connect()
-    stage = Stage(connect)
-    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
-    runner = spawn(
-        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RUNNER_ENV
-    )
-    try:
-        # Built, recorded, and killed before the closing transaction.
-        before_closing_transaction(True)(stage, watch)
-        runner.kill()
-        terminate_runner_backends(watch)
-    finally:
-        stage.release_all()
+    watch = _killed_before_attach(spawn, connect, db_dsn, migrations)
     recorded = watch.execute(f"SELECT kind, name, state FROM {JOURNAL}_recipes ORDER BY 1")
     assert ("index", name, "created") in recorded.fetchall()
     # A DBA finishes the recipe by hand.
