@@ -24,7 +24,7 @@ from .blockers.report import (
 )
 from .blockers.watcher import Watcher, Yielded
 from .config import Settings
-from .db import ServerError, Session
+from .db import ServerError, Session, recipe_objects
 from .db.journal import JournalTable
 from .db.step_timeouts import RunLockReleasedError
 from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
@@ -71,6 +71,7 @@ from .shapes import (
     ExplicitBlock,
     InTransaction,
     StepShape,
+    UnfinishedRecipeError,
     step_shape,
 )
 
@@ -478,7 +479,10 @@ class Executor:
         step = planned.step
         ref = step_ref(planned)
         policy = step_policy(step, self.settings)
-        shape = step_shape(planned)
+        try:
+            shape = step_shape(planned)
+        except UnfinishedRecipeError as error:
+            raise self._with_leftovers(error) from None
         notes = tuple(note for s in step.statements for note in s.notes)
         index_build = any(
             s.index_build is not None
@@ -921,6 +925,24 @@ class Executor:
             self._failed_statement = step.statements[i]
 
         return on_statement
+
+    def _with_leftovers(self, error: UnfinishedRecipeError) -> StepFailedError:
+        """``error`` naming what the recipe's record says it made (issue 21 review D10)."""
+        if not isinstance(self.db, SessionSteps):
+            return error
+        rows = recipe_objects.recorded(self.db.session, self.db.journal, error.record)
+        made = [
+            f"{'helper check' if r.kind == recipe_objects.HELPER else r.kind} {r.name}"
+            + (" (being built)" if r.state == recipe_objects.INTENDED else "")
+            for r in rows
+            if r.kind != recipe_objects.STEP
+        ]
+        table = recipe_objects.objects_table(self.db.journal)
+        what = ", ".join(made) if made else "nothing recorded yet"
+        return StepFailedError(
+            f"{error.message} (its record, {table.schema}.{table.table}: {what})",
+            hint=error.hint,
+        )
 
     def _failed(self, planned: PlannedStep, error: ServerError) -> StepFailedError:
         statement = self._failed_statement or next(iter(planned.step.statements), None)

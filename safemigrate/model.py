@@ -237,6 +237,10 @@ class ConstraintRewrite:
     nulls_not_distinct: bool = False
     deferrable: bool = False
     initially_deferred: bool = False
+    #: A CHECK whose name depends on the table's columns (a bare name that is the table's: the
+    #: column of that name if there is one, else the whole row): what its column references
+    #: resolve to, for ``rewrites.check_name_addition`` against the catalog; else empty.
+    check_references: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

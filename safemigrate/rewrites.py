@@ -150,17 +150,32 @@ def _names(nodes: Sequence[Any] | None) -> tuple[str, ...]:
     return tuple(n.sval for n in nodes or ())
 
 
-def _check_column(expression: Any) -> str | None:
-    """The single column a CHECK expression uses, None when it uses none or several (how
-    PostgreSQL picks the name's middle part)."""
-    columns: set[str] = set()
+def _check_references(expression: Any, table: QualifiedName) -> set[tuple[str, str]]:
+    """What the column references of a CHECK expression resolve to, as PostgreSQL's
+    transformColumnRef resolves them against the one table in scope (its name, or schema and
+    name): ``("column", c)``, ``("row", "")`` for a whole-row reference (``t`` or ``t.*``),
+    and ``("either", t)`` for a bare name that is the table's, which is the column ``t`` when
+    the table has one (tried first) and else the whole row."""
+    found: set[tuple[str, str]] = set()
+
+    def resolve(fields: Sequence[Any]) -> tuple[str, str]:
+        names = [str(f.sval) if isinstance(f, ast.String) else "*" for f in fields]
+        if names[-1] == "*":
+            return ("row", "")
+        if len(names) == 1:
+            return ("either", names[0]) if names[0] == table.name else ("column", names[0])
+        if len(names) == 2:
+            # table.column, else column.field (a field of a composite column).
+            return ("column", names[1] if names[0] == table.name else names[0])
+        if len(names) == 3:
+            # schema.table.column, else table.column.field.
+            is_table = names[1] == table.name and table.schema in (None, names[0])
+            return ("column", names[2] if is_table else names[1])
+        return ("column", names[3])  # catalog.schema.table.column
 
     def visit(node: Any) -> None:
         if isinstance(node, ast.ColumnRef):
-            fields: Any = node.fields
-            last = fields[-1]
-            if isinstance(last, ast.String):
-                columns.add(str(last.sval))
+            found.add(resolve(node.fields or ()))
             return
         if isinstance(node, ast.Node):
             for attr in node:
@@ -170,7 +185,26 @@ def _check_column(expression: Any) -> str | None:
                 visit(item)
 
     visit(expression)
-    return next(iter(columns)) if len(columns) == 1 else None
+    return found
+
+
+def check_name_addition(
+    references: Collection[tuple[str, str]], columns: Collection[str] = ()
+) -> str | None:
+    """The name's middle part PostgreSQL gives a CHECK (AddRelationNewConstraints): the
+    column when the expression's distinct Vars (pull_var_clause, list_union) are one column;
+    None when they are several, or one whole-row Var (varattno 0 has no attribute name).
+    ``columns``: the table's columns among the ``either`` names (see _check_references)."""
+    resolved = {
+        ("column", name)
+        if kind == "either" and name in columns
+        else (("row", "") if kind == "either" else (kind, name))
+        for kind, name in references
+    }
+    if len(resolved) != 1:
+        return None
+    kind, name = next(iter(resolved))
+    return name if kind == "column" else None
 
 
 def _deparse(node: Any) -> str:
@@ -228,14 +262,17 @@ def recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
             referenced=referenced,
         )
     if kind == "check":
+        references = _check_references(con.raw_expr, table)
+        either = tuple(sorted(n for k, n in references if k == "either"))
         return ConstraintRewrite(
             kind,
             table,
             text,
             name,
             definition=definition,
-            name_addition=_check_column(con.raw_expr),
+            name_addition=check_name_addition(references),
             name_label="check",
+            check_references=tuple(sorted(references)) if either else (),
         )
     if con.options or con.indexspace or getattr(con, "without_overlaps", False):
         return "a UNIQUE/PRIMARY KEY with WITH (...), USING INDEX TABLESPACE or WITHOUT OVERLAPS"
@@ -255,6 +292,19 @@ def recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
         deferrable=bool(con.deferrable),
         initially_deferred=bool(con.initdeferred),
     )
+
+
+def recipe_of(text: str) -> ConstraintRewrite | None:
+    """The recipe of the statement ``text`` when it is one of the plain forms the runner can
+    apply as a recipe, else None (whatever directive or setting runs it as written now)."""
+    try:
+        statements = pglast.parse_sql(text)
+    except pglast.parser.ParseError:
+        return None
+    if len(statements) != 1:
+        return None
+    found = recognise(statements[0].stmt, text)
+    return found if isinstance(found, ConstraintRewrite) else None
 
 
 def _copy_constraint(con: Any) -> Any:
@@ -377,6 +427,26 @@ def index_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
         concurrent=True,
     )
     return _part(f"build index {name} CONCURRENTLY", _deparse(index), concurrent=True)
+
+
+def index_shape(definition: str) -> str | None:
+    """What a CREATE INDEX text builds, deparsed without what does not change the index: its
+    name, table, CONCURRENTLY and IF NOT EXISTS (the recipe's own :func:`index_part` text and
+    ``pg_get_indexdef`` of the index it built give the same shape). None when ``definition``
+    is not one CREATE INDEX statement."""
+    try:
+        statements = pglast.parse_sql(definition)
+    except pglast.parser.ParseError:
+        return None
+    if len(statements) != 1 or not isinstance(statements[0].stmt, ast.IndexStmt):
+        return None
+    stmt = statements[0].stmt
+    shape = ast.IndexStmt(**{attr: getattr(stmt, attr) for attr in stmt})
+    shape.idxname = None
+    shape.concurrent = False
+    shape.if_not_exists = False
+    shape.relation = ast.RangeVar(relname="t", inh=True, relpersistence="p")
+    return _deparse(shape)
 
 
 def attach_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:

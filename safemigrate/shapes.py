@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import rewrites
 from .errors import StepFailedError
 from .model import BatchTarget, ConstraintRewrite, IndexBuild, QualifiedName, TxMode
 from .pending import PlannedStep
@@ -171,15 +172,7 @@ def step_shape(planned: PlannedStep) -> StepShape:
         )
     if step.mode is not TxMode.AUTOCOMMIT:
         if planned.started_before:
-            # Only batched steps write a started row outside autocommit: run as one statement
-            # now, the batches already committed would be applied again.
-            raise StepFailedError(
-                f"{planned.migration.filename}:{step.line} (step {step.index + 1}): an earlier "
-                "run started this step in batches, but it has no batch-size directive now; "
-                "nothing was run",
-                hint="put the batch-size directive back so the rerun continues after the "
-                "batches already done",
-            )
+            raise started_otherwise(planned)
         return InTransaction(record, texts)
     # An autocommit step is always exactly one statement.
     statement = step.statements[0]
@@ -201,6 +194,45 @@ def step_shape(planned: PlannedStep) -> StepShape:
         raise unrecoverable(planned, recovery)
     return AutocommitStatement(
         record, statement.run_text, dropped, recovery, planned.started_before
+    )
+
+
+class UnfinishedRecipeError(StepFailedError):
+    """A step an earlier run started as its constraint recipe, which it does not run as now
+    (a ``no-rewrite`` directive, or ``safe_rewrites = "off"``); ``record`` names its journal
+    row (the executor adds what the recipe's record says it made)."""
+
+    def __init__(self, message: str, *, hint: str, record: StepRecord) -> None:
+        super().__init__(message, hint=hint)
+        self.record = record
+
+
+def started_otherwise(planned: PlannedStep) -> StepFailedError:
+    """The refusal of a started step that would now run as one statement in a transaction:
+    only batched steps and constraint recipes write a started row outside autocommit, and
+    running it as written would apply the committed batches again, or leave the recipe's
+    objects beside the constraint (issue 21 review D10: the message says which it was)."""
+    step = planned.step
+    where = f"{planned.migration.filename}:{step.line} (step {step.index + 1})"
+    row = f"version {planned.migration.version}, step {step.index}"
+    recipe = rewrites.recipe_of(step.statements[0].text) if len(step.statements) == 1 else None
+    if recipe is not None:
+        return UnfinishedRecipeError(
+            f"{where}: an earlier run started this step as its recipe "
+            f"({rewrites.RECIPE_TITLES[recipe.kind]}) and did not finish it; the step is now "
+            "run as written (a no-rewrite directive, or safe_rewrites off), which would leave "
+            "what the recipe made beside it; nothing was run",
+            hint="remove the no-rewrite directive (and run with safe rewrites on) so the rerun "
+            "finishes the recipe from its record; or drop what the recipe made and delete the "
+            f"journal's 'started' row ({row}) and the step's rows of its _recipes table, then "
+            "rerun",
+            record=step_record(planned),
+        )
+    return StepFailedError(
+        f"{where}: an earlier run started this step in batches, but it has no batch-size "
+        "directive now; nothing was run",
+        hint="put the batch-size directive back so the rerun continues after the batches "
+        "already done",
     )
 
 

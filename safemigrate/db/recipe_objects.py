@@ -52,6 +52,8 @@ class RecipeObject:
     oid: int | None
     #: The checksum of the step's text when the object was made.
     checksum: str
+    #: The SQL that made it (an index: its CREATE UNIQUE INDEX CONCURRENTLY).
+    definition: str = ""
 
 
 def objects_table(journal: JournalTable) -> JournalTable:
@@ -98,7 +100,8 @@ def read(session: Session, journal: JournalTable, record: StepRecord) -> list[Re
     """The rows of the step ``record`` names, in the order they were recorded."""
     rows = session.rows(
         sql.SQL(
-            "SELECT kind, name, column_name, state, object_oid, checksum FROM {} WHERE {} "
+            "SELECT kind, name, column_name, state, object_oid, checksum, definition FROM {} "
+            "WHERE {} "
             "ORDER BY recorded_at, kind, name"
         ).format(objects_table(journal).ident, _of_step(record))
     )
@@ -110,6 +113,7 @@ def read(session: Session, journal: JournalTable, record: StepRecord) -> list[Re
             str(r[3]),
             int(r[4]) if r[4] is not None else None,
             str(r[5]),
+            str(r[6]),
         )
         for r in rows
     ]
@@ -209,3 +213,13 @@ def forget_objects_sql(journal: JournalTable, record: StepRecord) -> sql.Compose
 def forget_step_sql(journal: JournalTable, record: StepRecord) -> sql.Composed:
     """Delete every row of the step: sent with its ``applied`` journal row."""
     return sql.SQL("DELETE FROM {} WHERE {}").format(objects_table(journal).ident, _of_step(record))
+
+
+def recorded(session: Session, journal: JournalTable, record: StepRecord) -> list[RecipeObject]:
+    """The rows of the step ``record`` names; none when the table does not exist."""
+    found = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
+            sql.Literal(session.render(objects_table(journal).ident))
+        )
+    )
+    return read(session, journal, record) if found else []

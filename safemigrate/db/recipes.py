@@ -14,16 +14,23 @@ Ownership: each object the recipe creates is recorded in ``<journal>_recipes`` (
 before it. A rerun after an interruption, a retry after a lock timeout or a reconnect resumes
 from that record: it reuses an object only when the record names it for this step and this
 text and the catalog still has it (same oid), and otherwise chooses its names again. An index
-recorded as about to be built is taken as the recipe's when an index of that name on the table,
-not attached to a constraint, exists: its name was free when it was recorded (the recipe chose
-it so), and only a build in that instant could have made another one. A failure other than a
-lock timeout (rows that violate the constraint, duplicates) drops what the record names, and
-nothing else, and raises the server's error. Objects recorded for an earlier text of the step
-(edited since: it was not applied) are dropped before the current text starts.
+recorded as about to be built (its oid not known yet) is taken as the recipe's only when it is
+INVALID, as an interrupted build leaves it, and has exactly the definition the recipe intended
+(``rewrites.index_shape`` of pg_get_indexdef); a valid index of that name, or one of another
+definition, is someone else's: never attached nor dropped, the recipe takes the next free name
+(issue 21 review D1). The attach re-checks, inside its transaction, that the constraint uses
+the index the record names. A recorded index someone attached by hand as the constraint the
+step adds counts as done (D8).
+
+A failure other than a lock timeout (rows that violate the constraint, duplicates) drops what
+the record names, and nothing else, and raises the server's error. Objects recorded for an
+earlier text of the step (edited since: it was not applied) are dropped before the current text
+starts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -94,6 +101,17 @@ def _relation_names(session: Session, namespace: int, names: Sequence[str]) -> s
     return {str(r[0]) for r in rows}
 
 
+def _columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
+    """Which of ``columns`` the table has."""
+    rows = session.rows(
+        sql.SQL(
+            "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
+            "AND attnum > 0 AND NOT attisdropped"
+        ).format(sql.Literal(table_oid), sql.Literal(list(columns)))
+    )
+    return {str(r[0]) for r in rows}
+
+
 def _not_null_columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
     rows = session.rows(
         sql.SQL(
@@ -109,6 +127,12 @@ def choose_name(session: Session, rewrite: ConstraintRewrite, table: _Table) -> 
     (ChooseConstraintName) the first candidate no constraint of the schema has; for a unique
     or primary key (ChooseRelationName for a constraint's index) the first that no relation
     nor constraint of the schema has."""
+    if rewrite.check_references:
+        # A bare name that is the table's: its column if it has one, else the whole row.
+        either = [name for kind, name in rewrite.check_references if kind == "either"]
+        columns = _columns(session, table.oid, either)
+        addition = rewrites.check_name_addition(rewrite.check_references, columns)
+        rewrite = dataclasses.replace(rewrite, name_addition=addition)
     candidates = rewrites.name_candidates(rewrite)
     taken = _constraint_names(session, table.namespace, candidates)
     if rewrite.kind in ("unique", "primary_key"):
@@ -177,9 +201,18 @@ class _Ledger:
         return None
 
     def state(self, row: objects.RecipeObject) -> str | None:
-        """``valid`` / ``not-valid`` when the catalog has the recorded object as the recipe
-        left it (a constraint or index of the table, the index not attached to a constraint),
-        else None."""
+        """What the catalog has of the recorded object, None when it is not the recipe's:
+
+        - a constraint or helper (by its recorded oid): ``valid`` / ``not-valid``;
+        - an index built (by its recorded oid, with the definition the recipe built):
+          ``valid`` / ``not-valid`` while no constraint uses it; ``attached`` once it backs
+          the constraint this step adds (finished by hand: issue 21 review D8), ``attached-
+          other`` when it backs another one;
+        - an index recorded as about to be built (no oid yet): ``not-valid`` only for an
+          INVALID index of that name on the table with exactly the definition the recipe
+          intended (an interrupted build leaves that); a valid one, or one of another
+          definition, is someone else's that took the name meanwhile (issue 21 review D1).
+        """
         session = self.session
         if row.kind in (objects.CONSTRAINT, objects.HELPER):
             if row.oid is None:
@@ -193,22 +226,90 @@ class _Ledger:
             if not found:
                 return None
             return "valid" if found[0][0] else "not-valid"
-        # An index: by its oid once built; by its name while it was being built.
+        built = row.state == objects.CREATED
+        if built and row.oid is None:
+            return None
         where = (
             sql.SQL("c.oid = {}").format(sql.Literal(row.oid))
-            if row.state == objects.CREATED
-            else sql.SQL("c.relnamespace = {}").format(sql.Literal(self.table.namespace))
+            if built
+            else sql.SQL("c.relnamespace = {} AND c.relname = {}").format(
+                sql.Literal(self.table.namespace), sql.Literal(row.name)
+            )
         )
         found = session.rows(
             sql.SQL(
-                "SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
-                "WHERE {} AND c.relname = {} AND i.indrelid = {} "
-                "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid)"
-            ).format(where, sql.Literal(row.name), sql.Literal(self.table.oid))
+                "SELECT c.relname::text, i.indisvalid, pg_get_indexdef(c.oid), k.conname::text, "
+                "k.contype::text, k.condeferrable, k.condeferred "
+                "FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+                "LEFT JOIN pg_constraint k ON k.conindid = c.oid AND k.conrelid = i.indrelid "
+                "WHERE {} AND i.indrelid = {}"
+            ).format(where, sql.Literal(self.table.oid))
         )
         if not found:
             return None
-        return "valid" if found[0][0] else "not-valid"
+        relname, valid, indexdef, conname, contype, deferrable, deferred = found[0]
+        intended = rewrites.index_shape(row.definition)
+        if intended is None or rewrites.index_shape(str(indexdef)) != intended:
+            return None
+        if conname is not None:
+            if not built:
+                return None
+            rewrite = self.rewrite
+            wanted = "p" if rewrite.kind == "primary_key" else "u"
+            same = (
+                row.checksum == self.record.checksum
+                and str(conname) == row.name
+                and contype == wanted
+                and bool(deferrable) == rewrite.deferrable
+                and bool(deferred) == rewrite.initially_deferred
+            )
+            return "attached" if same else "attached-other"
+        if str(relname) != row.name:
+            return None  # renamed by someone: the recipe's drop and attach name it
+        if not built and valid:
+            return None
+        return "valid" if valid else "not-valid"
+
+    def attached_to(self, row: objects.RecipeObject) -> str:
+        """The constraint the recorded index ``row`` backs (its state is ``attached-other``)."""
+        return str(
+            self.session.scalar(
+                sql.SQL("SELECT conname::text FROM pg_constraint WHERE conindid = {}").format(
+                    sql.Literal(row.oid)
+                )
+            )
+        )
+
+    def check_attached(self, name: str) -> None:
+        """Inside the closing transaction, after ADD CONSTRAINT ... USING INDEX ``name``: the
+        constraint uses the index this step recorded building, with the definition it built
+        (someone could have replaced it between the recipe's look at the catalog and the
+        attach, which takes the lock): else the transaction is rolled back."""
+        row = next((r for r in self.mine if r.kind == objects.INDEX), None)
+        indexdef = (
+            self.session.scalar(
+                sql.SQL(
+                    "SELECT pg_get_indexdef(k.conindid) FROM pg_constraint k "
+                    "WHERE k.conrelid = {} AND k.conname = {} AND k.conindid = {}"
+                ).format(
+                    sql.Literal(self.table.oid),
+                    sql.Literal(name),
+                    sql.Literal(row.oid if row is not None and row.oid is not None else 0),
+                )
+            )
+            if row is not None
+            else None
+        )
+        if (
+            row is None
+            or indexdef is None
+            or rewrites.index_shape(str(indexdef)) != rewrites.index_shape(row.definition)
+        ):
+            raise StepRefusedError(
+                f"the index {name} changed while the recipe attached it (it is not the one "
+                "this step built); nothing was applied",
+                hint="rerun: the recipe builds its index again under a free name",
+            )
 
     # -- changing it -------------------------------------------------------------------------
 
@@ -258,7 +359,7 @@ class _Ledger:
         session = self.session
         session.execute(objects.intended_sql(self.journal, self.record, name, part.sql))
         row = objects.RecipeObject(
-            objects.INDEX, name, "", objects.INTENDED, None, self.record.checksum
+            objects.INDEX, name, "", objects.INTENDED, None, self.record.checksum, part.sql
         )
         self.mine = [r for r in self.mine if (r.kind, r.name) != (row.kind, row.name)] + [row]
         self.on_part(part)
@@ -276,7 +377,8 @@ class _Ledger:
 
     def drop(self, row: objects.RecipeObject, why: str) -> None:
         """Drop a recorded object if the catalog still has it, and forget its record."""
-        if self.state(row) is not None:
+        if self.state(row) in ("valid", "not-valid"):
+            # Never an index backing a constraint (attached by hand): only its record goes.
             index = row.kind == objects.INDEX
             part = rewrites.drop_part(self.rewrite, index, row.name, why, self.table.schema)
             self.on_part(part)
@@ -354,15 +456,23 @@ class _Parts:
             raise self._guarded(err) from None
         self.session.run_sql(part.sql)
 
-    def final(self, parts: Sequence[rewrites.RecipePart], applied: sql.Composed) -> None:
+    def final(
+        self,
+        parts: Sequence[rewrites.RecipePart],
+        applied: sql.Composed,
+        check: Callable[[], None] | None = None,
+    ) -> None:
         """The closing parts and the applied journal row, in one transaction; each part after
-        the guard, and the row too when there is no part."""
+        the guard, and the row too when there is no part; ``check``, run after the parts,
+        raises to roll it back."""
         session = self.session
         session.execute(sql.SQL("BEGIN"))
         try:
             for part in parts:
                 self.on_part(part)
                 self._send(part.sql)
+            if check is not None:
+                check()
             record = sql.SQL("{}; COMMIT").format(applied)
             if not parts:
                 record = sql.SQL("{}; {}").format(guard_sql(session, self.timeouts), record)
@@ -484,7 +594,24 @@ def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.
     index = ledger.find(objects.INDEX)
     name = index.name if index else choose_name(session, rewrite, table)
     _begin(ledger, started)
-    if index is not None and ledger.state(index) == "not-valid":
+    state = ledger.state(index) if index is not None else None
+    if index is not None and state == "attached-other":
+        raise StepRefusedError(
+            f"an earlier run of this step built the index {index.name}, which now backs the "
+            f"constraint {ledger.attached_to(index)}, not the one the step adds; nothing was run",
+            hint="make the constraint what the step adds, or drop it and rerun (the recipe "
+            "then builds its index again)",
+        )
+    if index is not None and state == "attached":
+        # Finished by hand (ADD CONSTRAINT ... USING INDEX of the index the record names):
+        # the step is done; only the helper checks a primary key recipe left go.
+        leftover = [r for r in ledger.mine if r.kind == objects.HELPER]
+        steps.final(
+            [rewrites.drop_part(rewrite, False, r.name, "the step is done") for r in leftover],
+            applied,
+        )
+        return
+    if index is not None and state == "not-valid":
         # An interrupted CONCURRENTLY build leaves its index invalid: drop it, build again.
         ledger.drop(index, "left invalid by an interrupted build")
         index = None
@@ -503,7 +630,7 @@ def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.
     for row in ledger.mine:
         if row.kind == objects.HELPER and row.column not in nullable:
             parts.append(rewrites.drop_part(rewrite, False, row.name, "its column is NOT NULL"))
-    steps.final(parts, applied)
+    steps.final(parts, applied, lambda: ledger.check_attached(name))
 
 
 def _helpers(steps: _Parts, ledger: _Ledger, columns: Sequence[str], name: str) -> dict[str, str]:

@@ -84,6 +84,21 @@ def test_a_nul_byte_in_another_tools_layout_is_refused_too(db_dsn: str, tmp_path
     assert _tables(db_dsn) == []
 
 
+def test_issue_21_review_d9_a_nul_byte_in_dbmates_down_block_is_refused_too(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = tmp_path / "db" / "migrations"
+    directory.mkdir(parents=True)
+    (directory / "20240101000000_create.sql").write_bytes(
+        b"-- migrate:up\nCREATE TABLE h (id int);\n\n-- migrate:down\nDROP TABLE h;\x00\n"
+    )
+    for command in ("status", "up"):
+        result = run(command, "--dir", str(directory), "--dsn", db_dsn, "--layout", "dbmate")
+        assert result.exit_code == 2, result.output
+        assert "20240101000000_create.sql:5: NUL byte in the SQL" in result.stderr
+    assert _tables(db_dsn) == []
+
+
 def test_the_data_of_a_pg_dump_copy_is_refused_as_the_copy(db_dsn: str, tmp_path: Path) -> None:
     directory = _directory(
         tmp_path,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pglast
 import pytest
 
+from safemigrate import rewrites
 from safemigrate.errors import MigrationFileError
 from safemigrate.model import ConstraintRewrite, LockMode, QualifiedName, TxMode
 from safemigrate.rewrites import (
@@ -253,3 +254,45 @@ def test_the_checksum_is_of_the_text_as_written() -> None:
     [plain] = build_steps("0001_m.sql", "ALTER TABLE t ADD CHECK (a > 0);", safe_rewrites="off")
     [rewritten] = build_steps("0001_m.sql", "ALTER TABLE t ADD CHECK (a > 0);")
     assert plain.checksum == rewritten.checksum
+
+
+def test_issue_21_review_d1_index_shape_matches_the_recipes_build_and_pg_get_indexdef() -> None:
+    built = 'CREATE UNIQUE INDEX CONCURRENTLY t_a_key ON s.t (a, "B") INCLUDE (c)'
+    catalog = 'CREATE UNIQUE INDEX t_a_key ON s.t USING btree (a, "B") INCLUDE (c)'
+    assert rewrites.index_shape(built) == rewrites.index_shape(catalog) is not None
+    for other in (
+        "CREATE UNIQUE INDEX t_a_key ON s.t USING btree (b)",
+        'CREATE INDEX t_a_key ON s.t USING btree (a, "B") INCLUDE (c)',
+        'CREATE UNIQUE INDEX t_a_key ON s.t USING btree (a DESC, "B") INCLUDE (c)',
+        'CREATE UNIQUE INDEX t_a_key ON s.t USING btree (a, "B") INCLUDE (c) WHERE (a > 0)',
+        'CREATE UNIQUE INDEX t_a_key ON s.t USING btree (a, "B") INCLUDE (c) NULLS NOT DISTINCT',
+    ):
+        assert rewrites.index_shape(other) != rewrites.index_shape(built)
+    assert rewrites.index_shape("SELECT 1") is None
+    assert rewrites.index_shape("not sql") is None
+
+
+@pytest.mark.parametrize(
+    ("expression", "planned", "columns", "named"),
+    [
+        # A whole-row Var has no column name (issue 21 review D7).
+        ("t IS NOT NULL", "t_check", {"t"}, "t_t_check"),
+        ("t.* IS NOT NULL", "t_check", {"t"}, "t_check"),
+        ("t IS NOT NULL AND a > 0", "t_check", {"t"}, "t_check"),
+        ("t.a > 0 AND a < 9", "t_a_check", set(), "t_a_check"),
+        ("public.t.a > 0", "t_a_check", set(), "t_a_check"),
+        ("(c).x > 0", "t_c_check", set(), "t_c_check"),
+        ("a > b", "t_check", set(), "t_check"),
+    ],
+)
+def test_issue_21_review_d7_check_names_follow_the_expressions_distinct_vars(
+    expression: str, planned: str, columns: set[str], named: str
+) -> None:
+    text = f"ALTER TABLE t ADD CHECK ({expression})"
+    rewrite = rewrites.recognise(pglast.parse_sql(text)[0].stmt, text)
+    assert isinstance(rewrite, ConstraintRewrite)
+    assert planned_name(rewrite) == planned
+    # Against the catalog: a bare ``t`` is the column t when the table has one.
+    if rewrite.check_references:
+        addition = rewrites.check_name_addition(rewrite.check_references, columns)
+        assert rewrites.make_object_name("t", addition, "check") == named

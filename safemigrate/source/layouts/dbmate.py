@@ -40,6 +40,17 @@ def version_of(origin_id: str) -> int | None:
 def up_part(path: Path, text: str) -> tuple[str, bool, bool] | FileProblem:
     """The up block of a dbmate file (other lines blank), whether it is marked
     ``transaction:false``, and whether it has a down block; or why dbmate refuses it."""
+    nul = text.find("\0")
+    if nul >= 0:
+        # Refused anywhere in the file, as in a safemigrate file (the up block's parser would
+        # stop there; the down block is what dbmate itself would send on a rollback).
+        return FileProblem(
+            str(path),
+            text.count("\n", 0, nul) + 1,
+            "NUL byte in the SQL: the parser would ignore everything after it",
+            hint="remove it (a file saved as UTF-16 has one after every character: save it "
+            "as UTF-8)",
+        )
     lines = text.split("\n")
     up = next((i for i, line in enumerate(lines) if _UP.match(line)), None)
     if up is None:

@@ -1,0 +1,225 @@
+"""A UNIQUE / PRIMARY KEY recipe's index is its own only when its record proves it.
+
+Issue 21 review D1: the recipe records its index as ``intended`` before CREATE UNIQUE INDEX
+CONCURRENTLY (no transaction can hold both) and took any unattached index of that name as its
+own on the next attempt; a user's index created under that name between two attempts (during
+the lock-timeout backoff, or after a kill -9) was attached as the constraint, or dropped when
+the attach failed. PostgreSQL's ChooseRelationName (src/backend/commands/indexcmds.c) gives
+the plain statement the next free name instead: so must the recipe, leaving the user's index
+as it was.
+
+Issue 21 review D8: a recipe killed between its build and its attach, then finished by hand
+(``ADD CONSTRAINT ... USING INDEX`` of the recorded index): the rerun counts the step done
+instead of building a second index and a second UNIQUE constraint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.faults.helpers import Spawn, by_kind, terminate_runner_backends
+from tests.faults.test_recipe_ownership import RETRY_ENV, TABLES
+from tests.faults.test_rewrite_resume import (
+    JOURNAL,
+    RUNNER_ENV,
+    Stage,
+    before_closing_transaction,
+)
+from tests.fixtures_db import ConnectFactory
+from tests.support.runner import invalid_indexes, journal_rows, run, write_migrations
+from tests.support.schemas import constraint_names
+
+#: The backoff leaves the test time to create its index between the two attempts.
+BACKOFF_ENV = {
+    **RETRY_ENV,
+    "SAFEMIGRATE_BACKOFF_INITIAL": "3s",
+    "SAFEMIGRATE_BACKOFF_MAX": "3s",
+}
+
+SETUP = TABLES + "UPDATE orders SET note = 'n' || id;\n"
+
+#: A user's index that takes the recipe's first-choice name orders_note_key.
+USERS = {
+    "unique-on-another-column": "CREATE UNIQUE INDEX orders_note_key ON orders (amount)",
+    # The attach fails on it (not unique): the clean-up used to drop it.
+    "plain-on-the-same-column": "CREATE INDEX orders_note_key ON orders (note)",
+    # Even the recipe's own definition, valid, is not proof: an index the recipe was building
+    # when it was interrupted is invalid.
+    "same-definition": "CREATE UNIQUE INDEX orders_note_key ON orders (note)",
+}
+
+
+def _index(dsn: str, name: str) -> tuple[Any, ...] | None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT c.oid::bigint, pg_get_indexdef(c.oid), i.indisvalid, "
+            "EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid) "
+            "FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = %s",
+            [name],
+        ).fetchone()
+
+
+def _unique_constraints(dsn: str) -> list[tuple[Any, ...]]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT conname::text, pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conrelid = 'orders'::regclass AND contype = 'u' ORDER BY 1"
+        ).fetchall()
+
+
+@pytest.mark.parametrize("interruption", ["retry", "kill-9"])
+@pytest.mark.parametrize("users", sorted(USERS))
+def test_issue_21_review_d1_an_index_taking_the_intended_name_between_attempts_is_left_alone(
+    users: str,
+    interruption: str,
+    spawn: Spawn,
+    connect: ConnectFactory,
+    db_dsn: str,
+    tmp_path: Path,
+) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {"0001_setup.sql": SETUP, "0002_change.sql": "ALTER TABLE orders ADD UNIQUE (note);\n"},
+    )
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
+    # The first attempt's CREATE UNIQUE INDEX CONCURRENTLY times out behind this lock, after
+    # the record names orders_note_key as intended.
+    holder = connect(autocommit=False)
+    holder.execute("LOCK TABLE orders IN SHARE UPDATE EXCLUSIVE MODE")
+    runner = spawn(
+        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=BACKOFF_ENV
+    )
+    runner.wait_for_event(lambda e: e["event"] == "attempt_failed" and e["sqlstate"] == "55P03")
+    watch = connect()
+    if interruption == "kill-9":
+        runner.kill()
+        terminate_runner_backends(watch)
+    recorded = watch.execute(f"SELECT kind, name, state FROM {JOURNAL}_recipes ORDER BY 1")
+    assert ("index", "orders_note_key", "intended") in recorded.fetchall()
+    holder.execute(USERS[users])
+    holder.commit()
+    before = _index(db_dsn, "orders_note_key")
+    assert before is not None
+
+    if interruption == "retry":
+        assert runner.wait() == 0, runner.output
+        assert len(by_kind(runner.events(), "attempt_started")) >= 2
+    else:
+        rerun = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+        assert rerun.exit_code == 0, rerun.output
+
+    # The user's index is exactly as it was, attached to nothing; the recipe took the next
+    # name, as the plain statement run now would.
+    assert _index(db_dsn, "orders_note_key") == before
+    expected = [("orders_note_key1", "UNIQUE (note)")]
+    if users == "same-definition":
+        assert _unique_constraints(db_dsn) == expected
+    else:
+        assert [c for c in _unique_constraints(db_dsn) if c[1] == "UNIQUE (note)"] == expected
+    assert invalid_indexes(db_dsn) == []
+    assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
+
+
+def _killed_before_attach(
+    spawn: Spawn, connect: ConnectFactory, db_dsn: str, migrations: Path
+) -> psycopg.Connection[Any]:
+    """``up`` killed (-9) once its index is built and recorded, before the closing
+    transaction. Returns a connection to look with."""
+    watch = connect()
+    stage = Stage(connect)
+    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
+    runner = spawn(
+        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RUNNER_ENV
+    )
+    try:
+        before_closing_transaction(True)(stage, watch)
+        runner.kill()
+        terminate_runner_backends(watch)
+    finally:
+        stage.release_all()
+    return watch
+
+
+@pytest.mark.parametrize("how", ["no-rewrite-directive", "safe-rewrites-off"])
+def test_issue_21_review_d10_a_started_recipe_run_as_written_is_refused_naming_the_recipe(
+    how: str, spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
+) -> None:
+    change = "ALTER TABLE orders ADD UNIQUE (note);\n"
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_setup.sql": SETUP, "0002_change.sql": change}
+    )
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
+    watch = _killed_before_attach(spawn, connect, db_dsn, migrations)
+    recorded = f"SELECT kind, name, state FROM {JOURNAL}_recipes ORDER BY 1"
+    before = watch.execute(recorded).fetchall()
+    assert ("index", "orders_note_key", "created") in before
+
+    args = ["up", "--dir", str(migrations), "--dsn", db_dsn, "--lint-gate", "warn"]
+    if how == "no-rewrite-directive":
+        (migrations / "0002_change.sql").write_text("-- safemigrate: no-rewrite\n" + change)
+    else:
+        args += ["--safe-rewrites", "off"]
+    refused = run(*args)
+    assert refused.exit_code == 1, refused.output
+    assert "started this step as its recipe (ADD UNIQUE" in refused.output
+    assert "index orders_note_key" in refused.output
+    assert "in batches" not in refused.output and "batch-size" not in refused.output
+    assert "remove the no-rewrite directive" in refused.output
+    # Nothing ran: the record, the index and the started row are as the killed run left them.
+    assert watch.execute(recorded).fetchall() == before
+    assert _unique_constraints(db_dsn) == []
+    assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "started")]
+
+    (migrations / "0002_change.sql").write_text(change)
+    finished = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert finished.exit_code == 0, finished.output
+    assert _unique_constraints(db_dsn) == [("orders_note_key", "UNIQUE (note)")]
+
+
+@pytest.mark.parametrize("kind", ["unique", "primary_key"])
+def test_issue_21_review_d8_a_recipe_finished_by_hand_counts_as_done(
+    kind: str,
+    spawn: Spawn,
+    connect: ConnectFactory,
+    db_dsn: str,
+    tmp_path: Path,
+) -> None:
+    change, name, clause = {
+        "unique": ("ADD UNIQUE (note)", "orders_note_key", "UNIQUE"),
+        "primary_key": ("ADD PRIMARY KEY (id)", "orders_pkey", "PRIMARY KEY"),
+    }[kind]
+    migrations = write_migrations(
+        tmp_path / "m",
+        {"0001_setup.sql": SETUP, "0002_change.sql": f"ALTER TABLE orders {change};\n"},
+    )
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
+    watch = _killed_before_attach(spawn, connect, db_dsn, migrations)
+    recorded = watch.execute(f"SELECT kind, name, state FROM {JOURNAL}_recipes ORDER BY 1")
+    assert ("index", name, "created") in recorded.fetchall()
+    # A DBA finishes the recipe by hand.
+    watch.execute("SET lock_timeout = '10s'")
+    if kind == "primary_key":
+        watch.execute("ALTER TABLE orders ALTER COLUMN id SET NOT NULL")
+    watch.execute(f"ALTER TABLE orders ADD CONSTRAINT {name} {clause} USING INDEX {name}")
+    names_before = constraint_names(db_dsn)
+
+    rerun = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert rerun.exit_code == 0, rerun.output
+    assert f"build index {name}1" not in rerun.output
+    # One constraint, on the index the recipe built; its helper checks (primary key) are gone.
+    contype = "p" if kind == "primary_key" else "u"
+    keys = watch.execute(
+        "SELECT conname::text FROM pg_constraint WHERE conrelid = 'orders'::regclass "
+        "AND contype = %s",
+        [contype],
+    ).fetchall()
+    assert keys == [(name,)]
+    assert [n for n in constraint_names(db_dsn) if "safemigrate" in n] == []
+    assert {n for n in names_before if "safemigrate" not in n} == set(constraint_names(db_dsn))
+    assert invalid_indexes(db_dsn) == []
+    assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
+    assert watch.execute(f"SELECT count(*) FROM {JOURNAL}_recipes").fetchone() == (0,)
