@@ -30,6 +30,7 @@ from .db.step_timeouts import RunLockReleasedError
 from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
 from .durations import format_duration
 from .errors import (
+    IndexBuildInProgressError,
     LockNotAcquiredError,
     MigrationFileError,
     RunLockLostError,
@@ -834,6 +835,10 @@ class Executor:
                 f"(step {ref.step}) refused: {released.message}; {undone}, and the run stopped",
                 line=step.line,
                 hint=released.hint,
+            ) from None
+        except IndexBuildInProgressError as busy:
+            raise IndexBuildInProgressError(
+                f"{ref.file}:{ref.line} (step {ref.step}): {busy.message}", hint=busy.hint
             ) from None
         except RunLockLostError as lost:
             raise RunLockLostError(

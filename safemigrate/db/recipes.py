@@ -35,6 +35,7 @@ from ..model import ConstraintRewrite, QualifiedName
 from ..policy import Timeouts
 from ..retry import is_retryable
 from ..shapes import StepRecord
+from . import indexes as dbindex
 from . import recipe_objects as objects
 from .journal import JournalTable
 from .session import ServerError, Session
@@ -485,7 +486,10 @@ def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.
     name = index.name if index else choose_name(session, rewrite, table)
     _begin(ledger, started)
     if index is not None and ledger.state(index) == "not-valid":
-        # An interrupted CONCURRENTLY build leaves its index invalid: drop it, build again.
+        # An interrupted CONCURRENTLY build leaves its index invalid: drop it, build again;
+        # unless another live backend is still building it (issue 21 review21b F3).
+        if index.oid is not None:
+            dbindex.refuse_live_build(session, index.oid, index.name)
         ledger.drop(index, "left invalid by an interrupted build")
         index = None
     if index is None:

@@ -288,6 +288,9 @@ def build_index_concurrently(
         )
         for index in candidates:
             if not index.valid and dbindex.is_build_of(index, build, target):
+                # A build another live backend is running is no leftover (issue 21 review21b
+                # F3: a run whose lock a migration released was still building it).
+                dbindex.refuse_live_build(session, index.oid, index.qualified)
                 report(index.qualified, "invalid index left by an interrupted build")
                 session.execute(dbindex.drop_concurrently_sql(index))
         for index in candidates:
@@ -296,7 +299,7 @@ def build_index_concurrently(
                 and dbindex.same_definition(index, build, target)
                 and dbindex.is_build_of(index, build, target)
             ):
-                session.execute(applied)
+                _record_applied(session, applied, timeouts)
                 return f"a valid index {index.qualified} with this definition already exists"
         before = {i.oid for i in existing}
         session.execute(started)
@@ -319,10 +322,22 @@ def build_index_concurrently(
                 "XX000",
                 f"the index build finished but left {invalid[0].qualified} INVALID; it was dropped",
             )
-        session.execute(applied)
+        # The build cannot be rolled back, but a build that released the run lock (a function
+        # of its expression calling pg_advisory_unlock_all()) is not recorded as applied: the
+        # check and the journal row go in one round trip.
+        _record_applied(session, applied, timeouts)
         return None
     finally:
         reset_session_timeouts(session)
+
+
+def _record_applied(session: Session, applied: sql.Composed, timeouts: Timeouts) -> None:
+    """Write ``applied`` (autocommit) only while the run lock is still held, in one round
+    trip: a failed check skips the journal row (step_timeouts.released_check_sql)."""
+    try:
+        session.execute(_then(released_check_sql(session), applied))
+    except ServerError as err:
+        raise _guarded(session, err, timeouts) from None
 
 
 def run_batched(

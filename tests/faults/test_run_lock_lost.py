@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.faults.helpers import Spawn, by_kind, run_lock_holders
+from tests.faults.helpers import Spawn, by_kind, run_lock_holders, wait_until
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 
@@ -110,3 +110,99 @@ def test_issue_21_item_7_a_run_whose_lock_went_with_a_batch_stops_before_the_nex
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
     assert [e["batches"] for e in by_kind(first.events(), "batch_progress")] == [1]
     assert run_lock_holders(conn) == []
+
+
+#: An expression-index function that releases the run lock on its first call, then waits
+#: (without a lock wait, which lock_timeout would end) while the test holds advisory lock 4242.
+RELEASING_INDEX_FUNCTION = """
+    CREATE FUNCTION slowrel(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+    BEGIN
+        EXECUTE 'SELECT pg_advisory_' || 'unlock_all()';
+        WHILE NOT pg_try_advisory_lock_shared(4242) LOOP
+            PERFORM pg_sleep(0.02);
+        END LOOP;
+        PERFORM pg_advisory_unlock_shared(4242);
+        RETURN $1;
+    END $$;
+"""
+
+
+def _index_build_corpus(directory: Path) -> Path:
+    return write_migrations(
+        directory,
+        {
+            "0001_t.sql": "CREATE TABLE t (id int PRIMARY KEY, a int);\n"
+            "INSERT INTO t SELECT g, g FROM generate_series(1, 20) g;\n"
+            "CREATE TABLE audit (x int);\n" + RELEASING_INDEX_FUNCTION,
+            "0002_index.sql": "CREATE INDEX t_slow ON t (slowrel(a));\n",
+            "0003_audit.sql": "INSERT INTO audit VALUES (3);\n",
+        },
+    )
+
+
+def test_issue_21_review21b_f3_a_concurrent_build_that_released_the_run_lock_is_not_applied(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """issue 21 review21b F3 (one run): the CONCURRENTLY build's expression releases the run
+    lock. The build cannot be undone, but the check that the lock is still held goes in the
+    round trip of its journal row: 0002 is not journaled applied (exit 2, file and line) and
+    0003 never runs. Before, 0002 was journaled applied and only 0003 noticed (exit 3)."""
+    directory = _index_build_corpus(tmp_path / "m")
+    result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert result.exit_code == 2, result.output
+    [failed] = by_kind(result.events(), "run_failed")
+    assert "0002_index.sql:1: (step 1) refused: the step released the run lock" in failed["error"]
+    assert "is not recorded as applied" in failed["error"]
+    rows = journal_rows(db_dsn)
+    assert (2, 0, "applied") not in rows
+    assert all(version < 3 for version, _, _ in rows)
+    conn = connect()
+    assert conn.execute("SELECT count(*) FROM audit").fetchone() == (0,)
+    assert run_lock_holders(conn) == []
+
+
+def test_issue_21_review21b_f3_a_second_run_never_drops_a_live_build_as_a_leftover(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """issue 21 review21b F3 (two runs): run A's CONCURRENTLY build released the run lock
+    and is still building (held at advisory lock 4242). Run B takes the lock and finds
+    t_slow invalid; pg_stat_progress_create_index shows A's backend building it, so B does
+    not drop it as "left by an interrupted build" (exit 3, naming the pid) and runs nothing.
+    A's build then finishes, and A does not journal it applied (exit 2). Before, B dropped
+    A's index, A's build failed with a deadlock and retried, and both ran the step's DDL."""
+    directory = _index_build_corpus(tmp_path / "m")
+    gate = connect()
+    gate.execute("SELECT pg_advisory_lock(4242)")
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    first = spawn(*args)
+    observer = connect()
+
+    def building() -> int | None:
+        row = observer.execute(
+            "SELECT pid FROM pg_stat_progress_create_index "
+            "WHERE index_relid = to_regclass('t_slow')"
+        ).fetchone()
+        return int(row[0]) if row is not None and not run_lock_holders(observer) else None
+
+    builder = wait_until(building, timeout=120, what="A building t_slow without the run lock")
+    second = run(*args)
+    assert second.exit_code == 3, second.output
+    [failed] = by_kind(second.events(), "run_failed")
+    assert (
+        "0002_index.sql:1 (step 1): the invalid index public.t_slow is being built"
+        in (failed["error"])
+    )
+    assert f"pid {builder}" in failed["error"]
+    assert "dropped" not in " ".join(e.get("reason", "") for e in second.events())
+    assert observer.execute("SELECT to_regclass('t_slow') IS NOT NULL").fetchone() == (True,)
+
+    gate.execute("SELECT pg_advisory_unlock(4242)")
+    assert first.wait(timeout=120) == 2, first.output
+    [failed_a] = by_kind(first.events(), "run_failed")
+    assert (
+        "0002_index.sql:1: (step 1) refused: the step released the run lock" in (failed_a["error"])
+    )
+    assert not [e for e in first.events() if e["event"] == "attempt_failed"]
+    assert (2, 0, "applied") not in journal_rows(db_dsn)
+    assert observer.execute("SELECT count(*) FROM audit").fetchone() == (0,)
+    assert run_lock_holders(observer) == []
