@@ -8,6 +8,7 @@ deadlocks are retried after a backoff, anything else stops the run at that step.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -451,14 +452,19 @@ class Executor:
         if lost is None:
             return
         ref = step_ref(planned)
+        made = re.match(r"\d+", lost.where)
+        version = made.group(0) if made else str(lost.version)
         raise SessionStateLostError(
             f"{ref.file}:{ref.line} (step {ref.step}): not run: it could depend on "
             f"{describe_kept(lost)}, which only the session that made it had; this session "
             "(after a reconnection, or a new run) cannot have it, and replays only settings",
-            hint=f"run the rest of {ref.file} by hand in one session (psql), from the statement "
-            "that made it, then record it with `safemigrate baseline "
-            f"{planned.migration.version_text}`; or make the migration keep such state within "
-            "one step (e.g. ON COMMIT DROP inside one BEGIN ... COMMIT block)",
+            hint=f"if {ref.file} does not need it, rerun with `--accept-lost-session-state "
+            f'{version}` (or accept_lost_session_state = "{version}" in the config): the '
+            "steps then run without it; else run the rest by hand in one session (psql), from "
+            "the statement that made it, and record it with `safemigrate baseline "
+            f"{planned.migration.version_text}`. A migration keeps such state within one step "
+            "with ON COMMIT DROP inside one BEGIN ... COMMIT block, or ends it (DROP TABLE, a "
+            "plain SET of the setting)",
         )
 
     def remaining_ms(self) -> float | None:
