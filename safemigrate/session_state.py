@@ -32,7 +32,7 @@ from pglast import ast, enums
 from pglast.stream import RawStream
 
 from .lint.context import walk
-from .lint.plpgsql import do_block_sql, function_body_sql
+from .lint.plpgsql import do_block_sql, do_block_static_sql, function_body_sql
 from .model import (
     ADVISORY,
     CURSOR,
@@ -394,7 +394,18 @@ def needs_of(text: str) -> Needs:
         return Needs(frozenset(), frozenset(), True)
     for raw in parsed:
         for node in walk(raw.stmt):
-            if isinstance(node, ast.DoStmt | ast.CallStmt):
+            if isinstance(node, ast.DoStmt):
+                # A block whose every statement is known needs what they need (issue 21
+                # review21b F1: a lost temporary table must not refuse every later DO block).
+                body = do_block_static_sql(text) if len(parsed) == 1 else None
+                if body is None:
+                    opaque = True
+                for query in body or ():
+                    inner = needs_of(query)
+                    names |= inner.names
+                    calls |= inner.calls
+                    opaque = opaque or inner.opaque
+            elif isinstance(node, ast.CallStmt):
                 opaque = True
             elif isinstance(node, ast.RangeVar):
                 if node.schemaname in (None, "pg_temp"):

@@ -383,7 +383,20 @@ def _kept(kind: str, name: str | None) -> Kept:
         ("UPDATE t SET a = 1 WHERE CURRENT OF c", _kept(CURSOR, "c"), True),
         ("UNLISTEN jobs", _kept(LISTENING, "jobs"), True),
         ("NOTIFY other", _kept(LISTENING, "jobs"), False),
-        ("DO $$BEGIN PERFORM 1; END$$", _kept(TEMPORARY, "scratch"), True),
+        # A DO block needs what its statements need when every one is known (issue 21
+        # review21b F1); SQL built at run time may use anything.
+        ("DO $$BEGIN PERFORM 1; END$$", _kept(TEMPORARY, "scratch"), False),
+        ("DO $$BEGIN DELETE FROM scratch; END$$", _kept(TEMPORARY, "scratch"), True),
+        ("DO $$BEGIN EXECUTE 'DELETE FROM scratch'; END$$", _kept(TEMPORARY, "scratch"), True),
+        ("DO $$BEGIN EXECUTE 'DELETE FROM other'; END$$", _kept(TEMPORARY, "scratch"), False),
+        ("DO $$DECLARE t text := 'x'; BEGIN EXECUTE t; END$$", _kept(TEMPORARY, "scratch"), True),
+        (
+            "DO $$BEGIN EXECUTE format('DELETE FROM %I', current_user); END$$",
+            _kept(TEMPORARY, "scratch"),
+            True,
+        ),
+        ("DO $$BEGIN PERFORM migrate_prices(); END$$", _kept(TEMPORARY, "scratch"), True),
+        ("DO LANGUAGE plperl $$ 1; $$", _kept(TEMPORARY, "scratch"), True),
         ("CALL backfill()", _kept(TEMPORARY, "scratch"), True),
         ("SELECT migrate_prices()", _kept(TEMPORARY, "scratch"), True),
         ("SELECT now()", _kept(TEMPORARY, "scratch"), False),
