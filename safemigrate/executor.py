@@ -834,6 +834,9 @@ class Executor:
                 "it ran outside a transaction, so it cannot be undone, and is not recorded as "
                 "applied"
                 if isinstance(shape, (AutocommitStatement, ConcurrentIndexBuild))
+                else "the batch that released it was rolled back (the batches before it stay "
+                "committed and recorded: a rerun resumes after them)"
+                if isinstance(shape, BatchedChange)
                 else "it was rolled back"
             )
             raise MigrationFileError(

@@ -42,6 +42,7 @@ from .session import ServerError, Session
 from .step_timeouts import (
     guard_error,
     guard_sql,
+    released_check_sql,
     reset_session_timeouts,
     set_session_timeouts,
 )
@@ -334,10 +335,13 @@ class _Parts:
         return guard_error(self.session, err, self.timeouts) or err
 
     def _send(self, text: str) -> None:
-        """The guard and ``text`` in one round trip."""
+        """The guard, ``text`` and the check that it did not release the run lock, in one
+        round trip: a part that released it (a VALIDATE calling a function that runs
+        pg_advisory_unlock_all(), issue 21 review21b F6) is rolled back with it."""
         guard = sql.SQL("{};\n").format(guard_sql(self.session, self.timeouts))
+        released = released_check_sql(self.session)
         try:
-            self.session.run_sql_between(guard, text, sql.Composed([]))
+            self.session.run_sql_between(guard, text, released or sql.Composed([]))
         except ServerError as err:
             raise self._guarded(err) from None
 
@@ -354,6 +358,12 @@ class _Parts:
         except ServerError as err:
             raise self._guarded(err) from None
         self.session.run_sql(part.sql)
+        released = released_check_sql(self.session)
+        if released is not None:
+            try:
+                self.session.execute(released)
+            except ServerError as err:
+                raise self._guarded(err) from None
 
     def final(self, parts: Sequence[rewrites.RecipePart], applied: sql.Composed) -> None:
         """The closing parts and the applied journal row, in one transaction; each part after

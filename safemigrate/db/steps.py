@@ -39,6 +39,7 @@ from .step_timeouts import (
     guard_error,
     guard_sql,
     released_check_sql,
+    released_value_sql,
     reset_session_timeouts,
     set_and_verify,
     set_session_timeouts,
@@ -404,14 +405,21 @@ def run_batched(
                 text = statement.text(done.last_key, upto, returning=True)
                 # A second one changes the batch's rows, records them, and commits.
                 closing = dbbatch.batch_sql(
-                    journal, shape.record, done.batches + 1, text, upto, walked
+                    journal,
+                    shape.record,
+                    done.batches + 1,
+                    text,
+                    upto,
+                    walked,
+                    checked=lambda value: released_value_sql(session, value),
                 )
                 try:
                     changed = int(session.rows(closing)[0][0])
                 except ServerError as error:
-                    # A position in the batch's text is not one in the file's statement.
+                    # A batch that released the run lock is rolled back (issue 21 review21b
+                    # F4); a position in the batch's text is not one in the file's statement.
                     error.position = None
-                    raise
+                    raise _guarded(session, error, timeouts) from None
             except BaseException:
                 session.rollback_quietly()
                 raise

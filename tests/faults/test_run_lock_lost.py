@@ -4,9 +4,11 @@
 safemigrate's run lock included (PostgreSQL docs, "Advisory Lock Functions"). The releases here
 are made through dynamic SQL (PL/pgSQL ``EXECUTE`` of a built string), which no static reading
 of the file can see: the runtime checks are what stops the run. A step that releases the lock
-is rolled back and refused (exit 2); a run whose lock was released behind a committed batch
-stops at its next batch (exit 3), and the run that took the lock finishes the step, each batch
-applied exactly once.
+is rolled back and refused (exit 2): a transaction, a recipe part, a batch (the batches before
+it stay committed and recorded); a CONCURRENTLY build, which cannot be undone, is not recorded
+as applied, and a second run never drops it while it is being built (issue 21 review21b F3, F4,
+F6). The guard before each step, part and batch stops a run that lost the lock otherwise
+(exit 3).
 """
 
 from __future__ import annotations
@@ -64,51 +66,6 @@ def test_issue_21_item_7_a_migration_releasing_the_run_lock_is_refused_and_nothi
     rerun = run(*args)
     assert rerun.exit_code == 0, rerun.output
     assert conn.execute(checks).fetchall() == [("t_a_check", True)]
-    assert run_lock_holders(conn) == []
-
-
-def test_issue_21_item_7_a_run_whose_lock_went_with_a_batch_stops_before_the_next_batch(
-    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
-) -> None:
-    """The batch's statement releases the run lock once (its commit cannot be undone); during
-    the pause before the next batch a second run takes the lock and finishes the step. The
-    first run's next batch does not run: its guard finds the lock gone (exit 3)."""
-    conn = connect()
-    conn.execute(
-        "CREATE TABLE t (id int PRIMARY KEY, a int); "
-        "INSERT INTO t SELECT g, g FROM generate_series(1, 2000) g; "
-        "CREATE TABLE released (done bool); INSERT INTO released VALUES (false)"
-    )
-    conn.execute(
-        """CREATE FUNCTION release_once() RETURNS int LANGUAGE plpgsql AS $$
-        BEGIN
-            IF NOT (SELECT done FROM released) THEN
-                UPDATE released SET done = true;
-                EXECUTE 'SELECT pg_advisory_' || 'unlock_all()';
-            END IF;
-            RETURN 0;
-        END $$"""
-    )
-    directory = write_migrations(
-        tmp_path / "m",
-        {
-            "0001_backfill.sql": "-- safemigrate: batch-size=500 batch-pause=3s\n"
-            "UPDATE t SET a = a + 1 + release_once();\n"
-        },
-    )
-    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    first = spawn(*args)
-    first.wait_for_event(lambda e: e["event"] == "batch_progress", timeout=30)
-    second = spawn(*args)
-    assert second.wait(timeout=60) == 0, second.output
-    assert first.wait(timeout=60) == 3, first.output
-    [failed] = by_kind(first.events(), "run_failed")
-    assert "0001_backfill.sql:2 (step 1): the run lock is no longer held" in failed["error"]
-    assert "nothing of this step was run" in failed["error"]
-    # Every row changed exactly once, by one batch of one of the two runs.
-    assert conn.execute("SELECT count(*) FROM t WHERE a <> id + 1").fetchone() == (0,)
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
-    assert [e["batches"] for e in by_kind(first.events(), "batch_progress")] == [1]
     assert run_lock_holders(conn) == []
 
 
@@ -206,3 +163,77 @@ def test_issue_21_review21b_f3_a_second_run_never_drops_a_live_build_as_a_leftov
     assert (2, 0, "applied") not in journal_rows(db_dsn)
     assert observer.execute("SELECT count(*) FROM audit").fetchone() == (0,)
     assert run_lock_holders(observer) == []
+
+
+def test_issue_21_review21b_f6_a_recipes_validate_that_released_the_run_lock_is_rolled_back(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """issue 21 review21b F6: the CHECK's function releases the run lock when the recipe's
+    VALIDATE calls it. Before, the guard ran only before each part: "ok 0002", (2, 0)
+    journaled applied, and a second run entered the same step. Now the check after the part,
+    in its round trip, rolls the VALIDATE back: exit 2, nothing recorded, 0003 not run."""
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_t.sql": "CREATE TABLE t (id int PRIMARY KEY, a int);\n"
+            "INSERT INTO t SELECT g, g FROM generate_series(1, 100) g;\n"
+            "CREATE FUNCTION relchk(int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$\n"
+            "BEGIN EXECUTE 'SELECT pg_advisory_' || 'unlock_all()'; RETURN $1 > 0; END $$;\n",
+            "0002_check.sql": "ALTER TABLE t ADD CONSTRAINT t_a_chk CHECK (relchk(a));\n",
+            "0003_after.sql": "CREATE TABLE after_t (x int);\n",
+        },
+    )
+    result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert result.exit_code == 2, result.output
+    [failed] = by_kind(result.events(), "run_failed")
+    assert "0002_check.sql:1: (step 1) refused: the step released the run lock" in failed["error"]
+    rows = journal_rows(db_dsn)
+    assert (2, 0, "applied") not in rows and all(version < 3 for version, _, _ in rows)
+    conn = connect()
+    assert conn.execute("SELECT to_regclass('after_t')").fetchone() == (None,)
+    validated = conn.execute(
+        "SELECT convalidated FROM pg_constraint WHERE conname = 't_a_chk'"
+    ).fetchall()
+    assert validated in ([], [(False,)])
+    assert run_lock_holders(conn) == []
+
+
+def test_issue_21_review21b_f4_a_batch_that_released_the_run_lock_is_rolled_back(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """issue 21 review21b F4: an AFTER trigger releases the run lock on row 1200, in batch 3.
+    Before, that batch committed and the run said "an earlier step released it ... nothing
+    of this step was run" (exit 3). Now the check after the batch's statement, before its
+    COMMIT, rolls it back: exit 2 naming the step; batches 1-2 stay committed and recorded,
+    so after the fix a rerun updates every row exactly once."""
+    conn = connect()
+    conn.execute(
+        "CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL DEFAULT 0); "
+        "INSERT INTO t (id) SELECT g FROM generate_series(1, 2000) g"
+    )
+    conn.execute(
+        """CREATE FUNCTION release_at() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.id = 1200 THEN EXECUTE 'SELECT pg_advisory_' || 'unlock_all()'; END IF;
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER release_at AFTER UPDATE ON t FOR EACH ROW EXECUTE FUNCTION release_at()"""
+    )
+    directory = write_migrations(
+        tmp_path / "m",
+        {"0001_n.sql": "-- safemigrate: batch-size=500\nUPDATE t SET n = n + 1;\n"},
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    [failed] = by_kind(result.events(), "run_failed")
+    assert "0001_n.sql:2: (step 1) refused: the step released the run lock" in failed["error"]
+    assert "the batch that released it was rolled back" in failed["error"]
+    assert conn.execute("SELECT sum(n) FROM t").fetchone() == (1000,)
+    assert run_lock_holders(conn) == []
+
+    conn.execute("DROP TRIGGER release_at ON t")
+    rerun = run(*args)
+    assert rerun.exit_code == 0, rerun.output
+    assert conn.execute("SELECT count(*) FROM t WHERE n <> 1").fetchone() == (0,)
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
