@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -63,7 +63,7 @@ from .pending import PlannedStep
 from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
 from .rewrites import RecipePart, describe_locks
-from .session_state import SessionState
+from .session_state import Needs, SessionState
 from .session_state import describe as describe_kept
 from .shapes import (
     AutocommitStatement,
@@ -375,7 +375,7 @@ class Executor:
         run_started_at: float | None = None,
         capture_locks: bool = False,
         session_state: SessionState | None = None,
-        created_functions: Callable[[], frozenset[str]] | None = None,
+        created_functions: Callable[[], Mapping[str, Needs]] | None = None,
         should_stop: StopCheck | None = None,
     ) -> None:
         if isinstance(database, Session):
@@ -396,7 +396,7 @@ class Executor:
         #: state this session lost is refused (see session_state).
         self.session_state = session_state if session_state is not None else SessionState()
         #: The functions the migrations create (asked only when the session lost something).
-        self.created_functions = created_functions or frozenset
+        self.created_functions: Callable[[], Mapping[str, Needs]] = created_functions or dict
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0

@@ -66,8 +66,9 @@ from .pending import (
 from .policy import worst_case
 from .retry import Backoff
 from .session_state import (
+    Needs,
     SessionState,
-    created_functions,
+    function_needs,
     history_state,
     session_changing_functions,
 )
@@ -570,7 +571,7 @@ class Run:
         #: The session state of the run's sessions, built from the journal by the first one
         #: (session_state): what a new session replays, and what it lost.
         self.session_state: SessionState | None = None
-        self._functions: frozenset[str] | None = None
+        self._functions: Mapping[str, Needs] | None = None
         self._changers: frozenset[str] | None = None
         self.outage = Outage(settings.reconnect_timeout_ms, settings.deadline_ms, self.started_at)
         #: The --target version as its file writes it (``0003``), for the run header.
@@ -792,10 +793,11 @@ class Run:
             )
         return self._changers
 
-    def created_functions(self) -> frozenset[str]:
-        """The functions the migrations create (what a lost temporary table may hide in)."""
+    def created_functions(self) -> Mapping[str, Needs]:
+        """The functions the migrations create, with what their bodies could need of the
+        session (what a lost temporary table may hide in)."""
         if self._functions is None:
-            self._functions = created_functions(
+            self._functions = function_needs(
                 s for m in self.migrations for step in m.steps for s in step.statements
             )
         return self._functions

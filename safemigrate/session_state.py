@@ -23,7 +23,7 @@ refusal`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,7 +32,12 @@ from pglast import ast, enums
 from pglast.stream import RawStream
 
 from .lint.context import walk
-from .lint.plpgsql import do_block_sql, do_block_static_sql, function_body_sql
+from .lint.plpgsql import (
+    do_block_sql,
+    do_block_static_sql,
+    function_body_sql,
+    function_body_static_sql,
+)
 from .model import (
     ADVISORY,
     CURSOR,
@@ -432,18 +437,77 @@ def needs_of(text: str) -> Needs:
     return Needs(frozenset(names), frozenset(calls), opaque)
 
 
-def could_depend(needs: Needs, kept: Kept, functions: frozenset[str]) -> bool:
-    """True when a statement with ``needs`` could depend on ``kept``: it names it, runs code
-    the parse tree does not show (a DO block, CALL, a function the migrations created in
-    ``functions``), or ``kept`` has no name to look for (a session advisory lock: mutual
-    exclusion with the application; a setting changed out of sight)."""
-    if kept.kind in (ADVISORY, UNKNOWN) or kept.name is None:
-        return True
-    if needs.opaque or needs.calls & functions:
-        return True
+def _names(needs: Needs, kept: Kept) -> bool:
     if kept.kind == LISTENING:
         return (kept.kind, kept.name) in needs.names or "pg_listening_channels" in needs.calls
     return (kept.kind, kept.name) in needs.names
+
+
+def could_depend(needs: Needs, kept: Kept, functions: Mapping[str, Needs] | frozenset[str]) -> bool:
+    """True when a statement with ``needs`` could depend on ``kept``: it names it, runs code
+    the parse tree does not show (a DO block with SQL built at run time, CALL, a function
+    the migrations create in ``functions`` whose body could: see function_needs; a bare set
+    of names counts every one), or ``kept`` has no name to look for (a session advisory lock:
+    mutual exclusion with the application; a setting changed out of sight)."""
+    if kept.kind in (ADVISORY, UNKNOWN) or kept.name is None:
+        return True
+    if needs.opaque:
+        return True
+    for name in needs.calls:
+        if name in functions:
+            body = functions.get(name) if isinstance(functions, Mapping) else None
+            if body is None or body.opaque or _names(body, kept):
+                return True
+    return _names(needs, kept)
+
+
+def function_needs(statements: Iterable[Statement]) -> dict[str, Needs]:
+    """What the body of each function and procedure ``statements`` create could need of the
+    session when called (lower-case names without schema), through the functions it calls
+    too: opaque when its body is not all known (dynamic SQL, another language, CALL...)."""
+    own: dict[str, Needs] = {}
+    for statement in statements:
+        if statement.kind != "CreateFunctionStmt":
+            continue
+        try:
+            node: Any = pglast.parse_sql(statement.text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            continue
+        name = str(node.funcname[-1].sval).lower()
+        queries = function_body_static_sql(statement.text)
+        if queries is None:
+            found = Needs(frozenset(), frozenset(), True)
+        else:
+            parts = [needs_of(q) for q in queries]
+            found = Needs(
+                frozenset().union(*(p.names for p in parts)),
+                frozenset().union(*(p.calls for p in parts)),
+                any(p.opaque for p in parts),
+            )
+        before = own.get(name)
+        if before is not None:  # overloads, or CREATE OR REPLACE: either body may run
+            found = Needs(
+                before.names | found.names,
+                before.calls | found.calls,
+                before.opaque or found.opaque,
+            )
+        own[name] = found
+    grew = True
+    while grew:
+        grew = False
+        for name, body in list(own.items()):
+            merged = body
+            for callee in body.calls & own.keys():
+                other = own[callee]
+                merged = Needs(
+                    merged.names | other.names,
+                    merged.calls | other.calls,
+                    merged.opaque or other.opaque,
+                )
+            if merged != body:
+                own[name] = merged
+                grew = True
+    return own
 
 
 def created_functions(statements: Iterable[Statement]) -> frozenset[str]:
@@ -668,7 +732,7 @@ class SessionState:
         self.lost.update(self.kept)
         self.kept = {}
 
-    def refusal(self, step: Step, functions: frozenset[str]) -> Kept | None:
+    def refusal(self, step: Step, functions: Mapping[str, Needs] | frozenset[str]) -> Kept | None:
         """The lost thing ``step`` could depend on (see could_depend), if any: the step must
         not run on this session."""
         lost = [k for k in self.lost.values() if not self.accepted(k)]

@@ -221,6 +221,45 @@ def do_block_static_sql(statement_text: str) -> list[str] | None:
     return list(_queries(functions))
 
 
+def function_body_static_sql(create_text: str) -> list[str] | None:
+    """The SQL statements a CREATE FUNCTION / PROCEDURE runs when called, when every one is
+    known: a PL/pgSQL body without SQL built at run time (see _dynamic), or a LANGUAGE sql
+    body that parses; None otherwise (another language, dynamic SQL)."""
+    try:
+        node: Any = pglast.parse_sql(create_text)[0].stmt
+    except (pglast.parser.ParseError, IndexError):
+        return None
+    language = "sql"
+    body: str | None = None
+    for option in node.options or ():
+        if not isinstance(option, ast.DefElem):
+            continue
+        arg: Any = option.arg
+        if option.defname == "language":
+            language = str(arg.sval).lower()
+        elif option.defname == "as" and arg:
+            body = str(getattr(arg[0], "sval", ""))
+    if language == "sql":
+        if body is None:  # a SQL-standard body (BEGIN ATOMIC ... END, RETURN ...)
+            return None
+        try:
+            return [
+                body[r.stmt_location or 0 : (r.stmt_location or 0) + (r.stmt_len or len(body))]
+                for r in pglast.parse_sql(body)
+            ]
+        except pglast.parser.ParseError:
+            return None
+    if language != "plpgsql":
+        return None
+    try:
+        functions = pglast.parse_plpgsql(create_text)
+    except (pglast.parser.ParseError, ValueError):
+        return None
+    if _dynamic(functions):
+        return None
+    return list(_queries(functions))
+
+
 def function_body_sql(create_text: str) -> list[str]:
     """The SQL statements a PL/pgSQL CREATE FUNCTION / PROCEDURE runs when called."""
     return do_block_sql(create_text)

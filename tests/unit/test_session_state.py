@@ -34,6 +34,7 @@ from safemigrate.session_state import (
     changes_of,
     could_depend,
     created_functions,
+    function_needs,
     history_state,
     needs_of,
     session_changing_functions,
@@ -407,6 +408,27 @@ def _kept(kind: str, name: str | None) -> Kept:
 )
 def test_issue_21_item_3_what_a_step_could_depend_on(sql: str, kept: Kept, depends: bool) -> None:
     assert could_depend(needs_of(sql), kept, frozenset({"migrate_prices"})) is depends
+
+
+def test_issue_21_review21b_f1_a_call_could_depend_only_on_what_the_functions_body_uses() -> None:
+    """A lost temporary table refuses a call of a created function only when its body (or a
+    function it calls) names it, or runs SQL no parse shows; not every call."""
+    created = (
+        "CREATE FUNCTION uses_scratch() RETURNS bigint LANGUAGE sql AS "
+        "'SELECT count(*) FROM scratch';\n"
+        "CREATE FUNCTION via() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM uses_scratch(); END $$;\n"
+        "CREATE FUNCTION other() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "UPDATE t SET a = 1; END $$;\n"
+        "CREATE FUNCTION dynamic(x text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "EXECUTE x; END $$;\n"
+        "CREATE FUNCTION perl() RETURNS void LANGUAGE plperl AS $$ 1; $$;\n"
+    )
+    functions = function_needs(s for step in steps(created) for s in step.statements)
+    scratch = _kept(TEMPORARY, "scratch")
+    expected = {"uses_scratch": True, "via": True, "other": False, "dynamic": True, "perl": True}
+    for name, depends in expected.items():
+        assert could_depend(needs_of(f"SELECT {name}()"), scratch, functions) is depends, name
 
 
 def test_the_functions_the_migrations_create_are_known(tmp_path: Path) -> None:
