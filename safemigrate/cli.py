@@ -62,7 +62,8 @@ UP_EXIT_CODES = exit_codes(
         **dict.fromkeys(_CODE_TEXT, ""),
         1: "a step failed with an SQL error, or needs session state a new session lost",
         2: "bad input: migration file, configuration, flag or DSN; a step released the run lock",
-        3: "the run lock is held by another run, or this run lost it",
+        3: "the run lock is held by another run, or this run lost it, or another live session "
+        "is building an invalid index the step would drop",
     }
 )
 STATUS_EXIT_CODES = exit_codes(

@@ -651,7 +651,8 @@ class SessionState:
                     self._keep(change, key, where, statement)
                 else:
                     self._end(change)
-            if self.changers:
+            lowered = statement.text.lower() if self.changers else ""
+            if any(name in lowered for name in self.changers):
                 for name in sorted(calls_in(statement) & self.changers):
                     # Its body changes the session in a way no parse of the call can replay.
                     what = f"{name}(), a function the migrations create that changes the session"
