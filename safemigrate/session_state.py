@@ -17,7 +17,9 @@ rest is replayed in its order, and role changes stay where they were, so every r
 statement runs in the same role as it first did. lock_timeout and statement_timeout are the
 runner's own and never replayed. What lives in the session cannot be replayed: a new session
 that lacks some of it refuses to run a step that could depend on it (:meth:`SessionState.
-refusal`).
+refusal`). What is lost is read from the journal's whole applied history (:func:`history_state`),
+whichever migration made it, so every rerun refuses the same until a step ends it or the
+operator accepts it (``accept_lost_session_state``).
 """
 
 from __future__ import annotations
@@ -567,6 +569,9 @@ def _body_changes(text: str) -> tuple[bool, frozenset[str]]:
             if any(isinstance(c, Setting | Kept) for c in found):
                 changes = True
         calls |= needs_of(query).calls
+    if not changes and "set_config" in text.lower():
+        # SQL built at run time may hold the call no parse shows.
+        changes = function_body_static_sql(text) is None
     return (changes, frozenset(calls))
 
 
