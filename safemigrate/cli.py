@@ -62,7 +62,8 @@ UP_EXIT_CODES = exit_codes(
         **dict.fromkeys(_CODE_TEXT, ""),
         1: "a step failed with an SQL error, or needs session state a new session lost",
         2: "bad input: migration file, configuration, flag or DSN; a step released the run lock",
-        3: "the run lock is held by another run, or this run lost it",
+        3: "the run lock is held by another run, or this run lost it, or another live session "
+        "is building an invalid index the step would drop",
     }
 )
 STATUS_EXIT_CODES = exit_codes(
@@ -696,6 +697,14 @@ def entry() -> NoReturn:
 @targets_options
 @waves_options
 @click.option(
+    "--accept-lost-session-state",
+    metavar="VERSION",
+    help="Run steps that could depend on session-lived state (a temporary table, a setting "
+    "changed in a DO block or a function, ...) that applied steps of migrations up to VERSION "
+    "made and a new session cannot have; without it they are refused (exit 1) "
+    "[default: the config's accept_lost_session_state, else none].",
+)
+@click.option(
     "--dry-run",
     is_flag=True,
     help="Connect, read the journal and show exactly what up would run now, with these "
@@ -731,6 +740,7 @@ def up(
     concurrency: int,
     canary: int,
     keep_going: bool,
+    accept_lost_session_state: str | None,
     dry_run: bool,
 ) -> None:
     """Apply pending migrations, step by step.
@@ -783,6 +793,7 @@ def up(
         "gate_small_table": gate_small_table,
         "require_dsn": require_dsn,
         "safe_rewrites": safe_rewrites,
+        "accept_lost_session_state": accept_lost_session_state,
     }
     with _handled(ctx):
         specs = _fleet(ctx, ctx.settings(**flags), targets_file, dsn)

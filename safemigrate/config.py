@@ -163,6 +163,10 @@ class Settings:
     # Migrations up to this version are never judged by the lint gate (an adopted history run
     # on a fresh database); None = every pending migration is judged.
     lint_gate_after: int | None = None
+    # What applied steps of migrations up to this version kept in their session (a temporary
+    # table, a setting changed out of sight, ...) is not refused when a new session lacks it:
+    # the operator accepted that later steps run without it. None = every such loss refuses.
+    accept_lost_session_state: int | None = None
     # With a database, a lock-cost finding on an existing table smaller than this (heap and
     # TOAST, plus its indexes for a rewrite) does not block: its lock is held for
     # milliseconds. 0 = every existing table is judged as large. See gate.py.
@@ -247,6 +251,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         ),
         "lint_gate_after": (
             "Migrations up to this version are not judged by the lint gate (adopted history)."
+        ),
+        "accept_lost_session_state": (
+            "Session-lived state applied steps of migrations up to this version made is "
+            "accepted as lost: steps that could depend on it run on a new session anyway."
         ),
         "gate_small_table": (
             "With a database, lock-cost lint findings on existing tables smaller than this "
@@ -567,7 +575,7 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
         return _parse_bool(raw, where, from_text)
     if key == "pg_version":
         return _parse_int(raw, where, from_text, 9, 30)
-    if key == "lint_gate_after":
+    if key in ("lint_gate_after", "accept_lost_session_state"):
         return _parse_version(raw, where)
     if key == "blocker_query_length":
         return _parse_int(raw, where, from_text, 10, 10_000)

@@ -110,6 +110,12 @@ class RunLockHeldError(SafemigrateError):
     exit_code = ExitCode.RUN_LOCK_HELD
 
 
+class IndexBuildInProgressError(RunLockHeldError):
+    """An invalid index the run would drop as an interrupted build's leftover is being built
+    by another live backend (another run, or a run whose lock a migration released): it is
+    not a leftover, and the run stops before touching it (exit 3)."""
+
+
 class RunLockLostError(SafemigrateError):
     """This run's session no longer holds the run lock, so it stopped before its next step or
     part: a statement released it (exit 3)."""

@@ -8,8 +8,9 @@ deadlocks are retried after a backoff, anything else stops the run at that step.
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -30,6 +31,7 @@ from .db.step_timeouts import RunLockReleasedError
 from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
 from .durations import format_duration
 from .errors import (
+    IndexBuildInProgressError,
     LockNotAcquiredError,
     MigrationFileError,
     RunLockLostError,
@@ -61,7 +63,7 @@ from .pending import PlannedStep
 from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
 from .rewrites import RecipePart, describe_locks
-from .session_state import SessionState
+from .session_state import Needs, SessionState
 from .session_state import describe as describe_kept
 from .shapes import (
     AutocommitStatement,
@@ -374,7 +376,7 @@ class Executor:
         run_started_at: float | None = None,
         capture_locks: bool = False,
         session_state: SessionState | None = None,
-        created_functions: Callable[[], frozenset[str]] | None = None,
+        created_functions: Callable[[], Mapping[str, Needs]] | None = None,
         should_stop: StopCheck | None = None,
     ) -> None:
         if isinstance(database, Session):
@@ -395,7 +397,7 @@ class Executor:
         #: state this session lost is refused (see session_state).
         self.session_state = session_state if session_state is not None else SessionState()
         #: The functions the migrations create (asked only when the session lost something).
-        self.created_functions = created_functions or frozenset
+        self.created_functions: Callable[[], Mapping[str, Needs]] = created_functions or dict
         self._locks: list[tuple[str, str]] | None = None
         self.summaries: list[StepSummary] = []
         self.blocker_actions = 0
@@ -451,14 +453,19 @@ class Executor:
         if lost is None:
             return
         ref = step_ref(planned)
+        made = re.match(r"\d+", lost.where)
+        version = made.group(0) if made else str(lost.version)
         raise SessionStateLostError(
             f"{ref.file}:{ref.line} (step {ref.step}): not run: it could depend on "
             f"{describe_kept(lost)}, which only the session that made it had; this session "
             "(after a reconnection, or a new run) cannot have it, and replays only settings",
-            hint=f"run the rest of {ref.file} by hand in one session (psql), from the statement "
-            "that made it, then record it with `safemigrate baseline "
-            f"{planned.migration.version_text}`; or make the migration keep such state within "
-            "one step (e.g. ON COMMIT DROP inside one BEGIN ... COMMIT block)",
+            hint=f"if {ref.file} does not need it, rerun with `--accept-lost-session-state "
+            f'{version}` (or accept_lost_session_state = "{version}" in the config): the '
+            "steps then run without it; else run the rest by hand in one session (psql), from "
+            "the statement that made it, and record it with `safemigrate baseline "
+            f"{planned.migration.version_text}`. A migration keeps such state within one step "
+            "with ON COMMIT DROP inside one BEGIN ... COMMIT block, or ends it (DROP TABLE, a "
+            "plain SET of the setting)",
         )
 
     def remaining_ms(self) -> float | None:
@@ -831,6 +838,9 @@ class Executor:
                 "it ran outside a transaction, so it cannot be undone, and is not recorded as "
                 "applied"
                 if isinstance(shape, (AutocommitStatement, ConcurrentIndexBuild))
+                else "the batch that released it was rolled back (the batches before it stay "
+                "committed and recorded: a rerun resumes after them)"
+                if isinstance(shape, BatchedChange)
                 else "it was rolled back"
             )
             raise MigrationFileError(
@@ -838,6 +848,10 @@ class Executor:
                 f"(step {ref.step}) refused: {released.message}; {undone}, and the run stopped",
                 line=step.line,
                 hint=released.hint,
+            ) from None
+        except IndexBuildInProgressError as busy:
+            raise IndexBuildInProgressError(
+                f"{ref.file}:{ref.line} (step {ref.step}): {busy.message}", hint=busy.hint
             ) from None
         except RunLockLostError as lost:
             raise RunLockLostError(

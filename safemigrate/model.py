@@ -291,6 +291,8 @@ class Kept:
     what: str
     #: Where it was made, for people: ``0260_add_prices.sql:27`` (set by SessionState).
     where: str = ""
+    #: The version of the migration whose step made it (set by SessionState).
+    version: int | None = None
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,13 @@ from .pending import (
 )
 from .policy import worst_case
 from .retry import Backoff
-from .session_state import SessionState, created_functions, history_state
+from .session_state import (
+    Needs,
+    SessionState,
+    function_needs,
+    history_state,
+    session_changing_functions,
+)
 from .target import Target
 
 EventSink = Callable[[Event], None]
@@ -565,7 +571,8 @@ class Run:
         #: The session state of the run's sessions, built from the journal by the first one
         #: (session_state): what a new session replays, and what it lost.
         self.session_state: SessionState | None = None
-        self._functions: frozenset[str] | None = None
+        self._functions: Mapping[str, Needs] | None = None
+        self._changers: frozenset[str] | None = None
         self.outage = Outage(settings.reconnect_timeout_ms, settings.deadline_ms, self.started_at)
         #: The --target version as its file writes it (``0003``), for the run header.
         self.up_to_version = next(
@@ -737,12 +744,14 @@ class Run:
         history = self._history(session)
         state = self.session_state
         if state is None:
-            # The run's first session: the steps applied by earlier runs. Inside a migration
-            # an earlier run left unfinished, what its applied steps kept is lost with that
-            # run's session.
-            first = planned[0].migration.version if planned else None
-            resumed = [h for h in history if h[0][0] == first]
-            state = self.session_state = history_state(history, resumed)
+            # The run's first session: the steps applied by earlier runs. What they kept
+            # (in any migration) is lost with those runs' sessions: read from the journal's
+            # history, so a rerun refuses again what the interrupted run refused.
+            state = self.session_state = history_state(
+                history,
+                changers=self.session_changers(),
+                accepted_through=self.settings.accept_lost_session_state,
+            )
         else:
             # A reconnection: the steps the lost session applied, a COMMIT whose answer was
             # lost included, then what it kept is lost.
@@ -776,10 +785,19 @@ class Run:
         order = dbjournal.applied_order(session, self.journal)
         return [(key, *steps[key]) for key in order if key in steps]
 
-    def created_functions(self) -> frozenset[str]:
-        """The functions the migrations create (what a lost temporary table may hide in)."""
+    def session_changers(self) -> frozenset[str]:
+        """The functions the migrations create whose bodies change the session."""
+        if self._changers is None:
+            self._changers = session_changing_functions(
+                s for m in self.migrations for step in m.steps for s in step.statements
+            )
+        return self._changers
+
+    def created_functions(self) -> Mapping[str, Needs]:
+        """The functions the migrations create, with what their bodies could need of the
+        session (what a lost temporary table may hide in)."""
         if self._functions is None:
-            self._functions = created_functions(
+            self._functions = function_needs(
                 s for m in self.migrations for step in m.steps for s in step.statements
             )
         return self._functions

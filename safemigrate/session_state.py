@@ -17,13 +17,15 @@ rest is replayed in its order, and role changes stay where they were, so every r
 statement runs in the same role as it first did. lock_timeout and statement_timeout are the
 runner's own and never replayed. What lives in the session cannot be replayed: a new session
 that lacks some of it refuses to run a step that could depend on it (:meth:`SessionState.
-refusal`).
+refusal`). What is lost is read from the journal's whole applied history (:func:`history_state`),
+whichever migration made it, so every rerun refuses the same until a step ends it or the
+operator accepts it (``accept_lost_session_state``).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,7 +34,12 @@ from pglast import ast, enums
 from pglast.stream import RawStream
 
 from .lint.context import walk
-from .lint.plpgsql import do_block_sql
+from .lint.plpgsql import (
+    do_block_sql,
+    do_block_static_sql,
+    function_body_sql,
+    function_body_static_sql,
+)
 from .model import (
     ADVISORY,
     CURSOR,
@@ -394,7 +401,18 @@ def needs_of(text: str) -> Needs:
         return Needs(frozenset(), frozenset(), True)
     for raw in parsed:
         for node in walk(raw.stmt):
-            if isinstance(node, ast.DoStmt | ast.CallStmt):
+            if isinstance(node, ast.DoStmt):
+                # A block whose every statement is known needs what they need (issue 21
+                # review21b F1: a lost temporary table must not refuse every later DO block).
+                body = do_block_static_sql(text) if len(parsed) == 1 else None
+                if body is None:
+                    opaque = True
+                for query in body or ():
+                    inner = needs_of(query)
+                    names |= inner.names
+                    calls |= inner.calls
+                    opaque = opaque or inner.opaque
+            elif isinstance(node, ast.CallStmt):
                 opaque = True
             elif isinstance(node, ast.RangeVar):
                 if node.schemaname in (None, "pg_temp"):
@@ -421,18 +439,77 @@ def needs_of(text: str) -> Needs:
     return Needs(frozenset(names), frozenset(calls), opaque)
 
 
-def could_depend(needs: Needs, kept: Kept, functions: frozenset[str]) -> bool:
-    """True when a statement with ``needs`` could depend on ``kept``: it names it, runs code
-    the parse tree does not show (a DO block, CALL, a function the migrations created in
-    ``functions``), or ``kept`` has no name to look for (a session advisory lock: mutual
-    exclusion with the application; a setting changed out of sight)."""
-    if kept.kind in (ADVISORY, UNKNOWN) or kept.name is None:
-        return True
-    if needs.opaque or needs.calls & functions:
-        return True
+def _names(needs: Needs, kept: Kept) -> bool:
     if kept.kind == LISTENING:
         return (kept.kind, kept.name) in needs.names or "pg_listening_channels" in needs.calls
     return (kept.kind, kept.name) in needs.names
+
+
+def could_depend(needs: Needs, kept: Kept, functions: Mapping[str, Needs] | frozenset[str]) -> bool:
+    """True when a statement with ``needs`` could depend on ``kept``: it names it, runs code
+    the parse tree does not show (a DO block with SQL built at run time, CALL, a function
+    the migrations create in ``functions`` whose body could: see function_needs; a bare set
+    of names counts every one), or ``kept`` has no name to look for (a session advisory lock:
+    mutual exclusion with the application; a setting changed out of sight)."""
+    if kept.kind in (ADVISORY, UNKNOWN) or kept.name is None:
+        return True
+    if needs.opaque:
+        return True
+    for name in needs.calls:
+        if name in functions:
+            body = functions.get(name) if isinstance(functions, Mapping) else None
+            if body is None or body.opaque or _names(body, kept):
+                return True
+    return _names(needs, kept)
+
+
+def function_needs(statements: Iterable[Statement]) -> dict[str, Needs]:
+    """What the body of each function and procedure ``statements`` create could need of the
+    session when called (lower-case names without schema), through the functions it calls
+    too: opaque when its body is not all known (dynamic SQL, another language, CALL...)."""
+    own: dict[str, Needs] = {}
+    for statement in statements:
+        if statement.kind != "CreateFunctionStmt":
+            continue
+        try:
+            node: Any = pglast.parse_sql(statement.text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            continue
+        name = str(node.funcname[-1].sval).lower()
+        queries = function_body_static_sql(statement.text)
+        if queries is None:
+            found = Needs(frozenset(), frozenset(), True)
+        else:
+            parts = [needs_of(q) for q in queries]
+            found = Needs(
+                frozenset().union(*(p.names for p in parts)),
+                frozenset().union(*(p.calls for p in parts)),
+                any(p.opaque for p in parts),
+            )
+        before = own.get(name)
+        if before is not None:  # overloads, or CREATE OR REPLACE: either body may run
+            found = Needs(
+                before.names | found.names,
+                before.calls | found.calls,
+                before.opaque or found.opaque,
+            )
+        own[name] = found
+    grew = True
+    while grew:
+        grew = False
+        for name, body in list(own.items()):
+            merged = body
+            for callee in body.calls & own.keys():
+                other = own[callee]
+                merged = Needs(
+                    merged.names | other.names,
+                    merged.calls | other.calls,
+                    merged.opaque or other.opaque,
+                )
+            if merged != body:
+                own[name] = merged
+                grew = True
+    return own
 
 
 def created_functions(statements: Iterable[Statement]) -> frozenset[str]:
@@ -448,6 +525,82 @@ def created_functions(statements: Iterable[Statement]) -> frozenset[str]:
             continue
         names.add(str(node.funcname[-1].sval).lower())
     return frozenset(names)
+
+
+def calls_in(statement: Statement) -> frozenset[str]:
+    """The functions ``statement`` calls (lower case, without schema), those of a DO block's
+    body included."""
+    calls = set(needs_of(statement.text).calls)
+    if statement.kind == "DoStmt":
+        for query in do_block_sql(statement.text):
+            calls |= needs_of(query).calls
+    return frozenset(calls)
+
+
+def _body_changes(text: str) -> tuple[bool, frozenset[str]]:
+    """Whether the body of the CREATE FUNCTION/PROCEDURE ``text`` changes the session by
+    itself (a SET, set_config(..., false), a temporary table, ... in the statements it runs,
+    as changes_of reads them; for a body no parse shows, the word set_config in it), and the
+    functions it calls."""
+    queries = function_body_sql(text)
+    if not queries:
+        try:
+            node: Any = pglast.parse_sql(text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            return ("set_config" in text.lower(), frozenset())
+        for option in node.options or ():
+            if isinstance(option, ast.DefElem) and option.defname == "as" and option.arg:
+                arg: Any = option.arg
+                queries = [str(getattr(arg[0], "sval", "")).strip()]
+        if not queries or not queries[0]:
+            return ("set_config" in text.lower(), frozenset())
+    changes = False
+    calls: set[str] = set()
+    for query in queries:
+        try:
+            parsed = pglast.parse_sql(query)
+        except pglast.parser.ParseError:
+            changes = changes or "set_config" in query.lower()
+            continue
+        for raw in parsed:
+            begin = raw.stmt_location or 0
+            body = query[begin : begin + (raw.stmt_len or len(query))]
+            found = changes_of(raw.stmt, body or query)
+            if any(isinstance(c, Setting | Kept) for c in found):
+                changes = True
+        calls |= needs_of(query).calls
+    if not changes and "set_config" in text.lower():
+        # SQL built at run time may hold the call no parse shows.
+        changes = function_body_static_sql(text) is None
+    return (changes, frozenset(calls))
+
+
+def session_changing_functions(statements: Iterable[Statement]) -> frozenset[str]:
+    """The names (lower case, without schema) of the functions and procedures ``statements``
+    create whose bodies change the session when called (a SET, set_config(..., false), a
+    temporary table that outlives the call, ...), directly or through another such function.
+    A call of one is a session change nothing can replay (issue 21 review21b F2)."""
+    bodies: dict[str, tuple[bool, frozenset[str]]] = {}
+    for statement in statements:
+        if statement.kind != "CreateFunctionStmt":
+            continue
+        try:
+            node: Any = pglast.parse_sql(statement.text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            continue
+        name = str(node.funcname[-1].sval).lower()
+        changes, calls = _body_changes(statement.text)
+        old = bodies.get(name, (False, frozenset()))
+        bodies[name] = (old[0] or changes, old[1] | calls)
+    changers = {name for name, (changes, _) in bodies.items() if changes}
+    grew = True
+    while grew:
+        grew = False
+        for name, (_, calls) in bodies.items():
+            if name not in changers and calls & changers:
+                changers.add(name)
+                grew = True
+    return frozenset(changers)
 
 
 # -- the state of a session, step after step ---------------------------------------------
@@ -467,6 +620,12 @@ class SessionState:
     lost: dict[tuple[str, str | None], Kept] = field(default_factory=dict)
     #: The steps folded in so far, as (version, step index), in order.
     steps: list[tuple[int, int]] = field(default_factory=list)
+    #: The functions the migrations create whose bodies change the session (see
+    #: session_changing_functions): a call of one is a change no new session can replay.
+    changers: frozenset[str] = frozenset()
+    #: accept_lost_session_state: what steps of migrations up to this version kept is not
+    #: refused when lost (the operator accepted that later steps run without it).
+    accepted_through: int | None = None
 
     @property
     def replay(self) -> tuple[str, ...]:
@@ -494,12 +653,21 @@ class SessionState:
                 elif isinstance(change, Setting):
                     self._set(change)
                 elif isinstance(change, Kept):
-                    spot = f"{where}:{statement.line}" if where else ""
-                    self.kept[(change.kind, change.name)] = replace(change, where=spot)
+                    self._keep(change, key, where, statement)
                 else:
                     self._end(change)
+            lowered = statement.text.lower() if self.changers else ""
+            if any(name in lowered for name in self.changers):
+                for name in sorted(calls_in(statement) & self.changers):
+                    # Its body changes the session in a way no parse of the call can replay.
+                    what = f"{name}(), a function the migrations create that changes the session"
+                    self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
         self.steps.append(key)
         self._compact()
+
+    def _keep(self, change: Kept, key: tuple[int, int], where: str, statement: Statement) -> None:
+        spot = f"{where}:{statement.line}" if where else ""
+        self.kept[(change.kind, change.name)] = replace(change, where=spot, version=key[0])
 
     def _savepoint(self, change: Savepoint, stack: list[Any]) -> None:
         if change.action == "savepoint":
@@ -517,6 +685,17 @@ class SessionState:
                 return
 
     def _set(self, change: Setting) -> None:
+        # A setting changed out of sight is known again once a replayable change sets it
+        # (RESET ALL: every one but the role's, which RESET ALL leaves alone).
+        for store in (self.kept, self.lost):
+            for k, unknown in list(store.items()):
+                name = unknown.name
+                if unknown.kind != UNKNOWN or name is None or name.endswith("()"):
+                    continue
+                if name == change.target or (
+                    change.target == ALL and name not in ("role", AUTHORIZATION)
+                ):
+                    del store[k]
         if change.target == ALL:
             kept: list[Setting] = []
             for setting in self.settings:
@@ -559,17 +738,23 @@ class SessionState:
         self.lost.update(self.kept)
         self.kept = {}
 
-    def refusal(self, step: Step, functions: frozenset[str]) -> Kept | None:
+    def refusal(self, step: Step, functions: Mapping[str, Needs] | frozenset[str]) -> Kept | None:
         """The lost thing ``step`` could depend on (see could_depend), if any: the step must
         not run on this session."""
-        if not self.lost:
+        lost = [k for k in self.lost.values() if not self.accepted(k)]
+        if not lost:
             return None
         for statement in step.statements:
             needs = needs_of(statement.text)
-            for kept in self.lost.values():
+            for kept in lost:
                 if could_depend(needs, kept, functions):
                     return kept
         return None
+
+    def accepted(self, kept: Kept) -> bool:
+        """True when the operator accepted ``kept`` as lost (accept_lost_session_state)."""
+        through = self.accepted_through
+        return through is not None and kept.version is not None and kept.version <= through
 
 
 def _custom(target: str) -> bool:
@@ -584,20 +769,21 @@ def _reset(target: str) -> Setting:
 
 def history_state(
     history: Sequence[tuple[tuple[int, int], Step, str]],
-    resumed: Sequence[tuple[tuple[int, int], Step, str]] = (),
+    *,
+    changers: frozenset[str] = frozenset(),
+    accepted_through: int | None = None,
 ) -> SessionState:
     """The state a new run's first session starts from: the settings of every applied step of
-    ``history`` ((version, index), step, file) in journal order; and, lost, what the applied
-    steps of the migration the run resumes in (``resumed``, a part of ``history``) kept in
-    the interrupted run's session."""
-    state = SessionState()
+    ``history`` ((version, index), step, file) in journal order, as one session would have
+    them; and, lost, everything session-lived those steps left that no later applied step
+    ended (a temporary table, a setting changed out of sight, ...), whichever migration made
+    it: the journal says it was made, and no new session has it. So a refusal a lost session
+    caused is made again by every rerun, until the operator accepts it (``accepted_through``)
+    or a step ends it."""
+    state = SessionState(changers=changers, accepted_through=accepted_through)
     for key, step, where in history:
         state.apply(key, step, where)
-    state.kept = {}
-    partial = SessionState()
-    for key, step, where in resumed:
-        partial.apply(key, step, where)
-    state.lost = dict(partial.kept)
+    state.new_session()
     return state
 
 

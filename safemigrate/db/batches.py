@@ -9,7 +9,7 @@ batches of the same text (see :func:`other_text`).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from psycopg import sql
@@ -265,18 +265,24 @@ def batch_sql(
     statement: str,
     last_key: Sequence[str],
     keys: int,
+    checked: Callable[[sql.Composable], sql.Composable] | None = None,
 ) -> sql.Composed:
     """One batch and its progress row, then COMMIT: ``statement`` (the batch's text, which
     returns a row per row it changes) and the row that counts them, in one round trip and one
     transaction. Insert-only: the primary key stops a batch from being recorded twice.
-    Returns the rows changed."""
+    Returns the rows changed, read back after the statement (its AFTER triggers included)
+    through ``checked`` (step_timeouts.released_value_sql: a batch that released the run lock
+    fails there, before COMMIT, and is rolled back)."""
+    check = checked or (lambda value: value)
     return sql.SQL(
         "WITH safemigrate_batch AS ({statement}) "
         "INSERT INTO {table} (version, step, batch, last_key, walked, changed, duration_ms, "
         "checksum) SELECT {version}, {step}, {batch}, {last_key}, {keys}, count(*), "
-        "extract(epoch FROM clock_timestamp() - now()) * 1000, {checksum} FROM safemigrate_batch "
-        "RETURNING changed; COMMIT"
+        "extract(epoch FROM clock_timestamp() - now()) * 1000, {checksum} FROM safemigrate_batch; "
+        "SELECT {changed} FROM {table} WHERE version = {version} AND step = {step} "
+        "AND batch = {batch}; COMMIT"
     ).format(
+        changed=check(sql.SQL("changed")),
         statement=sql.SQL(statement),
         table=progress_table(journal).ident,
         version=sql.Literal(record.version),

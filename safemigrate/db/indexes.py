@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
+from ..errors import IndexBuildInProgressError
 from ..model import IndexBuild, QualifiedName
 from ..statements import PROBE_TABLE, definition_of_indexdef
 from .session import ServerError, Session
@@ -55,6 +56,43 @@ def index_exists(session: Session, name: QualifiedName) -> bool:
                 sql.Literal(table_regclass_text(session, name))
             )
         )
+    )
+
+
+def builder_pid(session: Session, oid: int) -> int | None:
+    """The pid of another live backend that is building the index ``oid`` now
+    (pg_stat_progress_create_index, PostgreSQL docs "Progress Reporting"), else None.
+
+    A row of another role shows no index (``index_relid`` NULL, src/backend/utils/adt/
+    pgstatfuncs.c, pg_stat_get_progress_info): such a build in this database could be this
+    index's, so it counts. pg_locks is not asked: every application query on the table locks
+    its invalid indexes too (the planner opens them before it skips them).
+    """
+    value = session.scalar(
+        sql.SQL(
+            "SELECT pid FROM pg_catalog.pg_stat_progress_create_index "
+            "WHERE pid <> pg_backend_pid() AND datid = (SELECT oid FROM pg_catalog.pg_database "
+            "WHERE datname = current_database()) AND (index_relid = {}::bigint::oid "
+            "OR index_relid IS NULL) ORDER BY index_relid IS NULL, pid LIMIT 1"
+        ).format(sql.Literal(oid))
+    )
+    return int(str(value)) if value is not None else None
+
+
+def refuse_live_build(session: Session, oid: int, qualified: str) -> None:
+    """Raise IndexBuildInProgressError when another live backend builds the invalid index
+    ``oid`` (``qualified``, for the message): it is no interrupted build's leftover."""
+    pid = builder_pid(session, oid)
+    if pid is None:
+        return
+    raise IndexBuildInProgressError(
+        f"the invalid index {qualified} is being built right now by another session (pid "
+        f"{pid}): it is not a leftover of an interrupted build, so it was not dropped and the "
+        "step did not run",
+        hint=f"another run may still be building it (one whose run lock a migration released, "
+        f"or the backend of a killed run that has not noticed yet): wait for pid {pid} to "
+        f"finish (SELECT * FROM pg_stat_progress_create_index), or stop it with "
+        f"pg_cancel_backend({pid}), then rerun",
     )
 
 

@@ -42,12 +42,14 @@ from ..model import ConstraintRewrite, QualifiedName
 from ..policy import Timeouts
 from ..retry import is_retryable
 from ..shapes import StepRecord
+from . import indexes as dbindex
 from . import recipe_objects as objects
 from .journal import JournalTable
 from .session import ServerError, Session
 from .step_timeouts import (
     guard_error,
     guard_sql,
+    released_check_sql,
     reset_session_timeouts,
     set_session_timeouts,
 )
@@ -435,10 +437,13 @@ class _Parts:
         return guard_error(self.session, err, self.timeouts) or err
 
     def _send(self, text: str) -> None:
-        """The guard and ``text`` in one round trip."""
+        """The guard, ``text`` and the check that it did not release the run lock, in one
+        round trip: a part that released it (a VALIDATE calling a function that runs
+        pg_advisory_unlock_all(), issue 21 review21b F6) is rolled back with it."""
         guard = sql.SQL("{};\n").format(guard_sql(self.session, self.timeouts))
+        released = released_check_sql(self.session)
         try:
-            self.session.run_sql_between(guard, text, sql.Composed([]))
+            self.session.run_sql_between(guard, text, released or sql.Composed([]))
         except ServerError as err:
             raise self._guarded(err) from None
 
@@ -455,6 +460,12 @@ class _Parts:
         except ServerError as err:
             raise self._guarded(err) from None
         self.session.run_sql(part.sql)
+        released = released_check_sql(self.session)
+        if released is not None:
+            try:
+                self.session.execute(released)
+            except ServerError as err:
+                raise self._guarded(err) from None
 
     def final(
         self,
@@ -612,7 +623,10 @@ def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.
         )
         return
     if index is not None and state == "not-valid":
-        # An interrupted CONCURRENTLY build leaves its index invalid: drop it, build again.
+        # An interrupted CONCURRENTLY build leaves its index invalid: drop it, build again;
+        # unless another live backend is still building it (issue 21 review21b F3).
+        if index.oid is not None:
+            dbindex.refuse_live_build(session, index.oid, index.name)
         ledger.drop(index, "left invalid by an interrupted build")
         index = None
     if index is None:

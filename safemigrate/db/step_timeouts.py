@@ -23,6 +23,7 @@ __all__ = [
     "guard_error",
     "guard_sql",
     "released_check_sql",
+    "released_value_sql",
     "reset_session_timeouts",
     "set_and_verify",
     "set_session_timeouts",
@@ -92,6 +93,16 @@ def released_check_sql(session: Session) -> sql.Composed | None:
         return None
     return sql.SQL("SELECT CASE WHEN {} THEN NULL ELSE {} END").format(
         runlock.held_sql(session.run_lock), _failing(session, _LOCK_RELEASED)
+    )
+
+
+def released_value_sql(session: Session, value: sql.Composable) -> sql.Composable:
+    """``value`` while the run lock is still held, else the failure released_check_sql
+    raises: for a statement after the author's that returns something (a batch's count)."""
+    if session.run_lock is None:
+        return value
+    return sql.SQL("CASE WHEN {} THEN {} ELSE {} END").format(
+        runlock.held_sql(session.run_lock), value, _failing(session, _LOCK_RELEASED)
     )
 
 

@@ -39,6 +39,7 @@ from .step_timeouts import (
     guard_error,
     guard_sql,
     released_check_sql,
+    released_value_sql,
     reset_session_timeouts,
     set_and_verify,
     set_session_timeouts,
@@ -288,6 +289,9 @@ def build_index_concurrently(
         )
         for index in candidates:
             if not index.valid and dbindex.is_build_of(index, build, target):
+                # A build another live backend is running is no leftover (issue 21 review21b
+                # F3: a run whose lock a migration released was still building it).
+                dbindex.refuse_live_build(session, index.oid, index.qualified)
                 report(index.qualified, "invalid index left by an interrupted build")
                 session.execute(dbindex.drop_concurrently_sql(index))
         for index in candidates:
@@ -296,7 +300,7 @@ def build_index_concurrently(
                 and dbindex.same_definition(index, build, target)
                 and dbindex.is_build_of(index, build, target)
             ):
-                session.execute(applied)
+                _record_applied(session, applied, timeouts)
                 return f"a valid index {index.qualified} with this definition already exists"
         before = {i.oid for i in existing}
         session.execute(started)
@@ -319,10 +323,22 @@ def build_index_concurrently(
                 "XX000",
                 f"the index build finished but left {invalid[0].qualified} INVALID; it was dropped",
             )
-        session.execute(applied)
+        # The build cannot be rolled back, but a build that released the run lock (a function
+        # of its expression calling pg_advisory_unlock_all()) is not recorded as applied: the
+        # check and the journal row go in one round trip.
+        _record_applied(session, applied, timeouts)
         return None
     finally:
         reset_session_timeouts(session)
+
+
+def _record_applied(session: Session, applied: sql.Composed, timeouts: Timeouts) -> None:
+    """Write ``applied`` (autocommit) only while the run lock is still held, in one round
+    trip: a failed check skips the journal row (step_timeouts.released_check_sql)."""
+    try:
+        session.execute(_then(released_check_sql(session), applied))
+    except ServerError as err:
+        raise _guarded(session, err, timeouts) from None
 
 
 def run_batched(
@@ -389,14 +405,21 @@ def run_batched(
                 text = statement.text(done.last_key, upto, returning=True)
                 # A second one changes the batch's rows, records them, and commits.
                 closing = dbbatch.batch_sql(
-                    journal, shape.record, done.batches + 1, text, upto, walked
+                    journal,
+                    shape.record,
+                    done.batches + 1,
+                    text,
+                    upto,
+                    walked,
+                    checked=lambda value: released_value_sql(session, value),
                 )
                 try:
                     changed = int(session.rows(closing)[0][0])
                 except ServerError as error:
-                    # A position in the batch's text is not one in the file's statement.
+                    # A batch that released the run lock is rolled back (issue 21 review21b
+                    # F4); a position in the batch's text is not one in the file's statement.
                     error.position = None
-                    raise
+                    raise _guarded(session, error, timeouts) from None
             except BaseException:
                 session.rollback_quietly()
                 raise

@@ -181,6 +181,85 @@ def do_block_sql(statement_text: str) -> list[str]:
     return list(_queries(functions))
 
 
+def _dynamic(tree: Any) -> bool:
+    """True when a PL/pgSQL tree runs SQL known only at run time: an EXECUTE of a string no
+    constant gives (or a ``format()`` with an argument known only then), FOR ... IN EXECUTE,
+    OPEN ... FOR EXECUTE, RETURN QUERY EXECUTE."""
+    if isinstance(tree, list):
+        return any(_dynamic(item) for item in tree)
+    if not isinstance(tree, dict):
+        return False
+    for key, value in tree.items():
+        if key == "PLpgSQL_stmt_dynexecute":
+            query = value.get("query", {}).get("PLpgSQL_expr", {}).get("query")
+            literal = _string_literal(query) if isinstance(query, str) else None
+            if literal is None or DYNAMIC_NAME in literal:
+                return True
+        elif key == "PLpgSQL_stmt_dynfors" or (isinstance(value, dict) and "dynquery" in value):
+            return True
+        if _dynamic(value):
+            return True
+    return False
+
+
+def do_block_static_sql(statement_text: str) -> list[str] | None:
+    """do_block_sql of a PL/pgSQL DO statement when it shows every statement the block runs;
+    None when it cannot be parsed, is in another language, or runs SQL known only at run
+    time (see _dynamic)."""
+    try:
+        functions = pglast.parse_plpgsql(statement_text)
+    except (pglast.parser.ParseError, ValueError):
+        return None
+    try:
+        node: Any = pglast.parse_sql(statement_text)[0].stmt
+    except (pglast.parser.ParseError, IndexError):
+        return None
+    if not isinstance(node, ast.DoStmt) or do_language(node) != "plpgsql":
+        return None
+    if _dynamic(functions):
+        return None
+    return list(_queries(functions))
+
+
+def function_body_static_sql(create_text: str) -> list[str] | None:
+    """The SQL statements a CREATE FUNCTION / PROCEDURE runs when called, when every one is
+    known: a PL/pgSQL body without SQL built at run time (see _dynamic), or a LANGUAGE sql
+    body that parses; None otherwise (another language, dynamic SQL)."""
+    try:
+        node: Any = pglast.parse_sql(create_text)[0].stmt
+    except (pglast.parser.ParseError, IndexError):
+        return None
+    language = "sql"
+    body: str | None = None
+    for option in node.options or ():
+        if not isinstance(option, ast.DefElem):
+            continue
+        arg: Any = option.arg
+        if option.defname == "language":
+            language = str(arg.sval).lower()
+        elif option.defname == "as" and arg:
+            body = str(getattr(arg[0], "sval", ""))
+    if language == "sql":
+        if body is None:  # a SQL-standard body (BEGIN ATOMIC ... END, RETURN ...)
+            return None
+        try:
+            return [
+                body[r.stmt_location or 0 : (r.stmt_location or 0) + (r.stmt_len or len(body))]
+                for r in pglast.parse_sql(body)
+            ]
+        except pglast.parser.ParseError:
+            return None
+    if language != "plpgsql":
+        return None
+    try:
+        functions = pglast.parse_plpgsql(create_text)
+    except (pglast.parser.ParseError, ValueError):
+        return None
+    if _dynamic(functions):
+        return None
+    return list(_queries(functions))
+
+
 def function_body_sql(create_text: str) -> list[str]:
     """The SQL statements a PL/pgSQL CREATE FUNCTION / PROCEDURE runs when called."""
     return do_block_sql(create_text)

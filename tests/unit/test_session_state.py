@@ -34,8 +34,10 @@ from safemigrate.session_state import (
     changes_of,
     could_depend,
     created_functions,
+    function_needs,
     history_state,
     needs_of,
+    session_changing_functions,
 )
 from safemigrate.source import build_steps
 
@@ -269,16 +271,95 @@ def test_kept_state_is_lost_with_its_session_and_ended_by_later_steps() -> None:
     assert set(state.lost) == {(PREPARED, "p")}
 
 
-def test_a_new_run_has_the_settings_of_the_whole_history_and_lost_what_its_file_kept() -> None:
-    history = [
-        ((1, s.index), s, "0001_a.sql")
-        for s in steps("CREATE TEMP TABLE old (a int);\nSET search_path = app;\n")
-    ] + [((2, s.index), s, "0002_b.sql") for s in steps("CREATE TEMP TABLE scratch (a int);\n")]
-    state = history_state(history, history[2:])
+def _history(*files: tuple[int, str]) -> list[tuple[tuple[int, int], Step, str]]:
+    return [
+        ((version, step.index), step, f"{version:04}_m.sql")
+        for version, sql in files
+        for step in steps(sql)
+    ]
+
+
+def test_issue_21_review21b_f1_a_new_run_lost_what_every_earlier_migration_kept() -> None:
+    """issue 21 review21b F1: the temporary table an applied step of an EARLIER migration
+    made is lost to a new run as much as one of the migration it resumes in: both are read
+    from the journal's history, so every rerun refuses again."""
+    history = _history(
+        (1, "CREATE TEMP TABLE old (a int);\nSET search_path = app;\n"),
+        (2, "CREATE TEMP TABLE scratch (a int);\n"),
+    )
+    state = history_state(history)
     assert state.replay == ("SET search_path = app",)
-    # Only the resumed file's: an earlier file's temporary table was gone with its run.
-    assert set(state.lost) == {(TEMPORARY, "scratch")}
+    assert set(state.lost) == {(TEMPORARY, "old"), (TEMPORARY, "scratch")}
+    assert state.lost[(TEMPORARY, "old")].version == 1
     assert state.kept == {}
+    [delete] = steps("DELETE FROM old;\n")
+    assert state.refusal(delete, frozenset()) == state.lost[(TEMPORARY, "old")]
+
+
+def test_a_history_of_replayable_changes_or_ended_state_refuses_nothing() -> None:
+    state = history_state(
+        _history(
+            (1, "SET search_path = app;\nCREATE TEMP TABLE t1 (a int);\n"),
+            (2, "DROP TABLE t1;\nSELECT pg_catalog.set_config('search_path', 'app', false);\n"),
+        )
+    )
+    assert state.lost == {}
+    assert state.replay == ("SELECT pg_catalog.set_config('search_path', 'app', FALSE)",)
+
+
+def test_issue_21_review21b_f2_a_setting_changed_in_a_do_block_is_lost_until_set_again() -> None:
+    """issue 21 review21b F2: a DO block's set_config cannot be replayed; a later plain SET
+    of the same setting (or RESET ALL) makes it known again, another setting does not."""
+    do = "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+    state = history_state(_history((2, do), (3, "SET timezone = 'UTC';\n")))
+    assert [k.name for k in state.lost.values()] == ["search_path"]
+    [update] = steps("UPDATE orders SET n = n + 1;\n")
+    assert state.refusal(update, frozenset()) is not None
+    for ending in ("SET search_path = app;\n", "RESET ALL;\n"):
+        assert history_state(_history((2, do), (3, ending))).lost == {}
+
+
+def test_issue_21_review21b_f2_a_call_of_a_function_that_changes_the_session_is_lost() -> None:
+    """issue 21 review21b F2: `SELECT use_app()` of a function the migrations create whose
+    body calls set_config(..., false) is a session change (directly, through another such
+    function, or in a DO block); a function that only sets LOCAL settings is not."""
+    created = (
+        "CREATE FUNCTION use_app() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM set_config('search_path', 'app', false); END $$;\n"
+        "CREATE FUNCTION via() RETURNS void LANGUAGE plpgsql AS $$ BEGIN PERFORM use_app(); "
+        "END $$;\n"
+        "CREATE FUNCTION tmp() RETURNS void LANGUAGE sql AS $$ CREATE TEMP TABLE z (a int) $$;\n"
+        "CREATE FUNCTION local_only() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM set_config('search_path', 'app', true); END $$;\n"
+    )
+    statements = [s for step in steps(created) for s in step.statements]
+    changers = session_changing_functions(statements)
+    assert changers == {"use_app", "via", "tmp"}
+    for call in (
+        "SELECT use_app();\n",
+        "SELECT via();\n",
+        "DO $$ BEGIN PERFORM via(); END $$;\n",
+        "SELECT tmp();\n",
+    ):
+        state = history_state(_history((1, created), (2, call)), changers=changers)
+        assert [k.kind for k in state.lost.values()] == [UNKNOWN], call
+    quiet = history_state(_history((1, created), (2, "SELECT local_only();\n")), changers=changers)
+    assert quiet.lost == {}
+
+
+def test_issue_21_review21b_f1_accepted_lost_state_is_not_refused() -> None:
+    """accept_lost_session_state = 2: what migrations up to 2 kept no longer refuses; what a
+    later one kept still does."""
+    history = _history(
+        (2, "CREATE TEMP TABLE orders AS SELECT 1 AS id;\n"),
+        (3, "CREATE TEMP TABLE scratch (a int);\n"),
+    )
+    [uses_orders] = steps("DELETE FROM orders;\n")
+    [uses_scratch] = steps("DELETE FROM scratch;\n")
+    state = history_state(history, accepted_through=2)
+    assert state.refusal(uses_orders, frozenset()) is None
+    assert state.refusal(uses_scratch, frozenset()) is not None
+    assert history_state(history).refusal(uses_orders, frozenset()) is not None
 
 
 # -- what a step could depend on ------------------------------------------------------------
@@ -303,7 +384,20 @@ def _kept(kind: str, name: str | None) -> Kept:
         ("UPDATE t SET a = 1 WHERE CURRENT OF c", _kept(CURSOR, "c"), True),
         ("UNLISTEN jobs", _kept(LISTENING, "jobs"), True),
         ("NOTIFY other", _kept(LISTENING, "jobs"), False),
-        ("DO $$BEGIN PERFORM 1; END$$", _kept(TEMPORARY, "scratch"), True),
+        # A DO block needs what its statements need when every one is known (issue 21
+        # review21b F1); SQL built at run time may use anything.
+        ("DO $$BEGIN PERFORM 1; END$$", _kept(TEMPORARY, "scratch"), False),
+        ("DO $$BEGIN DELETE FROM scratch; END$$", _kept(TEMPORARY, "scratch"), True),
+        ("DO $$BEGIN EXECUTE 'DELETE FROM scratch'; END$$", _kept(TEMPORARY, "scratch"), True),
+        ("DO $$BEGIN EXECUTE 'DELETE FROM other'; END$$", _kept(TEMPORARY, "scratch"), False),
+        ("DO $$DECLARE t text := 'x'; BEGIN EXECUTE t; END$$", _kept(TEMPORARY, "scratch"), True),
+        (
+            "DO $$BEGIN EXECUTE format('DELETE FROM %I', current_user); END$$",
+            _kept(TEMPORARY, "scratch"),
+            True,
+        ),
+        ("DO $$BEGIN PERFORM migrate_prices(); END$$", _kept(TEMPORARY, "scratch"), True),
+        ("DO LANGUAGE plperl $$ 1; $$", _kept(TEMPORARY, "scratch"), True),
         ("CALL backfill()", _kept(TEMPORARY, "scratch"), True),
         ("SELECT migrate_prices()", _kept(TEMPORARY, "scratch"), True),
         ("SELECT now()", _kept(TEMPORARY, "scratch"), False),
@@ -314,6 +408,27 @@ def _kept(kind: str, name: str | None) -> Kept:
 )
 def test_issue_21_item_3_what_a_step_could_depend_on(sql: str, kept: Kept, depends: bool) -> None:
     assert could_depend(needs_of(sql), kept, frozenset({"migrate_prices"})) is depends
+
+
+def test_issue_21_review21b_f1_a_call_could_depend_only_on_what_the_functions_body_uses() -> None:
+    """A lost temporary table refuses a call of a created function only when its body (or a
+    function it calls) names it, or runs SQL no parse shows; not every call."""
+    created = (
+        "CREATE FUNCTION uses_scratch() RETURNS bigint LANGUAGE sql AS "
+        "'SELECT count(*) FROM scratch';\n"
+        "CREATE FUNCTION via() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM uses_scratch(); END $$;\n"
+        "CREATE FUNCTION other() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "UPDATE t SET a = 1; END $$;\n"
+        "CREATE FUNCTION dynamic(x text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "EXECUTE x; END $$;\n"
+        "CREATE FUNCTION perl() RETURNS void LANGUAGE plperl AS $$ 1; $$;\n"
+    )
+    functions = function_needs(s for step in steps(created) for s in step.statements)
+    scratch = _kept(TEMPORARY, "scratch")
+    expected = {"uses_scratch": True, "via": True, "other": False, "dynamic": True, "perl": True}
+    for name, depends in expected.items():
+        assert could_depend(needs_of(f"SELECT {name}()"), scratch, functions) is depends, name
 
 
 def test_the_functions_the_migrations_create_are_known(tmp_path: Path) -> None:

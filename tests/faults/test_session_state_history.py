@@ -1,0 +1,195 @@
+"""Session state no new session can have, made by ANY earlier migration (issue 21 review21b
+F1, F2), as a user meets it on a real server.
+
+What an applied step kept in its session (a temporary table, a setting changed inside a DO
+block or inside a function the migrations create and call) is gone with that session. Before,
+only what the migration being resumed had made was refused, and only from the interrupted
+run's memory: a temporary table or a DO block's ``search_path`` of an earlier file was
+forgotten by a rerun after kill -9 (the batch updated ``public.orders`` instead of
+``app.orders``, or a DELETE emptied the permanent table the temporary one shadowed), a
+function's ``set_config`` was not seen at all, and a refusal vanished when the operator simply
+ran ``up`` again. Now the loss is read from the journal's applied history on every new
+session, until a step ends it or the operator accepts it (``--accept-lost-session-state``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from tests.faults.helpers import (
+    Spawn,
+    by_kind,
+    terminate_runner_backends,
+    wait_for_lock_wait,
+)
+from tests.fixtures_db import ConnectFactory
+from tests.support.runner import journal_rows, run, write_migrations
+
+ROWS = 2_000
+#: The advisory lock a step waits for, so that a fault lands in a later migration.
+GATE = 910_317
+GATE_FILE = f"-- safemigrate: lock-timeout=60s\nSELECT pg_advisory_xact_lock({GATE});\n"
+BATCHED_UPDATE = "-- safemigrate: batch-size=250\nUPDATE orders SET flag = true;\n"
+
+
+def _orders(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("CREATE SCHEMA app")
+    for schema in ("public", "app"):
+        conn.execute(
+            f"CREATE TABLE {schema}.orders (id int PRIMARY KEY, flag bool NOT NULL DEFAULT false);"
+            f"INSERT INTO {schema}.orders (id) SELECT g FROM generate_series(1, {ROWS}) g"
+        )
+
+
+def _flagged(conn: psycopg.Connection[Any]) -> dict[str, int]:
+    rows = conn.execute(
+        "SELECT 'public', count(*) FILTER (WHERE flag) FROM public.orders UNION ALL "
+        "SELECT 'app', count(*) FILTER (WHERE flag) FROM app.orders"
+    ).fetchall()
+    return {str(schema): int(n) for schema, n in rows}
+
+
+def _killed_at_the_gate(args: tuple[str, ...], connect: ConnectFactory, spawn: Spawn) -> None:
+    """Run ``up`` until it waits at the gate (a later migration), then kill -9 it."""
+    gate = connect()
+    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    runner = spawn(*args)
+    wait_for_lock_wait(connect(), wait_event="advisory", timeout=60)
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    terminate_runner_backends(connect())
+    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+
+
+def test_issue_21_review21b_f1_an_earlier_migrations_temporary_table_is_refused_on_every_rerun(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """issue 21 review21b F1: 0002 makes a temporary ``orders`` shadowing public.orders; the
+    run is killed in 0003. The rerun must not read public.orders where psql reads the
+    temporary table: 0003's INSERT is refused (exit 1) on the rerun, and again on the next
+    rerun; with --accept-lost-session-state 0002 the operator runs it deliberately."""
+    conn = connect()
+    conn.execute(
+        "CREATE TABLE orders (id int PRIMARY KEY); CREATE TABLE counted (n bigint);"
+        "INSERT INTO orders SELECT g FROM generate_series(1, 1000) g"
+    )
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0002_tmp.sql": "CREATE TEMP TABLE orders AS SELECT * FROM public.orders "
+            "WHERE id <= 10;\n",
+            "0003_count.sql": GATE_FILE + "INSERT INTO counted SELECT count(*) FROM orders;\n",
+        },
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    _killed_at_the_gate(args, connect, spawn)
+    assert journal_rows(db_dsn) == [(2, 0, "applied")]
+
+    for _ in range(2):
+        rerun = run(*args)
+        assert rerun.exit_code == 1, rerun.output
+        [failed] = by_kind(rerun.events(), "run_failed")
+        assert failed["error"].startswith("0003_count.sql:3 (step 2): not run: it could depend on")
+        assert "temporary table orders (made at 0002_tmp.sql:1)" in failed["error"]
+        assert "--accept-lost-session-state 0002" in failed["hint"]
+        assert conn.execute("SELECT count(*) FROM counted").fetchone() == (0,)
+
+    accepted = run(*args, "--accept-lost-session-state", "0002")
+    assert accepted.exit_code == 0, accepted.output
+    # What the operator accepted: the new session has no temporary table.
+    assert conn.execute("SELECT n FROM counted").fetchall() == [(1000,)]
+
+
+def test_issue_21_review21b_f2_a_do_blocks_search_path_refuses_the_batch_on_every_rerun(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """issue 21 review21b F2 (do/): 0002's DO block sets search_path to app, which no new
+    session can replay; killed in 0003, a rerun updated public.orders (exit 0). Now the batch
+    of 0004 is refused on the rerun and on the one after, and nothing is updated."""
+    conn = connect()
+    _orders(conn)
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0002_sp.sql": "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n",
+            "0003_gate.sql": GATE_FILE,
+            "0004_flag.sql": BATCHED_UPDATE,
+        },
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    _killed_at_the_gate(args, connect, spawn)
+    for _ in range(2):
+        rerun = run(*args)
+        assert rerun.exit_code == 1, rerun.output
+        [failed] = by_kind(rerun.events(), "run_failed")
+        assert "not run: it could depend on" in failed["error"]
+        assert "inside a DO block (made at 0002_sp.sql:1)" in failed["error"]
+        assert _flagged(conn) == {"public": 0, "app": 0}
+
+
+def test_issue_21_review21b_f2_a_functions_set_config_is_seen_by_a_reconnection_and_a_rerun(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """issue 21 review21b F2 (fn/): ``SELECT use_app()`` of a function 0002 creates, whose
+    body calls set_config('search_path', 'app', false). A pg_terminate_backend in 0003: the
+    run reconnected with nothing replayed and updated public.orders (exit 0). Now the run
+    refuses the batch after reconnecting (exit 1), and so does a rerun."""
+    conn = connect()
+    _orders(conn)
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0002_fn.sql": "CREATE FUNCTION use_app() RETURNS void LANGUAGE plpgsql AS $$ "
+            "BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+            "SELECT use_app();\n",
+            "0003_gate.sql": GATE_FILE,
+            "0004_flag.sql": BATCHED_UPDATE,
+        },
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    gate = connect()
+    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    runner = spawn(*args)
+    wait_for_lock_wait(connect(), wait_event="advisory", timeout=60)
+    terminate_runner_backends(connect())
+    runner.wait_for_event(lambda e: e["event"] == "reconnected", timeout=60)
+    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    assert runner.wait(timeout=120) == 1, runner.output
+    [failed] = by_kind(runner.events(), "run_failed")
+    assert (
+        "not run: it could depend on use_app(), a function the migrations create"
+        in (failed["error"])
+    )
+    assert "(made at 0002_fn.sql:2)" in failed["error"]
+    assert _flagged(conn) == {"public": 0, "app": 0}
+
+    rerun = run(*args)
+    assert rerun.exit_code == 1, rerun.output
+    assert _flagged(conn) == {"public": 0, "app": 0}
+
+
+def test_issue_21_review21b_f2_an_uninterrupted_run_from_an_empty_database_never_refuses(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """The same files without a fault run in one session: the function's search_path is in
+    force for the batch, as in psql, and nothing is refused."""
+    conn = connect()
+    _orders(conn)
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0002_fn.sql": "CREATE FUNCTION use_app() RETURNS void LANGUAGE plpgsql AS $$ "
+            "BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+            "SELECT use_app();\n",
+            "0003_tmp.sql": "CREATE TEMP TABLE scratch AS SELECT 1 AS x;\n",
+            "0004_flag.sql": BATCHED_UPDATE,
+        },
+    )
+    result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert _flagged(conn) == {"public": 0, "app": ROWS}
