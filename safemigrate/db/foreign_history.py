@@ -78,6 +78,19 @@ _TABLES: dict[str, tuple[str, str]] = {
 }
 
 
+#: The columns each tool's table has and its query reads: a table with the tool's name but
+#: without them is another table that merely has that name (an application's own
+#: ``schema_migrations``), not that tool's history, and is left alone.
+_COLUMNS: dict[str, frozenset[str]] = {
+    "dbmate": frozenset({"version"}),
+    "golang-migrate": frozenset({"version", "dirty"}),
+    "sqlx": frozenset({"version", "success", "checksum"}),
+    "diesel": frozenset({"version"}),
+    "yoyo": frozenset({"migration_hash", "migration_id"}),
+    "flyway": frozenset({"installed_rank", "version", "success", "checksum", "type"}),
+}
+
+
 def _columns(session: Session, regclass: str) -> set[str]:
     rows = session.rows(
         sql.SQL(
@@ -128,7 +141,12 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
         return None
     ident = sql.Identifier(str(found[0][0]), str(found[0][1]))
     regclass = f"{found[0][0]}.{found[0][1]}"
-    has_dirty = "dirty" in _columns(session, session.render(ident))
+    columns = _columns(session, session.render(ident))
+    if not _COLUMNS["dbmate" if tool == "golang-migrate" else tool] <= columns:
+        # Issue 22 review F2: not the tool's history (it lacks the columns the tool creates),
+        # only a table with its name.
+        return None
+    has_dirty = "dirty" in columns
     if table == "schema_migrations" and has_dirty != (tool == "golang-migrate"):
         other = "golang-migrate" if has_dirty else "dbmate"
         raise BadInputError(

@@ -1,0 +1,86 @@
+"""Issue 22 review: the switch from another tool, attacked with the real tools.
+
+Each test cites the review finding it closes (/work/notes/review22/findings.md, "issue 22
+review F<n>").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.support.runner import run, write_migrations
+
+PLAIN = {
+    "0001_a.sql": "CREATE TABLE a (id int);\n",
+    "0002_b.sql": "CREATE TABLE b (id int);\n",
+}
+
+
+def _execute(dsn: str, *statements: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+# -- F2: a table that merely has a history table's name ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("table", "layout"),
+    [
+        ("schema_migrations (id serial PRIMARY KEY, note text)", "safemigrate"),
+        ("schema_migrations (id serial PRIMARY KEY, note text)", "auto"),
+        ("_yoyo_migration (id int, name text)", "safemigrate"),
+        ("flyway_schema_history (id int)", "safemigrate"),
+        ("_sqlx_migrations (x int)", "safemigrate"),
+        ("__diesel_schema_migrations (x int)", "safemigrate"),
+    ],
+)
+def test_issue_22_review_f2_an_apps_table_with_a_history_tables_name_is_not_that_history(
+    db_dsn: str, tmp_path: Path, table: str, layout: str
+) -> None:
+    _execute(db_dsn, f"CREATE TABLE {table}")
+    directory = write_migrations(tmp_path / "migrations", PLAIN)
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    env = {"SAFEMIGRATE_LAYOUT": layout}
+    for command in (["status"], ["plan"], ["up", "--dry-run"]):
+        result = run(*command, *where, env=env)
+        assert result.exit_code == 0, (command, result.output)
+        assert "runner's own" not in result.output
+    result = run("up", *where, env=env)
+    assert result.exit_code == 0, result.output
+    assert "switched" not in result.output
+    after = run("status", *where, env=env)
+    assert after.exit_code == 0 and after.stdout.count("applied") >= 2, after.output
+
+
+@pytest.mark.parametrize(
+    ("table", "layout"),
+    [
+        ("schema_migrations (id serial PRIMARY KEY, note text)", "dbmate"),
+        ("_yoyo_migration (id int, name text)", "yoyo"),
+        ("_sqlx_migrations (version bigint)", "sqlx"),
+    ],
+)
+def test_issue_22_review_f2_under_the_tools_layout_a_table_without_its_columns_is_ignored(
+    db_dsn: str, tmp_path: Path, table: str, layout: str
+) -> None:
+    _execute(db_dsn, f"CREATE TABLE {table}")
+    files = {
+        "dbmate": {"20260101000001_a.sql": "-- migrate:up\nCREATE TABLE a (id int);\n"},
+        "yoyo": {"0001.a.sql": "CREATE TABLE a (id int);\n"},
+        "sqlx": {"20260101000001_a.sql": "CREATE TABLE a (id int);\n"},
+    }[layout]
+    directory = write_migrations(tmp_path / "migrations", files)
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    result = run("up", *where, env={"SAFEMIGRATE_LAYOUT": layout})
+    assert result.exit_code == 0, result.output
+    assert "switched" not in result.output
+    # The app's table was not written as the tool's history.
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        name = table.split(" ", 1)[0]
+        row = conn.execute(f"SELECT count(*) FROM {name}").fetchone()
+    assert row == (0,)
