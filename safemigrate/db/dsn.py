@@ -68,6 +68,11 @@ def parse_dsn(dsn: str, source: str, environ: Mapping[str, str] | None = None) -
         message = explain_parse_error(str(err).splitlines()[0])
         message = redact(message, secrets_of(dsn))
         raise BadInputError(f"{source}: invalid connection string: {message}") from None
+    except UnicodeDecodeError:
+        # psycopg decodes libpq's parsed values as UTF-8 (a URL's %ff).
+        raise BadInputError(
+            f"{source}: invalid connection string: a percent-encoded value is not UTF-8 text"
+        ) from None
     found = {k: str(v) for k, v in params.items() if v is not None}
     for key, value in found.items():
         _check_value(key, value, f"{source}: {key}")
@@ -161,7 +166,12 @@ def normalize(dsn: str, source: str) -> str:
     base = lowered.removeprefix("jdbc:").split("+", 1)[0]
     if base not in ("postgresql", "postgres"):
         return dsn
-    parts = urlsplit("postgresql://" + rest)
+    try:
+        parts = urlsplit("postgresql://" + rest)
+    except ValueError as err:
+        # Issue 22 review F3: Python's URL parser, not libpq, refuses it; its message may quote
+        # the host, never shown.
+        raise BadInputError(f"{source}: invalid URL: {_url_problem(str(err))}") from None
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     query = []
     for key, value in pairs:
@@ -178,6 +188,15 @@ def normalize(dsn: str, source: str) -> str:
         return dsn
     encoded = urlencode(query, quote_via=quote, safe="/")
     return f"postgresql://{parts.netloc}{parts.path}" + (f"?{encoded}" if encoded else "")
+
+
+def _url_problem(message: str) -> str:
+    """What is wrong with a URL Python's ``urlsplit`` refused, without quoting any of it."""
+    if "Invalid IPv6 URL" in message:
+        return "an unmatched '[' or ']' in the host part (an IPv6 address is written [::1])"
+    if "IPv4 or IPv6" in message:
+        return "the host between '[' and ']' is not an IPv6 address"
+    return f"it cannot be parsed; {EXPECTED_FORMS}"
 
 
 def _keywords() -> set[str]:
@@ -292,7 +311,7 @@ def secrets_of(dsn: str, environ: Mapping[str, str] | None = None) -> list[str]:
     found = []
     try:
         password = conninfo_to_dict(dsn).get("password")
-    except psycopg.ProgrammingError:
+    except (psycopg.ProgrammingError, UnicodeDecodeError):
         password = None
         # An unparseable DSN may still hold a password; never echo any of it, nor the
         # password-looking parts libpq might quote on their own.

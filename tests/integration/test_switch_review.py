@@ -84,3 +84,35 @@ def test_issue_22_review_f2_under_the_tools_layout_a_table_without_its_columns_i
         name = table.split(" ", 1)[0]
         row = conn.execute(f"SELECT count(*) FROM {name}").fetchone()
     assert row == (0,)
+
+
+# -- F3: a URL Python's parser refuses -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("postgresql://pw:Sekr3t@[bad/dsn", "an unmatched '[' or ']' in the host part"),
+        ("postgresql+psycopg://pw:Sekr3t@[bad/dsn", "an unmatched '[' or ']' in the host part"),
+        ("jdbc:postgresql://pw:Sekr3t@host]/dsn", "an unmatched '[' or ']' in the host part"),
+        ("postgresql://pw:Sekr3t@[zz]/dsn", "the host between '[' and ']' is not an IPv6"),
+        ("postgresql://pw:Sekr3t@host/%ff", "a percent-encoded value is not UTF-8 text"),
+    ],
+)
+def test_issue_22_review_f3_a_malformed_url_is_exit_2_in_one_line_without_the_password(
+    tmp_path: Path, url: str, problem: str
+) -> None:
+    directory = write_migrations(tmp_path / "migrations", PLAIN)
+    targets = tmp_path / "targets.toml"
+    targets.write_text(f'[[target]]\nname = "eu"\ndsn_env = "EU_DSN"\ndir = "{directory}"\n')
+    for args, env, source in (
+        (["--dsn", url], {}, "--dsn"),
+        ([], {"DATABASE_URL": url}, "DATABASE_URL"),
+        ([], {"SAFEMIGRATE_DSN": url}, "SAFEMIGRATE_DSN"),
+        (["--targets", str(targets)], {"EU_DSN": url}, "EU_DSN"),
+    ):
+        result = run("status", "--dir", str(directory), *args, env=env)
+        assert result.exit_code == 2, (args, env, result.output)
+        assert "Traceback" not in result.output and "Sekr3t" not in result.output
+        error = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+        assert len(error) == 1 and problem in error[0] and source in error[0], result.stderr
