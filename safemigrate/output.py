@@ -211,6 +211,8 @@ def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> 
             # The README's words: failed attempts (what max_attempts counts) apart from the
             # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
             parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
+            if s.prechecks:
+                parts.append(_plural(s.prechecks, "pre-check"))
             if s.yields:
                 parts.append(_plural(s.yields, "yield"))
             if s.polite_wait_ms:
@@ -229,7 +231,7 @@ def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> 
     if isinstance(event, RecipePartStarted):
         return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
     if isinstance(event, StepApplied):
-        attempts = f", {event.attempts} attempts" if event.attempts > 1 else ""
+        attempts = _tries(event)
         skipped = f" (not run: {event.skipped})" if event.skipped else ""
         mark = paint("ok", "green", colour)
         timing = paint(f"{format_duration(event.duration_ms)}{attempts}", "dim", colour)
@@ -357,6 +359,27 @@ def worst_case_text(event: RunStarted) -> str:
         f"{format_duration(event.worst_case_run_wait_ms)}{deadline}; worst cases assume every "
         f"attempt times out{polite_text(event.lock_wait_budget_ms)}"
     )
+
+
+def _tries(event: StepApplied) -> str:
+    """How the step's tries went, in the README's words (issue 22 review F6): pre-checks and
+    yields are polite waits, not attempts; failed attempts (what max_attempts counts) apart.
+    ``, 7 pre-checks (35.5s polite)``, ``, 2 failed attempts``; empty for a first try."""
+    waits = [
+        _plural(n, what)
+        for n, what in ((event.prechecks, "pre-check"), (event.yields, "yield"))
+        if n
+    ]
+    parts = [", ".join(waits)] if waits else []
+    if event.polite_wait_ms >= 1:
+        polite = f"{format_duration(event.polite_wait_ms)} polite"
+        parts = [f"{parts[0]} ({polite})"] if parts else [polite]
+    if event.failed_attempts:
+        parts.append(_plural(event.failed_attempts, "failed attempt"))
+    if not parts and event.attempts > 1:
+        # An event built without the breakdown (a library caller's): the old wording.
+        parts.append(f"{event.attempts} attempts")
+    return "".join(f", {part}" for part in parts)
 
 
 def polite_text(budget_ms: int | None) -> str:

@@ -6,6 +6,9 @@ review F<n>").
 
 from __future__ import annotations
 
+import re
+import threading
+import time
 from pathlib import Path
 
 import psycopg
@@ -116,3 +119,43 @@ def test_issue_22_review_f3_a_malformed_url_is_exit_2_in_one_line_without_the_pa
         assert "Traceback" not in result.output and "Sekr3t" not in result.output
         error = [line for line in result.stderr.splitlines() if line.startswith("error:")]
         assert len(error) == 1 and problem in error[0] and source in error[0], result.stderr
+
+
+# -- F6: the ok line and the summary in the README's words -----------------------------------
+
+
+def test_issue_22_review_f6_pre_checks_behind_a_holder_are_not_counted_as_attempts(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    _execute(db_dsn, "CREATE TABLE users (id int)")
+    directory = write_migrations(
+        tmp_path / "migrations", {"0001_add.sql": "ALTER TABLE users ADD COLUMN name text;\n"}
+    )
+    holder = psycopg.connect(db_dsn, application_name="report")
+    holder.execute("SELECT * FROM users")  # idle in transaction, holding ACCESS SHARE
+    time.sleep(0.7)  # older than lock_precheck_age: the pre-check sees a long holder
+    release = threading.Timer(4.0, holder.close)
+    release.start()
+    try:
+        result = run(
+            "up",
+            "--dir",
+            str(directory),
+            "--dsn",
+            db_dsn,
+            "--lock-timeout",
+            "300ms",
+            "--max-attempts",
+            "3",
+        )
+    finally:
+        release.cancel()
+        holder.close()
+    assert result.exit_code == 0, result.output
+    ok = next(line for line in result.stdout.splitlines() if line.startswith("  ok "))
+    found = re.search(r"  (\S+), (\d+) pre-checks? \((\S+) polite\)", ok)
+    assert found is not None, ok
+    assert " attempts" not in ok and "failed attempt" not in ok, ok
+    summary = result.stdout.split("steps that had to wait:", 1)[1].splitlines()[1]
+    assert f"{found.group(2)} pre-check" in summary and "polite waiting" in summary, summary
+    assert "failed attempt" not in summary, summary

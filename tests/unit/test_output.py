@@ -202,6 +202,36 @@ def test_applied_step_shows_rehearsal_locks() -> None:
     assert event_text(applied)[1] == "      locks taken: public.t ACCESS EXCLUSIVE"
 
 
+@pytest.mark.parametrize(
+    ("fields", "timing"),
+    [
+        ({"attempts": 1}, "35.8s"),
+        (
+            {"attempts": 8, "prechecks": 7, "polite_wait_ms": 35_500.0},
+            "35.8s, 7 pre-checks (35.5s polite)",
+        ),
+        (
+            {
+                "attempts": 4,
+                "prechecks": 1,
+                "yields": 1,
+                "failed_attempts": 1,
+                "polite_wait_ms": 900,
+            },
+            "35.8s, 1 pre-check, 1 yield (900ms polite), 1 failed attempt",
+        ),
+        ({"attempts": 3, "failed_attempts": 2}, "35.8s, 2 failed attempts"),
+    ],
+)
+def test_issue_22_review_f6_the_ok_line_counts_pre_checks_apart_from_failed_attempts(
+    fields: dict[str, Any], timing: str
+) -> None:
+    applied = StepApplied(REF, 35_800.0, **fields)
+    line = event_text(applied)[0]
+    assert line.endswith(f"ALTER TABLE t ...  {timing}"), line
+    assert "8 attempts" not in line
+
+
 def test_colour_only_when_asked() -> None:
     assert paint("x", "red", False) == "x"
     assert paint("x", "red", True) == "\x1b[31mx\x1b[0m"
