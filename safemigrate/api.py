@@ -831,12 +831,15 @@ def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
     """How many journal rows the loaded dump brought; refuses (exit 2) a dump with the journal
     table but none of its rows, which a plain ``pg_dump --schema-only`` is: every migration
     would be pending on top of a schema that already has them (the first fails, 42P07)."""
-    from .db import Session
+    from .db import Session, foreign_history
     from .db import catalog as dbcatalog
 
     session = Session.open(dsn, application_name="safemigrate-rehearse")
     try:
         rows = dbcatalog.count_rows(session, (settings.journal_schema, settings.journal_table))
+        # Issue 22 review F4: before the switch, what production applied is in the other
+        # tool's history table, which a schema-only dump has without its rows too.
+        empty = [h for h in foreign_history.read_all(session) if not h.rows] if not rows else []
     finally:
         session.close()
     if rows == 0:
@@ -846,6 +849,15 @@ def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
             "rows, so every migration would be pending on top of a schema that has them",
             hint=f"append the journal's rows to the dump: pg_dump --data-only --table={table} "
             "DSN >> " + str(dump) + " (README, rehearse)",
+        )
+    if empty:
+        history = empty[0]
+        raise BadInputError(
+            f"--schema-from {dump}: the dump has {history.tool}'s history table "
+            f"{history.table} but none of its rows, so every migration {history.tool} applied "
+            "would be pending on top of a schema that has them",
+            hint=f"append that table's rows to the dump: pg_dump --data-only "
+            f"--table={history.table} DSN >> {dump} (README, rehearse)",
         )
     return rows
 

@@ -7,6 +7,7 @@ review F<n>").
 from __future__ import annotations
 
 import re
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -14,7 +15,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from tests.fixtures_db import PgServer
+from tests.integration.test_adopt_real_tools import _dbmate
+from tests.integration.test_check_plan_rehearse import _rehearse, rehearse_tmp
+from tests.integration.test_switch import DBMATE_SET, _dbmate_program, _pg_dump
 from tests.support.runner import run, write_migrations
+
+__all__ = ["rehearse_tmp"]  # the fixture, used by name
 
 PLAIN = {
     "0001_a.sql": "CREATE TABLE a (id int);\n",
@@ -159,3 +166,44 @@ def test_issue_22_review_f6_pre_checks_behind_a_holder_are_not_counted_as_attemp
     summary = result.stdout.split("steps that had to wait:", 1)[1].splitlines()[1]
     assert f"{found.group(2)} pre-check" in summary and "polite waiting" in summary, summary
     assert "failed attempt" not in summary, summary
+
+
+# -- F4: rehearse from a schema-only dump of a database the other tool manages ---------------
+
+
+def test_issue_22_review_f4_rehearse_refuses_a_dump_with_dbmates_table_but_not_its_rows(
+    pg_server: PgServer, db_dsn: str, tmp_path: Path, rehearse_tmp: Path
+) -> None:
+    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
+    _dbmate(_dbmate_program(), db_dsn, directory)
+    write_migrations(
+        directory,
+        {"20260101000003_more.sql": "-- migrate:up\nALTER TABLE users ADD COLUMN note text;\n"},
+    )
+    dump = rehearse_tmp / "prod.sql"
+    with dump.open("w") as out:
+        subprocess.run([_pg_dump(pg_server), "--schema-only", "-d", db_dsn], stdout=out, check=True)
+    server = ["--server", str(pg_server.throwaway.bindir)] if pg_server.throwaway else []
+    args = ["--dir", str(directory), "--schema-from", str(dump), *server]
+    env = {"SAFEMIGRATE_LAYOUT": "dbmate"}
+
+    plain = _rehearse(rehearse_tmp, *args, env=env)
+    assert plain.exit_code == 2, plain.output
+    assert (
+        "the dump has dbmate's history table public.schema_migrations but none of its rows"
+        in plain.output
+    )
+    assert "pg_dump --data-only --table=public.schema_migrations" in plain.output
+    assert "42P07" not in plain.output
+
+    # With the rows appended, as the hint says: only the new migration is rehearsed.
+    with dump.open("a") as out:
+        subprocess.run(
+            [_pg_dump(pg_server), "--data-only", "--table=public.schema_migrations", "-d", db_dsn],
+            stdout=out,
+            check=True,
+        )
+    result = _rehearse(rehearse_tmp, *args, env=env)
+    assert result.exit_code == 0, result.output
+    assert "ok 20260101000003_more.sql" in result.stdout
+    assert "ok 20260101000001" not in result.stdout
