@@ -26,7 +26,13 @@ from .adoption import layout_notes, switch_event
 from .check import check as check  # the check command lives in its own module (cheap import)
 from .check import explain as explain
 from .config import Settings
-from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
+from .errors import (
+    BadInputError,
+    DriftError,
+    InterruptedRunError,
+    MigrationFileError,
+    StepFailedError,
+)
 from .events import Event, HistoryAdopted
 from .gate import GateContext, decide, guard_error, lint_pending
 from .lint import Finding
@@ -341,6 +347,7 @@ def repair(
     nothing written) and reports what it would do.
     """
     from .db import batches as dbbatch
+    from .db import foreign_history
     from .db import journal as dbjournal
     from .db import repairs as dbrepairs
     from .db import steps as dbsteps
@@ -362,10 +369,25 @@ def repair(
         statement_ms = REPAIR_STATEMENT_TIMEOUT_MS
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, statement_ms)
 
+    #: Versions only another tool's table records (issue 22 review F5): forgetting one has no
+    #: journal row to delete, only the repair log's row, which keeps adoption from it.
+    tool_only: set[int] = set()
+
     def planned(session: Session) -> list[Repair]:
         entries = dbjournal.read(session, journal)
         refuse_empty_directory(migrations, entries, str(settings.dir))
         progress = dbbatch.unfinished(session, journal)
+        try:
+            found = foreign_history.adoption(session, settings, migrations, entries)
+        except (BadInputError, DriftError):
+            # Nothing repair can change in the tool's history; up and status say it.
+            found = None
+        if found is not None:
+            tool_only.clear()
+            tool_only.update(e.version for e in found.adopted if not e.checksum)
+            # Only what the tool applied without a file here: the rest is the switch's (up,
+            # adopt), not drift.
+            entries = [*entries, *(e for e in found.adopted if e.version in tool_only)]
         return repairs_of(
             statuses(migrations, entries, progress),
             accept_edited=accept_edited,
@@ -384,7 +406,9 @@ def repair(
                     refuse_pooling(lock, other)
                 repairs = planned(session)
                 if repairs:
-                    dbrepairs.apply(session, journal, repairs, timeouts, _client())
+                    dbrepairs.apply(
+                        session, journal, repairs, timeouts, _client(), log_only=tool_only
+                    )
     log = dbrepairs.log_table(journal)
     return RepairReport(target.address, str(journal), str(log), repairs, dry_run, target)
 
@@ -514,6 +538,9 @@ def adopt(
         check_drift(statuses(migrations, entries))
         # Refusals (a dirty history, drift) come before the journal is even created.
         found = foreign_history.adoption(session, settings, migrations, entries)
+        # Issue 22 review F5: what up and status refuse (a migration the tool applied whose
+        # file is gone), adopt refuses too, rather than record it.
+        check_drift(statuses(migrations, found.entries))
         adopted = found.adopted
         if adopted:
             dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)

@@ -24,7 +24,7 @@ journal has and the table lacks (:func:`catch_up`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from psycopg import sql
@@ -50,6 +50,9 @@ from ..source.layouts.flyway import origin_of
 from . import steps as dbsteps
 from .journal import JournalTable
 from .session import Session
+
+#: The state of the stand-in entries of forgotten versions while adopting (never returned).
+FORGOTTEN = "forgotten"
 
 #: Each tool's table and the query of its rows: (id, ok, checksum hex or NULL).
 _TABLES: dict[str, tuple[str, str]] = {
@@ -180,6 +183,25 @@ class Adoption:
     adopted: list[JournalEntry] = field(default_factory=list)
 
 
+def forgotten_versions(session: Session, settings: Settings) -> set[int]:
+    """The versions ``safemigrate repair`` forgot (its repair log, when there is one) that the
+    journal no longer holds: never adopted again from another tool's table, whose row for them
+    stays (issue 22 review F5: a migration the tool applied whose file is gone; also one
+    forgotten so that ``up`` runs its new SQL, which tool_history = "write" recorded there)."""
+    from .repairs import log_table
+
+    log = log_table(JournalTable(settings.journal_schema, settings.journal_table))
+    exists = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(sql.Literal(session.render(log.ident)))
+    )
+    if not exists:
+        return set()
+    rows = session.rows(
+        sql.SQL("SELECT DISTINCT version FROM {} WHERE action = 'forget'").format(log.ident)
+    )
+    return {int(str(r[0])) for r in rows}
+
+
 def _tool_files(settings: Settings, tool: str) -> list[MigrationFile] | None:
     """The directory read ``tool``'s way, or None when that tool would not read it cleanly."""
     try:
@@ -207,6 +229,14 @@ def adoption(
     """
     layout = resolve(settings.dir, settings.layout)
     histories = read_all(session)
+    if histories:
+        # What repair forgot counts as known: the journal's decision, not the tool's row.
+        known = {e.version for e in entries}
+        forgotten = forgotten_versions(session, settings) - known
+        entries = [
+            *entries,
+            *(JournalEntry(v, "", 0, "", FORGOTTEN) for v in sorted(forgotten)),
+        ]
     own = read(session, layout) if layout in _TABLES else None
     detected = None
     if settings.layout == "auto" and layout == "safemigrate":
@@ -229,10 +259,12 @@ def adoption(
             settings.layout if detected is None else layout,
             detected,
         )
+    journal = [e for e in entries if e.state != FORGOTTEN]
     if own is None:
-        return Adoption(list(entries), layout)
+        return Adoption(journal, layout)
     history = own
     files = discover(settings.dir, layout)
+    _refuse_finished_by_tool(history, files, migrations, journal, VERSION_OF[layout])
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
     drift = checksum_drift(history, files, known)
@@ -242,7 +274,52 @@ def adoption(
             f"{drift[0]}{more}",
             hint="restore the applied text (changes go in a new migration)",
         )
-    return Adoption([*entries, *adopted], layout, history, adopted)
+    return Adoption([*journal, *adopted], layout, history, adopted)
+
+
+def _refuse_finished_by_tool(
+    history: ForeignHistory,
+    files: Sequence[MigrationFile],
+    migrations: Sequence[Migration],
+    journal: Sequence[JournalEntry],
+    version_of: Callable[[str], int | None],
+) -> None:
+    """Refuse (DriftError, exit 5) a migration the journal holds as partially applied that the
+    tool's table records as applied (issue 22 review F1): safemigrate records it there only
+    with its last step, so the tool itself ran it after safemigrate started it, whole, and the
+    database may hold its first steps twice. Finishing it would run its last steps again."""
+    rows: dict[int, list[JournalEntry]] = {}
+    for entry in journal:
+        rows.setdefault(entry.version, []).append(entry)
+    by_hash = {yoyo_hash(f.origin_id): f.origin_id for f in files}
+    recorded = set()
+    for row in history.rows:
+        origin_id = (
+            by_hash.get(row.checksum or "", row.origin_id)
+            if history.tool == "yoyo"
+            else row.origin_id
+        )
+        version = version_of(origin_id)
+        if version is not None:
+            recorded.add(version)
+    for migration in migrations:
+        entries = rows.get(migration.version)
+        if not entries or migration.version not in recorded:
+            continue
+        done = {e.step for e in entries if e.done}
+        if all(step.index in done for step in migration.steps):
+            continue
+        raise DriftError(
+            f"{migration.filename}: {history.table} records it as applied by "
+            f"{history.tool}, but the journal has {len(done)} of its {len(migration.steps)} "
+            f"steps: {history.tool} ran it whole after safemigrate started it (the database "
+            "may hold its first steps twice), or steps were added to it after it was "
+            "applied; nothing was run",
+            hint=f"check what the database holds of {migration.filename} and fix it by hand, "
+            f"then record it as applied: `safemigrate baseline {migration.version_text}` "
+            "(records its remaining steps, and those of earlier migrations, without running "
+            "them); added steps belong in a new migration",
+        )
 
 
 def with_adopted(

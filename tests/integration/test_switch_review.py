@@ -16,9 +16,9 @@ import psycopg
 import pytest
 
 from tests.fixtures_db import PgServer
-from tests.integration.test_adopt_real_tools import _dbmate
+from tests.integration.test_adopt_real_tools import _dbmate, _yoyo
 from tests.integration.test_check_plan_rehearse import _rehearse, rehearse_tmp
-from tests.integration.test_switch import DBMATE_SET, _dbmate_program, _pg_dump
+from tests.integration.test_switch import DBMATE_SET, _dbmate_program, _pg_dump, _yoyo_program
 from tests.support.runner import run, write_migrations
 
 __all__ = ["rehearse_tmp"]  # the fixture, used by name
@@ -207,3 +207,124 @@ def test_issue_22_review_f4_rehearse_refuses_a_dump_with_dbmates_table_but_not_i
     assert result.exit_code == 0, result.output
     assert "ok 20260101000003_more.sql" in result.stdout
     assert "ok 20260101000001" not in result.stdout
+
+
+# -- F5: a migration the other tool applied whose file is gone -------------------------------
+
+DBMATE_THREE = {
+    "20260101000001_init.sql": "-- migrate:up\nCREATE TABLE items (id int);\n-- migrate:down\n",
+    "20260115000001_late.sql": "-- migrate:up\nINSERT INTO items VALUES (1);\n-- migrate:down\n",
+    "20260201000001_more.sql": (
+        "-- migrate:up\nALTER TABLE items ADD COLUMN note text;\n-- migrate:down\n"
+    ),
+}
+
+
+def test_issue_22_review_f5_a_dbmate_migration_whose_file_is_gone_is_named_and_repair_clears_it(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_THREE)
+    _dbmate(_dbmate_program(), db_dsn, directory)
+    (directory / "20260115000001_late.sql").unlink()
+    write_migrations(
+        directory,
+        {
+            "20260301000001_next.sql": (
+                "-- migrate:up\nINSERT INTO items VALUES (2);\n-- migrate:down\n"
+            )
+        },
+    )
+    env = {"SAFEMIGRATE_LAYOUT": "dbmate"}
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    named = (
+        "version 20260115000001 (dbmate's public.schema_migrations): applied by dbmate, but "
+        "its file is gone"
+    )
+    for command in (["status"], ["up"], ["adopt"]):
+        result = run(*command, *where, env=env)
+        assert result.exit_code == 5, (command, result.output)
+        assert named in result.output, result.output
+        assert "safemigrate repair" in result.output
+        assert "20260115000001_20260115000001.sql" not in result.output
+    assert _items(db_dsn) == [(1,)]  # nothing ran, nothing was adopted
+
+    dry = run("repair", "--dry-run", *where, env=env)
+    assert dry.exit_code == 0, dry.output
+    assert "version 20260115000001 (dbmate's public.schema_migrations) step 1: forget" in (
+        dry.output
+    )
+    repaired = run("repair", *where, env=env)
+    assert repaired.exit_code == 0, repaired.output
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        logged = conn.execute(
+            "SELECT action, version FROM public.safemigrate_history_repairs"
+        ).fetchall()
+        kept = conn.execute("SELECT version FROM schema_migrations ORDER BY 1").fetchall()
+    assert logged == [("forget", 20260115000001)]
+    assert ("20260115000001",) in kept  # dbmate's row stays
+
+    # Forgotten for good: status, adopt and up agree, and the rest is adopted, not run again.
+    status = run("status", *where, env=env)
+    assert status.exit_code == 0, status.output
+    assert "20260115000001" not in status.stdout.split("switch", 1)[0].split("journal", 1)[-1]
+    assert run("adopt", *where, env=env).exit_code == 0
+    up = run("up", *where, env=env)
+    assert up.exit_code == 0, up.output
+    assert "ok 20260301000001_next.sql" in up.stdout
+    assert "20260101000001_init.sql:" not in up.stdout
+    assert _items(db_dsn) == [(1,), (2,)]
+    again = run("status", *where, env=env)
+    assert again.exit_code == 0 and "missing" not in again.stdout, again.output
+
+
+def _items(dsn: str) -> list[tuple[int]]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return [(int(r[0]),) for r in conn.execute("SELECT id FROM items ORDER BY id")]
+
+
+# -- F1: the other tool ran a migration safemigrate left partial ----------------------------
+
+
+def test_issue_22_review_f1_yoyo_finishing_a_partial_migration_is_refused_not_run_again(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(
+        tmp_path / "migrations", {"0001.t.sql": "CREATE TABLE t (id int);\n"}
+    )
+    _yoyo(_yoyo_program(), db_dsn, directory)
+    write_migrations(
+        directory,
+        {
+            "0002.fill.sql": (
+                "INSERT INTO t VALUES (5);\nINSERT INTO t2 VALUES (1);\nINSERT INTO t VALUES (6);\n"
+            )
+        },
+    )
+    env = {"SAFEMIGRATE_LAYOUT": "yoyo"}
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    failed = run("up", *where, env=env)  # step 2 fails: 0002 is partial, 1 of 3 steps
+    assert failed.exit_code == 1, failed.output
+    # A teammate creates t2 and runs yoyo, which runs 0002 whole (its first INSERT again).
+    _execute(db_dsn, "CREATE TABLE t2 (id int)")
+    _yoyo(_yoyo_program(), db_dsn, directory)
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        before = conn.execute("SELECT id FROM t ORDER BY id").fetchall()
+    assert before == [(5,), (5,), (6,)]
+
+    for command in (["status"], ["up", "--dry-run"], ["up"], ["adopt"]):
+        result = run(*command, *where, env=env)
+        assert result.exit_code == 5, (command, result.output)
+        assert (
+            "0002.fill.sql: public._yoyo_migration records it as applied by yoyo, but the "
+            "journal has 1 of its 3 steps"
+        ) in result.output, result.output
+        assert "safemigrate baseline 0002" in result.output
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        after = conn.execute("SELECT id FROM t ORDER BY id").fetchall()
+    assert after == before  # its last steps were not run a second time
+
+    # The way out the hint names: fixed by hand, recorded as applied.
+    assert run("baseline", "0002", *where, env=env).exit_code == 0
+    status = run("status", *where, env=env)
+    assert status.exit_code == 0, status.output
+    assert run("up", *where, env=env).exit_code == 0
