@@ -328,3 +328,38 @@ def test_issue_22_review_f1_yoyo_finishing_a_partial_migration_is_refused_not_ru
     status = run("status", *where, env=env)
     assert status.exit_code == 0, status.output
     assert run("up", *where, env=env).exit_code == 0
+
+
+# -- F2b: the journal's own name taken by another table -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("table", "env"),
+    [
+        ("safemigrate_history (id int, note text)", {}),
+        (
+            "schema_migrations (version varchar(128) PRIMARY KEY)",
+            {"SAFEMIGRATE_JOURNAL_TABLE": "schema_migrations"},
+        ),
+    ],
+)
+def test_issue_22_review_f2b_a_table_in_the_journals_place_is_refused_naming_the_setting(
+    db_dsn: str, tmp_path: Path, table: str, env: dict[str, str]
+) -> None:
+    _execute(db_dsn, f"CREATE TABLE {table}")
+    directory = write_migrations(tmp_path / "migrations", PLAIN)
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    for command in (
+        ["status"],
+        ["up", "--dry-run"],
+        ["up"],
+        ["adopt"],
+        ["repair"],
+        ["baseline", "0001"],
+    ):
+        result = run(*command, *where, env=env)
+        assert result.exit_code == 2, (command, result.output)
+        assert "exists but is not a safemigrate journal" in result.output, result.output
+        assert "journal_table" in result.output and "runner's own" not in result.output
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT to_regclass('a')").fetchone() == (None,)
