@@ -823,6 +823,7 @@ def rehearse(
     _migrations(settings)  # bad files are bad input before anything starts
     roles: list[str] = []
     if schema_from is not None:
+        _refuse_archive(schema_from)
         if not schema_from.is_file():
             raise BadInputError(f"--schema-from: {schema_from}: no such file")
         try:
@@ -852,6 +853,28 @@ def rehearse(
         return Rehearsal(
             instance.major_version, first, len(second.applied), tuple(created), journal_rows
         )
+
+
+def _refuse_archive(dump: Path) -> None:
+    """Refuse (exit 2) a dump psql cannot load, saying how to make the plain one (issue 22
+    review F10): pg_dump's custom format (pg_restore's), or a gzip-compressed file."""
+    try:
+        with dump.open("rb") as f:
+            head = f.read(5)
+    except OSError:
+        return  # said by the caller
+    if head[:2] == b"\x1f\x8b":
+        raise BadInputError(
+            f"--schema-from {dump}: is gzip-compressed; psql loads a plain SQL dump",
+            hint=f"decompress it first: gunzip -k {dump}",
+        )
+    if head != b"PGDMP":
+        return
+    raise BadInputError(
+        f"--schema-from {dump}: is a pg_dump custom-format archive; rehearse loads a plain SQL "
+        "dump (pg_dump's default format) with psql",
+        hint=f"convert it: pg_restore -f prod.sql {dump}, then --schema-from prod.sql",
+    )
 
 
 def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:

@@ -363,3 +363,24 @@ def test_issue_22_review_f2b_a_table_in_the_journals_place_is_refused_naming_the
         assert "journal_table" in result.output and "runner's own" not in result.output
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         assert conn.execute("SELECT to_regclass('a')").fetchone() == (None,)
+
+
+# -- F10: a dump psql cannot load ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "said", "hint"),
+    [
+        (b"PGDMP\x01\x0e\x00", "a pg_dump custom-format archive", "pg_restore -f prod.sql"),
+        (b"\x1f\x8b\x08\x00rest", "is gzip-compressed", "gunzip -k"),
+    ],
+)
+def test_issue_22_review_f10_rehearse_names_a_custom_format_or_compressed_dump(
+    tmp_path: Path, rehearse_tmp: Path, content: bytes, said: str, hint: str
+) -> None:
+    directory = write_migrations(tmp_path / "migrations", PLAIN)
+    dump = tmp_path / "prod.dump"
+    dump.write_bytes(content)
+    result = _rehearse(rehearse_tmp, "--dir", str(directory), "--schema-from", str(dump))
+    assert result.exit_code == 2, result.output
+    assert said in result.output and hint in result.output, result.output
