@@ -149,7 +149,7 @@ def normalize(dsn: str, source: str) -> str:
       libpq's, ``currentSchema`` to the search_path; libpq's own names pass; any other
       pgJDBC parameter is refused, named;
     - dbmate's and lib/pq's ``socket=DIR`` is libpq's ``host=DIR``; ``search_path`` (dbmate,
-      golang-migrate) becomes ``options=-csearch_path=...``;
+      golang-migrate) and ``schema`` (yoyo, Prisma) become ``options=-csearch_path=...``;
     - golang-migrate's ``x-multi-statement`` and ``x-multi-statement-max-size`` are dropped
       (safemigrate splits statements itself); its other ``x-`` parameters carry meaning
       safemigrate cannot honour from a URL and are refused, naming the parameter and the
@@ -235,7 +235,8 @@ def _map_parameter(key: str, value: str, source: str, *, jdbc: bool) -> list[tup
     """libpq's parameters for one URL parameter of another tool's (or itself)."""
     if key == "socket":
         return [("host", value)]
-    if key == "search_path" or (jdbc and key.lower() == "currentschema"):
+    # yoyo's (and Prisma's) schema=: yoyo runs SET search_path TO it (issue 22 review F9b).
+    if key in ("search_path", "schema") or (jdbc and key.lower() == "currentschema"):
         return [("options", f"-csearch_path={value.replace(' ', '')}")]
     if key in _DROPPED:
         return []

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 
 from tests.fixtures_db import PgServer
-from tests.integration.test_adopt_real_tools import _dbmate, _yoyo
+from tests.integration.test_adopt_real_tools import _dbmate, _url, _yoyo
 from tests.integration.test_check_plan_rehearse import _rehearse, rehearse_tmp
 from tests.integration.test_switch import DBMATE_SET, _dbmate_program, _pg_dump, _yoyo_program
 from tests.support.runner import run, write_migrations
@@ -384,3 +384,42 @@ def test_issue_22_review_f10_rehearse_names_a_custom_format_or_compressed_dump(
     result = _rehearse(rehearse_tmp, "--dir", str(directory), "--schema-from", str(dump))
     assert result.exit_code == 2, result.output
     assert said in result.output and hint in result.output, result.output
+
+
+# -- F9b: yoyo's schema= URL parameter --------------------------------------------------------
+
+
+def test_issue_22_review_f9b_yoyos_schema_parameter_finds_its_history_there(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    _execute(db_dsn, "CREATE SCHEMA app")
+    files = {
+        "0001.items.sql": "CREATE TABLE IF NOT EXISTS items (id int);\n",
+        "0002.seed.sql": "INSERT INTO items VALUES (1);\n",
+    }
+    directory = write_migrations(tmp_path / "migrations", files)
+    url = _url(db_dsn, "postgresql+psycopg")
+    url += ("&" if "?" in url else "?") + "schema=app"
+    subprocess.run(
+        [
+            _yoyo_program(),
+            "apply",
+            "--batch",
+            "--no-config-file",
+            "--database",
+            url,
+            str(directory),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    env = {"SAFEMIGRATE_LAYOUT": "yoyo", "DATABASE_URL": url}
+    status = run("status", "--dir", str(directory), env=env)
+    assert status.exit_code == 0, status.output
+    assert "app._yoyo_migration" in status.output
+    up = run("up", "--dir", str(directory), env=env)
+    assert up.exit_code == 0, up.output
+    assert "ok 0002" not in up.stdout
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM app.items").fetchone() == (1,)
