@@ -263,11 +263,21 @@ def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> 
     return []
 
 
-def switch_text(event: HistoryAdopted) -> str:
+def switch_text(event: HistoryAdopted, *, journal_exists: bool = False) -> str:
     """The switch from another tool, said once: what was (or, in ``status``, will be) recorded,
-    and whether the tool's own history is written from then on (tool_history)."""
+    and whether the tool's own history is written from then on (tool_history). With
+    ``journal_exists`` (``status`` after the switch) it is what the tool applied since."""
     span = event.first if event.count == 1 else f"{event.first} to {event.last}"
     what = f"{_plural(event.count, 'migration')} {event.tool} applied ({span})"
+    them = "it" if event.count == 1 else "them"
+    if journal_exists and not event.recorded:
+        # Issue 22 review F12: not the switch any more, nor the first up.
+        return (
+            f"{event.tool} applied {_plural(event.count, 'migration')} the journal does not "
+            f"know yet ({span}, read from {event.table}): the next `safemigrate up` (or "
+            f"`adopt`) records {them} in the journal {event.journal} as baseline, without "
+            f"running {them}"
+        )
     if event.recorded:
         head = (
             f"switched from {event.tool}: recorded the {what} in the journal "
@@ -276,7 +286,7 @@ def switch_text(event: HistoryAdopted) -> str:
     else:
         head = (
             f"switch from {event.tool}: the first `safemigrate up` (or `adopt`) records the "
-            f"{what} in the journal {event.journal} as baseline, without running them "
+            f"{what} in the journal {event.journal} as baseline, without running {them} "
             f"(read from {event.table})"
         )
     if event.tool_history_written:
@@ -296,7 +306,7 @@ def journal_text(journal: str, exists: bool, switch: HistoryAdopted | None) -> l
     (and what the switch from another tool will record in it)."""
     lines = [f"journal {journal}" if exists else f"journal {journal}: not created yet"]
     if switch is not None:
-        lines.append(switch_text(switch))
+        lines.append(switch_text(switch, journal_exists=exists))
     elif not exists:
         lines[0] += " (the first `safemigrate up` creates it)"
     return lines

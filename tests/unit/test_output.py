@@ -16,6 +16,7 @@ from safemigrate.events import (
     Connected,
     FreshDatabase,
     GateFinding,
+    HistoryAdopted,
     IndexProgress,
     LintFindings,
     RunStarted,
@@ -28,7 +29,14 @@ from safemigrate.events import (
     WaitingFor,
     WaitingForHolders,
 )
-from safemigrate.output import LiveStatus, event_json, event_text, lint_findings_text, paint
+from safemigrate.output import (
+    LiveStatus,
+    event_json,
+    event_text,
+    journal_text,
+    lint_findings_text,
+    paint,
+)
 from safemigrate.target import Target
 
 REF = StepRef(version=3, file="0003_x.sql", line=5, step=1, steps=2, sql="ALTER TABLE t ...")
@@ -367,3 +375,24 @@ def test_a_bootstrap_is_one_line() -> None:
     assert line.endswith("no other session is connected, so steps skip the lock pre-check")
     [resumed] = event_text(FreshDatabase(resumed=True))
     assert resumed.startswith("resuming the bootstrap of a fresh database an interrupted run began")
+
+
+def test_issue_22_review_f12_status_after_the_switch_says_next_up_and_it_for_one() -> None:
+    event = HistoryAdopted(
+        "yoyo",
+        "public._yoyo_migration",
+        "public.safemigrate_history",
+        1,
+        "0005",
+        "0005",
+        recorded=False,
+    )
+    lines = journal_text("public.safemigrate_history", True, event)
+    assert lines[1] == (
+        "yoyo applied 1 migration the journal does not know yet (0005, read from "
+        "public._yoyo_migration): the next `safemigrate up` (or `adopt`) records it in the "
+        "journal public.safemigrate_history as baseline, without running it"
+    )
+    first = journal_text("public.safemigrate_history", False, event)[1]
+    assert first.startswith("switch from yoyo: the first `safemigrate up`"), first
+    assert "without running it " in first
