@@ -42,14 +42,14 @@ from ..adoption import (
     yoyo_hash,
 )
 from ..config import Settings
-from ..errors import BadInputError, DriftError, MigrationFileError
+from ..errors import BadInputError, DriftError, LockNotAcquiredError, MigrationFileError
 from ..model import JournalEntry, Migration
 from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of
 from . import steps as dbsteps
 from .journal import JournalTable
-from .session import Session
+from .session import ServerError, Session
 
 #: The state of the stand-in entries of forgotten versions while adopting (never returned).
 FORGOTTEN = "forgotten"
@@ -156,7 +156,12 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
             f"{regclass} has {other}'s columns, but the layout is {tool}",
             hint=f'set layout = "{other}"',
         )
-    rows = session.rows(sql.SQL(query).format(ident))
+    try:
+        rows = session.rows(sql.SQL(query).format(ident))
+    except ServerError as err:
+        if err.sqlstate != "55P03":
+            raise
+        raise _locked(session, tool, regclass, err) from None
     where = (str(found[0][0]), str(found[0][1]))
     if tool == "flyway":
         return replace(_flyway(regclass, rows), where=where)
@@ -166,6 +171,28 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
         tuple(ForeignRow(str(r[0]), bool(r[1]), r[2]) for r in rows),
         up_to_last=tool == "golang-migrate",
         where=where,
+    )
+
+
+def _locked(session: Session, tool: str, regclass: str, err: ServerError) -> LockNotAcquiredError:
+    """Reading ``tool``'s history ``regclass`` timed out on a lock (issue 22 review F8): the
+    error names the table and the sessions holding a lock on it, not the journal."""
+    holders = session.rows(
+        sql.SQL(
+            "SELECT l.pid, coalesce(a.application_name, ''), l.mode FROM pg_locks l "
+            "LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.granted "
+            "AND l.relation = {}::regclass AND l.pid <> pg_backend_pid() ORDER BY l.pid"
+        ).format(sql.Literal(regclass))
+    )
+    who = ", ".join(f"pid {pid} '{name}' ({mode})" for pid, name, mode in holders[:3])
+    pids = [int(pid) for pid, _, _ in holders[:3]]
+    end = "; ".join(f"SELECT pg_terminate_backend({pid})" for pid in pids)
+    return LockNotAcquiredError(
+        f"reading {tool}'s history {regclass}: {err.message}"
+        + (f"; held by {who}" if who else "")
+        + "; nothing was written",
+        hint=(f"end it ({end}) or let it finish, " if end else "find who holds it in pg_locks, ")
+        + "then rerun; or give the runner's own statements longer with --lock-timeout",
     )
 
 

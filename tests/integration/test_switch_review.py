@@ -423,3 +423,30 @@ def test_issue_22_review_f9b_yoyos_schema_parameter_finds_its_history_there(
     assert "ok 0002" not in up.stdout
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM app.items").fetchone() == (1,)
+
+
+# -- F8: a lock on the other tool's history table -------------------------------------------
+
+
+def test_issue_22_review_f8_a_lock_on_the_tools_history_names_the_table_and_the_holder(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    _execute(
+        db_dsn,
+        "CREATE TABLE _yoyo_migration (migration_hash varchar(64) PRIMARY KEY, "
+        "migration_id varchar(255), applied_at_utc timestamp)",
+    )
+    directory = write_migrations(tmp_path / "migrations", {"0001.a.sql": "SELECT 1;\n"})
+    locker = psycopg.connect(db_dsn, application_name="locker")
+    try:
+        locker.execute("LOCK _yoyo_migration IN ACCESS EXCLUSIVE MODE")
+        pid = locker.info.backend_pid
+        env = {"SAFEMIGRATE_LAYOUT": "yoyo", "SAFEMIGRATE_LOCK_TIMEOUT": "300ms"}
+        for command in (["status"], ["up"]):
+            result = run(*command, "--dir", str(directory), "--dsn", db_dsn, env=env)
+            assert result.exit_code == 4, (command, result.output)
+            assert "reading yoyo's history public._yoyo_migration" in result.output
+            assert f"held by pid {pid} 'locker' (AccessExclusiveLock)" in result.output
+            assert f"SELECT pg_terminate_backend({pid})" in result.output
+    finally:
+        locker.close()
