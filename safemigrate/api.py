@@ -889,7 +889,10 @@ def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
         rows = dbcatalog.count_rows(session, (settings.journal_schema, settings.journal_table))
         # Issue 22 review F4: before the switch, what production applied is in the other
         # tool's history table, which a schema-only dump has without its rows too.
-        empty = [h for h in foreign_history.read_all(session) if not h.rows] if not rows else []
+        empty = []
+        if not rows:
+            tables = foreign_history.configured(settings)
+            empty = [h for h in foreign_history.read_all(session, tables) if not h.rows]
     finally:
         session.close()
     if rows == 0:

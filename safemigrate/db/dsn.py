@@ -209,9 +209,9 @@ def _keywords() -> set[str]:
 _DROPPED = frozenset({"x-multi-statement", "x-multi-statement-max-size"})
 #: Other tools' URL parameters safemigrate refuses, with what to use instead.
 _REFUSED: Mapping[str, str] = {
-    "x-migrations-table": "safemigrate reads golang-migrate's history from schema_migrations "
-    "on the search_path and keeps its own journal (journal_table, journal_schema)",
-    "x-migrations-table-quoted": "see journal_table and journal_schema",
+    "x-migrations-table": "name golang-migrate's table with the tool_history_table setting "
+    "(safemigrate keeps its own journal: journal_table, journal_schema)",
+    "x-migrations-table-quoted": "name golang-migrate's table with tool_history_table",
     "x-statement-timeout": "use --statement-timeout or statement_timeout",
     "x-lock-timeout": "use --lock-timeout or lock_timeout",
     "x-lock-strategy": "safemigrate takes its own run lock (pg_try_advisory_lock)",

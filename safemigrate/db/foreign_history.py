@@ -104,10 +104,22 @@ def _columns(session: Session, regclass: str) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
-def read_all(session: Session) -> list[ForeignHistory]:
+def configured(settings: Settings) -> dict[str, str]:
+    """The layout's tool's table, when ``tool_history_table`` names it (issue 22 review F9:
+    dbmate's ``--migrations-table``, yoyo's ``migration_table``)."""
+    layout = settings.layout
+    if not settings.tool_history_table or layout not in _TABLES:
+        return {}
+    return {layout: settings.tool_history_table}
+
+
+def read_all(session: Session, tables: dict[str, str] | None = None) -> list[ForeignHistory]:
     """Every other tool's history table on the search_path, each read as its tool's
-    (``schema_migrations`` is golang-migrate's when it has a ``dirty`` column, else dbmate's)."""
+    (``schema_migrations`` is golang-migrate's when it has a ``dirty`` column, else dbmate's);
+    ``tables``: a tool's table under another name (:func:`configured`), looked at instead."""
+    tables = tables or {}
     names = list(dict.fromkeys(name for name, _ in _TABLES.values()))
+    names += [name for name in tables.values() if name not in names]
     # One round trip for every candidate (most databases have none of them).
     found = session.rows(
         sql.SQL(
@@ -119,21 +131,31 @@ def read_all(session: Session) -> list[ForeignHistory]:
     histories = []
     for table, schema, relname in found:
         where = (str(schema), str(relname))
-        tools = [t for t, (name, _) in _TABLES.items() if name == table]
-        if len(tools) > 1:
-            has_dirty = "dirty" in _columns(session, session.render(sql.Identifier(*where)))
-            tools = ["golang-migrate" if has_dirty else "dbmate"]
-        history = read(session, tools[0])
+        told = [t for t, given in tables.items() if given == table]
+        name: str | None = None
+        if told:
+            tool, name = told[0], str(table)
+        else:
+            tools = [t for t, (default, _) in _TABLES.items() if default == table]
+            if len(tools) > 1:
+                has_dirty = "dirty" in _columns(session, session.render(sql.Identifier(*where)))
+                tools = ["golang-migrate" if has_dirty else "dbmate"]
+            tool = tools[0]
+            if tool in tables:
+                continue  # that tool was told another table (tool_history_table)
+        history = read(session, tool, name)
         if history is not None:
             histories.append(history)
     return histories
 
 
-def read(session: Session, tool: str) -> ForeignHistory | None:
-    """``tool``'s history table as found on the search_path, or None when there is none."""
+def read(session: Session, tool: str, name: str | None = None) -> ForeignHistory | None:
+    """``tool``'s history table (``name``, else the tool's own) as found on the search_path,
+    or None when there is none."""
     if tool not in _TABLES:
         return None
     table, query = _TABLES[tool]
+    table = name or table
     found = session.rows(
         sql.SQL(
             "SELECT n.nspname, c.relname FROM pg_class c "
@@ -150,7 +172,7 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
         # only a table with its name.
         return None
     has_dirty = "dirty" in columns
-    if table == "schema_migrations" and has_dirty != (tool == "golang-migrate"):
+    if tool in ("dbmate", "golang-migrate") and has_dirty != (tool == "golang-migrate"):
         other = "golang-migrate" if has_dirty else "dbmate"
         raise BadInputError(
             f"{regclass} has {other}'s columns, but the layout is {tool}",
@@ -255,7 +277,8 @@ def adoption(
     tool recorded.
     """
     layout = resolve(settings.dir, settings.layout)
-    histories = read_all(session)
+    tables = configured(settings)
+    histories = read_all(session, tables)
     if histories:
         # What repair forgot counts as known: the journal's decision, not the tool's row.
         known = {e.version for e in entries}
@@ -264,7 +287,7 @@ def adoption(
             *entries,
             *(JournalEntry(v, "", 0, "", FORGOTTEN) for v in sorted(forgotten)),
         ]
-    own = read(session, layout) if layout in _TABLES else None
+    own = read(session, layout, tables.get(layout)) if layout in _TABLES else None
     detected = None
     if settings.layout == "auto" and layout == "safemigrate":
         detected = layout

@@ -450,3 +450,59 @@ def test_issue_22_review_f8_a_lock_on_the_tools_history_names_the_table_and_the_
             assert f"SELECT pg_terminate_backend({pid})" in result.output
     finally:
         locker.close()
+
+
+# -- F9: the tool was told another history table ---------------------------------------------
+
+
+def test_issue_22_review_f9_dbmates_migrations_table_is_adopted_with_tool_history_table(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    files = {
+        "20260101000001_init.sql": (
+            "-- migrate:up\nCREATE TABLE IF NOT EXISTS items (id int);\n-- migrate:down\n"
+        ),
+        "20260101000002_seed.sql": _up("INSERT INTO items VALUES (1);"),
+    }
+    directory = write_migrations(tmp_path / "db" / "migrations", files)
+    url = _url(db_dsn, "postgres")
+    url += ("&" if "?" in url else "?") + "sslmode=disable"
+    subprocess.run(
+        [
+            _dbmate_program(),
+            "--url",
+            url,
+            "--migrations-dir",
+            str(directory),
+            "--migrations-table",
+            "app_migrations",
+            "--no-dump-schema",
+            "up",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    write_migrations(
+        directory,
+        {"20260101000003_more.sql": _up("INSERT INTO items VALUES (3);")},
+    )
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    env = {"SAFEMIGRATE_LAYOUT": "dbmate", "SAFEMIGRATE_TOOL_HISTORY_TABLE": "app_migrations"}
+    status = run("status", *where, env=env)
+    assert status.exit_code == 0, status.output
+    assert "records the 2 migrations dbmate applied" in status.output
+    assert "public.app_migrations" in status.output
+    up = run("up", *where, env=env)
+    assert up.exit_code == 0, up.output
+    assert "ok 20260101000003_more.sql" in up.stdout and "ok 20260101000002" not in up.stdout
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT id FROM items ORDER BY id").fetchall() == [(1,), (3,)]
+        # Written the way dbmate writes it, in dbmate's table: dbmate finds nothing to do.
+        versions = conn.execute("SELECT version FROM app_migrations ORDER BY 1").fetchall()
+    assert versions == [("20260101000001",), ("20260101000002",), ("20260101000003",)]
+
+
+def _up(statement: str) -> str:
+    """A dbmate file: the statement as its up part, an empty down part."""
+    return f"-- migrate:up\n{statement}\n-- migrate:down\n"
