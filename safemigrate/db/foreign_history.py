@@ -350,7 +350,7 @@ def _refuse_finished_by_tool(
             else row.origin_id
         )
         version = version_of(origin_id)
-        if version is not None:
+        if version is not None and row.ok:  # a failed or dirty one is refused as such
             recorded.add(version)
     for migration in migrations:
         entries = rows.get(migration.version)
