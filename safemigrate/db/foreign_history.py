@@ -315,6 +315,8 @@ def adoption(
     history = own
     files = discover(settings.dir, layout)
     _refuse_finished_by_tool(history, files, migrations, journal, VERSION_OF[layout])
+    if history.tool == "yoyo" and history.where is not None:
+        _refuse_rolled_back(session, settings, history, history.where, files, journal)
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
     drift = checksum_drift(history, files, known)
@@ -370,6 +372,51 @@ def _refuse_finished_by_tool(
             "(records its remaining steps, and those of earlier migrations, without running "
             "them); added steps belong in a new migration",
         )
+
+
+def _refuse_rolled_back(
+    session: Session,
+    settings: Settings,
+    history: ForeignHistory,
+    where: tuple[str, str],
+    files: Sequence[MigrationFile],
+    journal: Sequence[JournalEntry],
+) -> None:
+    """Refuse (DriftError, exit 5) a migration the journal holds as applied that yoyo rolled
+    back since (issue 22 review F13): its row is gone from ``_yoyo_migration`` and yoyo's own
+    log, ``_yoyo_log`` beside it, has a rollback of it later than the journal's row. Writing
+    its row back (tool_history = "write") would make both histories claim a schema that is
+    not there. dbmate and the others keep no such log: not detected for them."""
+    done: dict[int, list[JournalEntry]] = {}
+    for entry in journal:
+        if entry.done:
+            done.setdefault(entry.version, []).append(entry)
+    present = applied_versions(history, VERSION_OF["yoyo"], (f.version for f in files))
+    candidates = [f for f in files if f.version in done and f.version not in present]
+    log = sql.Identifier(where[0], "_yoyo_log")
+    if not candidates or not session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(sql.Literal(session.render(log)))
+    ):
+        return
+    table = JournalTable(settings.journal_schema, settings.journal_table)
+    for file in candidates:
+        rolled_back = session.scalar(
+            sql.SQL(
+                "SELECT EXISTS (SELECT FROM {} WHERE migration_id = {} AND operation = "
+                "'rollback' AND created_at_utc > (SELECT timezone('UTC', max(applied_at)) "
+                "FROM {} WHERE version = {}))"
+            ).format(log, sql.Literal(file.origin_id), table.ident, sql.Literal(file.version))
+        )
+        if rolled_back:
+            raise DriftError(
+                f"{file.path.name}: yoyo rolled it back after safemigrate recorded it as "
+                f"applied (a rollback of {file.origin_id} in {where[0]}._yoyo_log; its row in "
+                f"{history.table} is gone): the database may not have it any more; nothing "
+                "was run or written",
+                hint=f"apply it again with yoyo (`yoyo apply`), which records it, or delete its "
+                f"journal rows (DELETE FROM {table} WHERE version = {file.version}) so that "
+                "`safemigrate up` applies it again",
+            )
 
 
 def with_adopted(

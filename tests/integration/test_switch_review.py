@@ -506,3 +506,41 @@ def test_issue_22_review_f9_dbmates_migrations_table_is_adopted_with_tool_histor
 def _up(statement: str) -> str:
     """A dbmate file: the statement as its up part, an empty down part."""
     return f"-- migrate:up\n{statement}\n-- migrate:down\n"
+
+
+# -- F13: yoyo rolled back a migration safemigrate applied ------------------------------------
+
+
+def test_issue_22_review_f13_a_yoyo_rollback_after_safemigrate_applied_is_refused_not_rewritten(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(
+        tmp_path / "migrations", {"0001.a.sql": "CREATE TABLE a (id int);\n"}
+    )
+    _yoyo(_yoyo_program(), db_dsn, directory)
+    write_migrations(
+        directory,
+        {"0002.b.sql": "CREATE TABLE b (id int);\n", "0002.b.rollback.sql": "DROP TABLE b;\n"},
+    )
+    env = {"SAFEMIGRATE_LAYOUT": "yoyo"}
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    assert run("up", *where, env=env).exit_code == 0
+    url = _url(db_dsn, "postgresql+psycopg")
+    yoyo = [_yoyo_program(), "rollback", "--batch", "--no-config-file", "--database", url]
+    subprocess.run([*yoyo, "-r", "0002.b", str(directory)], check=True, capture_output=True)
+
+    for command in (["status"], ["up"], ["adopt"]):
+        result = run(*command, *where, env=env)
+        assert result.exit_code == 5, (command, result.output)
+        assert "0002.b.sql: yoyo rolled it back after safemigrate recorded it as applied" in (
+            result.output
+        )
+        assert "yoyo apply" in result.output
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        rows = conn.execute("SELECT migration_id FROM _yoyo_migration ORDER BY 1").fetchall()
+    assert rows == [("0001.a",)]  # not written back
+
+    # The way out the hint names: yoyo applies it again and records it.
+    _yoyo(_yoyo_program(), db_dsn, directory)
+    assert run("status", *where, env=env).exit_code == 0
+    assert run("up", *where, env=env).exit_code == 0
