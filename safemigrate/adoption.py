@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .errors import BadInputError
 from .events import HistoryAdopted
 from .model import JournalEntry, Migration
+from .pending import padding_width
 from .source import MigrationFile
 from .source.layouts.flyway import checksum as flyway_checksum
 
@@ -286,13 +287,15 @@ def switch_event(
     if not versions:
         return None
     texts = {m.version: m.version_text for m in migrations}
+    # A version whose file is gone is padded like the others (issue 22 review F12: "0001 to 4").
+    width = padding_width(migrations)
     return HistoryAdopted(
         history.tool,
         history.table,
         journal,
         len(versions),
-        texts.get(versions[0], str(versions[0])),
-        texts.get(versions[-1], str(versions[-1])),
+        texts.get(versions[0], str(versions[0]).zfill(width)),
+        texts.get(versions[-1], str(versions[-1]).zfill(width)),
         tool_history_written=tool_history_written,
         recorded=recorded,
     )

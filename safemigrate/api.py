@@ -26,7 +26,13 @@ from .adoption import layout_notes, switch_event
 from .check import check as check  # the check command lives in its own module (cheap import)
 from .check import explain as explain
 from .config import Settings
-from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
+from .errors import (
+    BadInputError,
+    DriftError,
+    InterruptedRunError,
+    MigrationFileError,
+    StepFailedError,
+)
 from .events import Event, HistoryAdopted
 from .gate import GateContext, decide, guard_error, lint_pending
 from .lint import Finding
@@ -341,6 +347,7 @@ def repair(
     nothing written) and reports what it would do.
     """
     from .db import batches as dbbatch
+    from .db import foreign_history
     from .db import journal as dbjournal
     from .db import repairs as dbrepairs
     from .db import steps as dbsteps
@@ -362,10 +369,25 @@ def repair(
         statement_ms = REPAIR_STATEMENT_TIMEOUT_MS
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, statement_ms)
 
+    #: Versions only another tool's table records (issue 22 review F5): forgetting one has no
+    #: journal row to delete, only the repair log's row, which keeps adoption from it.
+    tool_only: set[int] = set()
+
     def planned(session: Session) -> list[Repair]:
         entries = dbjournal.read(session, journal)
         refuse_empty_directory(migrations, entries, str(settings.dir))
         progress = dbbatch.unfinished(session, journal)
+        try:
+            found = foreign_history.adoption(session, settings, migrations, entries)
+        except (BadInputError, DriftError):
+            # Nothing repair can change in the tool's history; up and status say it.
+            found = None
+        if found is not None:
+            tool_only.clear()
+            tool_only.update(e.version for e in found.adopted if not e.checksum)
+            # Only what the tool applied without a file here: the rest is the switch's (up,
+            # adopt), not drift.
+            entries = [*entries, *(e for e in found.adopted if e.version in tool_only)]
         return repairs_of(
             statuses(migrations, entries, progress),
             accept_edited=accept_edited,
@@ -384,7 +406,9 @@ def repair(
                     refuse_pooling(lock, other)
                 repairs = planned(session)
                 if repairs:
-                    dbrepairs.apply(session, journal, repairs, timeouts, _client())
+                    dbrepairs.apply(
+                        session, journal, repairs, timeouts, _client(), log_only=tool_only
+                    )
     log = dbrepairs.log_table(journal)
     return RepairReport(target.address, str(journal), str(log), repairs, dry_run, target)
 
@@ -514,6 +538,9 @@ def adopt(
         check_drift(statuses(migrations, entries))
         # Refusals (a dirty history, drift) come before the journal is even created.
         found = foreign_history.adoption(session, settings, migrations, entries)
+        # Issue 22 review F5: what up and status refuse (a migration the tool applied whose
+        # file is gone), adopt refuses too, rather than record it.
+        check_drift(statuses(migrations, found.entries))
         adopted = found.adopted
         if adopted:
             dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
@@ -796,6 +823,7 @@ def rehearse(
     _migrations(settings)  # bad files are bad input before anything starts
     roles: list[str] = []
     if schema_from is not None:
+        _refuse_archive(schema_from)
         if not schema_from.is_file():
             raise BadInputError(f"--schema-from: {schema_from}: no such file")
         try:
@@ -827,16 +855,44 @@ def rehearse(
         )
 
 
+def _refuse_archive(dump: Path) -> None:
+    """Refuse (exit 2) a dump psql cannot load, saying how to make the plain one (issue 22
+    review F10): pg_dump's custom format (pg_restore's), or a gzip-compressed file."""
+    try:
+        with dump.open("rb") as f:
+            head = f.read(5)
+    except OSError:
+        return  # said by the caller
+    if head[:2] == b"\x1f\x8b":
+        raise BadInputError(
+            f"--schema-from {dump}: is gzip-compressed; psql loads a plain SQL dump",
+            hint=f"decompress it first: gunzip -k {dump}",
+        )
+    if head != b"PGDMP":
+        return
+    raise BadInputError(
+        f"--schema-from {dump}: is a pg_dump custom-format archive; rehearse loads a plain SQL "
+        "dump (pg_dump's default format) with psql",
+        hint=f"convert it: pg_restore -f prod.sql {dump}, then --schema-from prod.sql",
+    )
+
+
 def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
     """How many journal rows the loaded dump brought; refuses (exit 2) a dump with the journal
     table but none of its rows, which a plain ``pg_dump --schema-only`` is: every migration
     would be pending on top of a schema that already has them (the first fails, 42P07)."""
-    from .db import Session
+    from .db import Session, foreign_history
     from .db import catalog as dbcatalog
 
     session = Session.open(dsn, application_name="safemigrate-rehearse")
     try:
         rows = dbcatalog.count_rows(session, (settings.journal_schema, settings.journal_table))
+        # Issue 22 review F4: before the switch, what production applied is in the other
+        # tool's history table, which a schema-only dump has without its rows too.
+        empty = []
+        if not rows:
+            tables = foreign_history.configured(settings)
+            empty = [h for h in foreign_history.read_all(session, tables) if not h.rows]
     finally:
         session.close()
     if rows == 0:
@@ -846,6 +902,15 @@ def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
             "rows, so every migration would be pending on top of a schema that has them",
             hint=f"append the journal's rows to the dump: pg_dump --data-only --table={table} "
             "DSN >> " + str(dump) + " (README, rehearse)",
+        )
+    if empty:
+        history = empty[0]
+        raise BadInputError(
+            f"--schema-from {dump}: the dump has {history.tool}'s history table "
+            f"{history.table} but none of its rows, so every migration {history.tool} applied "
+            "would be pending on top of a schema that has them",
+            hint=f"append that table's rows to the dump: pg_dump --data-only "
+            f"--table={history.table} DSN >> {dump} (README, rehearse)",
         )
     return rows
 

@@ -101,7 +101,9 @@ ADOPT_EXIT_CODES = exit_codes(
         2: "bad input: the other tool's history records a failed or dirty migration; migration "
         "file, configuration or DSN",
         3: "",
-        5: "a file changed since the other tool applied it (its checksum differs)",
+        5: "a file changed since the other tool applied it (its checksum differs), or one it "
+        "applied is gone (restore it, or forget it with `safemigrate repair`), or it ran one "
+        "the journal holds as partially applied",
         6: "",
         130: "interrupted (Ctrl-C)",
     }
@@ -1087,7 +1089,9 @@ def repair(
     --accept-edited, accepts the current text of applied steps edited in place; with
     --forget-batches, forgets the batches of a started batched step whose text was edited
     since. Each change is recorded (old and new checksum, who, when) in the repair log,
-    <journal>_repairs. Runs under the run lock, in one transaction.
+    <journal>_repairs. A migration another tool applied whose file is gone is forgotten with
+    a log row only (the tool's row stays), and never adopted from the tool's table again.
+    Runs under the run lock, in one transaction.
     """
     from .output import to_json
 

@@ -124,6 +124,10 @@ class Settings:
     # Every migration applied is also recorded in the adopted tool's history table, in the
     # transaction of its last step, so that the old tool finds nothing to apply ("leave": no).
     tool_history: ToolHistory = "write"
+    # The layout's tool's history table when the tool was told another one (dbmate
+    # --migrations-table, yoyo's migration_table, ...): "table" or "schema.table"; "" = the
+    # tool's own name.
+    tool_history_table: str = ""
     # Check pg_locks before a step that would block writes; back off instead of queueing
     # behind a transaction that already held the table longer than the lock timeout.
     lock_precheck: bool = True
@@ -219,6 +223,10 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "tool_history": (
             "After the switch from another tool: write (record each migration applied in its "
             "history table too, so the tool finds nothing to apply) or leave (never write it)."
+        ),
+        "tool_history_table": (
+            "The layout's tool's history table, when the tool was told another name (dbmate "
+            "--migrations-table, yoyo migration_table): table or schema.table."
         ),
         "lock_precheck": (
             "Before a step that blocks writes, back off while pg_locks shows a conflicting "
@@ -601,6 +609,10 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
         return _parse_identifier(raw, where, from_text)
     if key == "application_name":
         return _parse_application_name(raw, where, from_text)
+    if key == "tool_history_table":
+        if isinstance(raw, str) and raw.count(".") <= 1:
+            return ".".join(_parse_identifier(p, where, from_text) for p in raw.split("."))
+        raise ConfigError(f'{where}: must be "table" or "schema.table", not {_describe(raw)}')
     raise AssertionError(f"no parser for key {key!r}")  # pragma: no cover
 
 

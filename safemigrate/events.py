@@ -343,6 +343,13 @@ class StepApplied(Event):
     #: With lock capture on (rehearse): "relation mode" of every table lock held just before
     #: the step committed; None when not captured (or an autocommit step).
     locks_taken: tuple[str, ...] | None = None
+    #: How ``attempts`` (every try, the last included) went, in the README's words: attempts
+    #: lost to a lock timeout or deadlock (what max_attempts counts), pre-checks that found
+    #: long holders and yields (polite, not attempts), and the polite waiting they took.
+    failed_attempts: int = 0
+    prechecks: int = 0
+    yields: int = 0
+    polite_wait_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -361,6 +368,8 @@ class StepSummary:
     polite_wait_ms: float = 0.0
     #: Attempts lost to lock timeouts and deadlocks (what max_attempts bounds).
     lock_failures: int = 0
+    #: Pre-checks that found long holders and backed off (polite, not attempts).
+    prechecks: int = 0
 
 
 @dataclass(frozen=True)

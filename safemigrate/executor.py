@@ -337,6 +337,10 @@ class _StepState:
     #: Lock timeouts and deadlocks: what max_attempts counts.
     failures: int = 0
     yields: int = 0
+    #: For the step's ok line (issue 22 review F6): every failed attempt (``failures`` starts
+    #: again after batches commit) and the pre-checks that found holders (not attempts).
+    failed: int = 0
+    prechecks: int = 0
     #: Polite waits so far (pre-check back-offs and waits for holders), and the time they and
     #: the yielded attempts took: what lock_wait_budget bounds.
     polite_waits: int = 0
@@ -568,6 +572,7 @@ class Executor:
                         # step's attempts.
                         state.failures = 0
                     state.failures += 1
+                    state.failed += 1
                     self._note_blockers(state, failure.blockers)
                     self._lock_failure(ref, attempt, policy, lock_timeout, retry, failure, state)
                     continue
@@ -583,7 +588,19 @@ class Executor:
                     continue
                 duration = (self.clock() - began) * 1000
                 taken = strongest_held(self._locks) if self._locks is not None else None
-                self.emit(StepApplied(ref, round(duration, 1), attempt, skipped, taken))
+                self.emit(
+                    StepApplied(
+                        ref,
+                        round(duration, 1),
+                        attempt,
+                        skipped,
+                        taken,
+                        failed_attempts=state.failed,
+                        prechecks=state.prechecks,
+                        yields=state.yields,
+                        polite_wait_ms=round(state.polite_ms, 1),
+                    )
+                )
                 return StepOutcome(ref.file, ref.step, attempt, duration, state.failures, skipped)
         finally:
             if state.attempt > 1 or state.seen:
@@ -597,7 +614,8 @@ class Executor:
                         tuple(state.seen.values()),
                         yields=state.yields,
                         polite_wait_ms=round(state.polite_ms, 1),
-                        lock_failures=state.failures,
+                        lock_failures=state.failed,
+                        prechecks=state.prechecks,
                     )
                 )
 
@@ -613,6 +631,7 @@ class Executor:
     ) -> None:
         """The pre-check found long holders of a conflicting lock: report it, then wait
         politely for them to go (within the budget), or give up."""
+        state.prechecks += 1
         self._note_blockers(state, holders)
         ahead = self.watcher.locks_of(needs, holders)
         bound = self._polite_bound(state)

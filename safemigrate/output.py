@@ -211,6 +211,8 @@ def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> 
             # The README's words: failed attempts (what max_attempts counts) apart from the
             # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
             parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
+            if s.prechecks:
+                parts.append(_plural(s.prechecks, "pre-check"))
             if s.yields:
                 parts.append(_plural(s.yields, "yield"))
             if s.polite_wait_ms:
@@ -229,7 +231,7 @@ def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> 
     if isinstance(event, RecipePartStarted):
         return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
     if isinstance(event, StepApplied):
-        attempts = f", {event.attempts} attempts" if event.attempts > 1 else ""
+        attempts = _tries(event)
         skipped = f" (not run: {event.skipped})" if event.skipped else ""
         mark = paint("ok", "green", colour)
         timing = paint(f"{format_duration(event.duration_ms)}{attempts}", "dim", colour)
@@ -261,11 +263,21 @@ def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> 
     return []
 
 
-def switch_text(event: HistoryAdopted) -> str:
+def switch_text(event: HistoryAdopted, *, journal_exists: bool = False) -> str:
     """The switch from another tool, said once: what was (or, in ``status``, will be) recorded,
-    and whether the tool's own history is written from then on (tool_history)."""
+    and whether the tool's own history is written from then on (tool_history). With
+    ``journal_exists`` (``status`` after the switch) it is what the tool applied since."""
     span = event.first if event.count == 1 else f"{event.first} to {event.last}"
     what = f"{_plural(event.count, 'migration')} {event.tool} applied ({span})"
+    them = "it" if event.count == 1 else "them"
+    if journal_exists and not event.recorded:
+        # Issue 22 review F12: not the switch any more, nor the first up.
+        return (
+            f"{event.tool} applied {_plural(event.count, 'migration')} the journal does not "
+            f"know yet ({span}, read from {event.table}): the next `safemigrate up` (or "
+            f"`adopt`) records {them} in the journal {event.journal} as baseline, without "
+            f"running {them}"
+        )
     if event.recorded:
         head = (
             f"switched from {event.tool}: recorded the {what} in the journal "
@@ -274,7 +286,7 @@ def switch_text(event: HistoryAdopted) -> str:
     else:
         head = (
             f"switch from {event.tool}: the first `safemigrate up` (or `adopt`) records the "
-            f"{what} in the journal {event.journal} as baseline, without running them "
+            f"{what} in the journal {event.journal} as baseline, without running {them} "
             f"(read from {event.table})"
         )
     if event.tool_history_written:
@@ -294,7 +306,7 @@ def journal_text(journal: str, exists: bool, switch: HistoryAdopted | None) -> l
     (and what the switch from another tool will record in it)."""
     lines = [f"journal {journal}" if exists else f"journal {journal}: not created yet"]
     if switch is not None:
-        lines.append(switch_text(switch))
+        lines.append(switch_text(switch, journal_exists=exists))
     elif not exists:
         lines[0] += " (the first `safemigrate up` creates it)"
     return lines
@@ -357,6 +369,27 @@ def worst_case_text(event: RunStarted) -> str:
         f"{format_duration(event.worst_case_run_wait_ms)}{deadline}; worst cases assume every "
         f"attempt times out{polite_text(event.lock_wait_budget_ms)}"
     )
+
+
+def _tries(event: StepApplied) -> str:
+    """How the step's tries went, in the README's words (issue 22 review F6): pre-checks and
+    yields are polite waits, not attempts; failed attempts (what max_attempts counts) apart.
+    ``, 7 pre-checks (35.5s polite)``, ``, 2 failed attempts``; empty for a first try."""
+    waits = [
+        _plural(n, what)
+        for n, what in ((event.prechecks, "pre-check"), (event.yields, "yield"))
+        if n
+    ]
+    parts = [", ".join(waits)] if waits else []
+    if event.polite_wait_ms >= 1:
+        polite = f"{format_duration(event.polite_wait_ms)} polite"
+        parts = [f"{parts[0]} ({polite})"] if parts else [polite]
+    if event.failed_attempts:
+        parts.append(_plural(event.failed_attempts, "failed attempt"))
+    if not parts and event.attempts > 1:
+        # An event built without the breakdown (a library caller's): the old wording.
+        parts.append(f"{event.attempts} attempts")
+    return "".join(f", {part}" for part in parts)
 
 
 def polite_text(budget_ms: int | None) -> str:

@@ -126,12 +126,16 @@ class MigrationStatus:
     #: Why ``safemigrate repair`` cannot clear the problems (it would record as applied SQL
     #: that never ran, or cannot tell which applied step a text stands for); None when it can.
     unrepairable: str | None = None
+    #: How a gone migration that had no file name here is named instead (another tool's).
+    shown_as: str = ""
 
     @property
     def filename(self) -> str:
         """The migration's file name, or the name it was applied under when the file is gone."""
         if self.migration is not None:
             return self.migration.filename
+        if self.shown_as:
+            return self.shown_as
         return f"{self.version_text or self.version}_{self.name}.sql"
 
 
@@ -455,6 +459,12 @@ def statuses(
         name = done[0].name
         version_text = str(version).zfill(width)
         filename = f"{version_text}_{name}.sql"
+        tool = _adopted_without_file(done[0])
+        if tool is not None:
+            # Issue 22 review F5: adopted from another tool's table after its file was gone,
+            # so no file name was ever known: named as the tool records it.
+            result.append(_gone_tool_status(version, version_text, done[0], tool, rows))
+            continue
         if version in unsure:
             # Forgetting it would let up run its text again from one of these files.
             others = ", ".join(m.filename for m in unsure[version])
@@ -500,6 +510,55 @@ def statuses(
         )
     result.sort(key=lambda s: s.version)
     return result
+
+
+def _adopted_without_file(entry: JournalEntry) -> tuple[str, str] | None:
+    """The tool and its table, when ``entry`` was adopted from another tool's history for a
+    migration whose file was already gone (``adoption.adopted_entries``: no checksum)."""
+    origin = entry.application_name or ""
+    if entry.checksum or not origin.startswith("adopted from "):
+        return None
+    parts = origin.removeprefix("adopted from ").split(" ", 1)
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def _gone_tool_status(
+    version: int,
+    version_text: str,
+    entry: JournalEntry,
+    tool: tuple[str, str],
+    rows: Sequence[JournalEntry],
+) -> MigrationStatus:
+    """A migration another tool applied whose file is gone, as the tool records it."""
+    name, table = tool
+    recorded = f", id {entry.name}" if entry.name not in (version_text, str(version)) else ""
+    label = f"version {version_text} ({name}'s {table}{recorded})"
+    return MigrationStatus(
+        version,
+        entry.name,
+        State.MISSING,
+        1,
+        1,
+        None,
+        (f"{label}: applied by {name}, but its file is gone",),
+        version_text,
+        tuple(
+            Repair(
+                RepairAction.FORGET,
+                version,
+                e.name,
+                e.step,
+                e.checksum,
+                label,
+                reason=f"the file is gone; {name}'s row in {table} stays, never adopted again",
+            )
+            for e in sorted(rows, key=lambda e: e.step)
+        ),
+        hint=f"restore the file, or run `safemigrate repair` to forget it: the repair log "
+        f"then records it, and it is not adopted from {table} again (`safemigrate repair "
+        "--dry-run` shows what it would change)",
+        shown_as=label,
+    )
 
 
 def _moved_status(migration: Migration, rows: list[JournalEntry], width: int) -> MigrationStatus:

@@ -68,6 +68,11 @@ def parse_dsn(dsn: str, source: str, environ: Mapping[str, str] | None = None) -
         message = explain_parse_error(str(err).splitlines()[0])
         message = redact(message, secrets_of(dsn))
         raise BadInputError(f"{source}: invalid connection string: {message}") from None
+    except UnicodeDecodeError:
+        # psycopg decodes libpq's parsed values as UTF-8 (a URL's %ff).
+        raise BadInputError(
+            f"{source}: invalid connection string: a percent-encoded value is not UTF-8 text"
+        ) from None
     found = {k: str(v) for k, v in params.items() if v is not None}
     for key, value in found.items():
         _check_value(key, value, f"{source}: {key}")
@@ -144,7 +149,7 @@ def normalize(dsn: str, source: str) -> str:
       libpq's, ``currentSchema`` to the search_path; libpq's own names pass; any other
       pgJDBC parameter is refused, named;
     - dbmate's and lib/pq's ``socket=DIR`` is libpq's ``host=DIR``; ``search_path`` (dbmate,
-      golang-migrate) becomes ``options=-csearch_path=...``;
+      golang-migrate) and ``schema`` (yoyo, Prisma) become ``options=-csearch_path=...``;
     - golang-migrate's ``x-multi-statement`` and ``x-multi-statement-max-size`` are dropped
       (safemigrate splits statements itself); its other ``x-`` parameters carry meaning
       safemigrate cannot honour from a URL and are refused, naming the parameter and the
@@ -161,7 +166,12 @@ def normalize(dsn: str, source: str) -> str:
     base = lowered.removeprefix("jdbc:").split("+", 1)[0]
     if base not in ("postgresql", "postgres"):
         return dsn
-    parts = urlsplit("postgresql://" + rest)
+    try:
+        parts = urlsplit("postgresql://" + rest)
+    except ValueError as err:
+        # Issue 22 review F3: Python's URL parser, not libpq, refuses it; its message may quote
+        # the host, never shown.
+        raise BadInputError(f"{source}: invalid URL: {_url_problem(str(err))}") from None
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     query = []
     for key, value in pairs:
@@ -180,6 +190,15 @@ def normalize(dsn: str, source: str) -> str:
     return f"postgresql://{parts.netloc}{parts.path}" + (f"?{encoded}" if encoded else "")
 
 
+def _url_problem(message: str) -> str:
+    """What is wrong with a URL Python's ``urlsplit`` refused, without quoting any of it."""
+    if "Invalid IPv6 URL" in message:
+        return "an unmatched '[' or ']' in the host part (an IPv6 address is written [::1])"
+    if "IPv4 or IPv6" in message:
+        return "the host between '[' and ']' is not an IPv6 address"
+    return f"it cannot be parsed; {EXPECTED_FORMS}"
+
+
 def _keywords() -> set[str]:
     """Every connection option libpq knows."""
     return {k.keyword.decode() for k in psycopg.pq.Conninfo.get_defaults()}
@@ -190,9 +209,9 @@ def _keywords() -> set[str]:
 _DROPPED = frozenset({"x-multi-statement", "x-multi-statement-max-size"})
 #: Other tools' URL parameters safemigrate refuses, with what to use instead.
 _REFUSED: Mapping[str, str] = {
-    "x-migrations-table": "safemigrate reads golang-migrate's history from schema_migrations "
-    "on the search_path and keeps its own journal (journal_table, journal_schema)",
-    "x-migrations-table-quoted": "see journal_table and journal_schema",
+    "x-migrations-table": "name golang-migrate's table with the tool_history_table setting "
+    "(safemigrate keeps its own journal: journal_table, journal_schema)",
+    "x-migrations-table-quoted": "name golang-migrate's table with tool_history_table",
     "x-statement-timeout": "use --statement-timeout or statement_timeout",
     "x-lock-timeout": "use --lock-timeout or lock_timeout",
     "x-lock-strategy": "safemigrate takes its own run lock (pg_try_advisory_lock)",
@@ -216,7 +235,8 @@ def _map_parameter(key: str, value: str, source: str, *, jdbc: bool) -> list[tup
     """libpq's parameters for one URL parameter of another tool's (or itself)."""
     if key == "socket":
         return [("host", value)]
-    if key == "search_path" or (jdbc and key.lower() == "currentschema"):
+    # yoyo's (and Prisma's) schema=: yoyo runs SET search_path TO it (issue 22 review F9b).
+    if key in ("search_path", "schema") or (jdbc and key.lower() == "currentschema"):
         return [("options", f"-csearch_path={value.replace(' ', '')}")]
     if key in _DROPPED:
         return []
@@ -292,7 +312,7 @@ def secrets_of(dsn: str, environ: Mapping[str, str] | None = None) -> list[str]:
     found = []
     try:
         password = conninfo_to_dict(dsn).get("password")
-    except psycopg.ProgrammingError:
+    except (psycopg.ProgrammingError, UnicodeDecodeError):
         password = None
         # An unparseable DSN may still hold a password; never echo any of it, nor the
         # password-looking parts libpq might quote on their own.

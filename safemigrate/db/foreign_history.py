@@ -24,7 +24,7 @@ journal has and the table lacks (:func:`catch_up`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from psycopg import sql
@@ -42,14 +42,17 @@ from ..adoption import (
     yoyo_hash,
 )
 from ..config import Settings
-from ..errors import BadInputError, DriftError, MigrationFileError
+from ..errors import BadInputError, DriftError, LockNotAcquiredError, MigrationFileError
 from ..model import JournalEntry, Migration
 from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of
 from . import steps as dbsteps
 from .journal import JournalTable
-from .session import Session
+from .session import ServerError, Session
+
+#: The state of the stand-in entries of forgotten versions while adopting (never returned).
+FORGOTTEN = "forgotten"
 
 #: Each tool's table and the query of its rows: (id, ok, checksum hex or NULL).
 _TABLES: dict[str, tuple[str, str]] = {
@@ -78,6 +81,19 @@ _TABLES: dict[str, tuple[str, str]] = {
 }
 
 
+#: The columns each tool's table has and its query reads: a table with the tool's name but
+#: without them is another table that merely has that name (an application's own
+#: ``schema_migrations``), not that tool's history, and is left alone.
+_COLUMNS: dict[str, frozenset[str]] = {
+    "dbmate": frozenset({"version"}),
+    "golang-migrate": frozenset({"version", "dirty"}),
+    "sqlx": frozenset({"version", "success", "checksum"}),
+    "diesel": frozenset({"version"}),
+    "yoyo": frozenset({"migration_hash", "migration_id"}),
+    "flyway": frozenset({"installed_rank", "version", "success", "checksum", "type"}),
+}
+
+
 def _columns(session: Session, regclass: str) -> set[str]:
     rows = session.rows(
         sql.SQL(
@@ -88,10 +104,22 @@ def _columns(session: Session, regclass: str) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
-def read_all(session: Session) -> list[ForeignHistory]:
+def configured(settings: Settings) -> dict[str, str]:
+    """The layout's tool's table, when ``tool_history_table`` names it (issue 22 review F9:
+    dbmate's ``--migrations-table``, yoyo's ``migration_table``)."""
+    layout = settings.layout
+    if not settings.tool_history_table or layout not in _TABLES:
+        return {}
+    return {layout: settings.tool_history_table}
+
+
+def read_all(session: Session, tables: dict[str, str] | None = None) -> list[ForeignHistory]:
     """Every other tool's history table on the search_path, each read as its tool's
-    (``schema_migrations`` is golang-migrate's when it has a ``dirty`` column, else dbmate's)."""
+    (``schema_migrations`` is golang-migrate's when it has a ``dirty`` column, else dbmate's);
+    ``tables``: a tool's table under another name (:func:`configured`), looked at instead."""
+    tables = tables or {}
     names = list(dict.fromkeys(name for name, _ in _TABLES.values()))
+    names += [name for name in tables.values() if name not in names]
     # One round trip for every candidate (most databases have none of them).
     found = session.rows(
         sql.SQL(
@@ -103,21 +131,31 @@ def read_all(session: Session) -> list[ForeignHistory]:
     histories = []
     for table, schema, relname in found:
         where = (str(schema), str(relname))
-        tools = [t for t, (name, _) in _TABLES.items() if name == table]
-        if len(tools) > 1:
-            has_dirty = "dirty" in _columns(session, session.render(sql.Identifier(*where)))
-            tools = ["golang-migrate" if has_dirty else "dbmate"]
-        history = read(session, tools[0])
+        told = [t for t, given in tables.items() if given == table]
+        name: str | None = None
+        if told:
+            tool, name = told[0], str(table)
+        else:
+            tools = [t for t, (default, _) in _TABLES.items() if default == table]
+            if len(tools) > 1:
+                has_dirty = "dirty" in _columns(session, session.render(sql.Identifier(*where)))
+                tools = ["golang-migrate" if has_dirty else "dbmate"]
+            tool = tools[0]
+            if tool in tables:
+                continue  # that tool was told another table (tool_history_table)
+        history = read(session, tool, name)
         if history is not None:
             histories.append(history)
     return histories
 
 
-def read(session: Session, tool: str) -> ForeignHistory | None:
-    """``tool``'s history table as found on the search_path, or None when there is none."""
+def read(session: Session, tool: str, name: str | None = None) -> ForeignHistory | None:
+    """``tool``'s history table (``name``, else the tool's own) as found on the search_path,
+    or None when there is none."""
     if tool not in _TABLES:
         return None
     table, query = _TABLES[tool]
+    table = name or table
     found = session.rows(
         sql.SQL(
             "SELECT n.nspname, c.relname FROM pg_class c "
@@ -128,14 +166,24 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
         return None
     ident = sql.Identifier(str(found[0][0]), str(found[0][1]))
     regclass = f"{found[0][0]}.{found[0][1]}"
-    has_dirty = "dirty" in _columns(session, session.render(ident))
-    if table == "schema_migrations" and has_dirty != (tool == "golang-migrate"):
+    columns = _columns(session, session.render(ident))
+    if not _COLUMNS["dbmate" if tool == "golang-migrate" else tool] <= columns:
+        # Issue 22 review F2: not the tool's history (it lacks the columns the tool creates),
+        # only a table with its name.
+        return None
+    has_dirty = "dirty" in columns
+    if tool in ("dbmate", "golang-migrate") and has_dirty != (tool == "golang-migrate"):
         other = "golang-migrate" if has_dirty else "dbmate"
         raise BadInputError(
             f"{regclass} has {other}'s columns, but the layout is {tool}",
             hint=f'set layout = "{other}"',
         )
-    rows = session.rows(sql.SQL(query).format(ident))
+    try:
+        rows = session.rows(sql.SQL(query).format(ident))
+    except ServerError as err:
+        if err.sqlstate != "55P03":
+            raise
+        raise _locked(session, tool, regclass, err) from None
     where = (str(found[0][0]), str(found[0][1]))
     if tool == "flyway":
         return replace(_flyway(regclass, rows), where=where)
@@ -145,6 +193,28 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
         tuple(ForeignRow(str(r[0]), bool(r[1]), r[2]) for r in rows),
         up_to_last=tool == "golang-migrate",
         where=where,
+    )
+
+
+def _locked(session: Session, tool: str, regclass: str, err: ServerError) -> LockNotAcquiredError:
+    """Reading ``tool``'s history ``regclass`` timed out on a lock (issue 22 review F8): the
+    error names the table and the sessions holding a lock on it, not the journal."""
+    holders = session.rows(
+        sql.SQL(
+            "SELECT l.pid, coalesce(a.application_name, ''), l.mode FROM pg_locks l "
+            "LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.granted "
+            "AND l.relation = {}::regclass AND l.pid <> pg_backend_pid() ORDER BY l.pid"
+        ).format(sql.Literal(regclass))
+    )
+    who = ", ".join(f"pid {pid} '{name}' ({mode})" for pid, name, mode in holders[:3])
+    pids = [int(pid) for pid, _, _ in holders[:3]]
+    end = "; ".join(f"SELECT pg_terminate_backend({pid})" for pid in pids)
+    return LockNotAcquiredError(
+        f"reading {tool}'s history {regclass}: {err.message}"
+        + (f"; held by {who}" if who else "")
+        + "; nothing was written",
+        hint=(f"end it ({end}) or let it finish, " if end else "find who holds it in pg_locks, ")
+        + "then rerun; or give the runner's own statements longer with --lock-timeout",
     )
 
 
@@ -160,6 +230,25 @@ class Adoption:
     history: ForeignHistory | None = None
     #: The entries of ``entries`` that only ``history`` knows (not yet in the journal).
     adopted: list[JournalEntry] = field(default_factory=list)
+
+
+def forgotten_versions(session: Session, settings: Settings) -> set[int]:
+    """The versions ``safemigrate repair`` forgot (its repair log, when there is one) that the
+    journal no longer holds: never adopted again from another tool's table, whose row for them
+    stays (issue 22 review F5: a migration the tool applied whose file is gone; also one
+    forgotten so that ``up`` runs its new SQL, which tool_history = "write" recorded there)."""
+    from .repairs import log_table
+
+    log = log_table(JournalTable(settings.journal_schema, settings.journal_table))
+    exists = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(sql.Literal(session.render(log.ident)))
+    )
+    if not exists:
+        return set()
+    rows = session.rows(
+        sql.SQL("SELECT DISTINCT version FROM {} WHERE action = 'forget'").format(log.ident)
+    )
+    return {int(str(r[0])) for r in rows}
 
 
 def _tool_files(settings: Settings, tool: str) -> list[MigrationFile] | None:
@@ -188,8 +277,17 @@ def adoption(
     tool recorded.
     """
     layout = resolve(settings.dir, settings.layout)
-    histories = read_all(session)
-    own = read(session, layout) if layout in _TABLES else None
+    tables = configured(settings)
+    histories = read_all(session, tables)
+    if histories:
+        # What repair forgot counts as known: the journal's decision, not the tool's row.
+        known = {e.version for e in entries}
+        forgotten = forgotten_versions(session, settings) - known
+        entries = [
+            *entries,
+            *(JournalEntry(v, "", 0, "", FORGOTTEN) for v in sorted(forgotten)),
+        ]
+    own = read(session, layout, tables.get(layout)) if layout in _TABLES else None
     detected = None
     if settings.layout == "auto" and layout == "safemigrate":
         detected = layout
@@ -211,10 +309,14 @@ def adoption(
             settings.layout if detected is None else layout,
             detected,
         )
+    journal = [e for e in entries if e.state != FORGOTTEN]
     if own is None:
-        return Adoption(list(entries), layout)
+        return Adoption(journal, layout)
     history = own
     files = discover(settings.dir, layout)
+    _refuse_finished_by_tool(history, files, migrations, journal, VERSION_OF[layout])
+    if history.tool == "yoyo" and history.where is not None:
+        _refuse_rolled_back(session, settings, history, history.where, files, journal)
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
     drift = checksum_drift(history, files, known)
@@ -224,7 +326,97 @@ def adoption(
             f"{drift[0]}{more}",
             hint="restore the applied text (changes go in a new migration)",
         )
-    return Adoption([*entries, *adopted], layout, history, adopted)
+    return Adoption([*journal, *adopted], layout, history, adopted)
+
+
+def _refuse_finished_by_tool(
+    history: ForeignHistory,
+    files: Sequence[MigrationFile],
+    migrations: Sequence[Migration],
+    journal: Sequence[JournalEntry],
+    version_of: Callable[[str], int | None],
+) -> None:
+    """Refuse (DriftError, exit 5) a migration the journal holds as partially applied that the
+    tool's table records as applied (issue 22 review F1): safemigrate records it there only
+    with its last step, so the tool itself ran it after safemigrate started it, whole, and the
+    database may hold its first steps twice. Finishing it would run its last steps again."""
+    rows: dict[int, list[JournalEntry]] = {}
+    for entry in journal:
+        rows.setdefault(entry.version, []).append(entry)
+    by_hash = {yoyo_hash(f.origin_id): f.origin_id for f in files}
+    recorded = set()
+    for row in history.rows:
+        origin_id = (
+            by_hash.get(row.checksum or "", row.origin_id)
+            if history.tool == "yoyo"
+            else row.origin_id
+        )
+        version = version_of(origin_id)
+        if version is not None and row.ok:  # a failed or dirty one is refused as such
+            recorded.add(version)
+    for migration in migrations:
+        entries = rows.get(migration.version)
+        if not entries or migration.version not in recorded:
+            continue
+        done = {e.step for e in entries if e.done}
+        if all(step.index in done for step in migration.steps):
+            continue
+        raise DriftError(
+            f"{migration.filename}: {history.table} records it as applied by "
+            f"{history.tool}, but the journal has {len(done)} of its {len(migration.steps)} "
+            f"steps: {history.tool} ran it whole after safemigrate started it (the database "
+            "may hold its first steps twice), or steps were added to it after it was "
+            "applied; nothing was run",
+            hint=f"check what the database holds of {migration.filename} and fix it by hand, "
+            f"then record it as applied: `safemigrate baseline {migration.version_text}` "
+            "(records its remaining steps, and those of earlier migrations, without running "
+            "them); added steps belong in a new migration",
+        )
+
+
+def _refuse_rolled_back(
+    session: Session,
+    settings: Settings,
+    history: ForeignHistory,
+    where: tuple[str, str],
+    files: Sequence[MigrationFile],
+    journal: Sequence[JournalEntry],
+) -> None:
+    """Refuse (DriftError, exit 5) a migration the journal holds as applied that yoyo rolled
+    back since (issue 22 review F13): its row is gone from ``_yoyo_migration`` and yoyo's own
+    log, ``_yoyo_log`` beside it, has a rollback of it later than the journal's row. Writing
+    its row back (tool_history = "write") would make both histories claim a schema that is
+    not there. dbmate and the others keep no such log: not detected for them."""
+    done: dict[int, list[JournalEntry]] = {}
+    for entry in journal:
+        if entry.done:
+            done.setdefault(entry.version, []).append(entry)
+    present = applied_versions(history, VERSION_OF["yoyo"], (f.version for f in files))
+    candidates = [f for f in files if f.version in done and f.version not in present]
+    log = sql.Identifier(where[0], "_yoyo_log")
+    if not candidates or not session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(sql.Literal(session.render(log)))
+    ):
+        return
+    table = JournalTable(settings.journal_schema, settings.journal_table)
+    for file in candidates:
+        rolled_back = session.scalar(
+            sql.SQL(
+                "SELECT EXISTS (SELECT FROM {} WHERE migration_id = {} AND operation = "
+                "'rollback' AND created_at_utc > (SELECT timezone('UTC', max(applied_at)) "
+                "FROM {} WHERE version = {}))"
+            ).format(log, sql.Literal(file.origin_id), table.ident, sql.Literal(file.version))
+        )
+        if rolled_back:
+            raise DriftError(
+                f"{file.path.name}: yoyo rolled it back after safemigrate recorded it as "
+                f"applied (a rollback of {file.origin_id} in {where[0]}._yoyo_log; its row in "
+                f"{history.table} is gone): the database may not have it any more; nothing "
+                "was run or written",
+                hint=f"apply it again with yoyo (`yoyo apply`), which records it, or delete its "
+                f"journal rows (DELETE FROM {table} WHERE version = {file.version}) so that "
+                "`safemigrate up` applies it again",
+            )
 
 
 def with_adopted(

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
+from ..errors import BadInputError
 from ..model import JournalEntry
 from ..shapes import StepRecord
 from .session import Session
@@ -45,6 +46,33 @@ def exists(session: Session, journal: JournalTable) -> bool:
     return bool(found)
 
 
+#: The columns every journal has had (later ones were added with defaults).
+_REQUIRED = ("version", "name", "step", "checksum", "state")
+
+
+def refuse_foreign_table(session: Session, journal: JournalTable) -> None:
+    """Refuse (exit 2) a table in the journal's place that is not a journal (issue 22 review
+    F2b: an application's own ``safemigrate_history``, or journal_table naming another tool's
+    history): reading or writing it would fail with an SQL error of the runner's own."""
+    columns = {
+        str(r[0])
+        for r in session.rows(
+            sql.SQL(
+                "SELECT attname FROM pg_attribute WHERE attrelid = {}::regclass "
+                "AND attnum > 0 AND NOT attisdropped"
+            ).format(sql.Literal(session.render(journal.ident)))
+        )
+    }
+    lacking = [c for c in _REQUIRED if c not in columns]
+    if lacking:
+        raise BadInputError(
+            f"{journal} exists but is not a safemigrate journal: it has no "
+            f"{', '.join(lacking)} column{'s' if len(lacking) > 1 else ''}; nothing was run",
+            hint="name a table of safemigrate's own: journal_table or journal_schema (config, "
+            "SAFEMIGRATE_JOURNAL_TABLE, SAFEMIGRATE_JOURNAL_SCHEMA)",
+        )
+
+
 #: The journal table's comment.
 COMMENT = "safemigrate: one row per applied migration step"
 #: Its comment while a run bootstraps a fresh database (db.bootstrap): a run that resumes the
@@ -62,6 +90,7 @@ def ensure(
     Runs in its own short transaction under a lock timeout like any other DDL.
     """
     if exists(session, journal):
+        refuse_foreign_table(session, journal)
         return False
     statements = [
         sql.SQL("BEGIN"),
@@ -100,6 +129,7 @@ def read(session: Session, journal: JournalTable) -> list[JournalEntry]:
     """Every journal row, ordered by version and step; empty when there is no journal yet."""
     if not exists(session, journal):
         return []
+    refuse_foreign_table(session, journal)
     rows = session.rows(
         sql.SQL("SELECT " + _COLUMNS + " FROM {} ORDER BY version, step").format(journal.ident)
     )

@@ -16,7 +16,7 @@ the log rows and the journal changes commit together or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from psycopg import sql
@@ -119,7 +119,12 @@ def _forget_progress(journal: JournalTable, repair: Repair) -> tuple[sql.Compose
 
 
 def _repair_sql(
-    journal: JournalTable, log: JournalTable, repair: Repair, client: Client
+    journal: JournalTable,
+    log: JournalTable,
+    repair: Repair,
+    client: Client,
+    *,
+    log_only: bool = False,
 ) -> sql.Composed:
     """One repair and its log row, in one statement: the row is logged only if it changed."""
     values = (
@@ -140,6 +145,11 @@ def _repair_sql(
         sql.SQL("{}::{}").format(sql.Literal(value), sql.SQL(kind))
         for value, (_, kind) in zip(values, _LOGGED, strict=True)
     )
+    if log_only:
+        # Nothing in the journal to change: the log row is the repair (another tool's row).
+        return sql.SQL("INSERT INTO {log} ({columns}) SELECT {values}").format(
+            log=log.ident, columns=columns, values=logged
+        )
     if repair.progress is not None:
         gone, started = _forget_progress(journal, repair)
         # One log row for all the batches, written only if they were still there.
@@ -158,9 +168,15 @@ def apply(
     repairs: Sequence[Repair],
     timeouts: Timeouts,
     client: Client,
+    *,
+    log_only: Collection[int] = (),
 ) -> None:
-    """Make ``repairs`` and log each, in one transaction (creating the log if needed)."""
+    """Make ``repairs`` and log each, in one transaction (creating the log if needed). The
+    versions of ``log_only`` have no journal rows (another tool's): only logged."""
     log = log_table(journal)
     statements = [_create_log(log)]
-    statements += [_repair_sql(journal, log, repair, client) for repair in repairs]
+    statements += [
+        _repair_sql(journal, log, repair, client, log_only=repair.version in log_only)
+        for repair in repairs
+    ]
     dbsteps.run_in_transaction(session, [], timeouts, sql.SQL("; ").join(statements))

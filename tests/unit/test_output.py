@@ -16,6 +16,7 @@ from safemigrate.events import (
     Connected,
     FreshDatabase,
     GateFinding,
+    HistoryAdopted,
     IndexProgress,
     LintFindings,
     RunStarted,
@@ -28,7 +29,14 @@ from safemigrate.events import (
     WaitingFor,
     WaitingForHolders,
 )
-from safemigrate.output import LiveStatus, event_json, event_text, lint_findings_text, paint
+from safemigrate.output import (
+    LiveStatus,
+    event_json,
+    event_text,
+    journal_text,
+    lint_findings_text,
+    paint,
+)
 from safemigrate.target import Target
 
 REF = StepRef(version=3, file="0003_x.sql", line=5, step=1, steps=2, sql="ALTER TABLE t ...")
@@ -202,6 +210,36 @@ def test_applied_step_shows_rehearsal_locks() -> None:
     assert event_text(applied)[1] == "      locks taken: public.t ACCESS EXCLUSIVE"
 
 
+@pytest.mark.parametrize(
+    ("fields", "timing"),
+    [
+        ({"attempts": 1}, "35.8s"),
+        (
+            {"attempts": 8, "prechecks": 7, "polite_wait_ms": 35_500.0},
+            "35.8s, 7 pre-checks (35.5s polite)",
+        ),
+        (
+            {
+                "attempts": 4,
+                "prechecks": 1,
+                "yields": 1,
+                "failed_attempts": 1,
+                "polite_wait_ms": 900,
+            },
+            "35.8s, 1 pre-check, 1 yield (900ms polite), 1 failed attempt",
+        ),
+        ({"attempts": 3, "failed_attempts": 2}, "35.8s, 2 failed attempts"),
+    ],
+)
+def test_issue_22_review_f6_the_ok_line_counts_pre_checks_apart_from_failed_attempts(
+    fields: dict[str, Any], timing: str
+) -> None:
+    applied = StepApplied(REF, 35_800.0, **fields)
+    line = event_text(applied)[0]
+    assert line.endswith(f"ALTER TABLE t ...  {timing}"), line
+    assert "8 attempts" not in line
+
+
 def test_colour_only_when_asked() -> None:
     assert paint("x", "red", False) == "x"
     assert paint("x", "red", True) == "\x1b[31mx\x1b[0m"
@@ -337,3 +375,24 @@ def test_a_bootstrap_is_one_line() -> None:
     assert line.endswith("no other session is connected, so steps skip the lock pre-check")
     [resumed] = event_text(FreshDatabase(resumed=True))
     assert resumed.startswith("resuming the bootstrap of a fresh database an interrupted run began")
+
+
+def test_issue_22_review_f12_status_after_the_switch_says_next_up_and_it_for_one() -> None:
+    event = HistoryAdopted(
+        "yoyo",
+        "public._yoyo_migration",
+        "public.safemigrate_history",
+        1,
+        "0005",
+        "0005",
+        recorded=False,
+    )
+    lines = journal_text("public.safemigrate_history", True, event)
+    assert lines[1] == (
+        "yoyo applied 1 migration the journal does not know yet (0005, read from "
+        "public._yoyo_migration): the next `safemigrate up` (or `adopt`) records it in the "
+        "journal public.safemigrate_history as baseline, without running it"
+    )
+    first = journal_text("public.safemigrate_history", False, event)[1]
+    assert first.startswith("switch from yoyo: the first `safemigrate up`"), first
+    assert "without running it " in first
