@@ -31,6 +31,7 @@ from psycopg import sql
 
 from ..adoption import (
     CHECKSUMS,
+    AdoptionError,
     ForeignHistory,
     ForeignRow,
     adopted_entries,
@@ -113,11 +114,17 @@ def read_all(session: Session) -> list[ForeignHistory]:
     return histories
 
 
-def read(session: Session, tool: str) -> ForeignHistory | None:
-    """``tool``'s history table as found on the search_path, or None when there is none."""
+def read(
+    session: Session, tool: str, named: tuple[str | None, str] | None = None
+) -> ForeignHistory | None:
+    """``tool``'s history table as found on the search_path (or the table ``named`` by the
+    ``tool_history_table`` setting), or None when there is none."""
     if tool not in _TABLES:
         return None
     table, query = _TABLES[tool]
+    if named is not None:
+        # Quoted as typed: the setting names the table exactly (dbmate quotes it too).
+        table = session.render(sql.Identifier(*[p for p in named if p is not None]))
     found = session.rows(
         sql.SQL(
             "SELECT n.nspname, c.relname FROM pg_class c "
@@ -125,6 +132,8 @@ def read(session: Session, tool: str) -> ForeignHistory | None:
         ).format(sql.Literal(table))
     )
     if not found:
+        # A fresh database has none yet, under any name; one holding relations is refused by
+        # refuse_missing_history.
         return None
     ident = sql.Identifier(str(found[0][0]), str(found[0][1]))
     regclass = f"{found[0][0]}.{found[0][1]}"
@@ -188,8 +197,14 @@ def adoption(
     tool recorded.
     """
     layout = resolve(settings.dir, settings.layout)
+    if settings.tool_history_table is not None and layout not in _TABLES:
+        raise BadInputError(
+            f"tool_history_table is set, but the layout is {layout}: it names another "
+            "tool's history table",
+            hint="set the layout of that tool's directory, or unset tool_history_table",
+        )
     histories = read_all(session)
-    own = read(session, layout) if layout in _TABLES else None
+    own = read(session, layout, settings.tool_history_table) if layout in _TABLES else None
     detected = None
     if settings.layout == "auto" and layout == "safemigrate":
         detected = layout
@@ -212,6 +227,8 @@ def adoption(
             detected,
         )
     if own is None:
+        if layout in _TABLES and not entries and migrations:
+            refuse_missing_history(session, settings, layout)
         return Adoption(list(entries), layout)
     history = own
     files = discover(settings.dir, layout)
@@ -225,6 +242,69 @@ def adoption(
             hint="restore the applied text (changes go in a new migration)",
         )
     return Adoption([*entries, *adopted], layout, history, adopted)
+
+
+#: How each tool is told to keep its history elsewhere, for refuse_missing_history's hint.
+_RENAMED = {
+    "dbmate": " (--migrations-table, DBMATE_MIGRATIONS_TABLE)",
+    "yoyo": " (schema= in its URL, which safemigrate reads too; migration_table in yoyo.ini)",
+    "golang-migrate": " (x-migrations-table in its URL)",
+    "flyway": " (flyway.table, flyway.defaultSchema)",
+    "sqlx": "",
+    "diesel": "",
+}
+
+
+def refuse_missing_history(session: Session, settings: Settings, layout: str) -> None:
+    """Refuse (exit 2) to apply a tool's directory from scratch to a database that holds
+    relations of its own while neither the journal nor the tool's history table is there:
+    the tool most likely applied them under a history table of another name or schema
+    (issue 22 review F9), and up would apply everything again."""
+    journal = settings.journal_table
+    found = session.rows(
+        sql.SQL(
+            "SELECT n.nspname, c.relname FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') "
+            "AND n.nspname <> 'information_schema' AND NOT starts_with(n.nspname, 'pg_') "
+            # An extension's own tables (PostGIS's spatial_ref_sys) are not the application's.
+            "AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass "
+            "AND d.objid = c.oid AND d.deptype = 'e') "
+            # The journal and the tables beside it (<journal_table>_repairs, ...).
+            "AND NOT (n.nspname = {} AND (c.relname = {} OR starts_with(c.relname, {}))) "
+            "ORDER BY 1, 2 LIMIT 4"
+        ).format(
+            sql.Literal(settings.journal_schema), sql.Literal(journal), sql.Literal(journal + "_")
+        )
+    )
+    if not found:
+        return
+    shown = ", ".join(f"{schema}.{name}" for schema, name in found[:3])
+    more = " and more" if len(found) > 3 else ""
+    default, _ = _TABLES[layout]
+    if settings.tool_history_table is not None:
+        where = ".".join(p for p in settings.tool_history_table if p is not None)
+        looked = f"{where} (tool_history_table) does not exist"
+    else:
+        looked = f"no {default} is on the search_path"
+        # The tool's table under its default name in a schema off the search_path.
+        elsewhere = session.rows(
+            sql.SQL(
+                "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE c.relname = {} AND c.relkind IN ('r', 'p') ORDER BY 1 LIMIT 1"
+            ).format(sql.Literal(default))
+        )
+        if elsewhere:
+            looked += f" (there is {elsewhere[0][0]}.{default})"
+    raise AdoptionError(
+        f"the layout is {layout}, but {looked} and the journal is empty, while the database "
+        f"already holds {shown}{more}: up would apply every migration of {settings.dir} from "
+        "scratch; nothing was run",
+        hint=f"if {layout} keeps its history under another name or schema"
+        f'{_RENAMED.get(layout, "")}, set tool_history_table = "schema.table" (config or '
+        "SAFEMIGRATE_TOOL_HISTORY_TABLE); if these migrations never ran here, create "
+        f"{layout}'s history table empty first",
+    )
 
 
 def with_adopted(
