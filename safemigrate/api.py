@@ -341,6 +341,7 @@ def repair(
     nothing written) and reports what it would do.
     """
     from .db import batches as dbbatch
+    from .db import foreign_history
     from .db import journal as dbjournal
     from .db import repairs as dbrepairs
     from .db import steps as dbsteps
@@ -370,7 +371,7 @@ def repair(
             statuses(migrations, entries, progress),
             accept_edited=accept_edited,
             forget_batches=forget_batches,
-        )
+        ) + foreign_history.rolled_back_repairs(session, settings, migrations, entries)
 
     with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()

@@ -45,6 +45,7 @@ from ..adoption import (
 from ..config import Settings
 from ..errors import BadInputError, DriftError, MigrationFileError
 from ..model import JournalEntry, Migration
+from ..pending import Repair, RepairAction
 from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of
@@ -231,6 +232,7 @@ def adoption(
             refuse_missing_history(session, settings, layout)
         return Adoption(list(entries), layout)
     history = own
+    refuse_rolled_back(session, settings, history, migrations, entries)
     files = discover(settings.dir, layout)
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
@@ -334,8 +336,130 @@ def tool_rows(
         if file is None:
             continue
         last = max(len(migration.steps) - 1, 0)
-        rows[(migration.version, last)] = _tool_row(history.tool, table, file)
+        rows[(migration.version, last)] = sql.SQL("{}; {}").format(
+            _tool_row(history.tool, table, file),
+            _mark(settings, history, [(migration.version, file.origin_id)]),
+        )
     return rows
+
+
+#: The table beside the journal that lists the tool rows safemigrate saw or wrote:
+#: ``<journal_table>_tool_rows``.
+MARKS_SUFFIX = "_tool_rows"
+
+
+def _marks_table(settings: Settings) -> sql.Identifier:
+    return sql.Identifier(settings.journal_schema, settings.journal_table + MARKS_SUFFIX)
+
+
+def _mark(
+    settings: Settings, history: ForeignHistory, rows: Sequence[tuple[int, str]]
+) -> sql.Composed:
+    """Record that ``history``'s table holds these (version, tool id) rows while the journal
+    has them applied: a row that disappears later was taken away by the tool (a rollback)."""
+    return sql.SQL(
+        "INSERT INTO {} (tool_table, version, origin_id) VALUES {} ON CONFLICT DO NOTHING"
+    ).format(
+        _marks_table(settings),
+        sql.SQL(", ").join(
+            sql.SQL("({}, {}, {})").format(
+                sql.Literal(history.table), sql.Literal(v), sql.Literal(i)
+            )
+            for v, i in rows
+        ),
+    )
+
+
+def _marked(session: Session, settings: Settings, history: ForeignHistory) -> dict[int, str]:
+    """The versions (and tool ids) recorded in the marks table for ``history``'s table."""
+    table = _marks_table(settings)
+    exists = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(sql.Literal(session.render(table)))
+    )
+    if not exists:
+        return {}
+    rows = session.rows(
+        sql.SQL("SELECT version, origin_id FROM {} WHERE tool_table = {}").format(
+            table, sql.Literal(history.table)
+        )
+    )
+    return {int(str(r[0])): str(r[1]) for r in rows}
+
+
+def rolled_back(
+    session: Session,
+    settings: Settings,
+    history: ForeignHistory,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> dict[int, str]:
+    """The migrations the journal has applied whose row in the tool's table, seen or written
+    by safemigrate, is gone since: the old tool rolled them back (``yoyo rollback``, ``dbmate
+    rollback``, ``migrate down``). Version -> the tool's id."""
+    marked = _marked(session, settings, history)
+    if not marked:
+        return {}
+    done = {e.version for e in entries if e.done}
+    recorded = applied_versions(
+        history, VERSION_OF[history.tool], [*(m.version for m in migrations), *marked]
+    )
+    return {v: i for v, i in sorted(marked.items()) if v in done and v not in recorded}
+
+
+def rolled_back_repairs(
+    session: Session,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> list[Repair]:
+    """``repair``'s part of a rollback by the old tool (see rolled_back): the journal forgets
+    the rolled-back migrations, so that the next ``up`` applies them again."""
+    layout = resolve(settings.dir, settings.layout)
+    history = read(session, layout, settings.tool_history_table) if layout in _TABLES else None
+    if history is None:
+        return []
+    gone = rolled_back(session, settings, history, migrations, entries)
+    files = {m.version: m.filename for m in migrations}
+    return [
+        Repair(
+            RepairAction.FORGET,
+            e.version,
+            e.name,
+            e.step,
+            e.checksum,
+            files[e.version],
+            reason=f"{history.tool} rolled it back: {history.table} no longer records it",
+        )
+        for e in entries
+        # A gone file's rows are forgotten by repair's own rule.
+        if e.version in gone and e.version in files
+    ]
+
+
+def refuse_rolled_back(
+    session: Session,
+    settings: Settings,
+    history: ForeignHistory,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> None:
+    """Refuse (exit 5) while the old tool has rolled back a migration the journal holds
+    applied (issue 22 review F13): writing its row back would make both histories claim a
+    schema the database no longer has."""
+    gone = rolled_back(session, settings, history, migrations, entries)
+    if not gone:
+        return
+    files = {m.version: m.filename for m in migrations}
+    names = [files.get(v, i) for v, i in gone.items()]
+    more = f" (and {len(names) - 1} more: {', '.join(names[1:4])})" if len(names) > 1 else ""
+    raise DriftError(
+        f"{names[0]}{more}: applied, but {history.tool} has rolled it back since: "
+        f"{history.table} no longer records it, though safemigrate saw it recorded there; "
+        "nothing was run",
+        hint="to keep the rollback, `safemigrate repair` forgets it in the journal (the next "
+        f"up applies it again, or delete the file first); to undo it, apply it again with "
+        f"{history.tool}, which records it again",
+    )
 
 
 def _tool_row(tool: str, table: sql.Identifier, file: MigrationFile) -> sql.Composed:
@@ -428,9 +552,40 @@ def adopt(
     found = adoption(session, settings, migrations, journal_entries)
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
     record(session, journal, found.adopted, timeouts)
-    if found.history is not None:
-        catch_up(session, found.history, settings, migrations, found.entries, timeouts)
+    if found.history is not None and tool_rows(found.history, settings, migrations):
+        _create_marks(session, settings, timeouts)
+        caught = catch_up(session, found.history, settings, migrations, found.entries, timeouts)
+        _mark_agreed(session, settings, found, migrations, caught, timeouts)
     return found
+
+
+def _create_marks(session: Session, settings: Settings, timeouts: dbsteps.Timeouts) -> None:
+    """The marks table (see _mark), beside the journal, created with the first tool row."""
+    statement = sql.SQL(
+        "CREATE TABLE IF NOT EXISTS {} (tool_table text NOT NULL, version bigint NOT NULL, "
+        "origin_id text NOT NULL, marked_at timestamptz NOT NULL DEFAULT clock_timestamp(), "
+        "PRIMARY KEY (tool_table, version))"
+    ).format(_marks_table(settings))
+    dbsteps.run_in_transaction(session, [], timeouts, statement)
+
+
+def _mark_agreed(
+    session: Session,
+    settings: Settings,
+    found: Adoption,
+    migrations: Sequence[Migration],
+    caught: Sequence[int],
+    timeouts: dbsteps.Timeouts,
+) -> None:
+    """Mark every migration both the journal and the tool's table now hold applied."""
+    history = found.history
+    assert history is not None
+    files = {f.version: f.origin_id for f in discover(settings.dir, history.tool)}
+    done = {e.version for e in found.entries if e.done}
+    recorded = applied_versions(history, VERSION_OF[history.tool], files) | set(caught)
+    agreed = [(v, files[v]) for v in sorted(done & recorded) if v in files]
+    if agreed:
+        dbsteps.run_in_transaction(session, [], timeouts, _mark(settings, history, agreed))
 
 
 def catch_up(
