@@ -35,6 +35,7 @@ from ..adoption import (
     ForeignHistory,
     ForeignRow,
     adopted_entries,
+    applied_ids,
     applied_versions,
     checksum_drift,
     fits,
@@ -234,6 +235,8 @@ def adoption(
     history = own
     refuse_rolled_back(session, settings, history, migrations, entries)
     files = discover(settings.dir, layout)
+    if history.tool == "yoyo":
+        refuse_shared_versions(history, files, str(settings.dir))
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
     drift = checksum_drift(history, files, known)
@@ -434,6 +437,42 @@ def rolled_back_repairs(
         # A gone file's rows are forgotten by repair's own rule.
         if e.version in gone and e.version in files
     ]
+
+
+def refuse_shared_versions(
+    history: ForeignHistory, files: Sequence[MigrationFile], directory: str
+) -> None:
+    """Refuse (exit 2) a yoyo row that names no file while its version is another file's or
+    row's (issue 22 review F7): a file yoyo applied and someone renamed (or two ids of one day,
+    one renamed to fit) would be counted as the other migration and its file run again."""
+    version_of = VERSION_OF[history.tool]
+    ids = applied_ids(history, files, version_of)
+    by_id = {f.origin_id for f in files}
+    taken: dict[int, list[str]] = {}
+    for origin_id in ids:
+        if (version := version_of(origin_id)) is not None:
+            taken.setdefault(version, []).append(origin_id)
+    for f in files:
+        if f.origin_id not in ids:
+            taken.setdefault(f.version, []).append(f.origin_id)
+    lost = [
+        i
+        for i in ids
+        if i not in by_id and (v := version_of(i)) is not None and len(taken.get(v, [])) > 1
+    ]
+    if not lost:
+        return
+    first = lost[0]
+    other = next(i for i in taken[version_of(first) or 0] if i != first)
+    more = f" (and {len(lost) - 1} more: {', '.join(lost[1:4])})" if len(lost) > 1 else ""
+    raise AdoptionError(
+        f"{history.table} records {first}{more} as applied, which names no file of "
+        f"{directory}, and its version is {other}'s too: safemigrate would count one for the "
+        "other and run a migration yoyo applied again; nothing was run",
+        hint="yoyo's id is the whole file name: give the file its yoyo name back (a renamed "
+        "file is a new migration to yoyo); ids that differ only after the date and number "
+        "(two `yoyo new` on one day) cannot be switched yet: keep applying them with yoyo",
+    )
 
 
 def refuse_rolled_back(
