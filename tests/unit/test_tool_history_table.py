@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from safemigrate.config import ConfigError, load_settings
+from safemigrate.config import load_settings
 from safemigrate.db.dsn import normalize
-from safemigrate.errors import BadInputError
+from safemigrate.errors import BadInputError, ConfigError
 
 
 def test_yoyos_schema_parameter_is_its_search_path() -> None:
