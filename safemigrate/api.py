@@ -520,6 +520,7 @@ def adopt(
             dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
             timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
             foreign_history.record(session, journal, adopted, timeouts)
+            foreign_history.mark_adopted(session, settings, found, migrations, timeouts)
         if found.history is not None:
             switch = switch_event(
                 found.history,

@@ -598,6 +598,20 @@ def adopt(
     return found
 
 
+def mark_adopted(
+    session: Session,
+    settings: Settings,
+    found: Adoption,
+    migrations: Sequence[Migration],
+    timeouts: dbsteps.Timeouts,
+) -> None:
+    """After ``adopt`` recorded ``found``: list the adopted rows as seen in the tool's table
+    (see _mark), so that a rollback before the next ``up`` is drift too, not back-filled."""
+    if found.history is not None and tool_rows(found.history, settings, migrations):
+        _create_marks(session, settings, timeouts)
+        _mark_agreed(session, settings, found, migrations, [], timeouts)
+
+
 def _create_marks(session: Session, settings: Settings, timeouts: dbsteps.Timeouts) -> None:
     """The marks table (see _mark), beside the journal, created with the first tool row."""
     statement = sql.SQL(

@@ -192,3 +192,38 @@ def test_a_row_safemigrate_never_saw_is_still_back_filled(db_dsn: str, tmp_path:
         "20260101000001",
         "20260101000002",
     ]
+
+
+def test_a_yoyo_rollback_between_adopt_and_up_is_drift_too(db_dsn: str, tmp_path: Path) -> None:
+    """`safemigrate adopt` lists what it adopted as seen in yoyo's table: a rollback before the
+    first `up` is not back-filled either."""
+    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
+    if program is None:
+        _missing("yoyo-migrations (the bench extra)")
+    directory = write_migrations(
+        tmp_path / "migrations",
+        {
+            "0001.a.sql": "CREATE TABLE a (id int);\n",
+            "0002.b.sql": "-- depends: 0001.a\nCREATE TABLE b (id int);\n",
+            "0002.b.rollback.sql": "DROP TABLE b;\n",
+        },
+    )
+    url = _url(db_dsn, "postgresql+psycopg")
+
+    def yoyo(*args: str) -> None:
+        subprocess.run(
+            [program, *args, "--batch", "--no-config-file", "--database", url, str(directory)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+
+    yoyo("apply")
+    layout = {"SAFEMIGRATE_LAYOUT": "yoyo"}
+    adopted = run("adopt", "--dir", str(directory), "--dsn", db_dsn, env=layout)
+    assert adopted.exit_code == 0, adopted.output
+    yoyo("rollback", "-r", "0002.b")
+    refused = run("up", "--dir", str(directory), "--dsn", db_dsn, env=layout)
+    assert refused.exit_code == 5, refused.output
+    assert "0002.b.sql: applied, but yoyo has rolled it back since" in refused.output
+    assert _rows(db_dsn, "SELECT migration_id FROM _yoyo_migration") == ["0001.a"]
