@@ -287,8 +287,9 @@ def refuse_missing_history(session: Session, settings: Settings, layout: str) ->
     shown = ", ".join(f"{schema}.{name}" for schema, name in found[:3])
     more = " and more" if len(found) > 3 else ""
     default, _ = _TABLES[layout]
+    table = default
     if settings.tool_history_table is not None:
-        where = ".".join(p for p in settings.tool_history_table if p is not None)
+        where = table = ".".join(p for p in settings.tool_history_table if p is not None)
         looked = f"{where} (tool_history_table) does not exist"
     else:
         looked = f"no {default} is on the search_path"
@@ -308,7 +309,7 @@ def refuse_missing_history(session: Session, settings: Settings, layout: str) ->
         hint=f"if {layout} keeps its history under another name or schema"
         f'{_RENAMED.get(layout, "")}, set tool_history_table = "schema.table" (config or '
         "SAFEMIGRATE_TOOL_HISTORY_TABLE); if these migrations never ran here, create "
-        f"{layout}'s history table empty first",
+        f"{layout}'s history table ({table}, as {layout} creates it) empty first",
     )
 
 
