@@ -392,7 +392,7 @@ def repair(
             statuses(migrations, entries, progress),
             accept_edited=accept_edited,
             forget_batches=forget_batches,
-        )
+        ) + foreign_history.rolled_back_repairs(session, settings, migrations, entries)
 
     with open_session(settings, db, on_connect=on_event) as session:
         target = session.target()
@@ -546,6 +546,7 @@ def adopt(
             dbjournal.ensure(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
             timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
             foreign_history.record(session, journal, adopted, timeouts)
+            foreign_history.mark_adopted(session, settings, found, migrations, timeouts)
         if found.history is not None:
             switch = switch_event(
                 found.history,

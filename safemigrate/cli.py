@@ -1084,9 +1084,10 @@ def repair(
     """Make the journal agree with the files again, after drift: only when asked.
 
     Never records as applied SQL that never ran (applied steps are compared by text, not by
-    position): forgets applied migrations whose file is gone and ones applied while they had
-    no SQL, follows renamed files, and refuses SQL inserted among applied steps (exit 2). With
-    --accept-edited, accepts the current text of applied steps edited in place; with
+    position): forgets applied migrations whose file is gone, ones applied while they had
+    no SQL and ones the old tool rolled back since the switch (its history table no longer
+    records them), follows renamed files, and refuses SQL inserted among applied steps
+    (exit 2). With --accept-edited, accepts the current text of applied steps edited in place; with
     --forget-batches, forgets the batches of a started batched step whose text was edited
     since. Each change is recorded (old and new checksum, who, when) in the repair log,
     <journal>_repairs. A migration another tool applied whose file is gone is forgotten with

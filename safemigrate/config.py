@@ -124,10 +124,10 @@ class Settings:
     # Every migration applied is also recorded in the adopted tool's history table, in the
     # transaction of its last step, so that the old tool finds nothing to apply ("leave": no).
     tool_history: ToolHistory = "write"
-    # The layout's tool's history table when the tool was told another one (dbmate
-    # --migrations-table, yoyo's migration_table, ...): "table" or "schema.table"; "" = the
-    # tool's own name.
-    tool_history_table: str = ""
+    # The layout's tool's history table when the tool keeps it under another name or schema
+    # (dbmate --migrations-table, yoyo's schema=, golang-migrate's x-migrations-table):
+    # (schema, table), schema None = found on the search_path. None = the tool's default name.
+    tool_history_table: tuple[str | None, str] | None = None
     # Check pg_locks before a step that would block writes; back off instead of queueing
     # behind a transaction that already held the table longer than the lock timeout.
     lock_precheck: bool = True
@@ -225,8 +225,8 @@ KEYS: Mapping[str, str] = MappingProxyType(
             "history table too, so the tool finds nothing to apply) or leave (never write it)."
         ),
         "tool_history_table": (
-            "The layout's tool's history table, when the tool was told another name (dbmate "
-            "--migrations-table, yoyo migration_table): table or schema.table."
+            "The layout's tool's history table, [schema.]table, when not the tool's default "
+            "(dbmate --migrations-table, yoyo's schema=, golang-migrate's x-migrations-table)."
         ),
         "lock_precheck": (
             "Before a step that blocks writes, back off while pg_locks shows a conflicting "
@@ -455,6 +455,12 @@ def load_settings(
         values[_FIELDS[key]] = _parse(key, raw, where=flag, from_text=True, base=cwd)
         origins[key] = flag
 
+    # dbmate's own variable for its --migrations-table, where the deploy still sets it.
+    dbmate_table = environ.get("DBMATE_MIGRATIONS_TABLE", "")
+    if dbmate_table and "tool_history_table" not in origins and values.get("layout") == "dbmate":
+        values["tool_history_table"] = _parse_qualified(
+            dbmate_table, "DBMATE_MIGRATIONS_TABLE", True
+        )
     # The default directory is relative to where safemigrate runs, not to the config file.
     values.setdefault("dir", cwd / Settings.dir)
     settings = Settings(**values, config_file=path, warnings=warnings)
@@ -607,12 +613,10 @@ def _parse(key: str, raw: object, *, where: str, from_text: bool, base: Path) ->
         raise ConfigError(f"{where}: must be one of {choices}, not {_describe(raw, from_text)}")
     if key in _IDENTIFIERS:
         return _parse_identifier(raw, where, from_text)
+    if key == "tool_history_table":
+        return _parse_qualified(raw, where, from_text)
     if key == "application_name":
         return _parse_application_name(raw, where, from_text)
-    if key == "tool_history_table":
-        if isinstance(raw, str) and raw.count(".") <= 1:
-            return ".".join(_parse_identifier(p, where, from_text) for p in raw.split("."))
-        raise ConfigError(f'{where}: must be "table" or "schema.table", not {_describe(raw)}')
     raise AssertionError(f"no parser for key {key!r}")  # pragma: no cover
 
 
@@ -737,6 +741,18 @@ def _parse_identifier(raw: object, where: str, from_text: bool) -> str:
             f"{_MAX_NAME_BYTES} bytes"
         )
     return raw
+
+
+def _parse_qualified(raw: object, where: str, from_text: bool) -> tuple[str | None, str]:
+    """Return ``[schema.]table`` as (schema or None, table), each a PostgreSQL identifier."""
+    if not isinstance(raw, str):
+        raise ConfigError(f"{where}: must be a string, not {_describe(raw, from_text)}")
+    parts = raw.split(".")
+    if len(parts) > 2:
+        raise ConfigError(f"{where}: must be table or schema.table, not {_show(raw)}")
+    for part in parts:
+        _parse_identifier(part, where, from_text)
+    return (parts[0], parts[1]) if len(parts) == 2 else (None, parts[0])
 
 
 def _parse_application_name(raw: object, where: str, from_text: bool) -> str:

@@ -209,9 +209,10 @@ def _keywords() -> set[str]:
 _DROPPED = frozenset({"x-multi-statement", "x-multi-statement-max-size"})
 #: Other tools' URL parameters safemigrate refuses, with what to use instead.
 _REFUSED: Mapping[str, str] = {
-    "x-migrations-table": "name golang-migrate's table with the tool_history_table setting "
-    "(safemigrate keeps its own journal: journal_table, journal_schema)",
-    "x-migrations-table-quoted": "name golang-migrate's table with tool_history_table",
+    "x-migrations-table": "name golang-migrate's history table with the tool_history_table "
+    'setting instead (tool_history_table = "schema.table")',
+    "x-migrations-table-quoted": "name golang-migrate's history table with the "
+    'tool_history_table setting instead (tool_history_table = "schema.table")',
     "x-statement-timeout": "use --statement-timeout or statement_timeout",
     "x-lock-timeout": "use --lock-timeout or lock_timeout",
     "x-lock-strategy": "safemigrate takes its own run lock (pg_try_advisory_lock)",
@@ -235,8 +236,13 @@ def _map_parameter(key: str, value: str, source: str, *, jdbc: bool) -> list[tup
     """libpq's parameters for one URL parameter of another tool's (or itself)."""
     if key == "socket":
         return [("host", value)]
-    # yoyo's (and Prisma's) schema=: yoyo runs SET search_path TO it (issue 22 review F9b).
-    if key in ("search_path", "schema") or (jdbc and key.lower() == "currentschema"):
+    # yoyo's schema= is its connection's search_path (yoyo/backends/core/postgresql.py:
+    # SET search_path TO <schema>): its _yoyo_migration and its migrations' tables are there.
+    if (
+        key == "search_path"
+        or (key == "schema" and not jdbc)
+        or (jdbc and key.lower() == "currentschema")
+    ):
         return [("options", f"-csearch_path={value.replace(' ', '')}")]
     if key in _DROPPED:
         return []
@@ -244,7 +250,8 @@ def _map_parameter(key: str, value: str, source: str, *, jdbc: bool) -> list[tup
         instead = _REFUSED.get(key, "it is golang-migrate's, not libpq's")
         raise BadInputError(
             f"{source}: URL parameter {key!r} is not supported: {instead}",
-            hint="remove it from the URL",
+            hint="remove it from the URL"
+            + (" and set tool_history_table" if key.startswith("x-migrations-table") else ""),
         )
     if jdbc:
         lowered = key.lower()

@@ -31,9 +31,11 @@ from psycopg import sql
 
 from ..adoption import (
     CHECKSUMS,
+    AdoptionError,
     ForeignHistory,
     ForeignRow,
     adopted_entries,
+    applied_ids,
     applied_versions,
     checksum_drift,
     fits,
@@ -44,6 +46,7 @@ from ..adoption import (
 from ..config import Settings
 from ..errors import BadInputError, DriftError, LockNotAcquiredError, MigrationFileError
 from ..model import JournalEntry, Migration
+from ..pending import Repair, RepairAction
 from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of
@@ -104,22 +107,29 @@ def _columns(session: Session, regclass: str) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
-def configured(settings: Settings) -> dict[str, str]:
+def configured(settings: Settings, layout: str | None = None) -> dict[str, tuple[str | None, str]]:
     """The layout's tool's table, when ``tool_history_table`` names it (issue 22 review F9:
-    dbmate's ``--migrations-table``, yoyo's ``migration_table``)."""
-    layout = settings.layout
-    if not settings.tool_history_table or layout not in _TABLES:
+    dbmate's ``--migrations-table``, yoyo's ``migration_table``, golang-migrate's
+    ``x-migrations-table``); ``layout``: the resolved layout (default: the setting's)."""
+    layout = layout or settings.layout
+    if settings.tool_history_table is None or layout not in _TABLES:
         return {}
     return {layout: settings.tool_history_table}
 
 
-def read_all(session: Session, tables: dict[str, str] | None = None) -> list[ForeignHistory]:
+def read_all(
+    session: Session, tables: dict[str, tuple[str | None, str]] | None = None
+) -> list[ForeignHistory]:
     """Every other tool's history table on the search_path, each read as its tool's
     (``schema_migrations`` is golang-migrate's when it has a ``dirty`` column, else dbmate's);
     ``tables``: a tool's table under another name (:func:`configured`), looked at instead."""
     tables = tables or {}
+    given = {
+        tool: session.render(sql.Identifier(*[p for p in named if p is not None]))
+        for tool, named in tables.items()
+    }
     names = list(dict.fromkeys(name for name, _ in _TABLES.values()))
-    names += [name for name in tables.values() if name not in names]
+    names += [name for name in given.values() if name not in names]
     # One round trip for every candidate (most databases have none of them).
     found = session.rows(
         sql.SQL(
@@ -131,10 +141,10 @@ def read_all(session: Session, tables: dict[str, str] | None = None) -> list[For
     histories = []
     for table, schema, relname in found:
         where = (str(schema), str(relname))
-        told = [t for t, given in tables.items() if given == table]
-        name: str | None = None
+        told = [t for t, rendered in given.items() if rendered == table]
+        named: tuple[str | None, str] | None = None
         if told:
-            tool, name = told[0], str(table)
+            tool, named = told[0], tables[told[0]]
         else:
             tools = [t for t, (default, _) in _TABLES.items() if default == table]
             if len(tools) > 1:
@@ -143,19 +153,23 @@ def read_all(session: Session, tables: dict[str, str] | None = None) -> list[For
             tool = tools[0]
             if tool in tables:
                 continue  # that tool was told another table (tool_history_table)
-        history = read(session, tool, name)
+        history = read(session, tool, named)
         if history is not None:
             histories.append(history)
     return histories
 
 
-def read(session: Session, tool: str, name: str | None = None) -> ForeignHistory | None:
-    """``tool``'s history table (``name``, else the tool's own) as found on the search_path,
-    or None when there is none."""
+def read(
+    session: Session, tool: str, named: tuple[str | None, str] | None = None
+) -> ForeignHistory | None:
+    """``tool``'s history table as found on the search_path (or the table ``named`` by the
+    ``tool_history_table`` setting), or None when there is none."""
     if tool not in _TABLES:
         return None
     table, query = _TABLES[tool]
-    table = name or table
+    if named is not None:
+        # Quoted as typed: the setting names the table exactly (dbmate quotes it too).
+        table = session.render(sql.Identifier(*[p for p in named if p is not None]))
     found = session.rows(
         sql.SQL(
             "SELECT n.nspname, c.relname FROM pg_class c "
@@ -163,6 +177,8 @@ def read(session: Session, tool: str, name: str | None = None) -> ForeignHistory
         ).format(sql.Literal(table))
     )
     if not found:
+        # A fresh database has none yet, under any name; one holding relations is refused by
+        # refuse_missing_history.
         return None
     ident = sql.Identifier(str(found[0][0]), str(found[0][1]))
     regclass = f"{found[0][0]}.{found[0][1]}"
@@ -277,8 +293,13 @@ def adoption(
     tool recorded.
     """
     layout = resolve(settings.dir, settings.layout)
-    tables = configured(settings)
-    histories = read_all(session, tables)
+    if settings.tool_history_table is not None and layout not in _TABLES:
+        raise BadInputError(
+            f"tool_history_table is set, but the layout is {layout}: it names another "
+            "tool's history table",
+            hint="set the layout of that tool's directory, or unset tool_history_table",
+        )
+    histories = read_all(session, configured(settings, layout))
     if histories:
         # What repair forgot counts as known: the journal's decision, not the tool's row.
         known = {e.version for e in entries}
@@ -287,7 +308,7 @@ def adoption(
             *entries,
             *(JournalEntry(v, "", 0, "", FORGOTTEN) for v in sorted(forgotten)),
         ]
-    own = read(session, layout, tables.get(layout)) if layout in _TABLES else None
+    own = read(session, layout, settings.tool_history_table) if layout in _TABLES else None
     detected = None
     if settings.layout == "auto" and layout == "safemigrate":
         detected = layout
@@ -311,12 +332,18 @@ def adoption(
         )
     journal = [e for e in entries if e.state != FORGOTTEN]
     if own is None:
+        if layout in _TABLES and not journal and migrations:
+            refuse_missing_history(session, settings, layout)
         return Adoption(journal, layout)
     history = own
+    refuse_rolled_back(session, settings, history, migrations, journal)
     files = discover(settings.dir, layout)
     _refuse_finished_by_tool(history, files, migrations, journal, VERSION_OF[layout])
-    if history.tool == "yoyo" and history.where is not None:
-        _refuse_rolled_back(session, settings, history, history.where, files, journal)
+    if history.tool == "yoyo":
+        refuse_shared_versions(history, files, str(settings.dir))
+        if history.where is not None:
+            # yoyo's own log names rollbacks from before the switch's tool_rows record too.
+            _refuse_rolled_back(session, settings, history, history.where, files, journal)
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
     drift = checksum_drift(history, files, known)
@@ -419,6 +446,70 @@ def _refuse_rolled_back(
             )
 
 
+#: How each tool is told to keep its history elsewhere, for refuse_missing_history's hint.
+_RENAMED = {
+    "dbmate": " (--migrations-table, DBMATE_MIGRATIONS_TABLE)",
+    "yoyo": " (schema= in its URL, which safemigrate reads too; migration_table in yoyo.ini)",
+    "golang-migrate": " (x-migrations-table in its URL)",
+    "flyway": " (flyway.table, flyway.defaultSchema)",
+    "sqlx": "",
+    "diesel": "",
+}
+
+
+def refuse_missing_history(session: Session, settings: Settings, layout: str) -> None:
+    """Refuse (exit 2) to apply a tool's directory from scratch to a database that holds
+    relations of its own while neither the journal nor the tool's history table is there:
+    the tool most likely applied them under a history table of another name or schema
+    (issue 22 review F9), and up would apply everything again."""
+    journal = settings.journal_table
+    found = session.rows(
+        sql.SQL(
+            "SELECT n.nspname, c.relname FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') "
+            "AND n.nspname <> 'information_schema' AND NOT starts_with(n.nspname, 'pg_') "
+            # An extension's own tables (PostGIS's spatial_ref_sys) are not the application's.
+            "AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass "
+            "AND d.objid = c.oid AND d.deptype = 'e') "
+            # The journal and the tables beside it (<journal_table>_repairs, ...).
+            "AND NOT (n.nspname = {} AND (c.relname = {} OR starts_with(c.relname, {}))) "
+            "ORDER BY 1, 2 LIMIT 4"
+        ).format(
+            sql.Literal(settings.journal_schema), sql.Literal(journal), sql.Literal(journal + "_")
+        )
+    )
+    if not found:
+        return
+    shown = ", ".join(f"{schema}.{name}" for schema, name in found[:3])
+    more = " and more" if len(found) > 3 else ""
+    default, _ = _TABLES[layout]
+    table = default
+    if settings.tool_history_table is not None:
+        where = table = ".".join(p for p in settings.tool_history_table if p is not None)
+        looked = f"{where} (tool_history_table) does not exist"
+    else:
+        looked = f"no {default} is on the search_path"
+        # The tool's table under its default name in a schema off the search_path.
+        elsewhere = session.rows(
+            sql.SQL(
+                "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE c.relname = {} AND c.relkind IN ('r', 'p') ORDER BY 1 LIMIT 1"
+            ).format(sql.Literal(default))
+        )
+        if elsewhere:
+            looked += f" (there is {elsewhere[0][0]}.{default})"
+    raise AdoptionError(
+        f"the layout is {layout}, but {looked} and the journal is empty, while the database "
+        f"already holds {shown}{more}: up would apply every migration of {settings.dir} from "
+        "scratch; nothing was run",
+        hint=f"if {layout} keeps its history under another name or schema"
+        f'{_RENAMED.get(layout, "")}, set tool_history_table = "schema.table" (config or '
+        "SAFEMIGRATE_TOOL_HISTORY_TABLE); if these migrations never ran here, create "
+        f"{layout}'s history table ({table}, as {layout} creates it) empty first",
+    )
+
+
 def with_adopted(
     session: Session,
     settings: Settings,
@@ -446,8 +537,166 @@ def tool_rows(
         if file is None:
             continue
         last = max(len(migration.steps) - 1, 0)
-        rows[(migration.version, last)] = _tool_row(history.tool, table, file)
+        rows[(migration.version, last)] = sql.SQL("{}; {}").format(
+            _tool_row(history.tool, table, file),
+            _mark(settings, history, [(migration.version, file.origin_id)]),
+        )
     return rows
+
+
+#: The table beside the journal that lists the tool rows safemigrate saw or wrote:
+#: ``<journal_table>_tool_rows``.
+MARKS_SUFFIX = "_tool_rows"
+
+
+def _marks_table(settings: Settings) -> sql.Identifier:
+    return sql.Identifier(settings.journal_schema, settings.journal_table + MARKS_SUFFIX)
+
+
+def _mark(
+    settings: Settings, history: ForeignHistory, rows: Sequence[tuple[int, str]]
+) -> sql.Composed:
+    """Record that ``history``'s table holds these (version, tool id) rows while the journal
+    has them applied: a row that disappears later was taken away by the tool (a rollback)."""
+    return sql.SQL(
+        "INSERT INTO {} (tool_table, version, origin_id) VALUES {} ON CONFLICT DO NOTHING"
+    ).format(
+        _marks_table(settings),
+        sql.SQL(", ").join(
+            sql.SQL("({}, {}, {})").format(
+                sql.Literal(history.table), sql.Literal(v), sql.Literal(i)
+            )
+            for v, i in rows
+        ),
+    )
+
+
+def _marked(session: Session, settings: Settings, history: ForeignHistory) -> dict[int, str]:
+    """The versions (and tool ids) recorded in the marks table for ``history``'s table."""
+    table = _marks_table(settings)
+    exists = session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(sql.Literal(session.render(table)))
+    )
+    if not exists:
+        return {}
+    rows = session.rows(
+        sql.SQL("SELECT version, origin_id FROM {} WHERE tool_table = {}").format(
+            table, sql.Literal(history.table)
+        )
+    )
+    return {int(str(r[0])): str(r[1]) for r in rows}
+
+
+def rolled_back(
+    session: Session,
+    settings: Settings,
+    history: ForeignHistory,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> dict[int, str]:
+    """The migrations the journal has applied whose row in the tool's table, seen or written
+    by safemigrate, is gone since: the old tool rolled them back (``yoyo rollback``, ``dbmate
+    rollback``, ``migrate down``). Version -> the tool's id."""
+    marked = _marked(session, settings, history)
+    if not marked:
+        return {}
+    done = {e.version for e in entries if e.done}
+    recorded = applied_versions(
+        history, VERSION_OF[history.tool], [*(m.version for m in migrations), *marked]
+    )
+    return {v: i for v, i in sorted(marked.items()) if v in done and v not in recorded}
+
+
+def rolled_back_repairs(
+    session: Session,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> list[Repair]:
+    """``repair``'s part of a rollback by the old tool (see rolled_back): the journal forgets
+    the rolled-back migrations, so that the next ``up`` applies them again."""
+    layout = resolve(settings.dir, settings.layout)
+    history = read(session, layout, settings.tool_history_table) if layout in _TABLES else None
+    if history is None:
+        return []
+    gone = rolled_back(session, settings, history, migrations, entries)
+    files = {m.version: m.filename for m in migrations}
+    return [
+        Repair(
+            RepairAction.FORGET,
+            e.version,
+            e.name,
+            e.step,
+            e.checksum,
+            files[e.version],
+            reason=f"{history.tool} rolled it back: {history.table} no longer records it",
+        )
+        for e in entries
+        # A gone file's rows are forgotten by repair's own rule.
+        if e.version in gone and e.version in files
+    ]
+
+
+def refuse_shared_versions(
+    history: ForeignHistory, files: Sequence[MigrationFile], directory: str
+) -> None:
+    """Refuse (exit 2) a yoyo row that names no file while its version is another file's or
+    row's (issue 22 review F7): a file yoyo applied and someone renamed (or two ids of one day,
+    one renamed to fit) would be counted as the other migration and its file run again."""
+    version_of = VERSION_OF[history.tool]
+    ids = applied_ids(history, files, version_of)
+    by_id = {f.origin_id for f in files}
+    taken: dict[int, list[str]] = {}
+    for origin_id in ids:
+        if (version := version_of(origin_id)) is not None:
+            taken.setdefault(version, []).append(origin_id)
+    for f in files:
+        if f.origin_id not in ids:
+            taken.setdefault(f.version, []).append(f.origin_id)
+    lost = [
+        i
+        for i in ids
+        if i not in by_id and (v := version_of(i)) is not None and len(taken.get(v, [])) > 1
+    ]
+    if not lost:
+        return
+    first = lost[0]
+    other = next(i for i in taken[version_of(first) or 0] if i != first)
+    more = f" (and {len(lost) - 1} more: {', '.join(lost[1:4])})" if len(lost) > 1 else ""
+    raise AdoptionError(
+        f"{history.table} records {first}{more} as applied, which names no file of "
+        f"{directory}, and its version is {other}'s too: safemigrate would count one for the "
+        "other and run a migration yoyo applied again; nothing was run",
+        hint="yoyo's id is the whole file name: give the file its yoyo name back (a renamed "
+        "file is a new migration to yoyo); ids that differ only after the date and number "
+        "(two `yoyo new` on one day) cannot be switched yet: keep applying them with yoyo",
+    )
+
+
+def refuse_rolled_back(
+    session: Session,
+    settings: Settings,
+    history: ForeignHistory,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> None:
+    """Refuse (exit 5) while the old tool has rolled back a migration the journal holds
+    applied (issue 22 review F13): writing its row back would make both histories claim a
+    schema the database no longer has."""
+    gone = rolled_back(session, settings, history, migrations, entries)
+    if not gone:
+        return
+    files = {m.version: m.filename for m in migrations}
+    names = [files.get(v, i) for v, i in gone.items()]
+    more = f" (and {len(names) - 1} more: {', '.join(names[1:4])})" if len(names) > 1 else ""
+    raise DriftError(
+        f"{names[0]}{more}: applied, but {history.tool} has rolled it back since: "
+        f"{history.table} no longer records it, though safemigrate saw it recorded there; "
+        "nothing was run",
+        hint="to keep the rollback, `safemigrate repair` forgets it in the journal (the next "
+        f"up applies it again, or delete the file first); to undo it, apply it again with "
+        f"{history.tool}, which records it again",
+    )
 
 
 def _tool_row(tool: str, table: sql.Identifier, file: MigrationFile) -> sql.Composed:
@@ -540,9 +789,54 @@ def adopt(
     found = adoption(session, settings, migrations, journal_entries)
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
     record(session, journal, found.adopted, timeouts)
-    if found.history is not None:
-        catch_up(session, found.history, settings, migrations, found.entries, timeouts)
+    if found.history is not None and tool_rows(found.history, settings, migrations):
+        _create_marks(session, settings, timeouts)
+        caught = catch_up(session, found.history, settings, migrations, found.entries, timeouts)
+        _mark_agreed(session, settings, found, migrations, caught, timeouts)
     return found
+
+
+def mark_adopted(
+    session: Session,
+    settings: Settings,
+    found: Adoption,
+    migrations: Sequence[Migration],
+    timeouts: dbsteps.Timeouts,
+) -> None:
+    """After ``adopt`` recorded ``found``: list the adopted rows as seen in the tool's table
+    (see _mark), so that a rollback before the next ``up`` is drift too, not back-filled."""
+    if found.history is not None and tool_rows(found.history, settings, migrations):
+        _create_marks(session, settings, timeouts)
+        _mark_agreed(session, settings, found, migrations, [], timeouts)
+
+
+def _create_marks(session: Session, settings: Settings, timeouts: dbsteps.Timeouts) -> None:
+    """The marks table (see _mark), beside the journal, created with the first tool row."""
+    statement = sql.SQL(
+        "CREATE TABLE IF NOT EXISTS {} (tool_table text NOT NULL, version bigint NOT NULL, "
+        "origin_id text NOT NULL, marked_at timestamptz NOT NULL DEFAULT clock_timestamp(), "
+        "PRIMARY KEY (tool_table, version))"
+    ).format(_marks_table(settings))
+    dbsteps.run_in_transaction(session, [], timeouts, statement)
+
+
+def _mark_agreed(
+    session: Session,
+    settings: Settings,
+    found: Adoption,
+    migrations: Sequence[Migration],
+    caught: Sequence[int],
+    timeouts: dbsteps.Timeouts,
+) -> None:
+    """Mark every migration both the journal and the tool's table now hold applied."""
+    history = found.history
+    assert history is not None
+    files = {f.version: f.origin_id for f in discover(settings.dir, history.tool)}
+    done = {e.version for e in found.entries if e.done}
+    recorded = applied_versions(history, VERSION_OF[history.tool], files) | set(caught)
+    agreed = [(v, files[v]) for v in sorted(done & recorded) if v in files]
+    if agreed:
+        dbsteps.run_in_transaction(session, [], timeouts, _mark(settings, history, agreed))
 
 
 def catch_up(

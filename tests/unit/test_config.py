@@ -263,7 +263,7 @@ def test_every_key_can_be_set_from_the_environment(tmp_path: Path) -> None:
         version_style="timestamp",
         layout="dbmate",
         tool_history="leave",
-        tool_history_table="ops.app_migrations",
+        tool_history_table=("ops", "app_migrations"),
         lock_precheck=False,
         redact_queries=True,
         blocker_query_length=80,

@@ -15,6 +15,7 @@ second number when the id has the shape ``yoyo new`` writes (``20261201_01_abcde
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..parse import FileProblem
@@ -133,8 +134,20 @@ def scan(directory: Path) -> DirectoryScan:
             )
         )
     result = finish(files, problems, misnamed)
+    for index, problem in enumerate(problems):
+        if problem.message.startswith("duplicate version "):
+            problems[index] = replace(problem, hint=_SHARED_VERSION)
     problems += _dependency_problems(result.files, depends)
     return result
+
+
+#: Two ``yoyo new`` on one day (issue 22 review F7): legal for yoyo, whose id is the whole name.
+_SHARED_VERSION = (
+    "yoyo ids that differ only after the date and number (two `yoyo new` on one day) share "
+    "safemigrate's numeric version, which safemigrate cannot read yet; never rename a file yoyo "
+    "has applied (its id changes, and it would run again): rename only files no database has "
+    "applied (the number after the date), and apply the others with yoyo until then"
+)
 
 
 def _dependency_problems(
