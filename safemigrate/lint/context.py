@@ -128,6 +128,17 @@ class FileState:
         """The resolved name of a RangeVar."""
         return self.resolve(written(range_var))
 
+    def is_new(self, table: QualifiedName) -> bool:
+        """True when the (resolved) relation was created earlier in the file (against a
+        database: in the run) and every partition and child below it was too. An existing
+        table attached as its partition or made its child (INHERIT) is reached by what is
+        done to the parent, a type change, SET NOT NULL, a CHECK, an index build (ALTER
+        TABLE docs: these recurse to partitions and children; tablecmds.c ATSimpleRecursion,
+        ATPrepAlterColumnType), so the parent is not new any more (issue 20 review F1)."""
+        if table not in self.created_tables:
+            return False
+        return self.catalog.family(table) <= self.created_tables
+
 
 @dataclass
 class StatementContext:
@@ -182,12 +193,14 @@ class StatementContext:
         return self.pg_version >= 12 or recipe.kind not in ("not_null", "primary_key")
 
     def is_new(self, range_var: Any) -> bool:
-        """True when the relation was created earlier in this file (rules skip it)."""
-        return self.state.table(range_var) in self.state.created_tables
+        """True when the relation was created earlier in this file (against a database: in
+        the run) and no existing table was attached or inherited below it since (rules skip
+        it; see FileState.is_new)."""
+        return self.state.is_new(self.state.table(range_var))
 
     def is_new_name(self, name: QualifiedName) -> bool:
         """Like is_new, for a name as written."""
-        return self.state.resolve(name) in self.state.created_tables
+        return self.state.is_new(self.state.resolve(name))
 
     def in_transaction_block(self) -> bool:
         """True when the statement runs inside a transaction it shares with other statements
