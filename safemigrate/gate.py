@@ -21,7 +21,9 @@ judged against the database as it will be when the step runs:
 - the pending files are linted in order on top of the live schema, as one run: a relation that
   did not exist when the run started and that an earlier pending step creates is new to every
   application, so the rules about existing tables do not apply to it (nor to its columns,
-  indexes and constraints), as they do not to a table created earlier in the same file;
+  indexes and constraints), as they do not to a table created earlier in the same file; nor
+  once an existing table is attached or inherited below it (FileState.is_new). Names resolve
+  with the search_path the step runs with (lint.search_path), the applied history's too;
 - an error finding about lock cost (a rewrite, a scan, an index build: ``Finding.cost``) on
   existing tables smaller than ``gate_small_table`` (heap and TOAST, plus the indexes for a
   rewrite; partitions and children summed; sizes from the catalog when the run started) does

@@ -131,6 +131,16 @@ WHERE p.prokind = 'f' AND n.nspname <> 'information_schema' AND n.nspname NOT LI
 """
 
 
+# Routines whose source may set the search_path when called (lint.search_path): a mention
+# is enough, the gate then takes the search_path after a call for unknown.
+_PATH_FUNCTIONS = """
+SELECT DISTINCT lower(p.proname::text)
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+  AND (strpos(lower(p.prosrc), 'search_path') > 0 OR strpos(lower(p.prosrc), 'set_config') > 0)
+"""
+
+
 # Each user table's parents: partitions and inheritance children (not index partitions).
 _PARENTS = """
 SELECT n.nspname::text, c.relname::text, pn.nspname::text, pc.relname::text
@@ -252,6 +262,7 @@ def lint_catalog(session: Session) -> Catalog:
         catalog.access_methods[QualifiedName(schema, table)] = method
     _read_domains(session, catalog)
     _read_functions(session, catalog)
+    catalog.path_functions.update(str(row[0]) for row in session.rows(sql.SQL(_PATH_FUNCTIONS)))
     catalog.function_timeouts.update(function_timeouts(session))
     _read_sizes(session, catalog, visible)
     catalog.live = True

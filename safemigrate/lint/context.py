@@ -38,7 +38,8 @@ def quote_ident(name: str) -> str:
 
 def show(name: QualifiedName) -> str:
     """A QualifiedName as SQL text (schema only when it was written)."""
-    if name.schema:
+    if name.schema and not name.schema.startswith("?"):
+        # (A "?" schema stands for a search_path not known: lint.search_path.)
         return f"{quote_ident(name.schema)}.{quote_ident(name.name)}"
     return quote_ident(name.name)
 
@@ -88,6 +89,13 @@ class FileState:
     """What the statements before the current one did, as far as rules care."""
 
     search_path_schema: str = DEFAULT_SCHEMA
+    #: The search_path a migration set (lint.search_path), its schemas in order: an
+    #: unqualified name resolves to the first that holds it, else to search_path_schema (the
+    #: first). None: every unqualified name resolves to search_path_schema.
+    search_path: tuple[str, ...] | None = None
+    #: While a SET LOCAL search_path is in force: the transaction's id, and the
+    #: search_path_schema and search_path to go back to when it ends.
+    local_search_path: tuple[int, str, tuple[str, ...] | None] | None = None
     #: Tables (and materialized views) created earlier in the file: empty, unseen by the app.
     created_tables: set[QualifiedName] = field(default_factory=set)
     #: Columns added earlier in the file to existing tables: no running code uses them yet.
@@ -122,6 +130,10 @@ class FileState:
             return QualifiedName(TEMP_SCHEMA, name.name)
         if QualifiedName(TEMP_SCHEMA, name.name) in self.created_tables:
             return QualifiedName(TEMP_SCHEMA, name.name)
+        for schema in self.search_path or ():
+            found = QualifiedName(schema, name.name)
+            if found in self.catalog.tables or found in self.created_tables:
+                return found
         return QualifiedName(self.search_path_schema, name.name)
 
     def table(self, range_var: Any) -> QualifiedName:

@@ -9,8 +9,10 @@ from pglast.parser import ParseError
 
 from .. import statements as sqlinfo
 from ..model import QualifiedName
-from .catalog import DEFAULT_SCHEMA, Catalog, Column, Domain
+from .catalog import Catalog, Column, Domain
 from .context import StatementContext, name_of, walk
+from .search_path import follow as follow_search_path
+from .search_path import is_unknown
 from .timeouts import function_settings, merge_settings
 from .types import column_type
 from .volatility import inlinable_expression, inlined_select, volatile_call
@@ -202,31 +204,18 @@ def _created_if_absent(node: Any, ctx: StatementContext) -> Any:
     if rel is None or rel.relpersistence == "t":
         return None  # temporary: counted as new anyway (see record)
     name = ctx.state.resolve(QualifiedName(rel.schemaname or None, str(rel.relname)))
+    if is_unknown(name.schema):
+        return None  # the search_path is not known: the table may well exist (F2)
     known = name in ctx.state.catalog.tables or name in ctx.state.created_tables
     return None if known else rel
-
-
-def _search_path(node: Any) -> str | None:
-    """The schema new unqualified names go to after a ``SET search_path``, if it sets one."""
-    if node.kind in (enums.VariableSetKind.VAR_SET_DEFAULT, enums.VariableSetKind.VAR_RESET):
-        return DEFAULT_SCHEMA
-    for arg in node.args or ():
-        if isinstance(arg, ast.A_Const) and isinstance(arg.val, ast.String):
-            value = str(arg.val.sval)
-            if value not in ("$user", "pg_catalog", "pg_temp"):
-                return value
-    return None
 
 
 def record(node: Any, ctx: StatementContext) -> None:
     """Update ``ctx.state`` with what ``node`` does (after the rules have looked at it)."""
     state = ctx.state
+    follow_search_path(node, ctx)
     if isinstance(node, ast.VariableSetStmt):
-        if node.name == "search_path" and not node.is_local:
-            schema = _search_path(node)
-            if schema is not None:
-                state.search_path_schema = schema
-        elif node.name == "timezone":
+        if node.name == "timezone":
             state.utc_session = _is_utc(node)
         return
     if isinstance(node, ast.CreateFunctionStmt):

@@ -51,6 +51,7 @@ from .rules.meta import (
     UNKNOWN_RULE_IN_ALLOW,
     UNUSED_ALLOW,
 )
+from .search_path import end_of_transaction
 from .state import record
 
 _META_IDS = frozenset(
@@ -222,6 +223,7 @@ def lint_text(
         catalog=shared,
         not_null_proven=shared.not_null_proven,
         search_path_schema=shared.search_path_schema,
+        search_path=shared.search_path,
     )
     if shared.live:
         # Against a database, the run's pending files are one run: what an earlier one
@@ -253,6 +255,10 @@ def lint_text(
             hits.extend(_with_facts(_lint_do_block(stmt, ctx), state))
         hits_of.append(hits)
 
+    # The runner's session keeps the search_path for the next file (lint.search_path).
+    end_of_transaction(state, None)
+    shared.search_path_schema = state.search_path_schema
+    shared.search_path = state.search_path
     allows = find_allows(parsed.allows)
     findings.extend(_apply_allows(path, parsed.statements, hits_of, allows))
     findings = list(dict.fromkeys(findings))

@@ -152,3 +152,112 @@ def test_an_existing_table_made_a_child_of_a_new_parent_is_reached_by_its_change
         "column-type-change",
     }
     assert _filenode(db_dsn, "big") == before
+
+
+# -- F2: names resolve with the search_path the step runs with --------------------------------
+
+ORDERS = (
+    "CREATE SCHEMA app; CREATE TABLE app.orders (id int PRIMARY KEY, n int);"
+    "INSERT INTO app.orders SELECT g, g FROM generate_series(1, 100) g"
+)
+NEW_ORDERS = "CREATE TABLE orders (id int PRIMARY KEY, n int);\n"
+TYPE_CHANGE = "ALTER TABLE orders ALTER COLUMN n TYPE bigint;\n"
+
+
+def _refused_and_untouched(directory: Path, dsn: str) -> None:
+    before = _filenode(dsn, "app.orders")
+    assert _plan_refuses(directory, dsn)
+    result = _up(directory, dsn, "--format", "json", env=LARGE)
+    assert result.exit_code == 7, result.output
+    assert ("0002_type.sql", "column-type-change") in _blocking(result)
+    assert _filenode(dsn, "app.orders") == before
+
+
+def test_a_search_path_set_in_an_earlier_file_decides_where_later_names_resolve(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F2: the runner's session keeps a SET search_path from file to file (SET
+    # docs: a session-level SET lasts for the session), so 0002's orders is app.orders, an
+    # existing table, not the public.orders 0001 created.
+    _sql(db_dsn, ORDERS)
+    for setter in (
+        "SET search_path = app;\n",
+        "SELECT set_config('search_path', 'app', false);\n",
+        "SELECT pg_catalog.set_config('search_path', 'app, public', false);\n",
+    ):
+        write_migrations(
+            tmp_path, {"0001_new.sql": NEW_ORDERS + setter, "0002_type.sql": TYPE_CHANGE}
+        )
+        _refused_and_untouched(tmp_path, db_dsn)
+
+
+def test_a_search_path_the_gate_cannot_know_judges_names_as_existing_and_large(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F2: set inside a DO block (maybe conditionally), or by a function the
+    # migrations call: the gate cannot know where orders resolves, so never as the new table.
+    _sql(db_dsn, ORDERS)
+    setters = {
+        "do": "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n",
+        "function": (
+            "CREATE FUNCTION go_app() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+            "PERFORM set_config('search_path', 'app', false); END $$;\n"
+            "SELECT go_app();\n"
+        ),
+        "sql function": (
+            "CREATE FUNCTION go_app2() RETURNS text LANGUAGE sql AS "
+            "$$ SELECT set_config('search_path', 'app', false) $$;\n"
+            "SELECT go_app2();\n"
+        ),
+    }
+    for name, setter in setters.items():
+        write_migrations(
+            tmp_path, {"0001_new.sql": NEW_ORDERS + setter, "0002_type.sql": TYPE_CHANGE}
+        )
+        result = _up(tmp_path, db_dsn, "--dry-run", env=LARGE)
+        assert result.exit_code == 7, (name, result.output)
+
+
+def test_a_live_function_that_sets_the_search_path_makes_it_unknown(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F2: the database's own function (its source read from pg_proc).
+    _sql(
+        db_dsn,
+        ORDERS + ";CREATE FUNCTION public.go_app() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM set_config('search_path', 'app', false); END $$",
+    )
+    write_migrations(
+        tmp_path, {"0001_new.sql": NEW_ORDERS + "SELECT go_app();\n", "0002_type.sql": TYPE_CHANGE}
+    )
+    _refused_and_untouched(tmp_path, db_dsn)
+
+
+def test_the_applied_historys_search_path_is_the_one_pending_steps_run_with(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F2: up replays the applied steps' session settings on its session
+    # (session_state), and plan --dsn / up --dry-run now judge with the same.
+    _sql(db_dsn, ORDERS)
+    write_migrations(tmp_path, {"0001_path.sql": "SET search_path = app, public;\n"})
+    assert _up(tmp_path, db_dsn).exit_code == 0
+    write_migrations(tmp_path, {"0002_type.sql": TYPE_CHANGE})
+    _refused_and_untouched(tmp_path, db_dsn)
+
+
+def test_set_local_search_path_ends_with_its_transaction(tmp_path: Path, db_dsn: str) -> None:
+    # SET docs: SET LOCAL lasts until the end of the transaction; after COMMIT orders is the
+    # public.orders created earlier in the run again: new, so the rewrite applies.
+    _sql(db_dsn, ORDERS)
+    write_migrations(
+        tmp_path,
+        {
+            "0001_new.sql": NEW_ORDERS
+            + "BEGIN;\nSET LOCAL search_path = app;\nSELECT count(*) FROM orders;\nCOMMIT;\n",
+            "0002_type.sql": TYPE_CHANGE,
+        },
+    )
+    before = _filenode(db_dsn, "app.orders")
+    result = _up(tmp_path, db_dsn, env=LARGE)
+    assert result.exit_code == 0, result.output
+    assert _filenode(db_dsn, "app.orders") == before

@@ -154,3 +154,27 @@ def test_a_new_table_with_only_new_partitions_and_children_stays_new() -> None:
         "CREATE INDEX ON events_p (n);\n"
     )
     assert rules(sql) == []
+
+
+def test_a_search_path_set_inside_a_do_block_is_not_known_afterwards() -> None:
+    # issue 20 review F2: orders may now be another schema's existing table.
+    sql = (
+        "CREATE TABLE orders (id int, n int);\n"
+        "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+        "ALTER TABLE orders ALTER COLUMN n TYPE bigint;\n"
+    )
+    assert rules(sql) == ["column-type-change"]
+    known = sql.replace("DO $$ BEGIN PERFORM", "SELECT").replace("; END $$;", ";")
+    assert rules(known) == ["column-type-change"]  # app.orders, not the new public.orders
+    back = known + "SET search_path = public;\nALTER TABLE orders ALTER COLUMN n TYPE text;\n"
+    assert rules(back) == ["column-type-change"]  # public.orders again: new
+
+
+def test_search_path_values_split_as_postgresql_splits_them() -> None:
+    from safemigrate.lint.search_path import path_of_value
+
+    assert path_of_value('app, "My Schema",Public') == ("app", "My Schema", "public")
+    assert path_of_value('"a""b"') == ('a"b',)
+    assert path_of_value("") == ()
+    assert path_of_value("a,,b") is None
+    assert path_of_value('"open') is None
