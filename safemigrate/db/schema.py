@@ -141,6 +141,10 @@ WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
 """
 
 
+# An enabled event trigger runs user code on DDL (timeout-guard-off, issue 20 review F3).
+_EVENT_TRIGGERS = "SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D')"
+
+
 # Each user table's parents: partitions and inheritance children (not index partitions).
 _PARENTS = """
 SELECT n.nspname::text, c.relname::text, pn.nspname::text, pc.relname::text
@@ -262,6 +266,11 @@ def lint_catalog(session: Session) -> Catalog:
         catalog.access_methods[QualifiedName(schema, table)] = method
     _read_domains(session, catalog)
     _read_functions(session, catalog)
+    catalog.event_triggers = bool(
+        session.scalar(
+            sql.SQL("SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D')")
+        )
+    )
     catalog.path_functions.update(str(row[0]) for row in session.rows(sql.SQL(_PATH_FUNCTIONS)))
     catalog.function_timeouts.update(function_timeouts(session))
     _read_sizes(session, catalog, visible)

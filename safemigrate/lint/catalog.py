@@ -21,7 +21,15 @@ from .types import ColumnType
 DEFAULT_SCHEMA = "public"
 #: The fields only a catalog read from a live database has (not kept in check's cache).
 LIVE_FIELDS = frozenset(
-    {"live", "sizes", "run_created_tables", "run_created_columns", "run_created_indexes"}
+    {
+        "live",
+        "sizes",
+        "run_created_tables",
+        "run_created_columns",
+        "run_created_indexes",
+        "run_acting_tables",
+        "event_triggers",
+    }
 )
 
 
@@ -132,6 +140,11 @@ class Catalog:
     run_created_tables: set[QualifiedName] = field(default_factory=set)
     run_created_columns: set[tuple[QualifiedName, str]] = field(default_factory=set)
     run_created_indexes: set[QualifiedName] = field(default_factory=set)
+    #: With a live catalog: the tables created in the run that act beyond themselves when
+    #: written (FileState.acting_tables), shared by the run's files.
+    run_acting_tables: set[QualifiedName] = field(default_factory=set)
+    #: True when the live database has an enabled event trigger: any DDL may run user code.
+    event_triggers: bool = False
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""

@@ -98,6 +98,12 @@ class FileState:
     local_search_path: tuple[int, str, tuple[str, ...] | None] | None = None
     #: Tables (and materialized views) created earlier in the file: empty, unseen by the app.
     created_tables: set[QualifiedName] = field(default_factory=set)
+    #: Tables (created earlier) that act beyond themselves when written: a trigger or a rule
+    #: on them, a foreign key to or from a table not created in the run, a default, check or
+    #: generated column calling a user function (timeout-guard-off, issue 20 review F3).
+    acting_tables: set[QualifiedName] = field(default_factory=set)
+    #: True once the file created an event trigger (any later DDL may run user code).
+    event_triggers: bool = False
     #: Columns added earlier in the file to existing tables: no running code uses them yet.
     created_columns: set[tuple[QualifiedName, str]] = field(default_factory=set)
     #: Indexes created earlier in the file on such tables.

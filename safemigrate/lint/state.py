@@ -210,10 +210,69 @@ def _created_if_absent(node: Any, ctx: StatementContext) -> Any:
     return None if known else rel
 
 
+def _calls_user_function(tree: Any, ctx: StatementContext) -> bool:
+    """True when ``tree`` calls a function the migrations or the database define."""
+    catalog = ctx.state.catalog
+    for child in walk(tree):
+        if isinstance(child, ast.FuncCall) and child.funcname:
+            name = str(child.funcname[-1].sval)
+            prefix = f"{name}("
+            if name in ctx.state.functions or any(k.startswith(prefix) for k in catalog.functions):
+                return True
+    return False
+
+
+def _foreign_keys(node: Any) -> list[Any]:
+    """The FOREIGN KEY constraints a CREATE TABLE or ALTER TABLE adds."""
+    found: list[Any] = []
+    elements: list[Any] = []
+    if isinstance(node, ast.CreateStmt):
+        elements = list(node.tableElts or ())
+    elif isinstance(node, ast.AlterTableStmt):
+        elements = [
+            cmd.def_ for cmd in node.cmds or () if isinstance(cmd, ast.AlterTableCmd) and cmd.def_
+        ]
+    for element in elements:
+        constraints = element.constraints if isinstance(element, ast.ColumnDef) else [element]
+        for con in constraints or ():
+            if isinstance(con, ast.Constraint) and con.contype == _CONSTR.CONSTR_FOREIGN:
+                found.append(con)
+    return found
+
+
+def _record_acting(node: Any, ctx: StatementContext) -> None:
+    """Mark the tables created in the run that a write makes act beyond themselves (see
+    FileState.acting_tables): a trigger or rule runs user code or writes other tables; a
+    foreign key between it and a table that existed makes each write lock rows of that table
+    FOR KEY SHARE, or cascade into it (ri_triggers.c RI_FKey_check, RI_FKey_cascade_del); a
+    default, check or generated column calling a user function runs it per row."""
+    state = ctx.state
+    if isinstance(node, ast.CreateEventTrigStmt):
+        state.event_triggers = True
+        return
+    if isinstance(node, ast.CreateTrigStmt | ast.RuleStmt) and node.relation is not None:
+        state.acting_tables.add(ctx.table(node.relation))
+        return
+    if not isinstance(node, ast.CreateStmt | ast.AlterTableStmt) or node.relation is None:
+        return
+    table = ctx.table(node.relation)
+    # (A CREATE TABLE is recorded as new after this.)
+    table_new = isinstance(node, ast.CreateStmt) or state.is_new(table)
+    for con in _foreign_keys(node):
+        if con.pktable is None:
+            continue
+        other = ctx.table(con.pktable)
+        if not (table_new and (other == table or state.is_new(other))):
+            state.acting_tables.update({table, other})
+    if _calls_user_function(node, ctx):
+        state.acting_tables.add(table)
+
+
 def record(node: Any, ctx: StatementContext) -> None:
     """Update ``ctx.state`` with what ``node`` does (after the rules have looked at it)."""
     state = ctx.state
     follow_search_path(node, ctx)
+    _record_acting(node, ctx)
     if isinstance(node, ast.VariableSetStmt):
         if node.name == "timezone":
             state.utc_session = _is_utc(node)

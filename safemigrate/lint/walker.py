@@ -231,6 +231,8 @@ def lint_text(
         state.created_tables = shared.run_created_tables
         state.created_columns = shared.run_created_columns
         state.created_indexes = shared.run_created_indexes
+        state.acting_tables = shared.run_acting_tables
+        state.event_triggers = shared.event_triggers
     hits_of: list[list[Hit]] = []
     transactions = transactions_of(parsed.statements)
     for index, (stmt, tx) in enumerate(zip(parsed.statements, transactions, strict=True)):
@@ -257,6 +259,7 @@ def lint_text(
 
     # The runner's session keeps the search_path for the next file (lint.search_path).
     end_of_transaction(state, None)
+    shared.event_triggers = shared.event_triggers or (shared.live and state.event_triggers)
     shared.search_path_schema = state.search_path_schema
     shared.search_path = state.search_path
     allows = find_allows(parsed.allows)

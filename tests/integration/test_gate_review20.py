@@ -261,3 +261,108 @@ def test_set_local_search_path_ends_with_its_transaction(tmp_path: Path, db_dsn:
     result = _up(tmp_path, db_dsn, env=LARGE)
     assert result.exit_code == 0, result.output
     assert _filenode(db_dsn, "app.orders") == before
+
+
+# -- F3: the timeout guard's "only writes tables created in the run" ---------------------------
+
+BIG = (
+    "CREATE TABLE big (id int PRIMARY KEY, n int);"
+    "INSERT INTO big SELECT g, g FROM generate_series(1, 100) g"
+)
+NO_TIMEOUT = "BEGIN;\nSET LOCAL statement_timeout = 0;\n{}\nCOMMIT;\n"
+
+
+def test_a_write_to_a_new_table_that_acts_on_existing_ones_keeps_the_guard(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3. CREATE TRIGGER / CREATE RULE docs: a write to the table runs the
+    # trigger function or the rule's actions; ri_triggers.c RI_FKey_cascade_del deletes the
+    # referencing rows, RI_FKey_check locks the referenced row FOR KEY SHARE: the write
+    # reaches an existing table, so lifting statement_timeout can stall the application.
+    _sql(db_dsn, BIG)
+    cases = {
+        "trigger": (
+            "CREATE TABLE newt (id int);\n"
+            "CREATE FUNCTION newt_f() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN UPDATE big SET n = n + 1; RETURN NEW; END $$;\n"
+            "CREATE TRIGGER newt_t AFTER INSERT ON newt FOR EACH ROW EXECUTE FUNCTION newt_f();\n",
+            "INSERT INTO newt VALUES (1);",
+        ),
+        "rule": (
+            "CREATE TABLE newt (id int);\n"
+            "CREATE RULE newt_r AS ON INSERT TO newt DO ALSO UPDATE big SET n = n + 1;\n",
+            "INSERT INTO newt VALUES (1);",
+        ),
+        "cascade": (
+            "CREATE TABLE newt (id int PRIMARY KEY);\n"
+            "ALTER TABLE big ADD CONSTRAINT big_fk FOREIGN KEY (id) REFERENCES newt (id) "
+            "ON DELETE CASCADE NOT VALID;\n",
+            "DELETE FROM newt;",
+        ),
+        "outgoing key": (
+            "CREATE TABLE newt (id int REFERENCES big (id));\n",
+            "INSERT INTO newt VALUES (1);",
+        ),
+        "function default": (
+            "CREATE FUNCTION bump() RETURNS int LANGUAGE sql AS "
+            "$$ UPDATE big SET n = n + 1 RETURNING 1 $$;\n"
+            "CREATE TABLE newt (id int DEFAULT bump());\n",
+            "INSERT INTO newt VALUES (DEFAULT);",
+        ),
+        "trigger in the block": (
+            "CREATE TABLE newt (id int);\n"
+            "CREATE FUNCTION newt_f() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN UPDATE big SET n = n + 1; RETURN NEW; END $$;\n",
+            "CREATE TRIGGER newt_t AFTER INSERT ON newt FOR EACH ROW EXECUTE FUNCTION newt_f();\n"
+            "INSERT INTO newt VALUES (1);",
+        ),
+    }
+    for name, (setup, write) in cases.items():
+        write_migrations(
+            tmp_path, {"0001_new.sql": setup, "0002_write.sql": NO_TIMEOUT.format(write)}
+        )
+        result = _up(tmp_path, db_dsn)
+        assert result.exit_code == 2, (name, result.output)
+        assert "0002_write.sql:2" in result.output, (name, result.output)
+        assert journal_rows(db_dsn) == [], name
+    assert _one(db_dsn, "SELECT sum(n) FROM big") == 5050
+
+
+def test_an_event_trigger_keeps_the_guard_on_new_tables(tmp_path: Path, db_dsn: str) -> None:
+    # issue 20 review F3. CREATE EVENT TRIGGER docs: its function runs on every DDL command.
+    _sql(
+        db_dsn,
+        BIG + ";CREATE FUNCTION on_ddl() RETURNS event_trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN UPDATE big SET n = n + 1; END $$;"
+        "CREATE EVENT TRIGGER on_ddl ON ddl_command_end EXECUTE FUNCTION on_ddl()",
+    )
+    try:
+        write_migrations(
+            tmp_path,
+            {
+                "0001_new.sql": "CREATE TABLE newt (id int);\n",
+                "0002_write.sql": NO_TIMEOUT.format("ALTER TABLE newt ADD COLUMN v int;"),
+            },
+        )
+        assert _up(tmp_path, db_dsn).exit_code == 2
+    finally:
+        _sql(db_dsn, "DROP EVENT TRIGGER on_ddl")
+
+
+def test_a_plain_new_table_still_takes_a_block_without_statement_timeout(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # The exception itself stays: new tables with keys among themselves, reading big.
+    _sql(db_dsn, BIG)
+    write_migrations(
+        tmp_path,
+        {
+            "0001_new.sql": "CREATE TABLE newp (id int PRIMARY KEY);\n"
+            "CREATE TABLE newt (id int REFERENCES newp (id));\n",
+            "0002_write.sql": NO_TIMEOUT.format(
+                "INSERT INTO newp SELECT id FROM big;\nINSERT INTO newt SELECT id FROM newp;"
+            ),
+        },
+    )
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 0, result.output
