@@ -53,6 +53,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .config import Settings
 from .errors import LintGateError, MigrationFileError
@@ -63,6 +64,7 @@ from .lint.findings import CostFacts
 from .lint.options import timeout_ceilings
 from .lint.rules import run_lock_release, timeout_guard_off
 from .lint.rules.meta import META_RULES
+from .model import QualifiedName
 from .pending import PlannedStep
 from .sizes import format_size
 from .source.layouts import resolve as resolve_layout
@@ -364,6 +366,50 @@ def verdict(
         return GateVerdict(settings.lint_gate, ())
     live = catalog() if catalog is not None else None
     return decide(planned, lint_pending(planned, settings, live), settings, context)
+
+
+# -- created in this run, checked as the run goes (issue 20 review F4) -----------------------
+
+_CREATING_KINDS = frozenset({"CreateStmt", "CreateTableAsStmt", "SelectStmt"})
+
+
+def created_relations(
+    planned: Sequence[PlannedStep], catalog: Catalog
+) -> dict[tuple[int, int], tuple[QualifiedName, ...]]:
+    """The relations each pending step creates (CREATE TABLE [IF NOT EXISTS], CREATE TABLE
+    AS, CREATE MATERIALIZED VIEW, SELECT INTO; not temporary ones) that the live ``catalog``
+    did not hold when the run started: the ones the gate judged as new to every application.
+    Names as written (schema None: the step's current schema), by (version, step index)."""
+    import pglast
+
+    found: dict[tuple[int, int], tuple[QualifiedName, ...]] = {}
+    for p in planned:
+        names: list[QualifiedName] = []
+        for statement in p.step.statements:
+            if statement.kind not in _CREATING_KINDS:
+                continue
+            try:
+                node: Any = pglast.parse_sql(statement.text)[0].stmt
+            except pglast.parser.ParseError:
+                continue
+            rel: Any = None
+            if isinstance(node, pglast.ast.CreateStmt):
+                rel = node.relation
+            elif isinstance(node, pglast.ast.CreateTableAsStmt) and node.into is not None:
+                rel = node.into.rel
+            elif isinstance(node, pglast.ast.SelectStmt) and node.intoClause is not None:
+                rel = node.intoClause.rel
+            if rel is None or rel.relpersistence == "t":
+                continue
+            name = QualifiedName(rel.schemaname or None, str(rel.relname))
+            if QualifiedName(name.schema or catalog.search_path_schema, name.name) in (
+                catalog.tables
+            ):
+                continue  # it existed at the start: never judged as new
+            names.append(name)
+        if names:
+            found[(p.migration.version, p.step.index)] = tuple(names)
+    return found
 
 
 # -- the guard -------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 
-from tests.support.runner import Result, journal_rows, run, write_migrations
+from tests.support.runner import Result, journal_rows, run, start_process, write_migrations
 
 #: Every existing table is judged as large, whatever its size: the tests need no big tables.
 LARGE = {"SAFEMIGRATE_GATE_SMALL_TABLE": "0"}
@@ -366,3 +367,105 @@ def test_a_plain_new_table_still_takes_a_block_without_statement_timeout(
     )
     result = _up(tmp_path, db_dsn)
     assert result.exit_code == 0, result.output
+
+
+# -- F4: what the gate took for new must be what the run creates ------------------------------
+
+
+def _wait_for_query(dsn: str, text: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for _ in range(600):
+            found = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND pid <> "
+                "pg_backend_pid()",
+                [f"%{text}%"],
+            ).fetchone()
+            if found and found[0]:
+                return
+            conn.execute("SELECT pg_sleep(0.05)")
+    raise AssertionError(f"no session ran {text!r}")
+
+
+def test_a_relation_another_session_creates_during_the_run_is_not_taken_for_new(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F4: CREATE TABLE docs, IF NOT EXISTS: "a notice is issued" and nothing is
+    # created when the relation exists. The other session's table must not be rewritten as
+    # if the run had created it: the run stops before the step that was to create it.
+    _sql(db_dsn, BIG)
+    write_migrations(
+        tmp_path,
+        {
+            "0001_wait.sql": "SELECT pg_sleep(4) AS gate_review_f4;\n",
+            "0002_late.sql": "CREATE TABLE IF NOT EXISTS late (id int PRIMARY KEY, n int);\n"
+            "ALTER TABLE late ALTER COLUMN n TYPE bigint;\n",
+        },
+    )
+    process = start_process("up", "--dir", str(tmp_path), "--dsn", db_dsn, env=LARGE)
+    try:
+        _wait_for_query(db_dsn, "gate_review_f4")
+        _sql(
+            db_dsn,
+            "CREATE TABLE late (id int PRIMARY KEY, n int);"
+            "INSERT INTO late SELECT g, g FROM generate_series(1, 100) g",
+        )
+        before = _filenode(db_dsn, "late")
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 7, stdout + stderr
+    assert "was to create late" in stdout + stderr
+    assert _filenode(db_dsn, "late") == before
+    assert [(v, s) for v, s, _ in journal_rows(db_dsn)] == [(1, 0)]
+
+
+def test_relations_the_run_creates_are_checked_as_its_own(db_dsn: str, tmp_path: Path) -> None:
+    # issue 20 review F4: a relation that appears between the check before its creating step
+    # and the step's CREATE ... IF NOT EXISTS is not the step's (its pg_class row was not
+    # written by the step's transaction, the journal row's): the next step does not run.
+    from safemigrate.db import Session
+    from safemigrate.db.created import CreatedInRun
+    from safemigrate.db.journal import JournalTable
+    from safemigrate.errors import LintGateError
+    from safemigrate.model import QualifiedName
+    from safemigrate.pending import pending_steps
+    from safemigrate.source import load_migrations
+
+    write_migrations(
+        tmp_path,
+        {
+            "0001_make.sql": "CREATE TABLE IF NOT EXISTS made (id int);\n",
+            "0002_more.sql": "ALTER TABLE made ADD COLUMN n int;\n",
+        },
+    )
+    first, second = pending_steps(load_migrations(tmp_path), [])
+    _sql(
+        db_dsn,
+        "CREATE TABLE safemigrate_history (version bigint, step int, name text, state text)",
+    )
+    session = Session.open(db_dsn, application_name="test")
+    try:
+        creates = {(1, 0): (QualifiedName(None, "made"),)}
+        check = CreatedInRun(session, JournalTable("public", "safemigrate_history"), creates)
+        check.before(first)  # made does not exist yet
+        _sql(db_dsn, "CREATE TABLE made (id int)")  # another session, just before the step
+        _sql(db_dsn, "INSERT INTO safemigrate_history VALUES (1, 0, '0001_make', 'applied')")
+        with pytest.raises(LintGateError, match="is not the one it created"):
+            check.before(second)
+        # The step's own creation passes, and is then held to its oid.
+        _sql(db_dsn, "DROP TABLE made; TRUNCATE safemigrate_history")
+        check = CreatedInRun(session, JournalTable("public", "safemigrate_history"), creates)
+        check.before(first)
+        _sql(  # the step: its CREATE and its journal row in one transaction
+            db_dsn,
+            "BEGIN; CREATE TABLE made (id int);"
+            "INSERT INTO safemigrate_history VALUES (1, 0, '0001_make', 'applied'); COMMIT",
+        )
+        check.before(second)
+        _sql(db_dsn, "DROP TABLE made; CREATE TABLE made (id int)")
+        with pytest.raises(LintGateError, match="no longer the relation this run created"):
+            check.before(second)
+    finally:
+        session.close()
