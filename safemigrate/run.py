@@ -830,6 +830,8 @@ class Run:
             # db.bootstrap); lock_timeout still guards every step.
             settings = replace(self.settings, lock_precheck=False) if self.alone else self.settings
             watcher = Watcher(monitor, settings, session.pid, self.emit)
+            if self.created_check is not None:
+                self.created_check.session = session  # a reconnection's new session
             executor = Executor(
                 SessionSteps(session, self.journal, also_applied=also_applied),
                 settings,
