@@ -28,7 +28,7 @@ from .check import explain as explain
 from .config import Settings
 from .errors import BadInputError, InterruptedRunError, MigrationFileError, StepFailedError
 from .events import Event, HistoryAdopted
-from .gate import GateContext, decide, guard_error, lint_pending
+from .gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
 from .lint import Finding
 from .model import JournalEntry, Migration
 from .pending import (
@@ -689,10 +689,9 @@ def _plan_against(
         # As up's session will be: the applied history's session settings replayed (a SET
         # search_path decides where the pending steps' names resolve; issue 20 review F2).
         _replay_history(session, journal, migrations)
-        findings = _findings(planned, settings, session)
-        context = GateContext(
-            bootstrap.freshness(session, journal).fresh, settings.gate_small_table_bytes
-        )
+        found = bootstrap.freshness(session, journal)
+        context = GateContext(found.fresh, settings.gate_small_table_bytes, found.resumed)
+        findings = _findings(planned, settings, session, context)
         # Each step's locks with the relations only the catalog names (one query per step
         # that has any).
         resolved = {
@@ -771,7 +770,10 @@ def _replay_history(session: Session, journal: JournalTable, migrations: list[Mi
 
 
 def _findings(
-    planned: Sequence[PlannedStep], settings: Settings, session: Session | None = None
+    planned: Sequence[PlannedStep],
+    settings: Settings,
+    session: Session | None = None,
+    context: GateContext | None = None,
 ) -> list[Finding]:
     """The lint findings of the planned steps' files (plan shows them whatever the gate),
     judged against the live schema when there is a ``session``."""
@@ -779,7 +781,7 @@ def _findings(
         return lint_pending(planned, settings)
     from .db.schema import lint_catalog
 
-    return lint_pending(planned, settings, lint_catalog(session))
+    return lint_pending(planned, settings, resumed_bootstrap(lint_catalog(session), context))
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,10 @@ class GateContext:
     #: gate_small_table: lock-cost findings on existing tables below this do not block (0:
     #: never; without a database there are no sizes anyway).
     small_table_bytes: int = 0
+    #: The run resumes a bootstrap an earlier run began (db.bootstrap): the database was
+    #: fresh then, so every relation in it now was created by that bootstrap's steps and is
+    #: judged as created in this run, as the run that began it judged it (issue 20 review F7).
+    resumed: bool = False
 
 
 @dataclass(frozen=True)
@@ -327,6 +331,14 @@ def lint_pending(
     return list(report.findings)
 
 
+def resumed_bootstrap(catalog: Catalog | None, context: GateContext | None) -> Catalog | None:
+    """``catalog`` with, on a resumed bootstrap, every relation it holds counted as created
+    in the run (see GateContext.resumed)."""
+    if catalog is not None and context is not None and context.fresh and context.resumed:
+        catalog.run_created_tables.update(catalog.tables)
+    return catalog
+
+
 def judged_steps(planned: Sequence[PlannedStep], settings: Settings) -> list[PlannedStep]:
     """The planned steps the gate judges: all of them, except migrations up to
     ``lint_gate_after`` that are pending in order (the history a fresh database is built
@@ -364,7 +376,7 @@ def verdict(
         return GateVerdict("off", ())
     if not judged_steps(planned, settings):
         return GateVerdict(settings.lint_gate, ())
-    live = catalog() if catalog is not None else None
+    live = resumed_bootstrap(catalog() if catalog is not None else None, context)
     return decide(planned, lint_pending(planned, settings, live), settings, context)
 
 
@@ -482,7 +494,7 @@ def judge_run(
     if not gate_on and not may_trip_guard(planned, probe):
         return GateVerdict(settings.lint_gate, ())
     live = catalog() if catalog is not None else None
-    findings = lint_pending(planned, settings, live)
+    findings = lint_pending(planned, settings, resumed_bootstrap(live, context))
     refusal = guard_error(planned, findings, context)
     if refusal is not None:
         raise refusal

@@ -730,7 +730,7 @@ class Run:
             planned,
             server_settings(self.settings, session),
             catalog,
-            gate.GateContext(found.fresh, self.settings.gate_small_table_bytes),
+            gate.GateContext(found.fresh, self.settings.gate_small_table_bytes, found.resumed),
             function_timeouts=lambda: function_timeouts(session),
         )
         if judged.findings:

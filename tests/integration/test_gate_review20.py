@@ -469,3 +469,30 @@ def test_relations_the_run_creates_are_checked_as_its_own(db_dsn: str, tmp_path:
             check.before(second)
     finally:
         session.close()
+
+
+# -- F7: a resumed bootstrap is judged as the run that began it -------------------------------
+
+
+def test_a_resumed_bootstrap_counts_what_it_created_before_as_created_in_the_run(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F7: the first run created t on a fresh database and stopped (here: a
+    # failing step; kill -9 leaves the same journal). The rerun resumes the bootstrap: t is
+    # the bootstrap's own, as new as when the first run judged it.
+    write_migrations(
+        tmp_path,
+        {"0001_t.sql": "CREATE TABLE t (id int PRIMARY KEY);\n", "0002_fail.sql": "SELECT 1/0;\n"},
+    )
+    assert _up(tmp_path, db_dsn).exit_code == 1
+    (tmp_path / "0002_fail.sql").write_text(
+        "ALTER TABLE t ADD COLUMN c int NOT NULL;\n"
+        + NO_TIMEOUT.format("INSERT INTO t VALUES (1, 1);"),
+        encoding="utf-8",
+    )
+    planned = run("plan", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json")
+    assert json.loads(planned.stdout)["lint_gate"]["would_refuse"] is False, planned.stdout
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "resuming the bootstrap" in result.stdout
+    assert _one(db_dsn, "SELECT c FROM t") == 1
