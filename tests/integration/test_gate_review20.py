@@ -496,3 +496,26 @@ def test_a_resumed_bootstrap_counts_what_it_created_before_as_created_in_the_run
     assert result.exit_code == 0, result.output
     assert "resuming the bootstrap" in result.stdout
     assert _one(db_dsn, "SELECT c FROM t") == 1
+
+
+def test_a_trigger_whose_function_switches_lock_timeout_off_is_refused(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F7 (lock timeout half): CREATE FUNCTION docs, SET clause: the setting is
+    # in force while the function runs, so every write to newt would run its trigger, which
+    # writes big, with no lock timeout. Refused at the CREATE TRIGGER (exit 2), even fresh.
+    write_migrations(
+        tmp_path,
+        {
+            "0001_t.sql": "CREATE TABLE big (id int PRIMARY KEY, n int);\n"
+            "CREATE TABLE newt (id int);\n"
+            "CREATE FUNCTION newt_f() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 AS "
+            "$$ BEGIN UPDATE big SET n = n + 1; RETURN NEW; END $$;\n"
+            "CREATE TRIGGER newt_t AFTER INSERT ON newt FOR EACH ROW EXECUTE FUNCTION newt_f();\n"
+            "INSERT INTO newt VALUES (1);\n"
+        },
+    )
+    result = _up(tmp_path, db_dsn, "--lint-gate", "off")
+    assert result.exit_code == 2, result.output
+    assert "0001_t.sql:4" in result.output and "newt_f()" in result.output
+    assert journal_rows(db_dsn) == []

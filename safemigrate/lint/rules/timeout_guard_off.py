@@ -35,7 +35,8 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   clause (`CREATE FUNCTION ... SET`, `CREATE PROCEDURE ... SET`, `ALTER FUNCTION ... SET`)
   does the same: the call runs under the function's setting, whatever the caller set (the
   functions the migrations create, and with a database those it already holds, from
-  `pg_proc.proconfig`);
+  `pg_proc.proconfig`); and a `CREATE TRIGGER` whose function has such a clause (every later
+  write to the table runs it);
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too).
 
