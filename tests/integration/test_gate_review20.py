@@ -519,3 +519,20 @@ def test_a_trigger_whose_function_switches_lock_timeout_off_is_refused(
     assert result.exit_code == 2, result.output
     assert "0001_t.sql:4" in result.output and "newt_f()" in result.output
     assert journal_rows(db_dsn) == []
+
+
+def test_a_rerun_creates_where_the_first_run_would_have(tmp_path: Path, db_dsn: str) -> None:
+    # issue 20 review F9 (found on 4000003): a rerun's session gets the applied steps' SET
+    # search_path again (session_state, merged from faults-b), so u lands in app either way.
+    write_migrations(
+        tmp_path,
+        {
+            "0001_app.sql": "CREATE SCHEMA app;\nSET search_path = app, public;\n",
+            "0002_fail.sql": "SELECT 1/0;\n",
+        },
+    )
+    assert _up(tmp_path, db_dsn).exit_code == 1
+    (tmp_path / "0002_fail.sql").write_text("CREATE TABLE u (id int);\n", encoding="utf-8")
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 0, result.output
+    assert _one(db_dsn, "SELECT to_regclass('app.u') IS NOT NULL") is True
