@@ -19,6 +19,7 @@ from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from ..model import QualifiedName
+from .catalog import SIZES_LOCK_TIMEOUT_MS
 from .session import ServerError, Session, set_timeouts_sql
 
 # System schemas (pg_catalog, pg_toast, other sessions' pg_temp_N, information_schema) hold no
@@ -184,9 +185,8 @@ WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
     SELECT FROM pg_index i WHERE i.indrelid = c.oid
       AND i.indexrelid IN (SELECT relation FROM exclusive))
 """
-#: The size read's own lock timeout: a lock taken between the look at pg_locks and the read
-#: (a race) costs this much, and the sizes are then left out, never waited for.
-SIZES_LOCK_TIMEOUT_MS = 100
+# The size read's own lock timeout (catalog.SIZES_LOCK_TIMEOUT_MS): a lock taken between the
+# look at pg_locks and the read (a race) costs this much, and the sizes are then left out.
 
 # Routines in user schemas whose own SET clauses (proconfig) change a guarded timeout: a call
 # runs under them. The argument types as _FUNCTIONS gives them.

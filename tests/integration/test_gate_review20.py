@@ -536,3 +536,24 @@ def test_a_rerun_creates_where_the_first_run_would_have(tmp_path: Path, db_dsn: 
     result = _up(tmp_path, db_dsn)
     assert result.exit_code == 0, result.output
     assert _one(db_dsn, "SELECT to_regclass('app.u') IS NOT NULL") is True
+
+
+def test_the_previews_predict_up_while_another_session_holds_the_table(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F6: pg_total_relation_size takes ACCESS SHARE (13.3 Explicit Locking);
+    # with ACCESS EXCLUSIVE held elsewhere the size is not read and acct is judged as large,
+    # as up judges it (exit 7), instead of waiting and failing with exit 4.
+    _sql(
+        db_dsn,
+        "CREATE TABLE acct (id int PRIMARY KEY, n int);"
+        "INSERT INTO acct SELECT g, g FROM generate_series(1, 100) g",
+    )
+    write_migrations(tmp_path, {"0001_type.sql": "ALTER TABLE acct ALTER COLUMN n TYPE bigint;\n"})
+    with psycopg.connect(db_dsn) as holder:
+        holder.execute("LOCK TABLE acct IN ACCESS EXCLUSIVE MODE")
+        planned = run("plan", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json")
+        assert planned.exit_code == 0, planned.output
+        assert json.loads(planned.stdout)["lint_gate"]["would_refuse"] is True
+        assert _up(tmp_path, db_dsn, "--dry-run").exit_code == 7
+        assert _up(tmp_path, db_dsn).exit_code == 7
