@@ -9,7 +9,8 @@ a run whose gate judged with ``lint_gate = "error"``:
 
 - the relations the previous step was to create must be its own: each one that exists has a
   ``pg_class`` row written by the step's transaction (its ``xmin`` is the ``xmin`` of the
-  step's journal row, written in the same transaction); its oid is recorded;
+  step's journal row, written in the same transaction), or is one an earlier step of the run
+  created (an ``IF NOT EXISTS`` met it); its oid is recorded;
 - every relation recorded so far must still be the one the run created (same oid under its
   name; one the run dropped since is forgotten);
 - the relations this step is to create must not exist yet (in the schema the CREATE puts
@@ -96,7 +97,7 @@ class CreatedInRun:
             ],
         )
         for name, oid, qualified, ours in rows:
-            if not ours:
+            if not ours and self.recorded.get(str(qualified)) != int(oid):
                 raise LintGateError(
                     f"{previous.migration.filename} (step {previous.step.index + 1}) was to "
                     f"create {name}, but {qualified} is not the one it created (it existed "
@@ -130,13 +131,16 @@ class CreatedInRun:
         if not coming:
             return
         query = sql.SQL(
-            "SELECT r.name, format('%%I.%%I', coalesce(r.schema, current_schema()), r.name) "
+            "SELECT r.name, format('%%I.%%I', n.nspname, c.relname), c.oid::bigint "
             "FROM unnest(%s::text[], %s::text[]) AS r(schema, name) "
-            "WHERE to_regclass(format('%%I.%%I', coalesce(r.schema, current_schema()), r.name)) "
-            "IS NOT NULL"
+            "JOIN pg_class c ON c.oid = to_regclass("
+            "format('%%I.%%I', coalesce(r.schema, current_schema()), r.name)) "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace"
         )
         rows = self.session.rows(query, [[n.schema for n in coming], [n.name for n in coming]])
-        for name, qualified in rows:
+        for name, qualified, oid in rows:
+            if self.recorded.get(str(qualified)) == int(oid):
+                continue  # the run's own, from an earlier step (IF NOT EXISTS meets it)
             raise LintGateError(
                 f"{item.migration.filename} (step {item.step.index + 1}) not run: it was to "
                 f"create {name}, which did not exist when the run started, but {qualified} "

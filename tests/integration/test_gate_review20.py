@@ -557,3 +557,21 @@ def test_the_previews_predict_up_while_another_session_holds_the_table(
         assert json.loads(planned.stdout)["lint_gate"]["would_refuse"] is True
         assert _up(tmp_path, db_dsn, "--dry-run").exit_code == 7
         assert _up(tmp_path, db_dsn).exit_code == 7
+
+
+def test_create_if_not_exists_of_a_table_the_run_created_earlier_runs(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # The check of issue 20 review F4 knows the run's own relations.
+    _sql(db_dsn, BIG)
+    write_migrations(
+        tmp_path,
+        {
+            "0001_t.sql": "CREATE TABLE t (id int);\n",
+            "0002_again.sql": "CREATE TABLE IF NOT EXISTS t (id int);\n"
+            "ALTER TABLE t ALTER COLUMN id TYPE bigint;\n",
+            "0003_more.sql": "ALTER TABLE t ADD COLUMN n int;\n",
+        },
+    )
+    result = _up(tmp_path, db_dsn, env=LARGE)
+    assert result.exit_code == 0, result.output
