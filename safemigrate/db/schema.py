@@ -172,7 +172,8 @@ WITH exclusive AS (
 )
 SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
   pg_table_size(c.oid), pg_indexes_size(c.oid),
-  CASE WHEN c.reltuples < 0 OR (c.reltuples = 0 AND c.relpages = 0 AND NOT EXISTS (
+  CASE WHEN c.relkind = 'p' THEN 0
+    WHEN c.reltuples < 0 OR (c.reltuples = 0 AND c.relpages = 0 AND NOT EXISTS (
     SELECT FROM pg_stat_all_tables s WHERE s.relid = c.oid
       AND coalesce(s.last_analyze, s.last_autoanalyze, s.last_vacuum, s.last_autovacuum)
         IS NOT NULL)) THEN NULL ELSE c.reltuples END
@@ -185,6 +186,8 @@ WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
     SELECT FROM pg_index i WHERE i.indrelid = c.oid
       AND i.indexrelid IN (SELECT relation FROM exclusive))
 """
+# (A partitioned table holds no rows: since PostgreSQL 14 ANALYZE gives it the sum of its
+# partitions' reltuples, which are counted themselves.)
 # The size read's own lock timeout (catalog.SIZES_LOCK_TIMEOUT_MS): a lock taken between the
 # look at pg_locks and the read (a race) costs this much, and the sizes are then left out.
 

@@ -575,3 +575,21 @@ def test_create_if_not_exists_of_a_table_the_run_created_earlier_runs(
     )
     result = _up(tmp_path, db_dsn, env=LARGE)
     assert result.exit_code == 0, result.output
+
+
+def test_a_partitioned_tables_rows_are_its_partitions_once(tmp_path: Path, db_dsn: str) -> None:
+    # issue 20 review F8: ANALYZE of a partitioned table (PostgreSQL 14+, ANALYZE docs) sets
+    # its reltuples to its partitions' total; counted once, not twice.
+    _sql(
+        db_dsn,
+        "CREATE TABLE ev (id int, n int) PARTITION BY RANGE (id);"
+        "CREATE TABLE ev1 PARTITION OF ev FOR VALUES FROM (0) TO (100);"
+        "CREATE TABLE ev2 PARTITION OF ev FOR VALUES FROM (100) TO (200);"
+        "INSERT INTO ev SELECT g, g FROM generate_series(0, 149) g; ANALYZE ev;",
+    )
+    write_migrations(tmp_path, {"0001_ev.sql": "ALTER TABLE ev ALTER COLUMN n TYPE bigint;\n"})
+    result = _up(tmp_path, db_dsn, "--format", "json", env=LARGE)
+    assert result.exit_code == 7, result.output
+    [gate] = [e for e in result.events() if e["event"] == "lint_findings"]
+    [finding] = gate["findings"]
+    assert finding["size"].startswith("ev and 2 partitions: 150 rows"), finding["size"]
