@@ -92,7 +92,9 @@ class GateContext:
     small_table_bytes: int = 0
     #: The run resumes a bootstrap an earlier run began (db.bootstrap): the database was
     #: fresh then, so every relation in it now was created by that bootstrap's steps and is
-    #: judged as created in this run, as the run that began it judged it (issue 20 review F7).
+    #: judged as created in this run, as the run that began it judged it (issue 20 review F7),
+    #: unless it holds gate_small_table or more by now: then its size decides, as on a
+    #: database in use (review F5).
     resumed: bool = False
 
 
@@ -144,7 +146,7 @@ def judgement(finding: Finding, context: GateContext | None = None) -> Judgement
         return Judgement(True)
     context = context or GateContext()
     size = describe_sizes(facts)
-    if context.fresh:
+    if context.fresh and not _filled_since(facts, context):
         why = (
             "fresh database: no session can be stalled by it yet"
             if facts.kind == "timeout"
@@ -164,6 +166,15 @@ def judgement(finding: Finding, context: GateContext | None = None) -> Judgement
             size,
         )
     return Judgement(True, None, size)
+
+
+def _filled_since(facts: CostFacts, context: GateContext) -> bool:
+    """True on a resumed bootstrap when the cost grows with tables that hold, at the rerun's
+    start, gate_small_table or more: something filled them since the bootstrap began (issue 20
+    review F5), so "nothing to protect" no longer holds and their size decides."""
+    if not context.resumed or facts.kind not in _SIZED or facts.sizes is None:
+        return False
+    return context.small_table_bytes > 0 and judged_bytes(facts) >= context.small_table_bytes
 
 
 def blocks(finding: Finding, context: GateContext | None = None) -> bool:
@@ -335,7 +346,13 @@ def resumed_bootstrap(catalog: Catalog | None, context: GateContext | None) -> C
     """``catalog`` with, on a resumed bootstrap, every relation it holds counted as created
     in the run (see GateContext.resumed)."""
     if catalog is not None and context is not None and context.fresh and context.resumed:
-        catalog.run_created_tables.update(catalog.tables)
+        limit = context.small_table_bytes
+        catalog.run_created_tables.update(
+            table
+            for table in catalog.tables
+            if (size := catalog.sizes.get(table)) is not None
+            and (limit == 0 or size.bytes + size.index_bytes < limit)
+        )
     return catalog
 
 

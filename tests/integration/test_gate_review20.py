@@ -593,3 +593,26 @@ def test_a_partitioned_tables_rows_are_its_partitions_once(tmp_path: Path, db_ds
     [gate] = [e for e in result.events() if e["event"] == "lint_findings"]
     [finding] = gate["findings"]
     assert finding["size"].startswith("ev and 2 partitions: 150 rows"), finding["size"]
+
+
+def test_a_resumed_bootstrap_judges_a_table_filled_since_by_its_size(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F5: the bootstrap stopped after creating t; the application filled t
+    # since. "Nothing to protect" is checkable and false now: t's size decides.
+    small = {"SAFEMIGRATE_GATE_SMALL_TABLE": "64kB"}
+    write_migrations(
+        tmp_path,
+        {
+            "0001_t.sql": "CREATE TABLE t (id int PRIMARY KEY, n int);\n",
+            "0002_fail.sql": "SELECT 1/0;\n",
+        },
+    )
+    assert _up(tmp_path, db_dsn, env=small).exit_code == 1
+    _sql(db_dsn, "INSERT INTO t SELECT g, g FROM generate_series(1, 10000) g; ANALYZE t")
+    before = _filenode(db_dsn, "t")
+    (tmp_path / "0002_fail.sql").write_text(TYPE_CHANGE.replace("orders", "t"), encoding="utf-8")
+    result = _up(tmp_path, db_dsn, "--format", "json", env=small)
+    assert result.exit_code == 7, result.output
+    assert _blocking(result) == [("0002_fail.sql", "column-type-change")]
+    assert _filenode(db_dsn, "t") == before
