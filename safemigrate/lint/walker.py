@@ -28,6 +28,7 @@ import pglast
 from pglast import ast
 
 from ..errors import MigrationFileError
+from ..model import QualifiedName
 from ..source import (
     ConcurrentIndexes,
     FileProblem,
@@ -300,7 +301,10 @@ def cost_facts(cost: Cost, state: FileState) -> CostFacts:
     for table in dict.fromkeys(cost.tables):
         size = state.catalog.sizes.get(table)
         if size is None and table in state.created_tables:
-            size = TableSize(show(table), 0, 0, 0.0, new=True)
+            # As the migration writes it: the schema only when not the current one.
+            plain = table.schema == state.search_path_schema
+            shown = show(QualifiedName(None, table.name) if plain else table)
+            size = TableSize(shown, 0, 0, 0.0, new=True)
         if size is None:
             return CostFacts(cost.kind)
         sizes.append(size)
