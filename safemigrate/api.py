@@ -34,7 +34,7 @@ from .errors import (
     StepFailedError,
 )
 from .events import Event, HistoryAdopted
-from .gate import GateContext, decide, guard_error, lint_pending
+from .gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
 from .lint import Finding
 from .model import JournalEntry, Migration
 from .pending import (
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .db import Session
+    from .db.journal import JournalTable
     from .db.repairs import Client as DbClient
     from .executor import RunResult
     from .fleet import FleetTarget
@@ -713,10 +714,12 @@ def _plan_against(
         # Lint as up's gate will: with the server's own major version, the live schema and
         # the database as it is (fresh or in use, its tables' sizes).
         settings = server_settings(settings, session)
-        findings = _findings(planned, settings, session)
-        context = GateContext(
-            bootstrap.freshness(session, journal).fresh, settings.gate_small_table_bytes
-        )
+        # As up's session will be: the applied history's session settings replayed (a SET
+        # search_path decides where the pending steps' names resolve; issue 20 review F2).
+        _replay_history(session, journal, migrations)
+        found = bootstrap.freshness(session, journal)
+        context = GateContext(found.fresh, settings.gate_small_table_bytes, found.resumed)
+        findings = _findings(planned, settings, session, context)
         # Each step's locks with the relations only the catalog names (one query per step
         # that has any).
         resolved = {
@@ -774,8 +777,31 @@ def _plan_against(
     return report, pending.layout, {p.migration.version for p in planned}
 
 
+def _replay_history(session: Session, journal: JournalTable, migrations: list[Migration]) -> None:
+    """Give the plan's session the session settings of the steps ``up`` applied, in journal
+    order, as up's session gets them (run._restore_session) before its lint gate. A replay
+    the server refuses is left out: up refuses it itself (exit 5) before judging."""
+    from .db import journal as dbjournal
+    from .db.session import ServerError
+    from .session_state import history_state
+
+    steps = {(m.version, s.index): (s, m.filename) for m in migrations for s in m.steps}
+    order = dbjournal.applied_order(session, journal)
+    history = [(key, *steps[key]) for key in order if key in steps]
+    replayed = history_state(history).replay
+    if not replayed:
+        return
+    try:
+        session.replay(replayed)
+    except ServerError:
+        session.rollback_quietly()
+
+
 def _findings(
-    planned: Sequence[PlannedStep], settings: Settings, session: Session | None = None
+    planned: Sequence[PlannedStep],
+    settings: Settings,
+    session: Session | None = None,
+    context: GateContext | None = None,
 ) -> list[Finding]:
     """The lint findings of the planned steps' files (plan shows them whatever the gate),
     judged against the live schema when there is a ``session``."""
@@ -783,7 +809,7 @@ def _findings(
         return lint_pending(planned, settings)
     from .db.schema import lint_catalog
 
-    return lint_pending(planned, settings, lint_catalog(session))
+    return lint_pending(planned, settings, resumed_bootstrap(lint_catalog(session), context))
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,9 @@ judged against the database as it will be when the step runs:
 - the pending files are linted in order on top of the live schema, as one run: a relation that
   did not exist when the run started and that an earlier pending step creates is new to every
   application, so the rules about existing tables do not apply to it (nor to its columns,
-  indexes and constraints), as they do not to a table created earlier in the same file;
+  indexes and constraints), as they do not to a table created earlier in the same file; nor
+  once an existing table is attached or inherited below it (FileState.is_new). Names resolve
+  with the search_path the step runs with (lint.search_path), the applied history's too;
 - an error finding about lock cost (a rewrite, a scan, an index build: ``Finding.cost``) on
   existing tables smaller than ``gate_small_table`` (heap and TOAST, plus the indexes for a
   rewrite; partitions and children summed; sizes from the catalog when the run started) does
@@ -51,6 +53,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .config import Settings
 from .errors import LintGateError, MigrationFileError
@@ -61,6 +64,7 @@ from .lint.findings import CostFacts
 from .lint.options import timeout_ceilings
 from .lint.rules import run_lock_release, timeout_guard_off
 from .lint.rules.meta import META_RULES
+from .model import QualifiedName
 from .pending import PlannedStep
 from .sizes import format_size
 from .source.layouts import resolve as resolve_layout
@@ -86,6 +90,12 @@ class GateContext:
     #: gate_small_table: lock-cost findings on existing tables below this do not block (0:
     #: never; without a database there are no sizes anyway).
     small_table_bytes: int = 0
+    #: The run resumes a bootstrap an earlier run began (db.bootstrap): the database was
+    #: fresh then, so every relation in it now was created by that bootstrap's steps and is
+    #: judged as created in this run, as the run that began it judged it (issue 20 review F7),
+    #: unless it holds gate_small_table or more by now: then its size decides, as on a
+    #: database in use (review F5).
+    resumed: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,7 +146,7 @@ def judgement(finding: Finding, context: GateContext | None = None) -> Judgement
         return Judgement(True)
     context = context or GateContext()
     size = describe_sizes(facts)
-    if context.fresh:
+    if context.fresh and not _filled_since(facts, context):
         why = (
             "fresh database: no session can be stalled by it yet"
             if facts.kind == "timeout"
@@ -156,6 +166,15 @@ def judgement(finding: Finding, context: GateContext | None = None) -> Judgement
             size,
         )
     return Judgement(True, None, size)
+
+
+def _filled_since(facts: CostFacts, context: GateContext) -> bool:
+    """True on a resumed bootstrap when the cost grows with tables that hold, at the rerun's
+    start, gate_small_table or more: something filled them since the bootstrap began (issue 20
+    review F5), so "nothing to protect" no longer holds and their size decides."""
+    if not context.resumed or facts.kind not in _SIZED or facts.sizes is None:
+        return False
+    return context.small_table_bytes > 0 and judged_bytes(facts) >= context.small_table_bytes
 
 
 def blocks(finding: Finding, context: GateContext | None = None) -> bool:
@@ -323,6 +342,20 @@ def lint_pending(
     return list(report.findings)
 
 
+def resumed_bootstrap(catalog: Catalog | None, context: GateContext | None) -> Catalog | None:
+    """``catalog`` with, on a resumed bootstrap, every relation it holds counted as created
+    in the run (see GateContext.resumed)."""
+    if catalog is not None and context is not None and context.fresh and context.resumed:
+        limit = context.small_table_bytes
+        catalog.run_created_tables.update(
+            table
+            for table in catalog.tables
+            if (size := catalog.sizes.get(table)) is not None
+            and (limit == 0 or size.bytes + size.index_bytes < limit)
+        )
+    return catalog
+
+
 def judged_steps(planned: Sequence[PlannedStep], settings: Settings) -> list[PlannedStep]:
     """The planned steps the gate judges: all of them, except migrations up to
     ``lint_gate_after`` that are pending in order (the history a fresh database is built
@@ -360,8 +393,52 @@ def verdict(
         return GateVerdict("off", ())
     if not judged_steps(planned, settings):
         return GateVerdict(settings.lint_gate, ())
-    live = catalog() if catalog is not None else None
+    live = resumed_bootstrap(catalog() if catalog is not None else None, context)
     return decide(planned, lint_pending(planned, settings, live), settings, context)
+
+
+# -- created in this run, checked as the run goes (issue 20 review F4) -----------------------
+
+_CREATING_KINDS = frozenset({"CreateStmt", "CreateTableAsStmt", "SelectStmt"})
+
+
+def created_relations(
+    planned: Sequence[PlannedStep], catalog: Catalog
+) -> dict[tuple[int, int], tuple[QualifiedName, ...]]:
+    """The relations each pending step creates (CREATE TABLE [IF NOT EXISTS], CREATE TABLE
+    AS, CREATE MATERIALIZED VIEW, SELECT INTO; not temporary ones) that the live ``catalog``
+    did not hold when the run started: the ones the gate judged as new to every application.
+    Names as written (schema None: the step's current schema), by (version, step index)."""
+    import pglast
+
+    found: dict[tuple[int, int], tuple[QualifiedName, ...]] = {}
+    for p in planned:
+        names: list[QualifiedName] = []
+        for statement in p.step.statements:
+            if statement.kind not in _CREATING_KINDS:
+                continue
+            try:
+                node: Any = pglast.parse_sql(statement.text)[0].stmt
+            except pglast.parser.ParseError:
+                continue
+            rel: Any = None
+            if isinstance(node, pglast.ast.CreateStmt):
+                rel = node.relation
+            elif isinstance(node, pglast.ast.CreateTableAsStmt) and node.into is not None:
+                rel = node.into.rel
+            elif isinstance(node, pglast.ast.SelectStmt) and node.intoClause is not None:
+                rel = node.intoClause.rel
+            if rel is None or rel.relpersistence == "t":
+                continue
+            name = QualifiedName(rel.schemaname or None, str(rel.relname))
+            if QualifiedName(name.schema or catalog.search_path_schema, name.name) in (
+                catalog.tables
+            ):
+                continue  # it existed at the start: never judged as new
+            names.append(name)
+        if names:
+            found[(p.migration.version, p.step.index)] = tuple(names)
+    return found
 
 
 # -- the guard -------------------------------------------------------------------------------
@@ -434,7 +511,7 @@ def judge_run(
     if not gate_on and not may_trip_guard(planned, probe):
         return GateVerdict(settings.lint_gate, ())
     live = catalog() if catalog is not None else None
-    findings = lint_pending(planned, settings, live)
+    findings = lint_pending(planned, settings, resumed_bootstrap(live, context))
     refusal = guard_error(planned, findings, context)
     if refusal is not None:
         raise refusal

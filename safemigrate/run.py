@@ -31,6 +31,7 @@ from .db import batches as dbbatch
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
 from .db.activity import Monitor
+from .db.created import CreatedInRun
 from .db.journal import JournalTable
 from .db.schema import function_timeouts, lint_catalog
 from .db.steps import AlsoApplied, SessionSteps
@@ -54,6 +55,7 @@ from .events import (
     SessionReplayed,
 )
 from .executor import Executor, RunResult, StopCheck
+from .lint.catalog import Catalog
 from .model import Migration, Step
 from .pending import (
     PlannedStep,
@@ -580,6 +582,8 @@ class Run:
         )
         #: Asked before each step whether to stop there (a fleet stopping at a boundary).
         self.should_stop = should_stop
+        #: The check that what the gate took for new is what the run creates (db.created).
+        self.created_check: CreatedInRun | None = None
         #: The sessions now open, for :meth:`cancel` from another thread.
         self._open_sessions: list[Session] = []
         #: True when the run bootstraps a fresh database (found before its first step), and
@@ -723,17 +727,35 @@ class Run:
         self.alone = found.fresh and not bootstrap.others_connected(session, own)
         if found.fresh and planned:
             self.emit(FreshDatabase(found.resumed, self.alone))
+        read: list[Catalog] = []
+
+        def catalog() -> Catalog:
+            read.append(lint_catalog(session))
+            return read[-1]
+
         judged = gate.judge_run(
             planned,
             server_settings(self.settings, session),
-            lambda: lint_catalog(session),
-            gate.GateContext(found.fresh, self.settings.gate_small_table_bytes),
+            catalog,
+            gate.GateContext(found.fresh, self.settings.gate_small_table_bytes, found.resumed),
             function_timeouts=lambda: function_timeouts(session),
         )
         if judged.findings:
             self.emit(judged.event())
         if judged.refuses:
             raise judged.error()
+        if read and judged.mode == "error":
+            # What the gate took for new must be what the run creates (db.created).
+            creates = gate.created_relations(planned, read[0])
+            if creates:
+                self.created_check = CreatedInRun(session, self.journal, creates)
+
+    def _before_step(self, item: PlannedStep) -> bool:
+        """Before each step: the relations the gate took for new are the run's own
+        (db.created; raises LintGateError, exit 7), then the caller's should_stop."""
+        if self.created_check is not None:
+            self.created_check.before(item)
+        return self.should_stop(item) if self.should_stop is not None else False
 
     def _restore_session(
         self, session: Session, planned: Sequence[PlannedStep], reconnecting: bool
@@ -826,6 +848,8 @@ class Run:
             # db.bootstrap); lock_timeout still guards every step.
             settings = replace(self.settings, lock_precheck=False) if self.alone else self.settings
             watcher = Watcher(monitor, settings, session.pid, self.emit)
+            if self.created_check is not None:
+                self.created_check.session = session  # a reconnection's new session
             executor = Executor(
                 SessionSteps(session, self.journal, also_applied=also_applied),
                 settings,
@@ -837,7 +861,7 @@ class Run:
                 session_state=self.session_state,
                 created_functions=self.created_functions,
                 sleep=self.sleep,
-                should_stop=self.should_stop,
+                should_stop=self._before_step,
             )
             try:
                 result = executor.run(pending.steps, self.result)

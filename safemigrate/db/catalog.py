@@ -12,6 +12,11 @@ from ..model import CatalogLock, LockNeed, QualifiedName, merge_needs
 from .indexes import table_regclass_text
 from .session import ServerError, Session, set_timeouts_sql
 
+#: How long a size read waits for its ACCESS SHARE lock before it gives up (the lint gate's
+#: too: db.schema): a lock taken between a look at pg_locks and the read costs this much, and
+#: the size is then left out, never waited for.
+SIZES_LOCK_TIMEOUT_MS = 100
+
 #: The catalog look-up's own limits: it reads only pg_catalog, which nobody locks for long,
 #: but it runs before a step the operator is waiting on.
 CATALOG_LOCK_TIMEOUT_MS = 1_000
@@ -85,15 +90,27 @@ class RelationSize:
 def relation_sizes(
     session: Session, relations: Sequence[QualifiedName]
 ) -> dict[QualifiedName, RelationSize]:
-    """Sizes of the ``relations`` that exist."""
+    """Sizes of the ``relations`` that exist. Never waits for a lock (pg_total_relation_size
+    takes ACCESS SHARE): a relation another session holds in ACCESS EXCLUSIVE gets no size
+    after SIZES_LOCK_TIMEOUT_MS, as the lint gate's size read (issue 20 review F6: plan and
+    up --dry-run failed with exit 4 where up judges)."""
     found: dict[QualifiedName, RelationSize] = {}
     for relation in relations:
-        rows = session.rows(
-            sql.SQL(
-                "SELECT c.oid::regclass::text, pg_total_relation_size(c.oid), c.reltuples "
-                "FROM pg_class c WHERE c.oid = to_regclass({})"
-            ).format(sql.Literal(table_regclass_text(session, relation)))
+        query = sql.SQL(
+            "BEGIN READ ONLY; {}; "
+            "SELECT c.oid::regclass::text, pg_total_relation_size(c.oid), c.reltuples "
+            "FROM pg_class c WHERE c.oid = to_regclass({}); COMMIT"
+        ).format(
+            set_timeouts_sql(SIZES_LOCK_TIMEOUT_MS, session.housekeeping_timeouts[1], local=True),
+            sql.Literal(table_regclass_text(session, relation)),
         )
+        try:
+            rows = session.rows(query)
+        except ServerError as err:
+            session.rollback_quietly()
+            if err.sqlstate != "55P03":
+                raise
+            continue
         if rows:
             name, size, estimate = rows[0]
             found[relation] = RelationSize(str(name), int(size), float(estimate))

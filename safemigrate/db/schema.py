@@ -19,6 +19,7 @@ from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from ..model import QualifiedName
+from .catalog import SIZES_LOCK_TIMEOUT_MS
 from .session import ServerError, Session, set_timeouts_sql
 
 # System schemas (pg_catalog, pg_toast, other sessions' pg_temp_N, information_schema) hold no
@@ -131,6 +132,20 @@ WHERE p.prokind = 'f' AND n.nspname <> 'information_schema' AND n.nspname NOT LI
 """
 
 
+# Routines whose source may set the search_path when called (lint.search_path): a mention
+# is enough, the gate then takes the search_path after a call for unknown.
+_PATH_FUNCTIONS = """
+SELECT DISTINCT lower(p.proname::text)
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+  AND (strpos(lower(p.prosrc), 'search_path') > 0 OR strpos(lower(p.prosrc), 'set_config') > 0)
+"""
+
+
+# An enabled event trigger runs user code on DDL (timeout-guard-off, issue 20 review F3).
+_EVENT_TRIGGERS = "SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D')"
+
+
 # Each user table's parents: partitions and inheritance children (not index partitions).
 _PARENTS = """
 SELECT n.nspname::text, c.relname::text, pn.nspname::text, pc.relname::text
@@ -157,7 +172,8 @@ WITH exclusive AS (
 )
 SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
   pg_table_size(c.oid), pg_indexes_size(c.oid),
-  CASE WHEN c.reltuples < 0 OR (c.reltuples = 0 AND c.relpages = 0 AND NOT EXISTS (
+  CASE WHEN c.relkind = 'p' THEN 0
+    WHEN c.reltuples < 0 OR (c.reltuples = 0 AND c.relpages = 0 AND NOT EXISTS (
     SELECT FROM pg_stat_all_tables s WHERE s.relid = c.oid
       AND coalesce(s.last_analyze, s.last_autoanalyze, s.last_vacuum, s.last_autovacuum)
         IS NOT NULL)) THEN NULL ELSE c.reltuples END
@@ -170,9 +186,10 @@ WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
     SELECT FROM pg_index i WHERE i.indrelid = c.oid
       AND i.indexrelid IN (SELECT relation FROM exclusive))
 """
-#: The size read's own lock timeout: a lock taken between the look at pg_locks and the read
-#: (a race) costs this much, and the sizes are then left out, never waited for.
-SIZES_LOCK_TIMEOUT_MS = 100
+# (A partitioned table holds no rows: since PostgreSQL 14 ANALYZE gives it the sum of its
+# partitions' reltuples, which are counted themselves.)
+# The size read's own lock timeout (catalog.SIZES_LOCK_TIMEOUT_MS): a lock taken between the
+# look at pg_locks and the read (a race) costs this much, and the sizes are then left out.
 
 # Routines in user schemas whose own SET clauses (proconfig) change a guarded timeout: a call
 # runs under them. The argument types as _FUNCTIONS gives them.
@@ -252,6 +269,12 @@ def lint_catalog(session: Session) -> Catalog:
         catalog.access_methods[QualifiedName(schema, table)] = method
     _read_domains(session, catalog)
     _read_functions(session, catalog)
+    catalog.event_triggers = bool(
+        session.scalar(
+            sql.SQL("SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D')")
+        )
+    )
+    catalog.path_functions.update(str(row[0]) for row in session.rows(sql.SQL(_PATH_FUNCTIONS)))
     catalog.function_timeouts.update(function_timeouts(session))
     _read_sizes(session, catalog, visible)
     catalog.live = True

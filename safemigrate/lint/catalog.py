@@ -21,7 +21,15 @@ from .types import ColumnType
 DEFAULT_SCHEMA = "public"
 #: The fields only a catalog read from a live database has (not kept in check's cache).
 LIVE_FIELDS = frozenset(
-    {"live", "sizes", "run_created_tables", "run_created_columns", "run_created_indexes"}
+    {
+        "live",
+        "sizes",
+        "run_created_tables",
+        "run_created_columns",
+        "run_created_indexes",
+        "run_acting_tables",
+        "event_triggers",
+    }
 )
 
 
@@ -81,6 +89,13 @@ class Catalog:
     #: The schema unqualified names resolve to at the start of each file: public, or the
     #: live session's current_schema() when the catalog was read from a database.
     search_path_schema: str = DEFAULT_SCHEMA
+    #: The search_path the earlier files set, when they set one (FileState.search_path: the
+    #: runner's session keeps it from file to file).
+    search_path: tuple[str, ...] | None = None
+    #: Functions (by name, lower case) whose body may set the search_path when called: those
+    #: the migrations created, and the live database's whose source mentions it
+    #: (lint.search_path).
+    path_functions: set[str] = field(default_factory=set)
     #: Every column each index reads (keys, expressions, predicate, INCLUDE), by index name (a
     #: PRIMARY KEY / UNIQUE / EXCLUDE constraint's index under the constraint's name), with
     #: its table: a type change that changes such a column's operator class or collation
@@ -125,6 +140,11 @@ class Catalog:
     run_created_tables: set[QualifiedName] = field(default_factory=set)
     run_created_columns: set[tuple[QualifiedName, str]] = field(default_factory=set)
     run_created_indexes: set[QualifiedName] = field(default_factory=set)
+    #: With a live catalog: the tables created in the run that act beyond themselves when
+    #: written (FileState.acting_tables), shared by the run's files.
+    run_acting_tables: set[QualifiedName] = field(default_factory=set)
+    #: True when the live database has an enabled event trigger: any DDL may run user code.
+    event_triggers: bool = False
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""
@@ -356,6 +376,8 @@ class Catalog:
             "pending_not_null": [[_name(t), n, c] for (t, n), c in self.pending_not_null.items()],
             "partitioned": sorted(_name(t) for t in self.partitioned),
             "search_path_schema": self.search_path_schema,
+            "search_path": None if self.search_path is None else list(self.search_path),
+            "path_functions": sorted(self.path_functions),
             "index_columns": [
                 [_name(i), _name(t), sorted(columns)]
                 for i, (t, columns) in self.index_columns.items()
@@ -408,6 +430,10 @@ class Catalog:
             },
             partitioned={_qualified(t) for t in raw["partitioned"]},
             search_path_schema=str(raw["search_path_schema"]),
+            search_path=None
+            if raw.get("search_path") is None
+            else tuple(str(s) for s in raw["search_path"]),
+            path_functions={str(f) for f in raw.get("path_functions", ())},
             index_columns={
                 _qualified(i): (_qualified(t), frozenset(str(c) for c in columns))
                 for i, t, columns in raw["index_columns"]

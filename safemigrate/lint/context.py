@@ -38,7 +38,8 @@ def quote_ident(name: str) -> str:
 
 def show(name: QualifiedName) -> str:
     """A QualifiedName as SQL text (schema only when it was written)."""
-    if name.schema:
+    if name.schema and not name.schema.startswith("?"):
+        # (A "?" schema stands for a search_path not known: lint.search_path.)
         return f"{quote_ident(name.schema)}.{quote_ident(name.name)}"
     return quote_ident(name.name)
 
@@ -88,8 +89,21 @@ class FileState:
     """What the statements before the current one did, as far as rules care."""
 
     search_path_schema: str = DEFAULT_SCHEMA
+    #: The search_path a migration set (lint.search_path), its schemas in order: an
+    #: unqualified name resolves to the first that holds it, else to search_path_schema (the
+    #: first). None: every unqualified name resolves to search_path_schema.
+    search_path: tuple[str, ...] | None = None
+    #: While a SET LOCAL search_path is in force: the transaction's id, and the
+    #: search_path_schema and search_path to go back to when it ends.
+    local_search_path: tuple[int, str, tuple[str, ...] | None] | None = None
     #: Tables (and materialized views) created earlier in the file: empty, unseen by the app.
     created_tables: set[QualifiedName] = field(default_factory=set)
+    #: Tables (created earlier) that act beyond themselves when written: a trigger or a rule
+    #: on them, a foreign key to or from a table not created in the run, a default, check or
+    #: generated column calling a user function (timeout-guard-off, issue 20 review F3).
+    acting_tables: set[QualifiedName] = field(default_factory=set)
+    #: True once the file created an event trigger (any later DDL may run user code).
+    event_triggers: bool = False
     #: Columns added earlier in the file to existing tables: no running code uses them yet.
     created_columns: set[tuple[QualifiedName, str]] = field(default_factory=set)
     #: Indexes created earlier in the file on such tables.
@@ -122,11 +136,26 @@ class FileState:
             return QualifiedName(TEMP_SCHEMA, name.name)
         if QualifiedName(TEMP_SCHEMA, name.name) in self.created_tables:
             return QualifiedName(TEMP_SCHEMA, name.name)
+        for schema in self.search_path or ():
+            found = QualifiedName(schema, name.name)
+            if found in self.catalog.tables or found in self.created_tables:
+                return found
         return QualifiedName(self.search_path_schema, name.name)
 
     def table(self, range_var: Any) -> QualifiedName:
         """The resolved name of a RangeVar."""
         return self.resolve(written(range_var))
+
+    def is_new(self, table: QualifiedName) -> bool:
+        """True when the (resolved) relation was created earlier in the file (against a
+        database: in the run) and every partition and child below it was too. An existing
+        table attached as its partition or made its child (INHERIT) is reached by what is
+        done to the parent, a type change, SET NOT NULL, a CHECK, an index build (ALTER
+        TABLE docs: these recurse to partitions and children; tablecmds.c ATSimpleRecursion,
+        ATPrepAlterColumnType), so the parent is not new any more (issue 20 review F1)."""
+        if table not in self.created_tables:
+            return False
+        return self.catalog.family(table) <= self.created_tables
 
 
 @dataclass
@@ -182,12 +211,14 @@ class StatementContext:
         return self.pg_version >= 12 or recipe.kind not in ("not_null", "primary_key")
 
     def is_new(self, range_var: Any) -> bool:
-        """True when the relation was created earlier in this file (rules skip it)."""
-        return self.state.table(range_var) in self.state.created_tables
+        """True when the relation was created earlier in this file (against a database: in
+        the run) and no existing table was attached or inherited below it since (rules skip
+        it; see FileState.is_new)."""
+        return self.state.is_new(self.state.table(range_var))
 
     def is_new_name(self, name: QualifiedName) -> bool:
         """Like is_new, for a name as written."""
-        return self.state.resolve(name) in self.state.created_tables
+        return self.state.is_new(self.state.resolve(name))
 
     def in_transaction_block(self) -> bool:
         """True when the statement runs inside a transaction it shares with other statements

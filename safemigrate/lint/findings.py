@@ -101,7 +101,9 @@ about lock cost (a rewrite, a scan, an index build) does not block on existing t
 than `gate_small_table` (default 8MB: heap and TOAST, plus the indexes for a rewrite,
 partitions and children summed, sizes from the catalog when the run starts; the message says
 the size it judged by), nor anywhere on a fresh database (nothing of its own, no journal).
-`check`, without a database, judges every table as existing and large.
+`check`, without a database, judges every table as existing and large. Unqualified names
+resolve with the search_path the step runs with (one set in an earlier file included); after
+one the linter cannot know (set in a DO block or a function), as existing and large.
 """
 
 

@@ -9,8 +9,10 @@ from pglast.parser import ParseError
 
 from .. import statements as sqlinfo
 from ..model import QualifiedName
-from .catalog import DEFAULT_SCHEMA, Catalog, Column, Domain
+from .catalog import Catalog, Column, Domain
 from .context import StatementContext, name_of, walk
+from .search_path import follow as follow_search_path
+from .search_path import is_unknown
 from .timeouts import function_settings, merge_settings
 from .types import column_type
 from .volatility import inlinable_expression, inlined_select, volatile_call
@@ -202,31 +204,77 @@ def _created_if_absent(node: Any, ctx: StatementContext) -> Any:
     if rel is None or rel.relpersistence == "t":
         return None  # temporary: counted as new anyway (see record)
     name = ctx.state.resolve(QualifiedName(rel.schemaname or None, str(rel.relname)))
+    if is_unknown(name.schema):
+        return None  # the search_path is not known: the table may well exist (F2)
     known = name in ctx.state.catalog.tables or name in ctx.state.created_tables
     return None if known else rel
 
 
-def _search_path(node: Any) -> str | None:
-    """The schema new unqualified names go to after a ``SET search_path``, if it sets one."""
-    if node.kind in (enums.VariableSetKind.VAR_SET_DEFAULT, enums.VariableSetKind.VAR_RESET):
-        return DEFAULT_SCHEMA
-    for arg in node.args or ():
-        if isinstance(arg, ast.A_Const) and isinstance(arg.val, ast.String):
-            value = str(arg.val.sval)
-            if value not in ("$user", "pg_catalog", "pg_temp"):
-                return value
-    return None
+def _calls_user_function(tree: Any, ctx: StatementContext) -> bool:
+    """True when ``tree`` calls a function the migrations or the database define."""
+    catalog = ctx.state.catalog
+    for child in walk(tree):
+        if isinstance(child, ast.FuncCall) and child.funcname:
+            name = str(child.funcname[-1].sval)
+            prefix = f"{name}("
+            if name in ctx.state.functions or any(k.startswith(prefix) for k in catalog.functions):
+                return True
+    return False
+
+
+def _foreign_keys(node: Any) -> list[Any]:
+    """The FOREIGN KEY constraints a CREATE TABLE or ALTER TABLE adds."""
+    found: list[Any] = []
+    elements: list[Any] = []
+    if isinstance(node, ast.CreateStmt):
+        elements = list(node.tableElts or ())
+    elif isinstance(node, ast.AlterTableStmt):
+        elements = [
+            cmd.def_ for cmd in node.cmds or () if isinstance(cmd, ast.AlterTableCmd) and cmd.def_
+        ]
+    for element in elements:
+        constraints = element.constraints if isinstance(element, ast.ColumnDef) else [element]
+        for con in constraints or ():
+            if isinstance(con, ast.Constraint) and con.contype == _CONSTR.CONSTR_FOREIGN:
+                found.append(con)
+    return found
+
+
+def _record_acting(node: Any, ctx: StatementContext) -> None:
+    """Mark the tables created in the run that a write makes act beyond themselves (see
+    FileState.acting_tables): a trigger or rule runs user code or writes other tables; a
+    foreign key between it and a table that existed makes each write lock rows of that table
+    FOR KEY SHARE, or cascade into it (ri_triggers.c RI_FKey_check, RI_FKey_cascade_del); a
+    default, check or generated column calling a user function runs it per row."""
+    state = ctx.state
+    if isinstance(node, ast.CreateEventTrigStmt):
+        state.event_triggers = True
+        return
+    if isinstance(node, ast.CreateTrigStmt | ast.RuleStmt) and node.relation is not None:
+        state.acting_tables.add(ctx.table(node.relation))
+        return
+    if not isinstance(node, ast.CreateStmt | ast.AlterTableStmt) or node.relation is None:
+        return
+    table = ctx.table(node.relation)
+    # (A CREATE TABLE is recorded as new after this.)
+    table_new = isinstance(node, ast.CreateStmt) or state.is_new(table)
+    for con in _foreign_keys(node):
+        if con.pktable is None:
+            continue
+        other = ctx.table(con.pktable)
+        if not (table_new and (other == table or state.is_new(other))):
+            state.acting_tables.update({table, other})
+    if _calls_user_function(node, ctx):
+        state.acting_tables.add(table)
 
 
 def record(node: Any, ctx: StatementContext) -> None:
     """Update ``ctx.state`` with what ``node`` does (after the rules have looked at it)."""
     state = ctx.state
+    follow_search_path(node, ctx)
+    _record_acting(node, ctx)
     if isinstance(node, ast.VariableSetStmt):
-        if node.name == "search_path" and not node.is_local:
-            schema = _search_path(node)
-            if schema is not None:
-                state.search_path_schema = schema
-        elif node.name == "timezone":
+        if node.name == "timezone":
             state.utc_session = _is_utc(node)
         return
     if isinstance(node, ast.CreateFunctionStmt):

@@ -263,21 +263,26 @@ def _of_calls(node: Any, function_timeouts: Mapping[str, tuple[str, ...]]) -> li
     routine of the name: overloads are not told apart)."""
     changes: list[TimeoutChange] = []
     for name in dict.fromkeys(_called(node)):
-        entries = {
-            entry: None
-            for signature, settings in function_timeouts.items()
-            if signature.startswith(f"{name}(")
-            for entry in settings
-        }
-        for entry in entries:
-            setting, text = entry.split("=", 1)
-            value_ms = guc_ms(text)
-            if value_ms is not None:
-                changes.append(
-                    TimeoutChange(
-                        setting, value_ms, f"calling {name}(), whose SET clause", text, "function"
-                    )
-                )
+        changes += _of_function(name, function_timeouts, f"calling {name}(), whose SET clause")
+    return changes
+
+
+def _of_function(
+    name: str, function_timeouts: Mapping[str, tuple[str, ...]], how: str
+) -> list[TimeoutChange]:
+    """The timeouts the routines named ``name`` run under, by their own SET clauses."""
+    entries = {
+        entry: None
+        for signature, settings in function_timeouts.items()
+        if signature.startswith(f"{name}(")
+        for entry in settings
+    }
+    changes: list[TimeoutChange] = []
+    for entry in entries:
+        setting, text = entry.split("=", 1)
+        value_ms = guc_ms(text)
+        if value_ms is not None:
+            changes.append(TimeoutChange(setting, value_ms, how, text, "function"))
     return changes
 
 
@@ -304,6 +309,17 @@ def timeout_changes(
             return list(_of_set(node.setstmt, how=how, scope="default", defaults_count=False))
     if isinstance(node, ast.CreateFunctionStmt | ast.AlterFunctionStmt):
         return []
+    if isinstance(node, ast.CreateTrigStmt):
+        # Every later write to the table runs the trigger's function under its own SET clause,
+        # the migrations' writes included (issue 20 review F7: the guard bypassed by a trigger).
+        if not function_timeouts or not node.funcname:
+            return []
+        name = str(node.funcname[-1].sval)
+        how = (
+            f"CREATE TRIGGER {node.trigname}: every write to the table runs {name}(), "
+            "whose SET clause"
+        )
+        return _of_function(name, function_timeouts, how)
     changes = [c for c in (_of_set_config(n) for n in walk(node)) if c is not None]
     if function_timeouts:
         changes += _of_calls(node, function_timeouts)

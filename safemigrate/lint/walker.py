@@ -28,6 +28,7 @@ import pglast
 from pglast import ast
 
 from ..errors import MigrationFileError
+from ..model import QualifiedName
 from ..source import (
     ConcurrentIndexes,
     FileProblem,
@@ -51,6 +52,7 @@ from .rules.meta import (
     UNKNOWN_RULE_IN_ALLOW,
     UNUSED_ALLOW,
 )
+from .search_path import end_of_transaction
 from .state import record
 
 _META_IDS = frozenset(
@@ -222,6 +224,7 @@ def lint_text(
         catalog=shared,
         not_null_proven=shared.not_null_proven,
         search_path_schema=shared.search_path_schema,
+        search_path=shared.search_path,
     )
     if shared.live:
         # Against a database, the run's pending files are one run: what an earlier one
@@ -229,6 +232,8 @@ def lint_text(
         state.created_tables = shared.run_created_tables
         state.created_columns = shared.run_created_columns
         state.created_indexes = shared.run_created_indexes
+        state.acting_tables = shared.run_acting_tables
+        state.event_triggers = shared.event_triggers
     hits_of: list[list[Hit]] = []
     transactions = transactions_of(parsed.statements)
     for index, (stmt, tx) in enumerate(zip(parsed.statements, transactions, strict=True)):
@@ -253,6 +258,11 @@ def lint_text(
             hits.extend(_with_facts(_lint_do_block(stmt, ctx), state))
         hits_of.append(hits)
 
+    # The runner's session keeps the search_path for the next file (lint.search_path).
+    end_of_transaction(state, None)
+    shared.event_triggers = shared.event_triggers or (shared.live and state.event_triggers)
+    shared.search_path_schema = state.search_path_schema
+    shared.search_path = state.search_path
     allows = find_allows(parsed.allows)
     findings.extend(_apply_allows(path, parsed.statements, hits_of, allows))
     findings = list(dict.fromkeys(findings))
@@ -291,7 +301,10 @@ def cost_facts(cost: Cost, state: FileState) -> CostFacts:
     for table in dict.fromkeys(cost.tables):
         size = state.catalog.sizes.get(table)
         if size is None and table in state.created_tables:
-            size = TableSize(show(table), 0, 0, 0.0, new=True)
+            # As the migration writes it: the schema only when not the current one.
+            plain = table.schema == state.search_path_schema
+            shown = show(QualifiedName(None, table.name) if plain else table)
+            size = TableSize(shown, 0, 0, 0.0, new=True)
         if size is None:
             return CostFacts(cost.kind)
         sizes.append(size)

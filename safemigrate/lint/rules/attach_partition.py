@@ -12,9 +12,8 @@ from ..context import StatementContext, show, written
 from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
 DOC = """
-Catches: `ALTER TABLE parent ATTACH PARTITION part ...` on a partitioned table that existed
-before the migration, when PostgreSQL has to scan a table while holding its ACCESS EXCLUSIVE
-lock:
+Catches: `ALTER TABLE parent ATTACH PARTITION part ...` when PostgreSQL has to scan a table
+while holding its ACCESS EXCLUSIVE lock (the parent may be new: the scan is of `part`):
 - `part` existed before the migration and no validated CHECK constraint on it is known (the
   history of the migration directory shows none): PostgreSQL scans it to prove every row fits
   the partition bound;
@@ -62,7 +61,7 @@ def _default_partition_scan(parent: Any, ctx: StatementContext, what: str) -> It
     """The scan of the parent's DEFAULT partition that adding a partition does."""
     catalog = ctx.state.catalog
     default = catalog.default_partitions.get(ctx.table(parent))
-    if default is None or default in ctx.state.created_tables or catalog.checks.get(default):
+    if default is None or ctx.state.is_new(default) or catalog.checks.get(default):
         return
     yield hit(
         RULE,
@@ -87,8 +86,11 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         return
     if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
         return
-    if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
+    if node.objtype != enums.ObjectType.OBJECT_TABLE:
         return
+    # A parent created earlier is no reason to skip: the scan is of the table attached (and
+    # of the default partition), judged by whether that one is new (issue 20 review F1).
+    new_parent = ctx.is_new(node.relation)
     shown = show(written(node.relation))
     catalog = ctx.state.catalog
     for cmd in node.cmds or ():
@@ -100,7 +102,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             continue
         part = cmd.def_.name
         part_shown = show(written(part))
-        if ctx.pg_version < 12:
+        if ctx.pg_version < 12 and not new_parent:
             yield hit(
                 RULE,
                 f"ATTACH PARTITION {part_shown} takes an ACCESS EXCLUSIVE lock on {shown} "

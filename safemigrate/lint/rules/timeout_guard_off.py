@@ -35,7 +35,8 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   clause (`CREATE FUNCTION ... SET`, `CREATE PROCEDURE ... SET`, `ALTER FUNCTION ... SET`)
   does the same: the call runs under the function's setting, whatever the caller set (the
   functions the migrations create, and with a database those it already holds, from
-  `pg_proc.proconfig`);
+  `pg_proc.proconfig`); and a `CREATE TRIGGER` whose function has such a clause (every later
+  write to the table runs it);
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too).
 
@@ -54,7 +55,10 @@ anything (exit 2), whatever `lint_gate` says, unless it is allowed with a reason
 can be stalled it is accepted:
 - a `SET LOCAL` (or `set_config(..., true)`) inside a BEGIN/COMMIT block or group whose later
   statements only write or alter tables created earlier in the run (or in the same block),
-  read existing ones at most, and call no user function: a warning. `check` knows the tables
+  read existing ones at most, and call no user function: a warning. Not when a table written
+  has a trigger or a rule, a foreign key to or from a table that existed, or a default, check
+  or generated column calling a user function, nor when the database has an event trigger:
+  each write then runs user code or locks or writes an existing table. `check` knows the tables
   created earlier in the same file; `up` those created by every earlier pending step;
 - on a fresh database (nothing of its own, no journal: see the README's "The lint gate"), any
   statement_timeout a migration sets and a long lock_timeout are accepted by `up` (`check`
@@ -199,6 +203,9 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
 
 #: Statements whose effects the parse cannot tell: whatever they lock is unknown.
 _OPAQUE = (ast.DoStmt, ast.CallStmt, ast.ExecuteStmt)
+#: Statements that make later writes run user code or write other tables: a trigger, a rule,
+#: an event trigger (issue 20 review F3).
+_ACTING = (ast.CreateTrigStmt, ast.RuleStmt, ast.CreateEventTrigStmt)
 
 
 def _rest_is_new(node: Any, ctx: StatementContext) -> bool:
@@ -208,6 +215,8 @@ def _rest_is_new(node: Any, ctx: StatementContext) -> bool:
     and runs nothing the parse cannot see into (DO, CALL, EXECUTE, a user function)."""
     if ctx.following is None or not ctx.tx.is_block or ctx.in_do:
         return False
+    if ctx.state.event_triggers:
+        return False  # an event trigger runs user code on DDL (issue 20 review F3)
     created: set[QualifiedName] = set()
     rest = ctx.following if isinstance(node, ast.VariableSetStmt) else (node, *ctx.following)
     return all(_only_new(statement, ctx, created) for statement in rest)
@@ -216,7 +225,7 @@ def _rest_is_new(node: Any, ctx: StatementContext) -> bool:
 def _only_new(statement: Any, ctx: StatementContext, created: set[QualifiedName]) -> bool:
     """True when ``statement`` locks more than ACCESS SHARE only on new tables; the tables it
     creates are added to ``created``."""
-    if isinstance(statement, _OPAQUE) or _calls_user_function(statement, ctx):
+    if isinstance(statement, (*_OPAQUE, *_ACTING)) or _calls_user_function(statement, ctx):
         return False
     made = sqlinfo.created_table(statement)
     if made is not None:
@@ -227,7 +236,11 @@ def _only_new(statement: Any, ctx: StatementContext, created: set[QualifiedName]
         if relation.schema is None and QualifiedName(TEMP_SCHEMA, relation.name) in created:
             continue
         resolved = ctx.state.resolve(relation)
-        if resolved.schema != TEMP_SCHEMA and resolved not in ctx.state.created_tables | created:
+        if resolved in ctx.state.acting_tables:
+            return False  # a write to it runs a trigger, a rule or a cascade (F3)
+        if resolved.schema != TEMP_SCHEMA and not (
+            resolved in created or ctx.state.is_new(resolved)
+        ):
             return False
     return True
 

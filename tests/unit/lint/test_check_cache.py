@@ -582,6 +582,11 @@ CATALOG_FILES = {
         "CREATE FUNCTION pick() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN 'x'; END $$;\n"
         "CREATE FUNCTION fixed() RETURNS text LANGUAGE sql AS $$ SELECT 'x'::text $$;\n"
         "ALTER FUNCTION fixed() SET statement_timeout = '1h';\n"
+        # The search_path the next file starts with, and a function that may change it
+        # (issue 20 review F2).
+        "CREATE FUNCTION to_app() RETURNS void LANGUAGE plpgsql AS "
+        "$$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+        "SET search_path = app, public;\n"
     ),
 }
 

@@ -108,3 +108,73 @@ def test_finding_location_is_the_statement_start() -> None:
     sql = "SELECT 1;\n\n   -- note\n   DROP TABLE\n     orders;"
     [finding] = lint(sql)
     assert (finding.line, finding.column) == (4, 4)
+
+
+_NEW_PARENT = "CREATE TABLE events_p (id int NOT NULL, n int) PARTITION BY RANGE (id);\n"
+_ATTACH = "ALTER TABLE events_p ATTACH PARTITION events FOR VALUES FROM (0) TO (100);\n"
+
+
+def test_an_existing_table_attached_below_a_table_created_in_the_file_is_not_new() -> None:
+    # issue 20 review F1 (check, no database): the scan of the table attached (ALTER TABLE
+    # docs, ATTACH PARTITION) and what the new parent's later changes do to it.
+    assert rules(_NEW_PARENT + _ATTACH) == ["attach-partition"]
+    assert rules(_NEW_PARENT + _ATTACH + "ALTER TABLE events_p ALTER COLUMN n TYPE bigint;") == [
+        "attach-partition",
+        "column-type-change",
+    ]
+    assert "require-concurrent-index" in rules(
+        _NEW_PARENT + _ATTACH + "CREATE UNIQUE INDEX events_p_n ON events_p (id, n);"
+    )
+
+
+def test_an_existing_table_inheriting_from_a_table_created_in_the_file_is_reached() -> None:
+    # issue 20 review F1: ALTER TABLE docs, these forms recurse to inheritance children.
+    sql = (
+        "CREATE TABLE np (n int);\n"
+        "ALTER TABLE big INHERIT np;\n"
+        "ALTER TABLE np ADD CONSTRAINT npc CHECK (n > 0);\n"
+        "ALTER TABLE np ALTER COLUMN n SET NOT NULL;\n"
+        "ALTER TABLE np ADD COLUMN v float DEFAULT random();\n"
+        "ALTER TABLE np ALTER COLUMN n TYPE bigint;\n"
+    )
+    assert rules(sql) == [
+        "constraint-without-not-valid",
+        "set-not-null",
+        "add-column-volatile-default",
+        "column-type-change",
+    ]
+
+
+def test_a_new_table_with_only_new_partitions_and_children_stays_new() -> None:
+    sql = (
+        _NEW_PARENT + "CREATE TABLE events_1 PARTITION OF events_p FOR VALUES FROM (0) TO (100);\n"
+        "CREATE TABLE events_2 (id int NOT NULL, n int);\n"
+        "ALTER TABLE events_p ATTACH PARTITION events_2 FOR VALUES FROM (100) TO (200);\n"
+        "ALTER TABLE events_p ALTER COLUMN n TYPE bigint;\n"
+        "CREATE INDEX ON events_p (n);\n"
+    )
+    assert rules(sql) == []
+
+
+def test_a_search_path_set_inside_a_do_block_is_not_known_afterwards() -> None:
+    # issue 20 review F2: orders may now be another schema's existing table.
+    sql = (
+        "CREATE TABLE orders (id int, n int);\n"
+        "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+        "ALTER TABLE orders ALTER COLUMN n TYPE bigint;\n"
+    )
+    assert rules(sql) == ["column-type-change"]
+    known = sql.replace("DO $$ BEGIN PERFORM", "SELECT").replace("; END $$;", ";")
+    assert rules(known) == ["column-type-change"]  # app.orders, not the new public.orders
+    back = known + "SET search_path = public;\nALTER TABLE orders ALTER COLUMN n TYPE text;\n"
+    assert rules(back) == ["column-type-change"]  # public.orders again: new
+
+
+def test_search_path_values_split_as_postgresql_splits_them() -> None:
+    from safemigrate.lint.search_path import path_of_value
+
+    assert path_of_value('app, "My Schema",Public') == ("app", "My Schema", "public")
+    assert path_of_value('"a""b"') == ('a"b',)
+    assert path_of_value("") == ()
+    assert path_of_value("a,,b") is None
+    assert path_of_value('"open') is None
