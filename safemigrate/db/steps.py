@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from psycopg import sql
 
 from ..batches import BatchDone, BatchStatement, NotBatchableError, ReplicaLag, key_refusal
-from ..errors import EditedStartedStepError, UnsafeConnectionError
+from ..errors import EditedStartedStepError, StepRefusedError, UnsafeConnectionError
 from ..model import IndexBuild, QualifiedName, StepProgress
 from ..pending import EDITED_BATCHES_HINT
 from ..policy import Timeouts
@@ -370,6 +370,8 @@ def run_batched(
         if other is not None:
             raise edited_batches(other)
         done = dbbatch.recorded(session, journal, shape.record)
+        key = _resumed_key(session, shape, key, done)
+        walking = (key, dbbatch.key_types(session, target.table, key))
         resumed = done.batches
         estimate = dbbatch.estimate_rows(session, target.table)
         session.execute(started)
@@ -403,7 +405,7 @@ def run_batched(
                 text = statement.text(done.last_key, upto, returning=True)
                 # A second one changes the batch's rows, records them, and commits.
                 closing = dbbatch.batch_sql(
-                    journal, shape.record, done.batches + 1, text, upto, walked
+                    journal, shape.record, done.batches + 1, text, upto, walked, walking
                 )
                 try:
                     changed = int(session.rows(closing)[0][0])
@@ -415,7 +417,7 @@ def run_batched(
                 session.rollback_quietly()
                 raise
             done = dbbatch.Recorded(
-                done.batches + 1, upto, done.walked + walked, done.changed + changed
+                done.batches + 1, upto, done.walked + walked, done.changed + changed, walking
             )
             on_batch(
                 BatchDone(
@@ -431,6 +433,38 @@ def run_batched(
             )
     finally:
         reset_session_timeouts(session)
+
+
+def _resumed_key(
+    session: Session, shape: BatchedChange, key: tuple[str, ...], done: dbbatch.Recorded
+) -> tuple[str, ...]:
+    """The key a rerun walks (issue 21 review D4): the one its recorded batches walked.
+
+    The batches' last key is a position in that key's order only. When the table's key has
+    changed since (a primary key added, the index walked dropped), the recorded key is walked
+    on while it is still a key (a valid unique index on those NOT NULL columns, their types
+    unchanged); otherwise the step is refused, nothing run. Batches an earlier release
+    recorded without their key continue on the table's key, as that release did.
+    """
+    if done.key is None or done.key == (key, dbbatch.key_types(session, shape.target.table, key)):
+        return key
+    columns, types = done.key
+    table = shape.target.table
+    if (
+        dbbatch.is_key(session, table, columns)
+        and dbbatch.key_types(session, table, columns) == types
+        and key_refusal(columns, shape.target.assigned) is None
+    ):
+        return columns
+    walked = ", ".join(f"{c} {t}" for c, t in zip(columns, types, strict=False))
+    raise StepRefusedError(
+        f"an earlier run committed {done.batches} batches of this step walking the key "
+        f"({walked}) up to ({', '.join(done.last_key or ())}); the table has no such key now "
+        f"(its key is ({', '.join(key)})), so the rest cannot be told from what was done: "
+        "nothing was run",
+        hint=f"give the table back a unique index on ({', '.join(columns)}) (NOT NULL, same "
+        "types) and rerun to finish the batches on it",
+    )
 
 
 def edited_batches(other: StepProgress) -> EditedStartedStepError:
