@@ -31,6 +31,7 @@ from ..shapes import (
 from . import batches as dbbatch
 from . import indexes as dbindex
 from . import journal as dbjournal
+from . import recipe_leftovers as leftovers
 from . import recovery as dbrecovery
 from .journal import JournalTable
 from .recipes import run_constraint_recipe
@@ -515,11 +516,25 @@ class SessionSteps:
         #: Written with the ``applied`` row of (version, step), in its transaction: another
         #: tool's history row of the migration that step completes (db.foreign_history).
         self.also_applied = also_applied or {}
+        self._recipes: leftovers.Earlier | None = None
 
     @property
     def pid(self) -> int:
         """The server backend the steps run on."""
         return self.session.pid
+
+    def _earlier_recipe(
+        self, record: StepRecord, timeouts: Timeouts, report: CleanupSink | None = None
+    ) -> None:
+        """Drop what a recipe an earlier text of this step started made (issue 21 review D5):
+        the step is not that recipe any more. The record is read once per run."""
+        if self._recipes is None:
+            self._recipes = leftovers.read(self.session, self.journal)
+        rows = self._recipes.pop((record.version, record.step), None)
+        if rows:
+            leftovers.drop_earlier(
+                self.session, self.journal, record, rows, timeouts, report or _ignore_cleanup
+            )
 
     def _row(self, record: StepRecord, attempts: int, state: str = "applied") -> sql.Composed:
         row = dbjournal.step_record_sql(self.journal, record, attempts=attempts, state=state)
@@ -536,6 +551,7 @@ class SessionSteps:
         locks_out: list[tuple[str, str]] | None = None,
     ) -> None:
         """Run an InTransaction shape (see run_in_transaction)."""
+        self._earlier_recipe(shape.record, timeouts)
         run_in_transaction(
             self.session,
             shape.texts,
@@ -555,6 +571,7 @@ class SessionSteps:
         locks_out: list[tuple[str, str]] | None = None,
     ) -> None:
         """Run an ExplicitBlock shape (see run_explicit_block)."""
+        self._earlier_recipe(shape.record, timeouts)
         run_explicit_block(
             self.session,
             shape.texts,
@@ -573,6 +590,7 @@ class SessionSteps:
         on_cleanup: CleanupSink | None = None,
     ) -> str | None:
         """Run an AutocommitStatement shape (see run_autocommit)."""
+        self._earlier_recipe(shape.record, timeouts, on_cleanup)
         return run_autocommit(
             self.session,
             shape.text,
@@ -595,6 +613,7 @@ class SessionSteps:
         on_batch: BatchSink,
     ) -> None:
         """Run a BatchedChange shape (see run_batched)."""
+        self._earlier_recipe(shape.record, timeouts)
         run_batched(
             self.session,
             shape,
@@ -615,6 +634,7 @@ class SessionSteps:
         on_cleanup: CleanupSink | None = None,
     ) -> str | None:
         """Run a ConcurrentIndexBuild shape (see build_index_concurrently)."""
+        self._earlier_recipe(shape.record, timeouts, on_cleanup)
         return build_index_concurrently(
             self.session,
             shape.text,
