@@ -399,8 +399,9 @@ def _started_steps(
                 )
                 found_here.hint = found_here.hint or (
                     f"restore the file so that up finishes its recipe; or drop {made} by hand "
-                    f"and delete the step's rows (version {version}, step {index}) from the "
-                    "journal's _recipes table, then run `safemigrate repair`"
+                    f"and delete the step's rows (version {version}, step {index}) from "
+                    "<journal table>_recipes (safemigrate_history_recipes by default), then run "
+                    "`safemigrate repair`"
                 )
                 continue
             found_here.hint = found_here.hint or (
@@ -652,7 +653,7 @@ def statuses(
     for version, gone in started.items():
         if version in on_disk or any(e.done for e in by_version.get(version, [])):
             continue
-        name = gone.repairs[0].name if gone.repairs else str(version)
+        name = next((e.name for e in by_version.get(version, [])), str(version))
         result.append(
             MigrationStatus(
                 version,

@@ -530,11 +530,13 @@ class SessionSteps:
         the step is not that recipe any more. The record is read once per run."""
         if self._recipes is None:
             self._recipes = leftovers.read(self.session, self.journal)
-        rows = self._recipes.pop((record.version, record.step), None)
+        rows = self._recipes.get((record.version, record.step))
         if rows:
             leftovers.drop_earlier(
                 self.session, self.journal, record, rows, timeouts, report or _ignore_cleanup
             )
+            # Only once dropped: a failed drop is tried again by the step's next attempt.
+            del self._recipes[(record.version, record.step)]
 
     def _row(self, record: StepRecord, attempts: int, state: str = "applied") -> sql.Composed:
         row = dbjournal.step_record_sql(self.journal, record, attempts=attempts, state=state)
