@@ -239,9 +239,9 @@ def status(
     Drift is reported in the result, not raised: call ``report.refuse_drift()`` to refuse on it
     as the CLI does.
     """
-    from .db import batches as dbbatch
     from .db import foreign_history
     from .db import journal as dbjournal
+    from .db import started as dbstarted
     from .run import journal_table, open_session, resolve_database
 
     # Leniently: a file that does not parse is shown as invalid, with what is applied.
@@ -254,11 +254,11 @@ def status(
         found = foreign_history.adoption(
             session, settings, migrations, dbjournal.read(session, journal)
         )
-        progress = dbbatch.unfinished(session, journal)
+        progress, recipes = dbstarted.records(session, journal)
     entries = [e for e in found.entries if e.version not in invalid]
     if not invalid:
         refuse_empty_directory(migrations, entries, str(settings.dir))
-    every = statuses(migrations, entries, progress)
+    every = statuses(migrations, entries, progress, recipes)
     for version, (file, problem) in invalid.items():
         applied = sum(1 for e in found.entries if e.version == version and e.done)
         every.append(
@@ -347,10 +347,10 @@ def repair(
     lock_timeout and statement_timeout. With ``dry_run`` it reads the journal (no lock,
     nothing written) and reports what it would do.
     """
-    from .db import batches as dbbatch
     from .db import foreign_history
     from .db import journal as dbjournal
     from .db import repairs as dbrepairs
+    from .db import started as dbstarted
     from .db import steps as dbsteps
     from .db.step_timeouts import set_session_timeouts
     from .run import (
@@ -377,7 +377,7 @@ def repair(
     def planned(session: Session) -> list[Repair]:
         entries = dbjournal.read(session, journal)
         refuse_empty_directory(migrations, entries, str(settings.dir))
-        progress = dbbatch.unfinished(session, journal)
+        progress, recipes = dbstarted.records(session, journal)
         try:
             found = foreign_history.adoption(session, settings, migrations, entries)
         except (BadInputError, DriftError):
@@ -390,7 +390,7 @@ def repair(
             # adopt), not drift.
             entries = [*entries, *(e for e in found.adopted if e.version in tool_only)]
         return repairs_of(
-            statuses(migrations, entries, progress),
+            statuses(migrations, entries, progress, recipes),
             accept_edited=accept_edited,
             forget_batches=forget_batches,
         ) + foreign_history.rolled_back_repairs(session, settings, migrations, entries)

@@ -131,8 +131,9 @@ REPAIR_EXIT_CODES = exit_codes(
         0: "repaired, or nothing to repair (--dry-run: shown, nothing changed)",
         1: "writing the journal or the repair log failed with an SQL error",
         2: "bad input: migration file, configuration, DSN; an ambiguous rename or an empty "
-        "directory; drift repair refuses (SQL inserted among applied steps; an edited step "
-        "without --accept-edited; an edited started batch without --forget-batches)",
+        "directory; drift repair refuses (SQL inserted among applied steps; an applied text "
+        "now in a step that would run; an edited step without --accept-edited; an edited "
+        "started batch without --forget-batches)",
         3: "",
         6: "",
         130: "interrupted (Ctrl-C)",
@@ -1061,7 +1062,8 @@ def adopt(
     is_flag=True,
     help="Also accept the current text of applied steps edited in their place, for an edit "
     "that changes nothing that ran (a comment inside a statement, a change already made on "
-    "the server). SQL inserted among applied steps is never accepted.",
+    "the server). SQL inserted among applied steps, or an edit that leaves a later step of "
+    "the migration not applied (group markers removed), is never accepted.",
 )
 @click.option(
     "--forget-batches",
@@ -1086,8 +1088,9 @@ def repair(
     Never records as applied SQL that never ran (applied steps are compared by text, not by
     position): forgets applied migrations whose file is gone, ones applied while they had
     no SQL and ones the old tool rolled back since the switch (its history table no longer
-    records them), follows renamed files, and refuses SQL inserted among applied steps
-    (exit 2). With --accept-edited, accepts the current text of applied steps edited in place; with
+    records them), follows renamed files and started steps whose text moved, and refuses SQL
+    inserted among applied steps and applied text now in a step that would run (exit 2). With
+    --accept-edited, accepts the current text of applied steps edited in place; with
     --forget-batches, forgets the batches of a started batched step whose text was edited
     since. Each change is recorded (old and new checksum, who, when) in the repair log,
     <journal>_repairs. A migration another tool applied whose file is gone is forgotten with

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import checksums
 from .errors import BadInputError, DriftError, OutOfOrderError
+from .matching import Texts
 from .model import JournalEntry, Migration, Step, StepProgress
 
 
@@ -59,10 +60,22 @@ class Repair:
     #: FORGET of a started batched step's progress: the batches an earlier text of the step
     #: committed (their progress rows go, and the step's ``started`` row).
     progress: StepProgress | None = None
+    #: A row of a step started but not applied (``started``, batches, a recipe's record):
+    #: a FORGET of it, or (RENAME with ``new_step``) following its text to where it now is.
+    started: bool = False
+    #: RENAME of a started step: the step its text is now (0-based), in ``new_version``.
+    new_step: int | None = None
+    #: The started step has a recipe record (its rows follow it, or go with it).
+    recipe: bool = False
 
     def describe(self) -> str:
         """One line for people: which row, and what happens to it."""
         where = f"{self.applied_file} step {self.step + 1}"
+        if self.new_step is not None:
+            return (
+                f"{where}: follow its started text to {self.new_file} step {self.new_step + 1} "
+                "(up resumes it there)"
+            )
         if self.progress is not None:
             return (
                 f"{where}: forget the {self.progress.describe()} an earlier text of the step "
@@ -94,6 +107,10 @@ class Repair:
         if self.new_version is not None:
             data.update(new_version=self.new_version, new_name=self.new_name, file=self.new_file)
             data["applied_file"] = self.applied_file
+        if self.new_step is not None:
+            data["new_step"] = self.new_step + 1
+        if self.started:
+            data["started"] = True
         if self.reason:
             data["reason"] = self.reason
         if self.progress is not None:
@@ -220,45 +237,194 @@ def _state(done: int, total: int) -> State:
     return State.APPLIED if done >= total else State.PARTIAL
 
 
-def _edited_batches(
-    migration: Migration, done: Sequence[JournalEntry], progress: Sequence[StepProgress]
-) -> tuple[list[str], list[Repair]]:
-    """The batches an earlier text of a step not applied yet committed: the step's text has
-    changed since (a problem), and the repair that forgets them."""
-    applied = {e.step for e in done}
-    problems: list[str] = []
-    repairs: list[Repair] = []
-    for record in progress:
-        if record.version != migration.version or record.step in applied:
-            continue
-        steps = migration.steps
-        step = steps[record.step] if record.step < len(steps) else None
-        if step is not None and record.checksum in (step.checksum, step.raw_checksum):
-            continue
-        where = f"{migration.filename} step {record.step + 1}"
-        if step is not None:
-            where += f" (line {step.line})"
-            now = "its text has changed since"
-        else:
-            now = f"the file now has only {_steps(len(steps))}"
-        problems.append(f"{where}: {record.describe()} of an earlier text committed; {now}")
-        repairs.append(
-            Repair(
-                RepairAction.FORGET,
-                migration.version,
-                migration.name,
-                record.step,
-                record.checksum,
-                migration.filename,
-                reason=f"{record.describe()} of an earlier text of the step",
-                progress=record,
+@dataclass(frozen=True)
+class StartedRecipe:
+    """The record of a constraint recipe a run started (``<journal>_recipes``) for one step
+    and text: the objects it made or was making."""
+
+    version: int
+    step: int
+    checksum: str
+    objects: tuple[str, ...] = ()
+
+
+@dataclass
+class _Started:
+    """What one step's started rows of one text hold: the ``started`` journal row, the batches
+    it committed, its recipe record."""
+
+    row: JournalEntry | None = None
+    batches: StepProgress | None = None
+    recipe: StartedRecipe | None = None
+
+    def describe(self) -> str:
+        if self.batches is not None:
+            return f"started: {self.batches.describe()} committed"
+        if self.recipe is not None:
+            made = ", ".join(self.recipe.objects)
+            return (
+                f"its constraint recipe started (it made {made})"
+                if made
+                else ("its constraint recipe started")
             )
+        return "started, not recorded as applied"
+
+
+#: How to go on when a started step's text is now at another place.
+FOLLOW_HINT = (
+    "run `safemigrate repair` to move its record to where its text is now (up then resumes "
+    "it there, nothing runs twice); or put the text back where it was started"
+)
+
+
+def _started_steps(
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+    progress: Sequence[StepProgress],
+    recipes: Sequence[StartedRecipe],
+    texts: Texts,
+    width: int,
+) -> dict[int, _Applied]:
+    """Every started step's rows against the files, by text (issue 21 review D3, D5): per
+    version, the problems and repairs of the rows whose text is not at their place.
+
+    A text at its place is resumed there. A text now at exactly one other step that would run
+    (SQL inserted above it, the file renamed to another version) is followed there by repair
+    (its rows are re-pointed; up refuses until then). A text at several is refused. A text
+    nowhere that would run: its place edited (batches: forgotten only with --forget-batches;
+    a recipe's objects: dropped by the run of the new text), or its place gone (reported;
+    batches and bare ``started`` rows forgotten by repair, a recipe's objects refused: they
+    are still on the table).
+    """
+    found: dict[tuple[int, int, str], _Started] = {}
+    for entry in entries:
+        if entry.state == "started":
+            found.setdefault((entry.version, entry.step, entry.checksum), _Started()).row = entry
+    for record in progress:
+        found.setdefault(
+            (record.version, record.step, record.checksum), _Started()
+        ).batches = record
+    for recipe in recipes:
+        found.setdefault((recipe.version, recipe.step, recipe.checksum), _Started()).recipe = recipe
+    on_disk = {m.version: m for m in migrations}
+    applied = {(e.version, e.step) for e in entries if e.done}
+    # Batches of a step applied since are its history, not a start.
+    found = {k: v for k, v in found.items() if (k[0], k[1]) not in applied}
+    occupied = {(v, s) for v, s, _ in found}
+    names = {(e.version): e.name for e in entries}
+    result: dict[int, _Applied] = {}
+    for (version, index, checksum), rows in sorted(found.items(), key=lambda kv: kv[0]):
+        migration = on_disk.get(version)
+        steps = migration.steps if migration is not None else ()
+        step = steps[index] if index < len(steps) else None
+        if step is not None and checksum in (step.checksum, step.raw_checksum):
+            continue
+        name = rows.row.name if rows.row is not None else names.get(version, str(version))
+        if migration is not None:
+            filename, name = migration.filename, migration.name
+        else:
+            filename = f"{str(version).zfill(width)}_{name}.sql"
+        where = f"{filename} step {index + 1}"
+        found_here = result.setdefault(version, _Applied([], []))
+        places = texts.pending(checksum, statements=False)
+        what = rows.describe()
+
+        forget = Repair(
+            RepairAction.FORGET,
+            version,
+            name,
+            index,
+            checksum,
+            filename,
+            started=True,
+            recipe=rows.recipe is not None,
         )
-    return problems, repairs
+
+        if len(places) == 1 and places[0].key not in occupied:
+            now = places[0]
+            found_here.problems.append(f"{where}: {what}; its text is now {now.where}")
+            found_here.hint = found_here.hint or FOLLOW_HINT
+            found_here.repairs.append(
+                Repair(
+                    RepairAction.RENAME,
+                    version,
+                    name,
+                    index,
+                    checksum,
+                    filename,
+                    new_version=now.migration.version,
+                    new_name=now.migration.name,
+                    new_file=now.migration.filename,
+                    reason=f"started; its text is now {now.where}",
+                    progress=rows.batches,
+                    started=True,
+                    new_step=now.step.index,
+                    recipe=rows.recipe is not None,
+                )
+            )
+        elif places:
+            others = ", ".join(p.where for p in places)
+            problem = f"{where}: {what}; its text is now at {others}"
+            found_here.problems.append(problem)
+            found_here.hint = found_here.hint or FOLLOW_HINT
+            found_here.unrepairable = found_here.unrepairable or (
+                f"{problem}: which of them continues it cannot be told (or that step has a "
+                "started record of its own)"
+            )
+        elif step is not None:
+            if rows.batches is None:
+                # A recipe's objects are dropped by the next run of the step (see db.recipes
+                # and executor); a bare started row is the new text's to overwrite.
+                continue
+            found_here.problems.append(
+                f"{where} (line {step.line}): {rows.batches.describe()} of an earlier text "
+                "committed; its text has changed since"
+            )
+            found_here.hint = found_here.hint or EDITED_BATCHES_HINT
+            found_here.repairs.append(
+                replace(
+                    forget,
+                    reason=f"{rows.batches.describe()} of an earlier text of the step",
+                    progress=rows.batches,
+                )
+            )
+        else:
+            gone = (
+                "the file is gone"
+                if migration is None
+                else f"the file now has only {_steps(len(steps))}"
+            )
+            problem = f"{where}: {what}; {gone} and its text is in no step that would run"
+            found_here.problems.append(problem)
+            if rows.recipe is not None and rows.recipe.objects:
+                made = ", ".join(rows.recipe.objects)
+                found_here.unrepairable = found_here.unrepairable or (
+                    f"{problem}: {made} are still on the table"
+                )
+                found_here.hint = found_here.hint or (
+                    f"restore the file so that up finishes its recipe; or drop {made} by hand "
+                    f"and delete the step's rows (version {version}, step {index}) from "
+                    "<journal table>_recipes (safemigrate_history_recipes by default), then run "
+                    "`safemigrate repair`"
+                )
+                continue
+            found_here.hint = found_here.hint or (
+                "restore the file, or run `safemigrate repair` to forget what the earlier run "
+                "started (`safemigrate repair --dry-run` shows it)"
+            )
+            if rows.batches is not None:
+                found_here.repairs.append(
+                    replace(
+                        forget, reason=f"{rows.batches.describe()}; {gone}", progress=rows.batches
+                    )
+                )
+            else:
+                found_here.repairs.append(replace(forget, reason=f"started; {gone}"))
+    return {v: a for v, a in result.items() if a.problems}
 
 
 def _on_disk_status(
-    migration: Migration, rows: list[JournalEntry], progress: Sequence[StepProgress] = ()
+    migration: Migration, rows: list[JournalEntry], started: _Applied | None = None
 ) -> MigrationStatus:
     """The status of a file the journal knows under its own version."""
     done = sorted((e for e in rows if e.done), key=lambda e: e.step)
@@ -289,11 +455,13 @@ def _on_disk_status(
     problems += applied.problems
     repairs += applied.repairs
     hint = hint or applied.hint
-    edited, forgets = _edited_batches(migration, done, progress)
-    if edited and not problems:
-        hint = EDITED_BATCHES_HINT
-    problems += edited
-    repairs += forgets
+    unrepairable = applied.unrepairable
+    if started is not None:
+        if not problems:
+            hint = started.hint
+        problems += started.problems
+        repairs += started.repairs
+        unrepairable = unrepairable or started.unrepairable
     state = State.DRIFTED if problems else _state(len(done), len(migration.steps))
     return MigrationStatus(
         migration.version,
@@ -306,7 +474,7 @@ def _on_disk_status(
         migration.version_text,
         tuple(repairs),
         hint,
-        applied.unrepairable,
+        unrepairable,
     )
 
 
@@ -415,6 +583,24 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
                     summary=step.summary,
                 )
             )
+    applied_at = {e.step for e in done}
+    edits = [r.step for r in found.repairs if r.action is RepairAction.ACCEPT]
+    later = [s for s in steps if edits and s.index > min(edits) and s.index not in applied_at]
+    if later:
+        # A group's markers (or a BEGIN/COMMIT block) removed split one applied step in
+        # several: its first statement would be accepted, the others run again (issue 21
+        # review D6). The journal keeps no step count, so any step not applied after an edited
+        # one is refused.
+        found.unrepairable = found.unrepairable or (
+            f"{migration.filename} step {min(edits) + 1}: applied, but its text has changed "
+            f"and step {later[0].index + 1} (line {later[0].line}) after it is not applied: the "
+            "edit may have split the applied step (group markers or BEGIN/COMMIT removed), "
+            "and accepting it would run that SQL again"
+        )
+        found.hint = (
+            "restore the applied text (with its group markers or BEGIN/COMMIT); changes go in "
+            "a new migration (`safemigrate new NAME`)"
+        )
     if edited and removed:
         found.unrepairable = found.unrepairable or (
             f"{migration.filename}: applied steps were both edited and removed; which applied "
@@ -428,6 +614,7 @@ def statuses(
     migrations: Sequence[Migration],
     entries: Iterable[JournalEntry],
     progress: Iterable[StepProgress] = (),
+    recipes: Iterable[StartedRecipe] = (),
 ) -> list[MigrationStatus]:
     """The state of every migration on disk and every migration the journal knows.
 
@@ -438,20 +625,54 @@ def statuses(
     step whose batches another text of it committed is drifted too.
     """
     progress = list(progress)
+    recipes = list(recipes)
     by_version: dict[int, list[JournalEntry]] = {}
     for entry in entries:
         by_version.setdefault(entry.version, []).append(entry)
     width = padding_width(migrations)
     moves, unsure = _moves(migrations, by_version)
     moved_to = {m.version: version for version, m in moves.items()}
+    covered = {(e.version, e.step) for rows in by_version.values() for e in rows if e.done}
+    covered |= {
+        (m.version, e.step) for version, m in moves.items() for e in by_version[version] if e.done
+    }
+    texts = Texts(migrations, covered)
+    started = _started_steps(
+        migrations,
+        [e for rows in by_version.values() for e in rows],
+        progress,
+        recipes,
+        texts,
+        width,
+    )
     result = []
     for migration in migrations:
         if migration.version in moved_to:
             result.append(_moved_status(migration, by_version[moved_to[migration.version]], width))
         else:
             rows = by_version.get(migration.version, [])
-            result.append(_on_disk_status(migration, rows, progress))
+            result.append(_on_disk_status(migration, rows, started.get(migration.version)))
     on_disk = {m.version for m in migrations}
+    fresh = {m.name: m for m in migrations if m.version not in by_version}
+    for version, gone in started.items():
+        if version in on_disk or any(e.done for e in by_version.get(version, [])):
+            continue
+        name = next((e.name for e in by_version.get(version, [])), str(version))
+        result.append(
+            MigrationStatus(
+                version,
+                name,
+                State.MISSING,
+                0,
+                0,
+                None,
+                tuple(gone.problems),
+                str(version).zfill(width),
+                tuple(gone.repairs),
+                gone.hint,
+                gone.unrepairable,
+            )
+        )
     for version, rows in by_version.items():
         done = [e for e in rows if e.done]
         if version in on_disk or version in moves or not done:
@@ -484,6 +705,24 @@ def statuses(
                 )
             )
             continue
+        problems = [f"{filename}: applied, but the file is gone"]
+        hint = None
+        refused = None
+        if name in fresh:
+            # Renamed to a new version and edited: forgetting it would run it again.
+            problems[0] += f"; {fresh[name].filename} has its name and is not applied"
+            refused = (
+                f"{problems[0]}: if it is the applied file renamed (and edited), up would run "
+                "it again"
+            )
+            hint = (
+                f"rename {fresh[name].filename} back to {filename} (and restore the applied "
+                "text); if it is a new migration, give it another name"
+            )
+        if version in started:
+            problems += started[version].problems
+            refused = refused or started[version].unrepairable
+            hint = hint or started[version].hint
         result.append(
             MigrationStatus(
                 version,
@@ -492,7 +731,7 @@ def statuses(
                 len(done),
                 len(done),
                 None,
-                (f"{filename}: applied, but the file is gone",),
+                tuple(problems),
                 version_text,
                 tuple(
                     Repair(
@@ -505,11 +744,48 @@ def statuses(
                         reason="the file is gone",
                     )
                     for e in sorted(rows, key=lambda e: e.step)
-                ),
+                    if e.done
+                )
+                + tuple(started[version].repairs if version in started else ()),
+                hint,
+                refused,
             )
         )
     result.sort(key=lambda s: s.version)
-    return result
+    return [_refuse_rerun(status, texts) for status in result]
+
+
+def _refuse_rerun(status: MigrationStatus, texts: Texts) -> MigrationStatus:
+    """``status``, refused by repair when forgetting or accepting one of its applied rows
+    would let up run that row's text again: the text is now in a step that would run,
+    in this file or another (issue 21 review D2: a migration split or merged)."""
+    if status.unrepairable is not None:
+        return status
+    for repair in status.repairs:
+        if repair.started or repair.action is RepairAction.RENAME:
+            continue
+        places = [
+            p for p in texts.pending(repair.checksum) if p.key != (repair.version, repair.step)
+        ]
+        if not places:
+            continue
+        now = places[0]
+        problem = (
+            f"{repair.applied_file} step {repair.step + 1}: applied, and its text is now "
+            f"{now.where}, which is not applied"
+        )
+        return replace(
+            status,
+            problems=(*status.problems, problem),
+            unrepairable=f"{problem}: up would run it again",
+            hint=(
+                f"make the files hold the applied text as it was applied ({repair.applied_file} "
+                f"step {repair.step + 1}) and take it out of {now.migration.filename}; to run it "
+                "again on purpose, write it in a new migration as another text (a comment "
+                "inside the statement makes it one)"
+            ),
+        )
+    return status
 
 
 def _adopted_without_file(entry: JournalEntry) -> tuple[str, str] | None:
@@ -676,7 +952,11 @@ def repairs_of(
             "nothing that ran (a comment inside the statement, or a change already made on the "
             "server by hand), rerun repair with --accept-edited",
         )
-    unasked = [r for r in found if r.progress is not None and not forget_batches]
+    unasked = [
+        r
+        for r in found
+        if r.progress is not None and r.action is RepairAction.FORGET and not forget_batches
+    ]
     if unasked:
         first = unasked[0]
         assert first.progress is not None

@@ -27,9 +27,9 @@ from .adoption import switch_event
 from .blockers.watcher import Watcher
 from .config import Settings
 from .db import ServerError, Session, bootstrap, foreign_history, runlock
-from .db import batches as dbbatch
 from .db import dsn as dbdsn
 from .db import journal as dbjournal
+from .db import started as dbstarted
 from .db.activity import Monitor
 from .db.created import CreatedInRun
 from .db.journal import JournalTable
@@ -387,7 +387,7 @@ def read_plan(
     )
     entries = found.entries
     refuse_empty_directory(migrations, entries, str(settings.dir))
-    check_drift(statuses(migrations, entries, dbbatch.unfinished(session, journal)))
+    check_drift(statuses(migrations, entries, *dbstarted.records(session, journal)))
     steps = pending_steps(
         migrations,
         entries,

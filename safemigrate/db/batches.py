@@ -33,6 +33,9 @@ class Recorded:
     last_key: tuple[str, ...] | None
     walked: int
     changed: int
+    #: The key columns and their types the batches walked (issue 21 review D4); None before
+    #: the first batch, or for batches an earlier release recorded without them.
+    key: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def progress_table(journal: JournalTable) -> JournalTable:
@@ -71,6 +74,7 @@ def ensure_progress(session: Session, journal: JournalTable) -> None:
     progress = progress_table(journal)
     exists, keyed = _progress_state(session, journal)
     if keyed:
+        _ensure_key_columns(session, progress)
         return
     if exists:
         session.execute(
@@ -80,6 +84,7 @@ def ensure_progress(session: Session, journal: JournalTable) -> None:
                 "WHERE p.checksum IS NULL AND j.version = p.version AND j.step = p.step; COMMIT"
             ).format(p=progress.ident, j=journal.ident)
         )
+        _ensure_key_columns(session, progress)
         return
     session.execute(
         sql.SQL(
@@ -93,9 +98,58 @@ def ensure_progress(session: Session, journal: JournalTable) -> None:
     done_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     duration_ms double precision NOT NULL,
     checksum text,
+    key_columns text[],
+    key_types text[],
     PRIMARY KEY (version, step, batch)
 )"""
         ).format(progress.ident)
+    )
+
+
+def _ensure_key_columns(session: Session, progress: JournalTable) -> None:
+    """Give a progress table an earlier release created the key columns of its batches."""
+    missing = session.scalar(
+        sql.SQL(
+            "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass({}) "
+            "AND attname = 'key_types' AND NOT attisdropped)"
+        ).format(sql.Literal(session.render(progress.ident)))
+    )
+    if missing:
+        session.execute(
+            sql.SQL(
+                "ALTER TABLE {} ADD COLUMN IF NOT EXISTS key_columns text[], "
+                "ADD COLUMN IF NOT EXISTS key_types text[]"
+            ).format(progress.ident)
+        )
+
+
+def key_types(session: Session, table: QualifiedName, key: Sequence[str]) -> tuple[str, ...]:
+    """The types of ``key``'s columns of ``table`` (format_type, typmod included)."""
+    rows = session.rows(
+        sql.SQL(
+            "SELECT format_type(a.atttypid, a.atttypmod) FROM unnest({}::text[]) WITH "
+            "ORDINALITY AS k(name, ord) JOIN pg_attribute a ON a.attrelid = {} "
+            "AND a.attname = k.name AND NOT a.attisdropped ORDER BY k.ord"
+        ).format(sql.Literal(list(key)), _regclass(session, table))
+    )
+    return tuple(str(r[0]) for r in rows)
+
+
+def is_key(session: Session, table: QualifiedName, key: Sequence[str]) -> bool:
+    """True when ``table`` still has a valid unique index (not partial, no expressions) on
+    exactly the columns ``key``, in order, all NOT NULL: batches can walk it."""
+    return bool(
+        session.scalar(
+            sql.SQL(
+                "SELECT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = {t} "
+                "AND i.indisunique AND i.indisvalid AND i.indpred IS NULL "
+                "AND i.indexprs IS NULL AND i.indnkeyatts = {n} "
+                "AND (SELECT array_agg(a.attname::text ORDER BY k.ord) FROM "
+                "unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) JOIN pg_attribute a "
+                "ON a.attrelid = i.indrelid AND a.attnum = k.attnum WHERE k.ord <= {n} "
+                "AND a.attnotnull) = {k}::text[])"
+            ).format(t=_regclass(session, table), n=sql.Literal(len(key)), k=sql.Literal(list(key)))
+        )
     )
 
 
@@ -211,13 +265,22 @@ def recorded(session: Session, journal: JournalTable, record: StepRecord) -> Rec
     rows = session.rows(
         sql.SQL(
             "SELECT count(*), coalesce(sum(walked), 0), coalesce(sum(changed), 0), "
-            "(SELECT last_key FROM {table} WHERE {where} ORDER BY batch DESC LIMIT 1) "
-            "FROM {table} WHERE {where}"
+            "last.last_key, last.key_columns, last.key_types FROM {table} "
+            "LEFT JOIN LATERAL (SELECT last_key, key_columns, key_types FROM {table} "
+            "WHERE {where} ORDER BY batch DESC LIMIT 1) last ON true WHERE {where} "
+            "GROUP BY last.last_key, last.key_columns, last.key_types"
         ).format(table=progress, where=where)
     )
-    count, walked, changed, last_key = rows[0]
+    if not rows:
+        return Recorded(0, None, 0, 0)
+    count, walked, changed, last_key, columns, types = rows[0]
+    key = (tuple(columns), tuple(types)) if columns is not None and types is not None else None
     return Recorded(
-        int(count), tuple(last_key) if last_key is not None else None, int(walked), int(changed)
+        int(count),
+        tuple(last_key) if last_key is not None else None,
+        int(walked),
+        int(changed),
+        key,
     )
 
 
@@ -266,6 +329,7 @@ def batch_sql(
     last_key: Sequence[str],
     keys: int,
     checked: Callable[[sql.Composable], sql.Composable] | None = None,
+    key: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> sql.Composed:
     """One batch and its progress row, then COMMIT: ``statement`` (the batch's text, which
     returns a row per row it changes) and the row that counts them, in one round trip and one
@@ -277,8 +341,9 @@ def batch_sql(
     return sql.SQL(
         "WITH safemigrate_batch AS ({statement}) "
         "INSERT INTO {table} (version, step, batch, last_key, walked, changed, duration_ms, "
-        "checksum) SELECT {version}, {step}, {batch}, {last_key}, {keys}, count(*), "
-        "extract(epoch FROM clock_timestamp() - now()) * 1000, {checksum} FROM safemigrate_batch; "
+        "checksum, key_columns, key_types) SELECT {version}, {step}, {batch}, {last_key}, "
+        "{keys}, count(*), extract(epoch FROM clock_timestamp() - now()) * 1000, {checksum}, "
+        "{columns}::text[], {types}::text[] FROM safemigrate_batch; "
         "SELECT {changed} FROM {table} WHERE version = {version} AND step = {step} "
         "AND batch = {batch}; COMMIT"
     ).format(
@@ -291,6 +356,8 @@ def batch_sql(
         batch=sql.Literal(batch),
         last_key=sql.Literal(list(last_key)),
         keys=sql.Literal(keys),
+        columns=sql.Literal(list(key[0])),
+        types=sql.Literal(list(key[1])),
     )
 
 

@@ -24,6 +24,7 @@ from psycopg import sql
 from ..pending import Repair, RepairAction
 from ..policy import Timeouts
 from . import batches as dbbatch
+from . import recipe_objects as objects
 from . import steps as dbsteps
 from .journal import JournalTable
 from .session import Session
@@ -150,16 +151,81 @@ def _repair_sql(
         return sql.SQL("INSERT INTO {log} ({columns}) SELECT {values}").format(
             log=log.ident, columns=columns, values=logged
         )
+    if repair.new_step is not None:
+        return _follow_sql(journal, log, repair, columns, logged)
+    recipe: sql.Composable = sql.SQL("")
+    if repair.started and repair.recipe:
+        recipe = sql.SQL(", recipe AS (DELETE FROM {} WHERE {})").format(
+            objects.objects_table(journal).ident, _of_text(repair)
+        )
     if repair.progress is not None:
         gone, started = _forget_progress(journal, repair)
         # One log row for all the batches, written only if they were still there.
         return sql.SQL(
-            "WITH gone AS ({gone}), started AS ({started}) INSERT INTO {log} ({columns}) "
+            "WITH gone AS ({gone}), started AS ({started}){recipe} INSERT INTO {log} ({columns}) "
             "SELECT {values} WHERE EXISTS (SELECT FROM gone)"
-        ).format(gone=gone, started=started, log=log.ident, columns=columns, values=logged)
+        ).format(
+            gone=gone,
+            started=started,
+            recipe=recipe,
+            log=log.ident,
+            columns=columns,
+            values=logged,
+        )
     return sql.SQL(
-        "WITH changed AS ({change}) INSERT INTO {log} ({columns}) SELECT {values} FROM changed"
-    ).format(change=_change(journal, repair), log=log.ident, columns=columns, values=logged)
+        "WITH changed AS ({change}){recipe} INSERT INTO {log} ({columns}) SELECT {values} "
+        "FROM changed"
+    ).format(
+        change=_change(journal, repair),
+        recipe=recipe,
+        log=log.ident,
+        columns=columns,
+        values=logged,
+    )
+
+
+def _of_text(repair: Repair) -> sql.Composed:
+    return sql.SQL("version = {} AND step = {} AND checksum = {}").format(
+        sql.Literal(repair.version), sql.Literal(repair.step), sql.Literal(repair.checksum)
+    )
+
+
+def _follow_sql(
+    journal: JournalTable,
+    log: JournalTable,
+    repair: Repair,
+    columns: sql.Composable,
+    logged: sql.Composable,
+) -> sql.Composed:
+    """Re-point a started step's rows (its ``started`` journal row, its batches, its recipe
+    record) to the step its text is now (issue 21 review D3, D5); logged if any moved."""
+    to = sql.SQL("version = {}, step = {}").format(
+        sql.Literal(repair.new_version), sql.Literal(repair.new_step)
+    )
+    tables: list[tuple[str, sql.Composable, sql.Composable, sql.Composable]] = [
+        (
+            "started",
+            journal.ident,
+            sql.SQL(", name = {}").format(sql.Literal(repair.new_name)),
+            sql.SQL(" AND state = 'started'"),
+        )
+    ]
+    if repair.progress is not None:
+        tables.append(("batches", dbbatch.progress_table(journal).ident, sql.SQL(""), sql.SQL("")))
+    if repair.recipe:
+        tables.append(("recipe", objects.objects_table(journal).ident, sql.SQL(""), sql.SQL("")))
+    moved = [
+        sql.SQL("{} AS (UPDATE {} SET {}{} WHERE {}{} RETURNING 1)").format(
+            sql.Identifier(name), table, to, extra, _of_text(repair), state
+        )
+        for name, table, extra, state in tables
+    ]
+    any_moved = sql.SQL(" OR ").join(
+        sql.SQL("EXISTS (SELECT FROM {})").format(sql.Identifier(name)) for name, *_ in tables
+    )
+    return sql.SQL("WITH {} INSERT INTO {} ({}) SELECT {} WHERE {}").format(
+        sql.SQL(", ").join(moved), log.ident, columns, logged, any_moved
+    )
 
 
 def apply(

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from psycopg import sql
 
 from ..batches import BatchDone, BatchStatement, NotBatchableError, ReplicaLag, key_refusal
-from ..errors import EditedStartedStepError
+from ..errors import EditedStartedStepError, StepRefusedError
 from ..model import IndexBuild, QualifiedName, StepProgress
 from ..pending import EDITED_BATCHES_HINT
 from ..policy import Timeouts
@@ -31,6 +31,7 @@ from ..shapes import (
 from . import batches as dbbatch
 from . import indexes as dbindex
 from . import journal as dbjournal
+from . import recipe_leftovers as leftovers
 from . import recovery as dbrecovery
 from .journal import JournalTable
 from .recipes import run_constraint_recipe
@@ -374,6 +375,8 @@ def run_batched(
         if other is not None:
             raise edited_batches(other)
         done = dbbatch.recorded(session, journal, shape.record)
+        key = _resumed_key(session, shape, key, done)
+        walking = (key, dbbatch.key_types(session, target.table, key))
         resumed = done.batches
         estimate = dbbatch.estimate_rows(session, target.table)
         session.execute(started)
@@ -412,6 +415,7 @@ def run_batched(
                     upto,
                     walked,
                     checked=lambda value: released_value_sql(session, value),
+                    key=walking,
                 )
                 try:
                     changed = int(session.rows(closing)[0][0])
@@ -424,7 +428,7 @@ def run_batched(
                 session.rollback_quietly()
                 raise
             done = dbbatch.Recorded(
-                done.batches + 1, upto, done.walked + walked, done.changed + changed
+                done.batches + 1, upto, done.walked + walked, done.changed + changed, walking
             )
             on_batch(
                 BatchDone(
@@ -440,6 +444,38 @@ def run_batched(
             )
     finally:
         reset_session_timeouts(session)
+
+
+def _resumed_key(
+    session: Session, shape: BatchedChange, key: tuple[str, ...], done: dbbatch.Recorded
+) -> tuple[str, ...]:
+    """The key a rerun walks (issue 21 review D4): the one its recorded batches walked.
+
+    The batches' last key is a position in that key's order only. When the table's key has
+    changed since (a primary key added, the index walked dropped), the recorded key is walked
+    on while it is still a key (a valid unique index on those NOT NULL columns, their types
+    unchanged); otherwise the step is refused, nothing run. Batches an earlier release
+    recorded without their key continue on the table's key, as that release did.
+    """
+    if done.key is None or done.key == (key, dbbatch.key_types(session, shape.target.table, key)):
+        return key
+    columns, types = done.key
+    table = shape.target.table
+    if (
+        dbbatch.is_key(session, table, columns)
+        and dbbatch.key_types(session, table, columns) == types
+        and key_refusal(columns, shape.target.assigned) is None
+    ):
+        return columns
+    walked = ", ".join(f"{c} {t}" for c, t in zip(columns, types, strict=False))
+    raise StepRefusedError(
+        f"an earlier run committed {done.batches} batches of this step walking the key "
+        f"({walked}) up to ({', '.join(done.last_key or ())}); the table has no such key now "
+        f"(its key is ({', '.join(key)})), so the rest cannot be told from what was done: "
+        "nothing was run",
+        hint=f"give the table back a unique index on ({', '.join(columns)}) (NOT NULL, same "
+        "types) and rerun to finish the batches on it",
+    )
 
 
 def edited_batches(other: StepProgress) -> EditedStartedStepError:
@@ -490,11 +526,27 @@ class SessionSteps:
         #: Written with the ``applied`` row of (version, step), in its transaction: another
         #: tool's history row of the migration that step completes (db.foreign_history).
         self.also_applied = also_applied or {}
+        self._recipes: leftovers.Earlier | None = None
 
     @property
     def pid(self) -> int:
         """The server backend the steps run on."""
         return self.session.pid
+
+    def _earlier_recipe(
+        self, record: StepRecord, timeouts: Timeouts, report: CleanupSink | None = None
+    ) -> None:
+        """Drop what a recipe an earlier text of this step started made (issue 21 review D5):
+        the step is not that recipe any more. The record is read once per run."""
+        if self._recipes is None:
+            self._recipes = leftovers.read(self.session, self.journal)
+        rows = self._recipes.get((record.version, record.step))
+        if rows:
+            leftovers.drop_earlier(
+                self.session, self.journal, record, rows, timeouts, report or _ignore_cleanup
+            )
+            # Only once dropped: a failed drop is tried again by the step's next attempt.
+            del self._recipes[(record.version, record.step)]
 
     def _row(self, record: StepRecord, attempts: int, state: str = "applied") -> sql.Composed:
         row = dbjournal.step_record_sql(self.journal, record, attempts=attempts, state=state)
@@ -511,6 +563,7 @@ class SessionSteps:
         locks_out: list[tuple[str, str]] | None = None,
     ) -> None:
         """Run an InTransaction shape (see run_in_transaction)."""
+        self._earlier_recipe(shape.record, timeouts)
         run_in_transaction(
             self.session,
             shape.texts,
@@ -530,6 +583,7 @@ class SessionSteps:
         locks_out: list[tuple[str, str]] | None = None,
     ) -> None:
         """Run an ExplicitBlock shape (see run_explicit_block)."""
+        self._earlier_recipe(shape.record, timeouts)
         run_explicit_block(
             self.session,
             shape.texts,
@@ -548,6 +602,7 @@ class SessionSteps:
         on_cleanup: CleanupSink | None = None,
     ) -> str | None:
         """Run an AutocommitStatement shape (see run_autocommit)."""
+        self._earlier_recipe(shape.record, timeouts, on_cleanup)
         return run_autocommit(
             self.session,
             shape.text,
@@ -570,6 +625,7 @@ class SessionSteps:
         on_batch: BatchSink,
     ) -> None:
         """Run a BatchedChange shape (see run_batched)."""
+        self._earlier_recipe(shape.record, timeouts)
         run_batched(
             self.session,
             shape,
@@ -590,6 +646,7 @@ class SessionSteps:
         on_cleanup: CleanupSink | None = None,
     ) -> str | None:
         """Run a ConcurrentIndexBuild shape (see build_index_concurrently)."""
+        self._earlier_recipe(shape.record, timeouts, on_cleanup)
         return build_index_concurrently(
             self.session,
             shape.text,

@@ -146,3 +146,127 @@ def test_an_edited_applied_statement_is_accepted_only_when_asked(
     assert [a for a, *_ in _log(db_dsn)] == ["accept"]
     clean = run("up", "--dir", str(directory), "--dsn", db_dsn)
     assert clean.exit_code == 0 and "nothing to apply" in clean.stdout, clean.output
+
+
+_ACCOUNTS = (
+    "CREATE TABLE accounts (id int PRIMARY KEY, balance int);\n"
+    "INSERT INTO accounts VALUES (1, 100);\n"
+)
+_PLUS = "UPDATE accounts SET balance = balance + 10;\n"
+_TIMES = "UPDATE accounts SET balance = balance * 2;\n"
+
+
+def _refused_everywhere(dsn: str, directory: Path, message: str) -> None:
+    """up refuses (drift), repair refuses with ``message`` (exit 2), nothing runs twice."""
+    before = journal_rows(dsn)
+    for args in ((), ("--dry-run",), ("--accept-edited",), ("--forget-batches",)):
+        repair = run("repair", "--dir", str(directory), "--dsn", dsn, *args)
+        assert repair.exit_code == 2, (args, repair.output)
+        assert message in repair.stderr, repair.stderr
+    assert journal_rows(dsn) == before
+    assert run("up", "--dir", str(directory), "--dsn", dsn).exit_code == 5
+    assert _balance(dsn) == 220
+
+
+def test_issue_21_review_d2_an_applied_step_split_into_a_new_file_is_not_forgotten(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(
+        tmp_path / "m", {"0001_init.sql": _ACCOUNTS, "0002_i.sql": _PLUS + _TIMES}
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    assert _balance(db_dsn) == 220
+    (directory / "0002_i.sql").write_text(_PLUS)
+    (directory / "0003_moved.sql").write_text(_TIMES)
+    _refused_everywhere(
+        db_dsn,
+        directory,
+        "cannot repair: 0002_i.sql step 2: applied, and its text is now 0003_moved.sql step 1 "
+        "(line 1), which is not applied: up would run it again",
+    )
+
+
+def test_issue_21_review_d2_an_applied_file_merged_into_another_is_not_forgotten(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(
+        tmp_path / "m", {"0001_init.sql": _ACCOUNTS, "0002_i.sql": _PLUS, "0003_j.sql": _TIMES}
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    (directory / "0002_i.sql").write_text(_PLUS + _TIMES)
+    (directory / "0003_j.sql").unlink()
+    _refused_everywhere(
+        db_dsn,
+        directory,
+        "cannot repair: 0003_j.sql step 1: applied, and its text is now 0002_i.sql step 2",
+    )
+
+
+def test_issue_21_review_d2_an_applied_step_merged_into_a_group_is_not_forgotten(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    # By statement text: the applied step is now one statement of a pending group.
+    directory = write_migrations(
+        tmp_path / "m", {"0001_init.sql": _ACCOUNTS, "0002_i.sql": _PLUS, "0003_j.sql": _TIMES}
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    (directory / "0003_j.sql").unlink()
+    (directory / "0004_k.sql").write_text(
+        "-- safemigrate: group-start\n" + _TIMES + "UPDATE accounts SET id = id;\n"
+        "-- safemigrate: group-end\n"
+    )
+    _refused_everywhere(
+        db_dsn, directory, "cannot repair: 0003_j.sql step 1: applied, and its text is now "
+    )
+
+
+def test_issue_21_review_d2_an_applied_file_renamed_and_edited_is_not_forgotten(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(
+        tmp_path / "m", {"0001_init.sql": _ACCOUNTS, "0002_i.sql": _PLUS + _TIMES}
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    (directory / "0002_i.sql").unlink()
+    (directory / "0003_i.sql").write_text(
+        _PLUS + "UPDATE accounts SET balance = balance /* doubled */ * 2;\n"
+    )
+    _refused_everywhere(
+        db_dsn,
+        directory,
+        "cannot repair: 0002_i.sql: applied, but the file is gone; 0003_i.sql has its name and "
+        "is not applied",
+    )
+
+
+def test_issue_21_review_d6_accept_edited_refuses_a_group_split_by_removed_markers(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    for markers in (
+        ("-- safemigrate: group-start\n", "-- safemigrate: group-end\n"),
+        ("BEGIN;\n", "COMMIT;\n"),
+    ):
+        with psycopg.connect(db_dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS accounts, safemigrate_history")
+        directory = write_migrations(
+            tmp_path / markers[0][:5].strip("- ;"),
+            {"0001_init.sql": _ACCOUNTS, "0002_i.sql": markers[0] + _PLUS + _TIMES + markers[1]},
+        )
+        assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+        assert _balance(db_dsn) == 220
+        (directory / "0002_i.sql").write_text(_PLUS + _TIMES)
+        dry = run(
+            "repair", "--dir", str(directory), "--dsn", db_dsn, "--accept-edited", "--dry-run"
+        )
+        assert dry.exit_code == 2, dry.output
+        assert "accept" not in dry.stdout
+        assert (
+            "cannot repair: 0002_i.sql step 1: applied, but its text has changed and step 2 "
+            "(line 2) after it is not applied"
+        ) in dry.stderr
+        assert (
+            run("repair", "--dir", str(directory), "--dsn", db_dsn, "--accept-edited").exit_code
+            == 2
+        )
+        assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 5
+        assert _balance(db_dsn) == 220

@@ -128,8 +128,13 @@ def test_applied_migration_with_file_gone_is_missing() -> None:
     assert "gone" in missing.problems[0]
 
 
-def test_only_started_migration_with_file_gone_is_not_listed() -> None:
-    assert [s.version for s in statuses([A], applied(B, state="started"))] == [1]
+def test_issue_21_review_d3_a_started_step_whose_file_is_gone_is_reported_not_ignored() -> None:
+    report = statuses([A], applied(B, state="started"))
+    assert [(s.version, s.state) for s in report] == [(1, State.PENDING), (2, State.MISSING)]
+    gone = report[1]
+    assert "started, not recorded as applied; the file is gone" in gone.problems[0]
+    # Its text is nowhere that would run: repair may forget the started row.
+    assert [(r.action, r.started) for r in gone.repairs] == [(RepairAction.FORGET, True)]
 
 
 def test_statuses_are_sorted_by_version() -> None:
