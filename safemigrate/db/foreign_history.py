@@ -498,7 +498,16 @@ def refuse_missing_history(session: Session, settings: Settings, layout: str) ->
             ).format(sql.Literal(default))
         )
         if elsewhere:
-            looked += f" (there is {elsewhere[0][0]}.{default})"
+            other = sql.Identifier(str(elsewhere[0][0]), default)
+            tool = "dbmate" if layout == "golang-migrate" else layout
+            if _COLUMNS[tool] <= _columns(session, session.render(other)):
+                looked += f" (there is {elsewhere[0][0]}.{default})"
+            else:
+                # Issue 22 review F2: a table with the name only is not the tool's history.
+                looked = (
+                    f"{elsewhere[0][0]}.{default} is not {layout}'s history table (it lacks "
+                    f"the columns {layout} creates)"
+                )
     raise AdoptionError(
         f"the layout is {layout}, but {looked} and the journal is empty, while the database "
         f"already holds {shown}{more}: up would apply every migration of {settings.dir} from "
