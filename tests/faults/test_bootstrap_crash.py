@@ -84,8 +84,9 @@ def test_kill_9_mid_bootstrap_then_rerun_resumes_the_bootstrap(
             "0002_wait.sql": (
                 f"-- safemigrate: lock-timeout=60s\nSELECT pg_advisory_xact_lock({GATE});\n"
             ),
-            # Lock cost on a table the killed run created: harmless only because the
-            # database is still being bootstrapped (gate_small_table 0).
+            # Lock cost on a table the killed run created: the resumed bootstrap counts what
+            # its earlier run created as created in the run (issue 20 review F7), so this is
+            # not even an error finding (gate_small_table 0).
             "0003_bigint.sql": "ALTER TABLE acct ALTER COLUMN n TYPE bigint;\n",
             "0004_backfill.sql": "SET statement_timeout = 0;\nUPDATE acct SET n = n + 1;\n",
         },
@@ -114,7 +115,7 @@ def test_kill_9_mid_bootstrap_then_rerun_resumes_the_bootstrap(
     assert [e["resumed"] for e in fresh] == [True]
     [gate_event] = [e for e in events if e["event"] == "lint_findings"]
     errors = {f["rule"] for f in gate_event["findings"] if f["severity"] == "error"}
-    assert errors == {"column-type-change", "timeout-guard-off"}
+    assert errors == {"timeout-guard-off"}
     assert not any(f["blocking"] for f in gate_event["findings"])
     assert _comment(db_dsn) == "safemigrate: one row per applied migration step"
 
