@@ -133,12 +133,14 @@ WHERE p.prokind = 'f' AND n.nspname <> 'information_schema' AND n.nspname NOT LI
 
 
 # Routines whose source may set the search_path when called (lint.search_path): a mention
-# is enough, the gate then takes the search_path after a call for unknown.
+# is enough, the gate then takes the search_path after a call for unknown (a SET ROLE too:
+# "$user" follows the role, issue 20 review F2).
 _PATH_FUNCTIONS = """
 SELECT DISTINCT lower(p.proname::text)
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
-  AND (strpos(lower(p.prosrc), 'search_path') > 0 OR strpos(lower(p.prosrc), 'set_config') > 0)
+  AND (strpos(lower(p.prosrc), 'search_path') > 0 OR strpos(lower(p.prosrc), 'set_config') > 0
+       OR lower(p.prosrc) ~ 'set\\s+(local\\s+|session\\s+)?role|session\\s+authorization')
 """
 
 

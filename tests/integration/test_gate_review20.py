@@ -4,6 +4,7 @@ the database as the step will find it. Real servers only."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -244,6 +245,51 @@ def test_the_applied_historys_search_path_is_the_one_pending_steps_run_with(
     assert _up(tmp_path, db_dsn).exit_code == 0
     write_migrations(tmp_path, {"0002_type.sql": TYPE_CHANGE})
     _refused_and_untouched(tmp_path, db_dsn)
+
+
+def test_a_role_change_makes_user_in_the_search_path_name_the_new_role(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F2 (cases/sp_role): docs 5.9.3 The Schema Search Path: "$user" names
+    # the current role, which SET ROLE / SET SESSION AUTHORIZATION change (SET ROLE docs), so
+    # after it the unqualified orders is the role's own schema's existing table, not the
+    # public.orders the run created. Roles are the cluster's: a name of this test's own.
+    role = f"f2_owner_{uuid.uuid4().hex[:8]}"
+    _sql(
+        db_dsn,
+        f"CREATE ROLE {role} SUPERUSER; CREATE SCHEMA {role} AUTHORIZATION {role};"
+        f"CREATE TABLE {role}.orders (id int PRIMARY KEY, n int) ;"
+        f"INSERT INTO {role}.orders SELECT g, g FROM generate_series(1, 100) g;"
+        f"ALTER TABLE {role}.orders OWNER TO {role}",
+    )
+    try:
+        before = _filenode(db_dsn, f"{role}.orders")
+        new = "CREATE TABLE public.orders (id int PRIMARY KEY, n int);\n"
+        owner = f"ALTER TABLE public.orders OWNER TO {role};\n"
+        for setter in (
+            f"SET ROLE {role};\n",
+            f"SET SESSION AUTHORIZATION {role};\n",
+            f"SELECT set_config('role', '{role}', false);\n",
+        ):
+            write_migrations(
+                tmp_path, {"0001_new.sql": new + owner + setter, "0002_type.sql": TYPE_CHANGE}
+            )
+            assert _plan_refuses(tmp_path, db_dsn), setter
+            result = _up(tmp_path, db_dsn, "--format", "json", env=LARGE)
+            assert result.exit_code == 7, (setter, result.output)
+            assert ("0002_type.sql", "column-type-change") in _blocking(result)
+            assert _filenode(db_dsn, f"{role}.orders") == before
+        # The case as the review wrote it: one file.
+        write_migrations(
+            tmp_path, {"0001_new.sql": new + owner + f"SET ROLE {role};\n" + TYPE_CHANGE}
+        )
+        (tmp_path / "0002_type.sql").unlink()
+        result = _up(tmp_path, db_dsn, "--format", "json", env=LARGE)
+        assert result.exit_code == 7, result.output
+        assert ("0001_new.sql", "column-type-change") in _blocking(result)
+        assert _filenode(db_dsn, f"{role}.orders") == before
+    finally:
+        _sql(db_dsn, f"DROP OWNED BY {role}; DROP ROLE {role}")
 
 
 def test_set_local_search_path_ends_with_its_transaction(tmp_path: Path, db_dsn: str) -> None:
