@@ -195,6 +195,53 @@ WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
 
 # Routines in user schemas whose own SET clauses (proconfig) change a guarded timeout: a call
 # runs under them. The argument types as _FUNCTIONS gives them.
+# What a write to each table runs (issue 20 review F3): the user functions its enabled
+# triggers (tgtype's INSERT 4, DELETE 8, UPDATE 16, TRUNCATE 32 bits), CHECK constraints,
+# defaults and generated columns, and its columns' domains' CHECKs (through domains over
+# domains) call (pg_depend), counted for the table itself and every table above it (a write
+# to a parent reaches its partitions and children: conservative for INSERT into an
+# inheritance parent, which does not).
+_WRITE_FUNCTIONS = """
+WITH RECURSIVE doms(typ, base) AS (
+  SELECT oid, oid FROM pg_type WHERE typtype = 'd'
+  UNION SELECT doms.typ, t.typbasetype FROM doms
+    JOIN pg_type t ON t.oid = doms.base AND t.typtype = 'd'
+    JOIN pg_type b ON b.oid = t.typbasetype AND b.typtype = 'd'
+), uses(rel, events, what, fn) AS (
+  SELECT t.tgrelid, t.tgtype::int & 60, 'trigger ' || quote_ident(t.tgname), t.tgfoid
+  FROM pg_trigger t WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
+  UNION ALL
+  SELECT con.conrelid, 20, 'CHECK ' || quote_ident(con.conname), d.refobjid
+  FROM pg_constraint con JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass
+    AND d.objid = con.oid AND d.refclassid = 'pg_proc'::regclass
+  WHERE con.contype = 'c' AND con.conrelid <> 0
+  UNION ALL
+  SELECT ad.adrelid, 20, 'default of ' || quote_ident(a.attname), d.refobjid
+  FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+  JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+    AND d.refclassid = 'pg_proc'::regclass
+  UNION ALL
+  SELECT a.attrelid, 20, 'domain CHECK ' || quote_ident(con.conname) || ' of '
+    || quote_ident(a.attname), d.refobjid
+  FROM pg_attribute a JOIN doms ON doms.typ = a.atttypid
+  JOIN pg_constraint con ON con.contypid = doms.base AND con.contype = 'c'
+  JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
+    AND d.refclassid = 'pg_proc'::regclass
+  WHERE a.attnum > 0 AND NOT a.attisdropped
+), up(top, rel) AS (
+  SELECT DISTINCT rel, rel FROM uses
+  UNION SELECT i.inhparent, up.rel FROM up JOIN pg_inherits i ON i.inhrelid = up.top
+)
+SELECT DISTINCT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid), u.events, u.what,
+  p.proname::text
+FROM up JOIN uses u ON u.rel = up.rel
+JOIN pg_class c ON c.oid = up.top JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_proc p ON p.oid = u.fn JOIN pg_namespace pn ON pn.oid = p.pronamespace
+WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+  AND pn.nspname <> 'information_schema' AND pn.nspname NOT LIKE 'pg\\_%'
+ORDER BY 1, 2, 5
+"""
+
 _FUNCTION_TIMEOUTS = """
 SELECT p.proname::text,
   ARRAY(SELECT CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname || '[]' END::text
@@ -278,6 +325,7 @@ def lint_catalog(session: Session) -> Catalog:
     )
     catalog.path_functions.update(str(row[0]) for row in session.rows(sql.SQL(_PATH_FUNCTIONS)))
     catalog.function_timeouts.update(function_timeouts(session))
+    _read_write_functions(session, catalog)
     _read_sizes(session, catalog, visible)
     catalog.live = True
     for schema, table, parent_schema, parent in session.rows(sql.SQL(_PARENTS)):
@@ -317,6 +365,19 @@ def _read_functions(session: Session, catalog: Catalog) -> None:
             if inlined is not None:
                 volatile = volatile_call(inlined, catalog) is not None
         catalog.functions[f"{name}({','.join(types)})"] = bool(volatile)
+
+
+def _read_write_functions(session: Session, catalog: Catalog) -> None:
+    """What a write to each table runs (_WRITE_FUNCTIONS), keyed by the table's real name
+    and, for a table the search_path finds, by the current schema too (as the linter names
+    an unqualified one)."""
+    found: dict[QualifiedName, list[tuple[int, str, str]]] = {}
+    for schema, table, visible, events, what, function in session.rows(sql.SQL(_WRITE_FUNCTIONS)):
+        use = (int(events), str(what), str(function))
+        found.setdefault(QualifiedName(schema, table), []).append(use)
+        if visible and schema != catalog.search_path_schema:
+            found.setdefault(QualifiedName(catalog.search_path_schema, table), []).append(use)
+    catalog.write_functions.update({t: tuple(uses) for t, uses in found.items()})
 
 
 def function_timeouts(session: Session) -> dict[str, tuple[str, ...]]:

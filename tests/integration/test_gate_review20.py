@@ -662,3 +662,107 @@ def test_a_resumed_bootstrap_judges_a_table_filled_since_by_its_size(
     assert result.exit_code == 7, result.output
     assert _blocking(result) == [("0002_fail.sql", "column-type-change")]
     assert _filenode(db_dsn, "t") == before
+
+
+# -- F3: what a write to an existing table runs ------------------------------------------------
+
+LIFTING = (
+    "CREATE TABLE big (id int PRIMARY KEY, n int);"
+    "INSERT INTO big SELECT g, g FROM generate_series(1, 100) g;"
+    "CREATE FUNCTION lift() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 AS "
+    "$$ BEGIN RETURN NEW; END $$;"
+)
+
+
+@pytest.mark.parametrize(
+    ("setup", "write"),
+    [
+        (
+            "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift()",
+            "INSERT INTO big VALUES (1000, 1);\n",
+        ),
+        (
+            "CREATE TRIGGER big_t BEFORE UPDATE ON big FOR EACH ROW EXECUTE FUNCTION lift()",
+            "UPDATE big SET n = n + 1 WHERE id = 1;\n",
+        ),
+        (
+            "CREATE TRIGGER big_t AFTER DELETE ON big FOR EACH STATEMENT EXECUTE FUNCTION lift()",
+            "WITH gone AS (DELETE FROM big WHERE id = 1 RETURNING id) SELECT count(*) FROM gone;\n",
+        ),
+        (
+            "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift()",
+            "COPY big FROM '/dev/null';\n",
+        ),
+    ],
+    ids=["insert", "update", "delete-in-cte", "copy-from"],
+)
+def test_a_write_to_an_existing_table_whose_trigger_lifts_lock_timeout_is_refused(
+    tmp_path: Path, db_dsn: str, setup: str, write: str
+) -> None:
+    # issue 20 review F3 (cases/tg_trig_lt0, the table existing): CREATE FUNCTION docs, SET
+    # clause: the setting is in force while the function runs, and a write runs its table's
+    # enabled triggers (CREATE TRIGGER docs), so the step would wait on locks with no limit.
+    # Refused like a direct call of lift() (exit 2), whatever lint_gate says.
+    _sql(db_dsn, LIFTING + setup)
+    write_migrations(tmp_path, {"0001_w.sql": write})
+    for gate in ("off", "error"):
+        result = _up(tmp_path, db_dsn, "--lint-gate", gate)
+        assert result.exit_code == 2, (gate, result.output)
+        assert "0001_w.sql:1" in result.output and "lift()" in result.output
+        assert "trigger big_t" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_a_write_reaches_the_triggers_of_the_partitions_below_the_table(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: an INSERT into a partitioned table runs the row triggers of the
+    # partition it routes to (docs 5.11.2.3, CREATE TRIGGER: "row-level triggers ... on
+    # partitions").
+    _sql(
+        db_dsn,
+        LIFTING + "CREATE TABLE ev (id int, n int) PARTITION BY RANGE (id);"
+        "CREATE TABLE ev_1 PARTITION OF ev FOR VALUES FROM (0) TO (1000);"
+        "CREATE TRIGGER ev_t BEFORE INSERT ON ev_1 FOR EACH ROW EXECUTE FUNCTION lift()",
+    )
+    write_migrations(tmp_path, {"0001_w.sql": "INSERT INTO ev VALUES (1, 1);\n"})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "trigger ev_t" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_a_domain_check_calling_a_function_that_lifts_lock_timeout_is_refused(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: a domain's CHECK runs on every INSERT/UPDATE of a column of it
+    # (CREATE DOMAIN docs), the function under its own SET clause.
+    _sql(
+        db_dsn,
+        "CREATE FUNCTION ok(int) RETURNS boolean LANGUAGE plpgsql SET lock_timeout = 0 AS "
+        "$$ BEGIN RETURN true; END $$;"
+        "CREATE DOMAIN checked AS int CHECK (ok(VALUE));"
+        "CREATE TABLE acct (id int PRIMARY KEY, n checked)",
+    )
+    write_migrations(tmp_path, {"0001_w.sql": "INSERT INTO acct VALUES (1, 1);\n"})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "ok()" in result.output and "domain CHECK" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_a_disabled_trigger_or_one_for_another_event_keeps_the_write_running(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # Only enabled triggers fire (ALTER TABLE docs, DISABLE TRIGGER), and only for their
+    # events: an UPDATE trigger does not make an INSERT unguarded.
+    _sql(
+        db_dsn,
+        LIFTING + "CREATE TRIGGER off_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift();"
+        "ALTER TABLE big DISABLE TRIGGER off_t;"
+        "CREATE TRIGGER upd_t BEFORE UPDATE ON big FOR EACH ROW EXECUTE FUNCTION lift()",
+    )
+    write_migrations(tmp_path, {"0001_w.sql": "INSERT INTO big VALUES (1000, 1);\n"})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 0, result.output
+    assert _one(db_dsn, "SELECT n FROM big WHERE id = 1000") == 1
