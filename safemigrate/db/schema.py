@@ -200,7 +200,8 @@ WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
 # defaults and generated columns, and its columns' domains' CHECKs (through domains over
 # domains) call (pg_depend), counted for the table itself and every table above it (a write
 # to a parent reaches its partitions and children: conservative for INSERT into an
-# inheritance parent, which does not).
+# inheritance parent, which does not) or referenced by its cascading foreign keys (a DELETE
+# or UPDATE of the referenced row deletes or updates its rows: taken as both).
 _WRITE_FUNCTIONS = """
 WITH RECURSIVE doms(typ, base) AS (
   SELECT oid, oid FROM pg_type WHERE typtype = 'd'
@@ -228,11 +229,18 @@ WITH RECURSIVE doms(typ, base) AS (
   JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
     AND d.refclassid = 'pg_proc'::regclass
   WHERE a.attnum > 0 AND NOT a.attisdropped
-), up(top, rel) AS (
-  SELECT DISTINCT rel, rel FROM uses
-  UNION SELECT i.inhparent, up.rel FROM up JOIN pg_inherits i ON i.inhrelid = up.top
+), edges(child, parent, fk) AS (
+  SELECT inhrelid, inhparent, false FROM pg_inherits
+  UNION ALL
+  SELECT conrelid, confrelid, true FROM pg_constraint
+  WHERE contype = 'f' AND (confdeltype IN ('c', 'n', 'd') OR confupdtype IN ('c', 'n', 'd'))
+), up(top, rel, fk) AS (
+  SELECT DISTINCT rel, rel, false FROM uses
+  UNION SELECT e.parent, up.rel, up.fk OR e.fk FROM up JOIN edges e ON e.child = up.top
 )
-SELECT DISTINCT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid), u.events, u.what,
+SELECT DISTINCT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
+  CASE WHEN NOT up.fk THEN u.events WHEN u.events & 24 <> 0 THEN 24 ELSE 0 END,
+  u.what || CASE WHEN up.rel = up.top THEN '' ELSE ' of ' || up.rel::regclass::text END,
   p.proname::text
 FROM up JOIN uses u ON u.rel = up.rel
 JOIN pg_class c ON c.oid = up.top JOIN pg_namespace n ON n.oid = c.relnamespace

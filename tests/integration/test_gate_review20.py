@@ -766,3 +766,20 @@ def test_a_disabled_trigger_or_one_for_another_event_keeps_the_write_running(
     result = _up(tmp_path, db_dsn)
     assert result.exit_code == 0, result.output
     assert _one(db_dsn, "SELECT n FROM big WHERE id = 1000") == 1
+
+
+def test_a_delete_reaches_the_triggers_of_the_tables_its_foreign_keys_cascade_to(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: ON DELETE CASCADE deletes the referencing rows (CREATE TABLE docs,
+    # REFERENCES), which runs their table's DELETE triggers.
+    _sql(
+        db_dsn,
+        LIFTING + "CREATE TABLE line (id int, big_id int REFERENCES big ON DELETE CASCADE);"
+        "CREATE TRIGGER line_t AFTER DELETE ON line FOR EACH ROW EXECUTE FUNCTION lift()",
+    )
+    write_migrations(tmp_path, {"0001_w.sql": "DELETE FROM big WHERE id = 1;\n"})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "trigger line_t of line" in result.output
+    assert journal_rows(db_dsn) == []
