@@ -783,3 +783,27 @@ def test_a_delete_reaches_the_triggers_of_the_tables_its_foreign_keys_cascade_to
     assert result.exit_code == 2, result.output
     assert "trigger line_t of line" in result.output
     assert journal_rows(db_dsn) == []
+
+
+def test_a_trigger_function_given_a_timeout_by_an_earlier_step_is_judged_with_it(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: ALTER FUNCTION ... SET (ALTER FUNCTION docs) in 0001 gives big's
+    # existing trigger function its lock_timeout = 0 before 0002 writes big.
+    _sql(
+        db_dsn,
+        "CREATE TABLE big (id int PRIMARY KEY, n int);"
+        "CREATE FUNCTION plain() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;"
+        "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION plain()",
+    )
+    write_migrations(
+        tmp_path,
+        {
+            "0001_f.sql": "ALTER FUNCTION plain() SET lock_timeout = 0;\n",
+            "0002_w.sql": "INSERT INTO big VALUES (1, 1);\n",
+        },
+    )
+    result = _up(tmp_path, db_dsn, "--lint-gate", "off")
+    assert result.exit_code == 2, result.output
+    assert "0002_w.sql:1" in result.output and "plain()" in result.output
+    assert journal_rows(db_dsn) == []
