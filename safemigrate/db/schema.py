@@ -201,7 +201,9 @@ WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
 # domains) call (pg_depend), counted for the table itself and every table above it (a write
 # to a parent reaches its partitions and children: conservative for INSERT into an
 # inheritance parent, which does not) or referenced by its cascading foreign keys (a DELETE
-# or UPDATE of the referenced row deletes or updates its rows: taken as both).
+# or UPDATE of the referenced row deletes or updates its rows: taken as both), or that reach
+# it through a rule (a view's, which writes its base table, or a DO ALSO / INSTEAD rule
+# naming it: any INSERT, UPDATE or DELETE).
 _WRITE_FUNCTIONS = """
 WITH RECURSIVE doms(typ, base) AS (
   SELECT oid, oid FROM pg_type WHERE typtype = 'd'
@@ -229,17 +231,22 @@ WITH RECURSIVE doms(typ, base) AS (
   JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
     AND d.refclassid = 'pg_proc'::regclass
   WHERE a.attnum > 0 AND NOT a.attisdropped
-), edges(child, parent, fk) AS (
-  SELECT inhrelid, inhparent, false FROM pg_inherits
+), edges(child, parent, via) AS (
+  SELECT inhrelid, inhparent, 0 FROM pg_inherits
   UNION ALL
-  SELECT conrelid, confrelid, true FROM pg_constraint
+  SELECT conrelid, confrelid, 1 FROM pg_constraint
   WHERE contype = 'f' AND (confdeltype IN ('c', 'n', 'd') OR confupdtype IN ('c', 'n', 'd'))
-), up(top, rel, fk) AS (
-  SELECT DISTINCT rel, rel, false FROM uses
-  UNION SELECT e.parent, up.rel, up.fk OR e.fk FROM up JOIN edges e ON e.child = up.top
+  UNION ALL
+  SELECT DISTINCT d.refobjid, r.ev_class, 2 FROM pg_rewrite r
+  JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid
+    AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> r.ev_class
+), up(top, rel, via) AS (
+  SELECT DISTINCT rel, rel, 0 FROM uses
+  UNION SELECT e.parent, up.rel, up.via | e.via FROM up JOIN edges e ON e.child = up.top
 )
 SELECT DISTINCT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
-  CASE WHEN NOT up.fk THEN u.events WHEN u.events & 24 <> 0 THEN 24 ELSE 0 END,
+  CASE WHEN up.via = 0 THEN u.events WHEN u.events = 0 THEN 0
+    WHEN up.via & 2 <> 0 THEN 28 WHEN u.events & 24 <> 0 THEN 24 ELSE 0 END,
   u.what || CASE WHEN up.rel = up.top THEN '' ELSE ' of ' || up.rel::regclass::text END,
   p.proname::text
 FROM up JOIN uses u ON u.rel = up.rel

@@ -807,3 +807,24 @@ def test_a_trigger_function_given_a_timeout_by_an_earlier_step_is_judged_with_it
     assert result.exit_code == 2, result.output
     assert "0002_w.sql:1" in result.output and "plain()" in result.output
     assert journal_rows(db_dsn) == []
+
+
+def test_a_write_through_a_view_or_a_rule_reaches_the_triggers_of_the_table_below(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: an INSERT into an automatically updatable view inserts into its base
+    # table (CREATE VIEW docs, Updatable Views), a DO ALSO rule runs its action (CREATE RULE
+    # docs): both fire that table's triggers.
+    _sql(
+        db_dsn,
+        LIFTING + "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift();"
+        "CREATE VIEW big_v AS SELECT id, n FROM big;"
+        "CREATE TABLE other (id int);"
+        "CREATE RULE other_r AS ON INSERT TO other DO ALSO INSERT INTO big VALUES (NEW.id, 0)",
+    )
+    for write in ("INSERT INTO big_v VALUES (1000, 1);\n", "INSERT INTO other VALUES (1000);\n"):
+        write_migrations(tmp_path, {"0001_w.sql": write})
+        result = _up(tmp_path, db_dsn)
+        assert result.exit_code == 2, (write, result.output)
+        assert "trigger big_t of big" in result.output
+    assert journal_rows(db_dsn) == []

@@ -40,8 +40,8 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   write to the table runs it); with a database, also a write (`INSERT`, `UPDATE`, `DELETE`,
   `MERGE`, `COPY ... FROM`, `TRUNCATE`, in a CTE too) to an existing table whose enabled
   trigger for that event, CHECK constraint, column default or column's domain CHECK (its
-  partitions' and children's too, and those of the tables its cascading foreign keys
-  reach) calls such a function;
+  partitions' and children's too, and those of the tables its cascading foreign keys, its
+  rules or a view's base reach) calls such a function;
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too).
 
