@@ -133,12 +133,14 @@ WHERE p.prokind = 'f' AND n.nspname <> 'information_schema' AND n.nspname NOT LI
 
 
 # Routines whose source may set the search_path when called (lint.search_path): a mention
-# is enough, the gate then takes the search_path after a call for unknown.
+# is enough, the gate then takes the search_path after a call for unknown (a SET ROLE too:
+# "$user" follows the role, issue 20 review F2).
 _PATH_FUNCTIONS = """
 SELECT DISTINCT lower(p.proname::text)
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
-  AND (strpos(lower(p.prosrc), 'search_path') > 0 OR strpos(lower(p.prosrc), 'set_config') > 0)
+  AND (strpos(lower(p.prosrc), 'search_path') > 0 OR strpos(lower(p.prosrc), 'set_config') > 0
+       OR lower(p.prosrc) ~ 'set\\s+(local\\s+|session\\s+)?role|session\\s+authorization')
 """
 
 
@@ -193,6 +195,68 @@ WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
 
 # Routines in user schemas whose own SET clauses (proconfig) change a guarded timeout: a call
 # runs under them. The argument types as _FUNCTIONS gives them.
+# What a write to each table runs (issue 20 review F3): the user functions its enabled
+# triggers (tgtype's INSERT 4, DELETE 8, UPDATE 16, TRUNCATE 32 bits), CHECK constraints,
+# defaults and generated columns, and its columns' domains' CHECKs (through domains over
+# domains) call (pg_depend), counted for the table itself and every table above it (a write
+# to a parent reaches its partitions and children: conservative for INSERT into an
+# inheritance parent, which does not) or referenced by its cascading foreign keys (a DELETE
+# or UPDATE of the referenced row deletes or updates its rows: taken as both), or that reach
+# it through a rule (a view's, which writes its base table, or a DO ALSO / INSTEAD rule
+# naming it: any INSERT, UPDATE or DELETE).
+_WRITE_FUNCTIONS = """
+WITH RECURSIVE doms(typ, base) AS (
+  SELECT oid, oid FROM pg_type WHERE typtype = 'd'
+  UNION SELECT doms.typ, t.typbasetype FROM doms
+    JOIN pg_type t ON t.oid = doms.base AND t.typtype = 'd'
+    JOIN pg_type b ON b.oid = t.typbasetype AND b.typtype = 'd'
+), uses(rel, events, what, fn) AS (
+  SELECT t.tgrelid, t.tgtype::int & 60, 'trigger ' || quote_ident(t.tgname), t.tgfoid
+  FROM pg_trigger t WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
+  UNION ALL
+  SELECT con.conrelid, 20, 'CHECK ' || quote_ident(con.conname), d.refobjid
+  FROM pg_constraint con JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass
+    AND d.objid = con.oid AND d.refclassid = 'pg_proc'::regclass
+  WHERE con.contype = 'c' AND con.conrelid <> 0
+  UNION ALL
+  SELECT ad.adrelid, 20, 'default of ' || quote_ident(a.attname), d.refobjid
+  FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+  JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+    AND d.refclassid = 'pg_proc'::regclass
+  UNION ALL
+  SELECT a.attrelid, 20, 'domain CHECK ' || quote_ident(con.conname) || ' of '
+    || quote_ident(a.attname), d.refobjid
+  FROM pg_attribute a JOIN doms ON doms.typ = a.atttypid
+  JOIN pg_constraint con ON con.contypid = doms.base AND con.contype = 'c'
+  JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
+    AND d.refclassid = 'pg_proc'::regclass
+  WHERE a.attnum > 0 AND NOT a.attisdropped
+), edges(child, parent, via) AS (
+  SELECT inhrelid, inhparent, 0 FROM pg_inherits
+  UNION ALL
+  SELECT conrelid, confrelid, 1 FROM pg_constraint
+  WHERE contype = 'f' AND (confdeltype IN ('c', 'n', 'd') OR confupdtype IN ('c', 'n', 'd'))
+  UNION ALL
+  SELECT DISTINCT d.refobjid, r.ev_class, 2 FROM pg_rewrite r
+  JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid
+    AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> r.ev_class
+), up(top, rel, via) AS (
+  SELECT DISTINCT rel, rel, 0 FROM uses
+  UNION SELECT e.parent, up.rel, up.via | e.via FROM up JOIN edges e ON e.child = up.top
+)
+SELECT DISTINCT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
+  CASE WHEN up.via = 0 THEN u.events WHEN u.events = 0 THEN 0
+    WHEN up.via & 2 <> 0 THEN 28 WHEN u.events & 24 <> 0 THEN 24 ELSE 0 END,
+  u.what || CASE WHEN up.rel = up.top THEN '' ELSE ' of ' || up.rel::regclass::text END,
+  p.proname::text
+FROM up JOIN uses u ON u.rel = up.rel
+JOIN pg_class c ON c.oid = up.top JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_proc p ON p.oid = u.fn JOIN pg_namespace pn ON pn.oid = p.pronamespace
+WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+  AND pn.nspname <> 'information_schema' AND pn.nspname NOT LIKE 'pg\\_%'
+ORDER BY 1, 2, 5
+"""
+
 _FUNCTION_TIMEOUTS = """
 SELECT p.proname::text,
   ARRAY(SELECT CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname || '[]' END::text
@@ -276,6 +340,7 @@ def lint_catalog(session: Session) -> Catalog:
     )
     catalog.path_functions.update(str(row[0]) for row in session.rows(sql.SQL(_PATH_FUNCTIONS)))
     catalog.function_timeouts.update(function_timeouts(session))
+    _read_write_functions(session, catalog)
     _read_sizes(session, catalog, visible)
     catalog.live = True
     for schema, table, parent_schema, parent in session.rows(sql.SQL(_PARENTS)):
@@ -315,6 +380,19 @@ def _read_functions(session: Session, catalog: Catalog) -> None:
             if inlined is not None:
                 volatile = volatile_call(inlined, catalog) is not None
         catalog.functions[f"{name}({','.join(types)})"] = bool(volatile)
+
+
+def _read_write_functions(session: Session, catalog: Catalog) -> None:
+    """What a write to each table runs (_WRITE_FUNCTIONS), keyed by the table's real name
+    and, for a table the search_path finds, by the current schema too (as the linter names
+    an unqualified one)."""
+    found: dict[QualifiedName, list[tuple[int, str, str]]] = {}
+    for schema, table, visible, events, what, function in session.rows(sql.SQL(_WRITE_FUNCTIONS)):
+        use = (int(events), str(what), str(function))
+        found.setdefault(QualifiedName(schema, table), []).append(use)
+        if visible and schema != catalog.search_path_schema:
+            found.setdefault(QualifiedName(catalog.search_path_schema, table), []).append(use)
+    catalog.write_functions.update({t: tuple(uses) for t, uses in found.items()})
 
 
 def function_timeouts(session: Session) -> dict[str, tuple[str, ...]]:

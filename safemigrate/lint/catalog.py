@@ -29,6 +29,7 @@ LIVE_FIELDS = frozenset(
         "run_created_indexes",
         "run_acting_tables",
         "event_triggers",
+        "write_functions",
     }
 )
 
@@ -129,6 +130,14 @@ class Catalog:
     #: (``name(argtypes)``): each setting as ``name=value``. A call runs under those,
     #: whatever the caller set.
     function_timeouts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: What a write to a live table runs (issue 20 review F3, triggers on existing tables):
+    #: per table (keyed like ``tables``), the user functions its enabled triggers, CHECK
+    #: constraints, column defaults and columns' domain CHECKs call, its partitions' and
+    #: children's too, as (events, what, function name); events are pg_trigger.tgtype's
+    #: INSERT 4, DELETE 8, UPDATE 16, TRUNCATE 32 bits (INSERT and UPDATE for the others).
+    write_functions: dict[QualifiedName, tuple[tuple[int, str, str], ...]] = field(
+        default_factory=dict
+    )
     #: True when read from a live database (db.schema.lint_catalog): it holds every relation
     #: there is, so a name it does not hold does not exist yet, and the pending files of one
     #: run share what they create (see the ``run_created_*`` sets).

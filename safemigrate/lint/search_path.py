@@ -21,6 +21,10 @@ unqualified names of every later file resolve. The linter follows it:
   of unknown, so large, size; never as the table a run created earlier. A table created while
   the path is unknown is new under it (CREATE puts it first in the path, where a later name
   finds it) until the path changes again.
+- ``SET ROLE`` / ``RESET ROLE`` / ``SET SESSION AUTHORIZATION`` (and set_config of ``role`` or
+  ``session_authorization``): the search_path's ``"$user"`` names the new role, whose schema
+  may hold a table of the same name (issue 20 review F2, SET ROLE): unknown from there on (for
+  ``SET LOCAL ROLE`` in a transaction block, until the block ends), whatever path was set.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ _unknown = itertools.count(1)
 #: Path entries that never hold a migration's relations.
 _SKIPPED = frozenset({"$user", "pg_catalog", "pg_temp"})
 _SET = enums.VariableSetKind
+#: Settings that change the role "$user" in the search_path names (SET ROLE, SET SESSION
+#: AUTHORIZATION; docs: SET ROLE, 5.9.3 The Schema Search Path).
+_ROLE_SETTINGS = frozenset({"role", "session_authorization"})
 
 
 def is_unknown(schema: str | None) -> bool:
@@ -146,7 +153,8 @@ def _set_config(call: Any) -> tuple[Change, bool] | None:
     if len(args) != 3:
         return UNKNOWN, False
     name, value, local = (_constant(a) for a in args)
-    if isinstance(name, str) and name.strip().lower() != "search_path":
+    setting = name.strip().lower() if isinstance(name, str) else None
+    if setting is not None and setting != "search_path" and setting not in _ROLE_SETTINGS:
         return None
     lowered = local.strip().lower() if isinstance(local, str) else local
     if lowered in (True, 1, *_TRUE):
@@ -155,6 +163,8 @@ def _set_config(call: Any) -> tuple[Change, bool] | None:
         is_local = False
     else:
         return UNKNOWN, False
+    if setting in _ROLE_SETTINGS:
+        return UNKNOWN, is_local  # "$user" now names another role (issue 20 review F2)
     if not isinstance(name, str) or not isinstance(value, str):
         return UNKNOWN, False
     path = path_of_value(value)
@@ -162,11 +172,13 @@ def _set_config(call: Any) -> tuple[Change, bool] | None:
 
 
 def sets_search_path(tree: Any) -> bool:
-    """True when running ``tree`` may change the search_path (a SET of it, a set_config that
-    may name it, RESET ALL)."""
+    """True when running ``tree`` may change the search_path (a SET of it or of the role, a
+    set_config that may name it, RESET ALL)."""
     for node in walk(tree):
         if isinstance(node, ast.VariableSetStmt) and (
-            node.name == "search_path" or node.kind == _SET.VAR_RESET_ALL
+            node.name == "search_path"
+            or node.name in _ROLE_SETTINGS
+            or node.kind == _SET.VAR_RESET_ALL
         ):
             return True
         if _called_name(node) == "set_config" and _set_config(node) is not None:
@@ -187,7 +199,7 @@ def _body_sets_search_path(node: Any, text: str) -> bool:
     if not isinstance(body, str):
         return False
     lowered = body.lower()
-    if "search_path" not in lowered and "set_config" not in lowered:
+    if not any(word in lowered for word in ("search_path", "set_config", "role", "authorization")):
         return False
     if language == "plpgsql":
         for query in function_body_sql(text):
@@ -208,6 +220,9 @@ def _body_sets_search_path(node: Any, text: str) -> bool:
 def _variable_set(node: Any) -> tuple[Change, bool] | None:
     """What a SET / RESET does to the search_path and whether only for its transaction (SET
     LOCAL); None when it is about another setting."""
+    if node.name in _ROLE_SETTINGS:
+        # "$user" in the path now names another role (issue 20 review F2, SET ROLE).
+        return UNKNOWN, bool(node.is_local)
     if node.name != "search_path" and node.kind != _SET.VAR_RESET_ALL:
         return None
     if node.kind in (_SET.VAR_SET_DEFAULT, _SET.VAR_RESET, _SET.VAR_RESET_ALL):

@@ -263,11 +263,11 @@ def _of_calls(node: Any, function_timeouts: Mapping[str, tuple[str, ...]]) -> li
     routine of the name: overloads are not told apart)."""
     changes: list[TimeoutChange] = []
     for name in dict.fromkeys(_called(node)):
-        changes += _of_function(name, function_timeouts, f"calling {name}(), whose SET clause")
+        changes += of_function(name, function_timeouts, f"calling {name}(), whose SET clause")
     return changes
 
 
-def _of_function(
+def of_function(
     name: str, function_timeouts: Mapping[str, tuple[str, ...]], how: str
 ) -> list[TimeoutChange]:
     """The timeouts the routines named ``name`` run under, by their own SET clauses."""
@@ -319,7 +319,7 @@ def timeout_changes(
             f"CREATE TRIGGER {node.trigname}: every write to the table runs {name}(), "
             "whose SET clause"
         )
-        return _of_function(name, function_timeouts, how)
+        return of_function(name, function_timeouts, how)
     changes = [c for c in (_of_set_config(n) for n in walk(node)) if c is not None]
     if function_timeouts:
         changes += _of_calls(node, function_timeouts)

@@ -251,6 +251,9 @@ def lint_text(
             safe_rewrites=safe_rewrites,
             following=_following(parsed.statements, transactions, index),
         )
+        # A SET LOCAL search_path (or role) is over once a statement of another transaction
+        # runs: that statement's rules already resolve without it (issue 20 review F2).
+        end_of_transaction(state, tx.id)
         hits = _with_facts(_run_rules(stmt.node, ctx), state)
         hits.extend(_with_facts(_lint_calls(stmt, ctx), state))
         record(stmt.node, ctx)

@@ -4,6 +4,7 @@ the database as the step will find it. Real servers only."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -244,6 +245,51 @@ def test_the_applied_historys_search_path_is_the_one_pending_steps_run_with(
     assert _up(tmp_path, db_dsn).exit_code == 0
     write_migrations(tmp_path, {"0002_type.sql": TYPE_CHANGE})
     _refused_and_untouched(tmp_path, db_dsn)
+
+
+def test_a_role_change_makes_user_in_the_search_path_name_the_new_role(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F2 (cases/sp_role): docs 5.9.3 The Schema Search Path: "$user" names
+    # the current role, which SET ROLE / SET SESSION AUTHORIZATION change (SET ROLE docs), so
+    # after it the unqualified orders is the role's own schema's existing table, not the
+    # public.orders the run created. Roles are the cluster's: a name of this test's own.
+    role = f"f2_owner_{uuid.uuid4().hex[:8]}"
+    _sql(
+        db_dsn,
+        f"CREATE ROLE {role} SUPERUSER; CREATE SCHEMA {role} AUTHORIZATION {role};"
+        f"CREATE TABLE {role}.orders (id int PRIMARY KEY, n int) ;"
+        f"INSERT INTO {role}.orders SELECT g, g FROM generate_series(1, 100) g;"
+        f"ALTER TABLE {role}.orders OWNER TO {role}",
+    )
+    try:
+        before = _filenode(db_dsn, f"{role}.orders")
+        new = "CREATE TABLE public.orders (id int PRIMARY KEY, n int);\n"
+        owner = f"ALTER TABLE public.orders OWNER TO {role};\n"
+        for setter in (
+            f"SET ROLE {role};\n",
+            f"SET SESSION AUTHORIZATION {role};\n",
+            f"SELECT set_config('role', '{role}', false);\n",
+        ):
+            write_migrations(
+                tmp_path, {"0001_new.sql": new + owner + setter, "0002_type.sql": TYPE_CHANGE}
+            )
+            assert _plan_refuses(tmp_path, db_dsn), setter
+            result = _up(tmp_path, db_dsn, "--format", "json", env=LARGE)
+            assert result.exit_code == 7, (setter, result.output)
+            assert ("0002_type.sql", "column-type-change") in _blocking(result)
+            assert _filenode(db_dsn, f"{role}.orders") == before
+        # The case as the review wrote it: one file.
+        write_migrations(
+            tmp_path, {"0001_new.sql": new + owner + f"SET ROLE {role};\n" + TYPE_CHANGE}
+        )
+        (tmp_path / "0002_type.sql").unlink()
+        result = _up(tmp_path, db_dsn, "--format", "json", env=LARGE)
+        assert result.exit_code == 7, result.output
+        assert ("0001_new.sql", "column-type-change") in _blocking(result)
+        assert _filenode(db_dsn, f"{role}.orders") == before
+    finally:
+        _sql(db_dsn, f"DROP OWNED BY {role}; DROP ROLE {role}")
 
 
 def test_set_local_search_path_ends_with_its_transaction(tmp_path: Path, db_dsn: str) -> None:
@@ -616,3 +662,169 @@ def test_a_resumed_bootstrap_judges_a_table_filled_since_by_its_size(
     assert result.exit_code == 7, result.output
     assert _blocking(result) == [("0002_fail.sql", "column-type-change")]
     assert _filenode(db_dsn, "t") == before
+
+
+# -- F3: what a write to an existing table runs ------------------------------------------------
+
+LIFTING = (
+    "CREATE TABLE big (id int PRIMARY KEY, n int);"
+    "INSERT INTO big SELECT g, g FROM generate_series(1, 100) g;"
+    "CREATE FUNCTION lift() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 AS "
+    "$$ BEGIN RETURN NEW; END $$;"
+)
+
+
+@pytest.mark.parametrize(
+    ("setup", "write"),
+    [
+        (
+            "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift()",
+            "INSERT INTO big VALUES (1000, 1);\n",
+        ),
+        (
+            "CREATE TRIGGER big_t BEFORE UPDATE ON big FOR EACH ROW EXECUTE FUNCTION lift()",
+            "UPDATE big SET n = n + 1 WHERE id = 1;\n",
+        ),
+        (
+            "CREATE TRIGGER big_t AFTER DELETE ON big FOR EACH STATEMENT EXECUTE FUNCTION lift()",
+            "WITH gone AS (DELETE FROM big WHERE id = 1 RETURNING id) SELECT count(*) FROM gone;\n",
+        ),
+        (
+            "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift()",
+            "COPY big FROM '/dev/null';\n",
+        ),
+    ],
+    ids=["insert", "update", "delete-in-cte", "copy-from"],
+)
+def test_a_write_to_an_existing_table_whose_trigger_lifts_lock_timeout_is_refused(
+    tmp_path: Path, db_dsn: str, setup: str, write: str
+) -> None:
+    # issue 20 review F3 (cases/tg_trig_lt0, the table existing): CREATE FUNCTION docs, SET
+    # clause: the setting is in force while the function runs, and a write runs its table's
+    # enabled triggers (CREATE TRIGGER docs), so the step would wait on locks with no limit.
+    # Refused like a direct call of lift() (exit 2), whatever lint_gate says.
+    _sql(db_dsn, LIFTING + setup)
+    write_migrations(tmp_path, {"0001_w.sql": write})
+    for gate in ("off", "error"):
+        result = _up(tmp_path, db_dsn, "--lint-gate", gate)
+        assert result.exit_code == 2, (gate, result.output)
+        assert "0001_w.sql:1" in result.output and "lift()" in result.output
+        assert "trigger big_t" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_a_write_reaches_the_triggers_of_the_partitions_below_the_table(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: an INSERT into a partitioned table runs the row triggers of the
+    # partition it routes to (docs 5.11.2.3, CREATE TRIGGER: "row-level triggers ... on
+    # partitions").
+    _sql(
+        db_dsn,
+        LIFTING + "CREATE TABLE ev (id int, n int) PARTITION BY RANGE (id);"
+        "CREATE TABLE ev_1 PARTITION OF ev FOR VALUES FROM (0) TO (1000);"
+        "CREATE TRIGGER ev_t BEFORE INSERT ON ev_1 FOR EACH ROW EXECUTE FUNCTION lift()",
+    )
+    write_migrations(tmp_path, {"0001_w.sql": "INSERT INTO ev VALUES (1, 1);\n"})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "trigger ev_t" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_a_domain_check_calling_a_function_that_lifts_lock_timeout_is_refused(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: a domain's CHECK runs on every INSERT/UPDATE of a column of it
+    # (CREATE DOMAIN docs), the function under its own SET clause.
+    _sql(
+        db_dsn,
+        "CREATE FUNCTION ok(int) RETURNS boolean LANGUAGE plpgsql SET lock_timeout = 0 AS "
+        "$$ BEGIN RETURN true; END $$;"
+        "CREATE DOMAIN checked AS int CHECK (ok(VALUE));"
+        "CREATE TABLE acct (id int PRIMARY KEY, n checked)",
+    )
+    write_migrations(tmp_path, {"0001_w.sql": "INSERT INTO acct VALUES (1, 1);\n"})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "ok()" in result.output and "domain CHECK" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_a_disabled_trigger_or_one_for_another_event_keeps_the_write_running(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # Only enabled triggers fire (ALTER TABLE docs, DISABLE TRIGGER), and only for their
+    # events: an UPDATE trigger does not make an INSERT unguarded.
+    _sql(
+        db_dsn,
+        LIFTING + "CREATE TRIGGER off_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift();"
+        "ALTER TABLE big DISABLE TRIGGER off_t;"
+        "CREATE TRIGGER upd_t BEFORE UPDATE ON big FOR EACH ROW EXECUTE FUNCTION lift()",
+    )
+    write_migrations(tmp_path, {"0001_w.sql": "INSERT INTO big VALUES (1000, 1);\n"})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 0, result.output
+    assert _one(db_dsn, "SELECT n FROM big WHERE id = 1000") == 1
+
+
+def test_a_delete_reaches_the_triggers_of_the_tables_its_foreign_keys_cascade_to(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: ON DELETE CASCADE deletes the referencing rows (CREATE TABLE docs,
+    # REFERENCES), which runs their table's DELETE triggers.
+    _sql(
+        db_dsn,
+        LIFTING + "CREATE TABLE line (id int, big_id int REFERENCES big ON DELETE CASCADE);"
+        "CREATE TRIGGER line_t AFTER DELETE ON line FOR EACH ROW EXECUTE FUNCTION lift()",
+    )
+    write_migrations(tmp_path, {"0001_w.sql": "DELETE FROM big WHERE id = 1;\n"})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "trigger line_t of line" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_a_trigger_function_given_a_timeout_by_an_earlier_step_is_judged_with_it(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: ALTER FUNCTION ... SET (ALTER FUNCTION docs) in 0001 gives big's
+    # existing trigger function its lock_timeout = 0 before 0002 writes big.
+    _sql(
+        db_dsn,
+        "CREATE TABLE big (id int PRIMARY KEY, n int);"
+        "CREATE FUNCTION plain() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;"
+        "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION plain()",
+    )
+    write_migrations(
+        tmp_path,
+        {
+            "0001_f.sql": "ALTER FUNCTION plain() SET lock_timeout = 0;\n",
+            "0002_w.sql": "INSERT INTO big VALUES (1, 1);\n",
+        },
+    )
+    result = _up(tmp_path, db_dsn, "--lint-gate", "off")
+    assert result.exit_code == 2, result.output
+    assert "0002_w.sql:1" in result.output and "plain()" in result.output
+    assert journal_rows(db_dsn) == []
+
+
+def test_a_write_through_a_view_or_a_rule_reaches_the_triggers_of_the_table_below(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F3: an INSERT into an automatically updatable view inserts into its base
+    # table (CREATE VIEW docs, Updatable Views), a DO ALSO rule runs its action (CREATE RULE
+    # docs): both fire that table's triggers.
+    _sql(
+        db_dsn,
+        LIFTING + "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift();"
+        "CREATE VIEW big_v AS SELECT id, n FROM big;"
+        "CREATE TABLE other (id int);"
+        "CREATE RULE other_r AS ON INSERT TO other DO ALSO INSERT INTO big VALUES (NEW.id, 0)",
+    )
+    for write in ("INSERT INTO big_v VALUES (1000, 1);\n", "INSERT INTO other VALUES (1000);\n"):
+        write_migrations(tmp_path, {"0001_w.sql": write})
+        result = _up(tmp_path, db_dsn)
+        assert result.exit_code == 2, (write, result.output)
+        assert "trigger big_t of big" in result.output
+    assert journal_rows(db_dsn) == []

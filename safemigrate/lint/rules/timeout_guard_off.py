@@ -18,7 +18,8 @@ from ...durations import format_duration
 from ...model import QualifiedName
 from ..context import TEMP_SCHEMA, StatementContext, walk
 from ..findings import Cost, Hit, hit, make_rule
-from ..timeouts import GUARDED, TimeoutChange, guc_ms, timeout_changes
+from ..search_path import is_unknown
+from ..timeouts import GUARDED, TimeoutChange, guc_ms, of_function, timeout_changes
 
 __all__ = ["GUARDED", "RULE", "TimeoutChange", "check", "guc_ms", "refusal", "timeout_changes"]
 
@@ -36,7 +37,11 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   does the same: the call runs under the function's setting, whatever the caller set (the
   functions the migrations create, and with a database those it already holds, from
   `pg_proc.proconfig`); and a `CREATE TRIGGER` whose function has such a clause (every later
-  write to the table runs it);
+  write to the table runs it); with a database, also a write (`INSERT`, `UPDATE`, `DELETE`,
+  `MERGE`, `COPY ... FROM`, `TRUNCATE`, in a CTE too) to an existing table whose enabled
+  trigger for that event, CHECK constraint, column default or column's domain CHECK (its
+  partitions' and children's too, and those of the tables its cascading foreign keys, its
+  rules or a view's base reach) calls such a function;
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too).
 
@@ -162,7 +167,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         and "set_config" not in ctx.text.lower()
     ):
         return
-    for change in timeout_changes(node, functions):
+    for change in [*timeout_changes(node, functions), *_write_changes(node, ctx)]:
         why = refusal(change, ctx.ceilings.lock_ms, ctx.ceilings.statement_ms)
         if why is None:
             lifted = ctx.ceilings.statement_ms == 0 and unbounded_statement_timeout(change)
@@ -199,6 +204,62 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             _HINT,
             cost=Cost("timeout") if relaxable else None,
         )
+
+
+#: pg_trigger.tgtype's event bits (catalog/pg_trigger.h TRIGGER_TYPE_*).
+_INSERT, _DELETE, _UPDATE, _TRUNCATE = 4, 8, 16, 32
+
+
+def _writes(node: Any) -> Iterator[tuple[Any, int, str]]:
+    """The tables ``node`` writes (CTEs too), each with the events it fires and a verb."""
+    for child in walk(node):
+        if isinstance(child, ast.InsertStmt):
+            upsert = child.onConflictClause is not None and child.onConflictClause.action == 2
+            yield child.relation, _INSERT | (_UPDATE if upsert else 0), "INSERT INTO"
+        elif isinstance(child, ast.UpdateStmt):
+            yield child.relation, _UPDATE, "UPDATE"
+        elif isinstance(child, ast.DeleteStmt):
+            yield child.relation, _DELETE, "DELETE FROM"
+        elif isinstance(child, ast.MergeStmt):
+            yield child.relation, _INSERT | _UPDATE | _DELETE, "MERGE INTO"
+        elif isinstance(child, ast.CopyStmt) and child.is_from and child.relation is not None:
+            yield child.relation, _INSERT, "COPY"
+        elif isinstance(child, ast.TruncateStmt):
+            for relation in child.relations or ():
+                yield relation, _TRUNCATE, "TRUNCATE"
+
+
+def _write_changes(node: Any, ctx: StatementContext) -> list[TimeoutChange]:
+    """The timeouts a write to an existing table runs under through what the write fires on
+    it, its partitions and children: a trigger, a CHECK, a default, a domain's CHECK calling
+    a function with its own SET clause (issue 20 review F3, triggers on existing tables;
+    CREATE FUNCTION docs, SET clause). A table the run created has none of the live ones
+    (a trigger the run creates is judged at its CREATE TRIGGER); under a search_path the gate
+    cannot know, every table of the name may be the one written."""
+    state = ctx.state
+    uses_of = state.catalog.write_functions
+    functions = state.catalog.function_timeouts
+    if not uses_of or not functions:
+        return []
+    changes: list[TimeoutChange] = []
+    for relation, events, verb in _writes(node):
+        if relation is None or relation.relpersistence == "t":
+            continue
+        table = state.table(relation)
+        if state.is_new(table):
+            continue
+        if is_unknown(table.schema):
+            candidates = [t for t in uses_of if t.name == table.name]
+        else:
+            candidates = [table]
+        for candidate in candidates:
+            for fired, what, function in uses_of.get(candidate, ()):
+                if fired & events:
+                    how = (
+                        f"{verb} {relation.relname} runs its {what}: {function}(), whose SET clause"
+                    )
+                    changes += of_function(function, functions, how)
+    return changes
 
 
 #: Statements whose effects the parse cannot tell: whatever they lock is unknown.

@@ -170,6 +170,38 @@ def test_a_search_path_set_inside_a_do_block_is_not_known_afterwards() -> None:
     assert rules(back) == ["column-type-change"]  # public.orders again: new
 
 
+def test_a_role_change_makes_the_search_path_unknown() -> None:
+    # issue 20 review F2 (SET ROLE): docs 5.9.3 The Schema Search Path, "$user" names the
+    # current role; after SET ROLE orders may be the role's own schema's existing table.
+    new = "CREATE TABLE orders (id int, n int);\n"
+    alter = "ALTER TABLE orders ALTER COLUMN n TYPE bigint;\n"
+    for change in (
+        "SET ROLE app_owner;\n",
+        "RESET ROLE;\n",
+        "SET SESSION AUTHORIZATION app_owner;\n",
+        "SELECT set_config('role', 'app_owner', false);\n",
+        "DO $$ BEGIN SET ROLE app_owner; END $$;\n",
+    ):
+        assert rules(new + change + alter) == ["column-type-change"], change
+    assert rules(new + "SET statement_timeout = '5s';\n" + alter) == []
+    # SET LOCAL ROLE lasts to the end of its block (SET docs): orders is the new table again.
+    block = "BEGIN;\nSET LOCAL ROLE app_owner;\nSELECT 1;\nCOMMIT;\n"
+    assert rules(new + block + alter) == []
+    inside = "BEGIN;\nSET LOCAL ROLE app_owner;\n" + alter + "COMMIT;\n"
+    assert rules(new + inside) == ["column-type-change"]
+
+
+def test_the_statement_right_after_a_set_local_block_resolves_without_it() -> None:
+    # issue 20 review F2: after COMMIT the SET LOCAL search_path is gone (SET docs), so the
+    # next statement's orders is public.orders (existing), not the app.orders created here.
+    sql = (
+        "CREATE TABLE app.orders (id int, n int);\n"
+        "BEGIN;\nSET LOCAL search_path = app;\nCOMMIT;\n"
+        "ALTER TABLE orders ALTER COLUMN n TYPE bigint;\n"
+    )
+    assert rules(sql) == ["column-type-change"]
+
+
 def test_search_path_values_split_as_postgresql_splits_them() -> None:
     from safemigrate.lint.search_path import path_of_value
 
