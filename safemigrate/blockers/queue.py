@@ -4,7 +4,9 @@ A step whose statement waits for a lock also blocks every later request that con
 lock it waits for: the application queues behind the step. So while a step waits, the watch
 thread reads the queue on the step's relation (``Monitor.lock_queue``, pg_locks only) every
 ``QUEUE_POLL_S``; once the step has waited longer than its grace and a request is queued behind
-it, the step cancels its own statement (it *yields*), rolls back and waits politely for the
+it (or, nobody queued on that relation, a session waits on a lock the step's transaction
+already holds: ``Monitor.blocked_by``), the step cancels its own statement (it *yields*), rolls
+back and waits politely for the
 transactions that were ahead of it (``HeldLock``) to end, then tries again at once.
 
 Fairness. A step that yields whenever someone queues could starve under busy traffic. The grace

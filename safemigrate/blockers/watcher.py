@@ -111,6 +111,11 @@ class MonitorSession(Protocol):
         """Cancel ``pid``'s statement only while it still waits for that lock."""
         ...
 
+    def blocked_by(self, pid: int) -> list[int]:
+        """The other sessions waiting for a lock that ``pid`` blocks (pg_blocking_pids), on
+        any table or lock, not only the one ``pid`` waits for."""
+        ...
+
     def relation_oids(self, relations: Sequence[QualifiedName]) -> dict[QualifiedName, int]:
         """The oid of each relation that exists."""
         ...
@@ -556,10 +561,21 @@ class AttemptWatch:
         waited_ms = queue.waited_ms
         if waited_ms is None:
             waited_ms = (elapsed - self._seen_waiting_at) * 1000
-        behind = queued_behind(queue, self._waiting_before)
-        if not behind or waited_ms < self.yield_after_ms:
+        if waited_ms < self.yield_after_ms:
             return QUEUE_POLL_S
-        self._yield(monitor, queue, waited_ms, [b.pid for b in behind])
+        queued = [b.pid for b in queued_behind(queue, self._waiting_before)]
+        if not queued:
+            # Nobody queues on the table the step waits for; but the step's transaction may
+            # already hold another table (the child of ADD FOREIGN KEY, an earlier statement
+            # of a block or group) that the application queues on: whoever the step's backend
+            # blocks, on any lock, is stalled by this wait (issue 21 review21b F5).
+            try:
+                queued = monitor.blocked_by(self.watcher.runner_pid)
+            except ServerError:
+                return QUEUE_POLL_S
+            if not queued:
+                return QUEUE_POLL_S
+        self._yield(monitor, queue, waited_ms, queued)
         # Yielded, or got its lock meanwhile: either way this attempt yields no more.
         return None
 

@@ -287,6 +287,38 @@ class Monitor:
             rows = self.session.rows(query)
         return bool(rows and rows[0][0])
 
+    def blocked_by(self, pid: int) -> list[int]:
+        """The other sessions whose wait for a lock ``pid`` blocks: ``pid`` is in their
+        pg_blocking_pids(), whatever the lock (any table, a transaction id, ...). Only waiting
+        sessions waiting on an object ``pid`` holds a lock on are asked (one pg_locks read,
+        then pg_blocking_pids() for those few only). Read only once the step has waited past
+        its grace with nobody queued on the table it waits for."""
+        same = sql.SQL(" AND ").join(
+            sql.SQL("h.{c} IS NOT DISTINCT FROM w.{c}").format(c=sql.Identifier(c))
+            for c in (
+                "locktype",
+                "database",
+                "relation",
+                "page",
+                "tuple",
+                "virtualxid",
+                "transactionid",
+                "classid",
+                "objid",
+                "objsubid",
+            )
+        )
+        # OFFSET 0 keeps pg_blocking_pids() out of the scan: it runs for the candidates only.
+        query = sql.SQL(
+            "SELECT c.pid FROM (SELECT DISTINCT w.pid FROM pg_locks w JOIN pg_locks h "
+            "ON h.pid = {pid} AND h.granted AND {same} "
+            "WHERE NOT w.granted AND w.pid <> {pid} OFFSET 0) c "
+            "WHERE {pid} = ANY(pg_blocking_pids(c.pid)) ORDER BY c.pid"
+        ).format(pid=sql.Literal(pid), same=same)
+        with self._lock:
+            rows = self.session.rows(query)
+        return [int(r[0]) for r in rows if r[0] is not None]
+
     def relation_oids(self, relations: Sequence[QualifiedName]) -> dict[QualifiedName, int]:
         """The oid of each relation that exists (resolved with the monitor's search_path)."""
         found: dict[QualifiedName, int] = {}

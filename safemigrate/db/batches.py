@@ -79,10 +79,10 @@ def ensure_progress(session: Session, journal: JournalTable) -> None:
     if exists:
         session.execute(
             sql.SQL(
-                "BEGIN; ALTER TABLE {p} ADD COLUMN IF NOT EXISTS checksum text; "
+                "BEGIN; {identity}; ALTER TABLE {p} ADD COLUMN IF NOT EXISTS checksum text; "
                 "UPDATE {p} p SET checksum = j.checksum FROM {j} j "
                 "WHERE p.checksum IS NULL AND j.version = p.version AND j.step = p.step; COMMIT"
-            ).format(p=progress.ident, j=journal.ident)
+            ).format(p=progress.ident, j=journal.ident, identity=session.runner_identity)
         )
         _ensure_key_columns(session, progress)
         return
@@ -330,6 +330,8 @@ def batch_sql(
     keys: int,
     checked: Callable[[sql.Composable], sql.Composable] | None = None,
     key: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    *,
+    identity: sql.Composable,
 ) -> sql.Composed:
     """One batch and its progress row, then COMMIT: ``statement`` (the batch's text, which
     returns a row per row it changes) and the row that counts them, in one round trip and one
@@ -338,15 +340,22 @@ def batch_sql(
     through ``checked`` (step_timeouts.released_value_sql: a batch that released the run lock
     fails there, before COMMIT, and is rolled back)."""
     check = checked or (lambda value: value)
+    # The batch runs as the role the migration set; its count is carried over in a
+    # transaction-local setting to the progress row, which the runner writes as itself
+    # (``runner_identity``, issue 21 review21b F7).
     return sql.SQL(
         "WITH safemigrate_batch AS ({statement}) "
+        "SELECT set_config('safemigrate.batch_changed', count(*)::text, true) "
+        "FROM safemigrate_batch; {identity}; "
         "INSERT INTO {table} (version, step, batch, last_key, walked, changed, duration_ms, "
         "checksum, key_columns, key_types) SELECT {version}, {step}, {batch}, {last_key}, "
-        "{keys}, count(*), extract(epoch FROM clock_timestamp() - now()) * 1000, {checksum}, "
-        "{columns}::text[], {types}::text[] FROM safemigrate_batch; "
+        "{keys}, current_setting('safemigrate.batch_changed')::bigint, "
+        "extract(epoch FROM clock_timestamp() - now()) * 1000, {checksum}, "
+        "{columns}::text[], {types}::text[]; "
         "SELECT {changed} FROM {table} WHERE version = {version} AND step = {step} "
         "AND batch = {batch}; COMMIT"
     ).format(
+        identity=identity,
         changed=check(sql.SQL("changed")),
         statement=sql.SQL(statement),
         table=progress_table(journal).ident,

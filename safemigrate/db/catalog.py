@@ -129,7 +129,8 @@ def invalid_indexes(session: Session) -> list[str]:
 
 def create_database(session: Session, name: str) -> None:
     """CREATE DATABASE ``name`` (for rehearsals on a throwaway server)."""
-    session.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    # Not in a transaction block, not even the implicit one of ``as_runner``.
+    session.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)), as_runner=False)
 
 
 def create_missing_roles(session: Session, names: Sequence[str]) -> list[str]:

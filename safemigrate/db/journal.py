@@ -94,6 +94,7 @@ def ensure(
         return False
     statements = [
         sql.SQL("BEGIN"),
+        session.runner_identity,
         sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(lock_timeout_ms)),
         sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(journal.schema)),
         sql.SQL(

@@ -333,7 +333,7 @@ class _Ledger:
             session.run_sql_between(
                 sql.SQL("BEGIN;\n{};\n").format(guard_sql(session, self.timeouts)),
                 part.sql,
-                sql.SQL("{}; COMMIT").format(recorded),
+                session.as_runner(sql.SQL("{}; COMMIT").format(recorded)),
             )
         except ServerError as err:
             raise self._guarded(err) from None
@@ -488,7 +488,7 @@ class _Parts:
             if not parts:
                 record = sql.SQL("{}; {}").format(guard_sql(session, self.timeouts), record)
             try:
-                session.execute(record)
+                session.execute(session.as_runner(record))
             except ServerError as err:
                 raise self._guarded(err) from None
         except BaseException:
@@ -573,7 +573,9 @@ def run_constraint_recipe(
 def _begin(ledger: _Ledger, started: sql.Composed) -> None:
     """The ``started`` journal row and the record's step row, in one transaction."""
     begun = objects.begun_sql(ledger.journal, ledger.record, ledger.rewrite.source)
-    ledger.session.execute(sql.SQL("BEGIN; {}; {}; COMMIT").format(started, begun))
+    ledger.session.execute(
+        sql.SQL("BEGIN; {}; {}; {}; COMMIT").format(ledger.session.runner_identity, started, begun)
+    )
 
 
 def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.Composed) -> None:

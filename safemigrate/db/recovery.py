@@ -153,7 +153,8 @@ def drop_reindex_leftovers(
     for schema, name in reindex_leftovers(session, reindex):
         on_drop(f"{schema}.{name}", "invalid index left by an interrupted REINDEX CONCURRENTLY")
         session.execute(
-            sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(schema, name))
+            sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(schema, name)),
+            as_runner=False,
         )
 
 

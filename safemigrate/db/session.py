@@ -98,6 +98,13 @@ class Session:
         # a startup ``options`` parameter would survive RESET, but PgBouncer refuses it.
         row = self.rows(sql.SQL("{}; {}").format(self.restore_timeouts_sql(), TIMEOUTS_IN_FORCE))[0]
         self.pid: int = int(row[0])
+        # Who the runner is: the role in force at connection (the session user, or a role a
+        # connection option set). A migration's SET ROLE / SET SESSION AUTHORIZATION must not
+        # make the runner's own statements run as that role (issue 21 review21b F7).
+        names = self.rows(sql.SQL("SELECT current_user::text, session_user::text"))[0]
+        self.runner_identity: sql.Composed = sql.SQL(
+            "SET LOCAL SESSION AUTHORIZATION DEFAULT; SET LOCAL ROLE {}"
+        ).format(sql.SQL("NONE") if names[0] == names[1] else sql.Identifier(names[0]))
         if (int(row[1]), int(row[2])) != self.housekeeping_timeouts:
             self.close()
             raise UnsafeConnectionError(
@@ -125,7 +132,7 @@ class Session:
         query = b"\n;\n".join(
             [s.encode() for s in statements] + [sql.SQL("; ").join(tail).as_bytes(self._conn)]
         )
-        row = self.rows(query)[0]
+        row = self.rows(query, as_runner=False)[0]
         self.check_backend(int(row[0]))
         if (int(row[1]), int(row[2])) != self.housekeeping_timeouts:
             raise UnsafeConnectionError(
@@ -266,8 +273,37 @@ class Session:
             context=diag.context,
         )
 
-    def rows(self, query: Query, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
-        """Run ``query`` (one or several statements) and return the rows of the last result."""
+    def as_runner(self, query: Query) -> sql.Composed:
+        """``query`` run as the runner itself (its connection's role), whatever role or session
+        authorization a migration step set: ``SET LOCAL`` in front, so the step's role is back
+        when the transaction (or the implicit block of one autocommit round trip) ends. For
+        writes that share a step's transaction, after the step's statements."""
+        body = sql.SQL(query.decode()) if isinstance(query, bytes) else query
+        return sql.SQL("{};\n{}").format(self.runner_identity, body)
+
+    def _runner_query(
+        self, query: Query, params: Sequence[Any] | None
+    ) -> tuple[Query, Sequence[Any] | None]:
+        """A runner statement sent outside any transaction runs as the runner (``as_runner``;
+        parameters are bound client-side then, as a prefixed query is several statements).
+        Left as it is when it opens a transaction of its own (``BEGIN ...``: a step's
+        statements may follow in it)."""
+        if self.in_transaction or not hasattr(self, "runner_identity"):
+            return query, params
+        text = query if isinstance(query, bytes) else query.as_bytes(self._conn)
+        if text.lstrip().upper().startswith(b"BEGIN"):
+            return query, params
+        if params is not None:
+            query = psycopg.ClientCursor(self._conn).mogrify(query, params).encode()
+        return self.as_runner(query), None
+
+    def rows(
+        self, query: Query, params: Sequence[Any] | None = None, *, as_runner: bool = True
+    ) -> list[tuple[Any, ...]]:
+        """Run ``query`` (one or several statements) and return the rows of the last result.
+        Outside a transaction it runs as the runner (``as_runner``) unless told otherwise."""
+        if as_runner:
+            query, params = self._runner_query(query, params)
         with self._translated():
             cur = self._conn.execute(query, params)
             rows: list[tuple[Any, ...]] = []
@@ -283,8 +319,14 @@ class Session:
         rows = self.rows(query, params)
         return rows[0][0] if rows else None
 
-    def execute(self, query: Query, params: Sequence[Any] | None = None) -> None:
-        """Run ``query`` and discard any result."""
+    def execute(
+        self, query: Query, params: Sequence[Any] | None = None, *, as_runner: bool = True
+    ) -> None:
+        """Run ``query`` and discard any result. Outside a transaction it runs as the runner
+        (``as_runner``); ``as_runner=False`` for a migration's own statements, and for those
+        that cannot run in a transaction block (DROP INDEX CONCURRENTLY)."""
+        if as_runner:
+            query, params = self._runner_query(query, params)
         with self._translated():
             self._conn.execute(query, params)
 
@@ -293,7 +335,7 @@ class Session:
 
         Sent without parameters, so psycopg passes the text through untouched (``%`` included).
         """
-        self.execute(text.encode())
+        self.execute(text.encode(), as_runner=False)
 
     def run_sql_between(self, before: sql.Composed, text: str, after: sql.Composed) -> None:
         """Run ``before``, a migration statement and ``after`` in one round trip.
@@ -303,7 +345,9 @@ class Session:
         """
         head = before.as_bytes(self._conn)
         try:
-            self.execute(head + text.encode() + b"\n;\n" + after.as_bytes(self._conn))
+            self.execute(
+                head + text.encode() + b"\n;\n" + after.as_bytes(self._conn), as_runner=False
+            )
         except ServerError as err:
             # The server counts positions in characters; the runner's own SQL is ASCII.
             offset = len(head.decode())

@@ -125,7 +125,7 @@ def run_in_transaction(
             before = sql.SQL("BEGIN; {}; {};\n").format(
                 timeouts_sql(timeouts, local=True), guard_sql(session, timeouts)
             )
-            after = _then(released, sql.SQL("{}; COMMIT").format(record))
+            after = session.as_runner(_then(released, sql.SQL("{}; COMMIT").format(record)))
             try:
                 session.run_sql_between(before, statements[0], after)
             except ServerError as err:
@@ -139,7 +139,9 @@ def run_in_transaction(
         if locks_out is not None:
             locks_out.extend(held_locks(session))
         try:
-            session.execute(_then(released, sql.SQL("{}; COMMIT").format(record)))
+            session.execute(
+                session.as_runner(_then(released, sql.SQL("{}; COMMIT").format(record)))
+            )
         except ServerError as err:
             raise _guarded(session, err, timeouts) from None
     except BaseException:
@@ -170,7 +172,7 @@ def run_explicit_block(
         if locks_out is not None:
             locks_out.extend(held_locks(session))
         try:
-            session.execute(_then(released_check_sql(session), record))
+            session.execute(session.as_runner(_then(released_check_sql(session), record)))
         except ServerError as err:
             raise _guarded(session, err, timeouts) from None
         if on_statement is not None:
@@ -223,7 +225,7 @@ def run_autocommit(
             session.execute(before)
         try:
             if resume.instead is not None:
-                session.execute(resume.instead)
+                session.execute(resume.instead, as_runner=False)
             else:
                 session.run_sql(text)
         except ServerError as error:
@@ -294,7 +296,7 @@ def build_index_concurrently(
                 # F3: a run whose lock a migration released was still building it).
                 dbindex.refuse_live_build(session, index.oid, index.qualified)
                 report(index.qualified, "invalid index left by an interrupted build")
-                session.execute(dbindex.drop_concurrently_sql(index))
+                session.execute(dbindex.drop_concurrently_sql(index), as_runner=False)
         for index in candidates:
             if (
                 index.valid
@@ -319,7 +321,7 @@ def build_index_concurrently(
         invalid = [i for i in built if not i.valid]
         if invalid:
             for index in invalid:
-                session.execute(dbindex.drop_concurrently_sql(index))
+                session.execute(dbindex.drop_concurrently_sql(index), as_runner=False)
             raise ServerError(
                 "XX000",
                 f"the index build finished but left {invalid[0].qualified} INVALID; it was dropped",
@@ -402,7 +404,7 @@ def run_batched(
                 except ServerError as err:
                     raise _guarded(session, err, timeouts) from None
                 if found is None:
-                    session.execute(sql.SQL("{}; COMMIT").format(applied))
+                    session.execute(session.as_runner(sql.SQL("{}; COMMIT").format(applied)))
                     return
                 upto, walked = found
                 text = statement.text(done.last_key, upto, returning=True)
@@ -416,6 +418,7 @@ def run_batched(
                     walked,
                     checked=lambda value: released_value_sql(session, value),
                     key=walking,
+                    identity=session.runner_identity,
                 )
                 try:
                     changed = int(session.rows(closing)[0][0])
@@ -496,7 +499,7 @@ def _drop_new_invalid(
             ours = index.oid not in before and (build.name is None or index.name == build.name)
             if ours and not index.valid:
                 report(index.qualified, "left invalid by a failed build")
-                session.execute(dbindex.drop_concurrently_sql(index))
+                session.execute(dbindex.drop_concurrently_sql(index), as_runner=False)
     except ServerError:
         # The next attempt or run drops it before building again.
         pass

@@ -102,7 +102,8 @@ def test_issue_21_item_3_the_replayed_settings_give_the_state_of_the_session_tha
         session = Session.open(db_dsn, application_name="test")
         try:
             session.replay(state.replay)
-            replayed = session.rows(psycopg.sql.SQL(SHOWN))[0]
+            # What a step sees (the runner's own statements run as the connecting role).
+            replayed = session.rows(psycopg.sql.SQL(SHOWN), as_runner=False)[0]
             timeouts = session.rows(
                 psycopg.sql.SQL(
                     "SELECT current_setting('lock_timeout'), current_setting('statement_timeout')"

@@ -94,6 +94,8 @@ class FakeMonitor:
     cancel_succeeds: bool = True
     #: What successive granted_locks reads return (the last one repeats).
     granted: list[list[HeldLock]] = field(default_factory=list)
+    #: What blocked_by returns: sessions the step blocks on other locks than its wait's.
+    blocked: list[int] = field(default_factory=list)
     _polls_left: dict[int, int] = field(default_factory=dict)
 
     def _call(self, name: str, *args: object) -> None:
@@ -165,6 +167,10 @@ class FakeMonitor:
     def cancel_own_wait(self, pid: int, relation_oid: int, mode: str) -> bool:
         self._call("cancel_own_wait", pid, relation_oid, mode)
         return self.cancel_succeeds
+
+    def blocked_by(self, pid: int) -> list[int]:
+        self._call("blocked_by", pid)
+        return list(self.blocked)
 
     def relation_oids(self, relations: Sequence[QualifiedName]) -> dict[QualifiedName, int]:
         self._call("relation_oids", tuple(relations))

@@ -486,6 +486,43 @@ def test_no_yield_while_nobody_queues_behind_the_step() -> None:
     assert monitor.called("cancel_own_wait") == []
 
 
+def test_a_step_yields_to_a_session_it_blocks_on_a_table_it_already_holds() -> None:
+    """issue 21 review21b F5: nobody queues on the table the step waits for, but the step's
+    transaction holds another (ADD FOREIGN KEY's child, a block's earlier table) and session 9
+    waits on it: past the grace the step yields to it, as to a session queued on t."""
+    monitor = FakeMonitor(
+        holders=[Holder(session(7)), Holder(session(9, application_name="app"))],
+        queues=[lock_queue(20), lock_queue(60)],
+        blocked=[9],
+    )
+    watch = yield_watch(monitor, until=1.0)
+    assert watch.yielded is not None
+    assert monitor.called("cancel_own_wait") == [(RUNNER_PID, 16384, "AccessExclusiveLock")]
+    assert [b.pid for b in watch.yielded.queued] == [9]
+    assert [b.pid for b in watch.yielded.holders] == [7]
+    # pg_blocking_pids() is read only once the grace has passed, not on every poll.
+    assert monitor.called("blocked_by") == [(RUNNER_PID,)]
+
+
+def test_nobody_blocked_anywhere_means_no_yield() -> None:
+    monitor = FakeMonitor(queues=[lock_queue(20), lock_queue(500)], blocked=[])
+    watch = yield_watch(monitor, until=0.3)
+    assert watch.yielded is None
+    assert monitor.called("cancel_own_wait") == []
+
+
+def test_a_build_or_validate_never_yields_even_to_sessions_it_blocks_elsewhere() -> None:
+    """issue 21 review21b F5: the SHARE UPDATE EXCLUSIVE waits (CONCURRENTLY, VALIDATE) stay
+    uncancelled whoever the step's transaction blocks."""
+    holder = QueuedLock(7, "ShareUpdateExclusiveLock", True, "7/1", None)
+    queue = LockQueue(16384, "t", "ShareUpdateExclusiveLock", 500, (holder,))
+    monitor = FakeMonitor(queues=[queue], blocked=[9])
+    watch = yield_watch(monitor, until=1.0)
+    assert watch.yielded is None
+    assert monitor.called("cancel_own_wait") == []
+    assert monitor.called("blocked_by") == []
+
+
 def test_a_step_that_got_its_lock_meanwhile_has_not_yielded() -> None:
     monitor = FakeMonitor(queues=[lock_queue(80, 8)], cancel_succeeds=False)
     watch = yield_watch(monitor, until=0.3)

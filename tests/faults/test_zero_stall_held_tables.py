@@ -1,0 +1,155 @@
+"""Zero stall on the tables a waiting step already holds (issue 21 review21b F5).
+
+A step that waits for a lock on one table may already hold a lock on another: ADD FOREIGN KEY
+holds the child and waits for the parent; an explicit block holds the table of its earlier
+statement. The application queued on that held table is stalled by the wait as much as one
+queued on the waited-for table, so the step yields to it too: whoever the step's backend
+blocks (pg_blocking_pids of the waiter contains the step's pid,
+https://www.postgresql.org/docs/current/functions-info.html) counts, whatever the table.
+
+Events only, no timing: the yield is an event naming the application's session, and the
+application's statement ends while the holder the step waits for is still open (so before the
+step's lock timeout could have freed it), with no lock-timeout failure in the run.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from tests.faults.helpers import Runner, Spawn, by_kind, wait_for_lock_wait
+from tests.fixtures_db import ConnectFactory
+from tests.support.runner import write_migrations
+
+Conn = psycopg.Connection[Any]
+
+APP = "app-held-table"
+
+
+def _pid(conn: Conn) -> int:
+    row = conn.execute("SELECT pg_backend_pid()").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _up(spawn: Spawn, migrations: Path, dsn: str) -> Runner:
+    # No pre-check: the step really queues behind the holder, for up to its 30s lock timeout.
+    return spawn(
+        "up", "--dir", str(migrations), "--dsn", dsn, "--format", "json",
+        "--no-lock-precheck", "--lock-timeout", "30s", "--max-attempts", "1000",
+    )  # fmt: skip
+
+
+def _app_gets_through_while_the_holder_is_open(
+    connect: ConnectFactory,
+    runner: Runner,
+    holder: Conn,
+    app_sql: str,
+    waited_relation: str,
+) -> None:
+    """Send ``app_sql`` on a table the waiting step holds; it must end through a yield of the
+    step while ``holder`` still keeps the step waiting; then the run finishes once the holder
+    commits."""
+    app = connect(application_name=APP)
+    app_pid = _pid(app)
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def send() -> None:
+        try:
+            app.execute(app_sql)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        done.set()
+
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
+    try:
+        yielded = runner.wait_for_event(lambda e: e["event"] == "step_yielded")
+        assert app_pid in [q["pid"] for q in yielded["queued"]], yielded
+        assert yielded["relation"] == waited_relation, yielded
+        # The application's statement ends although the holder still keeps the step out.
+        assert done.wait(20), "the application's statement stayed blocked behind the step"
+        assert not errors, errors
+        assert not holder.closed and holder.info.transaction_status.name == "INTRANS"
+    finally:
+        holder.rollback()
+        thread.join(timeout=20)
+    assert runner.wait() == 0, runner.output
+    events = runner.events()
+    # Got through by the yield, not by a lock timeout of the step.
+    assert not [f for f in by_kind(events, "attempt_failed") if f["sqlstate"] == "55P03"]
+    [summary] = by_kind(events, "run_summary")
+    assert summary["steps"][0]["yields"] >= 1
+
+
+def test_add_foreign_key_yields_to_the_application_queued_on_the_child_it_holds(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """issue 21 review21b F5 a): ADD FOREIGN KEY holds child (SHARE ROW EXCLUSIVE) while it
+    waits for parent behind an open UPDATE; an UPDATE of child queues on child."""
+    connect().execute(
+        "CREATE TABLE parent (id int PRIMARY KEY, a int) WITH (autovacuum_enabled = false); "
+        "CREATE TABLE child (id int PRIMARY KEY, pid int) WITH (autovacuum_enabled = false); "
+        "INSERT INTO parent SELECT g, g FROM generate_series(1, 100) g; "
+        "INSERT INTO child SELECT g, g FROM generate_series(1, 100) g"
+    )
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_fk.sql": "ALTER TABLE child ADD CONSTRAINT child_pid_fk "
+            "FOREIGN KEY (pid) REFERENCES parent (id);\n"
+        },
+    )
+    holder = connect(autocommit=False, application_name="report-job")
+    holder.execute("UPDATE parent SET a = a WHERE id = 5")
+    runner = _up(spawn, migrations, db_dsn)
+    wait_for_lock_wait(connect())
+    _app_gets_through_while_the_holder_is_open(
+        connect, runner, holder, "UPDATE child SET pid = pid WHERE id = 7", "parent"
+    )
+    row = (
+        connect()
+        .execute("SELECT convalidated FROM pg_constraint WHERE conname = 'child_pid_fk'")
+        .fetchone()
+    )
+    assert row == (True,)
+
+
+def test_an_explicit_block_yields_to_the_application_queued_on_its_earlier_table(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """issue 21 review21b F5 b): ``BEGIN; ALTER t2 ...; ALTER t ...; COMMIT;`` holds t2 while
+    its second ALTER waits for t behind an open reader; a reader of t2 queues on t2."""
+    connect().execute(
+        "CREATE TABLE t (id int PRIMARY KEY) WITH (autovacuum_enabled = false); "
+        "CREATE TABLE t2 (id int PRIMARY KEY) WITH (autovacuum_enabled = false); "
+        "INSERT INTO t SELECT generate_series(1, 100); "
+        "INSERT INTO t2 SELECT generate_series(1, 100)"
+    )
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_blk.sql": "BEGIN;\nALTER TABLE t2 ADD COLUMN x int;\n"
+            "ALTER TABLE t ADD COLUMN y int;\nCOMMIT;\n"
+        },
+    )
+    holder = connect(autocommit=False, application_name="report-job")
+    holder.execute("SELECT count(*) FROM t").fetchall()
+    runner = _up(spawn, migrations, db_dsn)
+    wait_for_lock_wait(connect())
+    _app_gets_through_while_the_holder_is_open(
+        connect, runner, holder, "SELECT count(*) FROM t2", "t"
+    )
+    cols = (
+        connect()
+        .execute(
+            "SELECT table_name || '.' || column_name FROM information_schema.columns "
+            "WHERE column_name IN ('x', 'y') ORDER BY 1"
+        )
+        .fetchall()
+    )
+    assert cols == [("t.y",), ("t2.x",)]
