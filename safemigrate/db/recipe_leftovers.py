@@ -86,10 +86,13 @@ def drop_earlier(
                 )
                 if qualified is not None:
                     report(str(qualified), "made by an earlier text of this step's recipe")
+                    # CONCURRENTLY refuses a transaction block, which the runner's role
+                    # reset in front (as_runner) would make of it.
                     session.execute(
                         sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(
                             sql.SQL(str(qualified))
-                        )
+                        ),
+                        as_runner=False,
                     )
                 continue
             table = session.scalar(
