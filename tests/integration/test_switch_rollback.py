@@ -227,3 +227,52 @@ def test_a_yoyo_rollback_between_adopt_and_up_is_drift_too(db_dsn: str, tmp_path
     assert refused.exit_code == 5, refused.output
     assert "0002.b.sql: applied, but yoyo has rolled it back since" in refused.output
     assert _rows(db_dsn, "SELECT migration_id FROM _yoyo_migration") == ["0001.a"]
+
+
+def test_a_yoyo_rollback_only_its_log_shows_is_the_same_drift_and_repair_forgets_it(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """Under tool_history = "leave" safemigrate never lists yoyo's rows: yoyo's own log
+    (_yoyo_log) is what shows the rollback, and the one rollback check says it as it says any
+    other (issue 23: the two checks merged), with repair as the way out."""
+    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
+    if program is None:
+        _missing("yoyo-migrations (the bench extra)")
+    directory = write_migrations(
+        tmp_path / "migrations",
+        {
+            "0001.a.sql": "CREATE TABLE a (id int);\n",
+            "0002.b.sql": "-- depends: 0001.a\nCREATE TABLE b (id int);\n",
+            "0002.b.rollback.sql": "DROP TABLE b;\n",
+        },
+    )
+    url = _url(db_dsn, "postgresql+psycopg")
+
+    def yoyo(*args: str) -> None:
+        subprocess.run(
+            [program, *args, "--batch", "--no-config-file", "--database", url, str(directory)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+
+    yoyo("apply")
+    leave = {"SAFEMIGRATE_LAYOUT": "yoyo", "SAFEMIGRATE_TOOL_HISTORY": "leave"}
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    assert run("up", *where, env=leave).exit_code == 0  # adopts both, lists no row
+    assert not _exists(db_dsn, "safemigrate_history_tool_rows")
+    yoyo("rollback", "-r", "0002.b")
+    assert not _exists(db_dsn, "b")
+
+    for command in ("status", "up"):
+        refused = run(command, *where, env=leave)
+        assert refused.exit_code == 5, refused.output
+        assert "0002.b.sql: applied, but yoyo has rolled it back since" in refused.output
+        assert "safemigrate repair" in refused.output
+
+    repaired = run("repair", *where, env=leave)
+    assert repaired.exit_code == 0, repaired.output
+    assert "0002.b.sql step 1: forget (yoyo rolled it back" in repaired.output
+    again = run("up", *where, env=leave)
+    assert again.exit_code == 0, again.output
+    assert _exists(db_dsn, "b")
