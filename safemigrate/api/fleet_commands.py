@@ -1,5 +1,5 @@
 """The commands over many targets (``--targets``): ``up``, ``status``, ``plan`` and
-``baseline`` on each, in worker threads (run.fleet does the running).
+``baseline`` on each, in worker threads (the fleet module does the running).
 """
 
 from __future__ import annotations
