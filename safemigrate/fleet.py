@@ -1,8 +1,8 @@
 """One command over many targets: bounded parallel runs in worker threads, canary waves, the
 stopping policy, and Ctrl-C for all of them.
 
-Each target gets its own job (for ``up``: its own :class:`~safemigrate.run.Run`, so its own
-sessions, run lock, journal, watcher and reconnections) in a worker thread; at most
+Each target gets its own job (for ``up``: its own :class:`~safemigrate.run.database_run.Run`,
+so its own sessions, run lock, journal, watcher and reconnections) in a worker thread; at most
 ``concurrency`` run at once. Only the main thread receives signals: on Ctrl-C it sets the
 ``interrupted`` flag (every job's sleeps raise, every job's stop check says stop) and cancels
 each running job's statement through its session, then waits for every worker to roll back
@@ -35,7 +35,8 @@ from .fleet_report import (
 )
 from .model import Migration
 from .pending import PlannedStep
-from .run import Database, Run
+from .run.connection import Database
+from .run.database_run import Run
 from .targets import TargetSpec
 
 EventSink = Callable[[Event], None]

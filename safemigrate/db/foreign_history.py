@@ -341,9 +341,6 @@ def adoption(
     _refuse_finished_by_tool(history, files, migrations, journal, VERSION_OF[layout])
     if history.tool == "yoyo":
         refuse_shared_versions(history, files, str(settings.dir))
-        if history.where is not None:
-            # yoyo's own log names rollbacks from before the switch's tool_rows record too.
-            _refuse_rolled_back(session, settings, history, history.where, files, journal)
     adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
     known = {e.version for e in entries}
     drift = checksum_drift(history, files, known)
@@ -399,51 +396,6 @@ def _refuse_finished_by_tool(
             "(records its remaining steps, and those of earlier migrations, without running "
             "them); added steps belong in a new migration",
         )
-
-
-def _refuse_rolled_back(
-    session: Session,
-    settings: Settings,
-    history: ForeignHistory,
-    where: tuple[str, str],
-    files: Sequence[MigrationFile],
-    journal: Sequence[JournalEntry],
-) -> None:
-    """Refuse (DriftError, exit 5) a migration the journal holds as applied that yoyo rolled
-    back since (issue 22 review F13): its row is gone from ``_yoyo_migration`` and yoyo's own
-    log, ``_yoyo_log`` beside it, has a rollback of it later than the journal's row. Writing
-    its row back (tool_history = "write") would make both histories claim a schema that is
-    not there. dbmate and the others keep no such log: not detected for them."""
-    done: dict[int, list[JournalEntry]] = {}
-    for entry in journal:
-        if entry.done:
-            done.setdefault(entry.version, []).append(entry)
-    present = applied_versions(history, VERSION_OF["yoyo"], (f.version for f in files))
-    candidates = [f for f in files if f.version in done and f.version not in present]
-    log = sql.Identifier(where[0], "_yoyo_log")
-    if not candidates or not session.scalar(
-        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(sql.Literal(session.render(log)))
-    ):
-        return
-    table = JournalTable(settings.journal_schema, settings.journal_table)
-    for file in candidates:
-        rolled_back = session.scalar(
-            sql.SQL(
-                "SELECT EXISTS (SELECT FROM {} WHERE migration_id = {} AND operation = "
-                "'rollback' AND created_at_utc > (SELECT timezone('UTC', max(applied_at)) "
-                "FROM {} WHERE version = {}))"
-            ).format(log, sql.Literal(file.origin_id), table.ident, sql.Literal(file.version))
-        )
-        if rolled_back:
-            raise DriftError(
-                f"{file.path.name}: yoyo rolled it back after safemigrate recorded it as "
-                f"applied (a rollback of {file.origin_id} in {where[0]}._yoyo_log; its row in "
-                f"{history.table} is gone): the database may not have it any more; nothing "
-                "was run or written",
-                hint=f"apply it again with yoyo (`yoyo apply`), which records it, or delete its "
-                f"journal rows (DELETE FROM {table} WHERE version = {file.version}) so that "
-                "`safemigrate up` applies it again",
-            )
 
 
 #: How each tool is told to keep its history elsewhere, for refuse_missing_history's hint.
@@ -603,17 +555,56 @@ def rolled_back(
     migrations: Sequence[Migration],
     entries: Sequence[JournalEntry],
 ) -> dict[int, str]:
-    """The migrations the journal has applied whose row in the tool's table, seen or written
-    by safemigrate, is gone since: the old tool rolled them back (``yoyo rollback``, ``dbmate
-    rollback``, ``migrate down``). Version -> the tool's id."""
-    marked = _marked(session, settings, history)
-    if not marked:
-        return {}
+    """The migrations the journal has applied that the old tool rolled back since (``yoyo
+    rollback``, ``dbmate rollback``, ``migrate down``): their row in the tool's table is gone,
+    and safemigrate saw or wrote that row (``<journal>_tool_rows``), or, for yoyo, its own log
+    has a rollback of it later than the journal's row (a row safemigrate never listed: written
+    by yoyo before the switch, or under ``tool_history = "leave"``). Version -> the tool's id.
+    """
     done = {e.version for e in entries if e.done}
-    recorded = applied_versions(
-        history, VERSION_OF[history.tool], [*(m.version for m in migrations), *marked]
-    )
-    return {v: i for v, i in sorted(marked.items()) if v in done and v not in recorded}
+    gone: dict[int, str] = {}
+    marked = _marked(session, settings, history)
+    if marked:
+        recorded = applied_versions(
+            history, VERSION_OF[history.tool], [*(m.version for m in migrations), *marked]
+        )
+        gone = {v: i for v, i in marked.items() if v in done and v not in recorded}
+    if history.tool == "yoyo" and history.where is not None:
+        logged = _rolled_back_in_yoyo_log(session, settings, history, history.where, done)
+        gone = {**logged, **gone}
+    return dict(sorted(gone.items()))
+
+
+def _rolled_back_in_yoyo_log(
+    session: Session,
+    settings: Settings,
+    history: ForeignHistory,
+    where: tuple[str, str],
+    done: set[int],
+) -> dict[int, str]:
+    """The applied versions (``done``) whose row is gone from ``_yoyo_migration`` and that
+    yoyo's own log, ``_yoyo_log`` beside it, shows rolled back later than the journal's row
+    (issue 22 review F13). dbmate and the others keep no such log. Version -> yoyo's id."""
+    files = discover(settings.dir, history.tool)
+    present = applied_versions(history, VERSION_OF["yoyo"], (f.version for f in files))
+    candidates = [f for f in files if f.version in done and f.version not in present]
+    log = sql.Identifier(where[0], "_yoyo_log")
+    if not candidates or not session.scalar(
+        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(sql.Literal(session.render(log)))
+    ):
+        return {}
+    table = JournalTable(settings.journal_schema, settings.journal_table)
+    found = {}
+    for file in candidates:
+        if session.scalar(
+            sql.SQL(
+                "SELECT EXISTS (SELECT FROM {} WHERE migration_id = {} AND operation = "
+                "'rollback' AND created_at_utc > (SELECT timezone('UTC', max(applied_at)) "
+                "FROM {} WHERE version = {}))"
+            ).format(log, sql.Literal(file.origin_id), table.ident, sql.Literal(file.version))
+        ):
+            found[file.version] = file.origin_id
+    return found
 
 
 def rolled_back_repairs(
@@ -690,18 +681,21 @@ def refuse_rolled_back(
     entries: Sequence[JournalEntry],
 ) -> None:
     """Refuse (exit 5) while the old tool has rolled back a migration the journal holds
-    applied (issue 22 review F13): writing its row back would make both histories claim a
-    schema the database no longer has."""
+    applied (issue 22 review F13, see rolled_back): writing its row back would make both
+    histories claim a schema the database no longer has."""
     gone = rolled_back(session, settings, history, migrations, entries)
     if not gone:
         return
     files = {m.version: m.filename for m in migrations}
     names = [files.get(v, i) for v, i in gone.items()]
     more = f" (and {len(names) - 1} more: {', '.join(names[1:4])})" if len(names) > 1 else ""
+    # yoyo's own log names rollbacks of rows safemigrate never saw too.
+    seen = "safemigrate saw it recorded there" + (
+        " or yoyo's log records the rollback" if history.tool == "yoyo" else ""
+    )
     raise DriftError(
         f"{names[0]}{more}: applied, but {history.tool} has rolled it back since: "
-        f"{history.table} no longer records it, though safemigrate saw it recorded there; "
-        "nothing was run",
+        f"{history.table} no longer records it, though {seen}; nothing was run",
         hint="to keep the rollback, `safemigrate repair` forgets it in the journal (the next "
         f"up applies it again, or delete the file first); to undo it, apply it again with "
         f"{history.tool}, which records it again",

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from safemigrate import run
 from safemigrate.config import Settings
 from safemigrate.db import runlock
+from safemigrate.run.run_lock import RunLock, acquire_run_lock
 
 
 def _race(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -38,8 +38,8 @@ def test_with_wait_for_lock_a_holder_that_just_ended_is_followed_by_a_new_try(
 ) -> None:
     calls = _race(monkeypatch)
     settings = Settings(wait_for_lock_ms=10_000)
-    lock = run.RunLock(object(), (1, 2))  # type: ignore[arg-type]
-    run.acquire_run_lock(lock, settings.wait_for_lock_ms, lambda e: None, sleep=lambda s: None)
+    lock = RunLock(object(), (1, 2))  # type: ignore[arg-type]
+    acquire_run_lock(lock, settings.wait_for_lock_ms, lambda e: None, sleep=lambda s: None)
     assert calls == ["try", "holders", "try"]
 
 
@@ -47,6 +47,6 @@ def test_without_wait_for_lock_a_holder_that_just_ended_is_followed_by_a_new_try
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls = _race(monkeypatch)
-    lock = run.RunLock(object(), (1, 2))  # type: ignore[arg-type]
-    run.acquire_run_lock(lock, Settings().wait_for_lock_ms, lambda e: None, sleep=lambda s: None)
+    lock = RunLock(object(), (1, 2))  # type: ignore[arg-type]
+    acquire_run_lock(lock, Settings().wait_for_lock_ms, lambda e: None, sleep=lambda s: None)
     assert calls == ["try", "holders", "try"]

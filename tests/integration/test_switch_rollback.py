@@ -12,6 +12,7 @@ as its source does it (database/postgres/postgres.go, SetVersion: one row, the v
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -31,15 +32,13 @@ def _rows(dsn: str, query: str) -> list[str]:
         return [str(r[0]) for r in conn.execute(query.encode()).fetchall()]
 
 
-def test_a_yoyo_rollback_after_the_switch_is_drift_and_repair_forgets_it(
-    db_dsn: str, tmp_path: Path
-) -> None:
-    """issue 22 review F13 (yr/): yoyo applied 0001.a, safemigrate applied 0002.b, then `yoyo
-    rollback -r 0002.b` dropped b; `up` said nothing to apply and wrote 0002.b back."""
+def _yoyo_directory(db_dsn: str, tmp_path: Path) -> tuple[Path, Callable[..., None]]:
+    """A yoyo directory (0001.a, then 0002.b with its rollback file), and ``yoyo ARGS`` on it
+    (or on ``directory=``) against ``db_dsn`` in batch mode; skipped (or failed, in CI) without
+    yoyo."""
     program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
     if program is None:
         _missing("yoyo-migrations (the bench extra)")
-    first = write_migrations(tmp_path / "first", {"0001.a.sql": "CREATE TABLE a (id int);\n"})
     directory = write_migrations(
         tmp_path / "migrations",
         {
@@ -50,18 +49,28 @@ def test_a_yoyo_rollback_after_the_switch_is_drift_and_repair_forgets_it(
     )
     url = _url(db_dsn, "postgresql+psycopg")
 
-    def yoyo(*args: str) -> None:
+    def yoyo(*args: str, directory: Path = directory) -> None:
         subprocess.run(
-            [program, *args, "--batch", "--no-config-file", "--database", url],
+            [program, *args, "--batch", "--no-config-file", "--database", url, str(directory)],
             check=True,
             capture_output=True,
             timeout=120,
         )
 
-    yoyo("apply", str(first))
+    return directory, yoyo
+
+
+def test_a_yoyo_rollback_after_the_switch_is_drift_and_repair_forgets_it(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """issue 22 review F13 (yr/): yoyo applied 0001.a, safemigrate applied 0002.b, then `yoyo
+    rollback -r 0002.b` dropped b; `up` said nothing to apply and wrote 0002.b back."""
+    directory, yoyo = _yoyo_directory(db_dsn, tmp_path)
+    first = write_migrations(tmp_path / "first", {"0001.a.sql": "CREATE TABLE a (id int);\n"})
+    yoyo("apply", directory=first)
     layout = {"SAFEMIGRATE_LAYOUT": "yoyo"}
     assert run("up", "--dir", str(directory), "--dsn", db_dsn, env=layout).exit_code == 0
-    yoyo("rollback", "-r", "0002.b", str(directory))
+    yoyo("rollback", "-r", "0002.b")
     assert not _exists(db_dsn, "b")
 
     for command in ("status", "up"):
@@ -197,26 +206,7 @@ def test_a_row_safemigrate_never_saw_is_still_back_filled(db_dsn: str, tmp_path:
 def test_a_yoyo_rollback_between_adopt_and_up_is_drift_too(db_dsn: str, tmp_path: Path) -> None:
     """`safemigrate adopt` lists what it adopted as seen in yoyo's table: a rollback before the
     first `up` is not back-filled either."""
-    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
-    if program is None:
-        _missing("yoyo-migrations (the bench extra)")
-    directory = write_migrations(
-        tmp_path / "migrations",
-        {
-            "0001.a.sql": "CREATE TABLE a (id int);\n",
-            "0002.b.sql": "-- depends: 0001.a\nCREATE TABLE b (id int);\n",
-            "0002.b.rollback.sql": "DROP TABLE b;\n",
-        },
-    )
-    url = _url(db_dsn, "postgresql+psycopg")
-
-    def yoyo(*args: str) -> None:
-        subprocess.run(
-            [program, *args, "--batch", "--no-config-file", "--database", url, str(directory)],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
+    directory, yoyo = _yoyo_directory(db_dsn, tmp_path)
 
     yoyo("apply")
     layout = {"SAFEMIGRATE_LAYOUT": "yoyo"}
@@ -227,3 +217,33 @@ def test_a_yoyo_rollback_between_adopt_and_up_is_drift_too(db_dsn: str, tmp_path
     assert refused.exit_code == 5, refused.output
     assert "0002.b.sql: applied, but yoyo has rolled it back since" in refused.output
     assert _rows(db_dsn, "SELECT migration_id FROM _yoyo_migration") == ["0001.a"]
+
+
+def test_a_yoyo_rollback_only_its_log_shows_is_the_same_drift_and_repair_forgets_it(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """Under tool_history = "leave" safemigrate never lists yoyo's rows: yoyo's own log
+    (_yoyo_log) is what shows the rollback, and the one rollback check says it as it says any
+    other (issue 23: the two checks merged), with repair as the way out."""
+    directory, yoyo = _yoyo_directory(db_dsn, tmp_path)
+
+    yoyo("apply")
+    leave = {"SAFEMIGRATE_LAYOUT": "yoyo", "SAFEMIGRATE_TOOL_HISTORY": "leave"}
+    where = ["--dir", str(directory), "--dsn", db_dsn]
+    assert run("up", *where, env=leave).exit_code == 0  # adopts both, lists no row
+    assert not _exists(db_dsn, "safemigrate_history_tool_rows")
+    yoyo("rollback", "-r", "0002.b")
+    assert not _exists(db_dsn, "b")
+
+    for command in ("status", "up"):
+        refused = run(command, *where, env=leave)
+        assert refused.exit_code == 5, refused.output
+        assert "0002.b.sql: applied, but yoyo has rolled it back since" in refused.output
+        assert "safemigrate repair" in refused.output
+
+    repaired = run("repair", *where, env=leave)
+    assert repaired.exit_code == 0, repaired.output
+    assert "0002.b.sql step 1: forget (yoyo rolled it back" in repaired.output
+    again = run("up", *where, env=leave)
+    assert again.exit_code == 0, again.output
+    assert _exists(db_dsn, "b")

@@ -21,7 +21,7 @@ from safemigrate.fleet_report import (
     fleet_table,
     worst_exit_code,
 )
-from safemigrate.run import Database
+from safemigrate.run.connection import Database
 from safemigrate.target import Target
 from safemigrate.targets import load_targets_file, targets_from_config
 

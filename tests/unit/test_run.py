@@ -11,7 +11,8 @@ import pytest
 from safemigrate.errors import RunLockHeldError
 from safemigrate.events import Event, RunLockWaiting
 from safemigrate.retry import Backoff
-from safemigrate.run import RUN_LOCK_POLL, Outage, acquire_run_lock
+from safemigrate.run.reconnection import Outage
+from safemigrate.run.run_lock import RUN_LOCK_POLL, acquire_run_lock
 
 
 class FakeTime:

@@ -17,7 +17,8 @@ from safemigrate.errors import BadInputError, ConnectionFailedError, DriftError,
 from safemigrate.model import JournalEntry, Migration, Step, StepOptions, TxMode
 from safemigrate.pending import pending_after
 from safemigrate.policy import backoff_of, worst_case
-from safemigrate.run import holding_run_lock, resolve_database
+from safemigrate.run.connection import resolve_database
+from safemigrate.run.run_lock import holding_run_lock
 from safemigrate.target import Target, version_text
 
 # -- Target ----------------------------------------------------------------------------------
