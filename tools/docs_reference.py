@@ -35,7 +35,7 @@ import click
 REPO = Path(__file__).resolve().parents[1]
 RULES_DIR = Path("docs") / "rules"
 #: The options every command takes: the README's summary leaves them out of each row.
-COMMON_OPTIONS = frozenset({"--config", "--dir", "--layout", "--format", "--help"})
+COMMON_OPTIONS = frozenset({"--config", "--dir", "--layout", "--format"})
 #: Option parameters whose name is not the configuration key they set.
 KEY_OF_PARAMETER: Mapping[str, str] = {"directory": "dir", "cache": "check_cache"}
 #: Where the manual explains what a configuration key's description points to ("see X").
@@ -76,21 +76,22 @@ def _see_links(text: str, prefix: str) -> str:
 
 
 def _commands() -> Iterator[tuple[str, click.Command, click.Context]]:
-    """Every command of ``safemigrate``, in click's order, with a context to render it."""
+    """Every command of ``safemigrate``, in click's order, with a context to render it (made
+    as click makes them, so the group's context settings apply)."""
     from safemigrate.cli import main
 
-    root = click.Context(main, info_name="safemigrate")
+    root = main.make_context("safemigrate", [], resilient_parsing=True)
     for name in main.list_commands(root):
         command = main.get_command(root, name)
         assert command is not None
-        yield name, command, click.Context(command, info_name=name, parent=root)
+        yield name, command, command.make_context(name, [], parent=root, resilient_parsing=True)
 
 
 def _options(command: click.Command, ctx: click.Context) -> Iterator[tuple[click.Option, str, str]]:
     """Each option of ``command`` with its flags and help, as ``--help`` shows them (the help
-    with its ``[default: ...]``)."""
+    with its ``[default: ...]``); not ``--help`` itself."""
     for param in command.get_params(ctx):
-        if not isinstance(param, click.Option):
+        if not isinstance(param, click.Option) or "--help" in param.opts:
             continue
         record = param.get_help_record(ctx)
         if record is not None:
@@ -117,11 +118,7 @@ def commands_reference() -> str:
         for paragraph in _paragraphs(command.help or ""):
             out += [paragraph.replace("<", "&lt;"), ""]
         out += ["| option | what it does |", "| --- | --- |"]
-        out += [
-            f"| {_code(flags)} | {_cell(text)} |"
-            for param, flags, text in _options(command, ctx)
-            if param.opts[0] != "--help"
-        ]
+        out += [f"| {_code(flags)} | {_cell(text)} |" for _, flags, text in _options(command, ctx)]
         out += ["", "| exit code | meaning |", "| --- | --- |"]
         out += [f"| {code} | {_cell(text)} |" for code, text in _epilog_codes(command.epilog or "")]
         out.append("")
