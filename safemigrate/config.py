@@ -187,7 +187,8 @@ class Settings:
     warnings: tuple[str, ...] = ()
 
 
-#: Every configuration key, with a one-line description for the docs and ``--help``.
+#: Every configuration key, with its one-line description: the meaning column of
+#: docs/configuration.md, which tools/docs_reference.py generates from it (see key_facts).
 KEYS: Mapping[str, str] = MappingProxyType(
     {
         "dir": "Directory of the migration files (relative to the config file).",
