@@ -239,11 +239,16 @@ def rule_markdown(rule_id: str, severity: str, summary: str, doc: str) -> str:
             out.extend(["", "```sql", *textwrap.dedent("\n".join(code)).splitlines(), "```", ""])
             code.clear()
 
+    in_list = False
     for line in body.rstrip("\n").split("\n"):
         if line.startswith("    "):
             code.append(line)
             continue
         flush()
+        # A line after a list that is not one of its items ends it (not a lazy continuation).
+        if in_list and line and not line.startswith(("- ", "  ")):
+            out.append("")
+        in_list = line.startswith("- ") or (in_list and line.startswith("  "))
         label = next((lab for lab in _LABELS if line.startswith(lab + ":")), None)
         if label is not None:
             if out and out[-1] != "":
