@@ -1,6 +1,6 @@
-"""Regenerate docs/lint.md: ``check`` against the labelled corpus, squawk beside it, speed, noise.
+"""Regenerate docs/lint-accuracy.md: ``check`` on the labelled corpus beside squawk, speed, noise.
 
-    python bench/lint_corpus.py [--repeat 5] [--langfuse DIR] [--out docs/lint.md]
+    python bench/lint_corpus.py [--repeat 5] [--langfuse DIR] [--out docs/lint-accuracy.md]
 
 1. Accuracy: every case of tests/lint_corpus (labelled from PostgreSQL's documentation) is
    judged by ``check`` (tests/lint_corpus/cases.py: the SQL as written, after the case's
@@ -296,7 +296,7 @@ def noise(langfuse: Path) -> tuple[Counter[tuple[str, str]], int]:
 def render(
     rows: list[Row], speed: dict[str, float] | None, langfuse: Path, speed_repeat: int = 0
 ) -> str:
-    """docs/lint.md."""
+    """docs/lint-accuracy.md."""
     ours, theirs = overall(rows, squawk=False), overall(rows, squawk=True)
     blind_rows = [r for r in rows if r.case.blind]
     blind = len(blind_rows)
@@ -378,9 +378,9 @@ def render(
             "| --- | ---: | ---: |",
             *(f"| {name} | {value:.3f} | {ratio(name):.1f} |" for name, value in speed.items()),
             "",
-            f"The goal was at most 2x squawk's time. With the cache (the default, see the "
-            f"README): unchanged directory {ratio(WARM):.2f}x ({goal(WARM)}), one file added "
-            f"{ratio(ADDED):.2f}x ({goal(ADDED)}). Nothing cached (a fresh CI machine that "
+            f"The goal was at most 2x squawk's time. With the cache (the default, see "
+            f"docs/check.md): unchanged directory {ratio(WARM):.2f}x ({goal(WARM)}), one file "
+            f"added {ratio(ADDED):.2f}x ({goal(ADDED)}). Nothing cached (a fresh CI machine that "
             f"keeps no cache): {ratio(COLD):.2f}x ({goal(COLD)}). squawk is one native binary; "
             "`check` starts a Python interpreter and click before it reads anything (the "
             "start-up row, already more than squawk's whole run), and with nothing cached it "
@@ -437,11 +437,11 @@ def render(
 
 
 def main() -> None:
-    """Judge the corpus, time both linters, write docs/lint.md and print the overall table."""
+    """Judge the corpus, time both linters, write docs/lint-accuracy.md, print the overall table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--langfuse", type=Path, default=LANGFUSE)
-    parser.add_argument("--out", type=Path, default=REPO / "docs" / "lint.md")
+    parser.add_argument("--out", type=Path, default=REPO / "docs" / "lint-accuracy.md")
     parser.add_argument("--no-speed", action="store_true", help="skip the timing runs")
     parser.add_argument(
         "--python",

@@ -187,109 +187,109 @@ class Settings:
     warnings: tuple[str, ...] = ()
 
 
-#: Every configuration key, with a one-line description for the docs and ``--help``.
+#: Every configuration key, with its one-line description: the meaning column of
+#: docs/configuration.md, which tools/docs_reference.py generates from it (see key_facts).
 KEYS: Mapping[str, str] = MappingProxyType(
     {
-        "dir": "Directory holding the migration files (relative to the config file, if set there).",
-        "lock_timeout": "How long a step waits for a lock before it gives up and retries (> 0).",
-        "statement_timeout": "Longest a step may run once it has its locks (0 = no limit).",
-        "concurrent_lock_timeout": (
-            "Lock timeout for CREATE/DROP INDEX CONCURRENTLY and similar steps (> 0)."
-        ),
-        "concurrent_statement_timeout": (
-            "Statement timeout for CREATE/DROP INDEX CONCURRENTLY and similar steps (0 = none)."
-        ),
-        "max_attempts": "How many times a step is tried when it cannot get its lock (1 to 1000).",
-        "backoff_initial": "Pause before the first retry; it doubles each retry (> 0).",
+        "dir": "Directory of the migration files (relative to the config file).",
+        "lock_timeout": "How long a step waits for a lock before it is retried (> 0).",
+        "statement_timeout": "Longest a step may run (0 = no limit).",
+        "concurrent_lock_timeout": "Lock timeout of CONCURRENTLY and other autocommit steps.",
+        "concurrent_statement_timeout": "Statement timeout of those steps (0 = none).",
+        "max_attempts": "Attempts per step on lock timeout or deadlock (1 to 1000).",
+        "backoff_initial": "Pause before the first retry; doubles each retry.",
         "backoff_max": "Longest pause between retries (at least backoff_initial).",
-        "deadline": "Time limit for the whole run (> 0; unset = no limit).",
-        "wait_for_lock": "How long to wait for another run's run lock (0 = fail at once).",
+        "deadline": "Time limit of the whole run (none = no limit).",
+        "wait_for_lock": "How long to wait for another run's run lock (0 = exit 3 at once).",
         "allow_out_of_order": "Apply pending migrations older than the newest applied one.",
-        "concurrent_indexes": (
-            "CREATE INDEX handling: rewrite to CONCURRENTLY, require it, or off."
-        ),
+        "concurrent_indexes": "`rewrite`, `require` or `off` (see CREATE INDEX).",
         "safe_rewrites": (
-            "ADD FOREIGN KEY/CHECK/UNIQUE/PRIMARY KEY and SET NOT NULL on existing tables: "
-            "run as their non-blocking recipe (rewrite), refuse the plain form (require), or off."
+            "`rewrite`, `require` or `off`: plain ADD FOREIGN KEY / CHECK / UNIQUE / PRIMARY KEY "
+            "and SET NOT NULL (see Constraints)."
         ),
-        "journal_schema": "Schema of the journal table that records applied migrations.",
-        "journal_table": "Name of the journal table that records applied migrations.",
-        "application_name": "application_name the run's connection shows in pg_stat_activity.",
-        "version_style": "Migration version numbering: sequence (0001) or timestamp.",
+        "journal_schema": "Schema of the journal table.",
+        "journal_table": "Name of the journal table.",
+        "application_name": "How the run's connection shows in `pg_stat_activity`.",
+        "version_style": "`safemigrate new` numbering: `sequence` or `timestamp`.",
         "layout": (
-            "Directory layout and history table to adopt: safemigrate, auto, dbmate, yoyo, "
-            "golang-migrate, sqlx, diesel, flyway."
+            "Another tool's directory and history: `flyway`, `golang-migrate`, `dbmate`, `sqlx`, "
+            "`diesel`, `yoyo`, or `auto` (see Coming from another tool)."
         ),
         "tool_history": (
-            "After the switch from another tool: write (record each migration applied in its "
-            "history table too, so the tool finds nothing to apply) or leave (never write it)."
+            "After the switch from another tool, record each migration applied in its history "
+            "table too, so the tool finds nothing to apply (`write`), or never write it (`leave`) "
+            "(see Coming from another tool)."
         ),
         "tool_history_table": (
-            "The layout's tool's history table, [schema.]table, when not the tool's default "
-            "(dbmate --migrations-table, yoyo's schema=, golang-migrate's x-migrations-table)."
+            "The layout's tool's history table, `[schema.]table`, when it is not the tool's "
+            "default name on the search_path (dbmate `--migrations-table`, golang-migrate "
+            '`x-migrations-table`, yoyo `migration_table`); under `layout = "dbmate"` also read '
+            "from `DBMATE_MIGRATIONS_TABLE` (see Coming from another tool)."
         ),
-        "lock_precheck": (
-            "Before a step that blocks writes, back off while pg_locks shows a conflicting "
-            "lock held longer than the lock timeout, instead of queueing behind it."
-        ),
-        "lock_precheck_age": (
-            "Holders older than this (or the lock timeout, if shorter) count as long (> 0)."
-        ),
+        "lock_precheck": "Do not queue behind long transactions holding conflicting locks.",
+        "lock_precheck_age": "A holder is long once older than this or the lock timeout.",
         "yield_after": (
-            "A waiting step with sessions queued behind it cancels its own statement after "
-            "this long and retries once its holders are gone (0 = never yield)."
+            "A waiting step with sessions queued behind it yields after this (0 = never)."
         ),
-        "lock_wait_budget": (
-            "Longest one step waits politely (pre-check back-offs, yields, waits for "
-            "holders) before it gives up (> 0)."
-        ),
-        "redact_queries": "Show blockers' queries as their shape, literals replaced by $n.",
-        "blocker_query_length": "Longest blocker query text shown (10 to 10000 characters).",
-        "cancel_blockers": (
-            "Cancel, then terminate, root blockers: off, idle-in-transaction:DUR or any:DUR."
-        ),
+        "lock_wait_budget": "Longest one step waits politely (pre-check back-offs, yields).",
+        "redact_queries": "Show blockers' queries with literals replaced by `$n`.",
+        "blocker_query_length": "Longest blocker query shown (10 to 10000).",
+        "cancel_blockers": "`off`, `idle-in-transaction:DUR` or `any:DUR`.",
         "cancel_blockers_only": (
-            "Only cancel blockers with these application_names or roles (empty = any)."
+            "The application_names or roles the policy may touch (empty = any)."
         ),
-        "cancel_blockers_grace": "How long a cancelled blocker has to go before termination.",
-        "cancel_blockers_dry_run": "Report which blockers would be cancelled; touch none.",
-        "pg_version": "PostgreSQL major version that check and plan assume (9 to 30).",
+        "cancel_blockers_grace": "How long after the cancel before terminating.",
+        "cancel_blockers_dry_run": "Report what the policy would do, touch nothing.",
+        "pg_version": (
+            "PostgreSQL major version `check` and `plan` (without `--dsn`) assume; against a "
+            "database, the lint gate uses the server's."
+        ),
         "lint_gate": (
-            "Lint findings on pending steps: error refuses to apply (exit 7), warn prints, off."
+            "Lint findings on pending steps: `error` refuses to apply (exit 7), `warn` shows them, "
+            "`off` (see The lint gate)."
         ),
         "lint_gate_after": (
-            "Migrations up to this version are not judged by the lint gate (adopted history)."
+            "Migrations up to this version are not judged by the lint gate while they are pending "
+            "in order (history from before adoption); one that arrives late is judged."
         ),
         "accept_lost_session_state": (
-            "Session-lived state applied steps of migrations up to this version made is "
-            "accepted as lost: steps that could depend on it run on a new session anyway."
+            "Session-lived state (a temporary table, a setting changed in a `DO` block or a "
+            "function, ...) that applied steps of migrations up to this version made is accepted "
+            "as lost: steps that could depend on it run on a new session instead of being refused "
+            "(see Lost connections)."
         ),
         "gate_small_table": (
-            "With a database, lock-cost lint findings on existing tables smaller than this "
-            "(8MB) do not block (0 = judge every table as large)."
+            "With a database, an error finding about lock cost on existing tables smaller than "
+            "this does not block (see The lint gate); `0` judges every table as large; sizes are "
+            "written `512kB`, `8MB`, `1GB`."
         ),
         "reconnect_timeout": (
-            "How long up keeps reconnecting after a lost connection (0 = exit at once)."
+            "How long `up` keeps reconnecting after a lost connection (0 = exit 6 at once)."
         ),
         "require_dsn": (
-            "Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL."
+            "Connect only to a database named by `--dsn`, `SAFEMIGRATE_DSN` or `DATABASE_URL`, "
+            "never through `PG*` variables (with nothing at all naming a database every command "
+            "refuses anyway)."
         ),
         "max_replica_lag": (
-            "Batched steps wait before a batch while a standby's replay lags more (0 = no limit)."
+            "Batched steps wait before a batch while a standby's replay lags more than this (0 = "
+            "no limit; `max-replica-lag=DUR` overrides)."
         ),
         "housekeeping_timeout": (
-            "Statement timeout of the runner's own statements: journal, run lock, reads (> 0)."
+            "Statement timeout of the runner's own statements (journal, run lock, reads); their "
+            "lock timeout is `lock_timeout`."
         ),
         "max_lock_timeout": (
-            "Highest lock_timeout a migration may set itself without an allow comment (> 0)."
+            "Highest `lock_timeout` a migration may set itself without `allow timeout-guard-off` "
+            "(0 is always refused)."
         ),
         "max_statement_timeout": (
-            "Highest statement_timeout a migration may set itself without an allow comment "
-            "(0 = no ceiling)."
+            "The same for `statement_timeout` (0 in a migration is refused too); `0` here = no "
+            "ceiling (then lifting it is a `check` warning)."
         ),
         "check_cache": (
-            "Where check keeps results between runs: auto ($XDG_CACHE_HOME/safemigrate, else "
-            "~/.cache/safemigrate), off, or a directory."
+            "Where `check` keeps its results between runs: `auto` (`$XDG_CACHE_HOME/safemigrate`, "
+            "else `~/.cache/safemigrate`), `off`, or a directory (relative to the config file)."
         ),
     }
 )
@@ -843,3 +843,81 @@ def with_overrides(
 def parse_identifier(raw: object, where: str) -> str:
     """A PostgreSQL name from a TOML value (a schema), or ConfigError naming ``where``."""
     return _parse_identifier(raw, where, False)
+
+
+@dataclass(frozen=True)
+class KeyFacts:
+    """What the configuration reference says of one key: the table of docs/configuration.md
+    is generated from these (tools/docs_reference.py), so it cannot drift from the parser."""
+
+    key: str
+    #: What a value is, as a person writes it: ``duration``, ``boolean``, the choices, ...
+    kind: str
+    #: The default as it would be written in the config file (``none`` when unset).
+    default: str
+    #: The environment variable that sets it.
+    variable: str
+    #: The one-line description of :data:`KEYS`.
+    description: str
+
+
+def key_facts() -> tuple[KeyFacts, ...]:
+    """Every key of :data:`KEYS`, in its order, with its kind, default and variable."""
+    defaults = Settings()
+    return tuple(
+        KeyFacts(
+            key,
+            _kind(key),
+            _default_text(key, getattr(defaults, _FIELDS[key])),
+            _ENV_PREFIX + key.upper(),
+            description,
+        )
+        for key, description in KEYS.items()
+    )
+
+
+def _kind(key: str) -> str:
+    """What a value of ``key`` is, in the words of the configuration reference."""
+    if key in _POSITIVE_DURATIONS:
+        return "duration, > 0"
+    if key in _DURATIONS:
+        return "duration"
+    if key in _SIZES:
+        return "size"
+    if key in _BOOLEANS:
+        return "boolean"
+    if key in _ENUMS:
+        return ", ".join(_ENUMS[key])
+    if key in _IDENTIFIERS:
+        return "PostgreSQL name"
+    kinds = {
+        "dir": "directory",
+        "check_cache": "auto, off or a directory",
+        "max_attempts": f"integer, 1 to {_MAX_ATTEMPTS}",
+        "pg_version": "integer, 9 to 30",
+        "blocker_query_length": "integer, 10 to 10000",
+        "lint_gate_after": "migration version",
+        "accept_lost_session_state": "migration version",
+        "cancel_blockers": "off, idle-in-transaction:DUR or any:DUR",
+        "cancel_blockers_only": "list of names",
+        "tool_history_table": "[schema.]table",
+        "application_name": "string",
+    }
+    return kinds[key]
+
+
+def _default_text(key: str, value: object) -> str:
+    """The default ``value`` of ``key`` as it would be written in a config file."""
+    if value is None:
+        return "off" if key == "cancel_blockers" else "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if key in _DURATIONS and isinstance(value, int):
+        return format_duration(value) if value else "0"
+    if key in _SIZES and isinstance(value, int):
+        from .sizes import format_size
+
+        return format_size(value).replace(" ", "")
+    if isinstance(value, tuple):
+        return "[" + ", ".join(str(item) for item in value) + "]"
+    return str(value)

@@ -1,7 +1,8 @@
-"""Issue 22: the README's CI and pre-commit snippets run as written.
+"""Issue 22: the docs' CI and pre-commit snippets run as written.
 
 The commands are read from the documents themselves (docs/ci.md's GitHub Actions jobs, the
-README's fleet job, ``.pre-commit-hooks.yaml`` and the pre-commit config docs/ci.md shows) and
+README's CI step, docs/fleet.md's fleet job, ``.pre-commit-hooks.yaml`` and the pre-commit
+config docs/ci.md shows) and
 run unchanged in a project laid out as they assume: ``uses:`` steps and the ``pip install`` of
 safemigrate itself are the runner's set-up (this environment has it) and are skipped; secrets
 are the test's databases. The hook runs as pre-commit runs it: its ``entry`` followed by the
@@ -29,6 +30,7 @@ from tests.support.runner import EXAMPLE, REPO, SCRIPT, environment, write_migra
 __all__ = ["rehearse_tmp"]  # the fixture, used by name
 
 CI_DOC = REPO / "docs" / "ci.md"
+FLEET_DOC = REPO / "docs" / "fleet.md"
 HOOKS = REPO / ".pre-commit-hooks.yaml"
 
 
@@ -160,18 +162,33 @@ def test_the_ci_deploy_job_runs_as_written(tmp_path: Path, db_dsn: str) -> None:
     assert events[0]["event"] == "connected" and events[-1]["event"] == "run_finished"
 
 
-def test_the_readme_fleet_job_runs_as_written(
-    tmp_path: Path, db_dsn: str, pg_server: object
-) -> None:
+def test_the_readme_ci_step_runs_as_written(tmp_path: Path, db_dsn: str) -> None:
     readme = (REPO / "README.md").read_text()
-    job = next(b for b in blocks(readme, "yaml") if "Migrate every shard" in b)
+    [job] = blocks(readme, "yaml")
+    project = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, project / "migrations")
+    [step] = run_steps(job)
+    assert [line.split()[:3] for line in step.script.splitlines()] == [
+        ["safemigrate", "check", "--format"],
+        ["safemigrate", "up", "--dry-run"],
+    ]
+    done = run_as_written(
+        step, project, {"PRODUCTION_DSN": db_dsn}, {"GITHUB_WORKSPACE": str(project)}
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "target: " in done.stdout
+
+
+def test_the_fleet_job_runs_as_written(tmp_path: Path, db_dsn: str, pg_server: object) -> None:
+    page = FLEET_DOC.read_text()
+    job = next(b for b in blocks(page, "yaml") if "Migrate every shard" in b)
     project = tmp_path / "repo"
     write_migrations(
         project / "migrations", {"0001_orders.sql": "CREATE TABLE orders (id bigint);\n"}
     )
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("CREATE SCHEMA acme")
-    # The README's targets.toml, pointed at the test's database (its shop-us DSN names hosts
+    # The page's targets.toml, pointed at the test's database (its shop-us DSN names hosts
     # that are not here): one database target and one tenant schema.
     (project / "targets.toml").write_text(
         '[[target]]\nname = "shop-eu"\ndsn_env = "SHOP_EU_DSN"\n\n'

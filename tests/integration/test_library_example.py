@@ -1,5 +1,5 @@
-"""The library examples, exactly as the README and ``safemigrate.api`` show them, against a real
-PostgreSQL: only the example DSN is replaced by the test database's."""
+"""The library examples, exactly as docs/library.md and ``safemigrate.api`` show them, against a
+real PostgreSQL: only the example DSN is replaced by the test database's."""
 
 from __future__ import annotations
 
@@ -23,11 +23,10 @@ MIGRATIONS = {
 
 
 def readme_example() -> str:
-    """The python block of the README's "As a library" section."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## As a library", 1)[1]
-    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert match is not None, "the README's library section has no python example"
+    """The python block of the manual's "As a library" page (docs/library.md)."""
+    page = (REPO / "docs" / "library.md").read_text(encoding="utf-8")
+    match = re.search(r"```python\n(.*?)```", page, re.DOTALL)
+    assert match is not None, "docs/library.md has no python example"
     return match.group(1)
 
 

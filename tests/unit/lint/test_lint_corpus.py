@@ -1,7 +1,8 @@
 """The labelled corpus (tests/lint_corpus): ``check`` gives each case its documented verdict.
 
 Each case is labelled from PostgreSQL's documentation or source (its ``-- doc:`` line), never
-from the linter's output; ``bench/lint_corpus.py`` reports precision and recall in docs/lint.md.
+from the linter's output; ``bench/lint_corpus.py`` reports precision and recall in
+docs/lint-accuracy.md.
 """
 
 from __future__ import annotations
