@@ -111,7 +111,7 @@ def test_ctrl_c_inside_an_explicit_block_rolls_back_the_whole_block(
     runner = spawn(*args)
     wait_for_lock_wait(conn, wait_event="advisory", timeout=30)
 
-    os.kill(runner.pid, signal.SIGINT)  # SIGTERM takes the same path (cli.py)
+    os.kill(runner.pid, signal.SIGINT)  # SIGTERM takes the same path (cli/signals.py)
     assert runner.wait(timeout=30) == 130, runner.output
     (failed,) = by_kind(runner.events(), "run_failed")
     assert failed["exit_code"] == 130

@@ -1,14 +1,18 @@
-"""Each command's --help lists exactly the exit codes that command can return."""
+"""Each command's --help lists exactly the exit codes that command can return, and the one
+mapping from what a command did to the process's exit gives them."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from safemigrate.cli import main
-from safemigrate.errors import ExitCode
+from safemigrate.cli.exit_codes import ExitStatus, Returned, exit_status
+from safemigrate.errors import DriftError, ExitCode, LintGateError, SafemigrateError
 
 EXPECTED = {
     "up": {0, 1, 2, 3, 4, 5, 6, 7, 130},
@@ -70,3 +74,35 @@ def test_the_group_lists_every_exit_code() -> None:
 @pytest.mark.parametrize("command", ["up", "plan", "rehearse"])
 def test_lint_gate_flag_is_offered(command: str) -> None:
     assert "--lint-gate [off|warn|error]" in help_of(command)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "expected"),
+    [
+        (None, ExitStatus(0)),
+        (1, ExitStatus(1)),
+        (ExitCode.BAD_INPUT, ExitStatus(2)),
+        (ExitStatus(6, "interrupted: running steps were rolled back"), None),
+        (DriftError("0002_b.sql was edited"), ExitStatus(5, "error: 0002_b.sql was edited")),
+        (LintGateError("refused"), ExitStatus(7, "error: refused")),
+        (KeyboardInterrupt(), ExitStatus(130, "interrupted")),
+    ],
+)
+def test_one_mapping_turns_what_a_command_did_into_the_exit(
+    outcome: Returned | SafemigrateError | KeyboardInterrupt, expected: ExitStatus | None
+) -> None:
+    status = exit_status(outcome)
+    assert status == (expected if expected is not None else outcome)
+
+
+def test_a_typed_error_a_command_raises_is_reported_once_with_its_code(tmp_path: Path) -> None:
+    args = ["new", "--dir", str(tmp_path), "bad name!"]
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 2
+    assert text.stdout == ""
+    assert text.stderr.startswith("error: ")
+    as_json = CliRunner().invoke(main, [*args, "--format", "json"])
+    assert as_json.exit_code == 2
+    event = json.loads(as_json.stdout)
+    assert (event["event"], event["exit_code"]) == ("run_failed", 2)
+    assert as_json.stderr == ""

@@ -270,10 +270,10 @@ def test_report_json() -> None:
 def test_the_fleet_sink_prefixes_lines_and_draws_one_live_line_per_running_target(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from safemigrate.cli import _FleetSink
+    from safemigrate.cli.sinks import FleetSink
     from safemigrate.fleet_report import TargetFinished, TargetStarted
 
-    sink = _FleetSink("text", live=True)
+    sink = FleetSink("text", live=True)
     target = Target("u", "h", 5432, "d", "15.1", False)
     from safemigrate.events import Connected
 
