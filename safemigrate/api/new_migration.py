@@ -42,7 +42,7 @@ def new(settings: Settings, name: str, *, now: dt.datetime | None = None) -> Pat
             handle.write(
                 f"-- {version_text}_{name}: write the migration's SQL below.\n"
                 "-- Each statement runs as its own step, in its own transaction, under\n"
-                "-- lock_timeout; see the README for -- safemigrate: directives.\n"
+                "-- lock_timeout; see docs/migrations.md for -- safemigrate: directives.\n"
                 "-- Until it has SQL it is an empty migration: `up` records it as applied and\n"
                 "-- `check` warns (empty-migration).\n"
             )

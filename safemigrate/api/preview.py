@@ -332,7 +332,7 @@ def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
             f"--schema-from {dump}: the dump has the journal table {table} but none of its "
             "rows, so every migration would be pending on top of a schema that has them",
             hint=f"append the journal's rows to the dump: pg_dump --data-only --table={table} "
-            "DSN >> " + str(dump) + " (README, rehearse)",
+            "DSN >> " + str(dump) + " (docs/plan-and-rehearse.md)",
         )
     if empty:
         history = empty[0]
@@ -341,7 +341,7 @@ def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
             f"{history.table} but none of its rows, so every migration {history.tool} applied "
             "would be pending on top of a schema that has them",
             hint=f"append that table's rows to the dump: pg_dump --data-only "
-            f"--table={history.table} DSN >> {dump} (README, rehearse)",
+            f"--table={history.table} DSN >> {dump} (docs/plan-and-rehearse.md)",
         )
     return rows
 

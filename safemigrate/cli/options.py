@@ -107,7 +107,7 @@ def targets_options(func: Callable[..., Any]) -> Callable[..., Any]:
         type=click.Path(path_type=Path, dir_okay=False),
         help="TOML file with one [[target]] per database or tenant schema (name, dsn or "
         "dsn_env, optional schema and settings) [default: the config's [[target]] tables or "
-        "targets key, if any]. See the README's 'Many databases'.",
+        "targets key, if any]. See docs/fleet.md.",
     )(func)
 
 
