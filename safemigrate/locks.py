@@ -28,6 +28,7 @@ from .model import (
     merge_needs,
 )
 from .statements import qualified
+from .volatility import volatile_call
 
 __all__ = [
     "CONFLICTS",
@@ -70,45 +71,13 @@ _ALTER_TABLE_MODES: dict[Any, LockMode] = {
 #: ALTER TABLE sub-commands that always rewrite the table.
 _REWRITING = {_AT.AT_SetLogged, _AT.AT_SetUnLogged, _AT.AT_SetAccessMethod, _AT.AT_SetTableSpace}
 
-#: Functions whose value differs per row: as a column default they force a table rewrite.
-VOLATILE_FUNCTIONS = frozenset(
-    {
-        "random",
-        "gen_random_uuid",
-        "uuid_generate_v1",
-        "uuid_generate_v1mc",
-        "uuid_generate_v4",
-        "uuidv4",
-        "uuidv7",
-        "clock_timestamp",
-        "timeofday",
-        "nextval",
-        "txid_current",
-        "statement_timestamp_random",
-    }
-)
 _SERIAL_TYPES = frozenset({"serial", "serial2", "serial4", "serial8", "smallserial", "bigserial"})
 
 
-def _walk(node: Any) -> Iterable[Any]:
-    """Every node below ``node`` (pglast nodes, tuples of nodes)."""
-    if isinstance(node, tuple):
-        for item in node:
-            yield from _walk(item)
-    elif isinstance(node, ast.Node):
-        yield node
-        for name in node:
-            yield from _walk(getattr(node, name))
-
-
 def is_volatile(expr: Any) -> bool:
-    """True when ``expr`` calls a function known to be volatile."""
-    for node in _walk(expr):
-        if isinstance(node, ast.FuncCall) and node.funcname:
-            name = node.funcname[-1].sval.lower()
-            if name in VOLATILE_FUNCTIONS:
-                return True
-    return False
+    """True when ``expr`` calls a volatile built-in function (``volatility.VOLATILE_FUNCTIONS``,
+    the list the linter reads too)."""
+    return volatile_call(expr) is not None
 
 
 def _column_rewrites(column: Any) -> bool:

@@ -7,6 +7,7 @@ block, which tables it creates, and how a plain CREATE INDEX becomes CONCURRENTL
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 import pglast
@@ -27,6 +28,24 @@ _ALWAYS_NON_TRANSACTIONAL = (
     ast.CreateSubscriptionStmt,
     ast.DropSubscriptionStmt,
 )
+
+
+def walk(node: Any, *, skip: tuple[type, ...] = ()) -> Iterator[Any]:
+    """Every pglast node in the tree of ``node`` (depth first), ``node`` included; the
+    children of a node of a type in ``skip`` are not entered."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Node):
+            yield current
+            if isinstance(current, skip):
+                continue
+            for attr in current:
+                value = getattr(current, attr)
+                if isinstance(value, ast.Node | tuple | list):
+                    stack.append(value)
+        elif isinstance(current, tuple | list):
+            stack.extend(reversed(current))
 
 
 def qualified(range_var: Any) -> QualifiedName:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pglast import ast
 
+from .. import statements
 from ..model import QualifiedName, Statement
 from .catalog import DEFAULT_SCHEMA, Catalog
 from .options import TimeoutCeilings
@@ -240,19 +241,7 @@ def walk(node: Any) -> Iterator[Any]:
     The body of a CREATE FUNCTION / PROCEDURE (``BEGIN ATOMIC ... END``) is not entered: it is
     not run when the function is created.
     """
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Node):
-            yield current
-            if isinstance(current, ast.CreateFunctionStmt):
-                continue
-            for attr in current:
-                value = getattr(current, attr)
-                if isinstance(value, ast.Node | tuple | list):
-                    stack.append(value)
-        elif isinstance(current, tuple | list):
-            stack.extend(reversed(current))
+    return statements.walk(node, skip=(ast.CreateFunctionStmt,))
 
 
 def string_constants(node: Any) -> Iterator[str]:
