@@ -31,12 +31,11 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
+from . import object_names
 from .locks import lock_needs
 from .model import ConstraintRewrite, LockNeed, QualifiedName
 from .statements import qualified
 
-#: PostgreSQL's NAMEDATALEN: identifiers are at most NAMEDATALEN - 1 bytes.
-NAMEDATALEN = 64
 #: The label of the helper CHECK (col IS NOT NULL) constraint of the NOT NULL recipe.
 HELPER_LABEL = "not_null_safemigrate"
 #: PostgreSQL version (server_version_num) from which SET NOT NULL uses a validated CHECK.
@@ -70,52 +69,22 @@ HAND_WRITTEN = {
 }
 
 
-def _clip(text: str, nbytes: int) -> str:
-    """The longest prefix of ``text`` of at most ``nbytes`` UTF-8 bytes (pg_mbcliplen)."""
-    raw = text.encode()[:nbytes]
-    return raw.decode(errors="ignore")
-
-
-def make_object_name(name1: str, name2: str | None, label: str | None) -> str:
-    """PostgreSQL's makeObjectName: ``name1_name2_label`` cut to NAMEDATALEN - 1 bytes.
-
-    The longer of name1 and name2 is shortened first, one byte at a time, and each is then
-    clipped to a character boundary, exactly as the server does.
-    """
-    name1_bytes = len(name1.encode())
-    name2_bytes = len(name2.encode()) if name2 is not None else 0
-    overhead = (len(label.encode()) + 1 if label else 0) + (1 if name2 is not None else 0)
-    available = NAMEDATALEN - 1 - overhead
-    while name1_bytes + name2_bytes > available:
-        if name1_bytes > name2_bytes:
-            name1_bytes -= 1
-        else:
-            name2_bytes -= 1
-    result = _clip(name1, name1_bytes)
-    if name2 is not None:
-        result += "_" + _clip(name2, name2_bytes)
-    if label:
-        result += "_" + label
-    return result
-
-
 def name_candidates(rewrite: ConstraintRewrite, count: int = 20) -> list[str]:
     """The names PostgreSQL tries in order for the plain statement: the label, then label1,
     label2, ... (the first one free in the schema is chosen). Only the author's name when
     the statement names its constraint."""
     if rewrite.name is not None:
         return [rewrite.name]
-    label = rewrite.name_label
-    labels = [label] + [f"{label}{n}" for n in range(1, count)]
-    return [make_object_name(rewrite.table.name, rewrite.name_addition, lab) for lab in labels]
+    return object_names.name_candidates(
+        rewrite.table.name, rewrite.name_addition, rewrite.name_label, count
+    )
 
 
 def helper_candidates(table: QualifiedName, column: str, count: int = 20) -> list[str]:
     """The names the NOT NULL recipe's helper CHECK on ``column`` may get, in order: like
     ChooseConstraintName, ``<table>_<column>_not_null_safemigrate`` cut to NAMEDATALEN - 1
     bytes, then with the label numbered (``..._safemigrate1``, ...)."""
-    labels = [HELPER_LABEL] + [f"{HELPER_LABEL}{n}" for n in range(1, count)]
-    return [make_object_name(table.name, column, label) for label in labels]
+    return object_names.name_candidates(table.name, column, HELPER_LABEL, count)
 
 
 def helper_name(table: QualifiedName, column: str) -> str:

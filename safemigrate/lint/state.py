@@ -9,6 +9,7 @@ from pglast.parser import ParseError
 
 from .. import statements as sqlinfo
 from ..model import QualifiedName
+from ..object_names import choose_name
 from .catalog import Catalog, Column, Domain
 from .context import StatementContext, name_of, walk
 from .search_path import follow as follow_search_path
@@ -86,31 +87,8 @@ def _check_name(catalog: Catalog, table: QualifiedName, con: Any) -> str:
     if con.conname:
         return str(con.conname)
     read = sorted(column_refs(con.raw_expr))
-    base = _object_name(table.name, read[0] if len(read) == 1 else None, "check")
     taken = {n for t, n in catalog.check_columns if t == table}
-    name, suffix = base, 0
-    while name in taken:
-        suffix += 1
-        name = _object_name(table.name, read[0] if len(read) == 1 else None, f"check{suffix}")
-    return name
-
-
-_NAME_BYTES = 63
-
-
-def _object_name(name1: str, name2: str | None, label: str) -> str:
-    """indexcmds.c makeObjectName: ``name1_name2_label``, the longer of name1 and name2 cut
-    first until it fits in 63 bytes (cut at a character boundary)."""
-    overhead = len(label.encode()) + 1 + (1 if name2 else 0)
-    one, two = name1.encode(), (name2 or "").encode()
-    while len(one) + len(two) > _NAME_BYTES - overhead:
-        if len(one) > len(two):
-            one = one[:-1]
-        else:
-            two = two[:-1]
-    first = one.decode("utf-8", "ignore")
-    second = two.decode("utf-8", "ignore")
-    return f"{first}_{second}_{label}" if name2 else f"{first}_{label}"
+    return choose_name(table.name, read[0] if len(read) == 1 else None, "check", taken)
 
 
 def _record_check(

@@ -9,9 +9,9 @@ import pytest
 from safemigrate import rewrites
 from safemigrate.errors import MigrationFileError
 from safemigrate.model import ConstraintRewrite, LockMode, QualifiedName, TxMode
+from safemigrate.object_names import make_object_name
 from safemigrate.rewrites import (
     helper_name,
-    make_object_name,
     name_candidates,
     planned_name,
     recipe_parts,
@@ -27,26 +27,6 @@ def recipe(sql: str) -> ConstraintRewrite:
 
 
 # -- PostgreSQL's names ---------------------------------------------------------------------
-
-
-def test_make_object_name_joins_with_underscores() -> None:
-    assert make_object_name("orders", "customer_id", "fkey") == "orders_customer_id_fkey"
-    assert make_object_name("orders", None, "pkey") == "orders_pkey"
-
-
-def test_make_object_name_shortens_the_longer_part_first_to_63_bytes() -> None:
-    name = make_object_name("t" * 70, "c" * 10, "check")
-    assert len(name.encode()) == 63
-    assert name == "t" * 46 + "_" + "c" * 10 + "_check"
-    both = make_object_name("a" * 40, "b" * 40, "key")
-    assert both == "a" * 29 + "_" + "b" * 29 + "_key"
-
-
-def test_make_object_name_never_cuts_a_character_in_two() -> None:
-    name = make_object_name("é" * 40, None, "pkey")
-    assert len(name.encode()) <= 63
-    assert name.endswith("_pkey")
-    assert name.encode().decode() == name
 
 
 def test_candidates_number_the_label_like_choose_constraint_name() -> None:
@@ -295,4 +275,4 @@ def test_issue_21_review_d7_check_names_follow_the_expressions_distinct_vars(
     # Against the catalog: a bare ``t`` is the column t when the table has one.
     if rewrite.check_references:
         addition = rewrites.check_name_addition(rewrite.check_references, columns)
-        assert rewrites.make_object_name("t", addition, "check") == named
+        assert make_object_name("t", addition, "check") == named

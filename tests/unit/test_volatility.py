@@ -41,7 +41,10 @@ def test_a_stable_or_constant_default_does_not_rewrite(default: str) -> None:
 
 
 def test_the_linter_reads_the_same_list() -> None:
-    assert lint_volatility.VOLATILE_FUNCTIONS is volatility.VOLATILE_FUNCTIONS
+    assert vars(lint_volatility)["VOLATILE_FUNCTIONS"] is volatility.VOLATILE_FUNCTIONS
+    for name in ("random_normal", "gen_random_uuid", "clock_timestamp", "nextval"):
+        node = pglast.parse_sql(f"SELECT {name}()")[0].stmt
+        assert lint_volatility.volatile_call(node) == name
 
 
 def test_the_list_names_only_functions_postgresql_or_its_extensions_ship() -> None:
