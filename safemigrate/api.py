@@ -33,7 +33,7 @@ from .errors import (
     MigrationFileError,
     StepFailedError,
 )
-from .events import Event, HistoryAdopted
+from .events import Event, EventSink, HistoryAdopted
 from .gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
 from .lint import Finding
 from .model import JournalEntry, Migration
@@ -61,8 +61,6 @@ from .target import Target
 # The database layer (psycopg) is imported by the commands that connect, not here: `check` and
 # `new` then start without it.
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from .db import Session
     from .db.journal import JournalTable
     from .db.repairs import Client as DbClient
@@ -71,8 +69,6 @@ if TYPE_CHECKING:
     from .fleet_report import FleetReport
     from .run import Database
     from .targets import TargetSpec
-
-    EventSink = Callable[[Event], None]
 
 
 def _ignore(_: Event) -> None:

@@ -8,8 +8,19 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from . import checksums
+
+#: The PostgreSQL major version the lint rules and plans assume when neither the config nor a
+#: server says otherwise (the settings' ``pg_version`` default, the linter's default).
+DEFAULT_PG_VERSION = 17
+#: What happens to a plain CREATE INDEX (``concurrent_indexes``): made CONCURRENTLY, refused,
+#: or run as written.
+ConcurrentIndexes = Literal["rewrite", "require", "off"]
+#: What happens to the plain constraint statements that have a non-blocking recipe
+#: (``safe_rewrites``).
+SafeRewrites = Literal["rewrite", "require", "off"]
 
 
 class TxMode(enum.Enum):

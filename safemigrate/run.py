@@ -48,6 +48,7 @@ from .events import (
     Connected,
     ConnectionLost,
     Event,
+    EventSink,
     FreshDatabase,
     Reconnected,
     RunLockWaiting,
@@ -76,7 +77,6 @@ from .session_state import (
 )
 from .target import Target
 
-EventSink = Callable[[Event], None]
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]
 
