@@ -7,6 +7,7 @@ from typing import Any
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
 
+from .. import locks
 from .. import statements as sqlinfo
 from ..model import QualifiedName
 from ..object_names import choose_name
@@ -338,22 +339,29 @@ def record(node: Any, ctx: StatementContext) -> None:
     elif isinstance(node, ast.AlterDomainStmt) and node.typeName:
         _record_alter_domain(node, ctx)
     elif isinstance(node, ast.LockStmt) and ctx.in_transaction_block():
-        locked = state.locked_in_tx.setdefault(ctx.tx.id, set())
-        locked.update(ctx.table(r) for r in node.relations or ())
+        _record_block_locks(node, ctx)
     elif isinstance(node, ast.AlterTableStmt) and node.relation is not None:
         table = ctx.table(node.relation)
-        if ctx.in_transaction_block() and any(
-            isinstance(cmd, ast.AlterTableCmd) and cmd.subtype != _AT.AT_ValidateConstraint
-            for cmd in node.cmds or ()
-        ):
-            # ALTER TABLE subcommands other than VALIDATE take at least SHARE ROW EXCLUSIVE,
-            # most ACCESS EXCLUSIVE (13.3 Explicit Locking), held to the end of the block.
-            state.locked_in_tx.setdefault(ctx.tx.id, set()).add(table)
+        if ctx.in_transaction_block():
+            _record_block_locks(node, ctx)
         for cmd in node.cmds or ():
             if isinstance(cmd, ast.AlterTableCmd):
                 _record_alter(table, cmd, ctx)
     elif isinstance(node, ast.AlterEnumStmt) and node.newVal and not node.oldVal:
         state.enum_values.setdefault(ctx.tx.id, {})[str(node.newVal)] = ctx.line
+
+
+def _record_block_locks(node: Any, ctx: StatementContext) -> None:
+    """The tables LOCK TABLE or ALTER TABLE ``node`` locks against writes, held to the end of
+    the block: read from the runner's lock table (``locks.lock_needs``), so the linter and the
+    runner agree on which statement takes which lock."""
+    held = {
+        ctx.state.resolve(need.relation)
+        for need in locks.lock_needs(node)
+        if need.mode.blocks_writes
+    }
+    if held:
+        ctx.state.locked_in_tx.setdefault(ctx.tx.id, set()).update(held)
 
 
 def _record_rename(node: Any, ctx: StatementContext) -> None:
