@@ -411,16 +411,15 @@ def created_relations(
     Names as written (schema None: the step's current schema), by (version, step index)."""
     import pglast
 
+    from .statements import tree_of
+
     found: dict[tuple[int, int], tuple[QualifiedName, ...]] = {}
     for p in planned:
         names: list[QualifiedName] = []
         for statement in p.step.statements:
             if statement.kind not in _CREATING_KINDS:
                 continue
-            try:
-                node: Any = pglast.parse_sql(statement.text)[0].stmt
-            except pglast.parser.ParseError:
-                continue
+            node = tree_of(statement)
             rel: Any = None
             if isinstance(node, pglast.ast.CreateStmt):
                 rel = node.relation

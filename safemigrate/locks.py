@@ -5,12 +5,12 @@ silent, its source (AlterTableGetLockLevel and friends), applied to the pglast p
 table serves the runner (do not join a lock queue behind a long holder), the planner (what
 ``plan`` shows) and the linter (which tables a block holds locked; the timeout guard). A test
 holds it to the reference table of PostgreSQL's commands (``safemigrate.reference``), which
-reads its storage-parameter lists and serial types. ``lock_needs`` names the relations the statement names; ``catalog_lock_needs``
-says which others it locks that only the catalog can name (a DROP INDEX's table, the other side
-of a foreign key, a partition's parent), for ``db.catalog.resolve_catalog_locks``. Where the
-documentation says "it depends" (a column type change may or may not rewrite), the answer errs
-on the side of caution. The lock modes and their conflict table are plain data in ``model``
-(re-exported here).
+reads its storage-parameter lists and serial types. ``lock_needs`` names the relations the
+statement names; ``catalog_lock_needs`` says which others it locks that only the catalog can
+name (a DROP INDEX's table, the other side of a foreign key, a partition's parent), for
+``db.catalog.resolve_catalog_locks``. Where the documentation says "it depends" (a column type
+change may or may not rewrite), the answer errs on the side of caution. The lock modes and
+their conflict table are plain data in ``model`` (re-exported here).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from . import checksums
 
@@ -360,6 +360,10 @@ class Statement:
     session_changes: tuple[SessionChange, ...] = ()
     #: Set for an UPDATE/DELETE the runner executes in key-range batches (``batch-size=N``).
     batch: BatchTarget | None = None
+    #: The parse tree of ``text`` (a pglast node) as the file's parse built it, so that nothing
+    #: parses the text again (``statements.tree_of``); not compared. None for a statement
+    #: made without the parser. Read only: the tree is shared, never changed.
+    tree: Any = field(default=None, compare=False, repr=False)
 
     @property
     def run_text(self) -> str:

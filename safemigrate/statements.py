@@ -14,7 +14,7 @@ import pglast
 from pglast import ast, enums, parser
 from pglast.stream import RawStream
 
-from .model import IndexBuild, IndexDrop, QualifiedName
+from .model import IndexBuild, IndexDrop, QualifiedName, Statement
 
 _TX = enums.TransactionStmtKind
 
@@ -46,6 +46,19 @@ def walk(node: Any, *, skip: tuple[type, ...] = ()) -> Iterator[Any]:
                     stack.append(value)
         elif isinstance(current, tuple | list):
             stack.extend(reversed(current))
+
+
+def tree_of(statement: Statement) -> Any | None:
+    """The parse tree of ``statement``'s text: the one the file's parse built, else (a
+    statement made without the parser) parsed now; None when the text is not one statement
+    PostgreSQL's parser reads."""
+    if statement.tree is not None:
+        return statement.tree
+    try:
+        parsed = pglast.parse_sql(statement.text)
+    except parser.ParseError:
+        return None
+    return parsed[0].stmt if len(parsed) == 1 else None
 
 
 def qualified(range_var: Any) -> QualifiedName:

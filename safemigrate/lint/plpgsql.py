@@ -221,14 +221,16 @@ def do_block_static_sql(statement_text: str) -> list[str] | None:
     return list(_queries(functions))
 
 
-def function_body_static_sql(create_text: str) -> list[str] | None:
+def function_body_static_sql(create_text: str, node: Any = None) -> list[str] | None:
     """The SQL statements a CREATE FUNCTION / PROCEDURE runs when called, when every one is
     known: a PL/pgSQL body without SQL built at run time (see _dynamic), or a LANGUAGE sql
-    body that parses; None otherwise (another language, dynamic SQL)."""
-    try:
-        node: Any = pglast.parse_sql(create_text)[0].stmt
-    except (pglast.parser.ParseError, IndexError):
-        return None
+    body that parses; None otherwise (another language, dynamic SQL). ``node``: the parse
+    tree of ``create_text`` when the caller has it (else it is parsed here)."""
+    if node is None:
+        try:
+            node = pglast.parse_sql(create_text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            return None
     language = "sql"
     body: str | None = None
     for option in node.options or ():

@@ -440,6 +440,7 @@ class _Walk:
             type(node).__name__,
             non_transactional=sqlinfo.is_non_transactional(node),
             session_changes=session_state.changes_of(node, text),
+            tree=node,
         )
         member = ParsedStatement(node, span.start, span.stop, line, column, statement, "own", None)
         self.parsed.append(member)
