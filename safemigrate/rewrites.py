@@ -305,22 +305,24 @@ def _statement(source: str) -> Any:
     return pglast.parse_sql(source)[0].stmt
 
 
-def _alter(source: str, cmd: Any) -> str:
-    """``ALTER TABLE <the author's relation> <cmd>``, deparsed."""
+def _alter(source: str, cmd: Any) -> Any:
+    """The tree of ``ALTER TABLE <the author's relation> <cmd>``."""
     stmt = _statement(source)
-    return _deparse(ast.AlterTableStmt(relation=stmt.relation, cmds=(cmd,), objtype=stmt.objtype))
+    return ast.AlterTableStmt(relation=stmt.relation, cmds=(cmd,), objtype=stmt.objtype)
 
 
-def _part(label: str, text: str, *, concurrent: bool = False, final: bool = False) -> RecipePart:
-    needs = tuple(lock_needs(pglast.parse_sql(text)[0].stmt))
-    return RecipePart(label, text, needs, concurrent, final)
+def _part(label: str, node: Any, *, concurrent: bool = False, final: bool = False) -> RecipePart:
+    """A part whose statement is the tree ``node``: its text deparsed, its locks read from
+    the same tree (the text is not parsed back)."""
+    needs = tuple(lock_needs(node))
+    return RecipePart(label, _deparse(node), needs, concurrent, final)
 
 
-def _add(source: str, constraint: Any) -> str:
+def _add(source: str, constraint: Any) -> Any:
     return _alter(source, ast.AlterTableCmd(subtype=_AT.AT_AddConstraint, def_=constraint))
 
 
-def _validate(source: str, name: str) -> str:
+def _validate(source: str, name: str) -> Any:
     return _alter(source, ast.AlterTableCmd(subtype=_AT.AT_ValidateConstraint, name=name))
 
 
@@ -395,7 +397,7 @@ def index_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
         nulls_not_distinct=rewrite.nulls_not_distinct,
         concurrent=True,
     )
-    return _part(f"build index {name} CONCURRENTLY", _deparse(index), concurrent=True)
+    return _part(f"build index {name} CONCURRENTLY", index, concurrent=True)
 
 
 def index_shape(definition: str) -> str | None:
@@ -501,12 +503,13 @@ def drop_part(
         missing_ok=True,
         concurrent=True,
     )
-    return _part(f"drop index {name} ({why})", _deparse(statement), concurrent=True)
+    return _part(f"drop index {name} ({why})", statement, concurrent=True)
 
 
 def plain_part(text: str, reason: str) -> RecipePart:
     """The author's statement run as written where the recipe cannot run, and why."""
-    return _part(f"run as written ({reason})", text, final=True)
+    needs = tuple(lock_needs(pglast.parse_sql(text)[0].stmt))
+    return RecipePart(f"run as written ({reason})", text, needs, final=True)
 
 
 def planned_name(rewrite: ConstraintRewrite) -> str:

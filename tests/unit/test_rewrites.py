@@ -3,11 +3,14 @@ parts and their locks, and what the parse makes of each statement under each pol
 
 from __future__ import annotations
 
+import dataclasses
+
 import pglast
 import pytest
 
 from safemigrate import rewrites
 from safemigrate.errors import MigrationFileError
+from safemigrate.locks import lock_needs
 from safemigrate.model import ConstraintRewrite, LockMode, QualifiedName, TxMode
 from safemigrate.object_names import make_object_name
 from safemigrate.rewrites import (
@@ -276,3 +279,28 @@ def test_issue_21_review_d7_check_names_follow_the_expressions_distinct_vars(
     if rewrite.check_references:
         addition = rewrites.check_name_addition(rewrite.check_references, columns)
         assert make_object_name("t", addition, "check") == named
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "ALTER TABLE t ADD FOREIGN KEY (a) REFERENCES p (id)",
+        "ALTER TABLE ONLY s.t ADD CONSTRAINT c CHECK (a > 0)",
+        "ALTER TABLE t ALTER COLUMN a SET NOT NULL",
+        "ALTER TABLE t ADD UNIQUE (a, b) INCLUDE (c)",
+        "ALTER TABLE s.t ADD CONSTRAINT pk PRIMARY KEY (a, b)",
+    ],
+)
+def test_a_parts_locks_are_those_of_its_text(sql: str) -> None:
+    """Each part's locks are read from the tree its text is deparsed from (not parsed back):
+    the same locks as its text's, but for SET NOT NULL, whose scan the helper spares."""
+    parts = [
+        *recipe_parts(recipe(sql), "name"),
+        rewrites.drop_part(recipe(sql), True, "x", "why"),
+        rewrites.drop_part(recipe(sql), False, "x", "why"),
+    ]
+    for part in parts:
+        again = tuple(lock_needs(pglast.parse_sql(part.sql)[0].stmt))
+        if part.label.startswith("set "):
+            again = tuple(dataclasses.replace(n, scans=False) for n in again)
+        assert part.locks == again, part.label
