@@ -34,7 +34,7 @@ from pglast.stream import RawStream
 from . import object_names
 from .locks import lock_needs
 from .model import ConstraintRewrite, LockNeed, QualifiedName
-from .statements import qualified
+from .statements import one_index_statement, qualified
 
 #: The label of the helper CHECK (col IS NOT NULL) constraint of the NOT NULL recipe.
 HELPER_LABEL = "not_null_safemigrate"
@@ -405,13 +405,9 @@ def index_shape(definition: str) -> str | None:
     name, table, CONCURRENTLY and IF NOT EXISTS (the recipe's own :func:`index_part` text and
     ``pg_get_indexdef`` of the index it built give the same shape). None when ``definition``
     is not one CREATE INDEX statement."""
-    try:
-        statements = pglast.parse_sql(definition)
-    except pglast.parser.ParseError:
+    stmt = one_index_statement(definition)
+    if stmt is None:
         return None
-    if len(statements) != 1 or not isinstance(statements[0].stmt, ast.IndexStmt):
-        return None
-    stmt = statements[0].stmt
     shape = ast.IndexStmt(**{attr: getattr(stmt, attr) for attr in stmt})
     shape.idxname = None
     shape.concurrent = False

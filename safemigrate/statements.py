@@ -216,13 +216,20 @@ def add_concurrently(text: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def definition_of_indexdef(indexdef: str) -> str | None:
     """The canonical definition (see index_definition) of a ``pg_get_indexdef()`` text."""
+    node = one_index_statement(indexdef)
+    return None if node is None else index_definition(node)
+
+
+def one_index_statement(text: str) -> Any | None:
+    """The CREATE INDEX tree of ``text`` (``pg_get_indexdef()`` output, a recipe's part), or
+    None when it is not exactly one CREATE INDEX statement."""
     try:
-        parsed = pglast.parse_sql(indexdef)
+        parsed = pglast.parse_sql(text)
     except pglast.parser.ParseError:
         return None
     if len(parsed) != 1 or not isinstance(parsed[0].stmt, ast.IndexStmt):
         return None
-    return index_definition(parsed[0].stmt)
+    return parsed[0].stmt
 
 
 def client_copy(node: Any) -> str | None:

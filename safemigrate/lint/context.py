@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pglast import ast
+from pglast import ast, enums
 
 from .. import statements
 from ..model import QualifiedName, Statement
@@ -220,6 +220,31 @@ class StatementContext:
     def is_new_name(self, name: QualifiedName) -> bool:
         """Like is_new, for a name as written."""
         return self.state.is_new(self.state.resolve(name))
+
+    def alters_existing_table(self, node: Any) -> bool:
+        """True when ``node`` is an ALTER TABLE of a table (not a view, index or sequence)
+        that is not new: what the rules about ALTER TABLE's locks and scans judge."""
+        return (
+            isinstance(node, ast.AlterTableStmt)
+            and node.relation is not None
+            and node.objtype == enums.ObjectType.OBJECT_TABLE
+            and not self.is_new(node.relation)
+        )
+
+    def calls_user_function(self, tree: Any) -> bool:
+        """True when ``tree`` calls a function the migrations or the database define (its
+        body may do anything)."""
+        catalog = self.state.catalog
+        for child in walk(tree):
+            if isinstance(child, ast.FuncCall) and child.funcname:
+                funcname: Any = child.funcname
+                name = str(funcname[-1].sval)
+                prefix = f"{name}("
+                if name in self.state.functions or any(
+                    k.startswith(prefix) for k in catalog.functions
+                ):
+                    return True
+        return False
 
     def in_transaction_block(self) -> bool:
         """True when the statement runs inside a transaction it shares with other statements

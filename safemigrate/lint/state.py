@@ -189,18 +189,6 @@ def _created_if_absent(node: Any, ctx: StatementContext) -> Any:
     return None if known else rel
 
 
-def _calls_user_function(tree: Any, ctx: StatementContext) -> bool:
-    """True when ``tree`` calls a function the migrations or the database define."""
-    catalog = ctx.state.catalog
-    for child in walk(tree):
-        if isinstance(child, ast.FuncCall) and child.funcname:
-            name = str(child.funcname[-1].sval)
-            prefix = f"{name}("
-            if name in ctx.state.functions or any(k.startswith(prefix) for k in catalog.functions):
-                return True
-    return False
-
-
 def _foreign_keys(node: Any) -> list[Any]:
     """The FOREIGN KEY constraints a CREATE TABLE or ALTER TABLE adds."""
     found: list[Any] = []
@@ -243,7 +231,7 @@ def _record_acting(node: Any, ctx: StatementContext) -> None:
         other = ctx.table(con.pktable)
         if not (table_new and (other == table or state.is_new(other))):
             state.acting_tables.update({table, other})
-    if _calls_user_function(node, ctx):
+    if ctx.calls_user_function(node):
         state.acting_tables.add(table)
 
 
@@ -483,16 +471,21 @@ def _record_function_timeouts(node: Any, ctx: StatementContext) -> None:
 
 def _drop_function_timeouts(node: Any, ctx: StatementContext) -> None:
     """DROP FUNCTION / PROCEDURE / ROUTINE forgets the timeouts of what it drops."""
-    timeouts = ctx.state.catalog.function_timeouts
+    _forget_dropped(node, ctx.state.catalog.function_timeouts)
+
+
+def _forget_dropped(node: Any, by_signature: dict[str, Any]) -> None:
+    """Remove from ``by_signature`` (keyed ``name(types)``) the routines DROP ``node`` names:
+    every overload when it names no argument types."""
     for obj in node.objects or ():
         if not isinstance(obj, ast.ObjectWithArgs) or not obj.objname:
             continue
         name = str(obj.objname[-1].sval)
         if obj.args_unspecified:
-            for key in [k for k in timeouts if k.startswith(f"{name}(")]:
-                del timeouts[key]
+            for key in [k for k in by_signature if k.startswith(f"{name}(")]:
+                del by_signature[key]
         else:
-            timeouts.pop(function_signature(name, obj.objargs), None)
+            by_signature.pop(function_signature(name, obj.objargs), None)
 
 
 def function_signature(name: str, argument_types: Any) -> str:
@@ -523,16 +516,7 @@ def _record_alter_function(node: Any, ctx: StatementContext) -> None:
 
 def _drop_functions(node: Any, ctx: StatementContext) -> None:
     """DROP FUNCTION forgets the functions it names."""
-    functions = ctx.state.catalog.functions
-    for obj in node.objects or ():
-        if not isinstance(obj, ast.ObjectWithArgs) or not obj.objname:
-            continue
-        name = str(obj.objname[-1].sval)
-        if obj.args_unspecified:
-            for key in [k for k in functions if k.startswith(f"{name}(")]:
-                del functions[key]
-        else:
-            functions.pop(function_signature(name, obj.objargs), None)
+    _forget_dropped(node, ctx.state.catalog.functions)
 
 
 def _volatile_in_default(

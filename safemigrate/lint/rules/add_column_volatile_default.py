@@ -58,9 +58,7 @@ def default_of(coldef: Any) -> Any:
 
 def added_columns(node: Any, ctx: StatementContext) -> Iterator[Any]:
     """The ColumnDefs of the ADD COLUMN commands of an ALTER TABLE on an existing table."""
-    if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
-        return
-    if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
+    if not ctx.alters_existing_table(node):
         return
     for cmd in node.cmds or ():
         if (
