@@ -252,6 +252,9 @@ class ConstraintRewrite:
     #: column of that name if there is one, else the whole row): what its column references
     #: resolve to, for ``rewrites.check_name_addition`` against the catalog; else empty.
     check_references: tuple[tuple[str, str], ...] = ()
+    #: The parse tree of ``source`` (read only, not compared): the recipe's parts are built
+    #: from it without parsing the text again. None when made without the parser.
+    tree: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

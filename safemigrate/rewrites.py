@@ -182,7 +182,15 @@ def _deparse(node: Any) -> str:
 
 def recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
     """The recipe of a plain constraint statement; a reason string when ``node`` is one of the
-    four plain forms but the runner cannot apply it as a recipe; None for anything else."""
+    four plain forms but the runner cannot apply it as a recipe; None for anything else. The
+    recipe keeps ``node`` as its tree."""
+    found = _recognise(node, text)
+    if isinstance(found, ConstraintRewrite):
+        return dataclasses.replace(found, tree=node)
+    return found
+
+
+def _recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
     if not isinstance(node, ast.AlterTableStmt) or node.objtype != enums.ObjectType.OBJECT_TABLE:
         return None
     commands = node.cmds or ()
@@ -300,14 +308,19 @@ class RecipePart:
     final: bool = False
 
 
+def _statement(rewrite: ConstraintRewrite) -> Any:
+    """The tree of the author's statement: the one its parse built, else parsed now."""
+    return rewrite.tree if rewrite.tree is not None else _parsed(rewrite.source)
+
+
 @functools.lru_cache(maxsize=256)
-def _statement(source: str) -> Any:
+def _parsed(source: str) -> Any:
     return pglast.parse_sql(source)[0].stmt
 
 
-def _alter(source: str, cmd: Any) -> Any:
+def _alter(rewrite: ConstraintRewrite, cmd: Any) -> Any:
     """The tree of ``ALTER TABLE <the author's relation> <cmd>``."""
-    stmt = _statement(source)
+    stmt = _statement(rewrite)
     return ast.AlterTableStmt(relation=stmt.relation, cmds=(cmd,), objtype=stmt.objtype)
 
 
@@ -318,12 +331,12 @@ def _part(label: str, node: Any, *, concurrent: bool = False, final: bool = Fals
     return RecipePart(label, _deparse(node), needs, concurrent, final)
 
 
-def _add(source: str, constraint: Any) -> Any:
-    return _alter(source, ast.AlterTableCmd(subtype=_AT.AT_AddConstraint, def_=constraint))
+def _add(rewrite: ConstraintRewrite, constraint: Any) -> Any:
+    return _alter(rewrite, ast.AlterTableCmd(subtype=_AT.AT_AddConstraint, def_=constraint))
 
 
-def _validate(source: str, name: str) -> Any:
-    return _alter(source, ast.AlterTableCmd(subtype=_AT.AT_ValidateConstraint, name=name))
+def _validate(rewrite: ConstraintRewrite, name: str) -> Any:
+    return _alter(rewrite, ast.AlterTableCmd(subtype=_AT.AT_ValidateConstraint, name=name))
 
 
 def _helper_check(column: str, name: str) -> Any:
@@ -346,8 +359,8 @@ def helper_parts(
 ) -> tuple[RecipePart, RecipePart]:
     """The helper CHECK (column IS NOT NULL) NOT VALID called ``helper``, and its VALIDATE."""
     return (
-        _part(f"add {helper} NOT VALID", _add(rewrite.source, _helper_check(column, helper))),
-        _part(f"validate {helper}", _validate(rewrite.source, helper)),
+        _part(f"add {helper} NOT VALID", _add(rewrite, _helper_check(column, helper))),
+        _part(f"validate {helper}", _validate(rewrite, helper)),
     )
 
 
@@ -355,8 +368,8 @@ def closing_not_null(
     rewrite: ConstraintRewrite, column: str, helper: str
 ) -> tuple[RecipePart, RecipePart]:
     """SET NOT NULL (no scan: the validated helper proves it) and DROP of the helper."""
-    set_not_null = _alter(rewrite.source, ast.AlterTableCmd(subtype=_AT.AT_SetNotNull, name=column))
-    drop = _alter(rewrite.source, ast.AlterTableCmd(subtype=_AT.AT_DropConstraint, name=helper))
+    set_not_null = _alter(rewrite, ast.AlterTableCmd(subtype=_AT.AT_SetNotNull, name=column))
+    drop = _alter(rewrite, ast.AlterTableCmd(subtype=_AT.AT_DropConstraint, name=helper))
     set_part = _part(f"set {column} NOT NULL", set_not_null, final=True)
     # The validated helper proves the column has no NULL: the server skips the scan.
     set_part = dataclasses.replace(
@@ -370,7 +383,7 @@ def closing_not_null(
 
 def index_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
     """CREATE UNIQUE INDEX CONCURRENTLY ``name`` with the constraint's columns."""
-    stmt = _statement(rewrite.source)
+    stmt = _statement(rewrite)
     relation = ast.RangeVar(
         schemaname=stmt.relation.schemaname,
         relname=stmt.relation.relname,
@@ -426,7 +439,7 @@ def attach_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
         initdeferred=rewrite.initially_deferred,
         is_enforced=True,
     )
-    return _part(f"attach {name} as the constraint", _add(rewrite.source, constraint), final=True)
+    return _part(f"attach {name} as the constraint", _add(rewrite, constraint), final=True)
 
 
 def recipe_parts(
@@ -442,18 +455,17 @@ def recipe_parts(
     db layer's choice against the catalog); by default the first choices, kept apart from each
     other and from ``name``.
     """
-    source = rewrite.source
     if helpers is None:
         columns = rewrite.columns[:1] if rewrite.kind == "not_null" else rewrite.columns
         helpers = choose_helper_names(rewrite.table, columns, {name})
     if rewrite.kind in ("foreign_key", "check"):
-        constraint = _copy_constraint(_statement(source).cmds[0].def_)
+        constraint = _copy_constraint(_statement(rewrite).cmds[0].def_)
         constraint.conname = name
         constraint.skip_validation = True
         constraint.initially_valid = False
         return (
-            _part(f"add {name} NOT VALID", _add(source, constraint)),
-            _part(f"validate {name}", _validate(source, name), final=True),
+            _part(f"add {name} NOT VALID", _add(rewrite, constraint)),
+            _part(f"validate {name}", _validate(rewrite, name), final=True),
         )
     if rewrite.kind == "not_null":
         column = rewrite.columns[0]
@@ -489,8 +501,8 @@ def drop_part(
             behavior=enums.DropBehavior.DROP_RESTRICT,
             missing_ok=True,
         )
-        return _part(f"drop {name} ({why})", _alter(rewrite.source, drop))
-    schema = schema or _statement(rewrite.source).relation.schemaname
+        return _part(f"drop {name} ({why})", _alter(rewrite, drop))
+    schema = schema or _statement(rewrite).relation.schemaname
     qualified_name = (ast.String(sval=schema),) if schema else ()
     statement = ast.DropStmt(
         objects=((*qualified_name, ast.String(sval=name)),),

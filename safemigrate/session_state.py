@@ -392,21 +392,36 @@ _SESSION_VIEWS = {
 
 @functools.lru_cache(maxsize=1024)
 def needs_of(text: str) -> Needs:
-    """What the statement ``text`` could need of the session (parsed again: only asked when
-    a new session lacks something)."""
-    names: set[tuple[str, str]] = set()
-    calls: set[str] = set()
-    opaque = False
+    """What the SQL ``text`` (a function body's statement, a DO block's) could need of the
+    session; for a migration's statement see statement_needs."""
     try:
         parsed = pglast.parse_sql(text)
     except pglast.parser.ParseError:
         return Needs(frozenset(), frozenset(), True)
-    for raw in parsed:
-        for node in walk(raw.stmt):
+    return _needs([raw.stmt for raw in parsed], text)
+
+
+@functools.lru_cache(maxsize=1024)
+def statement_needs(statement: Statement) -> Needs:
+    """What ``statement`` could need of the session, from the tree its parse built (only
+    asked when a new session lacks something)."""
+    node = tree_of(statement)
+    if node is None:
+        return needs_of(statement.text)
+    return _needs([node], statement.text)
+
+
+def _needs(trees: Sequence[Any], text: str) -> Needs:
+    """needs_of the statements ``trees`` of ``text``."""
+    names: set[tuple[str, str]] = set()
+    calls: set[str] = set()
+    opaque = False
+    for tree in trees:
+        for node in walk(tree):
             if isinstance(node, ast.DoStmt):
                 # A block whose every statement is known needs what they need (issue 21
                 # review21b F1: a lost temporary table must not refuse every later DO block).
-                body = do_block_static_sql(text) if len(parsed) == 1 else None
+                body = do_block_static_sql(text, tree) if len(trees) == 1 else None
                 if body is None:
                     opaque = True
                 for query in body or ():
@@ -577,7 +592,7 @@ def created_functions(statements: Iterable[Statement]) -> frozenset[str]:
 def calls_in(statement: Statement) -> frozenset[str]:
     """The functions ``statement`` calls (lower case, without schema), those of a DO block's
     body included."""
-    calls = set(needs_of(statement.text).calls)
+    calls = set(statement_needs(statement).calls)
     if statement.kind == "DoStmt":
         for query in do_block_sql(statement.text):
             calls |= needs_of(query).calls
@@ -768,7 +783,7 @@ class SessionState:
         if not lost:
             return None
         for statement in step.statements:
-            needs = needs_of(statement.text)
+            needs = statement_needs(statement)
             for kept in lost:
                 if could_depend(needs, kept, functions):
                     return kept

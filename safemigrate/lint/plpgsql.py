@@ -202,18 +202,19 @@ def _dynamic(tree: Any) -> bool:
     return False
 
 
-def do_block_static_sql(statement_text: str) -> list[str] | None:
+def do_block_static_sql(statement_text: str, node: Any = None) -> list[str] | None:
     """do_block_sql of a PL/pgSQL DO statement when it shows every statement the block runs;
     None when it cannot be parsed, is in another language, or runs SQL known only at run
-    time (see _dynamic)."""
+    time (see _dynamic). ``node``: the statement's parse tree when the caller has it."""
     try:
         functions = pglast.parse_plpgsql(statement_text)
     except (pglast.parser.ParseError, ValueError):
         return None
-    try:
-        node: Any = pglast.parse_sql(statement_text)[0].stmt
-    except (pglast.parser.ParseError, IndexError):
-        return None
+    if node is None:
+        try:
+            node = pglast.parse_sql(statement_text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            return None
     if not isinstance(node, ast.DoStmt) or do_language(node) != "plpgsql":
         return None
     if _dynamic(functions):

@@ -11,9 +11,9 @@ from typing import Any
 import pglast
 import pytest
 
-from safemigrate import gate, session_state, statements
+from safemigrate import gate, rewrites, session_state, statements
 from safemigrate.lint.catalog import Catalog
-from safemigrate.model import Migration, Statement, Step, TxMode
+from safemigrate.model import TEMPORARY, Migration, Statement, Step, TxMode
 from safemigrate.pending import PlannedStep
 from safemigrate.source import build_steps
 
@@ -91,3 +91,27 @@ def test_function_facts_read_the_trees_in_one_walk(
     needs = session_state.function_needs(file_statements)
     assert needs["calls_it"].calls >= {"set_path"}
     assert len(no_reparse) == parsed  # the second question reuses the one walk
+
+
+def test_what_a_statement_needs_of_the_session_is_read_from_its_tree(
+    file_statements: list[Statement], no_reparse: list[str]
+) -> None:
+    session_state.statement_needs.cache_clear()
+    archive = file_statements[3]
+    needs = session_state.statement_needs(archive)
+    assert (TEMPORARY, "orders") in needs.names  # an unqualified name may be a temporary table
+    assert session_state.calls_in(archive) == frozenset()
+
+
+def test_a_recipe_is_built_from_the_statements_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    sql = "ALTER TABLE t ADD CONSTRAINT t_a_fkey FOREIGN KEY (a) REFERENCES p (id)"
+    [step] = build_steps("/m/0001_m.sql", sql + ";\n")
+    rewrite = step.statements[0].constraint_rewrite
+    assert rewrite is not None and rewrite.tree is step.statements[0].tree
+
+    def parse(text: str) -> Any:
+        raise AssertionError(f"parsed again: {text}")
+
+    monkeypatch.setattr(pglast, "parse_sql", parse)
+    parts = rewrites.recipe_parts(rewrite, "t_a_fkey")
+    assert [p.label for p in parts] == ["add t_a_fkey NOT VALID", "validate t_a_fkey"]
