@@ -298,6 +298,7 @@ _DROP_RELATIONS = (
     enums.ObjectType.OBJECT_VIEW,
     enums.ObjectType.OBJECT_MATVIEW,
     enums.ObjectType.OBJECT_SEQUENCE,
+    enums.ObjectType.OBJECT_FOREIGN_TABLE,
 )
 #: DROP of these objects (``name ON table``) takes ACCESS EXCLUSIVE on their table.
 _DROP_ON_TABLE = (
