@@ -27,10 +27,9 @@ from typing import Any, Literal, get_args
 
 from .durations import format_duration, parse_duration
 from .errors import ConfigError
+from .model import DEFAULT_PG_VERSION, ConcurrentIndexes, SafeRewrites
 from .sizes import parse_size
 
-ConcurrentIndexes = Literal["rewrite", "require", "off"]
-SafeRewrites = Literal["rewrite", "require", "off"]
 VersionStyle = Literal["sequence", "timestamp"]
 #: What up, plan and rehearse do with lint findings on pending steps (see safemigrate.gate).
 LintGate = Literal["off", "warn", "error"]
@@ -158,7 +157,7 @@ class Settings:
     # The same for statement_timeout; 0 = no ceiling (0 and RESET allowed, check warns).
     max_statement_timeout_ms: int = 14_400_000
     # The PostgreSQL major version lint rules assume (check, plan, the lint gate).
-    pg_version: int = 17
+    pg_version: int = DEFAULT_PG_VERSION
     # Connect only to a database named by --dsn, SAFEMIGRATE_DSN or DATABASE_URL, never through
     # libpq's PG* variables. Off by default: PG* variables name a database deliberately too.
     require_dsn: bool = False

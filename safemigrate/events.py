@@ -7,6 +7,7 @@ the text renderer in ``output.py`` turns them into lines for people.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -25,6 +26,11 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """The event as a JSON-ready dict, ``event`` first."""
         return {"event": self.kind, **dataclasses.asdict(self)}
+
+
+#: Where a run, a command or a fleet job sends its events (the CLI's printers, a library
+#: caller's callback).
+EventSink = Callable[[Event], None]
 
 
 @dataclass(frozen=True)

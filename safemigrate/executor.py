@@ -44,7 +44,7 @@ from .events import (
     AttemptStarted,
     BatchProgress,
     Blocker,
-    Event,
+    EventSink,
     IndexCleanup,
     RecipePartStarted,
     ReplicaLagWait,
@@ -76,8 +76,6 @@ from .shapes import (
     UnfinishedRecipeError,
     step_shape,
 )
-
-EventSink = Callable[[Event], None]
 
 #: How often a batched step reports its progress (besides its first and last batch), and how
 #: often it reads the standbys' lag while it waits for them.

@@ -24,7 +24,7 @@ from typing import Any
 
 from .config import Settings
 from .errors import InterruptedRunError, SafemigrateError
-from .events import Event, RunFailed
+from .events import Event, EventSink, RunFailed
 from .executor import RunResult
 from .fleet_report import (
     FleetReport,
@@ -38,8 +38,6 @@ from .pending import PlannedStep
 from .run.connection import Database
 from .run.database_run import Run
 from .targets import TargetSpec
-
-EventSink = Callable[[Event], None]
 
 #: How often the main thread wakes while waiting for workers (signals arrive between waits).
 POLL_S = 0.2

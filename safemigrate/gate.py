@@ -382,19 +382,26 @@ def verdict(
     settings: Settings,
     catalog: Callable[[], Catalog] | None = None,
     context: GateContext | None = None,
+    *,
+    findings: Sequence[Finding] | None = None,
 ) -> GateVerdict:
     """The gate's verdict on ``planned`` under the settings' lint_gate (no lint when off).
 
-    ``catalog`` reads the live schema to judge against; it is called only when there is
-    something to lint. Every pending file is linted (those ``lint_gate_after`` exempts build
-    the schema the later ones are judged on); only the judged steps' findings count.
+    ``findings``: the run's one lint of the pending files (``lint_pending``), when the caller
+    has it, so the guard and the gate judge the same findings and nothing lints twice; else
+    they are linted here. ``catalog`` reads the live schema to judge against; it is called
+    only when there is something to lint. Every pending file is linted (those
+    ``lint_gate_after`` exempts build the schema the later ones are judged on); only the
+    judged steps' findings count.
     """
     if settings.lint_gate == "off":
         return GateVerdict("off", ())
     if not judged_steps(planned, settings):
         return GateVerdict(settings.lint_gate, ())
-    live = resumed_bootstrap(catalog() if catalog is not None else None, context)
-    return decide(planned, lint_pending(planned, settings, live), settings, context)
+    if findings is None:
+        live = resumed_bootstrap(catalog() if catalog is not None else None, context)
+        findings = lint_pending(planned, settings, live)
+    return decide(planned, findings, settings, context)
 
 
 # -- created in this run, checked as the run goes (issue 20 review F4) -----------------------
@@ -411,16 +418,15 @@ def created_relations(
     Names as written (schema None: the step's current schema), by (version, step index)."""
     import pglast
 
+    from .statements import tree_of
+
     found: dict[tuple[int, int], tuple[QualifiedName, ...]] = {}
     for p in planned:
         names: list[QualifiedName] = []
         for statement in p.step.statements:
             if statement.kind not in _CREATING_KINDS:
                 continue
-            try:
-                node: Any = pglast.parse_sql(statement.text)[0].stmt
-            except pglast.parser.ParseError:
-                continue
+            node = tree_of(statement)
             rel: Any = None
             if isinstance(node, pglast.ast.CreateStmt):
                 rel = node.relation

@@ -2,13 +2,15 @@
 
 From PostgreSQL's documentation ("Explicit Locking" and the ALTER TABLE page) and, where it is
 silent, its source (AlterTableGetLockLevel and friends), applied to the pglast parse tree. One
-table serves the runner (do not join a lock queue behind a long holder) and the planner (what
-``plan`` shows). ``lock_needs`` names the relations the statement names; ``catalog_lock_needs``
-says which others it locks that only the catalog can name (a DROP INDEX's table, the other side
-of a foreign key, a partition's parent), for ``db.catalog.resolve_catalog_locks``. Where the
-documentation says "it depends" (a column type change may or may not rewrite), the answer errs
-on the side of caution. The lock modes and their conflict table are plain data in ``model``
-(re-exported here).
+table serves the runner (do not join a lock queue behind a long holder), the planner (what
+``plan`` shows) and the linter (which tables a block holds locked; the timeout guard). A test
+holds it to the reference table of PostgreSQL's commands (``safemigrate.reference``), which
+reads its storage-parameter lists and serial types. ``lock_needs`` names the relations the
+statement names; ``catalog_lock_needs`` says which others it locks that only the catalog can
+name (a DROP INDEX's table, the other side of a foreign key, a partition's parent), for
+``db.catalog.resolve_catalog_locks``. Where the documentation says "it depends" (a column type
+change may or may not rewrite), the answer errs on the side of caution. The lock modes and
+their conflict table are plain data in ``model`` (re-exported here).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .model import (
     merge_needs,
 )
 from .statements import qualified
+from .volatility import volatile_call
 
 __all__ = [
     "CONFLICTS",
@@ -67,54 +70,30 @@ _ALTER_TABLE_MODES: dict[Any, LockMode] = {
     _AT.AT_EnableTrigUser: _M.SHARE_ROW_EXCLUSIVE,
     _AT.AT_DisableTrigUser: _M.SHARE_ROW_EXCLUSIVE,
 }
-#: ALTER TABLE sub-commands that always rewrite the table.
-_REWRITING = {_AT.AT_SetLogged, _AT.AT_SetUnLogged, _AT.AT_SetAccessMethod, _AT.AT_SetTableSpace}
+#: ALTER TABLE sub-commands that rewrite the table (SET EXPRESSION: a stored generated column
+#: is computed again for every row, PostgreSQL 17).
+_REWRITING = {
+    _AT.AT_SetLogged,
+    _AT.AT_SetUnLogged,
+    _AT.AT_SetAccessMethod,
+    _AT.AT_SetTableSpace,
+    _AT.AT_SetExpression,
+}
 
-#: Functions whose value differs per row: as a column default they force a table rewrite.
-VOLATILE_FUNCTIONS = frozenset(
-    {
-        "random",
-        "gen_random_uuid",
-        "uuid_generate_v1",
-        "uuid_generate_v1mc",
-        "uuid_generate_v4",
-        "uuidv4",
-        "uuidv7",
-        "clock_timestamp",
-        "timeofday",
-        "nextval",
-        "txid_current",
-        "statement_timestamp_random",
-    }
-)
-_SERIAL_TYPES = frozenset({"serial", "serial2", "serial4", "serial8", "smallserial", "bigserial"})
-
-
-def _walk(node: Any) -> Iterable[Any]:
-    """Every node below ``node`` (pglast nodes, tuples of nodes)."""
-    if isinstance(node, tuple):
-        for item in node:
-            yield from _walk(item)
-    elif isinstance(node, ast.Node):
-        yield node
-        for name in node:
-            yield from _walk(getattr(node, name))
+#: The serial pseudo-types: a nextval() default, so adding such a column rewrites the table.
+SERIAL_TYPES = ("serial", "serial2", "serial4", "serial8", "smallserial", "bigserial")
 
 
 def is_volatile(expr: Any) -> bool:
-    """True when ``expr`` calls a function known to be volatile."""
-    for node in _walk(expr):
-        if isinstance(node, ast.FuncCall) and node.funcname:
-            name = node.funcname[-1].sval.lower()
-            if name in VOLATILE_FUNCTIONS:
-                return True
-    return False
+    """True when ``expr`` calls a volatile built-in function (``volatility.VOLATILE_FUNCTIONS``,
+    the list the linter reads too)."""
+    return volatile_call(expr) is not None
 
 
 def _column_rewrites(column: Any) -> bool:
     """True when adding ``column`` (a ColumnDef) to an existing table rewrites the table."""
     type_name = column.typeName
-    if type_name is not None and type_name.names[-1].sval.lower() in _SERIAL_TYPES:
+    if type_name is not None and type_name.names[-1].sval.lower() in SERIAL_TYPES:
         return True
     for constraint in column.constraints or ():
         kind = constraint.contype
@@ -171,25 +150,42 @@ def _add_column_needs(table: QualifiedName, column: Any) -> list[LockNeed]:
     return needs
 
 
-#: Storage parameters whose change takes ACCESS EXCLUSIVE (reloptions.c, ``lockmode`` of each
-#: option; every other heap and index option takes SHARE UPDATE EXCLUSIVE).
-_ACCESS_EXCLUSIVE_OPTIONS = frozenset(
-    {"user_catalog_table", "buffering", "security_barrier", "security_invoker", "check_option"}
+#: Storage parameters whose change takes ACCESS EXCLUSIVE (reloptions.c, the ``lockmode`` of
+#: each option, AlterTableGetRelOptionsLockLevel); every other heap and index option takes SHARE
+#: UPDATE EXCLUSIVE. The reference table (``safemigrate.reference``) reads the same two lists.
+TABLE_ACCESS_EXCLUSIVE_OPTIONS = ("user_catalog_table",)
+#: GIN's fastupdate and gin_pending_list_limit, GiST's buffering, BRIN's pages_per_range and
+#: autosummarize.
+INDEX_ACCESS_EXCLUSIVE_OPTIONS = (
+    "fastupdate",
+    "gin_pending_list_limit",
+    "buffering",
+    "pages_per_range",
+    "autosummarize",
 )
 
 
-def _rel_options_mode(options: Any) -> LockMode:
-    """SET (...)/RESET (...): the strongest lock any of the options takes."""
+def _rel_options_mode(options: Any, strong: Sequence[str]) -> LockMode:
+    """SET (...)/RESET (...): the strongest lock any of the options takes (``strong``: the
+    relation kind's options that take ACCESS EXCLUSIVE)."""
     names = {o.defname for o in options or ()}
-    strong = names & _ACCESS_EXCLUSIVE_OPTIONS
-    return _M.ACCESS_EXCLUSIVE if strong else _M.SHARE_UPDATE_EXCLUSIVE
+    return _M.ACCESS_EXCLUSIVE if names & set(strong) else _M.SHARE_UPDATE_EXCLUSIVE
+
+
+#: ALTER of these relations goes by the sub-commands' lock levels (AlterTableGetLockLevel);
+#: any other ALTER (a view, a sequence, a type) takes ACCESS EXCLUSIVE here.
+_ALTERED_BY_SUBCOMMAND = (
+    enums.ObjectType.OBJECT_TABLE,
+    enums.ObjectType.OBJECT_MATVIEW,
+    enums.ObjectType.OBJECT_FOREIGN_TABLE,
+)
 
 
 def _alter_table(node: Any) -> tuple[list[LockNeed], list[CatalogLock]]:
     table = qualified(node.relation)
     if node.objtype == enums.ObjectType.OBJECT_INDEX:
         return _alter_index(node, table), []
-    if node.objtype not in (enums.ObjectType.OBJECT_TABLE, enums.ObjectType.OBJECT_MATVIEW):
+    if node.objtype not in _ALTERED_BY_SUBCOMMAND:
         return [LockNeed(table, _M.ACCESS_EXCLUSIVE)], []
     needs: list[LockNeed] = []
     via: list[CatalogLock] = []
@@ -222,7 +218,7 @@ def _alter_table(node: Any) -> tuple[list[LockNeed], list[CatalogLock]]:
                 CatalogLock(Via.CHILDREN, partition, _M.ACCESS_EXCLUSIVE, scans=True),
             ]
         elif subtype in (_AT.AT_SetRelOptions, _AT.AT_ResetRelOptions):
-            mode = _rel_options_mode(cmd.def_)
+            mode = _rel_options_mode(cmd.def_, TABLE_ACCESS_EXCLUSIVE_OPTIONS)
             needs.append(LockNeed(table, mode))
             recursing.append(mode)
         elif subtype in _ALTER_TABLE_MODES:
@@ -281,7 +277,8 @@ def _alter_index(node: Any, index: QualifiedName) -> list[LockNeed]:
                 LockNeed(qualified(cmd.def_.name), _M.ACCESS_EXCLUSIVE),
             ]
         elif subtype in (_AT.AT_SetRelOptions, _AT.AT_ResetRelOptions):
-            needs.append(LockNeed(index, _rel_options_mode(cmd.def_)))
+            mode = _rel_options_mode(cmd.def_, INDEX_ACCESS_EXCLUSIVE_OPTIONS)
+            needs.append(LockNeed(index, mode))
         elif subtype == _AT.AT_SetStatistics:
             needs.append(LockNeed(index, _M.SHARE_UPDATE_EXCLUSIVE))
         else:
@@ -301,6 +298,7 @@ _DROP_RELATIONS = (
     enums.ObjectType.OBJECT_VIEW,
     enums.ObjectType.OBJECT_MATVIEW,
     enums.ObjectType.OBJECT_SEQUENCE,
+    enums.ObjectType.OBJECT_FOREIGN_TABLE,
 )
 #: DROP of these objects (``name ON table``) takes ACCESS EXCLUSIVE on their table.
 _DROP_ON_TABLE = (

@@ -8,8 +8,19 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
 from . import checksums
+
+#: The PostgreSQL major version the lint rules and plans assume when neither the config nor a
+#: server says otherwise (the settings' ``pg_version`` default, the linter's default).
+DEFAULT_PG_VERSION = 17
+#: What happens to a plain CREATE INDEX (``concurrent_indexes``): made CONCURRENTLY, refused,
+#: or run as written.
+ConcurrentIndexes = Literal["rewrite", "require", "off"]
+#: What happens to the plain constraint statements that have a non-blocking recipe
+#: (``safe_rewrites``).
+SafeRewrites = Literal["rewrite", "require", "off"]
 
 
 class TxMode(enum.Enum):
@@ -241,6 +252,9 @@ class ConstraintRewrite:
     #: column of that name if there is one, else the whole row): what its column references
     #: resolve to, for ``rewrites.check_name_addition`` against the catalog; else empty.
     check_references: tuple[tuple[str, str], ...] = ()
+    #: The parse tree of ``source`` (read only, not compared): the recipe's parts are built
+    #: from it without parsing the text again. None when made without the parser.
+    tree: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -349,6 +363,10 @@ class Statement:
     session_changes: tuple[SessionChange, ...] = ()
     #: Set for an UPDATE/DELETE the runner executes in key-range batches (``batch-size=N``).
     batch: BatchTarget | None = None
+    #: The parse tree of ``text`` (a pglast node) as the file's parse built it, so that nothing
+    #: parses the text again (``statements.tree_of``); not compared. None for a statement
+    #: made without the parser. Read only: the tree is shared, never changed.
+    tree: Any = field(default=None, compare=False, repr=False)
 
     @property
     def run_text(self) -> str:

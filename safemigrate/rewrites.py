@@ -31,12 +31,11 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
+from . import object_names
 from .locks import lock_needs
 from .model import ConstraintRewrite, LockNeed, QualifiedName
-from .statements import qualified
+from .statements import one_index_statement, qualified
 
-#: PostgreSQL's NAMEDATALEN: identifiers are at most NAMEDATALEN - 1 bytes.
-NAMEDATALEN = 64
 #: The label of the helper CHECK (col IS NOT NULL) constraint of the NOT NULL recipe.
 HELPER_LABEL = "not_null_safemigrate"
 #: PostgreSQL version (server_version_num) from which SET NOT NULL uses a validated CHECK.
@@ -70,52 +69,22 @@ HAND_WRITTEN = {
 }
 
 
-def _clip(text: str, nbytes: int) -> str:
-    """The longest prefix of ``text`` of at most ``nbytes`` UTF-8 bytes (pg_mbcliplen)."""
-    raw = text.encode()[:nbytes]
-    return raw.decode(errors="ignore")
-
-
-def make_object_name(name1: str, name2: str | None, label: str | None) -> str:
-    """PostgreSQL's makeObjectName: ``name1_name2_label`` cut to NAMEDATALEN - 1 bytes.
-
-    The longer of name1 and name2 is shortened first, one byte at a time, and each is then
-    clipped to a character boundary, exactly as the server does.
-    """
-    name1_bytes = len(name1.encode())
-    name2_bytes = len(name2.encode()) if name2 is not None else 0
-    overhead = (len(label.encode()) + 1 if label else 0) + (1 if name2 is not None else 0)
-    available = NAMEDATALEN - 1 - overhead
-    while name1_bytes + name2_bytes > available:
-        if name1_bytes > name2_bytes:
-            name1_bytes -= 1
-        else:
-            name2_bytes -= 1
-    result = _clip(name1, name1_bytes)
-    if name2 is not None:
-        result += "_" + _clip(name2, name2_bytes)
-    if label:
-        result += "_" + label
-    return result
-
-
 def name_candidates(rewrite: ConstraintRewrite, count: int = 20) -> list[str]:
     """The names PostgreSQL tries in order for the plain statement: the label, then label1,
     label2, ... (the first one free in the schema is chosen). Only the author's name when
     the statement names its constraint."""
     if rewrite.name is not None:
         return [rewrite.name]
-    label = rewrite.name_label
-    labels = [label] + [f"{label}{n}" for n in range(1, count)]
-    return [make_object_name(rewrite.table.name, rewrite.name_addition, lab) for lab in labels]
+    return object_names.name_candidates(
+        rewrite.table.name, rewrite.name_addition, rewrite.name_label, count
+    )
 
 
 def helper_candidates(table: QualifiedName, column: str, count: int = 20) -> list[str]:
     """The names the NOT NULL recipe's helper CHECK on ``column`` may get, in order: like
     ChooseConstraintName, ``<table>_<column>_not_null_safemigrate`` cut to NAMEDATALEN - 1
     bytes, then with the label numbered (``..._safemigrate1``, ...)."""
-    labels = [HELPER_LABEL] + [f"{HELPER_LABEL}{n}" for n in range(1, count)]
-    return [make_object_name(table.name, column, label) for label in labels]
+    return object_names.name_candidates(table.name, column, HELPER_LABEL, count)
 
 
 def helper_name(table: QualifiedName, column: str) -> str:
@@ -213,7 +182,15 @@ def _deparse(node: Any) -> str:
 
 def recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
     """The recipe of a plain constraint statement; a reason string when ``node`` is one of the
-    four plain forms but the runner cannot apply it as a recipe; None for anything else."""
+    four plain forms but the runner cannot apply it as a recipe; None for anything else. The
+    recipe keeps ``node`` as its tree."""
+    found = _recognise(node, text)
+    if isinstance(found, ConstraintRewrite):
+        return dataclasses.replace(found, tree=node)
+    return found
+
+
+def _recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
     if not isinstance(node, ast.AlterTableStmt) or node.objtype != enums.ObjectType.OBJECT_TABLE:
         return None
     commands = node.cmds or ()
@@ -331,28 +308,35 @@ class RecipePart:
     final: bool = False
 
 
+def _statement(rewrite: ConstraintRewrite) -> Any:
+    """The tree of the author's statement: the one its parse built, else parsed now."""
+    return rewrite.tree if rewrite.tree is not None else _parsed(rewrite.source)
+
+
 @functools.lru_cache(maxsize=256)
-def _statement(source: str) -> Any:
+def _parsed(source: str) -> Any:
     return pglast.parse_sql(source)[0].stmt
 
 
-def _alter(source: str, cmd: Any) -> str:
-    """``ALTER TABLE <the author's relation> <cmd>``, deparsed."""
-    stmt = _statement(source)
-    return _deparse(ast.AlterTableStmt(relation=stmt.relation, cmds=(cmd,), objtype=stmt.objtype))
+def _alter(rewrite: ConstraintRewrite, cmd: Any) -> Any:
+    """The tree of ``ALTER TABLE <the author's relation> <cmd>``."""
+    stmt = _statement(rewrite)
+    return ast.AlterTableStmt(relation=stmt.relation, cmds=(cmd,), objtype=stmt.objtype)
 
 
-def _part(label: str, text: str, *, concurrent: bool = False, final: bool = False) -> RecipePart:
-    needs = tuple(lock_needs(pglast.parse_sql(text)[0].stmt))
-    return RecipePart(label, text, needs, concurrent, final)
+def _part(label: str, node: Any, *, concurrent: bool = False, final: bool = False) -> RecipePart:
+    """A part whose statement is the tree ``node``: its text deparsed, its locks read from
+    the same tree (the text is not parsed back)."""
+    needs = tuple(lock_needs(node))
+    return RecipePart(label, _deparse(node), needs, concurrent, final)
 
 
-def _add(source: str, constraint: Any) -> str:
-    return _alter(source, ast.AlterTableCmd(subtype=_AT.AT_AddConstraint, def_=constraint))
+def _add(rewrite: ConstraintRewrite, constraint: Any) -> Any:
+    return _alter(rewrite, ast.AlterTableCmd(subtype=_AT.AT_AddConstraint, def_=constraint))
 
 
-def _validate(source: str, name: str) -> str:
-    return _alter(source, ast.AlterTableCmd(subtype=_AT.AT_ValidateConstraint, name=name))
+def _validate(rewrite: ConstraintRewrite, name: str) -> Any:
+    return _alter(rewrite, ast.AlterTableCmd(subtype=_AT.AT_ValidateConstraint, name=name))
 
 
 def _helper_check(column: str, name: str) -> Any:
@@ -375,8 +359,8 @@ def helper_parts(
 ) -> tuple[RecipePart, RecipePart]:
     """The helper CHECK (column IS NOT NULL) NOT VALID called ``helper``, and its VALIDATE."""
     return (
-        _part(f"add {helper} NOT VALID", _add(rewrite.source, _helper_check(column, helper))),
-        _part(f"validate {helper}", _validate(rewrite.source, helper)),
+        _part(f"add {helper} NOT VALID", _add(rewrite, _helper_check(column, helper))),
+        _part(f"validate {helper}", _validate(rewrite, helper)),
     )
 
 
@@ -384,8 +368,8 @@ def closing_not_null(
     rewrite: ConstraintRewrite, column: str, helper: str
 ) -> tuple[RecipePart, RecipePart]:
     """SET NOT NULL (no scan: the validated helper proves it) and DROP of the helper."""
-    set_not_null = _alter(rewrite.source, ast.AlterTableCmd(subtype=_AT.AT_SetNotNull, name=column))
-    drop = _alter(rewrite.source, ast.AlterTableCmd(subtype=_AT.AT_DropConstraint, name=helper))
+    set_not_null = _alter(rewrite, ast.AlterTableCmd(subtype=_AT.AT_SetNotNull, name=column))
+    drop = _alter(rewrite, ast.AlterTableCmd(subtype=_AT.AT_DropConstraint, name=helper))
     set_part = _part(f"set {column} NOT NULL", set_not_null, final=True)
     # The validated helper proves the column has no NULL: the server skips the scan.
     set_part = dataclasses.replace(
@@ -399,7 +383,7 @@ def closing_not_null(
 
 def index_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
     """CREATE UNIQUE INDEX CONCURRENTLY ``name`` with the constraint's columns."""
-    stmt = _statement(rewrite.source)
+    stmt = _statement(rewrite)
     relation = ast.RangeVar(
         schemaname=stmt.relation.schemaname,
         relname=stmt.relation.relname,
@@ -426,7 +410,7 @@ def index_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
         nulls_not_distinct=rewrite.nulls_not_distinct,
         concurrent=True,
     )
-    return _part(f"build index {name} CONCURRENTLY", _deparse(index), concurrent=True)
+    return _part(f"build index {name} CONCURRENTLY", index, concurrent=True)
 
 
 def index_shape(definition: str) -> str | None:
@@ -434,13 +418,9 @@ def index_shape(definition: str) -> str | None:
     name, table, CONCURRENTLY and IF NOT EXISTS (the recipe's own :func:`index_part` text and
     ``pg_get_indexdef`` of the index it built give the same shape). None when ``definition``
     is not one CREATE INDEX statement."""
-    try:
-        statements = pglast.parse_sql(definition)
-    except pglast.parser.ParseError:
+    stmt = one_index_statement(definition)
+    if stmt is None:
         return None
-    if len(statements) != 1 or not isinstance(statements[0].stmt, ast.IndexStmt):
-        return None
-    stmt = statements[0].stmt
     shape = ast.IndexStmt(**{attr: getattr(stmt, attr) for attr in stmt})
     shape.idxname = None
     shape.concurrent = False
@@ -459,7 +439,7 @@ def attach_part(rewrite: ConstraintRewrite, name: str) -> RecipePart:
         initdeferred=rewrite.initially_deferred,
         is_enforced=True,
     )
-    return _part(f"attach {name} as the constraint", _add(rewrite.source, constraint), final=True)
+    return _part(f"attach {name} as the constraint", _add(rewrite, constraint), final=True)
 
 
 def recipe_parts(
@@ -475,18 +455,17 @@ def recipe_parts(
     db layer's choice against the catalog); by default the first choices, kept apart from each
     other and from ``name``.
     """
-    source = rewrite.source
     if helpers is None:
         columns = rewrite.columns[:1] if rewrite.kind == "not_null" else rewrite.columns
         helpers = choose_helper_names(rewrite.table, columns, {name})
     if rewrite.kind in ("foreign_key", "check"):
-        constraint = _copy_constraint(_statement(source).cmds[0].def_)
+        constraint = _copy_constraint(_statement(rewrite).cmds[0].def_)
         constraint.conname = name
         constraint.skip_validation = True
         constraint.initially_valid = False
         return (
-            _part(f"add {name} NOT VALID", _add(source, constraint)),
-            _part(f"validate {name}", _validate(source, name), final=True),
+            _part(f"add {name} NOT VALID", _add(rewrite, constraint)),
+            _part(f"validate {name}", _validate(rewrite, name), final=True),
         )
     if rewrite.kind == "not_null":
         column = rewrite.columns[0]
@@ -522,8 +501,8 @@ def drop_part(
             behavior=enums.DropBehavior.DROP_RESTRICT,
             missing_ok=True,
         )
-        return _part(f"drop {name} ({why})", _alter(rewrite.source, drop))
-    schema = schema or _statement(rewrite.source).relation.schemaname
+        return _part(f"drop {name} ({why})", _alter(rewrite, drop))
+    schema = schema or _statement(rewrite).relation.schemaname
     qualified_name = (ast.String(sval=schema),) if schema else ()
     statement = ast.DropStmt(
         objects=((*qualified_name, ast.String(sval=name)),),
@@ -532,12 +511,13 @@ def drop_part(
         missing_ok=True,
         concurrent=True,
     )
-    return _part(f"drop index {name} ({why})", _deparse(statement), concurrent=True)
+    return _part(f"drop index {name} ({why})", statement, concurrent=True)
 
 
 def plain_part(text: str, reason: str) -> RecipePart:
     """The author's statement run as written where the recipe cannot run, and why."""
-    return _part(f"run as written ({reason})", text, final=True)
+    needs = tuple(lock_needs(pglast.parse_sql(text)[0].stmt))
+    return RecipePart(f"run as written ({reason})", text, needs, final=True)
 
 
 def planned_name(rewrite: ConstraintRewrite) -> str:

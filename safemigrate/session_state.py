@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
 import pglast
@@ -56,6 +57,7 @@ from .model import (
     Statement,
     Step,
 )
+from .statements import tree_of
 
 #: What the runner sets itself on every step: never replayed (a replayed 0 would switch the
 #: guard off; each step sets its own values anyway).
@@ -390,21 +392,36 @@ _SESSION_VIEWS = {
 
 @functools.lru_cache(maxsize=1024)
 def needs_of(text: str) -> Needs:
-    """What the statement ``text`` could need of the session (parsed again: only asked when
-    a new session lacks something)."""
-    names: set[tuple[str, str]] = set()
-    calls: set[str] = set()
-    opaque = False
+    """What the SQL ``text`` (a function body's statement, a DO block's) could need of the
+    session; for a migration's statement see statement_needs."""
     try:
         parsed = pglast.parse_sql(text)
     except pglast.parser.ParseError:
         return Needs(frozenset(), frozenset(), True)
-    for raw in parsed:
-        for node in walk(raw.stmt):
+    return _needs([raw.stmt for raw in parsed], text)
+
+
+@functools.lru_cache(maxsize=1024)
+def statement_needs(statement: Statement) -> Needs:
+    """What ``statement`` could need of the session, from the tree its parse built (only
+    asked when a new session lacks something)."""
+    node = tree_of(statement)
+    if node is None:
+        return needs_of(statement.text)
+    return _needs([node], statement.text)
+
+
+def _needs(trees: Sequence[Any], text: str) -> Needs:
+    """needs_of the statements ``trees`` of ``text``."""
+    names: set[tuple[str, str]] = set()
+    calls: set[str] = set()
+    opaque = False
+    for tree in trees:
+        for node in walk(tree):
             if isinstance(node, ast.DoStmt):
                 # A block whose every statement is known needs what they need (issue 21
                 # review21b F1: a lost temporary table must not refuse every later DO block).
-                body = do_block_static_sql(text) if len(parsed) == 1 else None
+                body = do_block_static_sql(text, tree) if len(trees) == 1 else None
                 if body is None:
                     opaque = True
                 for query in body or ():
@@ -463,91 +480,132 @@ def could_depend(needs: Needs, kept: Kept, functions: Mapping[str, Needs] | froz
     return _names(needs, kept)
 
 
+@dataclass(frozen=True)
+class _Body:
+    """What one created function's body does (its overloads and replacements merged)."""
+
+    #: What it could need of the session (Needs.calls: the functions it calls).
+    needs: Needs
+    #: True when it changes the session by itself (see _body_changes).
+    changes: bool
+    #: The functions it calls, as _body_changes reads them.
+    calls: frozenset[str]
+
+    def merged(self, other: _Body) -> _Body:
+        """Both bodies: overloads, or CREATE OR REPLACE, where either may run."""
+        return _Body(
+            _merged(self.needs, other.needs),
+            self.changes or other.changes,
+            self.calls | other.calls,
+        )
+
+
+def _merged(one: Needs, other: Needs) -> Needs:
+    return Needs(one.names | other.names, one.calls | other.calls, one.opaque or other.opaque)
+
+
+def _definitions(statements: Iterable[Statement]) -> Iterable[tuple[str, Statement, Any]]:
+    """(lower-case name, statement, parse tree) of each CREATE FUNCTION / PROCEDURE, from the
+    tree the file's parse built (nothing parses the text again)."""
+    for statement in statements:
+        if statement.kind != "CreateFunctionStmt":
+            continue
+        node = tree_of(statement)
+        if isinstance(node, ast.CreateFunctionStmt):
+            funcname: Any = node.funcname
+            yield str(funcname[-1].sval).lower(), statement, node
+
+
+def _own_needs(text: str, node: Any) -> Needs:
+    queries = function_body_static_sql(text, node)
+    if queries is None:
+        return Needs(frozenset(), frozenset(), True)
+    parts = [needs_of(q) for q in queries]
+    return Needs(
+        frozenset().union(*(p.names for p in parts)),
+        frozenset().union(*(p.calls for p in parts)),
+        any(p.opaque for p in parts),
+    )
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """What the functions and procedures the migrations create do when called, read in one
+    walk of their statements: ``needs`` and ``changers`` below, through the functions each
+    calls too."""
+
+    #: name -> what its body could need of the session (see function_needs).
+    needs: Mapping[str, Needs]
+    #: The names of those whose bodies change the session (see session_changing_functions).
+    changers: frozenset[str]
+
+
+def function_facts(statements: Iterable[Statement]) -> FunctionFacts:
+    """function_needs and session_changing_functions of ``statements`` in one walk; asked
+    again for the same function definitions (a run asks for both), the walk is not repeated."""
+    return _function_facts(tuple(s for s in statements if s.kind == "CreateFunctionStmt"))
+
+
+@functools.lru_cache(maxsize=16)
+def _function_facts(statements: tuple[Statement, ...]) -> FunctionFacts:
+    own: dict[str, _Body] = {}
+    for name, statement, node in _definitions(statements):
+        changes, calls = _body_changes(statement.text, node)
+        found = _Body(_own_needs(statement.text, node), changes, calls)
+        before = own.get(name)
+        own[name] = found if before is None else before.merged(found)
+    needs = {name: body.needs for name, body in own.items()}
+    grew = True
+    while grew:
+        grew = False
+        for name, known in list(needs.items()):
+            merged = known
+            for callee in known.calls & needs.keys():
+                merged = _merged(merged, needs[callee])
+            if merged != known:
+                needs[name] = merged
+                grew = True
+    changers = {name for name, body in own.items() if body.changes}
+    grew = True
+    while grew:
+        grew = False
+        for name, body in own.items():
+            if name not in changers and body.calls & changers:
+                changers.add(name)
+                grew = True
+    return FunctionFacts(MappingProxyType(needs), frozenset(changers))
+
+
 def function_needs(statements: Iterable[Statement]) -> dict[str, Needs]:
     """What the body of each function and procedure ``statements`` create could need of the
     session when called (lower-case names without schema), through the functions it calls
     too: opaque when its body is not all known (dynamic SQL, another language, CALL...)."""
-    own: dict[str, Needs] = {}
-    for statement in statements:
-        if statement.kind != "CreateFunctionStmt":
-            continue
-        try:
-            node: Any = pglast.parse_sql(statement.text)[0].stmt
-        except (pglast.parser.ParseError, IndexError):
-            continue
-        name = str(node.funcname[-1].sval).lower()
-        queries = function_body_static_sql(statement.text)
-        if queries is None:
-            found = Needs(frozenset(), frozenset(), True)
-        else:
-            parts = [needs_of(q) for q in queries]
-            found = Needs(
-                frozenset().union(*(p.names for p in parts)),
-                frozenset().union(*(p.calls for p in parts)),
-                any(p.opaque for p in parts),
-            )
-        before = own.get(name)
-        if before is not None:  # overloads, or CREATE OR REPLACE: either body may run
-            found = Needs(
-                before.names | found.names,
-                before.calls | found.calls,
-                before.opaque or found.opaque,
-            )
-        own[name] = found
-    grew = True
-    while grew:
-        grew = False
-        for name, body in list(own.items()):
-            merged = body
-            for callee in body.calls & own.keys():
-                other = own[callee]
-                merged = Needs(
-                    merged.names | other.names,
-                    merged.calls | other.calls,
-                    merged.opaque or other.opaque,
-                )
-            if merged != body:
-                own[name] = merged
-                grew = True
-    return own
+    return dict(function_facts(statements).needs)
 
 
 def created_functions(statements: Iterable[Statement]) -> frozenset[str]:
     """The names (lower case, without schema) of the functions and procedures ``statements``
     create: their bodies may use anything the session has."""
-    names: set[str] = set()
-    for statement in statements:
-        if statement.kind != "CreateFunctionStmt":
-            continue
-        try:
-            node: Any = pglast.parse_sql(statement.text)[0].stmt
-        except (pglast.parser.ParseError, IndexError):
-            continue
-        names.add(str(node.funcname[-1].sval).lower())
-    return frozenset(names)
+    return frozenset(name for name, _, _ in _definitions(statements))
 
 
 def calls_in(statement: Statement) -> frozenset[str]:
     """The functions ``statement`` calls (lower case, without schema), those of a DO block's
     body included."""
-    calls = set(needs_of(statement.text).calls)
+    calls = set(statement_needs(statement).calls)
     if statement.kind == "DoStmt":
         for query in do_block_sql(statement.text):
             calls |= needs_of(query).calls
     return frozenset(calls)
 
 
-def _body_changes(text: str) -> tuple[bool, frozenset[str]]:
-    """Whether the body of the CREATE FUNCTION/PROCEDURE ``text`` changes the session by
-    itself (a SET, set_config(..., false), a temporary table, ... in the statements it runs,
-    as changes_of reads them; for a body no parse shows, the word set_config in it), and the
-    functions it calls."""
+def _body_changes(text: str, node: Any) -> tuple[bool, frozenset[str]]:
+    """Whether the body of the CREATE FUNCTION/PROCEDURE ``text`` (parsed: ``node``) changes
+    the session by itself (a SET, set_config(..., false), a temporary table, ... in the
+    statements it runs, as changes_of reads them; for a body no parse shows, the word
+    set_config in it), and the functions it calls."""
     queries = function_body_sql(text)
     if not queries:
-        try:
-            node: Any = pglast.parse_sql(text)[0].stmt
-        except (pglast.parser.ParseError, IndexError):
-            return ("set_config" in text.lower(), frozenset())
         for option in node.options or ():
             if isinstance(option, ast.DefElem) and option.defname == "as" and option.arg:
                 arg: Any = option.arg
@@ -571,7 +629,7 @@ def _body_changes(text: str) -> tuple[bool, frozenset[str]]:
         calls |= needs_of(query).calls
     if not changes and "set_config" in text.lower():
         # SQL built at run time may hold the call no parse shows.
-        changes = function_body_static_sql(text) is None
+        changes = function_body_static_sql(text, node) is None
     return (changes, frozenset(calls))
 
 
@@ -580,27 +638,7 @@ def session_changing_functions(statements: Iterable[Statement]) -> frozenset[str
     create whose bodies change the session when called (a SET, set_config(..., false), a
     temporary table that outlives the call, ...), directly or through another such function.
     A call of one is a session change nothing can replay (issue 21 review21b F2)."""
-    bodies: dict[str, tuple[bool, frozenset[str]]] = {}
-    for statement in statements:
-        if statement.kind != "CreateFunctionStmt":
-            continue
-        try:
-            node: Any = pglast.parse_sql(statement.text)[0].stmt
-        except (pglast.parser.ParseError, IndexError):
-            continue
-        name = str(node.funcname[-1].sval).lower()
-        changes, calls = _body_changes(statement.text)
-        old = bodies.get(name, (False, frozenset()))
-        bodies[name] = (old[0] or changes, old[1] | calls)
-    changers = {name for name, (changes, _) in bodies.items() if changes}
-    grew = True
-    while grew:
-        grew = False
-        for name, (_, calls) in bodies.items():
-            if name not in changers and calls & changers:
-                changers.add(name)
-                grew = True
-    return frozenset(changers)
+    return function_facts(statements).changers
 
 
 # -- the state of a session, step after step ---------------------------------------------
@@ -745,7 +783,7 @@ class SessionState:
         if not lost:
             return None
         for statement in step.statements:
-            needs = needs_of(statement.text)
+            needs = statement_needs(statement)
             for kept in lost:
                 if could_depend(needs, kept, functions):
                     return kept

@@ -7,13 +7,14 @@ block, which tables it creates, and how a plain CREATE INDEX becomes CONCURRENTL
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 import pglast
 from pglast import ast, enums, parser
 from pglast.stream import RawStream
 
-from .model import IndexBuild, IndexDrop, QualifiedName
+from .model import IndexBuild, IndexDrop, QualifiedName, Statement
 
 _TX = enums.TransactionStmtKind
 
@@ -27,6 +28,37 @@ _ALWAYS_NON_TRANSACTIONAL = (
     ast.CreateSubscriptionStmt,
     ast.DropSubscriptionStmt,
 )
+
+
+def walk(node: Any, *, skip: tuple[type, ...] = ()) -> Iterator[Any]:
+    """Every pglast node in the tree of ``node`` (depth first), ``node`` included; the
+    children of a node of a type in ``skip`` are not entered."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Node):
+            yield current
+            if isinstance(current, skip):
+                continue
+            for attr in current:
+                value = getattr(current, attr)
+                if isinstance(value, ast.Node | tuple | list):
+                    stack.append(value)
+        elif isinstance(current, tuple | list):
+            stack.extend(reversed(current))
+
+
+def tree_of(statement: Statement) -> Any | None:
+    """The parse tree of ``statement``'s text: the one the file's parse built, else (a
+    statement made without the parser) parsed now; None when the text is not one statement
+    PostgreSQL's parser reads."""
+    if statement.tree is not None:
+        return statement.tree
+    try:
+        parsed = pglast.parse_sql(statement.text)
+    except parser.ParseError:
+        return None
+    return parsed[0].stmt if len(parsed) == 1 else None
 
 
 def qualified(range_var: Any) -> QualifiedName:
@@ -184,13 +216,20 @@ def add_concurrently(text: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def definition_of_indexdef(indexdef: str) -> str | None:
     """The canonical definition (see index_definition) of a ``pg_get_indexdef()`` text."""
+    node = one_index_statement(indexdef)
+    return None if node is None else index_definition(node)
+
+
+def one_index_statement(text: str) -> Any | None:
+    """The CREATE INDEX tree of ``text`` (``pg_get_indexdef()`` output, a recipe's part), or
+    None when it is not exactly one CREATE INDEX statement."""
     try:
-        parsed = pglast.parse_sql(indexdef)
+        parsed = pglast.parse_sql(text)
     except pglast.parser.ParseError:
         return None
     if len(parsed) != 1 or not isinstance(parsed[0].stmt, ast.IndexStmt):
         return None
-    return index_definition(parsed[0].stmt)
+    return parsed[0].stmt
 
 
 def client_copy(node: Any) -> str | None:

@@ -9,15 +9,17 @@ pg_advisory_unlock_all(), pg_advisory_unlock(...), DISCARD ALL) is refused befor
 applied (exit 2), unless an allow comment with a reason names the rule where the rule allows
 one: the same comment and the same judgement as ``safemigrate check``, whatever ``lint_gate``
 says. ``up`` makes this judgement in ``gate.judge_run``, from the same lint as the gate, with
-the live schema; this function is the same judgement for a library caller. Pure: no database.
+the live schema; this function is the same judgement for a library caller, who hands it the
+same findings as the gate (one lint of the pending files). Pure: no database.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from . import gate
 from .config import Settings
+from .lint import Finding
 from .lint.catalog import Catalog
 from .pending import PlannedStep
 
@@ -27,15 +29,21 @@ def refuse_unguarding(
     settings: Settings,
     catalog: Catalog | None = None,
     context: gate.GateContext | None = None,
+    *,
+    findings: Sequence[Finding] | None = None,
 ) -> None:
     """Raise MigrationFileError (exit 2, file:line) for the first pending statement that
     switches the guard off or releases the run lock without an allow comment naming its rule
     with a reason; ``catalog`` is the live schema, ``context`` what the gate knows of the
-    database (a fresh database accepts a migration's own statement_timeout)."""
+    database (a fresh database accepts a migration's own statement_timeout). ``findings``:
+    the run's one lint of the pending files (``gate.lint_pending``), the same the gate judges
+    (``gate.verdict(..., findings=...)``); without it the files are linted here."""
     steps = list(planned)
-    functions = catalog.function_timeouts if catalog is not None else None
-    if not gate.may_trip_guard(steps, functions):
-        return
-    error = gate.guard_error(steps, gate.lint_pending(steps, settings, catalog), context)
+    if findings is None:
+        functions = catalog.function_timeouts if catalog is not None else None
+        if not gate.may_trip_guard(steps, functions):
+            return
+        findings = gate.lint_pending(steps, settings, catalog)
+    error = gate.guard_error(steps, findings, context)
     if error is not None:
         raise error

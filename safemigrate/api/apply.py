@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..adoption import switch_event
 from ..config import Settings
 from ..errors import BadInputError, InterruptedRunError
-from ..events import HistoryAdopted
+from ..events import EventSink, HistoryAdopted
 from ..pending import (
     MigrationStatus,
     State,
@@ -23,7 +23,7 @@ from ..pending import (
     statuses,
 )
 from ..target import Target
-from .inputs import EventSink, ignore, read_migrations, read_migrations_leniently
+from .inputs import ignore, read_migrations, read_migrations_leniently
 
 if TYPE_CHECKING:
     from ..executor import RunResult

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import Settings
+from ..events import EventSink
 from ..model import Migration
 from ..pending import resolve_target
 from ..plan import PlanReport
 from .apply import StatusReport, status
-from .inputs import EventSink, ignore, read_migrations
+from .inputs import ignore, read_migrations
 from .journal_edits import baseline
 from .preview import plan
 

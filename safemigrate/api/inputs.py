@@ -6,8 +6,6 @@ Pure (the files and the parser, no database), so that importing the commands loa
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..config import Settings
 from ..errors import MigrationFileError
 from ..events import Event
@@ -15,8 +13,6 @@ from ..model import Migration
 from ..source import MigrationFile, discover, load_migrations, parse_migration
 from ..source.layouts import refuse_foreign_layout
 from ..source.layouts import resolve as resolve_layout
-
-EventSink = Callable[[Event], None]
 
 
 def ignore(_: Event) -> None:

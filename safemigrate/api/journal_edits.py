@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..adoption import switch_event
 from ..config import Settings
 from ..errors import BadInputError, DriftError
+from ..events import EventSink
 from ..model import JournalEntry, Migration
 from ..pending import (
     Repair,
@@ -24,7 +25,7 @@ from ..pending import (
     statuses,
 )
 from ..target import Target
-from .inputs import EventSink, ignore, read_migrations
+from .inputs import ignore, read_migrations
 
 if TYPE_CHECKING:
     from ..db import Session

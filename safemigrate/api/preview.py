@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ..adoption import layout_notes
 from ..config import Settings
 from ..errors import BadInputError, StepFailedError
+from ..events import EventSink
 from ..gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
 from ..lint import Finding
 from ..model import Migration
@@ -26,7 +27,7 @@ from ..source import discover
 from ..source.layouts import layout_notes as left_out_notes
 from ..source.layouts import resolve as resolve_layout
 from .apply import up
-from .inputs import EventSink, ignore, read_migrations
+from .inputs import ignore, read_migrations
 
 if TYPE_CHECKING:
     from ..db import Session

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pglast import ast
+from pglast import ast, enums
 
+from .. import statements
 from ..model import QualifiedName, Statement
 from .catalog import DEFAULT_SCHEMA, Catalog
 from .options import TimeoutCeilings
@@ -220,6 +221,31 @@ class StatementContext:
         """Like is_new, for a name as written."""
         return self.state.is_new(self.state.resolve(name))
 
+    def alters_existing_table(self, node: Any) -> bool:
+        """True when ``node`` is an ALTER TABLE of a table (not a view, index or sequence)
+        that is not new: what the rules about ALTER TABLE's locks and scans judge."""
+        return (
+            isinstance(node, ast.AlterTableStmt)
+            and node.relation is not None
+            and node.objtype == enums.ObjectType.OBJECT_TABLE
+            and not self.is_new(node.relation)
+        )
+
+    def calls_user_function(self, tree: Any) -> bool:
+        """True when ``tree`` calls a function the migrations or the database define (its
+        body may do anything)."""
+        catalog = self.state.catalog
+        for child in walk(tree):
+            if isinstance(child, ast.FuncCall) and child.funcname:
+                funcname: Any = child.funcname
+                name = str(funcname[-1].sval)
+                prefix = f"{name}("
+                if name in self.state.functions or any(
+                    k.startswith(prefix) for k in catalog.functions
+                ):
+                    return True
+        return False
+
     def in_transaction_block(self) -> bool:
         """True when the statement runs inside a transaction it shares with other statements
         (a BEGIN/COMMIT block, a group or a DO block)."""
@@ -240,19 +266,7 @@ def walk(node: Any) -> Iterator[Any]:
     The body of a CREATE FUNCTION / PROCEDURE (``BEGIN ATOMIC ... END``) is not entered: it is
     not run when the function is created.
     """
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Node):
-            yield current
-            if isinstance(current, ast.CreateFunctionStmt):
-                continue
-            for attr in current:
-                value = getattr(current, attr)
-                if isinstance(value, ast.Node | tuple | list):
-                    stack.append(value)
-        elif isinstance(current, tuple | list):
-            stack.extend(reversed(current))
+    return statements.walk(node, skip=(ast.CreateFunctionStmt,))
 
 
 def string_constants(node: Any) -> Iterator[str]:

@@ -11,6 +11,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from ..errors import MigrationFileError
+from ..model import DEFAULT_PG_VERSION
 from ..source import MigrationFile, read_sql, scan_directory
 from .cache import FileMemo, chain_keys
 from .catalog import Catalog
@@ -31,7 +32,7 @@ def _report(results: Sequence[FileResult], files: Sequence[str], extra: bool = F
 def lint_paths(
     paths: Sequence[Path],
     *,
-    pg_version: int = 16,
+    pg_version: int = DEFAULT_PG_VERSION,
     concurrent_indexes: str = "rewrite",
     ceilings: TimeoutCeilings | None = None,
     safe_rewrites: str = "rewrite",
@@ -73,7 +74,7 @@ def lint_paths(
 def lint_directory(
     directory: Path,
     *,
-    pg_version: int = 16,
+    pg_version: int = DEFAULT_PG_VERSION,
     concurrent_indexes: str = "rewrite",
     ceilings: TimeoutCeilings | None = None,
     safe_rewrites: str = "rewrite",

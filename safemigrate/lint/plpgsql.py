@@ -202,18 +202,19 @@ def _dynamic(tree: Any) -> bool:
     return False
 
 
-def do_block_static_sql(statement_text: str) -> list[str] | None:
+def do_block_static_sql(statement_text: str, node: Any = None) -> list[str] | None:
     """do_block_sql of a PL/pgSQL DO statement when it shows every statement the block runs;
     None when it cannot be parsed, is in another language, or runs SQL known only at run
-    time (see _dynamic)."""
+    time (see _dynamic). ``node``: the statement's parse tree when the caller has it."""
     try:
         functions = pglast.parse_plpgsql(statement_text)
     except (pglast.parser.ParseError, ValueError):
         return None
-    try:
-        node: Any = pglast.parse_sql(statement_text)[0].stmt
-    except (pglast.parser.ParseError, IndexError):
-        return None
+    if node is None:
+        try:
+            node = pglast.parse_sql(statement_text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            return None
     if not isinstance(node, ast.DoStmt) or do_language(node) != "plpgsql":
         return None
     if _dynamic(functions):
@@ -221,14 +222,16 @@ def do_block_static_sql(statement_text: str) -> list[str] | None:
     return list(_queries(functions))
 
 
-def function_body_static_sql(create_text: str) -> list[str] | None:
+def function_body_static_sql(create_text: str, node: Any = None) -> list[str] | None:
     """The SQL statements a CREATE FUNCTION / PROCEDURE runs when called, when every one is
     known: a PL/pgSQL body without SQL built at run time (see _dynamic), or a LANGUAGE sql
-    body that parses; None otherwise (another language, dynamic SQL)."""
-    try:
-        node: Any = pglast.parse_sql(create_text)[0].stmt
-    except (pglast.parser.ParseError, IndexError):
-        return None
+    body that parses; None otherwise (another language, dynamic SQL). ``node``: the parse
+    tree of ``create_text`` when the caller has it (else it is parsed here)."""
+    if node is None:
+        try:
+            node = pglast.parse_sql(create_text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            return None
     language = "sql"
     body: str | None = None
     for option in node.options or ():

@@ -7,8 +7,10 @@ from typing import Any
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
 
+from .. import locks
 from .. import statements as sqlinfo
 from ..model import QualifiedName
+from ..object_names import choose_name
 from .catalog import Catalog, Column, Domain
 from .context import StatementContext, name_of, walk
 from .search_path import follow as follow_search_path
@@ -86,31 +88,8 @@ def _check_name(catalog: Catalog, table: QualifiedName, con: Any) -> str:
     if con.conname:
         return str(con.conname)
     read = sorted(column_refs(con.raw_expr))
-    base = _object_name(table.name, read[0] if len(read) == 1 else None, "check")
     taken = {n for t, n in catalog.check_columns if t == table}
-    name, suffix = base, 0
-    while name in taken:
-        suffix += 1
-        name = _object_name(table.name, read[0] if len(read) == 1 else None, f"check{suffix}")
-    return name
-
-
-_NAME_BYTES = 63
-
-
-def _object_name(name1: str, name2: str | None, label: str) -> str:
-    """indexcmds.c makeObjectName: ``name1_name2_label``, the longer of name1 and name2 cut
-    first until it fits in 63 bytes (cut at a character boundary)."""
-    overhead = len(label.encode()) + 1 + (1 if name2 else 0)
-    one, two = name1.encode(), (name2 or "").encode()
-    while len(one) + len(two) > _NAME_BYTES - overhead:
-        if len(one) > len(two):
-            one = one[:-1]
-        else:
-            two = two[:-1]
-    first = one.decode("utf-8", "ignore")
-    second = two.decode("utf-8", "ignore")
-    return f"{first}_{second}_{label}" if name2 else f"{first}_{label}"
+    return choose_name(table.name, read[0] if len(read) == 1 else None, "check", taken)
 
 
 def _record_check(
@@ -210,18 +189,6 @@ def _created_if_absent(node: Any, ctx: StatementContext) -> Any:
     return None if known else rel
 
 
-def _calls_user_function(tree: Any, ctx: StatementContext) -> bool:
-    """True when ``tree`` calls a function the migrations or the database define."""
-    catalog = ctx.state.catalog
-    for child in walk(tree):
-        if isinstance(child, ast.FuncCall) and child.funcname:
-            name = str(child.funcname[-1].sval)
-            prefix = f"{name}("
-            if name in ctx.state.functions or any(k.startswith(prefix) for k in catalog.functions):
-                return True
-    return False
-
-
 def _foreign_keys(node: Any) -> list[Any]:
     """The FOREIGN KEY constraints a CREATE TABLE or ALTER TABLE adds."""
     found: list[Any] = []
@@ -264,7 +231,7 @@ def _record_acting(node: Any, ctx: StatementContext) -> None:
         other = ctx.table(con.pktable)
         if not (table_new and (other == table or state.is_new(other))):
             state.acting_tables.update({table, other})
-    if _calls_user_function(node, ctx):
+    if ctx.calls_user_function(node):
         state.acting_tables.add(table)
 
 
@@ -360,22 +327,29 @@ def record(node: Any, ctx: StatementContext) -> None:
     elif isinstance(node, ast.AlterDomainStmt) and node.typeName:
         _record_alter_domain(node, ctx)
     elif isinstance(node, ast.LockStmt) and ctx.in_transaction_block():
-        locked = state.locked_in_tx.setdefault(ctx.tx.id, set())
-        locked.update(ctx.table(r) for r in node.relations or ())
+        _record_block_locks(node, ctx)
     elif isinstance(node, ast.AlterTableStmt) and node.relation is not None:
         table = ctx.table(node.relation)
-        if ctx.in_transaction_block() and any(
-            isinstance(cmd, ast.AlterTableCmd) and cmd.subtype != _AT.AT_ValidateConstraint
-            for cmd in node.cmds or ()
-        ):
-            # ALTER TABLE subcommands other than VALIDATE take at least SHARE ROW EXCLUSIVE,
-            # most ACCESS EXCLUSIVE (13.3 Explicit Locking), held to the end of the block.
-            state.locked_in_tx.setdefault(ctx.tx.id, set()).add(table)
+        if ctx.in_transaction_block():
+            _record_block_locks(node, ctx)
         for cmd in node.cmds or ():
             if isinstance(cmd, ast.AlterTableCmd):
                 _record_alter(table, cmd, ctx)
     elif isinstance(node, ast.AlterEnumStmt) and node.newVal and not node.oldVal:
         state.enum_values.setdefault(ctx.tx.id, {})[str(node.newVal)] = ctx.line
+
+
+def _record_block_locks(node: Any, ctx: StatementContext) -> None:
+    """The tables LOCK TABLE or ALTER TABLE ``node`` locks against writes, held to the end of
+    the block: read from the runner's lock table (``locks.lock_needs``), so the linter and the
+    runner agree on which statement takes which lock."""
+    held = {
+        ctx.state.resolve(need.relation)
+        for need in locks.lock_needs(node)
+        if need.mode.blocks_writes
+    }
+    if held:
+        ctx.state.locked_in_tx.setdefault(ctx.tx.id, set()).update(held)
 
 
 def _record_rename(node: Any, ctx: StatementContext) -> None:
@@ -497,16 +471,21 @@ def _record_function_timeouts(node: Any, ctx: StatementContext) -> None:
 
 def _drop_function_timeouts(node: Any, ctx: StatementContext) -> None:
     """DROP FUNCTION / PROCEDURE / ROUTINE forgets the timeouts of what it drops."""
-    timeouts = ctx.state.catalog.function_timeouts
+    _forget_dropped(node, ctx.state.catalog.function_timeouts)
+
+
+def _forget_dropped(node: Any, by_signature: dict[str, Any]) -> None:
+    """Remove from ``by_signature`` (keyed ``name(types)``) the routines DROP ``node`` names:
+    every overload when it names no argument types."""
     for obj in node.objects or ():
         if not isinstance(obj, ast.ObjectWithArgs) or not obj.objname:
             continue
         name = str(obj.objname[-1].sval)
         if obj.args_unspecified:
-            for key in [k for k in timeouts if k.startswith(f"{name}(")]:
-                del timeouts[key]
+            for key in [k for k in by_signature if k.startswith(f"{name}(")]:
+                del by_signature[key]
         else:
-            timeouts.pop(function_signature(name, obj.objargs), None)
+            by_signature.pop(function_signature(name, obj.objargs), None)
 
 
 def function_signature(name: str, argument_types: Any) -> str:
@@ -537,16 +516,7 @@ def _record_alter_function(node: Any, ctx: StatementContext) -> None:
 
 def _drop_functions(node: Any, ctx: StatementContext) -> None:
     """DROP FUNCTION forgets the functions it names."""
-    functions = ctx.state.catalog.functions
-    for obj in node.objects or ():
-        if not isinstance(obj, ast.ObjectWithArgs) or not obj.objname:
-            continue
-        name = str(obj.objname[-1].sval)
-        if obj.args_unspecified:
-            for key in [k for k in functions if k.startswith(f"{name}(")]:
-                del functions[key]
-        else:
-            functions.pop(function_signature(name, obj.objargs), None)
+    _forget_dropped(node, ctx.state.catalog.functions)
 
 
 def _volatile_in_default(

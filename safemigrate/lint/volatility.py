@@ -1,5 +1,8 @@
 """Which function calls make an expression volatile (a column default that must be computed
 for every row, so ADD COLUMN rewrites the table), and which SQL functions the planner inlines.
+
+The built-in volatile functions are the one list in ``safemigrate.volatility``, which the
+runner's lock model reads too; this module adds the functions the migrations created.
 """
 
 from __future__ import annotations
@@ -9,14 +12,12 @@ from typing import TYPE_CHECKING, Any
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
 
+from .. import volatility
+from ..volatility import VOLATILE_FUNCTIONS
 from .context import walk
-from .volatile_builtins import VOLATILE_BUILTINS
 
 if TYPE_CHECKING:
     from .catalog import Catalog
-
-#: Built-in (and common extension) functions that are VOLATILE.
-VOLATILE_FUNCTIONS = VOLATILE_BUILTINS
 
 #: Built-in functions known to be plain scalar functions (not aggregates, window or
 #: set-returning functions): a SQL function body calling only these (and VOLATILE_FUNCTIONS)
@@ -65,15 +66,9 @@ def volatile_call(expr: Any, catalog: Catalog | None = None) -> str | None:
     """The name of a volatile function ``expr`` calls, if any: a built-in one, or one the
     migrations created (known to ``catalog``). A function the migrations did not create is
     assumed not volatile unless it is a known built-in: a finding needs a reason."""
-    for node in walk(expr):
-        if isinstance(node, ast.FuncCall):
-            funcname: Any = node.funcname
-            name = str(funcname[-1].sval)
-            if name in VOLATILE_FUNCTIONS or (
-                catalog is not None and catalog.volatile_function(name)
-            ):
-                return name
-    return None
+    return volatility.volatile_call(
+        expr, catalog.volatile_function if catalog is not None else None
+    )
 
 
 def inlinable_expression(expr: Any) -> bool:

@@ -28,7 +28,7 @@ import pglast
 from pglast import ast
 
 from ..errors import MigrationFileError
-from ..model import QualifiedName
+from ..model import DEFAULT_PG_VERSION, QualifiedName
 from ..source import (
     ConcurrentIndexes,
     FileProblem,
@@ -190,7 +190,7 @@ def lint_text(
     path: str,
     text: str,
     *,
-    pg_version: int = 16,
+    pg_version: int = DEFAULT_PG_VERSION,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     ceilings: TimeoutCeilings | None = None,
     safe_rewrites: str = "rewrite",
@@ -403,7 +403,7 @@ def _apply_allows(
 def lint_file(
     path: Path,
     *,
-    pg_version: int = 16,
+    pg_version: int = DEFAULT_PG_VERSION,
     concurrent_indexes: ConcurrentIndexes | str = "rewrite",
     check_file_name: bool = True,
     ceilings: TimeoutCeilings | None = None,

@@ -9,7 +9,7 @@ reports blockers.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -20,9 +20,7 @@ from ..db.activity import Monitor
 from ..db.journal import JournalTable
 from ..durations import format_duration
 from ..errors import LockNotAcquiredError, SafemigrateError
-from ..events import Connected, Event
-
-EventSink = Callable[[Event], None]
+from ..events import Connected, Event, EventSink
 
 
 def ignore(_: Event) -> None:

@@ -34,6 +34,7 @@ from ..errors import ConnectionFailedError, SessionStateLostError
 from ..events import (
     Connected,
     ConnectionLost,
+    EventSink,
     FreshDatabase,
     Reconnected,
     RunStarted,
@@ -52,15 +53,7 @@ from ..session_state import (
     session_changing_functions,
 )
 from ..target import Target
-from .connection import (
-    Database,
-    EventSink,
-    ignore,
-    journal_table,
-    open_monitor,
-    open_session,
-    server_settings,
-)
+from .connection import Database, ignore, journal_table, open_monitor, open_session, server_settings
 from .journal_reading import Pending, applied_history, read_plan
 from .reconnection import RECONNECT_LOCK_WAIT_MS, Outage
 from .refusals import refuse_pooling, refuse_standby

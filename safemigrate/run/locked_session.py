@@ -14,7 +14,8 @@ from contextlib import contextmanager
 
 from ..config import Settings
 from ..db import Session
-from .connection import Database, EventSink, ignore, journal_table, open_session
+from ..events import EventSink
+from .connection import Database, ignore, journal_table, open_session
 from .refusals import refuse_pooling, second_session
 from .run_lock import holding_run_lock
 

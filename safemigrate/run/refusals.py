@@ -13,9 +13,9 @@ from contextlib import contextmanager
 from ..config import Settings
 from ..db import Session
 from ..errors import ConnectionFailedError, SafemigrateError, UnsafeConnectionError
-from ..events import Connected, Event
+from ..events import Connected, Event, EventSink
 from ..target import Target
-from .connection import Database, EventSink
+from .connection import Database
 from .run_lock import RunLock
 
 

@@ -17,9 +17,8 @@ from typing import Protocol
 from ..db import Session, runlock
 from ..db.journal import JournalTable
 from ..errors import RunLockHeldError
-from ..events import RunLockWaiting
+from ..events import EventSink, RunLockWaiting
 from ..retry import Backoff
-from .connection import EventSink
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]

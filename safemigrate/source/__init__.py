@@ -10,6 +10,7 @@ parser); the original text of every statement is kept.
 
 from __future__ import annotations
 
+from ..model import ConcurrentIndexes, SafeRewrites
 from .directives import DIRECTIVE_PREFIX, AllowComment
 from .files import (
     FILENAME_PATTERN,
@@ -21,12 +22,10 @@ from .files import (
 )
 from .parse import (
     Block,
-    ConcurrentIndexes,
     Context,
     FileProblem,
     ParsedFile,
     ParsedStatement,
-    SafeRewrites,
     build_steps,
     parse_file,
     split_sql,

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 from ..errors import MigrationFileError
-from ..model import Migration
+from ..model import ConcurrentIndexes, Migration, SafeRewrites
 from .layouts import scan as scan_layout
-from .parse import ConcurrentIndexes, FileProblem, SafeRewrites, build_steps
+from .parse import FileProblem, build_steps
 from .scanning import MAX_VERSION_DIGITS, DirectoryScan, MigrationFile, read_sql
 
 # File names are not SQL; a pattern is the right tool for them (SQL itself only goes to pglast).

@@ -23,8 +23,10 @@ from .. import statements as sqlinfo
 from ..errors import MigrationFileError
 from ..locks import statement_locks
 from ..model import (
+    ConcurrentIndexes,
     ConstraintRewrite,
     QualifiedName,
+    SafeRewrites,
     Statement,
     Step,
     StepOptions,
@@ -33,9 +35,6 @@ from ..model import (
 )
 from .directives import AllowComment, Directive, invalid_inside, read_comments
 
-ConcurrentIndexes = Literal["rewrite", "require", "off"]
-#: What happens to the plain constraint statements that have a non-blocking recipe.
-SafeRewrites = Literal["rewrite", "require", "off"]
 #: Where a statement runs: its own step, an explicit BEGIN/COMMIT block, a group, or alone in
 #: autocommit mode (a statement PostgreSQL refuses in a transaction block).
 Context = Literal["own", "explicit", "group", "autocommit"]
@@ -441,6 +440,7 @@ class _Walk:
             type(node).__name__,
             non_transactional=sqlinfo.is_non_transactional(node),
             session_changes=session_state.changes_of(node, text),
+            tree=node,
         )
         member = ParsedStatement(node, span.start, span.stop, line, column, statement, "own", None)
         self.parsed.append(member)

@@ -3,15 +3,18 @@ parts and their locks, and what the parse makes of each statement under each pol
 
 from __future__ import annotations
 
+import dataclasses
+
 import pglast
 import pytest
 
 from safemigrate import rewrites
 from safemigrate.errors import MigrationFileError
+from safemigrate.locks import lock_needs
 from safemigrate.model import ConstraintRewrite, LockMode, QualifiedName, TxMode
+from safemigrate.object_names import make_object_name
 from safemigrate.rewrites import (
     helper_name,
-    make_object_name,
     name_candidates,
     planned_name,
     recipe_parts,
@@ -27,26 +30,6 @@ def recipe(sql: str) -> ConstraintRewrite:
 
 
 # -- PostgreSQL's names ---------------------------------------------------------------------
-
-
-def test_make_object_name_joins_with_underscores() -> None:
-    assert make_object_name("orders", "customer_id", "fkey") == "orders_customer_id_fkey"
-    assert make_object_name("orders", None, "pkey") == "orders_pkey"
-
-
-def test_make_object_name_shortens_the_longer_part_first_to_63_bytes() -> None:
-    name = make_object_name("t" * 70, "c" * 10, "check")
-    assert len(name.encode()) == 63
-    assert name == "t" * 46 + "_" + "c" * 10 + "_check"
-    both = make_object_name("a" * 40, "b" * 40, "key")
-    assert both == "a" * 29 + "_" + "b" * 29 + "_key"
-
-
-def test_make_object_name_never_cuts_a_character_in_two() -> None:
-    name = make_object_name("é" * 40, None, "pkey")
-    assert len(name.encode()) <= 63
-    assert name.endswith("_pkey")
-    assert name.encode().decode() == name
 
 
 def test_candidates_number_the_label_like_choose_constraint_name() -> None:
@@ -295,4 +278,29 @@ def test_issue_21_review_d7_check_names_follow_the_expressions_distinct_vars(
     # Against the catalog: a bare ``t`` is the column t when the table has one.
     if rewrite.check_references:
         addition = rewrites.check_name_addition(rewrite.check_references, columns)
-        assert rewrites.make_object_name("t", addition, "check") == named
+        assert make_object_name("t", addition, "check") == named
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "ALTER TABLE t ADD FOREIGN KEY (a) REFERENCES p (id)",
+        "ALTER TABLE ONLY s.t ADD CONSTRAINT c CHECK (a > 0)",
+        "ALTER TABLE t ALTER COLUMN a SET NOT NULL",
+        "ALTER TABLE t ADD UNIQUE (a, b) INCLUDE (c)",
+        "ALTER TABLE s.t ADD CONSTRAINT pk PRIMARY KEY (a, b)",
+    ],
+)
+def test_a_parts_locks_are_those_of_its_text(sql: str) -> None:
+    """Each part's locks are read from the tree its text is deparsed from (not parsed back):
+    the same locks as its text's, but for SET NOT NULL, whose scan the helper spares."""
+    parts = [
+        *recipe_parts(recipe(sql), "name"),
+        rewrites.drop_part(recipe(sql), True, "x", "why"),
+        rewrites.drop_part(recipe(sql), False, "x", "why"),
+    ]
+    for part in parts:
+        again = tuple(lock_needs(pglast.parse_sql(part.sql)[0].stmt))
+        if part.label.startswith("set "):
+            again = tuple(dataclasses.replace(n, scans=False) for n in again)
+        assert part.locks == again, part.label

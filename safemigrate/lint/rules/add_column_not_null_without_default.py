@@ -9,9 +9,8 @@ from pglast import ast, enums
 
 from ..context import StatementContext, quote_ident, show, written
 from ..findings import Hit, hit, make_rule
-from ..types import column_type
 from .add_column_rewrites import fills_every_row
-from .add_column_volatile_default import added_columns, default_of
+from .add_column_volatile_default import added_columns, default_of, has_default, type_and_domain
 
 DOC = """
 Catches: `ALTER TABLE ... ADD COLUMN col type NOT NULL` (or PRIMARY KEY) without a DEFAULT,
@@ -55,15 +54,12 @@ def _not_null(coldef: Any) -> bool:
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     for coldef in added_columns(node, ctx):
         default = default_of(coldef)
-        has_default = default is not None and not (
-            isinstance(default, ast.A_Const) and default.isnull
-        )
-        added = column_type(coldef.typeName)
-        domain = ctx.state.catalog.domains.get(added.name) if added is not None else None
+        written_default = has_default(coldef)
+        _, domain = type_and_domain(coldef, ctx)
         domain_not_null = domain is not None and domain.not_null
         if default is None and domain is not None and domain.has_default:
-            has_default = True  # the domain's own DEFAULT fills the column
-        if has_default or not (_not_null(coldef) or domain_not_null) or fills_every_row(coldef):
+            written_default = True  # the domain's own DEFAULT fills the column
+        if written_default or not (_not_null(coldef) or domain_not_null) or fills_every_row(coldef):
             continue
         if ctx.table(node.relation) in ctx.state.emptied_tables:
             continue  # the file deleted every row first: the author means an empty table

@@ -7,6 +7,7 @@ from typing import Any
 
 from pglast import ast, enums
 
+from ..catalog import Domain
 from ..context import StatementContext, quote_ident, show, written
 from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 from ..types import column_type
@@ -56,11 +57,22 @@ def default_of(coldef: Any) -> Any:
     return None
 
 
+def has_default(coldef: Any) -> bool:
+    """True when the ColumnDef is written with a DEFAULT other than NULL."""
+    default = default_of(coldef)
+    return default is not None and not (isinstance(default, ast.A_Const) and default.isnull)
+
+
+def type_and_domain(coldef: Any, ctx: StatementContext) -> tuple[Any, Domain | None]:
+    """The ColumnDef's type (``types.column_type``) and, when it is a domain the migrations or
+    the database define, that domain."""
+    added = column_type(coldef.typeName)
+    return added, ctx.state.catalog.domains.get(added.name) if added is not None else None
+
+
 def added_columns(node: Any, ctx: StatementContext) -> Iterator[Any]:
     """The ColumnDefs of the ADD COLUMN commands of an ALTER TABLE on an existing table."""
-    if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
-        return
-    if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
+    if not ctx.alters_existing_table(node):
         return
     for cmd in node.cmds or ():
         if (

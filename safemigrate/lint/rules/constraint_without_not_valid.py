@@ -9,8 +9,7 @@ from pglast import ast, enums
 
 from ..context import StatementContext, show, written
 from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
-from ..types import column_type
-from .add_column_volatile_default import added_columns, default_of
+from .add_column_volatile_default import added_columns, has_default, type_and_domain
 
 DOC = """
 Catches: `ALTER TABLE ... ADD [CONSTRAINT name] FOREIGN KEY ...` or `... CHECK (...)` on a table
@@ -86,9 +85,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if isinstance(node, ast.AlterDomainStmt):
         yield from _domain(node)
         return
-    if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
-        return
-    if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
+    if not ctx.alters_existing_table(node):
         return
     table = ctx.table(node.relation)
     shown = show(written(node.relation))
@@ -173,12 +170,8 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
 def _inline(node: Any, ctx: StatementContext, shown: str) -> Iterator[Hit]:
     """The CHECK and REFERENCES constraints written on the columns an ALTER TABLE adds."""
     for coldef in added_columns(node, ctx):
-        default = default_of(coldef)
-        has_default = default is not None and not (
-            isinstance(default, ast.A_Const) and default.isnull
-        )
-        added = column_type(coldef.typeName)
-        domain = ctx.state.catalog.domains.get(added.name) if added is not None else None
+        written_default = has_default(coldef)
+        added, domain = type_and_domain(coldef, ctx)
         if added is not None and domain is not None and domain.constrained and not added.array:
             # tablecmds.c ATExecAddColumn: a new column of a domain with constraints has its
             # default (NULL too) checked against them for every row: a rewrite (verified on
@@ -201,7 +194,7 @@ def _inline(node: Any, ctx: StatementContext, shown: str) -> Iterator[Hit]:
                     "checks every existing row under an ACCESS EXCLUSIVE lock (an ADD COLUMN "
                     "CHECK is validated like ADD CONSTRAINT CHECK)"
                 )
-            elif con.contype == _CONSTR.CONSTR_FOREIGN and has_default:
+            elif con.contype == _CONSTR.CONSTR_FOREIGN and written_default:
                 effect = (
                     "checks every existing row's default against the referenced table while "
                     "holding the ADD COLUMN's ACCESS EXCLUSIVE lock"

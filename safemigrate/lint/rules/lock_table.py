@@ -7,6 +7,7 @@ from typing import Any
 
 from pglast import ast
 
+from ...model import LockMode
 from ..context import StatementContext, show, written
 from ..findings import Cost, Hit, hit, make_rule
 
@@ -28,17 +29,6 @@ and allow it with the reason.
 
 RULE = make_rule("lock-table", "warning", "explicit LOCK TABLE", DOC)
 
-_MODES = {
-    1: "ACCESS SHARE",
-    2: "ROW SHARE",
-    3: "ROW EXCLUSIVE",
-    4: "SHARE UPDATE EXCLUSIVE",
-    5: "SHARE",
-    6: "SHARE ROW EXCLUSIVE",
-    7: "EXCLUSIVE",
-    8: "ACCESS EXCLUSIVE",
-}
-
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if not isinstance(node, ast.LockStmt):
@@ -46,7 +36,9 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     tables = [r for r in node.relations or () if not ctx.is_new(r)]
     if not tables:
         return
-    mode = _MODES.get(int(node.mode or 8), "ACCESS EXCLUSIVE")
+    # The runner's lock model reads the same mode (locks.lock_needs); LOCK without IN ...
+    # MODE takes ACCESS EXCLUSIVE.
+    mode = LockMode(int(node.mode or LockMode.ACCESS_EXCLUSIVE)).sql_name
     scope = (
         f"until the end of {ctx.tx.describe()}"
         if ctx.in_transaction_block()

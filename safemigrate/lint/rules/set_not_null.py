@@ -71,9 +71,7 @@ def _hint(ctx: StatementContext, column: str) -> str:
 
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
-    if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
-        return
-    if node.objtype != enums.ObjectType.OBJECT_TABLE or ctx.is_new(node.relation):
+    if not ctx.alters_existing_table(node):
         return
     table = ctx.table(node.relation)
     shown = show(written(node.relation))

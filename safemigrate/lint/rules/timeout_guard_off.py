@@ -286,7 +286,7 @@ def _rest_is_new(node: Any, ctx: StatementContext) -> bool:
 def _only_new(statement: Any, ctx: StatementContext, created: set[QualifiedName]) -> bool:
     """True when ``statement`` locks more than ACCESS SHARE only on new tables; the tables it
     creates are added to ``created``."""
-    if isinstance(statement, (*_OPAQUE, *_ACTING)) or _calls_user_function(statement, ctx):
+    if isinstance(statement, (*_OPAQUE, *_ACTING)) or ctx.calls_user_function(statement):
         return False
     made = sqlinfo.created_table(statement)
     if made is not None:
@@ -311,16 +311,3 @@ def _temporary(statement: Any) -> bool:
     if isinstance(statement, ast.CreateTableAsStmt) and statement.into is not None:
         target = statement.into.rel
     return target is not None and target.relpersistence == "t"
-
-
-def _calls_user_function(statement: Any, ctx: StatementContext) -> bool:
-    """True when ``statement`` calls a function the migrations or the database define (its
-    body may write anything)."""
-    catalog = ctx.state.catalog
-    for child in walk(statement):
-        if isinstance(child, ast.FuncCall) and child.funcname:
-            name = str(child.funcname[-1].sval)
-            prefix = f"{name}("
-            if name in ctx.state.functions or any(k.startswith(prefix) for k in catalog.functions):
-                return True
-    return False

@@ -15,6 +15,7 @@ from typing import Any
 
 from pglast import ast
 
+from ...locks import INDEX_ACCESS_EXCLUSIVE_OPTIONS
 from .._build import (
     AE,
     AS,
@@ -46,13 +47,7 @@ from ..model import Effect, Fact, Row
 
 #: Index storage parameters that take ACCESS EXCLUSIVE (reloptions.c): GIN's fastupdate and
 #: gin_pending_list_limit, GiST's buffering, BRIN's pages_per_range and autosummarize.
-INDEX_AE_OPTIONS = (
-    "fastupdate",
-    "gin_pending_list_limit",
-    "buffering",
-    "pages_per_range",
-    "autosummarize",
-)
+INDEX_AE_OPTIONS = INDEX_ACCESS_EXCLUSIVE_OPTIONS
 #: View options (reloptions.c): all take ACCESS EXCLUSIVE.
 _RELOPTIONS = code("src/backend/access/common/reloptions.c", "AlterTableGetRelOptionsLockLevel")
 

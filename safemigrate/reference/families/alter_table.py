@@ -14,6 +14,7 @@ from typing import Any
 
 from pglast import ast, enums
 
+from ...locks import SERIAL_TYPES, TABLE_ACCESS_EXCLUSIVE_OPTIONS
 from .._build import (
     AE,
     AS,
@@ -59,11 +60,11 @@ from ..model import ABSENT, PRESENT, Effect, Example, Fact, Field, Lock, Row, So
 PAGE = "sql-altertable"
 CASCADE = enums.DropBehavior.DROP_CASCADE
 T = OT.OBJECT_TABLE
-_SERIALS = ("serial", "serial2", "serial4", "serial8", "smallserial", "bigserial")
+_SERIALS = SERIAL_TYPES
 _COLUMN_KINDS = "def_.constraints.*.contype"
 #: Storage parameters whose change takes ACCESS EXCLUSIVE on a table (reloptions.c, each
 #: option's lockmode); every other table parameter takes SHARE UPDATE EXCLUSIVE.
-TABLE_AE_OPTIONS = ("user_catalog_table",)
+TABLE_AE_OPTIONS = TABLE_ACCESS_EXCLUSIVE_OPTIONS
 
 _IDENTITY_REJECTED = reject("55000", "when the column is not NOT NULL, or already has a default")
 _IDENTITY_NOTE = (

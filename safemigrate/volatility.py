@@ -1,16 +1,33 @@
-"""The VOLATILE functions PostgreSQL ships, by name: a column default calling one is computed
-for every row, so ADD COLUMN rewrites the table.
+"""The VOLATILE functions PostgreSQL ships, by name, and whether an expression calls one. Pure.
 
-Generated from PostgreSQL 15's catalog (``SELECT DISTINCT proname FROM pg_proc WHERE
-pronamespace = 'pg_catalog'::regnamespace AND prokind = 'f' AND provolatile = 'v'``), plus
-the volatile functions of later versions and of common extensions (random_normal 16, uuidv4
-and uuidv7 18; pgcrypto's gen_random_bytes and gen_salt; uuid-ossp's generators). A name is
-listed when any of its overloads is volatile.
+A column default calling a volatile function is computed for every existing row, so ADD COLUMN
+rewrites the table (tablecmds.c ATExecAddColumn: ``contain_volatile_functions`` on the default
+sets AT_REWRITE_DEFAULT_VAL). The one list: the runner's lock model (``locks``, what ``plan``
+shows) and the linter (``lint.volatility``, what ``check`` reports) both read it.
+
+How the list is made: from PostgreSQL 15's catalog,
+
+    SELECT DISTINCT proname FROM pg_proc
+    WHERE pronamespace = 'pg_catalog'::regnamespace AND prokind = 'f' AND provolatile = 'v'
+    ORDER BY 1;
+
+plus the volatile functions of later versions and of common extensions (random_normal 16,
+uuidv4 and uuidv7 18; pgcrypto's gen_random_bytes and gen_salt; uuid-ossp's generators). A name
+is listed when any of its overloads is volatile. nextval is volatile (a serial column's default):
+adding a column with it rewrites the table. Stable functions (now, statement_timestamp,
+txid_current) are not listed: their value is computed once and stored in the catalog.
 """
 
 from __future__ import annotations
 
-VOLATILE_BUILTINS = frozenset(
+from collections.abc import Callable
+from typing import Any
+
+from pglast import ast
+
+from .statements import walk
+
+VOLATILE_FUNCTIONS = frozenset(
     {
         "RI_FKey_cascade_del",
         "RI_FKey_cascade_upd",
@@ -244,3 +261,16 @@ VOLATILE_BUILTINS = frozenset(
         "uuidv7",
     }
 )
+
+
+def volatile_call(expr: Any, also_volatile: Callable[[str], bool] | None = None) -> str | None:
+    """The name of the first volatile function ``expr`` calls, or None: a built-in one (see
+    ``VOLATILE_FUNCTIONS``) or one ``also_volatile`` says is volatile (the linter's catalog of
+    the functions the migrations created). Names are compared as the parser folded them."""
+    for node in walk(expr):
+        if isinstance(node, ast.FuncCall) and node.funcname:
+            funcname: Any = node.funcname
+            name = str(funcname[-1].sval)
+            if name in VOLATILE_FUNCTIONS or (also_volatile is not None and also_volatile(name)):
+                return name
+    return None
