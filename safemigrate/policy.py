@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .config import Settings
-from .model import Step, TxMode
+from .model import Step
 from .retry import Backoff
+from .shapes import shape_of
 
 
 @dataclass(frozen=True)
@@ -25,15 +26,14 @@ class StepPolicy:
 
 
 def step_policy(step: Step, settings: Settings) -> StepPolicy:
-    """Directives override the run's settings; CONCURRENTLY-style steps have their own defaults."""
-    autocommit = step.mode is TxMode.AUTOCOMMIT
-    # A constraint recipe has parts that take write-blocking locks for a moment: they must not
-    # queue long behind another transaction, so the recipe keeps the ordinary lock timeout.
-    recipe = any(s.constraint_rewrite is not None for s in step.statements)
-    long_wait = autocommit and not recipe
-    lock = settings.concurrent_lock_timeout_ms if long_wait else settings.lock_timeout_ms
+    """Directives override the run's settings; the shape a step runs in (``shapes``) says
+    whether it gets the concurrent (CONCURRENTLY-style) lock and statement timeouts."""
+    shape = shape_of(step)
+    lock = settings.concurrent_lock_timeout_ms if shape.WAITS_LONG else settings.lock_timeout_ms
     statement = (
-        settings.concurrent_statement_timeout_ms if autocommit else settings.statement_timeout_ms
+        settings.concurrent_statement_timeout_ms
+        if shape.RUNS_LONG
+        else settings.statement_timeout_ms
     )
     attempts = settings.max_attempts
     options = step.options
@@ -106,7 +106,7 @@ def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
     autocommit: list[int] = []
     for step in steps:
         policy = step_policy(step, settings)
-        waits = autocommit if step.mode is TxMode.AUTOCOMMIT else ordinary
+        waits = autocommit if shape_of(step).RUNS_LONG else ordinary
         waits.append(backoff.worst_case_ms(policy.max_attempts, policy.lock_timeout_ms))
     default_step = backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms)
 
