@@ -803,27 +803,31 @@ class _Attempt:
         self.closing = 0
         #: Why the SQL was skipped, once the attempt applied the step.
         self.skipped: str | None = None
+        #: When the attempt was sent, and the throttling and progress of a batched step
+        #: (from its first batch on).
+        self.sent_at = self.began
+        self.pacing: _Batches | None = None
 
     def make(self) -> None:
         """The attempt's one call to the database. Raises _Retry for a lock timeout or
         deadlock, and for the cancel of a yield; anything else as the error that stops the run
         at this step."""
         executor, step, ref = self.executor, self.step, self.step.ref
-        planned = step.planned
-        where = planned.migration.filename
-        pacing = _Batches(self)
+        where = ref.file
         hooks = AttemptHooks(
             on_statement=self._statement,
             on_locks=self._held if executor.capture_locks else None,
             on_cleanup=self._cleaned_up,
-            before_batch=pacing.before,
-            on_batch=pacing.done,
+            before_batch=self._before_batch,
+            on_batch=self._batch_done,
             on_part=self._part_started,
             cancelled_to_yield=self._yielding,
         )
+        self.sent_at = executor.clock()
         try:
             self.skipped = executor.db.run(step.shape, self.timeouts, self.number, hooks)
-            pacing.finish()
+            if self.pacing is not None:
+                self.pacing.finish()
         except NotBatchableError as refused:
             raise MigrationFileError(
                 where, refused.message, line=ref.line, hint=refused.hint
@@ -873,6 +877,16 @@ class _Attempt:
     def _held(self, locks: list[tuple[str, str]]) -> None:
         self.locks = locks
 
+    def _before_batch(self, first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+        if self.pacing is None:
+            self.pacing = _Batches(self)
+        self.pacing.before(first, lag)
+
+    def _batch_done(self, batch: BatchDone) -> None:
+        if self.pacing is None:
+            self.pacing = _Batches(self)
+        self.pacing.done(batch)
+
     def _cleaned_up(self, index: str, reason: str) -> None:
         self.executor.emit(IndexCleanup(self.step.ref, index, reason))
 
@@ -909,7 +923,7 @@ class _Batches:
         self.executor = executor = attempt.executor
         self.ref = attempt.step.ref
         self.timeouts = attempt.timeouts
-        self.began = executor.clock()
+        self.began = attempt.sent_at
         self.reported_at: float | None = None
         self.last: BatchDone | None = None
         #: Keys walked before this attempt's first batch (by earlier attempts and runs).

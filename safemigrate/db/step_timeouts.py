@@ -138,22 +138,27 @@ def send_guarded(
     typed error (guard_error), the author's failure the server's error; either way after a
     rollback of any open transaction.
     """
-    head = [q for q in (opening, guard_sql(session, timeouts) if guard else None) if q is not None]
+    head: list[sql.Composable] = [] if opening is None else [opening]
+    if guard:
+        head.append(guard_sql(session, timeouts))
+    tail: list[sql.Composable] = [] if closing is None else [closing]
     check = released_check_sql(session) if released else None
-    tail = [q for q in (check, closing) if q is not None]
+    if check is not None:
+        tail.insert(0, check)
+    joined = sql.SQL("; ").join
     try:
         if statement is None:
             # Outside a transaction the session runs it as the runner (Session.rows).
-            return session.rows(_joined(head + tail))
+            return session.rows(joined(head + tail))
         if alone:
             if head:
-                session.execute(_joined(head))
+                session.execute(joined(head))
             session.run_sql(statement)
             if tail:
-                session.execute(_joined(tail))
+                session.execute(joined(tail))
             return []
-        before = sql.SQL("{};\n").format(_joined(head)) if head else sql.Composed([])
-        session.run_sql_between(before, statement, _joined(tail))
+        before = sql.SQL("{};\n").format(joined(head)) if head else sql.Composed([])
+        session.run_sql_between(before, statement, joined(tail))
         return []
     except ServerError as err:
         found = guard_error(session, err, timeouts)
@@ -164,10 +169,6 @@ def send_guarded(
             # A position in the runner's composed text is none in the file's statement.
             err.position = None
         raise
-
-
-def _joined(queries: Sequence[sql.Composable]) -> sql.Composed:
-    return sql.SQL("; ").join(queries)
 
 
 _NO_RELEASE_HINT = (
