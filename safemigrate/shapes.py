@@ -39,12 +39,8 @@ class StepRecord:
     checksum: str
 
 
-@dataclass(frozen=True)
-class InTransaction:
-    """``BEGIN; SET LOCAL timeouts; <statements>; <journal row>; COMMIT``: all or nothing.
-
-    A single statement goes with its journal row and the COMMIT in one round trip.
-    """
+class _Facts:
+    """What every shape says once of itself (the defaults: an ordinary transaction)."""
 
     #: Which timeouts it runs under (see policy.step_policy): a long lock wait (the
     #: concurrent lock timeout), a long statement (the concurrent statement timeout).
@@ -53,30 +49,33 @@ class InTransaction:
     #: What became of the step when it released the run lock (the executor's message).
     RELEASED: ClassVar[str] = ROLLED_BACK
 
+
+@dataclass(frozen=True)
+class _Statements(_Facts):
+    """The step's statements in one transaction, with the ``applied`` journal row."""
+
     record: StepRecord
     texts: tuple[str, ...]
     #: True when a statement builds indexes (REINDEX): the watch reports its progress.
     builds_index: bool = False
 
 
-@dataclass(frozen=True)
-class ExplicitBlock:
+class InTransaction(_Statements):
+    """``BEGIN; SET LOCAL timeouts; <statements>; <journal row>; COMMIT``: all or nothing.
+
+    A single statement goes with its journal row and the COMMIT in one round trip.
+    """
+
+
+class ExplicitBlock(_Statements):
     """The author's own ``BEGIN; ...; COMMIT;`` run as written, journaled before its COMMIT.
 
     ``texts`` includes the author's BEGIN and COMMIT; the timeouts are set at session level.
     """
 
-    WAITS_LONG: ClassVar[bool] = False
-    RUNS_LONG: ClassVar[bool] = False
-    RELEASED: ClassVar[str] = ROLLED_BACK
-
-    record: StepRecord
-    texts: tuple[str, ...]
-    builds_index: bool = False
-
 
 @dataclass(frozen=True)
-class AutocommitStatement:
+class AutocommitStatement(_Facts):
     """A statement that cannot run in a transaction block, under session-level timeouts.
 
     A ``started`` journal row goes before it, the ``applied`` row after it. When an earlier run
@@ -102,7 +101,7 @@ class AutocommitStatement:
 
 
 @dataclass(frozen=True)
-class ConcurrentIndexBuild:
+class ConcurrentIndexBuild(_Facts):
     """CREATE INDEX CONCURRENTLY with clean-up: invalid leftovers of earlier builds are dropped,
     a valid index with the same definition counts as built, a failed build drops what it left.
     """
@@ -122,7 +121,7 @@ class ConcurrentIndexBuild:
 
 
 @dataclass(frozen=True)
-class BatchedChange:
+class BatchedChange(_Facts):
     """An UPDATE/DELETE marked ``batch-size=N``, run over key ranges of its table's key.
 
     A ``started`` journal row goes before the first batch. Each batch is its own short
@@ -132,8 +131,6 @@ class BatchedChange:
     ``applied`` row commits with the last, empty, walk of the key.
     """
 
-    WAITS_LONG: ClassVar[bool] = False
-    RUNS_LONG: ClassVar[bool] = False
     builds_index: ClassVar[bool] = False
     RELEASED: ClassVar[str] = (
         "the batch that released it was rolled back (the batches before it stay committed and "
@@ -154,7 +151,7 @@ class BatchedChange:
 
 
 @dataclass(frozen=True)
-class ConstraintRecipe:
+class ConstraintRecipe(_Facts):
     """A plain constraint statement run as its non-blocking recipe (see ``rewrites``).
 
     Each part is its own short statement under the step's timeouts; the closing parts go in
@@ -166,9 +163,7 @@ class ConstraintRecipe:
 
     #: Its parts take write-blocking locks for a moment: they must not queue long behind
     #: another transaction, so the recipe keeps the ordinary lock timeout; its scans are long.
-    WAITS_LONG: ClassVar[bool] = False
     RUNS_LONG: ClassVar[bool] = True
-    RELEASED: ClassVar[str] = ROLLED_BACK
 
     record: StepRecord
     rewrite: ConstraintRewrite

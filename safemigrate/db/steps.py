@@ -10,6 +10,7 @@ shape's function, so one attempt of a step is one call from the executor.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from psycopg import sql
@@ -506,7 +507,15 @@ class SessionSteps:
         returns why its SQL was skipped (an interrupted earlier run did it), None when it ran.
         Raises ServerError when the server rejects the step, after rolling back whatever of
         it can be rolled back."""
-        return RUNNERS[type(shape)](self, shape, timeouts, attempts, hooks)
+        record = shape.record
+        sent = _Sent(
+            self,
+            timeouts,
+            hooks,
+            started=self.row(record, attempts, "started"),
+            applied=self.row(record, attempts),
+        )
+        return RUNNERS[type(shape)](shape, sent)
 
     def earlier_recipe(
         self, record: StepRecord, timeouts: Timeouts, report: CleanupSink | None = None
@@ -530,148 +539,116 @@ class SessionSteps:
         return row if also is None else sql.SQL("{}; {}").format(row, also)
 
 
-# -- one runner per shape: its journal rows, then its function -------------------------------
+@dataclass(frozen=True)
+class _Sent:
+    """One attempt of a shape being sent: the session's steps, the attempt's timeouts and
+    hooks, and its journal rows."""
+
+    steps: SessionSteps
+    timeouts: Timeouts
+    hooks: AttemptHooks
+    started: sql.Composed
+    applied: sql.Composed
 
 
-def _in_transaction(
-    steps: SessionSteps,
-    shape: InTransaction,
-    timeouts: Timeouts,
-    attempts: int,
-    hooks: AttemptHooks,
-) -> None:
-    steps.earlier_recipe(shape.record, timeouts)
-    locks: list[tuple[str, str]] | None = [] if hooks.on_locks is not None else None
-    run_in_transaction(
-        steps.session,
-        shape.texts,
-        timeouts,
-        steps.row(shape.record, attempts),
-        on_statement=hooks.on_statement,
-        locks_out=locks,
-    )
-    if hooks.on_locks is not None and locks is not None:
-        hooks.on_locks(locks)
+# -- one runner per shape: the shape's function, with its journal rows --------------------------
 
 
-def _explicit_block(
-    steps: SessionSteps,
-    shape: ExplicitBlock,
-    timeouts: Timeouts,
-    attempts: int,
-    hooks: AttemptHooks,
-) -> None:
-    steps.earlier_recipe(shape.record, timeouts)
-    locks: list[tuple[str, str]] | None = [] if hooks.on_locks is not None else None
-    run_explicit_block(
-        steps.session,
-        shape.texts,
-        timeouts,
-        steps.row(shape.record, attempts),
-        on_statement=hooks.on_statement,
-        locks_out=locks,
-    )
-    if hooks.on_locks is not None and locks is not None:
-        hooks.on_locks(locks)
+def _statements(run: Callable[..., None]) -> Callable[[Any, _Sent], None]:
+    """The runner of the shapes of statements in a transaction (InTransaction with
+    run_in_transaction, ExplicitBlock with run_explicit_block): each statement told to the
+    hooks, and the locks held before the COMMIT when they listen."""
+
+    def runner(shape: InTransaction | ExplicitBlock, sent: _Sent) -> None:
+        hooks = sent.hooks
+        sent.steps.earlier_recipe(shape.record, sent.timeouts)
+        locks: list[tuple[str, str]] | None = [] if hooks.on_locks is not None else None
+        run(
+            sent.steps.session,
+            shape.texts,
+            sent.timeouts,
+            sent.applied,
+            on_statement=hooks.on_statement,
+            locks_out=locks,
+        )
+        if hooks.on_locks is not None and locks is not None:
+            hooks.on_locks(locks)
+
+    return runner
 
 
-def _autocommit(
-    steps: SessionSteps,
-    shape: AutocommitStatement,
-    timeouts: Timeouts,
-    attempts: int,
-    hooks: AttemptHooks,
-) -> str | None:
-    steps.earlier_recipe(shape.record, timeouts, hooks.on_cleanup)
+def _autocommit(shape: AutocommitStatement, sent: _Sent) -> str | None:
+    sent.steps.earlier_recipe(shape.record, sent.timeouts, sent.hooks.on_cleanup)
     return run_autocommit(
-        steps.session,
+        sent.steps.session,
         shape.text,
-        timeouts,
-        before=steps.row(shape.record, attempts, "started"),
-        after=steps.row(shape.record, attempts),
+        sent.timeouts,
+        before=sent.started,
+        after=sent.applied,
         dropped_if_absent=shape.dropped_if_absent,
         recovery=shape.recovery,
         started_before=shape.started_before,
-        on_cleanup=hooks.on_cleanup,
+        on_cleanup=sent.hooks.on_cleanup,
     )
 
 
-def _index_build(
-    steps: SessionSteps,
-    shape: ConcurrentIndexBuild,
-    timeouts: Timeouts,
-    attempts: int,
-    hooks: AttemptHooks,
-) -> str | None:
-    steps.earlier_recipe(shape.record, timeouts, hooks.on_cleanup)
+def _index_build(shape: ConcurrentIndexBuild, sent: _Sent) -> str | None:
+    sent.steps.earlier_recipe(shape.record, sent.timeouts, sent.hooks.on_cleanup)
     return build_index_concurrently(
-        steps.session,
+        sent.steps.session,
         shape.text,
         shape.build,
-        timeouts,
-        started=steps.row(shape.record, attempts, "started"),
-        applied=steps.row(shape.record, attempts),
+        sent.timeouts,
+        started=sent.started,
+        applied=sent.applied,
         plain_fallback=shape.plain_fallback,
-        on_cleanup=hooks.on_cleanup,
+        on_cleanup=sent.hooks.on_cleanup,
     )
 
 
-def _batched(
-    steps: SessionSteps,
-    shape: BatchedChange,
-    timeouts: Timeouts,
-    attempts: int,
-    hooks: AttemptHooks,
-) -> None:
-    steps.earlier_recipe(shape.record, timeouts)
+def _batched(shape: BatchedChange, sent: _Sent) -> None:
+    steps = sent.steps
+    steps.earlier_recipe(shape.record, sent.timeouts)
     run_batched(
         steps.session,
         shape,
-        timeouts,
+        sent.timeouts,
         steps.journal,
-        started=steps.row(shape.record, attempts, "started"),
-        applied=steps.row(shape.record, attempts),
-        before_batch=hooks.before_batch,
-        on_batch=hooks.on_batch,
+        started=sent.started,
+        applied=sent.applied,
+        before_batch=sent.hooks.before_batch,
+        on_batch=sent.hooks.on_batch,
     )
 
 
-def _recipe(
-    steps: SessionSteps,
-    shape: ConstraintRecipe,
-    timeouts: Timeouts,
-    attempts: int,
-    hooks: AttemptHooks,
-) -> str | None:
+def _recipe(shape: ConstraintRecipe, sent: _Sent) -> str | None:
     # A later attempt resumes from the recipe's record, like a rerun after an interruption.
-    applied = steps.row(shape.record, attempts)
+    session = sent.steps.session
 
     def run_plain(text: str) -> None:
-        run_in_transaction(steps.session, [text], timeouts, applied)
+        run_in_transaction(session, [text], sent.timeouts, sent.applied)
 
     return run_constraint_recipe(
-        steps.session,
+        session,
         shape.rewrite,
         shape.plain,
-        timeouts,
-        journal=steps.journal,
+        sent.timeouts,
+        journal=sent.steps.journal,
         record=shape.record,
-        started=steps.row(shape.record, attempts, "started"),
-        applied=applied,
+        started=sent.started,
+        applied=sent.applied,
         started_before=shape.resume,
         run_plain=run_plain,
-        on_part=hooks.on_part,
-        cancelled_to_yield=hooks.cancelled_to_yield,
+        on_part=sent.hooks.on_part,
+        cancelled_to_yield=sent.hooks.cancelled_to_yield,
     )
 
 
 #: What runs one attempt of each shape: every member of StepShape has its runner here (a unit
 #: test checks it), so the executor makes one call whatever the shape.
-RUNNERS: dict[
-    type[StepShape], Callable[[SessionSteps, Any, Timeouts, int, AttemptHooks], str | None]
-] = {
-    InTransaction: _in_transaction,
-    ExplicitBlock: _explicit_block,
+RUNNERS: dict[type[StepShape], Callable[[Any, _Sent], str | None]] = {
+    InTransaction: _statements(run_in_transaction),
+    ExplicitBlock: _statements(run_explicit_block),
     AutocommitStatement: _autocommit,
     ConcurrentIndexBuild: _index_build,
     BatchedChange: _batched,

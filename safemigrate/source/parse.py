@@ -319,6 +319,7 @@ class _Open:
         return self.block.line
 
 
+@dataclass
 class _Walk:
     """The walk over a file's statements and directives in file order.
 
@@ -328,28 +329,23 @@ class _Walk:
     names but sets no option.
     """
 
-    def __init__(
-        self,
-        path: str,
-        text: str,
-        starts: list[int],
-        policy: ConcurrentIndexes,
-        problems: list[FileProblem],
-        rewrite_policy: SafeRewrites = "rewrite",
-    ) -> None:
-        self.path = path
-        self.text = text
-        self.starts = starts
-        self.policy = policy
-        self.rewrite_policy = rewrite_policy
-        self.problems = problems
-        self.parsed: list[ParsedStatement] = []
-        self.steps: list[Step] = []
-        self.pending: dict[str, Any] = {}
-        self.pending_line = 0
-        self.open: _Open | None = None
-        self.blocks = 0
-        self.created: set[QualifiedName] = set()
+    path: str
+    text: str
+    #: The file's line_starts.
+    starts: list[int]
+    #: The concurrent_indexes and safe_rewrites settings (see policy).
+    policy: ConcurrentIndexes
+    problems: list[FileProblem]
+    rewrite_policy: SafeRewrites = "rewrite"
+    parsed: list[ParsedStatement] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    #: The step options of directives waiting for their statement, and the line of the last.
+    pending: dict[str, Any] = field(default_factory=dict)
+    pending_line: int = 0
+    open: _Open | None = None
+    blocks: int = 0
+    #: The tables created so far in the file.
+    created: set[QualifiedName] = field(default_factory=set)
 
     def problem(
         self, line: int | None, message: str, hint: str | None = None, kind: ProblemKind = "file"
