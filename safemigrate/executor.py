@@ -275,14 +275,6 @@ class _StepState:
     last_ahead: set[tuple[int, str]] | None = None
 
 
-class _Retry(Exception):
-    """An attempt lost a lock race; carries the server error."""
-
-    def __init__(self, error: ServerError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
 class Executor:
     """Applies planned steps on one database, whose session must already hold the run lock.
 
@@ -410,7 +402,23 @@ class Executor:
         and retries at once; ``lock_wait_budget`` bounds that waiting. The run's deadline
         bounds everything.
         """
-        step = self._begin(planned, n, total)
+        try:
+            shape = step_shape(planned)
+        except UnfinishedRecipeError as error:
+            raise self._with_leftovers(error) from None
+        ref = step_ref(planned)
+        notes = tuple(note for s in planned.step.statements for note in s.notes)
+        self.emit(StepStarted(ref, n, total, planned.step.mode.value, notes))
+        locks, catalog_locks = planned.step.locks, planned.step.catalog_locks
+        step = _StepRun(
+            planned,
+            ref,
+            step_policy(planned.step, self.settings),
+            shape,
+            # Resolved once, before the first attempt: the relations the step locks without
+            # naming them (a DROP INDEX's table, the other side of a foreign key, ...).
+            self.watcher.complete_needs(locks, catalog_locks) if catalog_locks else list(locks),
+        )
         began = self.clock()
         state = _StepState()
         try:
@@ -420,26 +428,7 @@ class Executor:
                 if attempt is not None and self._tried(attempt, state):
                     return self._applied(attempt, state, began)
         finally:
-            self._summarize(step.ref, state)
-
-    def _begin(self, planned: PlannedStep, n: int, total: int) -> _StepRun:
-        """What a step's attempts share, once it is announced (StepStarted)."""
-        step = planned.step
-        try:
-            shape = step_shape(planned)
-        except UnfinishedRecipeError as error:
-            raise self._with_leftovers(error) from None
-        ref = step_ref(planned)
-        notes = tuple(note for s in step.statements for note in s.notes)
-        self.emit(StepStarted(ref, n, total, step.mode.value, notes))
-        # Resolved once, before the first attempt: the relations the step locks without
-        # naming them (a DROP INDEX's table, the other side of a foreign key, ...).
-        needs = (
-            self.watcher.complete_needs(step.locks, step.catalog_locks)
-            if step.catalog_locks
-            else list(step.locks)
-        )
-        return _StepRun(planned, ref, step_policy(step, self.settings), shape, needs)
+            self._summarize(ref, state)
 
     def _prechecked(self, step: _StepRun, state: _StepState) -> _Attempt | None:
         """The step's next attempt, announced (AttemptStarted) and pre-checked; None when the
@@ -486,13 +475,21 @@ class Executor:
         attempt.watch = watch
         try:
             with watch:
-                attempt.make()
+                # The attempt's one call to the database.
+                attempt.sent_at = self.clock()
+                attempt.skipped = self.db.run(
+                    attempt.step.shape, attempt.timeouts, attempt.number, attempt.hooks
+                )
+                if attempt.pacing is not None:
+                    attempt.pacing.finish()
             return True
-        except _Retry as retry:
+        except ServerError as error:
+            if not attempt.lost_race(error):
+                raise attempt.failed(error) from None
             waited = (self.clock() - attempt.began) * 1000
             state.lock_wait_ms += waited
             yielded = watch.yielded
-            if retry.error.sqlstate == QUERY_CANCELED and yielded is not None:
+            if error.sqlstate == QUERY_CANCELED and yielded is not None:
                 self._yielded(attempt, yielded, waited, state)
                 return False
             failure = watch.result
@@ -503,7 +500,7 @@ class Executor:
             state.failures += 1
             state.failed += 1
             self._note_blockers(state, failure.blockers)
-            self._lock_failure(attempt, retry, failure, state)
+            self._lock_failure(attempt, error, failure, state)
             return False
         except _HeldBetweenBatches as held:
             # The pre-check before a later batch (or recipe part) found long holders: a
@@ -513,6 +510,13 @@ class Executor:
                 state.failures = 0
             self._precheck_backoff(attempt, held.blockers, state)
             return False
+        except (
+            NotBatchableError,
+            StepRefusedError,
+            IndexBuildInProgressError,
+            RunLockLostError,
+        ) as refused:
+            raise attempt.located(refused) from None
 
     def _applied(self, attempt: _Attempt, state: _StepState, began: float) -> StepOutcome:
         """Report the step applied by ``attempt``."""
@@ -589,7 +593,7 @@ class Executor:
             )
 
     def _lock_failure(
-        self, tried: _Attempt, retry: _Retry, failure: Sample, state: _StepState
+        self, tried: _Attempt, error: ServerError, failure: Sample, state: _StepState
     ) -> None:
         """A lock timeout or deadlock: report it, then give up or back off (max_attempts)."""
         ref, attempt, policy = tried.step.ref, tried.number, tried.step.policy
@@ -603,13 +607,13 @@ class Executor:
             give_up_reason = "the run's deadline would pass during the next wait"
         if give_up_reason is not None:
             wait = None
-        reason = retry.error.message
+        reason = error.message
         self.emit(
             AttemptFailed(
                 ref,
                 attempt,
                 policy.max_attempts,
-                retry.error.sqlstate,
+                error.sqlstate,
                 reason,
                 lock_timeout,
                 wait,
@@ -779,8 +783,8 @@ class _StepRun:
 
 
 class _Attempt:
-    """One attempt of a step: its one call to the database, what the database tells it
-    meanwhile (its hooks), and what became of it."""
+    """One attempt of a step: what the database tells it meanwhile (its hooks), what became
+    of it, and the error that stops the run at it."""
 
     def __init__(self, executor: Executor, step: _StepRun, timeouts: Timeouts, number: int) -> None:
         self.executor = executor
@@ -807,14 +811,8 @@ class _Attempt:
         #: (from its first batch on).
         self.sent_at = self.began
         self.pacing: _Batches | None = None
-
-    def make(self) -> None:
-        """The attempt's one call to the database. Raises _Retry for a lock timeout or
-        deadlock, and for the cancel of a yield; anything else as the error that stops the run
-        at this step."""
-        executor, step, ref = self.executor, self.step, self.step.ref
-        where = ref.file
-        hooks = AttemptHooks(
+        #: What the database tells the attempt while it runs, and asks it.
+        self.hooks = AttemptHooks(
             on_statement=self._statement,
             on_locks=self._held if executor.capture_locks else None,
             on_cleanup=self._cleaned_up,
@@ -823,41 +821,37 @@ class _Attempt:
             on_part=self._part_started,
             cancelled_to_yield=self._yielding,
         )
-        self.sent_at = executor.clock()
-        try:
-            self.skipped = executor.db.run(step.shape, self.timeouts, self.number, hooks)
-            if self.pacing is not None:
-                self.pacing.finish()
-        except NotBatchableError as refused:
-            raise MigrationFileError(
-                where, refused.message, line=ref.line, hint=refused.hint
-            ) from None
-        except StepRefusedError as refused:
-            raise refused.located(f"{where}:{ref.line} (step {ref.step})") from None
-        except RunLockReleasedError as released:
-            raise MigrationFileError(
-                where,
-                f"(step {ref.step}) refused: {released.message}; {step.shape.RELEASED}, and "
-                "the run stopped",
-                line=ref.line,
-                hint=released.hint,
-            ) from None
-        except IndexBuildInProgressError as busy:
-            raise IndexBuildInProgressError(
-                f"{ref.file}:{ref.line} (step {ref.step}): {busy.message}", hint=busy.hint
-            ) from None
-        except RunLockLostError as lost:
-            raise RunLockLostError(
-                f"{ref.file}:{ref.line} (step {ref.step}): {lost.message}", hint=lost.hint
-            ) from None
-        except ServerError as error:
-            if is_retryable(error.sqlstate) or (
-                error.sqlstate == QUERY_CANCELED and self._yielding()
-            ):
-                raise _Retry(error) from None
-            raise self._failed(error) from None
 
-    def _failed(self, error: ServerError) -> StepFailedError:
+    def lost_race(self, error: ServerError) -> bool:
+        """True for a lock timeout or deadlock, and for the cancel of a yield: the step tries
+        again; any other server error stops the run at this step."""
+        return is_retryable(error.sqlstate) or (
+            error.sqlstate == QUERY_CANCELED and self._yielding()
+        )
+
+    def located(
+        self,
+        error: NotBatchableError | StepRefusedError | IndexBuildInProgressError | RunLockLostError,
+    ) -> Exception:
+        """The error that stops the run at this step, naming the step."""
+        ref, shape = self.step.ref, self.step.shape
+        where = f"{ref.file}:{ref.line} (step {ref.step})"
+        if isinstance(error, NotBatchableError):
+            return MigrationFileError(ref.file, error.message, line=ref.line, hint=error.hint)
+        if isinstance(error, StepRefusedError):
+            return error.located(where)
+        if isinstance(error, RunLockReleasedError):
+            return MigrationFileError(
+                ref.file,
+                f"(step {ref.step}) refused: {error.message}; {shape.RELEASED}, and the run "
+                "stopped",
+                line=ref.line,
+                hint=error.hint,
+            )
+        return type(error)(f"{where}: {error.message}", hint=error.hint)
+
+    def failed(self, error: ServerError) -> StepFailedError:
+        """The error of a step the server rejected, at the line of the statement that failed."""
         planned = self.step.planned
         statement = self.statement
         line = error_line(statement, error.position) if statement else planned.step.line

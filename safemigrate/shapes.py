@@ -250,10 +250,6 @@ def shape_of(step: Step) -> type[StepShape]:
     return AutocommitStatement
 
 
-def _reindexes(step: Step) -> bool:
-    return any(s.kind == "ReindexStmt" for s in step.statements)
-
-
 def step_record(planned: PlannedStep) -> StepRecord:
     """The journal row of a planned step."""
     return StepRecord(
@@ -270,8 +266,10 @@ def step_shape(planned: PlannedStep) -> StepShape:
     record = step_record(planned)
     texts = tuple(s.run_text for s in step.statements)
     kind = shape_of(step)
+    # A REINDEX builds indexes: the watch reports its progress.
+    reindexes = any(s.kind == "ReindexStmt" for s in step.statements)
     if kind is ExplicitBlock:
-        return ExplicitBlock(record, texts, _reindexes(step))
+        return ExplicitBlock(record, texts, reindexes)
     statement = step.statements[0] if step.statements else None
     if kind is BatchedChange and statement is not None and statement.batch is not None:
         options = step.options
@@ -287,7 +285,7 @@ def step_shape(planned: PlannedStep) -> StepShape:
     if kind is InTransaction or statement is None:
         if planned.started_before:
             raise started_otherwise(planned)
-        return InTransaction(record, texts, _reindexes(step))
+        return InTransaction(record, texts, reindexes)
     if kind is ConstraintRecipe and statement.constraint_rewrite is not None:
         return ConstraintRecipe(
             record, statement.constraint_rewrite, statement.text, planned.started_before
@@ -310,7 +308,7 @@ def step_shape(planned: PlannedStep) -> StepShape:
         dropped,
         recovery,
         planned.started_before,
-        statement.kind == "ReindexStmt",
+        reindexes,
     )
 
 

@@ -621,7 +621,7 @@ def _batched(shape: BatchedChange, sent: _Sent) -> None:
     )
 
 
-def _recipe(shape: ConstraintRecipe, sent: _Sent) -> str | None:
+def _constraint_recipe(shape: ConstraintRecipe, sent: _Sent) -> str | None:
     # A later attempt resumes from the recipe's record, like a rerun after an interruption.
     session = sent.steps.session
 
@@ -652,5 +652,5 @@ RUNNERS: dict[type[StepShape], Callable[[Any, _Sent], str | None]] = {
     AutocommitStatement: _autocommit,
     ConcurrentIndexBuild: _index_build,
     BatchedChange: _batched,
-    ConstraintRecipe: _recipe,
+    ConstraintRecipe: _constraint_recipe,
 }
