@@ -231,21 +231,21 @@ class AttemptHooks:
 
 
 def shape_of(step: Step) -> type[StepShape]:
-    """The shape ``step`` runs in, from its transaction mode, its directives and its
-    statement's facts (what policy.step_policy reads the timeouts of)."""
+    """The shape ``step`` runs in, from its statement's facts, its directives and its
+    transaction mode (what policy.step_policy reads the timeouts of)."""
+    first = step.statements[0] if step.statements else None
+    if first is not None and first.constraint_rewrite is not None:
+        # Policy runs it as its recipe: always a step of its own (see policy).
+        return ConstraintRecipe
     if step.mode is TxMode.EXPLICIT:
         return ExplicitBlock
-    batched = step.options.batch_size is not None and bool(step.statements)
-    if step.mode is TxMode.OWN and batched and step.statements[0].batch:
+    if step.mode is TxMode.OWN and step.options.batch_size is not None and first and first.batch:
         return BatchedChange
     if step.mode is not TxMode.AUTOCOMMIT:
         return InTransaction
     # An autocommit step is exactly one statement (one made up for the worst case may have
     # none: a plain autocommit statement's).
-    statement = step.statements[0] if step.statements else None
-    if statement is not None and statement.constraint_rewrite is not None:
-        return ConstraintRecipe
-    if statement is not None and statement.index_build is not None:
+    if first is not None and first.index_build is not None:
         return ConcurrentIndexBuild
     return AutocommitStatement
 
