@@ -28,7 +28,7 @@ from .config import Settings
 from .db import ServerError, Session, recipe_objects
 from .db.journal import JournalTable
 from .db.step_timeouts import RunLockReleasedError
-from .db.steps import BatchGate, BatchSink, CleanupSink, SessionSteps
+from .db.steps import SessionSteps
 from .durations import format_duration
 from .errors import (
     IndexBuildInProgressError,
@@ -58,7 +58,7 @@ from .events import (
     WaitingForHolders,
 )
 from .locks import CatalogLock, LockMode, LockNeed
-from .model import HeldLock, Sample, Statement, Step
+from .model import HeldLock, Sample, Statement
 from .pending import PlannedStep
 from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
@@ -66,12 +66,8 @@ from .rewrites import RecipePart, describe_locks
 from .session_state import Needs, SessionState
 from .session_state import describe as describe_kept
 from .shapes import (
-    AutocommitStatement,
+    AttemptHooks,
     BatchedChange,
-    ConcurrentIndexBuild,
-    ConstraintRecipe,
-    ExplicitBlock,
-    InTransaction,
     StepShape,
     UnfinishedRecipeError,
     step_shape,
@@ -84,11 +80,9 @@ LAG_POLL_S = 1.0
 
 
 class StepDatabase(Protocol):
-    """The database the steps run on: one method per shape (see ``shapes``), and its pid.
+    """The database the steps run on: one call per attempt of a shape, and its pid.
 
-    ``db.steps.SessionSteps`` is the real one. Every method writes the shape's journal rows for
-    attempt number ``attempts``, and raises ServerError when the server rejects the step (after
-    rolling back whatever of it can be rolled back).
+    ``db.steps.SessionSteps`` is the real one.
     """
 
     @property
@@ -96,85 +90,14 @@ class StepDatabase(Protocol):
         """The server backend the steps run on (what the watcher watches)."""
         ...
 
-    def run_in_transaction(
-        self,
-        shape: InTransaction,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_statement: Callable[[int], None] | None = None,
-        locks_out: list[tuple[str, str]] | None = None,
-    ) -> None:
-        """Run the statements and the journal row in one transaction. ``on_statement(i)`` is
-        called before statement ``i`` runs; ``locks_out`` gets the (relation, mode) table
-        locks held just before the COMMIT."""
-        ...
-
-    def run_explicit_block(
-        self,
-        shape: ExplicitBlock,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_statement: Callable[[int], None] | None = None,
-        locks_out: list[tuple[str, str]] | None = None,
-    ) -> None:
-        """Run the author's BEGIN..COMMIT block, the journal row before its COMMIT."""
-        ...
-
-    def run_autocommit(
-        self,
-        shape: AutocommitStatement,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_cleanup: CleanupSink | None = None,
+    def run(
+        self, shape: StepShape, timeouts: Timeouts, attempts: int, hooks: AttemptHooks
     ) -> str | None:
-        """Run one autocommit statement between its journal rows; returns why its SQL was
-        skipped (an interrupted earlier run already did it), None when it ran. Leftover
-        indexes it drops first (REINDEX CONCURRENTLY) are reported to ``on_cleanup``."""
-        ...
-
-    def build_index_concurrently(
-        self,
-        shape: ConcurrentIndexBuild,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_cleanup: CleanupSink | None = None,
-    ) -> str | None:
-        """Build an index CONCURRENTLY with its clean-up (each dropped index reported to
-        ``on_cleanup``); returns why the build was skipped, None when it ran."""
-        ...
-
-    def run_batched(
-        self,
-        shape: BatchedChange,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        before_batch: BatchGate,
-        on_batch: BatchSink,
-    ) -> None:
-        """Run an UPDATE/DELETE batch by batch, each batch with its progress row in its own
-        transaction; ``before_batch`` may wait (throttling), ``on_batch`` hears of each batch
-        committed. Raises NotBatchableError when the table has no usable key."""
-        ...
-
-    def run_constraint_recipe(
-        self,
-        shape: ConstraintRecipe,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_part: Callable[[RecipePart], None] | None = None,
-        cancelled_to_yield: Callable[[], bool] | None = None,
-    ) -> str | None:
-        """Run a plain constraint statement as its recipe, part by part (resuming from the
-        recipe's record of what it created; ``on_part`` told of each part before it runs, or of
-        the plain statement run as written where the recipe cannot run); returns None. A part
-        cancelled to yield (asked of ``cancelled_to_yield``) keeps what the recipe made, for
-        the next attempt."""
+        """Run attempt number ``attempts`` of ``shape`` with its journal rows, telling
+        ``hooks`` what happens; returns why its SQL was skipped (an interrupted earlier run
+        already did it), None when it ran. Raises ServerError when the server rejects the
+        step (after rolling back whatever of it can be rolled back), NotBatchableError when a
+        batched step's table has no usable key."""
         ...
 
 
@@ -350,14 +273,6 @@ class _StepState:
     last_ahead: set[tuple[int, str]] | None = None
 
 
-class _Retry(Exception):
-    """An attempt lost a lock race; carries the server error."""
-
-    def __init__(self, error: ServerError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
 class Executor:
     """Applies planned steps on one database, whose session must already hold the run lock.
 
@@ -485,162 +400,180 @@ class Executor:
         and retries at once; ``lock_wait_budget`` bounds that waiting. The run's deadline
         bounds everything.
         """
-        step = planned.step
-        ref = step_ref(planned)
-        policy = step_policy(step, self.settings)
         try:
             shape = step_shape(planned)
         except UnfinishedRecipeError as error:
             raise self._with_leftovers(error) from None
-        notes = tuple(note for s in step.statements for note in s.notes)
-        index_build = any(
-            s.index_build is not None
-            or s.kind == "ReindexStmt"
-            # The UNIQUE and PRIMARY KEY recipes build their index CONCURRENTLY.
-            or (
-                s.constraint_rewrite is not None
-                and s.constraint_rewrite.kind in ("unique", "primary_key")
-            )
-            for s in step.statements
+        ref = step_ref(planned)
+        notes = tuple(note for s in planned.step.statements for note in s.notes)
+        self.emit(StepStarted(ref, n, total, planned.step.mode.value, notes))
+        locks, catalog_locks = planned.step.locks, planned.step.catalog_locks
+        step = _StepRun(
+            planned,
+            ref,
+            step_policy(planned.step, self.settings),
+            shape,
+            # Resolved once, before the first attempt: the relations the step locks without
+            # naming them (a DROP INDEX's table, the other side of a foreign key, ...).
+            self.watcher.complete_needs(locks, catalog_locks) if catalog_locks else list(locks),
         )
-        self.emit(StepStarted(ref, n, total, step.mode.value, notes))
         began = self.clock()
-        # Resolved once, before the first attempt: the relations the step locks without
-        # naming them (a DROP INDEX's table, the other side of a foreign key, ...).
-        needs = (
-            self.watcher.complete_needs(step.locks, step.catalog_locks)
-            if step.catalog_locks
-            else list(step.locks)
-        )
         state = _StepState()
         try:
             while True:
                 state.attempt += 1
-                attempt = state.attempt
-                remaining = self.remaining_ms()
-                if remaining is not None and remaining <= 0:
-                    raise self._gave_up(
-                        ref, state, "the run's deadline has passed", (), GIVE_UP_DEADLINE
-                    )
-                timeouts = attempt_timeouts(policy, remaining)
-                lock_timeout = timeouts.lock_timeout_ms
-                self.emit(
-                    AttemptStarted(
-                        ref,
-                        attempt,
-                        policy.max_attempts,
-                        lock_timeout,
-                        state.failures,
-                        round(state.polite_ms, 1),
-                    )
-                )
-                attempt_began = self.clock()
-                holders = self.watcher.long_holders(needs, lock_timeout)
-                self.step_needs = needs
-                if holders:
-                    state.lock_wait_ms += (self.clock() - attempt_began) * 1000
-                    self._precheck_backoff(
-                        ref, attempt, policy, lock_timeout, needs, holders, state
-                    )
-                    continue
-                # Every shape may yield: the watch yields only while a statement waits for a
-                # write-blocking lock (SHARE and stronger; blockers.queue.blocks_writes), so a
-                # CONCURRENTLY build or a VALIDATE, which stall no application query, never is.
-                grace = yield_grace_ms(
-                    self.settings.yield_after_ms, state.grace_doublings, lock_timeout
-                )
-                watch = self.watcher.watch(
-                    ref, attempt, lock_timeout, index_build, yield_after_ms=grace
-                )
-                try:
-                    with watch:
-                        skipped = self._attempt(
-                            planned, shape, timeouts, attempt, ref, yielded=watch
-                        )
-                except _Retry as retry:
-                    waited = (self.clock() - attempt_began) * 1000
-                    state.lock_wait_ms += waited
-                    yielded = watch.yielded
-                    if retry.error.sqlstate == QUERY_CANCELED and yielded is not None:
-                        self._yielded(ref, attempt, yielded, waited, state)
-                        continue
-                    failure = watch.result
-                    if self.batches_this_attempt:
-                        # Batches were committed since the last failure: each batch gets the
-                        # step's attempts.
-                        state.failures = 0
-                    state.failures += 1
-                    state.failed += 1
-                    self._note_blockers(state, failure.blockers)
-                    self._lock_failure(ref, attempt, policy, lock_timeout, retry, failure, state)
-                    continue
-                except _HeldBetweenBatches as held:
-                    # The pre-check before a later batch found long holders: a polite wait,
-                    # as before the attempt's first batch.
-                    state.lock_wait_ms += (self.clock() - attempt_began) * 1000
-                    if self.batches_this_attempt:
-                        state.failures = 0
-                    self._precheck_backoff(
-                        ref, attempt, policy, lock_timeout, needs, held.blockers, state
-                    )
-                    continue
-                duration = (self.clock() - began) * 1000
-                taken = strongest_held(self._locks) if self._locks is not None else None
-                self.emit(
-                    StepApplied(
-                        ref,
-                        round(duration, 1),
-                        attempt,
-                        skipped,
-                        taken,
-                        failed_attempts=state.failed,
-                        prechecks=state.prechecks,
-                        yields=state.yields,
-                        polite_wait_ms=round(state.polite_ms, 1),
-                    )
-                )
-                return StepOutcome(ref.file, ref.step, attempt, duration, state.failures, skipped)
+                attempt = self._prechecked(step, state)
+                if attempt is not None and self._tried(attempt, state):
+                    return self._applied(attempt, state, began)
         finally:
-            if state.attempt > 1 or state.seen:
-                self.summaries.append(
-                    StepSummary(
-                        ref.file,
-                        ref.line,
-                        ref.step,
-                        state.attempt,
-                        round(state.lock_wait_ms, 1),
-                        tuple(state.seen.values()),
-                        yields=state.yields,
-                        polite_wait_ms=round(state.polite_ms, 1),
-                        lock_failures=state.failed,
-                        prechecks=state.prechecks,
-                    )
+            self._summarize(ref, state)
+
+    def _prechecked(self, step: _StepRun, state: _StepState) -> _Attempt | None:
+        """The step's next attempt, announced (AttemptStarted) and pre-checked; None when the
+        pre-check found long holders of a conflicting lock and the step waited politely."""
+        ref, policy = step.ref, step.policy
+        remaining = self.remaining_ms()
+        if remaining is not None and remaining <= 0:
+            raise self._gave_up(ref, state, "the run's deadline has passed", (), GIVE_UP_DEADLINE)
+        timeouts = attempt_timeouts(policy, remaining)
+        lock_timeout = timeouts.lock_timeout_ms
+        self.emit(
+            AttemptStarted(
+                ref,
+                state.attempt,
+                policy.max_attempts,
+                lock_timeout,
+                state.failures,
+                round(state.polite_ms, 1),
+            )
+        )
+        attempt = _Attempt(self, step, timeouts, state.attempt)
+        holders = self.watcher.long_holders(step.needs, lock_timeout)
+        if not holders:
+            return attempt
+        state.lock_wait_ms += (self.clock() - attempt.began) * 1000
+        self._precheck_backoff(attempt, holders, state)
+        return None
+
+    def _tried(self, attempt: _Attempt, state: _StepState) -> bool:
+        """Make ``attempt`` under watch: True when the step was applied, False when it lost
+        a lock race, yielded or backed off (then the next attempt follows)."""
+        lock_timeout = attempt.timeouts.lock_timeout_ms
+        # Every shape may yield: the watch yields only while a statement waits for a
+        # write-blocking lock (SHARE and stronger; blockers.queue.blocks_writes), so a
+        # CONCURRENTLY build or a VALIDATE, which stall no application query, never is.
+        grace = yield_grace_ms(self.settings.yield_after_ms, state.grace_doublings, lock_timeout)
+        watch = self.watcher.watch(
+            attempt.step.ref,
+            attempt.number,
+            lock_timeout,
+            attempt.step.shape.builds_index,
+            yield_after_ms=grace,
+        )
+        attempt.watch = watch
+        try:
+            with watch:
+                # The attempt's one call to the database.
+                attempt.sent_at = self.clock()
+                attempt.skipped = self.db.run(
+                    attempt.step.shape, attempt.timeouts, attempt.number, attempt.hooks
                 )
+                if attempt.pacing is not None:
+                    attempt.pacing.finish()
+            return True
+        except ServerError as error:
+            if not attempt.lost_race(error):
+                raise attempt.failed(error) from None
+            waited = (self.clock() - attempt.began) * 1000
+            state.lock_wait_ms += waited
+            yielded = watch.yielded
+            if error.sqlstate == QUERY_CANCELED and yielded is not None:
+                self._yielded(attempt, yielded, waited, state)
+                return False
+            failure = watch.result
+            if attempt.batches:
+                # Batches were committed since the last failure: each batch gets the step's
+                # attempts.
+                state.failures = 0
+            state.failures += 1
+            state.failed += 1
+            self._note_blockers(state, failure.blockers)
+            self._lock_failure(attempt, error, failure, state)
+            return False
+        except _HeldBetweenBatches as held:
+            # The pre-check before a later batch (or recipe part) found long holders: a
+            # polite wait, as before the attempt's first batch.
+            state.lock_wait_ms += (self.clock() - attempt.began) * 1000
+            if attempt.batches:
+                state.failures = 0
+            self._precheck_backoff(attempt, held.blockers, state)
+            return False
+        except (
+            NotBatchableError,
+            StepRefusedError,
+            IndexBuildInProgressError,
+            RunLockLostError,
+        ) as refused:
+            raise attempt.located(refused) from None
+
+    def _applied(self, attempt: _Attempt, state: _StepState, began: float) -> StepOutcome:
+        """Report the step applied by ``attempt``."""
+        ref = attempt.step.ref
+        duration = (self.clock() - began) * 1000
+        taken = strongest_held(attempt.locks) if attempt.locks is not None else None
+        self.emit(
+            StepApplied(
+                ref,
+                round(duration, 1),
+                attempt.number,
+                attempt.skipped,
+                taken,
+                failed_attempts=state.failed,
+                prechecks=state.prechecks,
+                yields=state.yields,
+                polite_wait_ms=round(state.polite_ms, 1),
+            )
+        )
+        return StepOutcome(
+            ref.file, ref.step, attempt.number, duration, state.failures, attempt.skipped
+        )
+
+    def _summarize(self, ref: StepRef, state: _StepState) -> None:
+        """Keep the step for the run's summary when it had to wait or retry."""
+        if state.attempt > 1 or state.seen:
+            self.summaries.append(
+                StepSummary(
+                    ref.file,
+                    ref.line,
+                    ref.step,
+                    state.attempt,
+                    round(state.lock_wait_ms, 1),
+                    tuple(state.seen.values()),
+                    yields=state.yields,
+                    polite_wait_ms=round(state.polite_ms, 1),
+                    lock_failures=state.failed,
+                    prechecks=state.prechecks,
+                )
+            )
 
     def _precheck_backoff(
-        self,
-        ref: StepRef,
-        attempt: int,
-        policy: StepPolicy,
-        lock_timeout: int,
-        needs: Sequence[LockNeed],
-        holders: Sequence[Blocker],
-        state: _StepState,
+        self, tried: _Attempt, holders: Sequence[Blocker], state: _StepState
     ) -> None:
         """The pre-check found long holders of a conflicting lock: report it, then wait
         politely for them to go (within the budget), or give up."""
+        ref, attempt = tried.step.ref, tried.number
         state.prechecks += 1
         self._note_blockers(state, holders)
-        ahead = self.watcher.locks_of(needs, holders)
+        ahead = self.watcher.locks_of(tried.step.needs, holders)
         bound = self._polite_bound(state)
         self.emit(
             AttemptFailed(
                 ref,
                 attempt,
-                policy.max_attempts,
+                tried.step.policy.max_attempts,
                 None,
                 _precheck_reason(holders),
-                lock_timeout,
+                tried.timeouts.lock_timeout_ms,
                 bound,
                 precheck=True,
                 blockers=tuple(holders),
@@ -658,16 +591,11 @@ class Executor:
             )
 
     def _lock_failure(
-        self,
-        ref: StepRef,
-        attempt: int,
-        policy: StepPolicy,
-        lock_timeout: int,
-        retry: _Retry,
-        failure: Sample,
-        state: _StepState,
+        self, tried: _Attempt, error: ServerError, failure: Sample, state: _StepState
     ) -> None:
         """A lock timeout or deadlock: report it, then give up or back off (max_attempts)."""
+        ref, attempt, policy = tried.step.ref, tried.number, tried.step.policy
+        lock_timeout = tried.timeouts.lock_timeout_ms
         wait: int | None = self.backoff.wait_ms(state.failures)
         remaining = self.remaining_ms()
         give_up_reason = None
@@ -677,13 +605,13 @@ class Executor:
             give_up_reason = "the run's deadline would pass during the next wait"
         if give_up_reason is not None:
             wait = None
-        reason = retry.error.message
+        reason = error.message
         self.emit(
             AttemptFailed(
                 ref,
                 attempt,
                 policy.max_attempts,
-                retry.error.sqlstate,
+                error.sqlstate,
                 reason,
                 lock_timeout,
                 wait,
@@ -702,11 +630,10 @@ class Executor:
         self.blocker_actions += self.watcher.apply_policy(ref, failure.blockers)
         self.sleep(wait / 1000)
 
-    def _yielded(
-        self, ref: StepRef, attempt: int, yielded: Yielded, waited: float, state: _StepState
-    ) -> None:
+    def _yielded(self, tried: _Attempt, yielded: Yielded, waited: float, state: _StepState) -> None:
         """The step let the sessions queued behind it through: report it, wait for the
         transactions that were ahead of it (politely, within the budget), then go again."""
+        ref, attempt = tried.step.ref, tried.number
         state.yields += 1
         # Fairness: the grace doubles only when the step yields behind other transactions than
         # last time (short ones keep taking the table: give the step a longer turn). Behind
@@ -822,141 +749,6 @@ class Executor:
             ),
         )
 
-    # -- one attempt -----------------------------------------------------------------------
-
-    def _attempt(
-        self,
-        planned: PlannedStep,
-        shape: StepShape,
-        timeouts: Timeouts,
-        attempt: int,
-        ref: StepRef,
-        *,
-        yielded: WatchedAttempt | None = None,
-    ) -> str | None:
-        """One attempt; returns why the SQL was skipped, if it was. Raises _Retry for a lock
-        timeout or deadlock, and for the cancel of a yield (``yielded``, the attempt's watch,
-        says whether it yielded)."""
-        step = planned.step
-        self._failed_statement = step.statements[0] if step.statements else None
-        self._locks = None
-        self.batches_this_attempt = 0
-        try:
-            return self._send(shape, step, timeouts, attempt, ref, yielded)
-        except NotBatchableError as refused:
-            raise MigrationFileError(
-                planned.migration.filename, refused.message, line=step.line, hint=refused.hint
-            ) from None
-        except StepRefusedError as refused:
-            where = f"{planned.migration.filename}:{step.line} (step {step.index + 1})"
-            raise refused.located(where) from None
-        except RunLockReleasedError as released:
-            undone = (
-                "it ran outside a transaction, so it cannot be undone, and is not recorded as "
-                "applied"
-                if isinstance(shape, (AutocommitStatement, ConcurrentIndexBuild))
-                else "the batch that released it was rolled back (the batches before it stay "
-                "committed and recorded: a rerun resumes after them)"
-                if isinstance(shape, BatchedChange)
-                else "it was rolled back"
-            )
-            raise MigrationFileError(
-                planned.migration.filename,
-                f"(step {ref.step}) refused: {released.message}; {undone}, and the run stopped",
-                line=step.line,
-                hint=released.hint,
-            ) from None
-        except IndexBuildInProgressError as busy:
-            raise IndexBuildInProgressError(
-                f"{ref.file}:{ref.line} (step {ref.step}): {busy.message}", hint=busy.hint
-            ) from None
-        except RunLockLostError as lost:
-            raise RunLockLostError(
-                f"{ref.file}:{ref.line} (step {ref.step}): {lost.message}", hint=lost.hint
-            ) from None
-        except ServerError as error:
-            if is_retryable(error.sqlstate) or (
-                error.sqlstate == QUERY_CANCELED
-                and yielded is not None
-                and yielded.yielded is not None
-            ):
-                raise _Retry(error) from None
-            raise self._failed(planned, error) from None
-
-    def _send(
-        self,
-        shape: StepShape,
-        step: Step,
-        timeouts: Timeouts,
-        attempt: int,
-        ref: StepRef,
-        watch: WatchedAttempt | None = None,
-    ) -> str | None:
-        """The one call to the database that makes an attempt of ``shape``."""
-        if isinstance(shape, InTransaction):
-            self._locks = [] if self.capture_locks else None
-            self.db.run_in_transaction(
-                shape, timeouts, attempt, on_statement=self._track(step), locks_out=self._locks
-            )
-            return None
-        if isinstance(shape, ExplicitBlock):
-            self._locks = [] if self.capture_locks else None
-            self.db.run_explicit_block(
-                shape, timeouts, attempt, on_statement=self._track(step), locks_out=self._locks
-            )
-            return None
-        if isinstance(shape, ConstraintRecipe):
-            parts = 0
-            closing = 0
-
-            def part_started(part: RecipePart) -> None:
-                # Each part that asks for a write-blocking lock is treated as a statement of
-                # its own: the pre-check (the attempt's covers its first part), and the watch
-                # ready to yield the queue behind it. Not the closing transaction's later
-                # parts: its first one took their locks already, and a pre-check would only
-                # hold them longer.
-                nonlocal parts, closing
-                parts += 1
-                closing += part.final
-                self.emit(RecipePartStarted(ref, part.label, describe_locks(part)))
-                blocking = [n for n in part.locks if n.mode.blocks_writes]
-                if not blocking or closing > 1:
-                    return
-                if parts > 1 and self.settings.lock_precheck:
-                    held = self.watcher.long_holders(blocking, timeouts.lock_timeout_ms)
-                    if held:
-                        raise _HeldBetweenBatches(held)
-                if watch is not None:
-                    watch.poke()
-
-            def yielding() -> bool:
-                return watch is not None and watch.yielded is not None
-
-            return self.db.run_constraint_recipe(
-                shape, timeouts, attempt, on_part=part_started, cancelled_to_yield=yielding
-            )
-
-        def cleaned_up(index: str, reason: str) -> None:
-            self.emit(IndexCleanup(ref, index, reason))
-
-        if isinstance(shape, AutocommitStatement):
-            return self.db.run_autocommit(shape, timeouts, attempt, on_cleanup=cleaned_up)
-        if isinstance(shape, BatchedChange):
-            batches = _Batches(self, shape, ref, timeouts)
-            self.db.run_batched(
-                shape, timeouts, attempt, before_batch=batches.before, on_batch=batches.done
-            )
-            batches.finish()
-            return None
-        # mypy checks that every other shape was handled above.
-        return self.db.build_index_concurrently(shape, timeouts, attempt, on_cleanup=cleaned_up)
-
-    def _track(self, step: Step) -> Callable[[int], None]:
-        def on_statement(i: int) -> None:
-            self._failed_statement = step.statements[i]
-
-        return on_statement
-
     def _with_leftovers(self, error: UnfinishedRecipeError) -> StepFailedError:
         """``error`` naming what the recipe's record says it made (issue 21 review D10)."""
         if not isinstance(self.db, SessionSteps):
@@ -975,8 +767,91 @@ class Executor:
             hint=error.hint,
         )
 
-    def _failed(self, planned: PlannedStep, error: ServerError) -> StepFailedError:
-        statement = self._failed_statement or next(iter(planned.step.statements), None)
+
+@dataclass(frozen=True)
+class _StepRun:
+    """What one step's attempts share."""
+
+    planned: PlannedStep
+    ref: StepRef
+    policy: StepPolicy
+    shape: StepShape
+    #: The step's locks, with those the catalog resolved: what each pre-check looks for.
+    needs: Sequence[LockNeed]
+
+
+class _Attempt:
+    """One attempt of a step: what the database tells it meanwhile (its hooks), what became
+    of it, and the error that stops the run at it."""
+
+    def __init__(self, executor: Executor, step: _StepRun, timeouts: Timeouts, number: int) -> None:
+        self.executor = executor
+        self.step = step
+        self.timeouts = timeouts
+        self.number = number
+        self.began = executor.clock()
+        #: Set once the attempt is under watch (what it pokes, and asks whether it yielded).
+        self.watch: WatchedAttempt | None = None
+        statements = step.planned.step.statements
+        #: The statement being run: where a server error's position points.
+        self.statement: Statement | None = statements[0] if statements else None
+        #: The table locks held before the COMMIT, when the run captures them.
+        self.locks: list[tuple[str, str]] | None = None
+        #: Batches this attempt committed (a retry after progress starts the count of
+        #: failures again: each batch gets the step's attempts).
+        self.batches = 0
+        #: Recipe parts started, and of them the closing transaction's.
+        self.parts = 0
+        self.closing = 0
+        #: Why the SQL was skipped, once the attempt applied the step.
+        self.skipped: str | None = None
+        #: When the attempt was sent, and the throttling and progress of a batched step
+        #: (from its first batch on).
+        self.sent_at = self.began
+        self.pacing: _Batches | None = None
+        #: What the database tells the attempt while it runs, and asks it.
+        self.hooks = AttemptHooks(
+            on_statement=self._statement,
+            on_locks=self._held if executor.capture_locks else None,
+            on_cleanup=self._cleaned_up,
+            before_batch=self._before_batch,
+            on_batch=self._batch_done,
+            on_part=self._part_started,
+            cancelled_to_yield=self._yielding,
+        )
+
+    def lost_race(self, error: ServerError) -> bool:
+        """True for a lock timeout or deadlock, and for the cancel of a yield: the step tries
+        again; any other server error stops the run at this step."""
+        return is_retryable(error.sqlstate) or (
+            error.sqlstate == QUERY_CANCELED and self._yielding()
+        )
+
+    def located(
+        self,
+        error: NotBatchableError | StepRefusedError | IndexBuildInProgressError | RunLockLostError,
+    ) -> Exception:
+        """The error that stops the run at this step, naming the step."""
+        ref, shape = self.step.ref, self.step.shape
+        where = f"{ref.file}:{ref.line} (step {ref.step})"
+        if isinstance(error, NotBatchableError):
+            return MigrationFileError(ref.file, error.message, line=ref.line, hint=error.hint)
+        if isinstance(error, StepRefusedError):
+            return error.located(where)
+        if isinstance(error, RunLockReleasedError):
+            return MigrationFileError(
+                ref.file,
+                f"(step {ref.step}) refused: {error.message}; {shape.RELEASED}, and the run "
+                "stopped",
+                line=ref.line,
+                hint=error.hint,
+            )
+        return type(error)(f"{where}: {error.message}", hint=error.hint)
+
+    def failed(self, error: ServerError) -> StepFailedError:
+        """The error of a step the server rejected, at the line of the statement that failed."""
+        planned = self.step.planned
+        statement = self.statement
         line = error_line(statement, error.position) if statement else planned.step.line
         return StepFailedError(
             f"{planned.migration.filename}:{line} (step {planned.step.index + 1}): "
@@ -986,26 +861,70 @@ class Executor:
             hint=error.hint,
         )
 
+    # -- the hooks -------------------------------------------------------------------------
+
+    def _statement(self, i: int) -> None:
+        self.statement = self.step.planned.step.statements[i]
+
+    def _held(self, locks: list[tuple[str, str]]) -> None:
+        self.locks = locks
+
+    def _before_batch(self, first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+        if self.pacing is None:
+            self.pacing = _Batches(self)
+        self.pacing.before(first, lag)
+
+    def _batch_done(self, batch: BatchDone) -> None:
+        if self.pacing is None:
+            self.pacing = _Batches(self)
+        self.pacing.done(batch)
+
+    def _cleaned_up(self, index: str, reason: str) -> None:
+        self.executor.emit(IndexCleanup(self.step.ref, index, reason))
+
+    def _yielding(self) -> bool:
+        return self.watch is not None and self.watch.yielded is not None
+
+    def _part_started(self, part: RecipePart) -> None:
+        """Each part that asks for a write-blocking lock is treated as a statement of its own:
+        the pre-check (the attempt's covers its first part), and the watch ready to yield the
+        queue behind it. Not the closing transaction's later parts: its first one took their
+        locks already, and a pre-check would only hold them longer."""
+        executor = self.executor
+        self.parts += 1
+        self.closing += part.final
+        executor.emit(RecipePartStarted(self.step.ref, part.label, describe_locks(part)))
+        blocking = [n for n in part.locks if n.mode.blocks_writes]
+        if not blocking or self.closing > 1:
+            return
+        if self.parts > 1 and executor.settings.lock_precheck:
+            held = executor.watcher.long_holders(blocking, self.timeouts.lock_timeout_ms)
+            if held:
+                raise _HeldBetweenBatches(held)
+        if self.watch is not None:
+            self.watch.poke()
+
 
 class _Batches:
     """The executor's side of one attempt of a batched step: pause and replica lag throttling
-    before each batch, the run's deadline, progress events after each."""
+    before each batch, the run's deadline, progress events after each (none for the other
+    shapes, which have no batch)."""
 
-    def __init__(
-        self, executor: Executor, shape: BatchedChange, ref: StepRef, timeouts: Timeouts
-    ) -> None:
-        self.executor = executor
-        self.shape = shape
-        self.ref = ref
-        self.timeouts = timeouts
-        self.began = executor.clock()
+    def __init__(self, attempt: _Attempt) -> None:
+        self.attempt = attempt
+        self.executor = executor = attempt.executor
+        self.ref = attempt.step.ref
+        self.timeouts = attempt.timeouts
+        self.began = attempt.sent_at
         self.reported_at: float | None = None
         self.last: BatchDone | None = None
         #: Keys walked before this attempt's first batch (by earlier attempts and runs).
         self.walked_before: int | None = None
-        settings = executor.settings
-        limit = shape.max_replica_lag_ms
-        self.max_lag_ms = settings.max_replica_lag_ms if limit is None else limit
+        shape = attempt.step.shape
+        batched = shape if isinstance(shape, BatchedChange) else None
+        self.pause_ms = batched.pause_ms if batched is not None else 0
+        limit = batched.max_replica_lag_ms if batched is not None else None
+        self.max_lag_ms = executor.settings.max_replica_lag_ms if limit is None else limit
 
     def before(self, first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
         """Pause, wait for lagging standbys, stop at the run's deadline, and (before every
@@ -1013,11 +932,12 @@ class _Batches:
         while long transactions hold a conflicting lock."""
         executor = self.executor
         self._check_deadline()
-        if not first and self.shape.pause_ms:
-            executor.sleep(self.shape.pause_ms / 1000)
+        if not first and self.pause_ms:
+            executor.sleep(self.pause_ms / 1000)
             self._check_deadline()
         if not first and executor.settings.lock_precheck:
-            held = executor.watcher.long_holders(executor.step_needs, self.timeouts.lock_timeout_ms)
+            needs = self.attempt.step.needs
+            held = executor.watcher.long_holders(needs, self.timeouts.lock_timeout_ms)
             if held:
                 raise _HeldBetweenBatches(held)
         if not self.max_lag_ms:
@@ -1057,7 +977,7 @@ class _Batches:
     def done(self, batch: BatchDone) -> None:
         """Report a committed batch (at most every few seconds, and the first)."""
         executor = self.executor
-        executor.batches_this_attempt += 1
+        self.attempt.batches += 1
         if self.walked_before is None:
             self.walked_before = batch.walked_total - batch.walked
         self.last = batch

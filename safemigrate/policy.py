@@ -1,18 +1,22 @@
-"""How each step runs: its timeouts and attempts, after settings and directives. Pure, no I/O.
+"""How each step runs, after settings and directives. Pure, no I/O.
 
-The planning layer: ``pending`` says which steps run, this module says under which guards,
-``shapes`` in which transaction shape, and ``plan`` reports them. The executor and the db layer
-carry it out.
+The planning layer: ``pending`` says which steps run, this module says under which guards (its
+timeouts and attempts) and in which form a plain statement with a safer one runs (CONCURRENTLY,
+as its constraint recipe, or as written: what the parser asks of it), ``shapes`` in which
+transaction shape, and ``plan`` reports them. The executor and the db layer carry it out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
-from .config import Settings
-from .model import Step, TxMode
+from . import rewrites
+from .config import ConcurrentIndexes, SafeRewrites, Settings
+from .model import ConstraintRewrite, QualifiedName, Step
 from .retry import Backoff
+from .shapes import shape_of
 
 
 @dataclass(frozen=True)
@@ -25,15 +29,14 @@ class StepPolicy:
 
 
 def step_policy(step: Step, settings: Settings) -> StepPolicy:
-    """Directives override the run's settings; CONCURRENTLY-style steps have their own defaults."""
-    autocommit = step.mode is TxMode.AUTOCOMMIT
-    # A constraint recipe has parts that take write-blocking locks for a moment: they must not
-    # queue long behind another transaction, so the recipe keeps the ordinary lock timeout.
-    recipe = any(s.constraint_rewrite is not None for s in step.statements)
-    long_wait = autocommit and not recipe
-    lock = settings.concurrent_lock_timeout_ms if long_wait else settings.lock_timeout_ms
+    """Directives override the run's settings; the shape a step runs in (``shapes``) says
+    whether it gets the concurrent (CONCURRENTLY-style) lock and statement timeouts."""
+    shape = shape_of(step)
+    lock = settings.concurrent_lock_timeout_ms if shape.WAITS_LONG else settings.lock_timeout_ms
     statement = (
-        settings.concurrent_statement_timeout_ms if autocommit else settings.statement_timeout_ms
+        settings.concurrent_statement_timeout_ms
+        if shape.RUNS_LONG
+        else settings.statement_timeout_ms
     )
     attempts = settings.max_attempts
     options = step.options
@@ -106,7 +109,7 @@ def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
     autocommit: list[int] = []
     for step in steps:
         policy = step_policy(step, settings)
-        waits = autocommit if step.mode is TxMode.AUTOCOMMIT else ordinary
+        waits = autocommit if shape_of(step).RUNS_LONG else ordinary
         waits.append(backoff.worst_case_ms(policy.max_attempts, policy.lock_timeout_ms))
     default_step = backoff.worst_case_ms(settings.max_attempts, settings.lock_timeout_ms)
 
@@ -120,3 +123,124 @@ def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
         run_ms=capped(sum(ordinary) + sum(autocommit)),
         polite_step_ms=capped(settings.lock_wait_budget_ms) if polite else None,
     )
+
+
+# -- the safer forms of plain statements -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlainStatement:
+    """What the parser says of a plain statement that has a safer form (a plain CREATE INDEX,
+    a plain constraint statement): the facts the runner's policy decides on."""
+
+    #: How the statement is written, for messages: ``CREATE INDEX``, ``ADD CHECK`` ...
+    form: str
+    table: QualifiedName
+    #: The table was created earlier in the same migration: empty, unseen by the application.
+    created_here: bool
+    #: A ``-- safemigrate: no-rewrite`` directive applies to it.
+    opted_out: bool
+    #: The block it is in (``an explicit BEGIN/COMMIT block``, ``a group``), else None.
+    inside: str | None
+
+
+@dataclass(frozen=True)
+class SaferForm:
+    """How the runner runs a plain statement, under the settings: as written (``run_as``
+    None), CONCURRENTLY, as its constraint recipe or in batches; with the operator's note, or
+    refused (``refusal`` and its ``hint``: a problem of the file)."""
+
+    run_as: Literal["concurrently", "recipe", "batched"] | None = None
+    note: str | None = None
+    refusal: str | None = None
+    hint: str | None = None
+
+
+AS_WRITTEN = SaferForm()
+
+#: How each plain constraint statement a recipe applies to is written.
+_FORMS = {
+    "foreign_key": "ADD FOREIGN KEY",
+    "check": "ADD CHECK",
+    "not_null": "SET NOT NULL",
+    "unique": "ADD UNIQUE",
+    "primary_key": "ADD PRIMARY KEY",
+}
+
+
+def constraint_form(recipe: ConstraintRewrite) -> str:
+    """How the plain statement of ``recipe`` is written, e.g. ``ADD CHECK``."""
+    return _FORMS[recipe.kind]
+
+
+def index_form(setting: ConcurrentIndexes, plain: PlainStatement) -> SaferForm:
+    """How a plain CREATE INDEX runs under the ``concurrent_indexes`` setting."""
+    if setting == "off" or plain.opted_out or plain.created_here:
+        return AS_WRITTEN
+    table = plain.table
+    if plain.inside is not None:
+        if setting == "require":
+            return SaferForm(
+                refusal=f"plain CREATE INDEX on existing table {table} inside {plain.inside} "
+                'cannot be built CONCURRENTLY (concurrent_indexes = "require")',
+                hint="move the index out of the transaction block and write CONCURRENTLY",
+            )
+        return SaferForm(
+            note=f"not rewritten to CONCURRENTLY: inside {plain.inside}; "
+            f"it blocks writes to {table} while it builds"
+        )
+    if setting == "require":
+        return SaferForm(
+            refusal=f"plain CREATE INDEX on existing table {table} blocks writes while it builds "
+            '(concurrent_indexes = "require")',
+            hint="write CREATE INDEX CONCURRENTLY",
+        )
+    return SaferForm(
+        "concurrently",
+        note=f"rewritten to CREATE INDEX CONCURRENTLY: {table} existed before this migration",
+    )
+
+
+def constraint_recipe(
+    setting: SafeRewrites, plain: PlainStatement, recipe: ConstraintRewrite | str
+) -> SaferForm:
+    """How a plain constraint statement runs under the ``safe_rewrites`` setting; ``recipe``
+    is its recipe, or why it has none."""
+    if setting == "off" or plain.opted_out or plain.created_here:
+        return AS_WRITTEN
+    if isinstance(recipe, str):
+        return SaferForm(note=f"run as written, no non-blocking recipe: {recipe}")
+    table = plain.table
+    title = rewrites.RECIPE_TITLES[recipe.kind]
+    if plain.inside is not None:
+        if setting == "require":
+            return SaferForm(
+                refusal=f"plain {plain.form} on existing table {table} inside {plain.inside} "
+                'cannot run as its non-blocking recipe (safe_rewrites = "require")',
+                hint="move it out of the transaction block and "
+                + rewrites.HAND_WRITTEN[recipe.kind],
+            )
+        return SaferForm(
+            note=f"not run as its recipe ({title}): inside {plain.inside}; "
+            f"it holds its lock on {table} for the whole scan"
+        )
+    if setting == "require":
+        return SaferForm(
+            refusal=f"plain {plain.form} on existing table {table} holds a strong lock while "
+            'it scans the table (safe_rewrites = "require")',
+            hint=rewrites.HAND_WRITTEN[recipe.kind],
+        )
+    return SaferForm(
+        "recipe", note=f"run as its recipe ({title}): {table} existed before this migration"
+    )
+
+
+def batch_form(plain: PlainStatement) -> SaferForm:
+    """How an UPDATE/DELETE marked ``batch-size=N`` runs: in batches, or as written when its
+    table was created earlier in the same migration (nothing is there to batch)."""
+    if plain.created_here:
+        return SaferForm(
+            note=f"not batched: {plain.table} was created earlier in this migration, so the "
+            "statement runs as written in its own transaction"
+        )
+    return SaferForm("batched")

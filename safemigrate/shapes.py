@@ -4,19 +4,28 @@ The planning layer: ``pending`` says which steps run, ``policy`` under which gua
 module in which shape. The executor sends one shape per attempt; the db layer has one function
 per shape (``db.steps``) and writes the journal rows the shape names.
 
-A new shape (a batched backfill, say) is a new dataclass here, one rule in
-:func:`step_shape`, one function in the db layer and one method on the executor's ``StepDatabase``.
+Each shape says once what ``policy`` needs of it (which timeouts it runs under) and what the
+executor watches (an index build). A new shape (a batched backfill, say) is a new dataclass
+here, one rule in :func:`shape_of` and :func:`step_shape`, and one entry in the db layer's table
+of shape runners (``db.steps``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import rewrites
+from .batches import BatchDone, ReplicaLag
 from .errors import StepFailedError
-from .model import BatchTarget, ConstraintRewrite, IndexBuild, QualifiedName, TxMode
+from .model import BatchTarget, ConstraintRewrite, IndexBuild, QualifiedName, Step, TxMode
 from .pending import PlannedStep
 from .recovery import Recovery, Refuse, Rerun, recovery_of
+
+#: What became of a step that released the run lock, by shape (see each shape's RELEASED).
+ROLLED_BACK = "it was rolled back"
+NOT_UNDONE = "it ran outside a transaction, so it cannot be undone, and is not recorded as applied"
 
 
 @dataclass(frozen=True)
@@ -30,35 +39,52 @@ class StepRecord:
     checksum: str
 
 
+class _Facts:
+    """What every shape says once of itself (the defaults: an ordinary transaction)."""
+
+    #: Which timeouts it runs under (see policy.step_policy): a long lock wait (the
+    #: concurrent lock timeout), a long statement (the concurrent statement timeout).
+    WAITS_LONG: ClassVar[bool] = False
+    RUNS_LONG: ClassVar[bool] = False
+    #: What became of the step when it released the run lock (the executor's message).
+    RELEASED: ClassVar[str] = ROLLED_BACK
+
+
 @dataclass(frozen=True)
-class InTransaction:
+class _Statements(_Facts):
+    """The step's statements in one transaction, with the ``applied`` journal row."""
+
+    record: StepRecord
+    texts: tuple[str, ...]
+    #: True when a statement builds indexes (REINDEX): the watch reports its progress.
+    builds_index: bool = False
+
+
+class InTransaction(_Statements):
     """``BEGIN; SET LOCAL timeouts; <statements>; <journal row>; COMMIT``: all or nothing.
 
     A single statement goes with its journal row and the COMMIT in one round trip.
     """
 
-    record: StepRecord
-    texts: tuple[str, ...]
 
-
-@dataclass(frozen=True)
-class ExplicitBlock:
+class ExplicitBlock(_Statements):
     """The author's own ``BEGIN; ...; COMMIT;`` run as written, journaled before its COMMIT.
 
     ``texts`` includes the author's BEGIN and COMMIT; the timeouts are set at session level.
     """
 
-    record: StepRecord
-    texts: tuple[str, ...]
-
 
 @dataclass(frozen=True)
-class AutocommitStatement:
+class AutocommitStatement(_Facts):
     """A statement that cannot run in a transaction block, under session-level timeouts.
 
     A ``started`` journal row goes before it, the ``applied`` row after it. When an earlier run
     left only the ``started`` row, ``recovery`` says how the rerun checks what that run did.
     """
+
+    WAITS_LONG: ClassVar[bool] = True
+    RUNS_LONG: ClassVar[bool] = True
+    RELEASED: ClassVar[str] = NOT_UNDONE
 
     record: StepRecord
     text: str
@@ -70,13 +96,20 @@ class AutocommitStatement:
     #: True when an earlier run wrote its ``started`` row but never its ``applied`` row: the
     #: catalog is checked (``recovery``) before the statement runs again.
     started_before: bool = False
+    #: True for a REINDEX (CONCURRENTLY): the watch reports its progress.
+    builds_index: bool = False
 
 
 @dataclass(frozen=True)
-class ConcurrentIndexBuild:
+class ConcurrentIndexBuild(_Facts):
     """CREATE INDEX CONCURRENTLY with clean-up: invalid leftovers of earlier builds are dropped,
     a valid index with the same definition counts as built, a failed build drops what it left.
     """
+
+    WAITS_LONG: ClassVar[bool] = True
+    RUNS_LONG: ClassVar[bool] = True
+    builds_index: ClassVar[bool] = True
+    RELEASED: ClassVar[str] = NOT_UNDONE
 
     record: StepRecord
     text: str
@@ -88,7 +121,7 @@ class ConcurrentIndexBuild:
 
 
 @dataclass(frozen=True)
-class BatchedChange:
+class BatchedChange(_Facts):
     """An UPDATE/DELETE marked ``batch-size=N``, run over key ranges of its table's key.
 
     A ``started`` journal row goes before the first batch. Each batch is its own short
@@ -97,6 +130,12 @@ class BatchedChange:
     interruption continues after the last recorded batch and never applies one twice. The
     ``applied`` row commits with the last, empty, walk of the key.
     """
+
+    builds_index: ClassVar[bool] = False
+    RELEASED: ClassVar[str] = (
+        "the batch that released it was rolled back (the batches before it stay committed and "
+        "recorded: a rerun resumes after them)"
+    )
 
     record: StepRecord
     #: The author's statement; each batch adds its key range to its WHERE.
@@ -112,7 +151,7 @@ class BatchedChange:
 
 
 @dataclass(frozen=True)
-class ConstraintRecipe:
+class ConstraintRecipe(_Facts):
     """A plain constraint statement run as its non-blocking recipe (see ``rewrites``).
 
     Each part is its own short statement under the step's timeouts; the closing parts go in
@@ -122,6 +161,10 @@ class ConstraintRecipe:
     VALID constraint, its helper check, its index built or left invalid).
     """
 
+    #: Its parts take write-blocking locks for a moment: they must not queue long behind
+    #: another transaction, so the recipe keeps the ordinary lock timeout; its scans are long.
+    RUNS_LONG: ClassVar[bool] = True
+
     record: StepRecord
     rewrite: ConstraintRewrite
     #: The author's statement, run as written (in a guarded transaction) where the recipe
@@ -129,6 +172,11 @@ class ConstraintRecipe:
     plain: str
     #: True when an earlier run started this step and never recorded it as applied.
     resume: bool = False
+
+    @property
+    def builds_index(self) -> bool:
+        """The UNIQUE and PRIMARY KEY recipes build their index CONCURRENTLY."""
+        return self.rewrite.kind in ("unique", "primary_key")
 
 
 #: Every shape a step can take.
@@ -142,6 +190,66 @@ StepShape = (
 )
 
 
+#: Told of each index the clean-up of a CONCURRENTLY build drops: its name and why.
+CleanupSink = Callable[[str, str], None]
+#: Called before each batch of a batched step with True for the run's first batch of it and a
+#: probe of the standbys' replay lag; it may wait (throttling) or raise (the deadline).
+BatchGate = Callable[[bool, Callable[[], ReplicaLag | None]], None]
+#: Told of each batch once it has committed.
+BatchSink = Callable[[BatchDone], None]
+#: Told of each part of a constraint recipe just before it runs.
+PartSink = Callable[[rewrites.RecipePart], None]
+
+
+def _no_gate(first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+    """The batch gate when nobody throttles."""
+
+
+def _no_batch(batch: BatchDone) -> None:
+    """The batch sink when nobody listens."""
+
+
+@dataclass(frozen=True)
+class AttemptHooks:
+    """What the db layer tells the executor during one attempt of a shape, and asks it: each
+    shape uses those it has a use for. By default nobody listens."""
+
+    #: Called before statement ``i`` of a transaction runs (InTransaction, ExplicitBlock).
+    on_statement: Callable[[int], None] | None = None
+    #: Told of the (relation, mode) table locks held just before the COMMIT (rehearsals:
+    #: only asked of the pg_locks when someone listens).
+    on_locks: Callable[[list[tuple[str, str]]], None] | None = None
+    #: Told of each leftover index dropped (AutocommitStatement, ConcurrentIndexBuild).
+    on_cleanup: CleanupSink | None = None
+    #: Before each batch, and after each batch committed (BatchedChange).
+    before_batch: BatchGate = _no_gate
+    on_batch: BatchSink = _no_batch
+    #: Told of each part before it runs; asked whether a cancelled part was cancelled to
+    #: yield the lock queue, which keeps what the recipe made (ConstraintRecipe).
+    on_part: PartSink | None = None
+    cancelled_to_yield: Callable[[], bool] | None = None
+
+
+def shape_of(step: Step) -> type[StepShape]:
+    """The shape ``step`` runs in, from its statement's facts, its directives and its
+    transaction mode (what policy.step_policy reads the timeouts of)."""
+    first = step.statements[0] if step.statements else None
+    if first is not None and first.constraint_rewrite is not None:
+        # Policy runs it as its recipe: always a step of its own (see policy).
+        return ConstraintRecipe
+    if step.mode is TxMode.EXPLICIT:
+        return ExplicitBlock
+    if step.mode is TxMode.OWN and step.options.batch_size is not None and first and first.batch:
+        return BatchedChange
+    if step.mode is not TxMode.AUTOCOMMIT:
+        return InTransaction
+    # An autocommit step is exactly one statement (one made up for the worst case may have
+    # none: a plain autocommit statement's).
+    if first is not None and first.index_build is not None:
+        return ConcurrentIndexBuild
+    return AutocommitStatement
+
+
 def step_record(planned: PlannedStep) -> StepRecord:
     """The journal row of a planned step."""
     return StepRecord(
@@ -153,34 +261,36 @@ def step_record(planned: PlannedStep) -> StepRecord:
 
 
 def step_shape(planned: PlannedStep) -> StepShape:
-    """The shape a planned step runs in, from its transaction mode and its statement's facts."""
+    """The shape a planned step runs in (see shape_of), with what it carries."""
     step = planned.step
     record = step_record(planned)
     texts = tuple(s.run_text for s in step.statements)
-    if step.mode is TxMode.EXPLICIT:
-        return ExplicitBlock(record, texts)
-    batch_size = step.options.batch_size
-    if step.mode is TxMode.OWN and batch_size is not None and step.statements[0].batch:
+    kind = shape_of(step)
+    # A REINDEX builds indexes: the watch reports its progress.
+    reindexes = any(s.kind == "ReindexStmt" for s in step.statements)
+    if kind is ExplicitBlock:
+        return ExplicitBlock(record, texts, reindexes)
+    statement = step.statements[0] if step.statements else None
+    if kind is BatchedChange and statement is not None and statement.batch is not None:
+        options = step.options
         return BatchedChange(
             record,
-            step.statements[0].run_text,
-            step.statements[0].batch,
-            batch_size,
-            step.options.batch_pause_ms or 0,
-            step.options.max_replica_lag_ms,
+            statement.run_text,
+            statement.batch,
+            options.batch_size or 0,
+            options.batch_pause_ms or 0,
+            options.max_replica_lag_ms,
             planned.started_before,
         )
-    if step.mode is not TxMode.AUTOCOMMIT:
+    if kind is InTransaction or statement is None:
         if planned.started_before:
             raise started_otherwise(planned)
-        return InTransaction(record, texts)
-    # An autocommit step is always exactly one statement.
-    statement = step.statements[0]
-    if statement.constraint_rewrite is not None:
+        return InTransaction(record, texts, reindexes)
+    if kind is ConstraintRecipe and statement.constraint_rewrite is not None:
         return ConstraintRecipe(
             record, statement.constraint_rewrite, statement.text, planned.started_before
         )
-    if statement.index_build is not None:
+    if kind is ConcurrentIndexBuild and statement.index_build is not None:
         fallback = statement.text if statement.rewritten is not None else None
         return ConcurrentIndexBuild(record, statement.run_text, statement.index_build, fallback)
     dropped: tuple[QualifiedName, ...] = ()
@@ -193,7 +303,12 @@ def step_shape(planned: PlannedStep) -> StepShape:
     if planned.started_before and isinstance(recovery, Refuse):
         raise unrecoverable(planned, recovery)
     return AutocommitStatement(
-        record, statement.run_text, dropped, recovery, planned.started_before
+        record,
+        statement.run_text,
+        dropped,
+        recovery,
+        planned.started_before,
+        reindexes,
     )
 
 

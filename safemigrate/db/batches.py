@@ -9,7 +9,7 @@ batches of the same text (see :func:`other_text`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from psycopg import sql
@@ -321,6 +321,19 @@ def walked(rows: Sequence[Sequence[object]]) -> tuple[tuple[str, ...], int] | No
     return tuple(str(v) for v in row[:-1]), int(str(row[-1]))
 
 
+@dataclass(frozen=True)
+class BatchSQL:
+    """One batch in one round trip and one transaction: ``change``, then the runner's check
+    that it did not release the run lock (step_timeouts.send_guarded), then ``count``."""
+
+    #: The batch's text (which returns a row per row it changes) and the progress row that
+    #: counts them. Insert-only: the primary key stops a batch from being recorded twice.
+    change: sql.Composed
+    #: The rows changed, read back after the statement (its AFTER triggers included), then
+    #: COMMIT.
+    count: sql.Composed
+
+
 def batch_sql(
     journal: JournalTable,
     record: StepRecord,
@@ -328,22 +341,20 @@ def batch_sql(
     statement: str,
     last_key: Sequence[str],
     keys: int,
-    checked: Callable[[sql.Composable], sql.Composable] | None = None,
     key: tuple[Sequence[str], Sequence[str]] = ((), ()),
     *,
     identity: sql.Composable,
-) -> sql.Composed:
-    """One batch and its progress row, then COMMIT: ``statement`` (the batch's text, which
-    returns a row per row it changes) and the row that counts them, in one round trip and one
-    transaction. Insert-only: the primary key stops a batch from being recorded twice.
-    Returns the rows changed, read back after the statement (its AFTER triggers included)
-    through ``checked`` (step_timeouts.released_value_sql: a batch that released the run lock
-    fails there, before COMMIT, and is rolled back)."""
-    check = checked or (lambda value: value)
+) -> BatchSQL:
+    """One batch of ``statement`` (the batch's text) and its progress row, then its count and
+    COMMIT (see BatchSQL)."""
+    table = progress_table(journal).ident
+    where = sql.SQL("version = {} AND step = {} AND batch = {}").format(
+        sql.Literal(record.version), sql.Literal(record.step), sql.Literal(batch)
+    )
     # The batch runs as the role the migration set; its count is carried over in a
     # transaction-local setting to the progress row, which the runner writes as itself
     # (``runner_identity``, issue 21 review21b F7).
-    return sql.SQL(
+    change = sql.SQL(
         "WITH safemigrate_batch AS ({statement}) "
         "SELECT set_config('safemigrate.batch_changed', count(*)::text, true) "
         "FROM safemigrate_batch; {identity}; "
@@ -351,14 +362,11 @@ def batch_sql(
         "checksum, key_columns, key_types) SELECT {version}, {step}, {batch}, {last_key}, "
         "{keys}, current_setting('safemigrate.batch_changed')::bigint, "
         "extract(epoch FROM clock_timestamp() - now()) * 1000, {checksum}, "
-        "{columns}::text[], {types}::text[]; "
-        "SELECT {changed} FROM {table} WHERE version = {version} AND step = {step} "
-        "AND batch = {batch}; COMMIT"
+        "{columns}::text[], {types}::text[]"
     ).format(
         identity=identity,
-        changed=check(sql.SQL("changed")),
         statement=sql.SQL(statement),
-        table=progress_table(journal).ident,
+        table=table,
         version=sql.Literal(record.version),
         step=sql.Literal(record.step),
         checksum=sql.Literal(record.checksum),
@@ -368,6 +376,8 @@ def batch_sql(
         columns=sql.Literal(list(key[0])),
         types=sql.Literal(list(key[1])),
     )
+    count = sql.SQL("SELECT changed FROM {} WHERE {}; COMMIT").format(table, where)
+    return BatchSQL(change, count)
 
 
 def replica_lag(session: Session) -> ReplicaLag | None:

@@ -46,13 +46,7 @@ from . import indexes as dbindex
 from . import recipe_objects as objects
 from .journal import JournalTable
 from .session import ServerError, Session
-from .step_timeouts import (
-    guard_error,
-    guard_sql,
-    released_check_sql,
-    reset_session_timeouts,
-    set_session_timeouts,
-)
+from .step_timeouts import reset_session_timeouts, send_guarded, set_session_timeouts
 
 __all__ = ["run_constraint_recipe"]
 
@@ -330,31 +324,20 @@ class _Ledger:
         self.on_part(part)
         session = self.session
         try:
-            session.run_sql_between(
-                sql.SQL("BEGIN;\n{};\n").format(guard_sql(session, self.timeouts)),
+            # A failed guard is a typed error, not a ServerError: the recipe's clean-up never
+            # runs for it (a run that lost the run lock must not touch what another run does).
+            send_guarded(
+                session,
+                self.timeouts,
                 part.sql,
-                session.as_runner(sql.SQL("{}; COMMIT").format(recorded)),
+                opening=sql.SQL("BEGIN"),
+                guard=True,
+                closing=session.as_runner(sql.SQL("{}; COMMIT").format(recorded)),
             )
-        except ServerError as err:
-            raise self._guarded(err) from None
         except BaseException:
             session.rollback_quietly()
             raise
         self.reload()
-
-    def _guarded(self, err: ServerError) -> BaseException:
-        # A failed guard is a typed error, not a ServerError: the recipe's clean-up never
-        # runs for it (a run that lost the run lock must not touch what another run does).
-        found = guard_error(self.session, err, self.timeouts)
-        self.session.rollback_quietly()
-        return found if found is not None else err
-
-    def _guard(self) -> None:
-        """The step's guard alone (before a CONCURRENTLY build or a DROP)."""
-        try:
-            self.session.execute(guard_sql(self.session, self.timeouts))
-        except ServerError as err:
-            raise self._guarded(err) from None
 
     def build_index(self, part: rewrites.RecipePart, name: str) -> None:
         """Record the index as about to be built, build it CONCURRENTLY, record it built."""
@@ -365,10 +348,8 @@ class _Ledger:
         )
         self.mine = [r for r in self.mine if (r.kind, r.name) != (row.kind, row.name)] + [row]
         self.on_part(part)
-        # CONCURRENTLY refuses a multi-statement query string: its guard goes first, alone.
-        self._guard()
         try:
-            session.run_sql(part.sql)
+            send_guarded(session, self.timeouts, part.sql, guard=True, released=False, alone=True)
         except ServerError as error:
             if error.sqlstate == DUPLICATE_TABLE:
                 # Another relation took the name after it was chosen: not the recipe's.
@@ -384,8 +365,9 @@ class _Ledger:
             index = row.kind == objects.INDEX
             part = rewrites.drop_part(self.rewrite, index, row.name, why, self.table.schema)
             self.on_part(part)
-            self._guard()
-            self.session.run_sql(part.sql)
+            send_guarded(
+                self.session, self.timeouts, part.sql, guard=True, released=False, alone=True
+            )
         self.forget(row)
 
     def reload(self) -> None:
@@ -431,41 +413,17 @@ class _Parts:
     on_part: PartSink
     timeouts: Timeouts
 
-    def _guarded(self, err: ServerError) -> BaseException:
-        # A failed guard is a typed error, not a ServerError: the recipe's clean-up never
-        # runs for it (a run that lost the run lock must not touch what another run does).
-        return guard_error(self.session, err, self.timeouts) or err
-
     def _send(self, text: str) -> None:
         """The guard, ``text`` and the check that it did not release the run lock, in one
         round trip: a part that released it (a VALIDATE calling a function that runs
         pg_advisory_unlock_all(), issue 21 review21b F6) is rolled back with it."""
-        guard = sql.SQL("{};\n").format(guard_sql(self.session, self.timeouts))
-        released = released_check_sql(self.session)
-        try:
-            self.session.run_sql_between(guard, text, released or sql.Composed([]))
-        except ServerError as err:
-            raise self._guarded(err) from None
+        send_guarded(self.session, self.timeouts, text, guard=True)
 
     def run(self, part: rewrites.RecipePart) -> None:
-        """One part in its own transaction (or none: CREATE INDEX CONCURRENTLY)."""
+        """One part in its own transaction (or none: CREATE INDEX CONCURRENTLY, whose guard
+        and check go alone: it refuses a multi-statement query string)."""
         self.on_part(part)
-        if not part.concurrent:
-            self._send(part.sql)
-            return
-        # CONCURRENTLY refuses a multi-statement query string (an implicit transaction
-        # block): its guard goes first, alone.
-        try:
-            self.session.execute(guard_sql(self.session, self.timeouts))
-        except ServerError as err:
-            raise self._guarded(err) from None
-        self.session.run_sql(part.sql)
-        released = released_check_sql(self.session)
-        if released is not None:
-            try:
-                self.session.execute(released)
-            except ServerError as err:
-                raise self._guarded(err) from None
+        send_guarded(self.session, self.timeouts, part.sql, guard=True, alone=part.concurrent)
 
     def final(
         self,
@@ -484,13 +442,9 @@ class _Parts:
                 self._send(part.sql)
             if check is not None:
                 check()
-            record = sql.SQL("{}; COMMIT").format(applied)
-            if not parts:
-                record = sql.SQL("{}; {}").format(guard_sql(session, self.timeouts), record)
-            try:
-                session.execute(session.as_runner(record))
-            except ServerError as err:
-                raise self._guarded(err) from None
+            # The guard goes with the journal row only when no part carried it.
+            record = session.as_runner(sql.SQL("{}; COMMIT").format(applied))
+            send_guarded(session, self.timeouts, guard=not parts, released=False, closing=record)
         except BaseException:
             session.rollback_quietly()
             raise

@@ -10,6 +10,7 @@ check is sent in the same round trip as what it guards.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from psycopg import sql
 
@@ -23,8 +24,8 @@ __all__ = [
     "guard_error",
     "guard_sql",
     "released_check_sql",
-    "released_value_sql",
     "reset_session_timeouts",
+    "send_guarded",
     "set_and_verify",
     "set_session_timeouts",
     "timeouts_sql",
@@ -96,16 +97,6 @@ def released_check_sql(session: Session) -> sql.Composed | None:
     )
 
 
-def released_value_sql(session: Session, value: sql.Composable) -> sql.Composable:
-    """``value`` while the run lock is still held, else the failure released_check_sql
-    raises: for a statement after the author's that returns something (a batch's count)."""
-    if session.run_lock is None:
-        return value
-    return sql.SQL("CASE WHEN {} THEN {} ELSE {} END").format(
-        runlock.held_sql(session.run_lock), value, _failing(session, _LOCK_RELEASED)
-    )
-
-
 def guard_error(session: Session, err: ServerError, timeouts: Timeouts) -> SafemigrateError | None:
     """The typed error a failed guard (see guard_sql, released_check_sql) stands for; None
     when ``err`` is the author's statement's own. Any open transaction is rolled back first
@@ -123,6 +114,61 @@ def guard_error(session: Session, err: ServerError, timeouts: Timeouts) -> Safem
     if err.before_statement or mine:
         return guard_failed(session, timeouts)
     return None
+
+
+def send_guarded(
+    session: Session,
+    timeouts: Timeouts,
+    statement: str | None = None,
+    *,
+    opening: sql.Composable | None = None,
+    guard: bool = False,
+    released: bool = True,
+    closing: sql.Composable | None = None,
+    alone: bool = False,
+) -> list[tuple[Any, ...]]:
+    """Send a runner statement under the step's guard, in one round trip: ``opening`` (BEGIN,
+    the timeouts), the guard (with ``guard``, see guard_sql), the author's ``statement``, the
+    check that the run lock is still held (``released``, see released_check_sql) and
+    ``closing`` (the journal row, COMMIT; the caller makes it run as the runner).
+
+    ``alone`` sends the statement in a round trip of its own between the others (CREATE INDEX
+    CONCURRENTLY refuses a multi-statement query string). Returns the rows of the last result
+    when no statement of the author's is in the round trip. A failed guard or check raises its
+    typed error (guard_error), the author's failure the server's error; either way after a
+    rollback of any open transaction.
+    """
+    head: list[sql.Composable] = [] if opening is None else [opening]
+    if guard:
+        head.append(guard_sql(session, timeouts))
+    tail: list[sql.Composable] = [] if closing is None else [closing]
+    check = released_check_sql(session) if released else None
+    if check is not None:
+        tail.insert(0, check)
+    joined = sql.SQL("; ").join
+    try:
+        if statement is None:
+            # Outside a transaction the session runs it as the runner (Session.rows).
+            return session.rows(joined(head + tail))
+        if alone:
+            if head:
+                session.execute(joined(head))
+            session.run_sql(statement)
+            if tail:
+                session.execute(joined(tail))
+            return []
+        before = sql.SQL("{};\n").format(joined(head)) if head else sql.Composed([])
+        session.run_sql_between(before, statement, joined(tail))
+        return []
+    except ServerError as err:
+        found = guard_error(session, err, timeouts)
+        session.rollback_quietly()
+        if found is not None:
+            raise found from None
+        if statement is None:
+            # A position in the runner's composed text is none in the file's statement.
+            err.position = None
+        raise
 
 
 _NO_RELEASE_HINT = (

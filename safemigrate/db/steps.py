@@ -2,13 +2,16 @@
 
 Every shape sets lock_timeout (never zero) and statement_timeout first, and checks on the same
 backend that they are in force before the author's SQL runs. :class:`SessionSteps` is the
-executor's ``StepDatabase`` on a real session: it composes each shape's journal rows and calls
-that shape's function, so one attempt of a step is one call from the executor.
+executor's ``StepDatabase`` on a real session: its one ``run`` sends a shape through that
+shape's runner (``RUNNERS``, one per shape), which composes the journal rows and calls the
+shape's function, so one attempt of a step is one call from the executor.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from psycopg import sql
 
@@ -18,15 +21,19 @@ from ..model import IndexBuild, QualifiedName, StepProgress
 from ..pending import EDITED_BATCHES_HINT
 from ..policy import Timeouts
 from ..recovery import Recovery, ReindexConcurrently
-from ..rewrites import RecipePart
 from ..shapes import (
+    AttemptHooks,
     AutocommitStatement,
     BatchedChange,
+    BatchGate,
+    BatchSink,
+    CleanupSink,
     ConcurrentIndexBuild,
     ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
     StepRecord,
+    StepShape,
 )
 from . import batches as dbbatch
 from . import indexes as dbindex
@@ -37,20 +44,15 @@ from .journal import JournalTable
 from .recipes import run_constraint_recipe
 from .session import ServerError, Session
 from .step_timeouts import (
-    guard_error,
-    guard_sql,
-    released_check_sql,
-    released_value_sql,
     reset_session_timeouts,
+    send_guarded,
     set_and_verify,
     set_session_timeouts,
     timeouts_sql,
 )
 
 __all__ = [
-    "BatchGate",
-    "BatchSink",
-    "CleanupSink",
+    "NO_HOOKS",
     "SessionSteps",
     "Timeouts",
     "build_index_concurrently",
@@ -61,16 +63,11 @@ __all__ = [
     "run_in_transaction",
 ]
 
+#: The hooks of an attempt nobody listens to.
+NO_HOOKS = AttemptHooks()
+
 #: SQLSTATE undefined_object: what DROP INDEX says when the index is already gone.
 UNDEFINED_OBJECT = "42704"
-
-#: Told of each index the clean-up of a CONCURRENTLY build drops: its name and why.
-CleanupSink = Callable[[str, str], None]
-#: Called before each batch of a batched step with True for the run's first batch of it and a
-#: probe of the standbys' replay lag; it may wait (throttling) or raise (the deadline).
-BatchGate = Callable[[bool, Callable[[], ReplicaLag | None]], None]
-#: Told of each batch once it has committed.
-BatchSink = Callable[[BatchDone], None]
 
 # The table locks this backend holds now, catalogs left out: what a step really took.
 _HELD_LOCKS = sql.SQL(
@@ -85,17 +82,6 @@ _HELD_LOCKS = sql.SQL(
 def held_locks(session: Session) -> list[tuple[str, str]]:
     """(relation, mode) of every table lock the session holds now (catalogs left out)."""
     return [(str(r[0]), str(r[1])) for r in session.rows(_HELD_LOCKS)]
-
-
-def _guarded(session: Session, err: ServerError, timeouts: Timeouts) -> BaseException:
-    """What to raise for ``err``: the typed error of a failed guard (see
-    step_timeouts.guard_error), else ``err`` itself (the author's statement failed)."""
-    return guard_error(session, err, timeouts) or err
-
-
-def _then(check: sql.Composed | None, tail: sql.Composed) -> sql.Composed:
-    """``check; tail`` (``tail`` alone without a check)."""
-    return tail if check is None else sql.SQL("{}; {}").format(check, tail)
 
 
 def run_in_transaction(
@@ -114,7 +100,7 @@ def run_in_transaction(
     table locks held just before the journal row and COMMIT are appended to it (for
     rehearsals).
     """
-    released = released_check_sql(session)
+    commit = session.as_runner(sql.SQL("{}; COMMIT").format(record))
     try:
         if len(statements) == 1 and locks_out is None:
             # One round trip for the whole step: BEGIN, the timeouts, the guard that checks
@@ -122,14 +108,14 @@ def run_in_transaction(
             # its journal row and the COMMIT.
             if on_statement is not None:
                 on_statement(0)
-            before = sql.SQL("BEGIN; {}; {};\n").format(
-                timeouts_sql(timeouts, local=True), guard_sql(session, timeouts)
+            send_guarded(
+                session,
+                timeouts,
+                statements[0],
+                opening=sql.SQL("BEGIN; {}").format(timeouts_sql(timeouts, local=True)),
+                guard=True,
+                closing=commit,
             )
-            after = session.as_runner(_then(released, sql.SQL("{}; COMMIT").format(record)))
-            try:
-                session.run_sql_between(before, statements[0], after)
-            except ServerError as err:
-                raise _guarded(session, err, timeouts) from None
             return
         set_and_verify(session, timeouts, local=True)
         for i, text in enumerate(statements):
@@ -138,12 +124,7 @@ def run_in_transaction(
             session.run_sql(text)
         if locks_out is not None:
             locks_out.extend(held_locks(session))
-        try:
-            session.execute(
-                session.as_runner(_then(released, sql.SQL("{}; COMMIT").format(record)))
-            )
-        except ServerError as err:
-            raise _guarded(session, err, timeouts) from None
+        send_guarded(session, timeouts, closing=commit)
     except BaseException:
         session.rollback_quietly()
         raise
@@ -171,10 +152,7 @@ def run_explicit_block(
             session.run_sql(text)
         if locks_out is not None:
             locks_out.extend(held_locks(session))
-        try:
-            session.execute(session.as_runner(_then(released_check_sql(session), record)))
-        except ServerError as err:
-            raise _guarded(session, err, timeouts) from None
+        send_guarded(session, timeouts, closing=session.as_runner(record))
         if on_statement is not None:
             on_statement(len(statements) - 1)
         session.run_sql(statements[-1])
@@ -239,15 +217,8 @@ def run_autocommit(
                 raise
             skipped = "the index was already dropped by an interrupted earlier run"
         if after is not None:
-            try:
-                session.execute(
-                    _then(
-                        released_check_sql(session),
-                        sql.SQL("{}; {}").format(after, session.restore_timeouts_sql()),
-                    )
-                )
-            except ServerError as err:
-                raise _guarded(session, err, timeouts) from None
+            closing = sql.SQL("{}; {}").format(after, session.restore_timeouts_sql())
+            send_guarded(session, timeouts, closing=closing)
             return skipped
     except BaseException:
         reset_session_timeouts(session)
@@ -303,7 +274,7 @@ def build_index_concurrently(
                 and dbindex.same_definition(index, build, target)
                 and dbindex.is_build_of(index, build, target)
             ):
-                _record_applied(session, applied, timeouts)
+                send_guarded(session, timeouts, closing=applied)
                 return f"a valid index {index.qualified} with this definition already exists"
         before = {i.oid for i in existing}
         session.execute(started)
@@ -329,19 +300,10 @@ def build_index_concurrently(
         # The build cannot be rolled back, but a build that released the run lock (a function
         # of its expression calling pg_advisory_unlock_all()) is not recorded as applied: the
         # check and the journal row go in one round trip.
-        _record_applied(session, applied, timeouts)
+        send_guarded(session, timeouts, closing=applied)
         return None
     finally:
         reset_session_timeouts(session)
-
-
-def _record_applied(session: Session, applied: sql.Composed, timeouts: Timeouts) -> None:
-    """Write ``applied`` (autocommit) only while the run lock is still held, in one round
-    trip: a failed check skips the journal row (step_timeouts.released_check_sql)."""
-    try:
-        session.execute(_then(released_check_sql(session), applied))
-    except ServerError as err:
-        raise _guarded(session, err, timeouts) from None
 
 
 def run_batched(
@@ -387,6 +349,10 @@ def run_batched(
             return dbbatch.replica_lag(session)
 
         statement = BatchStatement(shape.text, target.refname, key)
+
+        def walk(after: Sequence[str] | None) -> sql.Composed:
+            return dbbatch.walk_sql(target.table, key, after, shape.batch_size)
+
         first = True
         while True:
             before_batch(first, lag)
@@ -394,39 +360,36 @@ def run_batched(
             try:
                 # One round trip opens the batch: BEGIN, the timeouts, the guard that checks
                 # them, and the walk to the batch's last key.
-                opening = sql.SQL("BEGIN; {}; {}; {}").format(
-                    timeouts_sql(timeouts, local=True),
-                    guard_sql(session, timeouts),
-                    dbbatch.walk_sql(target.table, key, done.last_key, shape.batch_size),
+                found = dbbatch.walked(
+                    send_guarded(
+                        session,
+                        timeouts,
+                        opening=sql.SQL("BEGIN; {}").format(timeouts_sql(timeouts, local=True)),
+                        guard=True,
+                        released=False,
+                        closing=walk(done.last_key),
+                    )
                 )
-                try:
-                    found = dbbatch.walked(session.rows(opening))
-                except ServerError as err:
-                    raise _guarded(session, err, timeouts) from None
                 if found is None:
                     session.execute(session.as_runner(sql.SQL("{}; COMMIT").format(applied)))
                     return
                 upto, walked = found
                 text = statement.text(done.last_key, upto, returning=True)
-                # A second one changes the batch's rows, records them, and commits.
-                closing = dbbatch.batch_sql(
+                # A second one changes the batch's rows and records them, checks that the
+                # batch did not release the run lock (else it is rolled back: issue 21
+                # review21b F4), reads back the count, and commits.
+                batch = dbbatch.batch_sql(
                     journal,
                     shape.record,
                     done.batches + 1,
                     text,
                     upto,
                     walked,
-                    checked=lambda value: released_value_sql(session, value),
                     key=walking,
                     identity=session.runner_identity,
                 )
-                try:
-                    changed = int(session.rows(closing)[0][0])
-                except ServerError as error:
-                    # A batch that released the run lock is rolled back (issue 21 review21b
-                    # F4); a position in the batch's text is not one in the file's statement.
-                    error.position = None
-                    raise _guarded(session, error, timeouts) from None
+                counted = send_guarded(session, timeouts, opening=batch.change, closing=batch.count)
+                changed = int(counted[0][0])
             except BaseException:
                 session.rollback_quietly()
                 raise
@@ -514,8 +477,9 @@ AlsoApplied = Mapping[tuple[int, int], sql.Composable]
 
 
 class SessionSteps:
-    """The executor's ``StepDatabase`` on one session: a method per shape, each composing the
-    shape's journal rows (in ``journal``) and calling that shape's function."""
+    """The executor's ``StepDatabase`` on one session: :meth:`run` sends a shape through its
+    runner (``RUNNERS``), which composes the shape's journal rows (in ``journal``) and calls
+    the shape's function above."""
 
     def __init__(
         self,
@@ -536,7 +500,24 @@ class SessionSteps:
         """The server backend the steps run on."""
         return self.session.pid
 
-    def _earlier_recipe(
+    def run(
+        self, shape: StepShape, timeouts: Timeouts, attempts: int, hooks: AttemptHooks = NO_HOOKS
+    ) -> str | None:
+        """Run one attempt (number ``attempts``) of ``shape``, writing its journal rows;
+        returns why its SQL was skipped (an interrupted earlier run did it), None when it ran.
+        Raises ServerError when the server rejects the step, after rolling back whatever of
+        it can be rolled back."""
+        record = shape.record
+        sent = _Sent(
+            self,
+            timeouts,
+            hooks,
+            started=self.row(record, attempts, "started"),
+            applied=self.row(record, attempts),
+        )
+        return RUNNERS[type(shape)](shape, sent)
+
+    def earlier_recipe(
         self, record: StepRecord, timeouts: Timeouts, report: CleanupSink | None = None
     ) -> None:
         """Drop what a recipe an earlier text of this step started made (issue 21 review D5):
@@ -551,143 +532,125 @@ class SessionSteps:
             # Only once dropped: a failed drop is tried again by the step's next attempt.
             del self._recipes[(record.version, record.step)]
 
-    def _row(self, record: StepRecord, attempts: int, state: str = "applied") -> sql.Composed:
+    def row(self, record: StepRecord, attempts: int, state: str = "applied") -> sql.Composed:
+        """The journal row of ``record`` in ``state`` (with what ``also_applied`` adds)."""
         row = dbjournal.step_record_sql(self.journal, record, attempts=attempts, state=state)
         also = self.also_applied.get((record.version, record.step)) if state == "applied" else None
         return row if also is None else sql.SQL("{}; {}").format(row, also)
 
-    def run_in_transaction(
-        self,
-        shape: InTransaction,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_statement: Callable[[int], None] | None = None,
-        locks_out: list[tuple[str, str]] | None = None,
-    ) -> None:
-        """Run an InTransaction shape (see run_in_transaction)."""
-        self._earlier_recipe(shape.record, timeouts)
-        run_in_transaction(
-            self.session,
+
+@dataclass(frozen=True)
+class _Sent:
+    """One attempt of a shape being sent: the session's steps, the attempt's timeouts and
+    hooks, and its journal rows."""
+
+    steps: SessionSteps
+    timeouts: Timeouts
+    hooks: AttemptHooks
+    started: sql.Composed
+    applied: sql.Composed
+
+
+# -- one runner per shape: the shape's function, with its journal rows --------------------------
+
+
+def _statements(run: Callable[..., None]) -> Callable[[Any, _Sent], None]:
+    """The runner of the shapes of statements in a transaction (InTransaction with
+    run_in_transaction, ExplicitBlock with run_explicit_block): each statement told to the
+    hooks, and the locks held before the COMMIT when they listen."""
+
+    def runner(shape: InTransaction | ExplicitBlock, sent: _Sent) -> None:
+        hooks = sent.hooks
+        sent.steps.earlier_recipe(shape.record, sent.timeouts)
+        locks: list[tuple[str, str]] | None = [] if hooks.on_locks is not None else None
+        run(
+            sent.steps.session,
             shape.texts,
-            timeouts,
-            self._row(shape.record, attempts),
-            on_statement=on_statement,
-            locks_out=locks_out,
+            sent.timeouts,
+            sent.applied,
+            on_statement=hooks.on_statement,
+            locks_out=locks,
         )
+        if hooks.on_locks is not None and locks is not None:
+            hooks.on_locks(locks)
 
-    def run_explicit_block(
-        self,
-        shape: ExplicitBlock,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_statement: Callable[[int], None] | None = None,
-        locks_out: list[tuple[str, str]] | None = None,
-    ) -> None:
-        """Run an ExplicitBlock shape (see run_explicit_block)."""
-        self._earlier_recipe(shape.record, timeouts)
-        run_explicit_block(
-            self.session,
-            shape.texts,
-            timeouts,
-            self._row(shape.record, attempts),
-            on_statement=on_statement,
-            locks_out=locks_out,
-        )
+    return runner
 
-    def run_autocommit(
-        self,
-        shape: AutocommitStatement,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_cleanup: CleanupSink | None = None,
-    ) -> str | None:
-        """Run an AutocommitStatement shape (see run_autocommit)."""
-        self._earlier_recipe(shape.record, timeouts, on_cleanup)
-        return run_autocommit(
-            self.session,
-            shape.text,
-            timeouts,
-            before=self._row(shape.record, attempts, "started"),
-            after=self._row(shape.record, attempts),
-            dropped_if_absent=shape.dropped_if_absent,
-            recovery=shape.recovery,
-            started_before=shape.started_before,
-            on_cleanup=on_cleanup,
-        )
 
-    def run_batched(
-        self,
-        shape: BatchedChange,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        before_batch: BatchGate,
-        on_batch: BatchSink,
-    ) -> None:
-        """Run a BatchedChange shape (see run_batched)."""
-        self._earlier_recipe(shape.record, timeouts)
-        run_batched(
-            self.session,
-            shape,
-            timeouts,
-            self.journal,
-            started=self._row(shape.record, attempts, "started"),
-            applied=self._row(shape.record, attempts),
-            before_batch=before_batch,
-            on_batch=on_batch,
-        )
+def _autocommit(shape: AutocommitStatement, sent: _Sent) -> str | None:
+    sent.steps.earlier_recipe(shape.record, sent.timeouts, sent.hooks.on_cleanup)
+    return run_autocommit(
+        sent.steps.session,
+        shape.text,
+        sent.timeouts,
+        before=sent.started,
+        after=sent.applied,
+        dropped_if_absent=shape.dropped_if_absent,
+        recovery=shape.recovery,
+        started_before=shape.started_before,
+        on_cleanup=sent.hooks.on_cleanup,
+    )
 
-    def build_index_concurrently(
-        self,
-        shape: ConcurrentIndexBuild,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_cleanup: CleanupSink | None = None,
-    ) -> str | None:
-        """Run a ConcurrentIndexBuild shape (see build_index_concurrently)."""
-        self._earlier_recipe(shape.record, timeouts, on_cleanup)
-        return build_index_concurrently(
-            self.session,
-            shape.text,
-            shape.build,
-            timeouts,
-            started=self._row(shape.record, attempts, "started"),
-            applied=self._row(shape.record, attempts),
-            plain_fallback=shape.plain_fallback,
-            on_cleanup=on_cleanup,
-        )
 
-    def run_constraint_recipe(
-        self,
-        shape: ConstraintRecipe,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_part: Callable[[RecipePart], None] | None = None,
-        cancelled_to_yield: Callable[[], bool] | None = None,
-    ) -> str | None:
-        """Run a ConstraintRecipe shape (see db.recipes.run_constraint_recipe); a later
-        attempt resumes from the recipe's record, like a rerun after an interruption."""
-        applied = self._row(shape.record, attempts)
+def _index_build(shape: ConcurrentIndexBuild, sent: _Sent) -> str | None:
+    sent.steps.earlier_recipe(shape.record, sent.timeouts, sent.hooks.on_cleanup)
+    return build_index_concurrently(
+        sent.steps.session,
+        shape.text,
+        shape.build,
+        sent.timeouts,
+        started=sent.started,
+        applied=sent.applied,
+        plain_fallback=shape.plain_fallback,
+        on_cleanup=sent.hooks.on_cleanup,
+    )
 
-        def run_plain(text: str) -> None:
-            run_in_transaction(self.session, [text], timeouts, applied)
 
-        return run_constraint_recipe(
-            self.session,
-            shape.rewrite,
-            shape.plain,
-            timeouts,
-            journal=self.journal,
-            record=shape.record,
-            started=self._row(shape.record, attempts, "started"),
-            applied=applied,
-            started_before=shape.resume,
-            run_plain=run_plain,
-            on_part=on_part,
-            cancelled_to_yield=cancelled_to_yield,
-        )
+def _batched(shape: BatchedChange, sent: _Sent) -> None:
+    steps = sent.steps
+    steps.earlier_recipe(shape.record, sent.timeouts)
+    run_batched(
+        steps.session,
+        shape,
+        sent.timeouts,
+        steps.journal,
+        started=sent.started,
+        applied=sent.applied,
+        before_batch=sent.hooks.before_batch,
+        on_batch=sent.hooks.on_batch,
+    )
+
+
+def _constraint_recipe(shape: ConstraintRecipe, sent: _Sent) -> str | None:
+    # A later attempt resumes from the recipe's record, like a rerun after an interruption.
+    session = sent.steps.session
+
+    def run_plain(text: str) -> None:
+        run_in_transaction(session, [text], sent.timeouts, sent.applied)
+
+    return run_constraint_recipe(
+        session,
+        shape.rewrite,
+        shape.plain,
+        sent.timeouts,
+        journal=sent.steps.journal,
+        record=shape.record,
+        started=sent.started,
+        applied=sent.applied,
+        started_before=shape.resume,
+        run_plain=run_plain,
+        on_part=sent.hooks.on_part,
+        cancelled_to_yield=sent.hooks.cancelled_to_yield,
+    )
+
+
+#: What runs one attempt of each shape: every member of StepShape has its runner here (a unit
+#: test checks it), so the executor makes one call whatever the shape.
+RUNNERS: dict[type[StepShape], Callable[[Any, _Sent], str | None]] = {
+    InTransaction: _statements(run_in_transaction),
+    ExplicitBlock: _statements(run_explicit_block),
+    AutocommitStatement: _autocommit,
+    ConcurrentIndexBuild: _index_build,
+    BatchedChange: _batched,
+    ConstraintRecipe: _constraint_recipe,
+}

@@ -3,7 +3,9 @@
 parse_file splits the text with pglast (PostgreSQL's own parser), keeps the original text of
 every statement, reads the ``-- safemigrate:`` comments, and works out which transaction each
 statement runs in (its own, an explicit BEGIN/COMMIT block, a group, or autocommit) and which
-steps the runner makes of them. Every reason the runner refuses the file is a FileProblem, and
+steps the runner makes of them. Of a plain statement with a safer form (a plain CREATE INDEX, a
+plain constraint statement, an UPDATE marked for batches) it says what it is; ``policy`` decides
+under the settings how it runs. Every reason the runner refuses the file is a FileProblem, and
 reading goes on after one, so the linter reports them all; build_steps (the runner) raises the
 first as a MigrationFileError.
 """
@@ -32,6 +34,14 @@ from ..model import (
     StepOptions,
     TxMode,
     merge_needs,
+)
+from ..policy import (
+    PlainStatement,
+    SaferForm,
+    batch_form,
+    constraint_form,
+    constraint_recipe,
+    index_form,
 )
 from .directives import AllowComment, Directive, invalid_inside, read_comments
 
@@ -308,6 +318,7 @@ class _Open:
         return self.block.line
 
 
+@dataclass
 class _Walk:
     """The walk over a file's statements and directives in file order.
 
@@ -317,28 +328,23 @@ class _Walk:
     names but sets no option.
     """
 
-    def __init__(
-        self,
-        path: str,
-        text: str,
-        starts: list[int],
-        policy: ConcurrentIndexes,
-        problems: list[FileProblem],
-        rewrite_policy: SafeRewrites = "rewrite",
-    ) -> None:
-        self.path = path
-        self.text = text
-        self.starts = starts
-        self.policy = policy
-        self.rewrite_policy = rewrite_policy
-        self.problems = problems
-        self.parsed: list[ParsedStatement] = []
-        self.steps: list[Step] = []
-        self.pending: dict[str, Any] = {}
-        self.pending_line = 0
-        self.open: _Open | None = None
-        self.blocks = 0
-        self.created: set[QualifiedName] = set()
+    path: str
+    text: str
+    #: The file's line_starts.
+    starts: list[int]
+    #: The concurrent_indexes and safe_rewrites settings (see policy).
+    policy: ConcurrentIndexes
+    problems: list[FileProblem]
+    rewrite_policy: SafeRewrites = "rewrite"
+    parsed: list[ParsedStatement] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    #: The step options of directives waiting for their statement, and the line of the last.
+    pending: dict[str, Any] = field(default_factory=dict)
+    pending_line: int = 0
+    open: _Open | None = None
+    blocks: int = 0
+    #: The tables created so far in the file.
+    created: set[QualifiedName] = field(default_factory=set)
 
     def problem(
         self, line: int | None, message: str, hint: str | None = None, kind: ProblemKind = "file"
@@ -552,15 +558,10 @@ class _Walk:
             self.problem(member.line, f"batch-size: {refusal}")
             return statement
         target = batches.batch_target(member.node)
-        if any(_same_table(target.table, c) for c in self.created):
+        chosen = batch_form(self.plain("batch", target.table))
+        if chosen.run_as != "batched":
             self.pending = {k: v for k, v in self.pending.items() if k not in _BATCH_KEYS}
-            return dataclasses.replace(
-                statement,
-                notes=(
-                    f"not batched: {target.table} was created earlier in this migration, so "
-                    "the statement runs as written in its own transaction",
-                ),
-            )
+            return dataclasses.replace(statement, notes=(chosen.note,) if chosen.note else ())
         return dataclasses.replace(statement, batch=target)
 
     def opted_out(self) -> bool:
@@ -570,98 +571,54 @@ class _Walk:
             return True
         return bool(self.pending.get("no_rewrite"))
 
-    def plain_constraint(self, statement: Statement, node: Any) -> Statement:
-        """What happens to a plain constraint statement under the ``safe_rewrites`` policy."""
-        found = rewrites.recognise(node, statement.text)
-        if found is None or self.rewrite_policy == "off" or self.opted_out():
-            return statement
-        table = sqlinfo.qualified(node.relation)
-        if any(_same_table(table, c) for c in self.created):
-            # A table created earlier in the same migration is empty and unseen by the
-            # application: nothing to scan, nobody to block.
-            return statement
-        if isinstance(found, str):
-            return dataclasses.replace(
-                statement, notes=(f"run as written, no non-blocking recipe: {found}",)
-            )
-        title = rewrites.RECIPE_TITLES[found.kind]
+    def plain(self, form: str, table: QualifiedName) -> PlainStatement:
+        """What the runner's policy decides a plain statement's form on (see policy)."""
         open_ = self.open
-        if open_ is not None:
-            if self.rewrite_policy == "require":
-                self.problem(
-                    statement.line,
-                    f"plain {_form(found)} on existing table {table} inside {_inside(open_.mode)} "
-                    'cannot run as its non-blocking recipe (safe_rewrites = "require")',
-                    hint="move it out of the transaction block and "
-                    + rewrites.HAND_WRITTEN[found.kind],
-                )
-                return statement
-            return dataclasses.replace(
-                statement,
-                notes=(
-                    f"not run as its recipe ({title}): inside {_inside(open_.mode)}; "
-                    f"it holds its lock on {table} for the whole scan",
-                ),
-            )
-        if self.rewrite_policy == "require":
-            self.problem(
-                statement.line,
-                f"plain {_form(found)} on existing table {table} holds a strong lock while "
-                'it scans the table (safe_rewrites = "require")',
-                hint=rewrites.HAND_WRITTEN[found.kind],
-            )
+        return PlainStatement(
+            form,
+            table,
+            created_here=any(_same_table(table, c) for c in self.created),
+            opted_out=self.opted_out(),
+            inside=_inside(open_.mode) if open_ is not None else None,
+        )
+
+    def refused(self, statement: Statement, chosen: SaferForm) -> bool:
+        """Record the policy's refusal of ``statement``, if it refuses it."""
+        if chosen.refusal is None:
+            return False
+        self.problem(statement.line, chosen.refusal, hint=chosen.hint)
+        return True
+
+    def plain_constraint(self, statement: Statement, node: Any) -> Statement:
+        """A plain constraint statement as the ``safe_rewrites`` policy runs it."""
+        found = rewrites.recognise(node, statement.text)
+        if found is None:
             return statement
+        form = constraint_form(found) if not isinstance(found, str) else "constraint"
+        plain = self.plain(form, sqlinfo.qualified(node.relation))
+        chosen = constraint_recipe(self.rewrite_policy, plain, found)
+        if self.refused(statement, chosen) or chosen.note is None:
+            return statement
+        if chosen.run_as != "recipe" or isinstance(found, str):
+            return dataclasses.replace(statement, notes=(chosen.note,))
         return dataclasses.replace(
-            statement,
-            non_transactional=True,
-            constraint_rewrite=found,
-            notes=(f"run as its recipe ({title}): {table} existed before this migration",),
+            statement, non_transactional=True, constraint_rewrite=found, notes=(chosen.note,)
         )
 
     def plain_index(self, statement: Statement, node: Any) -> Statement:
-        """What happens to a plain CREATE INDEX under the ``concurrent_indexes`` policy."""
-        table = sqlinfo.qualified(node.relation)
-        if (
-            self.policy == "off"
-            or self.opted_out()
-            or any(_same_table(table, c) for c in self.created)
-        ):
-            # A table created earlier in the same migration is empty and unseen by the
-            # application.
+        """A plain CREATE INDEX as the ``concurrent_indexes`` policy runs it."""
+        plain = self.plain("CREATE INDEX", sqlinfo.qualified(node.relation))
+        chosen = index_form(self.policy, plain)
+        if self.refused(statement, chosen) or chosen.note is None:
             return statement
-        open_ = self.open
-        if open_ is not None:
-            if self.policy == "require":
-                self.problem(
-                    statement.line,
-                    f"plain CREATE INDEX on existing table {table} inside {_inside(open_.mode)} "
-                    'cannot be built CONCURRENTLY (concurrent_indexes = "require")',
-                    hint="move the index out of the transaction block and write CONCURRENTLY",
-                )
-                return statement
-            return dataclasses.replace(
-                statement,
-                notes=(
-                    f"not rewritten to CONCURRENTLY: inside {_inside(open_.mode)}; "
-                    f"it blocks writes to {table} while it builds",
-                ),
-            )
-        if self.policy == "require":
-            self.problem(
-                statement.line,
-                f"plain CREATE INDEX on existing table {table} blocks writes while it builds "
-                '(concurrent_indexes = "require")',
-                hint="write CREATE INDEX CONCURRENTLY",
-            )
-            return statement
+        if chosen.run_as != "concurrently":
+            return dataclasses.replace(statement, notes=(chosen.note,))
         return dataclasses.replace(
             statement,
             rewritten=sqlinfo.add_concurrently(statement.text),
             non_transactional=True,
             index_build=sqlinfo.index_build(node),
-            notes=(
-                f"rewritten to CREATE INDEX CONCURRENTLY: {table} existed before this migration",
-            ),
+            notes=(chosen.note,),
         )
 
     def finish(self) -> None:
@@ -676,19 +633,6 @@ class _Walk:
             # A file with only comments (a placeholder, a new file before its SQL) is an empty
             # migration: one step without statements, recorded as applied.
             self.steps.append(Step(0, (), TxMode.OWN))
-
-
-_FORMS = {
-    "foreign_key": "ADD FOREIGN KEY",
-    "check": "ADD CHECK",
-    "not_null": "SET NOT NULL",
-    "unique": "ADD UNIQUE",
-    "primary_key": "ADD PRIMARY KEY",
-}
-
-
-def _form(recipe: ConstraintRewrite) -> str:
-    return _FORMS[recipe.kind]
 
 
 def _recipe_locks(recipe: ConstraintRewrite) -> tuple[Any, ...]:

@@ -26,7 +26,7 @@ from safemigrate.model import Migration
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.rewrites import RecipePart
-from safemigrate.shapes import step_shape
+from safemigrate.shapes import AttemptHooks, step_shape
 from safemigrate.source import build_steps
 from tests.fixtures_db import ConnectFactory
 
@@ -66,22 +66,6 @@ def _lose_the_lock(session: Session) -> None:
     session.execute(psycopg.sql.SQL("SELECT pg_advisory_unlock_all()"))
 
 
-def _run(steps: SessionSteps, shape: Any) -> None:
-    name = type(shape).__name__
-    if name == "InTransaction":
-        steps.run_in_transaction(shape, TIMEOUTS, 1)
-    elif name == "ExplicitBlock":
-        steps.run_explicit_block(shape, TIMEOUTS, 1)
-    elif name == "AutocommitStatement":
-        steps.run_autocommit(shape, TIMEOUTS, 1)
-    elif name == "ConcurrentIndexBuild":
-        steps.build_index_concurrently(shape, TIMEOUTS, 1)
-    elif name == "BatchedChange":
-        steps.run_batched(shape, TIMEOUTS, 1, before_batch=lambda *_: None, on_batch=print)
-    else:
-        steps.run_constraint_recipe(shape, TIMEOUTS, 1)
-
-
 SHAPES = {
     "one statement": ("UPDATE t SET a = -1;\n", "InTransaction"),
     "grouped statements": (
@@ -106,7 +90,7 @@ def test_issue_21_item_7_a_session_that_lost_the_run_lock_runs_nothing_of_any_sh
     assert type(shape).__name__ == kind
     _lose_the_lock(session)
     with pytest.raises(RunLockLostError, match="no longer held") as caught:
-        _run(SessionSteps(session, JOURNAL), shape)
+        SessionSteps(session, JOURNAL).run(shape, TIMEOUTS, 1)
     assert not isinstance(caught.value, RunLockReleasedError)
     assert "no other session holds it now" in caught.value.message
     assert not session.in_transaction
@@ -127,7 +111,7 @@ def test_issue_21_item_7_the_holder_taking_over_is_named(
     assert other.execute("SELECT pg_try_advisory_lock(%s, %s)", KEYS).fetchone() == (True,)
     other_pid = other.info.backend_pid
     with pytest.raises(RunLockLostError) as caught:
-        SessionSteps(session, JOURNAL).run_in_transaction(shape, TIMEOUTS, 1)
+        SessionSteps(session, JOURNAL).run(shape, TIMEOUTS, 1)
     assert f"it is now held by pid {other_pid} (second-runner" in caught.value.message
     assert connect().execute("SELECT count(*) FROM t WHERE a < 0").fetchone() == (0,)
 
@@ -147,7 +131,7 @@ def test_issue_21_item_7_a_recipe_that_loses_the_lock_between_parts_stops_and_cl
             _lose_the_lock(session)
 
     with pytest.raises(RunLockLostError):
-        SessionSteps(session, JOURNAL).run_constraint_recipe(shape, TIMEOUTS, 1, on_part=on_part)
+        SessionSteps(session, JOURNAL).run(shape, TIMEOUTS, 1, AttemptHooks(on_part=on_part))
     assert len(parts) == 2
     rows = (
         connect()
@@ -166,7 +150,7 @@ def test_issue_21_item_7_a_step_that_releases_the_run_lock_is_rolled_back(
 ) -> None:
     shape = _shape(tmp_path, "UPDATE t SET a = -1 WHERE pg_advisory_unlock_all() IS NULL;\n")
     with pytest.raises(RunLockReleasedError, match="the step released the run lock"):
-        SessionSteps(session, JOURNAL).run_in_transaction(shape, TIMEOUTS, 1)
+        SessionSteps(session, JOURNAL).run(shape, TIMEOUTS, 1)
     assert not session.in_transaction
     assert connect().execute("SELECT count(*) FROM t WHERE a < 0").fetchone() == (0,)
     assert _journal(connect) == []

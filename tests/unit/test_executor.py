@@ -7,7 +7,7 @@ the fake clock run for as long as the attempt waited for its lock, as a lock tim
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +42,10 @@ from safemigrate.model import HeldLock, Migration, Sample, Setting
 from safemigrate.pending import PlannedStep
 from safemigrate.policy import Timeouts
 from safemigrate.retry import Backoff
-from safemigrate.rewrites import RecipePart, planned_name, recipe_parts
+from safemigrate.rewrites import planned_name, recipe_parts
 from safemigrate.session_state import SessionState
 from safemigrate.shapes import (
+    AttemptHooks,
     AutocommitStatement,
     BatchedChange,
     ConcurrentIndexBuild,
@@ -134,105 +135,54 @@ class FakeDatabase:
             raise outcome
         return outcome
 
-    def _transaction(
-        self,
-        method: str,
-        shape: InTransaction | ExplicitBlock,
-        timeouts: Timeouts,
-        attempts: int,
-        on_statement: Callable[[int], None] | None,
-        locks_out: list[tuple[str, str]] | None,
-    ) -> None:
-        if on_statement is not None:
-            for i in range(min(self.fail_at, len(shape.texts) - 1) + 1):
-                on_statement(i)
-        if locks_out is not None:
-            locks_out.extend(self.locks)
-        self._answer(method, shape, timeouts, attempts)
-
-    def run_in_transaction(
-        self,
-        shape: InTransaction,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_statement: Callable[[int], None] | None = None,
-        locks_out: list[tuple[str, str]] | None = None,
-    ) -> None:
-        self._transaction("transaction", shape, timeouts, attempts, on_statement, locks_out)
-
-    def run_explicit_block(
-        self,
-        shape: ExplicitBlock,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_statement: Callable[[int], None] | None = None,
-        locks_out: list[tuple[str, str]] | None = None,
-    ) -> None:
-        self._transaction("explicit", shape, timeouts, attempts, on_statement, locks_out)
-
-    def run_autocommit(
-        self,
-        shape: AutocommitStatement,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_cleanup: Callable[[str, str], None] | None = None,
+    def run(
+        self, shape: StepShape, timeouts: Timeouts, attempts: int, hooks: AttemptHooks
     ) -> str | None:
-        result: str | None = self._answer("autocommit", shape, timeouts, attempts)
+        """One attempt: what the shape's db call would tell the hooks, then the script."""
+        if isinstance(shape, (InTransaction, ExplicitBlock)):
+            if hooks.on_statement is not None:
+                for i in range(min(self.fail_at, len(shape.texts) - 1) + 1):
+                    hooks.on_statement(i)
+            if hooks.on_locks is not None:
+                hooks.on_locks(list(self.locks))
+        elif isinstance(shape, ConcurrentIndexBuild):
+            for index, reason in self.cleanups:
+                assert hooks.on_cleanup is not None
+                hooks.on_cleanup(index, reason)
+        elif isinstance(shape, BatchedChange):
+            self._batches(shape, hooks)
+        elif isinstance(shape, ConstraintRecipe):
+            rewrite = shape.rewrite
+            for part in recipe_parts(rewrite, planned_name(rewrite)):
+                assert hooks.on_part is not None
+                hooks.on_part(part)
+        result: str | None = self._answer(METHODS[type(shape)], shape, timeouts, attempts)
         return result
 
-    def build_index_concurrently(
-        self,
-        shape: ConcurrentIndexBuild,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_cleanup: Callable[[str, str], None] | None = None,
-    ) -> str | None:
-        for index, reason in self.cleanups:
-            assert on_cleanup is not None
-            on_cleanup(index, reason)
-        result: str | None = self._answer("index build", shape, timeouts, attempts)
-        return result
-
-    def run_batched(
-        self,
-        shape: BatchedChange,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        before_batch: Callable[[bool, Callable[[], ReplicaLag | None]], None],
-        on_batch: Callable[[BatchDone], None],
-    ) -> None:
+    def _batches(self, shape: BatchedChange, hooks: AttemptHooks) -> None:
         def probe() -> ReplicaLag | None:
             lag = self.lags.pop(0) if self.lags else None
             return ReplicaLag("standby1", lag) if lag is not None else None
 
         for i in range(self.batches.pop(0) if self.batches else 0):
-            before_batch(i == 0, probe)
+            hooks.before_batch(i == 0, probe)
             self.clock.now += 0.5
             self.batches_done += 1
             done = self.batches_done * shape.batch_size
-            on_batch(BatchDone(self.batches_done, shape.batch_size, 1, done, done, 4000, ("k",), 0))
-        self._answer("batched", shape, timeouts, attempts)
+            hooks.on_batch(
+                BatchDone(self.batches_done, shape.batch_size, 1, done, done, 4000, ("k",), 0)
+            )
 
-    def run_constraint_recipe(
-        self,
-        shape: ConstraintRecipe,
-        timeouts: Timeouts,
-        attempts: int,
-        *,
-        on_part: Callable[[RecipePart], None] | None = None,
-        cancelled_to_yield: Callable[[], bool] | None = None,
-    ) -> str | None:
-        rewrite = shape.rewrite
-        for part in recipe_parts(rewrite, planned_name(rewrite)):
-            assert on_part is not None
-            on_part(part)
-        result: str | None = self._answer("recipe", shape, timeouts, attempts)
-        return result
+
+#: The name each shape's call goes by in the fake's record.
+METHODS: dict[type[StepShape], str] = {
+    InTransaction: "transaction",
+    ExplicitBlock: "explicit",
+    AutocommitStatement: "autocommit",
+    ConcurrentIndexBuild: "index build",
+    BatchedChange: "batched",
+    ConstraintRecipe: "recipe",
+}
 
 
 class FakeWatch:

@@ -133,3 +133,33 @@ def test_the_deadline_caps_an_attempts_lock_timeout(
 def test_a_lock_timeout_of_zero_is_refused() -> None:
     with pytest.raises(ValueError, match="positive"):
         Timeouts(0, 1_000)
+
+
+def test_every_shape_runs_through_one_runner_of_the_db_layer() -> None:
+    """One entry per shape in db.steps' table: the executor's one call reaches every shape."""
+    from typing import get_args
+
+    from safemigrate.db.steps import RUNNERS
+
+    assert set(RUNNERS) == set(get_args(StepShape))
+
+
+@pytest.mark.parametrize(
+    ("sql", "lock_ms", "statement_ms"),
+    [
+        ("UPDATE t SET a = 1;\n", 2_000, 900_000),
+        ("VACUUM t;\n", 300_000, 14_400_000),
+        # A recipe's parts take write-blocking locks for a moment: the ordinary lock timeout.
+        ("ALTER TABLE t ADD CHECK (a > 0);\n", 2_000, 14_400_000),
+    ],
+)
+def test_a_shape_says_which_timeouts_its_step_runs_under(
+    sql: str, lock_ms: int, statement_ms: int
+) -> None:
+    from safemigrate.config import Settings
+    from safemigrate.policy import step_policy
+
+    path = Path("/m/0007_add.sql")
+    (step,) = build_steps(str(path), sql)
+    policy = step_policy(step, Settings())
+    assert (policy.lock_timeout_ms, policy.statement_timeout_ms) == (lock_ms, statement_ms)
