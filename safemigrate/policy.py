@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from . import rewrites
-from .config import ConcurrentIndexes, SafeRewrites, Settings
-from .model import ConstraintRewrite, QualifiedName, Step
+from .config import Settings
+from .model import ConcurrentIndexes, ConstraintRewrite, QualifiedName, SafeRewrites, Step
 from .retry import Backoff
 from .shapes import shape_of
 
