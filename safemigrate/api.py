@@ -43,6 +43,7 @@ from .pending import (
     Repair,
     State,
     check_drift,
+    client_copy_invalid,
     pending_steps,
     refuse_empty_directory,
     repairs_of,
@@ -258,7 +259,7 @@ def status(
     entries = [e for e in found.entries if e.version not in invalid]
     if not invalid:
         refuse_empty_directory(migrations, entries, str(settings.dir))
-    every = statuses(migrations, entries, progress, recipes)
+    every = client_copy_invalid(statuses(migrations, entries, progress, recipes), entries)
     for version, (file, problem) in invalid.items():
         applied = sum(1 for e in found.entries if e.version == version and e.done)
         every.append(

@@ -349,6 +349,12 @@ class Statement:
     session_changes: tuple[SessionChange, ...] = ()
     #: Set for an UPDATE/DELETE the runner executes in key-range batches (``batch-size=N``).
     batch: BatchTarget | None = None
+    #: ``FROM STDIN`` or ``TO STDOUT`` for a COPY whose rows come from or go to the client: the
+    #: runner cannot run it (a pending one is refused), an applied one is only recorded.
+    client_copy: str | None = None
+    #: The data lines after a ``COPY ... FROM STDIN`` exactly as written (through the ``\.``
+    #: line): not SQL, but part of the step's checksum.
+    copy_data: str = ""
 
     @property
     def run_text(self) -> str:
@@ -425,12 +431,16 @@ class Step:
         See :mod:`safemigrate.checksums` (line ends and trailing blanks outside literals do not
         count); drift detection also accepts :attr:`raw_checksum`, what older journals hold.
         """
-        return checksums.normalized_checksum(s.text for s in self.statements)
+        return checksums.normalized_checksum(
+            (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
+        )
 
     @functools.cached_property
     def raw_checksum(self) -> str:
         """SHA-256 of the statements' text exactly as written (the previous release's checksum)."""
-        return checksums.raw_checksum(s.text for s in self.statements)
+        return checksums.raw_checksum(
+            (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
+        )
 
     @property
     def summary(self) -> str:

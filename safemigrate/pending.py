@@ -1024,7 +1024,41 @@ def pending_steps(
         planned += [
             PlannedStep(migration, s, (migration.version, s.index) in started, late) for s in todo
         ]
+    refuse_client_copy(planned)
     return planned
+
+
+def client_copy_invalid(
+    found: Sequence[MigrationStatus], entries: Iterable[JournalEntry]
+) -> list[MigrationStatus]:
+    """``found`` with every pending or partial migration whose steps still to run hold a
+    client COPY shown invalid, with up's refusal: status says what up would refuse."""
+    done = {(e.version, e.step) for e in entries if e.done}
+    out: list[MigrationStatus] = []
+    for status in found:
+        migration = status.migration
+        if migration is not None and status.state in (State.PENDING, State.PARTIAL):
+            todo = [s for s in migration.steps if (migration.version, s.index) not in done]
+            planned = [PlannedStep(migration, s, False, False) for s in todo]
+            try:
+                refuse_client_copy(planned)
+            except BadInputError as err:
+                status = replace(status, state=State.INVALID, problems=(err.message,))
+        out.append(status)
+    return out
+
+
+def refuse_client_copy(planned: Sequence[PlannedStep]) -> None:
+    """Raise the MigrationFileError (exit 2, file:line) of the first step to run that holds a
+    COPY whose rows come from or go to the client, before anything runs. Such a COPY in an
+    applied, baselined or adopted migration (a pg_dump baseline) is fine: it never runs."""
+    from .source.parse import client_copy_problem
+
+    for item in planned:
+        for statement in item.step.statements:
+            if statement.client_copy is not None:
+                path = str(item.migration.path)
+                raise client_copy_problem(path, statement.client_copy, statement.line).error()
 
 
 def pending_after(

@@ -31,6 +31,7 @@ from ..model import (
     TxMode,
     merge_needs,
 )
+from .copy_data import blank_copy_data
 from .directives import AllowComment, Directive, invalid_inside, read_comments
 
 ConcurrentIndexes = Literal["rewrite", "require", "off"]
@@ -40,8 +41,10 @@ SafeRewrites = Literal["rewrite", "require", "off"]
 #: autocommit mode (a statement PostgreSQL refuses in a transaction block).
 Context = Literal["own", "explicit", "group", "autocommit"]
 #: What kind of refusal a FileProblem is: the SQL does not parse; a statement that cannot run
-#: in a transaction block is inside one (the linter has a rule for it); anything else.
-ProblemKind = Literal["syntax", "non-transactional-in-block", "file"]
+#: in a transaction block is inside one (the linter has a rule for it); a COPY that reads from
+#: or writes to the client (refused only in a step that is to run, see
+#: pending.refuse_client_copy: an applied pg_dump file is fine); anything else.
+ProblemKind = Literal["syntax", "non-transactional-in-block", "client-copy", "file"]
 
 
 @dataclass(frozen=True)
@@ -108,9 +111,12 @@ class ParsedFile:
     problems: tuple[FileProblem, ...]
 
     def raise_first(self) -> None:
-        """Raise the first problem, the one the runner reports, as a MigrationFileError."""
-        if self.problems:
-            raise self.problems[0].error()
+        """Raise the first problem, the one the runner reports, as a MigrationFileError.
+
+        A client COPY is not one: its step is refused only when it is to run."""
+        for problem in self.problems:
+            if problem.kind != "client-copy":
+                raise problem.error()
 
 
 def line_starts(text: str) -> list[int]:
@@ -188,15 +194,17 @@ def parse_file(
             column=column,
         )
         return ParsedFile(path, (), (), (), (problem,))
+    # The rows after a COPY ... FROM STDIN are data, not SQL: the parser reads blanks there.
+    blanked = blank_copy_data(text)
     try:
-        split = split_sql(text)
-        tokens = parser.scan(text)
+        split = split_sql(blanked.sql)
+        tokens = parser.scan(blanked.sql)
     except pglast.parser.ParseError as err:
         message = err.args[0] if err.args else "syntax error"
         location = err.args[1] if len(err.args) > 1 else None
         # No location means the error is at the end of the input (e.g. an unclosed paren).
         offset = len(text) if location is None else max(0, min(int(location), len(text)))
-        copy = _copy_data(path, text, starts, offset)
+        copy = _copy_data(path, blanked.sql, starts, offset)
         line, column = position(starts, offset)
         problem = copy or FileProblem(
             path,
@@ -205,9 +213,12 @@ def parse_file(
             column=column,
             kind="syntax",
         )
+        if copy is not None:
+            # Nothing parses after it, so no step is known: the file is refused whole.
+            problem = dataclasses.replace(copy, kind="file")
         return ParsedFile(path, (), (), (), (problem,))
 
-    directives, allows, directive_problems = read_comments(text, tokens, starts)
+    directives, allows, directive_problems = read_comments(blanked.sql, tokens, starts)
     problems = [FileProblem(path, p.line, p.message, p.hint) for p in directive_problems]
     statement_starts = [s.start for _, s in split]
     for directive in directives:
@@ -217,6 +228,7 @@ def parse_file(
             problems.append(FileProblem(path, inside.line, inside.message))
 
     walk = _Walk(path, text, starts, concurrent_indexes, problems, safe_rewrites)
+    walk.copy_data = blanked.data
     # Statements and directives in file order (no comment starts where a statement does).
     events: list[tuple[int, Directive | tuple[Any, slice]]] = [(d.offset, d) for d in directives]
     events += [(s.start, (node, s)) for node, s in split]
@@ -235,8 +247,12 @@ def parse_file(
 def _client_copy_problem(path: str, node: Any, line: int) -> FileProblem | None:
     """The refusal of a COPY that reads from or writes to the client, else None."""
     direction = sqlinfo.client_copy(node)
-    if direction is None:
-        return None
+    return None if direction is None else client_copy_problem(path, direction, line)
+
+
+def client_copy_problem(path: str, direction: str, line: int) -> FileProblem:
+    """The refusal of a COPY at ``line`` whose rows come from the client (``direction``
+    ``FROM STDIN``) or go to it (``TO STDOUT``)."""
     if direction == "FROM STDIN":
         return FileProblem(
             path,
@@ -246,12 +262,14 @@ def _client_copy_problem(path: str, node: Any, line: int) -> FileProblem | None:
             hint="write the rows as INSERT statements, or COPY them from a file on the "
             "server (COPY ... FROM '/path'); a data load can also run with psql's \\copy "
             "outside the migrations",
+            kind="client-copy",
         )
     return FileProblem(
         path,
         line,
         "COPY ... TO STDOUT sends rows to the client, which the runner does not read",
         hint="remove it from the migration, or COPY to a file on the server",
+        kind="client-copy",
     )
 
 
@@ -340,6 +358,8 @@ class _Walk:
         self.open: _Open | None = None
         self.blocks = 0
         self.created: set[QualifiedName] = set()
+        #: Where each COPY ... FROM STDIN's data lines are (copy_data.BlankedText.data).
+        self.copy_data: dict[int, slice] = {}
 
     def problem(
         self, line: int | None, message: str, hint: str | None = None, kind: ProblemKind = "file"
@@ -441,6 +461,8 @@ class _Walk:
             type(node).__name__,
             non_transactional=sqlinfo.is_non_transactional(node),
             session_changes=session_state.changes_of(node, text),
+            client_copy=sqlinfo.client_copy(node),
+            copy_data=self.text[self.copy_data.get(span.stop, slice(0, 0))],
         )
         member = ParsedStatement(node, span.start, span.stop, line, column, statement, "own", None)
         self.parsed.append(member)

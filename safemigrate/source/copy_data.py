@@ -1,0 +1,122 @@
+"""The data lines of a ``COPY ... FROM STDIN`` in a migration file: found and blanked. Pure.
+
+A ``pg_dump`` file is a psql script: after ``COPY t (a, b) FROM stdin;`` psql sends the lines
+that follow, up to a line that is exactly ``\\.`` (or the end of the file), as the COPY's rows;
+they are data, not SQL, and may hold anything (``;``, ``$$``, quotes, tabs, ``\\N``). The parser
+must not read them, so :func:`blank_copy_data` replaces them with blanks of the same length
+(line breaks kept, so every offset, line and column of the SQL stays the file's) and says
+where each block of data was, for the statement's checksum: the rows belong to the step.
+
+Where a COPY starts and ends is decided with PostgreSQL's parser (pglast), as psql does with
+its own lexer: the data begins on the line after the one holding the COPY's semicolon.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pglast
+from pglast import parser
+
+from .. import statements as sqlinfo
+
+#: The line that ends a COPY's data in a psql script (a CR before its line feed allowed).
+END_OF_DATA = "\\."
+
+
+@dataclass(frozen=True)
+class BlankedText:
+    """A file's text with its COPY data blanked, and where the data was."""
+
+    #: The text the parser reads: every character of a data block but line feeds a space.
+    sql: str
+    #: For each COPY ... FROM STDIN, the offset where its statement ends (the parser's
+    #: statement slice's stop) -> the slice of its data lines in the file's text (the ``\\.``
+    #: line included, its line feed not).
+    data: dict[int, slice]
+
+
+def blank_copy_data(text: str) -> BlankedText:
+    """``text`` with the data lines of every ``COPY ... FROM STDIN`` blanked (see the module
+    docstring); ``text`` itself when it has none."""
+    if "stdin" not in text.lower():
+        return BlankedText(text, {})
+    sql = text
+    data: dict[int, slice] = {}
+    segment = 0
+    while True:
+        stop = _next_copy_stop(sql, segment)
+        if stop is None:
+            return BlankedText(sql, data)
+        span = _data_span(sql, stop)
+        data[stop] = span
+        sql = sql[: span.start] + _blank(sql[span]) + sql[span.stop :]
+        # psql reads SQL again after the data: the next COPY is after it.
+        segment = span.stop
+
+
+def _blank(data: str) -> str:
+    return "".join("\n" if char == "\n" else " " for char in data)
+
+
+def _first_copy_stop(pieces: list[tuple[Any, slice]], base: int) -> int | None:
+    for node, span in pieces:
+        if sqlinfo.client_copy(node) == "FROM STDIN":
+            return base + int(span.stop)
+    return None
+
+
+def _statements(text: str) -> list[tuple[Any, slice]]:
+    raw = pglast.parse_sql(text)
+    slices = parser.split(text, only_slices=True)
+    return [(r.stmt, s) for r, s in zip(raw, slices, strict=False)]
+
+
+def _next_copy_stop(sql: str, segment: int) -> int | None:
+    """Where the first COPY ... FROM STDIN at or after ``segment`` ends, else None."""
+    rest = sql[segment:]
+    lower = rest.lower()
+    if "stdin" not in lower:
+        return None
+    try:
+        return _first_copy_stop(_statements(rest), segment)
+    except pglast.parser.ParseError:
+        pass
+    # Its data does not parse (it is not SQL): the text up to the end of the COPY's line does.
+    # pg_dump writes the whole statement on one line; only such lines are tried.
+    start = 0
+    while start < len(rest):
+        end = rest.find("\n", start)
+        end = len(rest) if end < 0 else end
+        line = lower[start:end]
+        semicolon = line.rfind(";")
+        if semicolon >= 0 and "stdin" in line[:semicolon]:
+            try:
+                found = _first_copy_stop(_statements(rest[:end]), segment)
+            except pglast.parser.ParseError:
+                found = None
+            if found is not None:
+                return found
+        start = end + 1
+    return None
+
+
+def _data_span(sql: str, stop: int) -> slice:
+    """The data lines of the COPY whose statement ends at ``stop``: from the line after its
+    semicolon's to the ``\\.`` line (or the end of the text)."""
+    semicolon = sql.find(";", stop)
+    line_end = sql.find("\n", semicolon) if semicolon >= 0 else -1
+    if line_end < 0:
+        return slice(len(sql), len(sql))
+    start = position = line_end + 1
+    while position < len(sql):
+        end = sql.find("\n", position)
+        end = len(sql) if end < 0 else end
+        if sql[position:end].removesuffix("\r") == END_OF_DATA:
+            return slice(start, end)
+        position = end + 1
+    return slice(start, len(sql))
+
+
+__all__ = ["END_OF_DATA", "BlankedText", "blank_copy_data"]
