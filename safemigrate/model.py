@@ -646,7 +646,7 @@ class QueuedLock:
 
 @dataclass(frozen=True)
 class LockQueue:
-    """The relation lock a backend waits for, and every other session's lock on it."""
+    """The relation (or row) lock a backend waits for, and every other session's lock on it."""
 
     relation_oid: int
     relation: str
@@ -655,6 +655,10 @@ class LockQueue:
     #: How long it has waited (PG 14+), None when the server cannot say.
     waited_ms: float | None
     others: tuple[QueuedLock, ...]
+    #: pg_locks.locktype of the request: ``relation``, or ``transactionid`` / ``tuple`` for a
+    #: row lock (then ``relation`` is the row's table and ``others`` the transaction the row
+    #: waits for: nobody queues on a row behind the step, they wait for its transaction).
+    locktype: str = "relation"
 
 
 @dataclass(frozen=True)
