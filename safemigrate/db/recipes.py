@@ -331,7 +331,9 @@ class _Ledger:
         session = self.session
         try:
             session.run_sql_between(
-                sql.SQL("BEGIN;\n{};\n").format(guard_sql(session, self.timeouts)),
+                sql.SQL("BEGIN;\n{};\n{};\n").format(
+                    guard_sql(session, self.timeouts), self.exclusive
+                ),
                 part.sql,
                 session.as_runner(sql.SQL("{}; COMMIT").format(recorded)),
             )
@@ -349,10 +351,19 @@ class _Ledger:
         self.session.rollback_quietly()
         return found if found is not None else err
 
+    @property
+    def exclusive(self) -> sql.Composed:
+        """The statement that makes the recipe's record this transaction's (see
+        recipe_objects.exclusive_sql)."""
+        return objects.exclusive_sql(self.journal, self.record)
+
     def _guard(self) -> None:
-        """The step's guard alone (before a CONCURRENTLY build or a DROP)."""
+        """The step's guard alone (before a CONCURRENTLY build or a DROP), and the wait for
+        any other run's part of this recipe to end."""
         try:
-            self.session.execute(guard_sql(self.session, self.timeouts))
+            self.session.execute(
+                sql.SQL("{}; {}").format(guard_sql(self.session, self.timeouts), self.exclusive)
+            )
         except ServerError as err:
             raise self._guarded(err) from None
 
@@ -430,17 +441,26 @@ class _Parts:
     session: Session
     on_part: PartSink
     timeouts: Timeouts
+    #: The statement that makes the recipe's record the part's transaction's, after the guard.
+    exclusive: sql.Composed = field(default_factory=lambda: sql.Composed([]))
 
     def _guarded(self, err: ServerError) -> BaseException:
         # A failed guard is a typed error, not a ServerError: the recipe's clean-up never
         # runs for it (a run that lost the run lock must not touch what another run does).
         return guard_error(self.session, err, self.timeouts) or err
 
+    def _guard_sql(self) -> sql.Composed:
+        """The guard, then the recipe's record made this transaction's."""
+        guard = guard_sql(self.session, self.timeouts)
+        if not list(self.exclusive):
+            return guard
+        return sql.SQL("{};\n{}").format(guard, self.exclusive)
+
     def _send(self, text: str) -> None:
         """The guard, ``text`` and the check that it did not release the run lock, in one
         round trip: a part that released it (a VALIDATE calling a function that runs
         pg_advisory_unlock_all(), issue 21 review21b F6) is rolled back with it."""
-        guard = sql.SQL("{};\n").format(guard_sql(self.session, self.timeouts))
+        guard = sql.SQL("{};\n").format(self._guard_sql())
         released = released_check_sql(self.session)
         try:
             self.session.run_sql_between(guard, text, released or sql.Composed([]))
@@ -456,7 +476,7 @@ class _Parts:
         # CONCURRENTLY refuses a multi-statement query string (an implicit transaction
         # block): its guard goes first, alone.
         try:
-            self.session.execute(guard_sql(self.session, self.timeouts))
+            self.session.execute(self._guard_sql())
         except ServerError as err:
             raise self._guarded(err) from None
         self.session.run_sql(part.sql)
@@ -486,7 +506,7 @@ class _Parts:
                 check()
             record = sql.SQL("{}; COMMIT").format(applied)
             if not parts:
-                record = sql.SQL("{}; {}").format(guard_sql(session, self.timeouts), record)
+                record = sql.SQL("{}; {}").format(self._guard_sql(), record)
             try:
                 session.execute(session.as_runner(record))
             except ServerError as err:
@@ -554,7 +574,7 @@ def run_constraint_recipe(
             return None
         objects.ensure(session, journal)
         ledger = _Ledger(session, journal, record, rewrite, table, sink, timeouts)
-        steps = _Parts(session, sink, timeouts)
+        steps = _Parts(session, sink, timeouts, ledger.exclusive)
         ledger.load(started_before=started_before)
         try:
             _recipe(steps, ledger, started, sql.SQL("{}; {}").format(applied, ledger.closing))
@@ -574,7 +594,9 @@ def _begin(ledger: _Ledger, started: sql.Composed) -> None:
     """The ``started`` journal row and the record's step row, in one transaction."""
     begun = objects.begun_sql(ledger.journal, ledger.record, ledger.rewrite.source)
     ledger.session.execute(
-        sql.SQL("BEGIN; {}; {}; {}; COMMIT").format(ledger.session.runner_identity, started, begun)
+        sql.SQL("BEGIN; {}; {}; {}; {}; COMMIT").format(
+            ledger.exclusive, ledger.session.runner_identity, started, begun
+        )
     )
 
 
