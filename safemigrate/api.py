@@ -31,12 +31,13 @@ from .errors import (
     DriftError,
     InterruptedRunError,
     MigrationFileError,
+    SafemigrateError,
     StepFailedError,
 )
 from .events import Event, HistoryAdopted
 from .gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
 from .lint import Finding
-from .model import JournalEntry, Migration
+from .model import JournalEntry, Migration, Step
 from .pending import (
     MigrationStatus,
     PlannedStep,
@@ -717,7 +718,7 @@ def _plan_against(
         settings = server_settings(settings, session)
         # As up's session will be: the applied history's session settings replayed (a SET
         # search_path decides where the pending steps' names resolve; issue 20 review F2).
-        _replay_history(session, journal, migrations)
+        history = _replay_history(session, journal, migrations)
         found = bootstrap.freshness(session, journal)
         context = GateContext(found.fresh, settings.gate_small_table_bytes, found.resumed)
         findings = _findings(planned, settings, session, context)
@@ -774,14 +775,18 @@ def _plan_against(
         lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         guard=guard_error(planned, findings, context),
         fresh=context.fresh,
+        session_state=_lost_state_refusal(history, planned, migrations, settings),
     )
     return report, pending.layout, {p.migration.version for p in planned}
 
 
-def _replay_history(session: Session, journal: JournalTable, migrations: list[Migration]) -> None:
+def _replay_history(
+    session: Session, journal: JournalTable, migrations: list[Migration]
+) -> list[tuple[tuple[int, int], Step, str]]:
     """Give the plan's session the session settings of the steps ``up`` applied, in journal
     order, as up's session gets them (run._restore_session) before its lint gate. A replay
-    the server refuses is left out: up refuses it itself (exit 5) before judging."""
+    the server refuses is left out: up refuses it itself (exit 5) before judging. Returns
+    that history: ((version, index), step, file) in journal order."""
     from .db import journal as dbjournal
     from .db.session import ServerError
     from .session_state import history_state
@@ -791,11 +796,40 @@ def _replay_history(session: Session, journal: JournalTable, migrations: list[Mi
     history = [(key, *steps[key]) for key in order if key in steps]
     replayed = history_state(history).replay
     if not replayed:
-        return
+        return history
     try:
         session.replay(replayed)
     except ServerError:
         session.rollback_quietly()
+    return history
+
+
+def _lost_state_refusal(
+    history: list[tuple[tuple[int, int], Step, str]],
+    planned: Sequence[PlannedStep],
+    migrations: list[Migration],
+    settings: Settings,
+) -> SafemigrateError | None:
+    """The refusal up would raise before a pending step that could depend on session state
+    the applied history left and no new session has (a temporary table, a setting a DO block
+    or a function changed), as up's run judges it; None when it would refuse none."""
+    from .executor import lost_state_error
+    from .session_state import (
+        first_refusal,
+        function_needs,
+        history_state,
+        session_changing_functions,
+    )
+
+    statements = [s for m in migrations for step in m.steps for s in step.statements]
+    state = history_state(
+        history,
+        changers=session_changing_functions(statements),
+        accepted_through=settings.accept_lost_session_state,
+    )
+    pending = [((p.migration.version, p.step.index), p.step, p.migration.filename) for p in planned]
+    found = first_refusal(state, pending, function_needs(statements))
+    return None if found is None else lost_state_error(planned[found[0]], found[1])
 
 
 def _findings(

@@ -829,6 +829,8 @@ def up(
                 _refuse_after_plan(ctx, report.guard, fmt)
             if report.gate is not None and report.gate.refuses:
                 _refuse_after_plan(ctx, report.gate.error(), fmt)
+            if report.session_state is not None:
+                _refuse_after_plan(ctx, report.session_state, fmt)
         return
     with _handled(ctx), sink:
         api.up(ctx.settings(**flags), dsn=dsn, target=target, on_event=sink)

@@ -844,6 +844,24 @@ def history_state(
     return state
 
 
+def first_refusal(
+    state: SessionState,
+    pending: Sequence[tuple[tuple[int, int], Step, str]],
+    functions: Mapping[str, Needs] | frozenset[str],
+) -> tuple[int, Kept] | None:
+    """What up would meet on a new run's first session ``state`` (history_state): the index
+    in ``pending`` of the first step it would refuse for lost session state, and what that
+    step could depend on; None when it refuses none. The steps before it are folded in as up
+    folds them, so a step that ends the lost state (a DROP TABLE, a plain SET) clears it."""
+    for index, (key, step, where) in enumerate(pending):
+        if state.lost:
+            lost = state.refusal(step, functions)
+            if lost is not None:
+                return index, lost
+        state.apply(key, step, where)
+    return None
+
+
 def describe(kept: Kept) -> str:
     """``temporary table tmp (made at 0002_x.sql:3)``, for messages."""
     return f"{kept.what} (made at {kept.where})" if kept.where else kept.what
