@@ -33,10 +33,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+import pglast
 from psycopg import sql
 
 from .. import rewrites
+from .. import statements as sqlinfo
 from ..errors import StepRefusedError
 from ..model import ConstraintRewrite, QualifiedName
 from ..policy import Timeouts
@@ -186,10 +189,23 @@ class _Ledger:
             raise _unrecorded(self.record)
         for row in reversed(rows):
             if row.kind != objects.STEP and row.checksum != self.record.checksum:
-                self.drop(row, "made by an earlier text of this step")
+                self._made_by_earlier_text(row).drop(row, "made by an earlier text of this step")
         self.mine = [
             r for r in rows if r.kind != objects.STEP and r.checksum == self.record.checksum
         ]
+
+    def _made_by_earlier_text(self, row: objects.RecipeObject) -> _Ledger:
+        """The ledger that judges and drops ``row``, made by an earlier text of the step: on
+        the table that text named, which an edit may have changed (its index, even one only
+        intended, is then still proven the recipe's on that table, and dropped there)."""
+        made_on = _made_on(row.definition)
+        if made_on is None or made_on == self.rewrite.table:
+            return self
+        table = _table(self.session, made_on)
+        if table is None or table.oid == self.table.oid:
+            return self
+        earlier = dataclasses.replace(self.rewrite, table=made_on, source=row.definition)
+        return dataclasses.replace(self, rewrite=earlier, table=table, mine=[])
 
     def find(self, kind: str, column: str = "") -> objects.RecipeObject | None:
         """The recorded object of ``kind`` (a helper: of ``column``) that the catalog still has;
@@ -421,6 +437,17 @@ class _Ledger:
     def closing(self) -> sql.Composed:
         """What the closing transaction adds to the applied journal row: the record goes."""
         return objects.forget_step_sql(self.journal, self.record)
+
+
+def _made_on(definition: str) -> QualifiedName | None:
+    """The table the recorded SQL ``definition`` (an ADD ... NOT VALID, a CREATE UNIQUE
+    INDEX CONCURRENTLY) made its object on; None when it does not say."""
+    try:
+        node: Any = pglast.parse_sql(definition)[0].stmt
+    except (pglast.parser.ParseError, IndexError):
+        return None
+    relation = getattr(node, "relation", None)
+    return None if relation is None else sqlinfo.qualified(relation)
 
 
 def _unrecorded(record: StepRecord) -> StepRefusedError:
