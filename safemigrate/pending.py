@@ -585,15 +585,18 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             )
     applied_at = {e.step for e in done}
     edits = [r.step for r in found.repairs if r.action is RepairAction.ACCEPT]
-    later = [s for s in steps if edits and s.index > min(edits) and s.index not in applied_at]
-    if later:
-        # A group's markers (or a BEGIN/COMMIT block) removed split one applied step in
-        # several: its first statement would be accepted, the others run again (issue 21
-        # review D6). The journal keeps no step count, so any step not applied after an edited
-        # one is refused.
+    # A group's markers (or a BEGIN/COMMIT block) removed split one applied step in several:
+    # its first statement would be accepted, the others run again (issue 21 review D6). The
+    # pieces follow the edited step right away, not applied (a split with applied steps after
+    # it moves their texts: refused above). The journal keeps no step count, so a step not
+    # applied right after an edited one is refused; an edited step followed by an applied one
+    # is edited in place, in a partly applied migration as in a fully applied one.
+    split = [(e, steps[e + 1]) for e in edits if e + 1 < len(steps) and e + 1 not in applied_at]
+    if split:
+        edited_at, later = split[0]
         found.unrepairable = found.unrepairable or (
-            f"{migration.filename} step {min(edits) + 1}: applied, but its text has changed "
-            f"and step {later[0].index + 1} (line {later[0].line}) after it is not applied: the "
+            f"{migration.filename} step {edited_at + 1}: applied, but its text has changed "
+            f"and step {later.index + 1} (line {later.line}) after it is not applied: the "
             "edit may have split the applied step (group markers or BEGIN/COMMIT removed), "
             "and accepting it would run that SQL again"
         )
