@@ -675,7 +675,7 @@ class SessionState:
         self._compact()
 
     def _triggered(self, statement: Statement) -> list[str]:
-        """The session-changing trigger functions ``statement`` fires (issue 21 faults-e):
+        """The session-changing trigger functions ``statement`` fires (issue 21):
         those of the triggers on the tables it writes. A CREATE TRIGGER of one of ``changers``
         is noted for the statements after it."""
         if not self.changers or (not self.triggers and statement.kind != "CreateTrigStmt"):

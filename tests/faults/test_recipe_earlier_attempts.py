@@ -1,5 +1,5 @@
 """What an earlier recipe attempt of a step left is cleaned when the step runs otherwise
-(issue 21, faults-e item 4).
+(issue 21).
 
 - An index recorded as ``intended`` (its CONCURRENTLY build was interrupted: INVALID, the
   recipe's definition) by a text of the step that was then edited onto another table was left

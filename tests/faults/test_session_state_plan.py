@@ -1,5 +1,4 @@
-"""``plan`` and ``up --dry-run`` show the lost-session-state refusal ``up`` would make (issue 21,
-faults-e item 4).
+"""``plan`` and ``up --dry-run`` show the lost-session-state refusal ``up`` would make (issue 21).
 
 0002 makes a temporary ``orders`` shadowing public.orders; the run is killed in 0003. ``up``
 then refuses 0003's INSERT (it could depend on the temporary table, which no new session has;

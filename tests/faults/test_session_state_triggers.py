@@ -1,4 +1,4 @@
-"""A trigger function that changes the session is seen as a call (issue 21, faults-e item 4).
+"""A trigger function that changes the session is seen as a call (issue 21).
 
 session_state saw function bodies the migrations create and call directly (``SELECT f()``), not
 a trigger function fired by a write: 0002 creates a trigger on ``audit`` whose function runs

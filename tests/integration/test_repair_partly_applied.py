@@ -1,5 +1,4 @@
-"""``repair --accept-edited`` in a migration that is only partly applied (issue 21, faults-e
-item 4).
+"""``repair --accept-edited`` in a migration that is only partly applied (issue 21).
 
 A run applied 0002's first two steps and stopped (a lock timeout, Ctrl-C); the operator then
 edited step 1 in place (a comment inside the statement). ``repair --accept-edited`` refused
