@@ -99,3 +99,39 @@ def test_issue_21_review21b_f8_a_batch_waiting_on_a_row_lock_yields_to_the_appli
     assert summary["steps"][0]["yields"] >= 1
     # Every row updated exactly once: the yielded batch was rolled back and run again.
     assert admin.execute("SELECT min(v), max(v), count(*) FROM t").fetchone() == (1, 1, 5000)
+
+
+def test_issue_21_review21b_f8_a_step_yields_before_a_row_lock_cycle_becomes_a_deadlock(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """The group updated a and waits for the application's row of b; the application then
+    waits for the group's row of a. With yielding the group steps out after yield_after,
+    before the deadlock check (deadlock_timeout, 1s): no 40P01, each change applied once."""
+    admin = connect()
+    admin.execute(
+        "CREATE TABLE a (id int PRIMARY KEY, v int NOT NULL);"
+        "CREATE TABLE b (id int PRIMARY KEY, v int NOT NULL);"
+        "INSERT INTO a VALUES (1, 1); INSERT INTO b VALUES (1, 1)"
+    )
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_bump.sql": "-- safemigrate: group-start lock-timeout=10s\n"
+            "UPDATE a SET v = v + 1 WHERE id = 1;\n"
+            "UPDATE b SET v = v + 1 WHERE id = 1;\n"
+            "-- safemigrate: group-end\n"
+        },
+    )
+    app = connect(autocommit=True)
+    app.execute("SET statement_timeout = '30s'")
+    app.execute("BEGIN")
+    app.execute("UPDATE b SET v = v + 10 WHERE id = 1")
+    runner = spawn("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    wait_until(lambda: _runner_row_wait(admin), what="the group waiting for b's row")
+    app.execute("UPDATE a SET v = v + 10 WHERE id = 1")  # through by the yield
+    app.execute("COMMIT")
+    assert runner.wait() == 0, runner.output
+    events = runner.events()
+    assert by_kind(events, "attempt_failed") == []
+    assert by_kind(events, "step_yielded")
+    assert admin.execute("SELECT (SELECT v FROM a), (SELECT v FROM b)").fetchone() == (12, 12)
