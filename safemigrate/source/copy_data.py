@@ -9,10 +9,17 @@ where each block of data was, for the statement's checksum: the rows belong to t
 
 Where a COPY starts and ends is decided with PostgreSQL's parser (pglast), as psql does with
 its own lexer: the data begins on the line after the one holding the COPY's semicolon.
+
+pg_dump (17.6, 16.10, 15.14, 14.19, 13.22 and later) also writes ``\\restrict KEY`` at the top of
+a plain dump and ``\\unrestrict KEY`` at its end: psql meta-commands that only stop other
+meta-commands from running in between, with no effect on the SQL. Those two lines, outside any
+literal or comment (PostgreSQL's scanner says so), are blanked too and are in no checksum; any
+other meta-command still does not parse.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +30,9 @@ from .. import statements as sqlinfo
 
 #: The line that ends a COPY's data in a psql script (a CR before its line feed allowed).
 END_OF_DATA = "\\."
+#: pg_dump's ``\\restrict KEY`` / ``\\unrestrict KEY`` lines (psql meta-commands, not SQL: a
+#: pattern, not the parser, is the tool for them).
+_RESTRICT = re.compile(r"\\(?:un)?restrict [A-Za-z0-9]+\r?")
 
 
 @dataclass(frozen=True)
@@ -40,20 +50,42 @@ class BlankedText:
 def blank_copy_data(text: str) -> BlankedText:
     """``text`` with the data lines of every ``COPY ... FROM STDIN`` blanked (see the module
     docstring); ``text`` itself when it has none."""
-    if "stdin" not in text.lower():
-        return BlankedText(text, {})
-    sql = text
+    restrict = "restrict " in text
+    # pg_dump's \\restrict comes before the rows, its \\unrestrict after them (behind data a
+    # scanner may not read): blanked before the data are found, and again after.
+    sql = _blank_restrict(text) if restrict else text
+    if "stdin" not in sql.lower():
+        return BlankedText(sql, {})
     data: dict[int, slice] = {}
     segment = 0
     while True:
         stop = _next_copy_stop(sql, segment)
         if stop is None:
-            return BlankedText(sql, data)
+            return BlankedText(_blank_restrict(sql) if restrict else sql, data)
         span = _data_span(sql, stop)
         data[stop] = span
         sql = sql[: span.start] + _blank(sql[span]) + sql[span.stop :]
         # psql reads SQL again after the data: the next COPY is after it.
         segment = span.stop
+
+
+def _blank_restrict(text: str) -> str:
+    """``text`` with pg_dump's ``\\restrict`` / ``\\unrestrict`` lines blanked where they
+    stand outside every literal and comment (where psql reads them as meta-commands)."""
+    out = text
+    start = 0
+    while start < len(out):
+        end = out.find("\n", start)
+        end = len(out) if end < 0 else end
+        if out.startswith("\\", start) and _RESTRICT.fullmatch(out, start, end):
+            try:
+                parser.scan(out[:start])
+            except pglast.parser.ParseError:
+                pass  # inside a literal or a comment: not a meta-command
+            else:
+                out = out[:start] + _blank(out[start:end]) + out[end:]
+        start = end + 1
+    return out
 
 
 def _blank(data: str) -> str:

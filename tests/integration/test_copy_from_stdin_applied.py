@@ -152,3 +152,28 @@ def test_issue_21_review_d9_a_pending_copy_from_stdin_is_refused_before_anything
     first = _cli("up", directory, db_dsn, "--target", "1")
     assert first.exit_code == 0, first.output
     assert _tables(db_dsn) == {"first", "safemigrate_history"}
+
+
+def test_issue_21_review_d9_a_real_pg_dump_baseline_is_adopted(db_dsn: str, tmp_path: Path) -> None:
+    """pg_dump's own file (15.14 and later write ``\\restrict KEY`` / ``\\unrestrict KEY``
+    around it), loaded with psql, then baselined: status, up and repair accept it."""
+    psql = psql_binary()
+    pg_dump = str(Path(psql).with_name("pg_dump")) if psql is not None else None
+    if pg_dump is None or not Path(pg_dump).exists():
+        pytest.skip("pg_dump is not installed")
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE t (a int, b text)")
+        conn.execute("INSERT INTO t VALUES (1, 'x; y $$ q'), (2, NULL)")
+    dump = subprocess.run(
+        [pg_dump, "-d", db_dsn], check=True, capture_output=True, text=True, env=environment()
+    ).stdout
+    directory = tmp_path / "m"
+    directory.mkdir()
+    (directory / "0001_dump.sql").write_text(dump, encoding="utf-8")
+    (directory / "0002_u.sql").write_text("CREATE TABLE u (id int);\n", encoding="utf-8")
+    baseline = run("baseline", "1", "--dir", str(directory), "--dsn", db_dsn)
+    assert baseline.exit_code == 0, baseline.output
+    for command in ("status", "up", "repair"):
+        result = _cli(command, directory, db_dsn)
+        assert result.exit_code == 0, (command, result.output)
+    assert "u" in _tables(db_dsn)

@@ -151,3 +151,17 @@ def test_issue_21_review_d9_the_copy_data_is_part_of_the_steps_checksum() -> Non
     assert step.checksum == same.checksum
     assert len({step.checksum, other.checksum, bare.checksum}) == 3
     assert len({step.raw_checksum, other.raw_checksum, bare.raw_checksum}) == 3
+
+
+def test_issue_21_review_d9_pg_dumps_restrict_lines_are_blanked_outside_literals_only() -> None:
+    key = "4UwaM02daeSFxXDWEDqQ7oho8kLUutkIoUgtkl3U4gKpIamqHpS73DKaUIZad4q"
+    text = f"\\restrict {key}\n\nCREATE TABLE t (a int);\n\n\\unrestrict {key}\n"
+    parsed = parse_file("f.sql", text)
+    assert parsed.problems == ()
+    assert [s.text for s in parsed.statements] == ["CREATE TABLE t (a int)"]
+    # Inside a dollar-quoted body it is the body's text, left as written.
+    body = f"SELECT $$\n\\restrict {key}\n$$;\n"
+    assert parse_file("f.sql", body).statements[0].text == body.rstrip(";\n")
+    # Any other meta-command still does not parse.
+    [problem] = parse_file("f.sql", "\\connect other\nSELECT 1;\n").problems
+    assert problem.kind == "syntax"
