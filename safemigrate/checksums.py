@@ -25,7 +25,8 @@ A step matches a journal row when the row's checksum equals either checksum
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import zip_longest
 
 #: Scanner tokens whose text carries no meaning: blanks inside them may go.
 _COMMENTS = frozenset({"SQL_COMMENT", "C_COMMENT"})
@@ -45,9 +46,16 @@ def _digest(texts: Iterable[str]) -> str:
 EMPTY = hashlib.sha256().hexdigest()
 
 
-def raw_checksum(texts: Iterable[str]) -> str:
-    """SHA-256 of the statements' texts exactly as written (the previous release's checksum)."""
-    return _digest(texts)
+def _with_verbatim(texts: Iterable[str], verbatim: Iterable[str]) -> Iterator[str]:
+    """Each text followed by its verbatim part (a COPY's data lines; "" for most)."""
+    pairs = zip_longest(texts, verbatim, fillvalue="")
+    return (f"{text}\n{data}" if data else text for text, data in pairs)
+
+
+def raw_checksum(texts: Iterable[str], verbatim: Iterable[str] = ()) -> str:
+    """SHA-256 of the statements' texts exactly as written (the previous release's checksum),
+    each followed by its ``verbatim`` part (the data lines of a COPY ... FROM STDIN)."""
+    return _digest(_with_verbatim(texts, verbatim))
 
 
 def _protected(text: str) -> list[tuple[int, int]] | None:
@@ -93,9 +101,12 @@ def normalize(text: str) -> str:
     return "".join(out)
 
 
-def normalized_checksum(texts: Iterable[str]) -> str:
-    """SHA-256 of the statements' normalized texts (see :func:`normalize`): what new rows store."""
-    return _digest(normalize(text) for text in texts)
+def normalized_checksum(texts: Iterable[str], verbatim: Iterable[str] = ()) -> str:
+    """SHA-256 of the statements' normalized texts (see :func:`normalize`): what new rows store.
+
+    Each text is followed by its ``verbatim`` part, not normalized: the data lines of a COPY
+    ... FROM STDIN, where a tab at the end of a line is an empty last column."""
+    return _digest(_with_verbatim((normalize(text) for text in texts), verbatim))
 
 
 def matches(stored: str, texts: Iterable[str]) -> bool:

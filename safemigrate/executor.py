@@ -58,7 +58,7 @@ from .events import (
     WaitingForHolders,
 )
 from .locks import CatalogLock, LockMode, LockNeed
-from .model import HeldLock, Sample, Statement
+from .model import HeldLock, Kept, Sample, Statement
 from .pending import PlannedStep
 from .policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of, step_policy
 from .retry import Backoff, is_retryable
@@ -207,6 +207,26 @@ def step_ref(planned: PlannedStep) -> StepRef:
         step=planned.step.index + 1,
         steps=len(planned.migration.steps),
         sql=planned.step.summary,
+    )
+
+
+def lost_state_error(planned: PlannedStep, lost: Kept) -> SessionStateLostError:
+    """The refusal of ``planned``, which could depend on ``lost``: session state only the
+    session that made it had (up raises it before the step; plan and up --dry-run show it)."""
+    ref = step_ref(planned)
+    made = re.match(r"\d+", lost.where)
+    version = made.group(0) if made else str(lost.version)
+    return SessionStateLostError(
+        f"{ref.file}:{ref.line} (step {ref.step}): not run: it could depend on "
+        f"{describe_kept(lost)}, which only the session that made it had; this session "
+        "(after a reconnection, or a new run) cannot have it, and replays only settings",
+        hint=f"if {ref.file} does not need it, rerun with `--accept-lost-session-state "
+        f'{version}` (or accept_lost_session_state = "{version}" in the config): the '
+        "steps then run without it; else run the rest by hand in one session (psql), from "
+        "the statement that made it, and record it with `safemigrate baseline "
+        f"{planned.migration.version_text}`. A migration keeps such state within one step "
+        "with ON COMMIT DROP inside one BEGIN ... COMMIT block, or ends it (DROP TABLE, a "
+        "plain SET of the setting)",
     )
 
 
@@ -369,21 +389,7 @@ class Executor:
         lost = state.refusal(planned.step, self.created_functions())
         if lost is None:
             return
-        ref = step_ref(planned)
-        made = re.match(r"\d+", lost.where)
-        version = made.group(0) if made else str(lost.version)
-        raise SessionStateLostError(
-            f"{ref.file}:{ref.line} (step {ref.step}): not run: it could depend on "
-            f"{describe_kept(lost)}, which only the session that made it had; this session "
-            "(after a reconnection, or a new run) cannot have it, and replays only settings",
-            hint=f"if {ref.file} does not need it, rerun with `--accept-lost-session-state "
-            f'{version}` (or accept_lost_session_state = "{version}" in the config): the '
-            "steps then run without it; else run the rest by hand in one session (psql), from "
-            "the statement that made it, and record it with `safemigrate baseline "
-            f"{planned.migration.version_text}`. A migration keeps such state within one step "
-            "with ON COMMIT DROP inside one BEGIN ... COMMIT block, or ends it (DROP TABLE, a "
-            "plain SET of the setting)",
-        )
+        raise lost_state_error(planned, lost)
 
     def remaining_ms(self) -> float | None:
         """Milliseconds left before the run's deadline, None without a deadline."""

@@ -42,8 +42,8 @@ def statement_checksums(step: Step) -> set[str]:
         return set()
     found: set[str] = set()
     for statement in step.statements:
-        found.add(checksums.normalized_checksum([statement.text]))
-        found.add(checksums.raw_checksum([statement.text]))
+        found.add(checksums.normalized_checksum([statement.text], [statement.copy_data]))
+        found.add(checksums.raw_checksum([statement.text], [statement.copy_data]))
     return found
 
 

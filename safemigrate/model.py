@@ -367,6 +367,12 @@ class Statement:
     #: parses the text again (``statements.tree_of``); not compared. None for a statement
     #: made without the parser. Read only: the tree is shared, never changed.
     tree: Any = field(default=None, compare=False, repr=False)
+    #: ``FROM STDIN`` or ``TO STDOUT`` for a COPY whose rows come from or go to the client: the
+    #: runner cannot run it (a pending one is refused), an applied one is only recorded.
+    client_copy: str | None = None
+    #: The data lines after a ``COPY ... FROM STDIN`` exactly as written (through the ``\.``
+    #: line): not SQL, but part of the step's checksum.
+    copy_data: str = ""
 
     @property
     def run_text(self) -> str:
@@ -443,12 +449,16 @@ class Step:
         See :mod:`safemigrate.checksums` (line ends and trailing blanks outside literals do not
         count); drift detection also accepts :attr:`raw_checksum`, what older journals hold.
         """
-        return checksums.normalized_checksum(s.text for s in self.statements)
+        return checksums.normalized_checksum(
+            (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
+        )
 
     @functools.cached_property
     def raw_checksum(self) -> str:
         """SHA-256 of the statements' text exactly as written (the previous release's checksum)."""
-        return checksums.raw_checksum(s.text for s in self.statements)
+        return checksums.raw_checksum(
+            (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
+        )
 
     @property
     def summary(self) -> str:
@@ -654,7 +664,7 @@ class QueuedLock:
 
 @dataclass(frozen=True)
 class LockQueue:
-    """The relation lock a backend waits for, and every other session's lock on it."""
+    """The relation (or row) lock a backend waits for, and every other session's lock on it."""
 
     relation_oid: int
     relation: str
@@ -663,6 +673,10 @@ class LockQueue:
     #: How long it has waited (PG 14+), None when the server cannot say.
     waited_ms: float | None
     others: tuple[QueuedLock, ...]
+    #: pg_locks.locktype of the request: ``relation``, or ``transactionid`` / ``tuple`` for a
+    #: row lock (then ``relation`` is the row's table and ``others`` the transaction the row
+    #: waits for: nobody queues on a row behind the step, they wait for its transaction).
+    locktype: str = "relation"
 
 
 @dataclass(frozen=True)

@@ -792,6 +792,15 @@ def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = 
                 colour,
             )
         )
+    if report.session_state is not None:
+        lines.append(
+            paint(
+                "session state: up would stop before this step (exit 1): "
+                f"{report.session_state.message}",
+                "red",
+                colour,
+            )
+        )
     judged = report.gate
     if judged is not None and judged.mode != "off":
         blocking = len(judged.blocking)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from . import checksums
-from .errors import BadInputError, DriftError, OutOfOrderError
+from .errors import BadInputError, DriftError, MigrationFileError, OutOfOrderError
 from .matching import Texts
 from .model import JournalEntry, Migration, Step, StepProgress
 
@@ -585,15 +585,18 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             )
     applied_at = {e.step for e in done}
     edits = [r.step for r in found.repairs if r.action is RepairAction.ACCEPT]
-    later = [s for s in steps if edits and s.index > min(edits) and s.index not in applied_at]
-    if later:
-        # A group's markers (or a BEGIN/COMMIT block) removed split one applied step in
-        # several: its first statement would be accepted, the others run again (issue 21
-        # review D6). The journal keeps no step count, so any step not applied after an edited
-        # one is refused.
+    # A group's markers (or a BEGIN/COMMIT block) removed split one applied step in several:
+    # its first statement would be accepted, the others run again (issue 21 review D6). The
+    # pieces follow the edited step right away, not applied (a split with applied steps after
+    # it moves their texts: refused above). The journal keeps no step count, so a step not
+    # applied right after an edited one is refused; an edited step followed by an applied one
+    # is edited in place, in a partly applied migration as in a fully applied one.
+    split = [(e, steps[e + 1]) for e in edits if e + 1 < len(steps) and e + 1 not in applied_at]
+    if split:
+        edited_at, later = split[0]
         found.unrepairable = found.unrepairable or (
-            f"{migration.filename} step {min(edits) + 1}: applied, but its text has changed "
-            f"and step {later[0].index + 1} (line {later[0].line}) after it is not applied: the "
+            f"{migration.filename} step {edited_at + 1}: applied, but its text has changed "
+            f"and step {later.index + 1} (line {later.line}) after it is not applied: the "
             "edit may have split the applied step (group markers or BEGIN/COMMIT removed), "
             "and accepting it would run that SQL again"
         )
@@ -1024,7 +1027,42 @@ def pending_steps(
         planned += [
             PlannedStep(migration, s, (migration.version, s.index) in started, late) for s in todo
         ]
+    refuse_client_copy(planned)
     return planned
+
+
+def client_copy_invalid(
+    found: Sequence[MigrationStatus], entries: Iterable[JournalEntry]
+) -> list[MigrationStatus]:
+    """``found`` with every pending or partial migration whose steps still to run hold a
+    client COPY shown invalid, with up's refusal: status says what up would refuse."""
+    done = {(e.version, e.step) for e in entries if e.done}
+    out: list[MigrationStatus] = []
+    for status in found:
+        migration = status.migration
+        if migration is not None and status.state in (State.PENDING, State.PARTIAL):
+            todo = [s for s in migration.steps if (migration.version, s.index) not in done]
+            planned = [PlannedStep(migration, s, False, False) for s in todo]
+            try:
+                refuse_client_copy(planned)
+            except BadInputError as err:
+                status = replace(status, state=State.INVALID, problems=(err.message,))
+        out.append(status)
+    return out
+
+
+def refuse_client_copy(planned: Sequence[PlannedStep]) -> None:
+    """Raise the MigrationFileError (exit 2, file:line) of the first step to run that holds a
+    COPY whose rows come from or go to the client, before anything runs. Such a COPY in an
+    applied, baselined or adopted migration (a pg_dump baseline) is fine: it never runs."""
+    from .source.copy_data import client_copy_refusal
+
+    for item in planned:
+        for statement in item.step.statements:
+            if statement.client_copy is not None:
+                message, hint = client_copy_refusal(statement.client_copy)
+                path = str(item.migration.path)
+                raise MigrationFileError(path, message, line=statement.line, hint=hint)
 
 
 def pending_after(

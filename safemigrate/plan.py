@@ -12,7 +12,7 @@ from typing import Any
 from . import rewrites
 from .batches import estimated_batches
 from .config import Settings
-from .errors import MigrationFileError
+from .errors import MigrationFileError, SafemigrateError
 from .events import Blocker
 from .gate import GateVerdict
 from .lint import Finding
@@ -123,6 +123,9 @@ class PlanReport:
     guard: MigrationFileError | None = field(default=None, compare=False)
     #: True when the database is fresh: up would bootstrap it (see gate.py).
     fresh: bool = False
+    #: The refusal up would raise before a pending step that could depend on session state
+    #: no new session has (exit 1, see session_state); None if none (or not judged).
+    session_state: SafemigrateError | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``plan --format json``."""
@@ -151,6 +154,12 @@ class PlanReport:
             document["fresh_database"] = True
         if self.guard is not None:
             document["guard"] = {"would_refuse": True, "error": str(self.guard)}
+        if self.session_state is not None:
+            document["session_state"] = {
+                "would_refuse": True,
+                "error": str(self.session_state),
+                "hint": self.session_state.hint,
+            }
         if self.gate is not None:
             document["lint_gate"] = {
                 "mode": self.gate.mode,

@@ -664,6 +664,9 @@ class SessionState:
     #: accept_lost_session_state: what steps of migrations up to this version kept is not
     #: refused when lost (the operator accepted that later steps run without it).
     accepted_through: int | None = None
+    #: The tables (lower-case name, no schema) on which an applied CREATE TRIGGER made one
+    #: of ``changers`` fire: a write to one of them calls it as surely as a SELECT f() does.
+    triggers: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def replay(self) -> tuple[str, ...]:
@@ -700,8 +703,37 @@ class SessionState:
                     # Its body changes the session in a way no parse of the call can replay.
                     what = f"{name}(), a function the migrations create that changes the session"
                     self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
+            for name in self._triggered(statement):
+                what = (
+                    f"{name}(), a trigger function the migrations create that changes the "
+                    "session, fired by a write to its table"
+                )
+                self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
         self.steps.append(key)
         self._compact()
+
+    def _triggered(self, statement: Statement) -> list[str]:
+        """The session-changing trigger functions ``statement`` fires (issue 21):
+        those of the triggers on the tables it writes. A CREATE TRIGGER of one of ``changers``
+        is noted for the statements after it."""
+        if not self.changers or (not self.triggers and statement.kind != "CreateTrigStmt"):
+            return []
+        try:
+            nodes: list[Any] = [raw.stmt for raw in pglast.parse_sql(statement.text)]
+        except pglast.parser.ParseError:
+            return []
+        fired: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.CreateTrigStmt):
+                trigger: Any = node
+                function = str(trigger.funcname[-1].sval).lower()
+                if function in self.changers:
+                    table = str(trigger.relation.relname).lower()
+                    self.triggers.setdefault(table, set()).add(function)
+                continue
+            for table in written_tables(node):
+                fired |= self.triggers.get(table, set())
+        return sorted(fired)
 
     def _keep(self, change: Kept, key: tuple[int, int], where: str, statement: Statement) -> None:
         spot = f"{where}:{statement.line}" if where else ""
@@ -795,6 +827,31 @@ class SessionState:
         return through is not None and kept.version is not None and kept.version <= through
 
 
+#: The statements that write rows of the table they name (and so fire its triggers).
+_WRITES = (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
+
+
+def written_tables(node: Any) -> set[str]:
+    """The tables (lower-case name, no schema) whose rows ``node`` writes, in a CTE or a
+    function-less DO block's static SQL alike: INSERT, UPDATE, DELETE, MERGE, COPY ... FROM,
+    TRUNCATE."""
+    found: set[str] = set()
+    for child in walk(node):
+        writes = isinstance(child, _WRITES) or (isinstance(child, ast.CopyStmt) and child.is_from)
+        if writes and child.relation is not None:
+            found.add(str(child.relation.relname).lower())
+        elif isinstance(child, ast.TruncateStmt):
+            found |= {str(r.relname).lower() for r in child.relations or ()}
+    if isinstance(node, ast.DoStmt):
+        for query in do_block_sql(_deparse(node)):
+            try:
+                for raw in pglast.parse_sql(query):
+                    found |= written_tables(raw.stmt)
+            except pglast.parser.ParseError:
+                continue
+    return found
+
+
 def _custom(target: str) -> bool:
     """True for a custom setting (``prefix.name``): a placeholder the session defines."""
     return "." in target and not target.startswith("load ")
@@ -823,6 +880,24 @@ def history_state(
         state.apply(key, step, where)
     state.new_session()
     return state
+
+
+def first_refusal(
+    state: SessionState,
+    pending: Sequence[tuple[tuple[int, int], Step, str]],
+    functions: Mapping[str, Needs] | frozenset[str],
+) -> tuple[int, Kept] | None:
+    """What up would meet on a new run's first session ``state`` (history_state): the index
+    in ``pending`` of the first step it would refuse for lost session state, and what that
+    step could depend on; None when it refuses none. The steps before it are folded in as up
+    folds them, so a step that ends the lost state (a DROP TABLE, a plain SET) clears it."""
+    for index, (key, step, where) in enumerate(pending):
+        if state.lost:
+            lost = state.refusal(step, functions)
+            if lost is not None:
+                return index, lost
+        state.apply(key, step, where)
+    return None
 
 
 def describe(kept: Kept) -> str:

@@ -18,6 +18,7 @@ from ..pending import (
     MigrationStatus,
     State,
     check_drift,
+    client_copy_invalid,
     refuse_empty_directory,
     resolve_target,
     statuses,
@@ -172,7 +173,7 @@ def status(
     entries = [e for e in found.entries if e.version not in invalid]
     if not invalid:
         refuse_empty_directory(migrations, entries, str(settings.dir))
-    every = statuses(migrations, entries, progress, recipes)
+    every = client_copy_invalid(statuses(migrations, entries, progress, recipes), entries)
     for version, (file, problem) in invalid.items():
         applied = sum(1 for e in found.entries if e.version == version and e.done)
         every.append(

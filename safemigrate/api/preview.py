@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..adoption import layout_notes
 from ..config import Settings
-from ..errors import BadInputError, StepFailedError
+from ..errors import BadInputError, SafemigrateError, StepFailedError
 from ..events import EventSink
 from ..gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
 from ..lint import Finding
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..db.journal import JournalTable
     from ..executor import RunResult
     from ..run.connection import Database
+    from ..run.journal_reading import AppliedStep
 
 
 def plan(
@@ -124,7 +125,7 @@ def _plan_against(
         settings = server_settings(settings, session)
         # As up's session will be: the applied history's session settings replayed (a SET
         # search_path decides where the pending steps' names resolve; issue 20 review F2).
-        _replay_history(session, journal, migrations)
+        history = _replay_history(session, journal, migrations)
         found = bootstrap.freshness(session, journal)
         context = GateContext(found.fresh, settings.gate_small_table_bytes, found.resumed)
         findings = _findings(planned, settings, session, context)
@@ -181,25 +182,55 @@ def _plan_against(
         lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         guard=guard_error(planned, findings, context),
         fresh=context.fresh,
+        session_state=_lost_state_refusal(history, planned, migrations, settings),
     )
     return report, pending.layout, {p.migration.version for p in planned}
 
 
-def _replay_history(session: Session, journal: JournalTable, migrations: list[Migration]) -> None:
+def _replay_history(
+    session: Session, journal: JournalTable, migrations: list[Migration]
+) -> list[AppliedStep]:
     """Give the plan's session the session settings of the steps ``up`` applied, in journal
     order, as up's session gets them (Run._restore_session) before its lint gate. A replay
-    the server refuses is left out: up refuses it itself (exit 5) before judging."""
+    the server refuses is left out: up refuses it itself (exit 5) before judging. Returns
+    that history: ((version, index), step, file) in journal order."""
     from ..db.session import ServerError
     from ..run.journal_reading import applied_history
     from ..session_state import history_state
 
-    replayed = history_state(applied_history(session, journal, migrations)).replay
+    history = applied_history(session, journal, migrations)
+    replayed = history_state(history).replay
     if not replayed:
-        return
+        return history
     try:
         session.replay(replayed)
     except ServerError:
         session.rollback_quietly()
+    return history
+
+
+def _lost_state_refusal(
+    history: list[AppliedStep],
+    planned: Sequence[PlannedStep],
+    migrations: list[Migration],
+    settings: Settings,
+) -> SafemigrateError | None:
+    """The refusal up would raise before a pending step that could depend on session state
+    the applied history left and no new session has (a temporary table, a setting a DO block
+    or a function changed), as up's run judges it; None when it would refuse none."""
+    from ..executor import lost_state_error
+    from ..session_state import first_refusal, function_facts, history_state
+
+    statements = [s for m in migrations for step in m.steps for s in step.statements]
+    facts = function_facts(statements)
+    state = history_state(
+        history,
+        changers=facts.changers,
+        accepted_through=settings.accept_lost_session_state,
+    )
+    pending = [((p.migration.version, p.step.index), p.step, p.migration.filename) for p in planned]
+    found = first_refusal(state, pending, dict(facts.needs))
+    return None if found is None else lost_state_error(planned[found[0]], found[1])
 
 
 def _findings(

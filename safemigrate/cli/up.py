@@ -222,6 +222,8 @@ def up(
             raise report.guard
         if report.gate is not None and report.gate.refuses:
             raise report.gate.error()
+        if report.session_state is not None:
+            raise report.session_state
         return None
     with LiveSink(fmt, live=live, verbose=verbose) as sink:
         api.up(settings, dsn=dsn, target=target, on_event=sink)

@@ -235,9 +235,15 @@ class Monitor:
     # -- the lock queue (yield and go-when-free): pg_locks only, cheap enough to poll -----
 
     def lock_queue(self, pid: int) -> LockQueue | None:
-        """The relation lock ``pid`` waits for and every other session's lock on that relation
-        (granted, or waiting with whether it queued after ``pid``); None when ``pid`` waits for
-        no relation lock. One pg_locks read, no pg_stat_activity, no pg_blocking_pids()."""
+        """The lock ``pid`` waits for and the other sessions' locks on it; None when ``pid``
+        waits for no relation or row lock. One pg_locks read, no pg_stat_activity, no
+        pg_blocking_pids().
+
+        A relation lock: every other session's lock on that relation (granted, or waiting
+        with whether it queued after ``pid``). A row lock (a ``transactionid`` or ``tuple``
+        lock: an UPDATE waiting for the transaction that changed or locked the row; issue 21
+        review21b F8): the granted locks on the same object, i.e. the transaction the row
+        waits for, on the row's table (``pid``'s tuple lock names it)."""
         if self._has_waitstart:
             waited = sql.SQL("extract(epoch FROM clock_timestamp() - me.waitstart) * 1000")
             # A request whose waitstart is not set yet has only just begun waiting.
@@ -248,19 +254,31 @@ class Monitor:
             )
         else:
             waited = behind = sql.NULL
+        # A backend waits for one lock at a time: ``me`` is that one request.
+        same_object = sql.SQL(" AND ").join(
+            sql.SQL("l.{c} IS NOT DISTINCT FROM me.{c}").format(c=sql.Identifier(c))
+            for c in ("database", "relation", "page", "tuple", "transactionid")
+        )
         query = sql.SQL(
-            "WITH me AS (SELECT database, relation, mode, {waitstart} AS waitstart "
-            "FROM pg_locks WHERE pid = {pid} AND NOT granted AND locktype = 'relation' LIMIT 1) "
-            "SELECT me.relation::bigint, me.relation::regclass::text, me.mode, {waited}, "
-            "l.pid, l.mode, l.granted, l.virtualtransaction, {behind} "
-            "FROM me LEFT JOIN pg_locks l ON l.locktype = 'relation' "
-            "AND l.database = me.database AND l.relation = me.relation AND l.pid <> {pid} "
-            "ORDER BY l.pid"
+            "WITH me AS (SELECT locktype, database, relation, page, tuple, transactionid, mode, "
+            "{waitstart} AS waitstart FROM pg_locks WHERE pid = {pid} AND NOT granted "
+            "AND locktype IN ('relation', 'transactionid', 'tuple') LIMIT 1), "
+            "target AS (SELECT coalesce(me.relation, (SELECT t.relation FROM pg_locks t "
+            "WHERE t.pid = {pid} AND t.locktype = 'tuple' LIMIT 1)) AS oid FROM me) "
+            "SELECT target.oid::bigint, target.oid::regclass::text, me.mode, {waited}, "
+            "l.pid, l.mode, l.granted, l.virtualtransaction, {behind}, me.locktype "
+            "FROM me CROSS JOIN target LEFT JOIN pg_locks l ON l.pid <> {pid} AND ("
+            "(me.locktype = 'relation' AND l.locktype = 'relation' "
+            "AND l.database = me.database AND l.relation = me.relation) "
+            "OR (me.locktype <> 'relation' AND l.granted AND l.locktype = me.locktype "
+            "AND {same_object})) "
+            "WHERE target.oid IS NOT NULL ORDER BY l.pid"
         ).format(
             waitstart=sql.SQL("waitstart") if self._has_waitstart else sql.NULL,
             pid=sql.Literal(pid),
             waited=waited,
             behind=behind,
+            same_object=same_object,
         )
         with self._lock:
             rows = self.session.rows(query)
@@ -273,15 +291,19 @@ class Monitor:
             if r[4] is not None
         )
         waited_ms = float(first[3]) if first[3] is not None else None
-        return LockQueue(int(first[0]), first[1], first[2], waited_ms, others)
+        return LockQueue(int(first[0]), first[1], first[2], waited_ms, others, first[9])
 
     def cancel_own_wait(self, pid: int, relation_oid: int, mode: str) -> bool:
         """pg_cancel_backend(``pid``) only while ``pid`` still waits for ``mode`` on the
-        relation, checked in the same statement; True if the signal was sent. For the run's
-        own backend only: a step that yields the lock queue."""
+        relation (or for a row of it: a ``transactionid`` or ``tuple`` lock while it holds or
+        waits for a tuple lock there), checked in the same statement; True if the signal was
+        sent. For the run's own backend only: a step that yields the lock queue."""
         query = sql.SQL(
-            "SELECT pg_cancel_backend(pid) FROM pg_locks WHERE pid = {pid} AND NOT granted "
-            "AND locktype = 'relation' AND relation = {rel}::oid AND mode = {mode} LIMIT 1"
+            "SELECT pg_cancel_backend(pid) FROM pg_locks w WHERE pid = {pid} AND NOT granted "
+            "AND mode = {mode} AND ((locktype = 'relation' AND relation = {rel}::oid) "
+            "OR (locktype IN ('transactionid', 'tuple') AND EXISTS (SELECT 1 FROM pg_locks t "
+            "WHERE t.pid = {pid} AND t.locktype = 'tuple' AND t.relation = {rel}::oid))) "
+            "LIMIT 1"
         ).format(pid=sql.Literal(pid), rel=sql.Literal(relation_oid), mode=sql.Literal(mode))
         with self._lock:
             rows = self.session.rows(query)

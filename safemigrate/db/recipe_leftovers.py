@@ -9,6 +9,11 @@ attached to any constraint -- are dropped, and the earlier text's rows go. An in
 only as intended (its build was interrupted, its oid never recorded) is not dropped here:
 nothing proves the index of that name is ours; its row goes, and the operator is told.
 
+The same holds for the rows of the step's current text: a step that runs as written (a
+``no-rewrite`` directive after an interrupted recipe attempt whose started row the operator
+deleted, as the refusal of a started recipe run as written says) is no recipe either, so no
+row of the step may stay behind in ``<journal>_recipes``.
+
 Text that moved elsewhere is not an earlier text: status and repair follow it (``matching``).
 """
 
@@ -59,9 +64,10 @@ def drop_earlier(
     timeouts: Timeouts,
     report: Callable[[str, str], None],
 ) -> None:
-    """Drop what another text of the step ``record`` names made (newest first), forget its
-    rows; under session-level ``timeouts``."""
-    earlier = [r for r in rows if r[0] != record.checksum]
+    """Drop what an earlier recipe of the step ``record`` names made (newest first), and
+    forget every row of the step: it does not run as a recipe now (another text, or the same
+    run as written); under session-level ``timeouts``."""
+    earlier = rows
     if not earlier:
         return
     set_session_timeouts(session, timeouts)
@@ -111,11 +117,10 @@ def drop_earlier(
                     )
                 )
         session.execute(
-            sql.SQL("DELETE FROM {} WHERE version = {} AND step = {} AND checksum <> {}").format(
+            sql.SQL("DELETE FROM {} WHERE version = {} AND step = {}").format(
                 objects.objects_table(journal).ident,
                 sql.Literal(record.version),
                 sql.Literal(record.step),
-                sql.Literal(record.checksum),
             )
         )
     finally:

@@ -14,10 +14,19 @@ records each object in the transaction that creates it:
 The closing transaction deletes the step's rows together with the ``applied`` journal row, so
 rows exist only for a step begun and not applied. The table is created next to the journal when
 a recipe first runs, like the batch progress table.
+
+The record is exclusive: every transaction of a recipe's parts takes the transaction-level
+advisory lock of its step first (:func:`exclusive_sql`, waiting at most the step's
+lock_timeout). A run that lost the run lock while a part runs (the part released it, issue 21
+review21b F6) keeps that lock until its part ends and its guard stops it; a second run that
+took the run lock meanwhile waits for its turn there (a lock timeout, retried) instead of
+working on the same recipe at the same time. A transaction-level lock, because
+``pg_advisory_unlock_all()`` releases session-level ones only.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from psycopg import sql
@@ -54,6 +63,28 @@ class RecipeObject:
     checksum: str
     #: The SQL that made it (an index: its CREATE UNIQUE INDEX CONCURRENTLY).
     definition: str = ""
+
+
+#: The first advisory-lock key of a recipe's record (the run lock's is 0x5AFE_DB01).
+RECIPE_NAMESPACE_KEY = 0x5AFE_DB02
+
+
+def exclusive_keys(journal: JournalTable, record: StepRecord) -> tuple[int, int]:
+    """The two int4 advisory-lock keys of the recipe record of the step ``record`` names."""
+    name = f"{journal.schema}.{journal.table}:{record.version}:{record.step}"
+    digest = hashlib.sha256(name.encode()).digest()
+    # Non-negative, so the key reads the same in pg_locks.objid (an unsigned oid).
+    return RECIPE_NAMESPACE_KEY, int.from_bytes(digest[:4], "big") & 0x7FFF_FFFF
+
+
+def exclusive_sql(journal: JournalTable, record: StepRecord) -> sql.Composed:
+    """The statement that makes the step's recipe record this transaction's: a transaction-
+    level advisory lock (see the module docstring); it needs no privilege, so it runs in the
+    migration's role too."""
+    first, second = exclusive_keys(journal, record)
+    return sql.SQL("SELECT pg_catalog.pg_advisory_xact_lock({}, {})").format(
+        sql.Literal(first), sql.Literal(second)
+    )
 
 
 def objects_table(journal: JournalTable) -> JournalTable:

@@ -33,10 +33,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+import pglast
 from psycopg import sql
 
 from .. import rewrites
+from .. import statements as sqlinfo
 from ..errors import StepRefusedError
 from ..model import ConstraintRewrite, QualifiedName
 from ..policy import Timeouts
@@ -180,10 +183,23 @@ class _Ledger:
             raise _unrecorded(self.record)
         for row in reversed(rows):
             if row.kind != objects.STEP and row.checksum != self.record.checksum:
-                self.drop(row, "made by an earlier text of this step")
+                self._made_by_earlier_text(row).drop(row, "made by an earlier text of this step")
         self.mine = [
             r for r in rows if r.kind != objects.STEP and r.checksum == self.record.checksum
         ]
+
+    def _made_by_earlier_text(self, row: objects.RecipeObject) -> _Ledger:
+        """The ledger that judges and drops ``row``, made by an earlier text of the step: on
+        the table that text named, which an edit may have changed (its index, even one only
+        intended, is then still proven the recipe's on that table, and dropped there)."""
+        made_on = _made_on(row.definition)
+        if made_on is None or made_on == self.rewrite.table:
+            return self
+        table = _table(self.session, made_on)
+        if table is None or table.oid == self.table.oid:
+            return self
+        earlier = dataclasses.replace(self.rewrite, table=made_on, source=row.definition)
+        return dataclasses.replace(self, rewrite=earlier, table=table, mine=[])
 
     def find(self, kind: str, column: str = "") -> objects.RecipeObject | None:
         """The recorded object of ``kind`` (a helper: of ``column``) that the catalog still has;
@@ -332,12 +348,19 @@ class _Ledger:
                 part.sql,
                 opening=sql.SQL("BEGIN"),
                 guard=True,
+                exclusive=self.exclusive,
                 closing=session.as_runner(sql.SQL("{}; COMMIT").format(recorded)),
             )
         except BaseException:
             session.rollback_quietly()
             raise
         self.reload()
+
+    @property
+    def exclusive(self) -> sql.Composed:
+        """The statement that makes the recipe's record this transaction's (see
+        recipe_objects.exclusive_sql)."""
+        return objects.exclusive_sql(self.journal, self.record)
 
     def build_index(self, part: rewrites.RecipePart, name: str) -> None:
         """Record the index as about to be built, build it CONCURRENTLY, record it built."""
@@ -349,7 +372,15 @@ class _Ledger:
         self.mine = [r for r in self.mine if (r.kind, r.name) != (row.kind, row.name)] + [row]
         self.on_part(part)
         try:
-            send_guarded(session, self.timeouts, part.sql, guard=True, released=False, alone=True)
+            send_guarded(
+                session,
+                self.timeouts,
+                part.sql,
+                guard=True,
+                exclusive=self.exclusive,
+                released=False,
+                alone=True,
+            )
         except ServerError as error:
             if error.sqlstate == DUPLICATE_TABLE:
                 # Another relation took the name after it was chosen: not the recipe's.
@@ -366,7 +397,13 @@ class _Ledger:
             part = rewrites.drop_part(self.rewrite, index, row.name, why, self.table.schema)
             self.on_part(part)
             send_guarded(
-                self.session, self.timeouts, part.sql, guard=True, released=False, alone=True
+                self.session,
+                self.timeouts,
+                part.sql,
+                guard=True,
+                exclusive=self.exclusive,
+                released=False,
+                alone=True,
             )
         self.forget(row)
 
@@ -394,6 +431,17 @@ class _Ledger:
         return objects.forget_step_sql(self.journal, self.record)
 
 
+def _made_on(definition: str) -> QualifiedName | None:
+    """The table the recorded SQL ``definition`` (an ADD ... NOT VALID, a CREATE UNIQUE
+    INDEX CONCURRENTLY) made its object on; None when it does not say."""
+    try:
+        node: Any = pglast.parse_sql(definition)[0].stmt
+    except (pglast.parser.ParseError, IndexError):
+        return None
+    relation = getattr(node, "relation", None)
+    return None if relation is None else sqlinfo.qualified(relation)
+
+
 def _unrecorded(record: StepRecord) -> StepRefusedError:
     return StepRefusedError(
         "an earlier run started this constraint recipe but left no record of what it created "
@@ -412,18 +460,27 @@ class _Parts:
     session: Session
     on_part: PartSink
     timeouts: Timeouts
+    #: The statement that makes the recipe's record the part's transaction's, after the guard.
+    exclusive: sql.Composed = field(default_factory=lambda: sql.Composed([]))
 
     def _send(self, text: str) -> None:
         """The guard, ``text`` and the check that it did not release the run lock, in one
         round trip: a part that released it (a VALIDATE calling a function that runs
         pg_advisory_unlock_all(), issue 21 review21b F6) is rolled back with it."""
-        send_guarded(self.session, self.timeouts, text, guard=True)
+        send_guarded(self.session, self.timeouts, text, guard=True, exclusive=self.exclusive)
 
     def run(self, part: rewrites.RecipePart) -> None:
         """One part in its own transaction (or none: CREATE INDEX CONCURRENTLY, whose guard
         and check go alone: it refuses a multi-statement query string)."""
         self.on_part(part)
-        send_guarded(self.session, self.timeouts, part.sql, guard=True, alone=part.concurrent)
+        send_guarded(
+            self.session,
+            self.timeouts,
+            part.sql,
+            guard=True,
+            exclusive=self.exclusive,
+            alone=part.concurrent,
+        )
 
     def final(
         self,
@@ -444,7 +501,14 @@ class _Parts:
                 check()
             # The guard goes with the journal row only when no part carried it.
             record = session.as_runner(sql.SQL("{}; COMMIT").format(applied))
-            send_guarded(session, self.timeouts, guard=not parts, released=False, closing=record)
+            send_guarded(
+                session,
+                self.timeouts,
+                guard=not parts,
+                exclusive=self.exclusive,
+                released=False,
+                closing=record,
+            )
         except BaseException:
             session.rollback_quietly()
             raise
@@ -508,7 +572,7 @@ def run_constraint_recipe(
             return None
         objects.ensure(session, journal)
         ledger = _Ledger(session, journal, record, rewrite, table, sink, timeouts)
-        steps = _Parts(session, sink, timeouts)
+        steps = _Parts(session, sink, timeouts, ledger.exclusive)
         ledger.load(started_before=started_before)
         try:
             _recipe(steps, ledger, started, sql.SQL("{}; {}").format(applied, ledger.closing))
@@ -528,7 +592,9 @@ def _begin(ledger: _Ledger, started: sql.Composed) -> None:
     """The ``started`` journal row and the record's step row, in one transaction."""
     begun = objects.begun_sql(ledger.journal, ledger.record, ledger.rewrite.source)
     ledger.session.execute(
-        sql.SQL("BEGIN; {}; {}; {}; COMMIT").format(ledger.session.runner_identity, started, begun)
+        sql.SQL("BEGIN; {}; {}; {}; {}; COMMIT").format(
+            ledger.exclusive, ledger.session.runner_identity, started, begun
+        )
     )
 
 

@@ -123,12 +123,15 @@ def send_guarded(
     *,
     opening: sql.Composable | None = None,
     guard: bool = False,
+    exclusive: sql.Composed | None = None,
     released: bool = True,
     closing: sql.Composable | None = None,
     alone: bool = False,
 ) -> list[tuple[Any, ...]]:
     """Send a runner statement under the step's guard, in one round trip: ``opening`` (BEGIN,
-    the timeouts), the guard (with ``guard``, see guard_sql), the author's ``statement``, the
+    the timeouts), the guard (with ``guard``, see guard_sql) and after it ``exclusive`` (a
+    constraint recipe's record made the transaction's, recipe_objects.exclusive_sql), the
+    author's ``statement``, the
     check that the run lock is still held (``released``, see released_check_sql) and
     ``closing`` (the journal row, COMMIT; the caller makes it run as the runner).
 
@@ -141,6 +144,8 @@ def send_guarded(
     head: list[sql.Composable] = [] if opening is None else [opening]
     if guard:
         head.append(guard_sql(session, timeouts))
+        if exclusive is not None and list(exclusive):
+            head.append(exclusive)
     tail: list[sql.Composable] = [] if closing is None else [closing]
     check = released_check_sql(session) if released else None
     if check is not None:

@@ -43,14 +43,17 @@ from ..policy import (
     constraint_recipe,
     index_form,
 )
+from .copy_data import blank_copy_data, client_copy_refusal
 from .directives import AllowComment, Directive, invalid_inside, read_comments
 
 #: Where a statement runs: its own step, an explicit BEGIN/COMMIT block, a group, or alone in
 #: autocommit mode (a statement PostgreSQL refuses in a transaction block).
 Context = Literal["own", "explicit", "group", "autocommit"]
 #: What kind of refusal a FileProblem is: the SQL does not parse; a statement that cannot run
-#: in a transaction block is inside one (the linter has a rule for it); anything else.
-ProblemKind = Literal["syntax", "non-transactional-in-block", "file"]
+#: in a transaction block is inside one (the linter has a rule for it); a COPY that reads from
+#: or writes to the client (refused only in a step that is to run, see
+#: pending.refuse_client_copy: an applied pg_dump file is fine); anything else.
+ProblemKind = Literal["syntax", "non-transactional-in-block", "client-copy", "file"]
 
 
 @dataclass(frozen=True)
@@ -117,9 +120,12 @@ class ParsedFile:
     problems: tuple[FileProblem, ...]
 
     def raise_first(self) -> None:
-        """Raise the first problem, the one the runner reports, as a MigrationFileError."""
-        if self.problems:
-            raise self.problems[0].error()
+        """Raise the first problem, the one the runner reports, as a MigrationFileError.
+
+        A client COPY is not one: its step is refused only when it is to run."""
+        for problem in self.problems:
+            if problem.kind != "client-copy":
+                raise problem.error()
 
 
 def line_starts(text: str) -> list[int]:
@@ -197,15 +203,17 @@ def parse_file(
             column=column,
         )
         return ParsedFile(path, (), (), (), (problem,))
+    # The rows after a COPY ... FROM STDIN are data, not SQL: the parser reads blanks there.
+    blanked = blank_copy_data(text)
     try:
-        split = split_sql(text)
-        tokens = parser.scan(text)
+        split = split_sql(blanked.sql)
+        tokens = parser.scan(blanked.sql)
     except pglast.parser.ParseError as err:
         message = err.args[0] if err.args else "syntax error"
         location = err.args[1] if len(err.args) > 1 else None
         # No location means the error is at the end of the input (e.g. an unclosed paren).
         offset = len(text) if location is None else max(0, min(int(location), len(text)))
-        copy = _copy_data(path, text, starts, offset)
+        copy = _copy_data(path, blanked.sql, starts, offset)
         line, column = position(starts, offset)
         problem = copy or FileProblem(
             path,
@@ -214,9 +222,12 @@ def parse_file(
             column=column,
             kind="syntax",
         )
+        if copy is not None:
+            # Nothing parses after it, so no step is known: the file is refused whole.
+            problem = dataclasses.replace(copy, kind="file")
         return ParsedFile(path, (), (), (), (problem,))
 
-    directives, allows, directive_problems = read_comments(text, tokens, starts)
+    directives, allows, directive_problems = read_comments(blanked.sql, tokens, starts)
     problems = [FileProblem(path, p.line, p.message, p.hint) for p in directive_problems]
     statement_starts = [s.start for _, s in split]
     for directive in directives:
@@ -226,6 +237,7 @@ def parse_file(
             problems.append(FileProblem(path, inside.line, inside.message))
 
     walk = _Walk(path, text, starts, concurrent_indexes, problems, safe_rewrites)
+    walk.copy_data = blanked.data
     # Statements and directives in file order (no comment starts where a statement does).
     events: list[tuple[int, Directive | tuple[Any, slice]]] = [(d.offset, d) for d in directives]
     events += [(s.start, (node, s)) for node, s in split]
@@ -244,24 +256,14 @@ def parse_file(
 def _client_copy_problem(path: str, node: Any, line: int) -> FileProblem | None:
     """The refusal of a COPY that reads from or writes to the client, else None."""
     direction = sqlinfo.client_copy(node)
-    if direction is None:
-        return None
-    if direction == "FROM STDIN":
-        return FileProblem(
-            path,
-            line,
-            "COPY ... FROM STDIN reads its rows from the client, which the runner cannot send "
-            "(the data lines psql feeds it are not SQL)",
-            hint="write the rows as INSERT statements, or COPY them from a file on the "
-            "server (COPY ... FROM '/path'); a data load can also run with psql's \\copy "
-            "outside the migrations",
-        )
-    return FileProblem(
-        path,
-        line,
-        "COPY ... TO STDOUT sends rows to the client, which the runner does not read",
-        hint="remove it from the migration, or COPY to a file on the server",
-    )
+    return None if direction is None else client_copy_problem(path, direction, line)
+
+
+def client_copy_problem(path: str, direction: str, line: int) -> FileProblem:
+    """The refusal of a COPY at ``line`` whose rows come from the client (``direction``
+    ``FROM STDIN``) or go to it (``TO STDOUT``)."""
+    message, hint = client_copy_refusal(direction)
+    return FileProblem(path, line, message, hint=hint, kind="client-copy")
 
 
 def _copy_data(path: str, text: str, starts: list[int], offset: int) -> FileProblem | None:
@@ -345,6 +347,8 @@ class _Walk:
     blocks: int = 0
     #: The tables created so far in the file.
     created: set[QualifiedName] = field(default_factory=set)
+    #: Where each COPY ... FROM STDIN's data lines are (copy_data.BlankedText.data).
+    copy_data: dict[int, slice] = field(default_factory=dict)
 
     def problem(
         self, line: int | None, message: str, hint: str | None = None, kind: ProblemKind = "file"
@@ -447,6 +451,8 @@ class _Walk:
             non_transactional=sqlinfo.is_non_transactional(node),
             session_changes=session_state.changes_of(node, text),
             tree=node,
+            client_copy=sqlinfo.client_copy(node),
+            copy_data=self.text[self.copy_data.get(span.stop, slice(0, 0))],
         )
         member = ParsedStatement(node, span.start, span.stop, line, column, statement, "own", None)
         self.parsed.append(member)

@@ -262,7 +262,11 @@ def test_the_runner_chosen_as_deadlock_victim_retries_its_step(
     app.execute("BEGIN")
     app.execute("UPDATE b SET v = v + 10 WHERE id = 1")
 
-    runner = spawn("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    # Yielding off: with it, the runner steps out of its row-lock wait as soon as the
+    # application waits for its row of a (issue 21 review21b F8), before any deadlock check.
+    runner = spawn(
+        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", "--yield-after", "0"
+    )
     # The runner has updated a and now waits for the application's row lock on b.
     wait_for_lock_wait(connect(), wait_event="transactionid")
     # Closing the cycle: this blocks until the runner, the deadlock victim, rolls back.

@@ -1,0 +1,72 @@
+"""A trigger function that changes the session is seen as a call (issue 21).
+
+session_state saw function bodies the migrations create and call directly (``SELECT f()``), not
+a trigger function fired by a write: 0002 creates a trigger on ``audit`` whose function runs
+``set_config('search_path', 'app', false)`` and inserts a row (the trigger fires, the session's
+search_path is now app); the run is killed in 0003. A rerun's new session has the default
+search_path, and 0004's batch would update public.orders where psql updates app.orders. Now
+the write that fires the trigger is a session change nothing can replay: the batch is refused
+on the rerun, and nothing is updated.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.faults.helpers import Spawn, by_kind
+from tests.faults.test_session_state_history import (
+    BATCHED_UPDATE,
+    GATE_FILE,
+    _flagged,
+    _killed_at_the_gate,
+    _orders,
+)
+from tests.fixtures_db import ConnectFactory
+from tests.support.runner import run, write_migrations
+
+TRIGGER = (
+    "CREATE TABLE audit (id int);\n"
+    "CREATE FUNCTION audit_app() RETURNS trigger LANGUAGE plpgsql AS $$ "
+    "BEGIN PERFORM set_config('search_path', 'app', false); RETURN NEW; END $$;\n"
+    "CREATE TRIGGER audit_app BEFORE INSERT ON audit FOR EACH ROW EXECUTE FUNCTION audit_app();\n"
+    "INSERT INTO audit VALUES (1);\n"
+)
+
+
+def test_a_session_changing_trigger_function_refuses_the_batch_on_the_rerun(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    conn = connect()
+    _orders(conn)
+    directory = write_migrations(
+        tmp_path / "m",
+        {"0002_trigger.sql": TRIGGER, "0003_gate.sql": GATE_FILE, "0004_flag.sql": BATCHED_UPDATE},
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    _killed_at_the_gate(args, connect, spawn)
+    rerun = run(*args)
+    assert rerun.exit_code == 1, rerun.output
+    [failed] = by_kind(rerun.events(), "run_failed")
+    assert "not run: it could depend on audit_app(), a trigger function" in failed["error"]
+    assert "(made at 0002_trigger.sql:4)" in failed["error"]
+    assert _flagged(conn) == {"public": 0, "app": 0}
+
+
+def test_a_write_to_a_table_without_such_a_trigger_is_no_session_change(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    conn = connect()
+    _orders(conn)
+    quiet = TRIGGER.replace("INSERT INTO audit VALUES (1);\n", "INSERT INTO orders VALUES (0);\n")
+    directory = write_migrations(
+        tmp_path / "m",
+        {"0002_trigger.sql": quiet, "0003_gate.sql": GATE_FILE, "0004_flag.sql": BATCHED_UPDATE},
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    _killed_at_the_gate(args, connect, spawn)
+    rerun = run(*args)
+    assert rerun.exit_code == 0, rerun.output
+    assert _flagged(conn) == {"public": ROWS_PLUS_ONE, "app": 0}
+
+
+ROWS_PLUS_ONE = 2_001
