@@ -69,7 +69,7 @@ def child_env(**extra: str) -> dict[str, str]:
 def use_storage(storage: str) -> None:
     """Put the throwaway cluster on disk (production-like) or in RAM (/dev/shm).
 
-    ``safemigrate.throwaway`` puts clusters in $TMPDIR when it is set, else in /dev/shm.
+    ``safemigrate.infra.throwaway`` puts clusters in $TMPDIR when it is set, else in /dev/shm.
     Must run before the first ThrowawayServer is created.
     """
     if storage == "disk":
@@ -89,7 +89,7 @@ def server(
     """A throwaway PostgreSQL on TCP 127.0.0.1, fsync and full_page_writes ON for ``disk``;
     ``extra`` postgresql.conf settings on top."""
     use_storage(storage)
-    from safemigrate.throwaway import ThrowawayServer, find_server_bindir
+    from safemigrate.infra.throwaway import ThrowawayServer, find_server_bindir
 
     settings = dict(PRODUCTION_SETTINGS) if storage == "disk" else {}
     settings.update(extra or {})
@@ -271,7 +271,7 @@ def round_trips(instance: Any, directory: Path) -> dict[str, Any]:
     import psycopg
 
     from safemigrate import api
-    from safemigrate.config import load_settings
+    from safemigrate.settings.config import load_settings
 
     dbname = create_database(instance, prefix="bench_rt")
     counts: collections.Counter[str] = collections.Counter()

@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from safemigrate.throwaway import ThrowawayServer, find_server_bindir  # noqa: E402
+from safemigrate.infra.throwaway import ThrowawayServer, find_server_bindir  # noqa: E402
 from tests.faults.test_reliability_trials import (  # noqa: E402
     KINDS,
     OWN_SERVER_SETTINGS,

@@ -12,7 +12,7 @@ The commands are the functions of :mod:`safemigrate.api` (``up``, ``status``, ``
 ``new``, ``plan``, ``rehearse``, ``check``, ``repair``); their settings, results and errors are here
 by name. Everything but the errors is imported on first use, so ``import safemigrate`` (and the
 CLI's ``--help``) loads neither psycopg nor pglast. (The commands are not names of this package:
-``safemigrate.plan`` is a module.)
+``safemigrate.planning.plan`` is a module.)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
+from .core.errors import (
     BadInputError,
     ConfigError,
     ConnectionFailedError,
@@ -42,11 +42,11 @@ from .errors import (
 if TYPE_CHECKING:
     from . import api
     from .api import Rehearsal, RepairReport, StatusReport
-    from .config import Settings, load_settings
-    from .events import Event
-    from .executor import RunResult
+    from .core.events import Event
     from .lint import LintReport
-    from .plan import PlanReport
+    from .planning.plan import PlanReport
+    from .run.executor import RunResult
+    from .settings.config import Settings, load_settings
 
 __version__ = "0.1.0"
 
@@ -56,12 +56,12 @@ _LAZY = {
     "StatusReport": "api",
     "Rehearsal": "api",
     "RepairReport": "api",
-    "Settings": "config",
-    "load_settings": "config",
-    "Event": "events",
-    "RunResult": "executor",
+    "Settings": "settings.config",
+    "load_settings": "settings.config",
+    "Event": "core.events",
+    "RunResult": "run.executor",
     "LintReport": "lint",
-    "PlanReport": "plan",
+    "PlanReport": "planning.plan",
 }
 
 __all__ = [

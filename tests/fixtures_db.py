@@ -1,9 +1,9 @@
 """Pytest fixtures for tests that need PostgreSQL: a server per session, a database per test.
 
 Registered as a plugin by ``tests/conftest.py``. The server is a throwaway cluster
-(:class:`safemigrate.throwaway.ThrowawayServer`) unless ``$SAFEMIGRATE_TEST_DSN`` names an external
-one, on which the tests then create and drop their own databases. ``$SAFEMIGRATE_TEST_PG`` picks the
-throwaway's programs: unset or ``auto``, ``system``, ``wheel``, or a path to a bindir.
+(:class:`safemigrate.infra.throwaway.ThrowawayServer`) unless ``$SAFEMIGRATE_TEST_DSN`` names an
+external one, on which the tests then create and drop their own databases. ``$SAFEMIGRATE_TEST_PG``
+picks the throwaway's programs: unset or ``auto``, ``system``, ``wheel``, or a path to a bindir.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
+from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 
 TEST_DSN_ENV = "SAFEMIGRATE_TEST_DSN"
 TEST_PG_ENV = "SAFEMIGRATE_TEST_PG"

@@ -8,8 +8,8 @@ What is generated, and from what:
 - the commands, their options, help texts and defaults (docs/commands.md, and the summary
   table of README.md) from click, through the public entry ``safemigrate.cli.main``;
 - the configuration keys (docs/configuration.md) from the settings table
-  (``safemigrate.config.key_facts``, KEYS) and the flags click declares for them;
-- the exit codes (README.md, docs/exit-codes.md) from ``safemigrate.errors.ExitCode``, whose
+  (``safemigrate.settings.config.key_facts``, KEYS) and the flags click declares for them;
+- the exit codes (README.md, docs/exit-codes.md) from ``safemigrate.core.errors.ExitCode``, whose
   members' docstrings say what each code means;
 - one page per lint rule (docs/rules/RULE.md) and their index from the rule's own text, what
   ``safemigrate check --explain RULE`` prints.
@@ -148,7 +148,7 @@ def commands_summary() -> str:
 
 def _flags_of_keys() -> dict[str, dict[str, list[str]]]:
     """For each configuration key, the flags that set it and the commands that take each."""
-    from safemigrate.config import KEYS
+    from safemigrate.settings.config import KEYS
 
     found: dict[str, dict[str, list[str]]] = {}
     for name, command, ctx in _commands():
@@ -166,7 +166,7 @@ def _flags_of_keys() -> dict[str, dict[str, list[str]]]:
 def configuration_keys() -> str:
     """docs/configuration.md's table: every key, its type, default, variable, flag and
     meaning."""
-    from safemigrate.config import key_facts
+    from safemigrate.settings.config import key_facts
 
     flags = _flags_of_keys()
     commands = len(list(_commands()))
@@ -192,7 +192,7 @@ def configuration_keys() -> str:
 def exit_code_meanings() -> list[tuple[int, str, str]]:
     """(code, name, meaning) of every ExitCode member, the meaning read from the string that
     follows the member in its class (its attribute docstring)."""
-    from safemigrate.errors import ExitCode
+    from safemigrate.core.errors import ExitCode
 
     tree = ast.parse(textwrap.dedent(inspect.getsource(ExitCode)))
     body = tree.body[0]

@@ -8,7 +8,7 @@ Usable without the CLI, e.g. from a Django management command or a pytest fixtur
     settings = load_settings(cwd=Path.cwd(), overrides={"dir": "migrations"})
     result = api.up(settings, dsn="postgresql://app@db/shop")
 
-Every command raises a :class:`~safemigrate.errors.SafemigrateError` subclass that carries its
+Every command raises a :class:`~safemigrate.core.errors.SafemigrateError` subclass that carries its
 process exit code. What one run against a database does (sessions, run lock, reconnection) is
 the :mod:`safemigrate.run` package.
 
@@ -20,12 +20,40 @@ imports no parser. Every one is a name of this package.
 
 from __future__ import annotations
 
-from ..check import check, explain
-from .apply import StatusReport, status, up
-from .fleet_commands import baseline_fleet, fleet_targets, plan_fleet, status_fleet, up_fleet
-from .journal_edits import REPAIR_STATEMENT_TIMEOUT_MS, RepairReport, adopt, baseline, repair
-from .new_migration import new
-from .preview import Rehearsal, plan, rehearse
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .apply import StatusReport, status, up
+    from .check_command import check, explain
+    from .fleet_commands import baseline_fleet, fleet_targets, plan_fleet, status_fleet, up_fleet
+    from .journal_edits import REPAIR_STATEMENT_TIMEOUT_MS, RepairReport, adopt, baseline, repair
+    from .new_migration import new
+    from .preview import Rehearsal, plan, rehearse
+
+#: Each public name and the module of this package it comes from, imported on first use: the
+#: cached ``check`` imports ``check_command`` without the runner or the parser.
+_LAZY: dict[str, tuple[str, str]] = {
+    "check": ("check_command", "check"),
+    "explain": ("check_command", "explain"),
+    "StatusReport": ("apply", "StatusReport"),
+    "status": ("apply", "status"),
+    "up": ("apply", "up"),
+    "baseline_fleet": ("fleet_commands", "baseline_fleet"),
+    "fleet_targets": ("fleet_commands", "fleet_targets"),
+    "plan_fleet": ("fleet_commands", "plan_fleet"),
+    "status_fleet": ("fleet_commands", "status_fleet"),
+    "up_fleet": ("fleet_commands", "up_fleet"),
+    "REPAIR_STATEMENT_TIMEOUT_MS": ("journal_edits", "REPAIR_STATEMENT_TIMEOUT_MS"),
+    "RepairReport": ("journal_edits", "RepairReport"),
+    "adopt": ("journal_edits", "adopt"),
+    "baseline": ("journal_edits", "baseline"),
+    "repair": ("journal_edits", "repair"),
+    "new": ("new_migration", "new"),
+    "Rehearsal": ("preview", "Rehearsal"),
+    "plan": ("preview", "plan"),
+    "rehearse": ("preview", "rehearse"),
+}
 
 __all__ = [
     "REPAIR_STATEMENT_TIMEOUT_MS",
@@ -48,3 +76,17 @@ __all__ = [
     "up",
     "up_fleet",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -10,11 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..adoption import switch_event
-from ..config import Settings
-from ..errors import BadInputError, InterruptedRunError
-from ..events import EventSink, HistoryAdopted
-from ..pending import (
+from ..core.errors import BadInputError, InterruptedRunError
+from ..core.events import EventSink, HistoryAdopted
+from ..core.reached import Target
+from ..planning.adoption import switch_event
+from ..planning.pending import (
     MigrationStatus,
     State,
     check_drift,
@@ -23,12 +23,12 @@ from ..pending import (
     resolve_target,
     statuses,
 )
-from ..target import Target
+from ..settings.config import Settings
 from .inputs import ignore, read_migrations, read_migrations_leniently
 
 if TYPE_CHECKING:
-    from ..executor import RunResult
     from ..run.connection import Database
+    from ..run.executor import RunResult
 
 
 def up(

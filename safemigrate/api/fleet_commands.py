@@ -9,20 +9,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import Settings
-from ..events import EventSink
-from ..model import Migration
-from ..pending import resolve_target
-from ..plan import PlanReport
+from ..core.events import EventSink
+from ..core.model import Migration
+from ..planning.pending import resolve_target
+from ..planning.plan import PlanReport
+from ..settings.config import Settings
 from .apply import StatusReport, status
 from .inputs import ignore, read_migrations
 from .journal_edits import baseline
 from .preview import plan
 
 if TYPE_CHECKING:
-    from ..fleet import FleetTarget
-    from ..fleet_report import FleetReport
-    from ..targets import TargetSpec
+    from ..render.fleet_report import FleetReport
+    from ..run.fleet import FleetTarget
+    from ..settings.fleet_targets import TargetSpec
 
 
 def fleet_targets(
@@ -30,7 +30,7 @@ def fleet_targets(
 ) -> list[TargetSpec]:
     """The targets of ``targets_file`` (``--targets``), else of the config file (empty when it
     names none). Bad keys and values raise ConfigError (exit 2) naming file, target and key."""
-    from ..targets import load_targets_file, targets_from_config
+    from ..settings.fleet_targets import load_targets_file, targets_from_config
 
     if targets_file is not None:
         return load_targets_file(targets_file, settings, cwd=cwd or Path.cwd())
@@ -38,7 +38,7 @@ def fleet_targets(
 
 
 def _resolved(specs: Sequence[TargetSpec], environ: Mapping[str, str] | None) -> list[FleetTarget]:
-    from ..fleet import resolve_targets
+    from ..run.fleet import resolve_targets
 
     return resolve_targets(specs, os.environ if environ is None else environ)
 
@@ -62,7 +62,7 @@ def up_fleet(
     every running step (rolled back), releases every run lock, and marks the report
     interrupted.
     """
-    from ..fleet import run_fleet, up_job
+    from ..run.fleet import run_fleet, up_job
 
     plans: dict[str, tuple[Sequence[Migration], int | None]] = {}
     by_dir: dict[Path, list[Migration]] = {}
@@ -89,7 +89,7 @@ def status_fleet(
     environ: Mapping[str, str] | None = None,
 ) -> FleetReport:
     """``status`` of every target (each outcome's ``value`` a StatusReport); read-only."""
-    from ..fleet import Control, run_fleet
+    from ..run.fleet import Control, run_fleet
 
     def job(target: FleetTarget, control: Control, emit: EventSink) -> StatusReport:
         return status(target.settings, database=target.db)
@@ -107,7 +107,7 @@ def plan_fleet(
     environ: Mapping[str, str] | None = None,
 ) -> FleetReport:
     """``plan`` (or ``up --dry-run``) against every target (each ``value`` a PlanReport)."""
-    from ..fleet import Control, run_fleet
+    from ..run.fleet import Control, run_fleet
 
     def job(item: FleetTarget, control: Control, emit: EventSink) -> PlanReport:
         return plan(item.settings, use_database=True, target=target, database=item.db)
@@ -127,7 +127,7 @@ def baseline_fleet(
     environ: Mapping[str, str] | None = None,
 ) -> FleetReport:
     """``baseline`` on every target (each ``value`` the migrations newly recorded)."""
-    from ..fleet import Control, run_fleet
+    from ..run.fleet import Control, run_fleet
 
     def job(item: FleetTarget, control: Control, emit: EventSink) -> list[Migration]:
         return baseline(item.settings, version, database=item.db, on_event=emit)

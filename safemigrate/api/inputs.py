@@ -6,10 +6,10 @@ Pure (the files and the parser, no database), so that importing the commands loa
 
 from __future__ import annotations
 
-from ..config import Settings
-from ..errors import MigrationFileError
-from ..events import Event
-from ..model import Migration
+from ..core.errors import MigrationFileError
+from ..core.events import Event
+from ..core.model import Migration
+from ..settings.config import Settings
 from ..source import MigrationFile, discover, load_migrations, parse_migration
 from ..source.layouts import refuse_foreign_layout
 from ..source.layouts import resolve as resolve_layout

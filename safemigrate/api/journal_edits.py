@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..adoption import switch_event
-from ..config import Settings
-from ..errors import BadInputError, DriftError
-from ..events import EventSink
-from ..model import JournalEntry, Migration
-from ..pending import (
+from ..core.errors import BadInputError, DriftError
+from ..core.events import EventSink
+from ..core.model import JournalEntry, Migration
+from ..core.reached import Target
+from ..planning.adoption import switch_event
+from ..planning.pending import (
     Repair,
     check_drift,
     refuse_empty_directory,
@@ -24,7 +24,7 @@ from ..pending import (
     resolve_target,
     statuses,
 )
-from ..target import Target
+from ..settings.config import Settings
 from .inputs import ignore, read_migrations
 
 if TYPE_CHECKING:

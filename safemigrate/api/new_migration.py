@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from ..config import Settings
-from ..errors import BadInputError, MigrationFileError
+from ..core.errors import BadInputError, MigrationFileError
+from ..settings.config import Settings
 from ..source import FILENAME_PATTERN, discover
 from ..source.layouts import resolve as resolve_layout
 

@@ -12,17 +12,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..adoption import layout_notes
-from ..config import Settings
-from ..errors import BadInputError, SafemigrateError, StepFailedError
-from ..events import EventSink
-from ..gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
+from ..core.errors import BadInputError, SafemigrateError, StepFailedError
+from ..core.events import EventSink
+from ..core.model import Migration
 from ..lint import Finding
-from ..model import Migration
-from ..pending import PlannedStep, pending_steps, resolve_target
-from ..plan import PlanReport
-from ..plan import build as build_plan
-from ..policy import worst_case
+from ..planning.adoption import layout_notes
+from ..planning.gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
+from ..planning.pending import PlannedStep, pending_steps, resolve_target
+from ..planning.plan import PlanReport
+from ..planning.plan import build as build_plan
+from ..planning.policy import worst_case
+from ..settings.config import Settings
 from ..source import discover
 from ..source.layouts import layout_notes as left_out_notes
 from ..source.layouts import resolve as resolve_layout
@@ -32,8 +32,8 @@ from .inputs import ignore, read_migrations
 if TYPE_CHECKING:
     from ..db import Session
     from ..db.journal import JournalTable
-    from ..executor import RunResult
     from ..run.connection import Database
+    from ..run.executor import RunResult
     from ..run.journal_reading import AppliedStep
 
 
@@ -101,18 +101,18 @@ def _plan_against(
 ) -> tuple[PlanReport, str, set[int]]:
     """The plan with the database's facts: its pending steps, sizes, lock holders; with the
     layout the database decided and the pending versions."""
-    from ..blockers.watcher import Watcher
-    from ..db import batches as dbbatches
+    from ..core.events import Blocker
+    from ..core.model import QualifiedName
+    from ..db import batch_queries as dbbatches
     from ..db import bootstrap
-    from ..db import catalog as dbcatalog
+    from ..db import catalog_facts as dbcatalog
     from ..db.activity import Monitor
-    from ..events import Blocker
-    from ..locks import LockMode, strongest
-    from ..model import QualifiedName
-    from ..plan import DatabaseFacts
+    from ..planning.plan import DatabaseFacts
     from ..run.connection import journal_table, open_session, resolve_database, server_settings
     from ..run.journal_reading import read_plan
     from ..run.run_lock import RunLock
+    from ..run.watcher import Watcher
+    from ..statements.locks import LockMode, strongest
 
     db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
@@ -196,7 +196,7 @@ def _replay_history(
     that history: ((version, index), step, file) in journal order."""
     from ..db.session import ServerError
     from ..run.journal_reading import applied_history
-    from ..session_state import history_state
+    from ..statements.session_state import history_state
 
     history = applied_history(session, journal, migrations)
     replayed = history_state(history).replay
@@ -218,8 +218,8 @@ def _lost_state_refusal(
     """The refusal up would raise before a pending step that could depend on session state
     the applied history left and no new session has (a temporary table, a setting a DO block
     or a function changed), as up's run judges it; None when it would refuse none."""
-    from ..executor import lost_state_error
-    from ..session_state import first_refusal, function_facts, history_state
+    from ..run.executor import lost_state_error
+    from ..statements.session_state import first_refusal, function_facts, history_state
 
     statements = [s for m in migrations for step in m.steps for s in step.statements]
     facts = function_facts(statements)
@@ -243,7 +243,7 @@ def _findings(
     judged against the live schema when there is a ``session``."""
     if session is None or not planned:
         return lint_pending(planned, settings)
-    from ..db.schema import lint_catalog
+    from ..db.live_schema import lint_catalog
 
     return lint_pending(planned, settings, resumed_bootstrap(lint_catalog(session), context))
 
@@ -279,9 +279,9 @@ def rehearse(
     --schema-only``) loaded first with psql.
     """
     from ..db import Session
-    from ..db import catalog as dbcatalog
-    from ..schema_dump import referenced_roles
-    from ..throwaway import ThrowawayServer, find_server_bindir
+    from ..db import catalog_facts as dbcatalog
+    from ..infra.throwaway import ThrowawayServer, find_server_bindir
+    from ..source.schema_dump import referenced_roles
 
     read_migrations(settings)  # bad files are bad input before anything starts
     roles: list[str] = []
@@ -345,7 +345,7 @@ def _journal_rows(dsn: str, settings: Settings, dump: Path) -> int | None:
     table but none of its rows, which a plain ``pg_dump --schema-only`` is: every migration
     would be pending on top of a schema that already has them (the first fails, 42P07)."""
     from ..db import Session, foreign_history
-    from ..db import catalog as dbcatalog
+    from ..db import catalog_facts as dbcatalog
 
     session = Session.open(dsn, application_name="safemigrate-rehearse")
     try:

@@ -1,6 +1,6 @@
 """Sessions that block a step: what the server shows about them, and what the run does about it.
 
-The data (Blocker, WaitingFor, Sample, IndexBuildProgress) lives in ``safemigrate.model``
+The data (Blocker, WaitingFor, Sample, IndexBuildProgress) lives in ``safemigrate.core.model``
 with the rest of the project's data: the monitor session's queries (db layer) fill it in and
 events carry it, so it sits below both. This package is what the run does about blockers:
 
@@ -11,10 +11,10 @@ events carry it, so it sits below both. This package is what the run does about 
   progress, applying the cancel policy).
 
 The package face re-exports only the pure parts; the watcher talks to the db layer, so import
-it as ``safemigrate.blockers.watcher`` where it is needed (keeps ``check`` free of psycopg).
+it as ``safemigrate.run.watcher`` where it is needed (keeps ``check`` free of psycopg).
 """
 
-from ..model import Blocker, IndexBuildProgress, Sample, WaitingFor
+from ..core.model import Blocker, IndexBuildProgress, Sample, WaitingFor
 from .cancel import IDLE_IN_TRANSACTION, CancelPolicy, eligible
 from .report import cut, redact_query, reported_blocker, reported_sample
 

@@ -2,7 +2,7 @@
 
 Pure logic: the monitor session says who blocks, this module decides who may be touched. The
 ``cancel_blockers*`` settings are parsed with the rest of the configuration (``CancelRule``
-in ``safemigrate.config``); :class:`CancelPolicy` puts the four together.
+in ``safemigrate.settings.config``); :class:`CancelPolicy` puts the four together.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..config import CancelRule, Settings
-from ..model import Blocker
+from ..core.model import Blocker
+from ..settings.config import CancelRule, Settings
 
 #: pg_stat_activity states that count as "idle in transaction".
 IDLE_IN_TRANSACTION = ("idle in transaction", "idle in transaction (aborted)")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from ..model import HeldLock, LockMode, LockQueue, QueuedLock
+from ..core.model import HeldLock, LockMode, LockQueue, QueuedLock
 
 #: Seconds between reads of the lock queue while a step waits for its lock.
 QUEUE_POLL_S = 0.02

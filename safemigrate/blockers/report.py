@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from ..model import Blocker, Sample, WaitingFor
+from ..core.model import Blocker, Sample, WaitingFor
 
 
 def redact_query(query: str | None) -> str | None:
@@ -74,7 +74,7 @@ def way_out(
     """The exit-4 hint: who to end (the holders' pids, with the SQL to do it), the flag that
     lets safemigrate end them, and the budget to raise for ``why`` (attempts, budget or
     deadline); applied steps are kept either way."""
-    from ..durations import format_duration
+    from ..core.durations import format_duration
 
     ways = []
     if holders:
@@ -108,7 +108,7 @@ def way_out(
 def gave_up_tries(failures: int, polite_ms: float) -> str:
     """``2 failed attempts, 9min 58s of polite waiting``: what a step spent before it gave up,
     in the README's words (polite waits are not attempts)."""
-    from ..durations import format_duration
+    from ..core.durations import format_duration
 
     parts = [f"{failures} failed attempt{'s' if failures != 1 else ''}"]
     if polite_ms:

@@ -13,8 +13,8 @@ from .sinks import target_printer
 from .terminal import colour
 
 if TYPE_CHECKING:
-    from ..events import Event
-    from ..target import Target
+    from ..core.events import Event
+    from ..core.reached import Target
 
 
 @click.command(epilog=ADOPT_EXIT_CODES)
@@ -41,7 +41,7 @@ def adopt(
     switches: list[Event] = []
 
     def on_event(event: Event) -> None:
-        from ..events import HistoryAdopted
+        from ..core.events import HistoryAdopted
 
         if isinstance(event, HistoryAdopted):
             switches.append(event)
@@ -60,7 +60,7 @@ def adopt(
             }
         )
     elif versions:
-        from ..output import event_text
+        from ..render.output import event_text
 
         for version, name, origin in versions:
             click.echo(f"recorded {version} {name} as applied ({origin})")

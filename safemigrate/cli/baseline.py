@@ -15,7 +15,7 @@ from .signals import interrupt_on_sigterm
 from .sinks import FleetSink, target_printer
 
 if TYPE_CHECKING:
-    from ..target import Target
+    from ..core.reached import Target
 
 
 @click.command(epilog=BASELINE_EXIT_CODES)

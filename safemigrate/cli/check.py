@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import ExitCode
+from ..core.errors import ExitCode
 from .exit_codes import CHECK_EXIT_CODES
 from .invocation import Invocation
 from .options import invocation_options, safe_rewrites_option
@@ -65,8 +65,8 @@ def check(
     before the statement.
     """
     # Not through api: a check answered from its cache imports neither runner nor parser.
-    from ..check import check as run_check
-    from ..check import explain as explain_rule
+    from ..api.check_command import check as run_check
+    from ..api.check_command import explain as explain_rule
     from ..lint.render import render_github, render_json, render_text
 
     if explain is not None:

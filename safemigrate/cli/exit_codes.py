@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from ..errors import ExitCode, SafemigrateError
+from ..core.errors import ExitCode, SafemigrateError
 
 #: What each exit code means, for the ``--help`` epilogs (the README has the same table).
 CODE_TEXT: dict[int, str] = {

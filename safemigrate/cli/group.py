@@ -11,7 +11,7 @@ from typing import NoReturn
 import click
 
 from .. import __version__
-from ..errors import SafemigrateError
+from ..core.errors import SafemigrateError
 from .adopt import adopt
 from .baseline import baseline
 from .check import check

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import SafemigrateError
+from ..core.errors import SafemigrateError
 from .terminal import colour
 
 if TYPE_CHECKING:
-    from ..config import Settings
+    from ..settings.config import Settings
     from .exit_codes import ExitStatus
 
 #: Where the running command's Invocation is kept in click's context (shared by the group's).
@@ -54,7 +54,7 @@ class Invocation:
     def settings(self, **flags: Any) -> Settings:
         """The settings of config file, environment and these flags (None: not given), read
         once per command: their warnings and the detected layout are printed here."""
-        from ..config import load_settings
+        from ..settings.config import load_settings
 
         overrides = {k: v for k, v in flags.items() if v is not None}
         if self.directory is not None:
@@ -73,7 +73,7 @@ class Invocation:
 
     def print_document(self, document: object) -> None:
         """Print the command's one JSON document on stdout."""
-        from ..output import to_json
+        from ..render.output import to_json
 
         click.echo(to_json(document))
         self.document_printed = True
@@ -89,8 +89,8 @@ class Invocation:
             click.echo(status.message, err=True)
 
     def _report_failure(self, err: SafemigrateError) -> None:
-        from ..events import RunFailed
-        from ..output import event_json, event_text
+        from ..core.events import RunFailed
+        from ..render.output import event_json, event_text
 
         as_json = self.format == "json"
         # The SQLSTATE is for machines; people read the message, hint and detail.

@@ -12,9 +12,9 @@ from .exit_codes import ExitStatus
 from .invocation import Invocation
 
 if TYPE_CHECKING:
-    from ..config import Settings
-    from ..fleet_report import FleetReport
-    from ..targets import TargetSpec
+    from ..render.fleet_report import FleetReport
+    from ..settings.config import Settings
+    from ..settings.fleet_targets import TargetSpec
 
 
 def fleet_specs(
@@ -24,7 +24,7 @@ def fleet_specs(
     from .. import api
 
     if targets_file is not None and dsn is not None:
-        from ..errors import BadInputError
+        from ..core.errors import BadInputError
 
         raise BadInputError("--dsn and --targets: give one of them")
     if dsn is not None:
@@ -35,7 +35,7 @@ def fleet_specs(
 def finish_fleet(invocation: Invocation, report: FleetReport) -> ExitStatus:
     """Print the final table (text) or the fleet_finished event (JSON); the worst target's
     exit code."""
-    from ..fleet_report import fleet_table
+    from ..render.fleet_report import fleet_table
 
     if invocation.format == "json":
         invocation.print_document(report.to_dict())

@@ -23,8 +23,8 @@ from .sinks import target_printer
 from .terminal import colour
 
 if TYPE_CHECKING:
-    from ..plan import PlanReport
-    from ..targets import TargetSpec
+    from ..planning.plan import PlanReport
+    from ..settings.fleet_targets import TargetSpec
 
 
 @click.command(epilog=PLAN_EXIT_CODES)
@@ -95,7 +95,7 @@ def plan(
 
 def print_plan(invocation: Invocation, report: PlanReport, *, target_shown: bool = False) -> None:
     """The plan as text, or as the command's JSON document."""
-    from ..output import plan_text
+    from ..render.output import plan_text
 
     if invocation.format == "json":
         invocation.print_document(report.to_dict())
@@ -115,9 +115,9 @@ def plan_fleet(
     """``plan --targets`` and ``up --dry-run --targets``: every target's plan; the worst
     target's exit code (with ``gate``, 7 when the lint gate would refuse one)."""
     from .. import api
-    from ..fleet_report import worst_exit_code
-    from ..output import plan_text
-    from ..plan import PlanReport
+    from ..planning.plan import PlanReport
+    from ..render.fleet_report import worst_exit_code
+    from ..render.output import plan_text
 
     fmt = invocation.format
     report = api.plan_fleet(specs, target=target, concurrency=concurrency)

@@ -13,9 +13,9 @@ import click
 from .terminal import colour, terminal_width
 
 if TYPE_CHECKING:
-    from ..events import Event
-    from ..output import LiveStatus
-    from ..target import Target
+    from ..core.events import Event
+    from ..core.reached import Target
+    from ..render.output import LiveStatus
 
 #: Off a terminal, at most one progress line this often (seconds).
 PROGRESS_LINE_EVERY_S = 5.0
@@ -31,7 +31,7 @@ class LiveSink:
     """
 
     def __init__(self, fmt: str, *, live: bool, verbose: bool = False) -> None:
-        from ..output import LiveStatus
+        from ..render.output import LiveStatus
 
         self.fmt = fmt
         self.live = live
@@ -60,7 +60,7 @@ class LiveSink:
             self._clear()
 
     def __call__(self, event: Event) -> None:
-        from ..output import event_json
+        from ..render.output import event_json
 
         now = time.monotonic()
         with self._lock:
@@ -78,8 +78,8 @@ class LiveSink:
     def _log_lines(self, event: Event, now: float) -> list[str] | None:
         """The log lines of ``event`` (its status taken in first), or None for a progress
         event that only the live line shows."""
-        from ..events import BatchProgress, IndexProgress, StepProgress
-        from ..output import event_text
+        from ..core.events import BatchProgress, IndexProgress, StepProgress
+        from ..render.output import event_text
 
         self.status.update(event, now)
         progress = isinstance(event, (StepProgress, IndexProgress)) or (
@@ -130,9 +130,9 @@ class FleetSink(LiveSink):
         self._drawn_lines = 0
 
     def _log_lines(self, event: Event, now: float) -> list[str] | None:
-        from ..events import IndexProgress, StepProgress
-        from ..fleet_report import TargetEvent, TargetFinished, TargetStarted
-        from ..output import LiveStatus
+        from ..core.events import IndexProgress, StepProgress
+        from ..render.fleet_report import TargetEvent, TargetFinished, TargetStarted
+        from ..render.output import LiveStatus
 
         if not isinstance(event, TargetEvent):
             return super()._log_lines(event, now)
@@ -172,9 +172,9 @@ class FleetSink(LiveSink):
 
 def _target_lines(event: Event, colour: bool, *, verbose: bool = False) -> list[str]:
     """The log lines of one target's event (a finished target gets one line)."""
-    from ..durations import format_duration
-    from ..fleet_report import TargetFinished
-    from ..output import event_text
+    from ..core.durations import format_duration
+    from ..render.fleet_report import TargetFinished
+    from ..render.output import event_text
 
     if isinstance(event, TargetFinished):
         took = format_duration(round(event.duration_ms))
@@ -191,8 +191,8 @@ def target_printer(fmt: str, seen: list[Target] | None = None) -> Callable[[Even
     is also added to ``seen`` when given (for a command's JSON document)."""
 
     def connected(event: Event) -> None:
-        from ..events import Connected
-        from ..output import paint
+        from ..core.events import Connected
+        from ..render.output import paint
 
         if not isinstance(event, Connected):
             return

@@ -14,7 +14,7 @@ from .options import common_options, dsn_options, targets_options
 from .terminal import colour
 
 if TYPE_CHECKING:
-    from ..targets import TargetSpec
+    from ..settings.fleet_targets import TargetSpec
 
 
 @click.command(epilog=STATUS_EXIT_CODES)
@@ -51,7 +51,7 @@ def status(
         # Its migrations carry the problems; a refusal below goes to stderr.
         invocation.print_document(report.to_dict())
     else:
-        from ..output import journal_text, status_text
+        from ..render.output import journal_text, status_text
 
         click.echo(f"target: {report.target.describe()}")
         for line in journal_text(report.journal, report.journal_exists, report.switch):
@@ -73,8 +73,8 @@ def _status_fleet(
     code (drift 5, an unreadable target its own, --exit-code: 1 when anything is pending)."""
     from .. import api
     from ..api import StatusReport
-    from ..fleet_report import status_matrix, worst_exit_code
-    from ..pending import MigrationStatus
+    from ..planning.pending import MigrationStatus
+    from ..render.fleet_report import status_matrix, worst_exit_code
 
     report = api.status_fleet(specs, concurrency=concurrency)
     codes = []

@@ -18,7 +18,7 @@ from typing import Any
 
 from psycopg import sql
 
-from ..model import (
+from ..core.model import (
     Blocker,
     CatalogLock,
     HeldLock,
@@ -30,7 +30,7 @@ from ..model import (
     Sample,
     WaitingFor,
 )
-from .catalog import resolve_catalog_locks
+from .catalog_facts import resolve_catalog_locks
 from .indexes import table_regclass_text
 from .session import ServerError, Session
 

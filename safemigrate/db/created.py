@@ -29,9 +29,9 @@ from collections.abc import Mapping, Sequence
 
 from psycopg import sql
 
-from ..errors import LintGateError
-from ..model import QualifiedName
-from ..pending import PlannedStep
+from ..core.errors import LintGateError
+from ..core.model import QualifiedName
+from ..planning.pending import PlannedStep
 from .journal import JournalTable
 from .session import Session
 

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from ..errors import BadInputError
+from ..core.errors import BadInputError
 
 #: Shown instead of a secret.
 MASK = "********"

@@ -29,7 +29,9 @@ from dataclasses import dataclass, field, replace
 
 from psycopg import sql
 
-from ..adoption import (
+from ..core.errors import BadInputError, DriftError, LockNotAcquiredError, MigrationFileError
+from ..core.model import JournalEntry, Migration
+from ..planning.adoption import (
     CHECKSUMS,
     AdoptionError,
     ForeignHistory,
@@ -43,10 +45,8 @@ from ..adoption import (
     unrecorded,
     yoyo_hash,
 )
-from ..config import Settings
-from ..errors import BadInputError, DriftError, LockNotAcquiredError, MigrationFileError
-from ..model import JournalEntry, Migration
-from ..pending import Repair, RepairAction
+from ..planning.pending import Repair, RepairAction
+from ..settings.config import Settings
 from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of

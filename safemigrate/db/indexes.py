@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
-from ..errors import IndexBuildInProgressError
-from ..model import IndexBuild, QualifiedName
-from ..statements import PROBE_TABLE, definition_of_indexdef
+from ..core.errors import IndexBuildInProgressError
+from ..core.model import IndexBuild, QualifiedName
+from ..statements.parsed import PROBE_TABLE, definition_of_indexdef
 from .session import ServerError, Session
 
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
-from ..errors import BadInputError
-from ..model import JournalEntry
-from ..shapes import StepRecord
+from ..core.errors import BadInputError
+from ..core.model import JournalEntry
+from ..planning.shapes import StepRecord
 from .session import Session
 
 #: A journal statement, composed and ready for the step that carries it.

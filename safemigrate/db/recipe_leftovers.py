@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 from psycopg import sql
 
-from ..policy import Timeouts
-from ..shapes import StepRecord
+from ..planning.policy import Timeouts
+from ..planning.shapes import StepRecord
 from . import recipe_objects as objects
 from .journal import JournalTable
 from .session import Session

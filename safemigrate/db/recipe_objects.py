@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
-from ..shapes import StepRecord
+from ..planning.shapes import StepRecord
 from .journal import JournalTable
 from .session import Session
 

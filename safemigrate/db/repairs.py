@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
-from ..pending import Repair, RepairAction
-from ..policy import Timeouts
-from . import batches as dbbatch
+from ..planning.pending import Repair, RepairAction
+from ..planning.policy import Timeouts
+from . import batch_queries as dbbatch
 from . import recipe_objects as objects
 from . import steps as dbsteps
 from .journal import JournalTable

@@ -14,8 +14,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from ..errors import ConnectionFailedError, UnsafeConnectionError
-from ..target import Target, version_text
+from ..core.errors import ConnectionFailedError, UnsafeConnectionError
+from ..core.reached import Target, version_text
 from .dsn import redact
 
 Query = sql.SQL | sql.Composed | bytes
@@ -181,7 +181,7 @@ class Session:
             )
         except psycopg.ProgrammingError as err:
             message = redact(str(err).splitlines()[0], secrets)
-            from ..errors import BadInputError
+            from ..core.errors import BadInputError
 
             raise BadInputError(f"invalid connection string: {message}") from None
         except psycopg.Error as err:
@@ -389,7 +389,7 @@ class Session:
         )
         effective = list(rows[0][1]) if rows else []
         if effective[:1] != [schema]:
-            from ..errors import BadInputError
+            from ..core.errors import BadInputError
 
             raise BadInputError(
                 f"schema {schema!r} does not exist in {self._conn.info.dbname}: the run's "

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from psycopg import sql
 
-from ..model import StepProgress
-from ..pending import StartedRecipe
-from . import batches as dbbatch
+from ..core.model import StepProgress
+from ..planning.pending import StartedRecipe
+from . import batch_queries as dbbatch
 from . import recipe_objects as objects
 from .journal import JournalTable
 from .session import Session

@@ -14,8 +14,8 @@ from typing import Any
 
 from psycopg import sql
 
-from ..errors import RunLockLostError, SafemigrateError, UnsafeConnectionError
-from ..policy import Timeouts
+from ..core.errors import RunLockLostError, SafemigrateError, UnsafeConnectionError
+from ..planning.policy import Timeouts
 from . import runlock
 from .session import TIMEOUTS_IN_FORCE, ServerError, Session, set_timeouts_sql
 

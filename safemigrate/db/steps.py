@@ -15,13 +15,11 @@ from typing import Any
 
 from psycopg import sql
 
-from ..batches import BatchDone, BatchStatement, NotBatchableError, ReplicaLag, key_refusal
-from ..errors import EditedStartedStepError, StepRefusedError
-from ..model import IndexBuild, QualifiedName, StepProgress
-from ..pending import EDITED_BATCHES_HINT
-from ..policy import Timeouts
-from ..recovery import Recovery, ReindexConcurrently
-from ..shapes import (
+from ..core.errors import EditedStartedStepError, StepRefusedError
+from ..core.model import IndexBuild, QualifiedName, StepProgress
+from ..planning.pending import EDITED_BATCHES_HINT
+from ..planning.policy import Timeouts
+from ..planning.shapes import (
     AttemptHooks,
     AutocommitStatement,
     BatchedChange,
@@ -35,13 +33,21 @@ from ..shapes import (
     StepRecord,
     StepShape,
 )
-from . import batches as dbbatch
+from ..statements.batches import (
+    BatchDone,
+    BatchStatement,
+    NotBatchableError,
+    ReplicaLag,
+    key_refusal,
+)
+from ..statements.recovery import Recovery, ReindexConcurrently
+from . import batch_queries as dbbatch
 from . import indexes as dbindex
 from . import journal as dbjournal
 from . import recipe_leftovers as leftovers
-from . import recovery as dbrecovery
+from . import recovery_checks as dbrecovery
 from .journal import JournalTable
-from .recipes import run_constraint_recipe
+from .recipe_runs import run_constraint_recipe
 from .session import ServerError, Session
 from .step_timeouts import (
     reset_session_timeouts,

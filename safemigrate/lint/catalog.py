@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import QualifiedName
+from ..core.model import QualifiedName
 from .findings import TableSize
 from .types import ColumnType
 

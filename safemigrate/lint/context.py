@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from pglast import ast, enums
 
-from .. import statements
-from ..model import QualifiedName, Statement
+from ..core.model import QualifiedName, Statement
+from ..statements import parsed as statements
 from .catalog import DEFAULT_SCHEMA, Catalog
 from .options import TimeoutCeilings
 

@@ -10,12 +10,12 @@ import copy
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
-from ..errors import MigrationFileError
-from ..model import DEFAULT_PG_VERSION
+from ..core.errors import MigrationFileError
+from ..core.model import DEFAULT_PG_VERSION
 from ..source import MigrationFile, read_sql, scan_directory
-from .cache import FileMemo, chain_keys
 from .catalog import Catalog
 from .findings import LintReport
+from .memo import FileMemo, chain_keys
 from .options import TimeoutCeilings, check_options
 from .walker import FileResult, invalid_file, lint_file, lint_text, problem_finding
 

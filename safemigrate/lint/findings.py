@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     # Annotations only: check answered from its cache imports no more than this module.
-    from ..model import QualifiedName
+    from ..core.model import QualifiedName
 
 Severity = Literal["error", "warning", "info"]
 

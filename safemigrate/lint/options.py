@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..config import Settings
+    from ..settings.config import Settings
 
 #: The values of the concurrent_indexes and safe_rewrites policies.
 POLICIES = ("rewrite", "require", "off")

@@ -7,10 +7,10 @@ from typing import Any
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
 
-from .. import locks
-from .. import statements as sqlinfo
-from ..model import QualifiedName
-from ..object_names import choose_name
+from ..core.model import QualifiedName
+from ..statements import locks
+from ..statements import parsed as sqlinfo
+from ..statements.names import choose_name
 from .catalog import Catalog, Column, Domain
 from .context import StatementContext, name_of, walk
 from .search_path import follow as follow_search_path

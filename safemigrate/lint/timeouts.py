@@ -1,8 +1,8 @@
 """What a statement does to lock_timeout and statement_timeout, judged as the server will.
 
 One understanding serves the ``timeout-guard-off`` rule, the lint state (functions that carry
-their own timeouts) and the runner's guard (``safemigrate.timeout_guard``). Values are read as
-PostgreSQL's GUC parser reads an integer millisecond setting (``guc.c`` ``parse_int`` and
+their own timeouts) and the runner's guard (``safemigrate.planning.timeout_guard``). Values are read
+as PostgreSQL's GUC parser reads an integer millisecond setting (``guc.c`` ``parse_int`` and
 ``convert_to_base_unit``; docs 19.1.2 "Parameter Names and Values"): ``'100us'`` and ``0.5`` are
 0 on the server, which means no timeout at all. Pure: no database.
 """

@@ -1,7 +1,7 @@
 """Which function calls make an expression volatile (a column default that must be computed
 for every row, so ADD COLUMN rewrites the table), and which SQL functions the planner inlines.
 
-The built-in volatile functions are the one list in ``safemigrate.volatility``, which the
+The built-in volatile functions are the one list in ``safemigrate.statements.volatility``, which the
 runner's lock model reads too; this module adds the functions the migrations created.
 """
 
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
 
-from .. import volatility
-from ..volatility import VOLATILE_FUNCTIONS
+from ..statements import volatility
+from ..statements.volatility import VOLATILE_FUNCTIONS
 from .context import walk
 
 if TYPE_CHECKING:

@@ -27,8 +27,8 @@ from typing import Any
 import pglast
 from pglast import ast
 
-from ..errors import MigrationFileError
-from ..model import DEFAULT_PG_VERSION, QualifiedName
+from ..core.errors import MigrationFileError
+from ..core.model import DEFAULT_PG_VERSION, QualifiedName
 from ..source import (
     ConcurrentIndexes,
     FileProblem,

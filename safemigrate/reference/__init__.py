@@ -25,8 +25,8 @@ from .families import (
     dml,
     drop,
     maintenance,
-    session,
 )
+from .families import session_commands as session
 from .model import NEWEST, OLDEST, Row
 
 ROWS: tuple[Row, ...] = (

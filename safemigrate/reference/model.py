@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import LockMode
+from ..core.model import LockMode
 
 __all__ = [
     "ABSENT",

@@ -13,14 +13,14 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from ..config import Settings
+from ..core.durations import format_duration
+from ..core.errors import LockNotAcquiredError, SafemigrateError
+from ..core.events import Connected, Event, EventSink
 from ..db import ServerError, Session
 from ..db import dsn as dbdsn
 from ..db.activity import Monitor
 from ..db.journal import JournalTable
-from ..durations import format_duration
-from ..errors import LockNotAcquiredError, SafemigrateError
-from ..events import Connected, Event, EventSink
+from ..settings.config import Settings
 
 
 def ignore(_: Event) -> None:

@@ -18,20 +18,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from .. import gate
-from ..adoption import switch_event
-from ..blockers.watcher import Watcher
-from ..config import Settings
-from ..db import ServerError, Session, bootstrap, foreign_history
-from ..db import journal as dbjournal
-from ..db.activity import Monitor
-from ..db.created import CreatedInRun
-from ..db.journal import JournalTable
-from ..db.schema import function_timeouts, lint_catalog
-from ..db.steps import AlsoApplied, SessionSteps
-from ..durations import format_duration
-from ..errors import ConnectionFailedError, SessionStateLostError
-from ..events import (
+from ..core.durations import format_duration
+from ..core.errors import ConnectionFailedError, SessionStateLostError
+from ..core.events import (
     Connected,
     ConnectionLost,
     EventSink,
@@ -40,24 +29,35 @@ from ..events import (
     RunStarted,
     SessionReplayed,
 )
-from ..executor import Executor, RunResult, StopCheck
+from ..core.model import Migration
+from ..core.reached import Target
+from ..db import ServerError, Session, bootstrap, foreign_history
+from ..db import journal as dbjournal
+from ..db.activity import Monitor
+from ..db.created import CreatedInRun
+from ..db.journal import JournalTable
+from ..db.live_schema import function_timeouts, lint_catalog
+from ..db.steps import AlsoApplied, SessionSteps
 from ..lint.catalog import Catalog
-from ..model import Migration
-from ..pending import PlannedStep
-from ..policy import worst_case
-from ..session_state import (
+from ..planning import gate
+from ..planning.adoption import switch_event
+from ..planning.pending import PlannedStep
+from ..planning.policy import worst_case
+from ..settings.config import Settings
+from ..statements.session_state import (
     Needs,
     SessionState,
     function_needs,
     history_state,
     session_changing_functions,
 )
-from ..target import Target
 from .connection import Database, ignore, journal_table, open_monitor, open_session, server_settings
+from .executor import Executor, RunResult, StopCheck
 from .journal_reading import Pending, applied_history, read_plan
 from .reconnection import RECONNECT_LOCK_WAIT_MS, Outage
 from .refusals import refuse_pooling, refuse_standby
 from .run_lock import Clock, RunLock, Sleep, holding_run_lock
+from .watcher import Watcher
 
 
 def run_started(

@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..config import Settings
+from ..core.model import Migration, Step
 from ..db import Session, foreign_history
 from ..db import journal as dbjournal
 from ..db import started as dbstarted
 from ..db.journal import JournalTable
-from ..model import Migration, Step
-from ..pending import (
+from ..planning.pending import (
     PlannedStep,
     check_drift,
     pending_after,
@@ -23,6 +22,7 @@ from ..pending import (
     refuse_empty_directory,
     statuses,
 )
+from ..settings.config import Settings
 
 #: A step ``up`` applied: its (version, step index), the step, and its migration's file name.
 AppliedStep = tuple[tuple[int, int], Step, str]

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ..config import Settings
+from ..core.events import EventSink
 from ..db import Session
-from ..events import EventSink
+from ..settings.config import Settings
 from .connection import Database, ignore, journal_table, open_session
 from .refusals import refuse_pooling, second_session
 from .run_lock import holding_run_lock

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..retry import Backoff
+from ..planning.backoff import Backoff
 
 #: Reconnection attempts after a lost connection: 0.2 s, 0.4 s, 0.8 s, then every second at
 #: most, jittered so that runners cut off by one server restart do not all knock at once.

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..config import Settings
+from ..core.errors import ConnectionFailedError, SafemigrateError, UnsafeConnectionError
+from ..core.events import Connected, Event, EventSink
+from ..core.reached import Target
 from ..db import Session
-from ..errors import ConnectionFailedError, SafemigrateError, UnsafeConnectionError
-from ..events import Connected, Event, EventSink
-from ..target import Target
+from ..settings.config import Settings
 from .connection import Database
 from .run_lock import RunLock
 

@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..core.errors import RunLockHeldError
+from ..core.events import EventSink, RunLockWaiting
 from ..db import Session, runlock
 from ..db.journal import JournalTable
-from ..errors import RunLockHeldError
-from ..events import EventSink, RunLockWaiting
-from ..retry import Backoff
+from ..planning.backoff import Backoff
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]

@@ -10,7 +10,7 @@ parser); the original text of every statement is kept.
 
 from __future__ import annotations
 
-from ..model import ConcurrentIndexes, SafeRewrites
+from ..core.model import ConcurrentIndexes, SafeRewrites
 from .directives import DIRECTIVE_PREFIX, AllowComment
 from .files import (
     FILENAME_PATTERN,

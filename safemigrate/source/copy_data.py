@@ -26,7 +26,7 @@ from typing import Any
 import pglast
 from pglast import parser
 
-from .. import statements as sqlinfo
+from ..statements import parsed as sqlinfo
 
 #: The line that ends a COPY's data in a psql script (a CR before its line feed allowed).
 END_OF_DATA = "\\."

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..durations import parse_duration
-from ..errors import ConfigError
+from ..core.durations import parse_duration
+from ..core.errors import ConfigError
 
 #: The comment prefix of a directive.
 DIRECTIVE_PREFIX = "safemigrate:"

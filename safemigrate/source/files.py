@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import MigrationFileError
-from ..model import ConcurrentIndexes, Migration, SafeRewrites
+from ..core.errors import MigrationFileError
+from ..core.model import ConcurrentIndexes, Migration, SafeRewrites
 from .layouts import scan as scan_layout
 from .parse import FileProblem, build_steps
 from .scanning import MAX_VERSION_DIGITS, DirectoryScan, MigrationFile, read_sql

@@ -20,11 +20,8 @@ from typing import Any, Literal
 import pglast
 from pglast import parser
 
-from .. import batches, rewrites, session_state
-from .. import statements as sqlinfo
-from ..errors import MigrationFileError
-from ..locks import statement_locks
-from ..model import (
+from ..core.errors import MigrationFileError
+from ..core.model import (
     ConcurrentIndexes,
     ConstraintRewrite,
     QualifiedName,
@@ -35,7 +32,7 @@ from ..model import (
     TxMode,
     merge_needs,
 )
-from ..policy import (
+from ..planning.policy import (
     PlainStatement,
     SaferForm,
     batch_form,
@@ -43,6 +40,10 @@ from ..policy import (
     constraint_recipe,
     index_form,
 )
+from ..statements import batches, session_state
+from ..statements import parsed as sqlinfo
+from ..statements import recipes as rewrites
+from ..statements.locks import statement_locks
 from .copy_data import blank_copy_data, client_copy_refusal
 from .directives import AllowComment, Directive, invalid_inside, read_comments
 

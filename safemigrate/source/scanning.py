@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import MigrationFileError
+from ..core.errors import MigrationFileError
 from .parse import FileProblem
 
 #: The most digits a version may have: it is stored as a PostgreSQL bigint.

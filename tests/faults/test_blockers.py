@@ -21,11 +21,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from safemigrate.blockers.watcher import Watcher
-from safemigrate.config import CancelRule, Settings
+from safemigrate.core.events import StepRef
+from safemigrate.core.model import Blocker, QualifiedName
 from safemigrate.db.activity import Monitor
-from safemigrate.events import StepRef
-from safemigrate.model import Blocker, QualifiedName
+from safemigrate.run.watcher import Watcher
+from safemigrate.settings.config import CancelRule, Settings
 from tests.faults.helpers import (
     RUNNER_APP,
     Runner,

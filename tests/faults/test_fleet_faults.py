@@ -14,8 +14,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
-from safemigrate.throwaway.programs import run_program
+from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
+from safemigrate.infra.throwaway.programs import run_program
 from tests.faults.helpers import Spawn, wait_until
 from tests.fixtures_db import TEST_PG_ENV, PgServer
 from tests.support.runner import journal_rows, run, write_migrations

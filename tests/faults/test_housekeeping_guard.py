@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from safemigrate.core.model import IndexBuild
 from safemigrate.db import Session
 from safemigrate.db.activity import (
     MONITOR_LOCK_TIMEOUT_MS,
@@ -19,8 +20,7 @@ from safemigrate.db.activity import (
 )
 from safemigrate.db.session import ServerError
 from safemigrate.db.steps import build_index_concurrently, run_autocommit, run_explicit_block
-from safemigrate.model import IndexBuild
-from safemigrate.policy import Timeouts
+from safemigrate.planning.policy import Timeouts
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import run, write_migrations
 
@@ -119,7 +119,7 @@ def test_a_new_session_runs_under_its_housekeeping_timeouts(session: Session) ->
 def _build(sql_text: str) -> IndexBuild:
     from pglast import parse_sql
 
-    from safemigrate.statements import index_build
+    from safemigrate.statements.parsed import index_build
 
     return index_build(parse_sql(sql_text)[0].stmt)
 

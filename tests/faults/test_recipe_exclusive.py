@@ -21,7 +21,7 @@ import psycopg
 
 from safemigrate.db.journal import JournalTable
 from safemigrate.db.recipe_objects import exclusive_keys
-from safemigrate.shapes import StepRecord
+from safemigrate.planning.shapes import StepRecord
 from tests.faults.helpers import Spawn, wait_until
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, write_migrations

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from safemigrate.config import Settings
 from safemigrate.db import runlock
 from safemigrate.run.run_lock import RunLock, acquire_run_lock
+from safemigrate.settings.config import Settings
 
 
 def _race(monkeypatch: pytest.MonkeyPatch) -> list[str]:

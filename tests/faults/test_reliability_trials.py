@@ -60,9 +60,9 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from safemigrate.model import TxMode
+from safemigrate.core.model import TxMode
+from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from safemigrate.source import load_migrations
-from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from tests.faults.helpers import FAST_BACKOFF, Runner
 from tests.fixtures_db import TEST_PG_ENV, PgServer
 from tests.support import mixed_corpus

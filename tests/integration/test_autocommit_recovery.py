@@ -18,13 +18,13 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from safemigrate.core.model import QualifiedName
 from safemigrate.db import Session
 from safemigrate.db import journal as dbjournal
 from safemigrate.db import steps as dbsteps
-from safemigrate.model import QualifiedName
-from safemigrate.policy import Timeouts
-from safemigrate.recovery import EnumValue
+from safemigrate.planning.policy import Timeouts
 from safemigrate.source import build_steps
+from safemigrate.statements.recovery import EnumValue
 from tests.fixtures_db import ConnectFactory, PgServer
 from tests.support.runner import Result, invalid_indexes, journal_rows, run, write_migrations
 

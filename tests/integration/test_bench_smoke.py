@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.throwaway import ThrowawayServerError, find_server_bindir
+from safemigrate.infra.throwaway import ThrowawayServerError, find_server_bindir
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"

@@ -471,12 +471,12 @@ def test_relations_the_run_creates_are_checked_as_its_own(db_dsn: str, tmp_path:
     # issue 20 review F4: a relation that appears between the check before its creating step
     # and the step's CREATE ... IF NOT EXISTS is not the step's (its pg_class row was not
     # written by the step's transaction, the journal row's): the next step does not run.
+    from safemigrate.core.errors import LintGateError
+    from safemigrate.core.model import QualifiedName
     from safemigrate.db import Session
     from safemigrate.db.created import CreatedInRun
     from safemigrate.db.journal import JournalTable
-    from safemigrate.errors import LintGateError
-    from safemigrate.model import QualifiedName
-    from safemigrate.pending import pending_steps
+    from safemigrate.planning.pending import pending_steps
     from safemigrate.source import load_migrations
 
     write_migrations(

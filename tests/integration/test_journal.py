@@ -15,7 +15,7 @@ import pytest
 from safemigrate.db import ServerError, Session
 from safemigrate.db import journal as dbjournal
 from safemigrate.db import steps as dbsteps
-from safemigrate.policy import Timeouts
+from safemigrate.planning.policy import Timeouts
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 

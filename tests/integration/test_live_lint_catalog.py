@@ -10,11 +10,11 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from safemigrate.core.model import QualifiedName
 from safemigrate.db import Session
-from safemigrate.db.schema import lint_catalog
+from safemigrate.db.live_schema import lint_catalog
 from safemigrate.lint.catalog import Column
 from safemigrate.lint.types import ColumnType
-from safemigrate.model import QualifiedName
 from tests.support.runner import Result, run, write_migrations
 
 #: SET NOT NULL is an error only where the runner does not run it as its safe recipe.

@@ -17,9 +17,9 @@ from pathlib import Path
 import pglast
 import pytest
 
-from safemigrate.db.catalog import resolve_catalog_locks
+from safemigrate.db.catalog_facts import resolve_catalog_locks
 from safemigrate.db.session import Session
-from safemigrate.locks import LockMode, catalog_lock_needs, lock_needs, strongest
+from safemigrate.statements.locks import LockMode, catalog_lock_needs, lock_needs, strongest
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import run, write_migrations
 

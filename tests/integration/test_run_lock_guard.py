@@ -17,17 +17,17 @@ from typing import Any
 import psycopg
 import pytest
 
+from safemigrate.core.errors import RunLockLostError
+from safemigrate.core.model import Migration
 from safemigrate.db import Session, runlock
 from safemigrate.db.journal import JournalTable, ensure
 from safemigrate.db.step_timeouts import RunLockReleasedError
 from safemigrate.db.steps import SessionSteps
-from safemigrate.errors import RunLockLostError
-from safemigrate.model import Migration
-from safemigrate.pending import PlannedStep
-from safemigrate.policy import Timeouts
-from safemigrate.rewrites import RecipePart
-from safemigrate.shapes import AttemptHooks, step_shape
+from safemigrate.planning.pending import PlannedStep
+from safemigrate.planning.policy import Timeouts
+from safemigrate.planning.shapes import AttemptHooks, step_shape
 from safemigrate.source import build_steps
+from safemigrate.statements.recipes import RecipePart
 from tests.fixtures_db import ConnectFactory
 
 JOURNAL = JournalTable("public", "safemigrate_history")

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from psycopg import sql
 
 from safemigrate.db.runlock import lock_keys
-from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
+from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from tests.faults.helpers import wait_for_lock_wait
 from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
 from tests.support.runner import Result, journal_rows, run, start_process, write_migrations

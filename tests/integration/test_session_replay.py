@@ -17,8 +17,8 @@ import psycopg
 import pytest
 
 from safemigrate.db import Session
-from safemigrate.session_state import SessionState
 from safemigrate.source import build_steps
+from safemigrate.statements.session_state import SessionState
 from tests.fixtures_db import ConnectFactory
 
 POOL = [

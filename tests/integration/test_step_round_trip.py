@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 from psycopg import sql
 
+from safemigrate.core.errors import UnsafeConnectionError
 from safemigrate.db import ServerError, Session
 from safemigrate.db import steps as dbsteps
-from safemigrate.errors import UnsafeConnectionError
-from safemigrate.policy import Timeouts
+from safemigrate.planning.policy import Timeouts
 from tests.fixtures_db import ConnectFactory
 
 NOTHING = sql.Composed([sql.SQL("SELECT 1")])

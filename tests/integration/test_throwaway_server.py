@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from safemigrate.throwaway import (
+from safemigrate.infra.throwaway import (
     ThrowawayServer,
     ThrowawayServerError,
     find_server_bindirs,
@@ -267,7 +267,7 @@ def test_failed_start_reports_the_server_log_and_leaves_nothing(private_temp_roo
 def spawn_cluster_owner(temp_root: Path) -> tuple[subprocess.Popen[str], int, Path]:
     """Start a Python process that starts a throwaway server and waits for its stdin to close."""
     code = (
-        "import sys, safemigrate.throwaway as t\n"
+        "import sys, safemigrate.infra.throwaway as t\n"
         "s = t.ThrowawayServer(); s.start()\n"
         "print(s.postmaster_pid, s.data_dir.parent, flush=True)\n"
         "sys.stdin.read()\n"

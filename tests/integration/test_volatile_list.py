@@ -1,10 +1,10 @@
-"""The one volatile-function list (safemigrate.volatility) against the server's own catalog:
-every VOLATILE function of pg_catalog is in it, so a regenerated list adds nothing (the query
-is the one its docstring gives)."""
+"""The one volatile-function list (safemigrate.statements.volatility) against the server's own
+catalog: every VOLATILE function of pg_catalog is in it, so a regenerated list adds nothing (the
+query is the one its docstring gives)."""
 
 from __future__ import annotations
 
-from safemigrate.volatility import VOLATILE_FUNCTIONS
+from safemigrate.statements.volatility import VOLATILE_FUNCTIONS
 from tests.fixtures_db import ConnectFactory
 
 QUERY = (

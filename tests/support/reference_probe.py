@@ -29,7 +29,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from safemigrate.model import LockMode
+from safemigrate.core.model import LockMode
 from safemigrate.reference import schema
 from safemigrate.reference.model import (
     DataChange,

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import psycopg
 from psycopg import sql
 
-from safemigrate.throwaway import ThrowawayServerError, find_server_bindir
+from safemigrate.infra.throwaway import ThrowawayServerError, find_server_bindir
 from tests.fixtures_db import TEST_PG_ENV, PgServer
 from tests.support.runner import environment
 

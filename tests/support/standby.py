@@ -13,9 +13,9 @@ import socket
 import tempfile
 from pathlib import Path
 
-from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError
-from safemigrate.throwaway.programs import run_program, tail
-from safemigrate.throwaway.server_user import server_user
+from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError
+from safemigrate.infra.throwaway.programs import run_program, tail
+from safemigrate.infra.throwaway.server_user import server_user
 
 #: The application_name the standby's WAL receiver shows in pg_stat_replication.
 STANDBY_NAME = "test_standby"

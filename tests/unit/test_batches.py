@@ -9,7 +9,18 @@ from typing import Any
 import pglast
 import pytest
 
-from safemigrate.batches import (
+from safemigrate.core.errors import StepFailedError
+from safemigrate.core.events import BatchProgress, ReplicaLagWait, StepRef
+from safemigrate.core.model import BatchTarget, Migration, QualifiedName, TxMode
+from safemigrate.lint.walker import lint_text
+from safemigrate.planning.pending import PlannedStep
+from safemigrate.planning.plan import PlanBatch, build
+from safemigrate.planning.shapes import BatchedChange, InTransaction, step_shape
+from safemigrate.render.output import LiveStatus, batch_progress_text, event_text, plan_batch_text
+from safemigrate.settings.config import Settings
+from safemigrate.source import build_steps
+from safemigrate.source.parse import parse_file
+from safemigrate.statements.batches import (
     BatchStatement,
     batch_rate,
     batch_refusal,
@@ -18,17 +29,6 @@ from safemigrate.batches import (
     estimated_batches,
     key_refusal,
 )
-from safemigrate.config import Settings
-from safemigrate.errors import StepFailedError
-from safemigrate.events import BatchProgress, ReplicaLagWait, StepRef
-from safemigrate.lint.walker import lint_text
-from safemigrate.model import BatchTarget, Migration, QualifiedName, TxMode
-from safemigrate.output import LiveStatus, batch_progress_text, event_text, plan_batch_text
-from safemigrate.pending import PlannedStep
-from safemigrate.plan import PlanBatch, build
-from safemigrate.shapes import BatchedChange, InTransaction, step_shape
-from safemigrate.source import build_steps
-from safemigrate.source.parse import parse_file
 
 
 def node(sql: str) -> Any:
@@ -216,7 +216,7 @@ def test_progress_is_a_line_and_part_of_the_live_status() -> None:
     status = LiveStatus()
     lag = ReplicaLagWait(REF, "standby1", 2500.0, 1000, 0.0)
     assert "standby standby1 replays 2.5s behind" in event_text(lag)[0]
-    from safemigrate.events import StepStarted
+    from safemigrate.core.events import StepStarted
 
     status.update(StepStarted(REF, 1, 1, "own transaction", ()), 0.0)
     status.update(running, 1.0)

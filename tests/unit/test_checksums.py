@@ -1,4 +1,5 @@
-"""Tests for safemigrate.checksums: what can change without counting as drift, and what cannot."""
+"""Tests for safemigrate.core.checksums: what can change without counting as drift, and what
+cannot."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import hashlib
 
 import pytest
 
-from safemigrate.checksums import matches, normalize, normalized_checksum, raw_checksum
+from safemigrate.core.checksums import matches, normalize, normalized_checksum, raw_checksum
 from safemigrate.source import build_steps
 
 

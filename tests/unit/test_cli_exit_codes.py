@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from safemigrate.cli import main
 from safemigrate.cli.exit_codes import ExitStatus, Returned, exit_status
-from safemigrate.errors import DriftError, ExitCode, LintGateError, SafemigrateError
+from safemigrate.core.errors import DriftError, ExitCode, LintGateError, SafemigrateError
 
 EXPECTED = {
     "up": {0, 1, 2, 3, 4, 5, 6, 7, 130},

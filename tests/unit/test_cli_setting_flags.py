@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from safemigrate import api
-from safemigrate import check as check_module
-from safemigrate.config import Settings
-from safemigrate.errors import SafemigrateError
+from safemigrate.api import check_command as check_module
+from safemigrate.core.errors import SafemigrateError
+from safemigrate.settings.config import Settings
 from tests.support.runner import Result, run
 
 #: Stands in for every database: the command fails on the fake before it would connect.

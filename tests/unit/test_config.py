@@ -1,4 +1,5 @@
-"""Tests for safemigrate.config: where settings come from, and how bad ones are reported."""
+"""Tests for safemigrate.settings.config: where settings come from, and how bad ones are
+reported."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.config import KEYS, CancelRule, Settings, find_config_file, load_settings
-from safemigrate.errors import ConfigError, ExitCode
+from safemigrate.core.errors import ConfigError, ExitCode
+from safemigrate.settings.config import KEYS, CancelRule, Settings, find_config_file, load_settings
 
 
 def write(path: Path, text: str) -> Path:

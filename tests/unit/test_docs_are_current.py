@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.config import KEYS, key_facts
-from safemigrate.errors import ExitCode
+from safemigrate.core.errors import ExitCode
 from safemigrate.lint.rules import RULES
+from safemigrate.settings.config import KEYS, key_facts
 from tools import docs_reference
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from safemigrate.core.errors import BadInputError, ExitCode
 from safemigrate.db.dsn import normalize, parse_dsn
-from safemigrate.errors import BadInputError, ExitCode
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,11 @@
-"""Tests for safemigrate.durations: reading and printing human durations."""
+"""Tests for safemigrate.core.durations: reading and printing human durations."""
 
 from __future__ import annotations
 
 import pytest
 
-from safemigrate.durations import format_duration, parse_duration
-from safemigrate.errors import ConfigError, ExitCode
+from safemigrate.core.durations import format_duration, parse_duration
+from safemigrate.core.errors import ConfigError, ExitCode
 
 
 def error_of(value: object) -> str:

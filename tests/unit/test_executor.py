@@ -1,4 +1,4 @@
-"""Tests for safemigrate.executor without a database: a fake clock, sleep, database and watcher.
+"""Tests for safemigrate.run.executor without a database: a fake clock, sleep, database and watcher.
 
 The fake database answers each attempt from a script (a return value or a ServerError) and lets
 the fake clock run for as long as the attempt waited for its lock, as a lock timeout would.
@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from safemigrate.batches import BatchDone, NotBatchableError, ReplicaLag
-from safemigrate.blockers.watcher import Yielded
-from safemigrate.config import Settings
-from safemigrate.db import ServerError
-from safemigrate.errors import ExitCode, LockNotAcquiredError, MigrationFileError, StepFailedError
-from safemigrate.events import (
+from safemigrate.core.errors import (
+    ExitCode,
+    LockNotAcquiredError,
+    MigrationFileError,
+    StepFailedError,
+)
+from safemigrate.core.events import (
     AttemptFailed,
     AttemptStarted,
     BatchProgress,
@@ -36,15 +37,12 @@ from safemigrate.events import (
     StepYielded,
     WaitingForHolders,
 )
-from safemigrate.executor import Executor, RunResult, error_line, strongest_held
-from safemigrate.locks import CatalogLock, LockNeed
-from safemigrate.model import HeldLock, Migration, Sample, Setting
-from safemigrate.pending import PlannedStep
-from safemigrate.policy import Timeouts
-from safemigrate.retry import Backoff
-from safemigrate.rewrites import planned_name, recipe_parts
-from safemigrate.session_state import SessionState
-from safemigrate.shapes import (
+from safemigrate.core.model import HeldLock, Migration, Sample, Setting
+from safemigrate.db import ServerError
+from safemigrate.planning.backoff import Backoff
+from safemigrate.planning.pending import PlannedStep
+from safemigrate.planning.policy import Timeouts
+from safemigrate.planning.shapes import (
     AttemptHooks,
     AutocommitStatement,
     BatchedChange,
@@ -54,7 +52,14 @@ from safemigrate.shapes import (
     InTransaction,
     StepShape,
 )
+from safemigrate.run.executor import Executor, RunResult, error_line, strongest_held
+from safemigrate.run.watcher import Yielded
+from safemigrate.settings.config import Settings
 from safemigrate.source import build_steps
+from safemigrate.statements.batches import BatchDone, NotBatchableError, ReplicaLag
+from safemigrate.statements.locks import CatalogLock, LockNeed
+from safemigrate.statements.recipes import planned_name, recipe_parts
+from safemigrate.statements.session_state import SessionState
 
 LOCK_TIMEOUT = ServerError("55P03", "canceling statement due to lock timeout")
 DEADLOCK = ServerError("40P01", "deadlock detected")

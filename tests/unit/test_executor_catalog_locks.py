@@ -4,7 +4,7 @@ no round trip."""
 
 from __future__ import annotations
 
-from safemigrate.model import CatalogLock, LockMode, LockNeed, QualifiedName, Via
+from safemigrate.core.model import CatalogLock, LockMode, LockNeed, QualifiedName, Via
 
 from .test_executor import LOCK_TIMEOUT, FakeWatcher, blocker, harness, planned
 

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.config import Settings, load_settings
-from safemigrate.errors import ConfigError, ExitCode, StepFailedError
-from safemigrate.events import Event, RunStarted
-from safemigrate.fleet import Control, FleetTarget, resolve_targets, run_fleet
-from safemigrate.fleet_report import (
+from safemigrate.core.errors import ConfigError, ExitCode, StepFailedError
+from safemigrate.core.events import Event, RunStarted
+from safemigrate.core.reached import Target
+from safemigrate.render.fleet_report import (
     FleetReport,
     TargetEvent,
     TargetOutcome,
@@ -22,8 +21,9 @@ from safemigrate.fleet_report import (
     worst_exit_code,
 )
 from safemigrate.run.connection import Database
-from safemigrate.target import Target
-from safemigrate.targets import load_targets_file, targets_from_config
+from safemigrate.run.fleet import Control, FleetTarget, resolve_targets, run_fleet
+from safemigrate.settings.config import Settings, load_settings
+from safemigrate.settings.fleet_targets import load_targets_file, targets_from_config
 
 
 def _targets(n: int) -> list[FleetTarget]:
@@ -236,7 +236,7 @@ def test_interrupt_cancels_every_running_job_and_waits_for_it(
 
     import concurrent.futures
 
-    import safemigrate.fleet as fleet
+    import safemigrate.run.fleet as fleet
 
     real_wait = concurrent.futures.wait
     calls = 0
@@ -271,11 +271,11 @@ def test_the_fleet_sink_prefixes_lines_and_draws_one_live_line_per_running_targe
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from safemigrate.cli.sinks import FleetSink
-    from safemigrate.fleet_report import TargetFinished, TargetStarted
+    from safemigrate.render.fleet_report import TargetFinished, TargetStarted
 
     sink = FleetSink("text", live=True)
     target = Target("u", "h", 5432, "d", "15.1", False)
-    from safemigrate.events import Connected
+    from safemigrate.core.events import Connected
 
     sink(TargetEvent("a", TargetStarted()))
     sink(TargetEvent("b", TargetStarted()))

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.config import Settings
-from safemigrate.errors import ExitCode, LintGateError
-from safemigrate.gate import GateContext, GateVerdict, blocks, judge, judgement, verdict
+from safemigrate.core.errors import ExitCode, LintGateError
+from safemigrate.core.model import JournalEntry, Migration
 from safemigrate.lint import Finding
 from safemigrate.lint.findings import CostFacts, TableSize
-from safemigrate.model import JournalEntry, Migration
-from safemigrate.output import event_text
-from safemigrate.pending import PlannedStep, pending_steps
+from safemigrate.planning.gate import GateContext, GateVerdict, blocks, judge, judgement, verdict
+from safemigrate.planning.pending import PlannedStep, pending_steps
+from safemigrate.render.output import event_text
+from safemigrate.settings.config import Settings
 from safemigrate.source import load_migrations
 
 UNSAFE_FK = (
@@ -340,7 +340,7 @@ def test_the_refusal_names_the_target_that_applies_the_safe_migrations_first(
 
 
 def test_the_guard_refuses_whatever_lint_gate_says(tmp_path: Path) -> None:
-    from safemigrate.gate import guard_error, lint_pending
+    from safemigrate.planning.gate import guard_error, lint_pending
 
     migrations = write(tmp_path / "migrations", {"0001_a.sql": "SET lock_timeout = '100us';\n"})
     planned = pending_steps(migrations, [])

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.adoption import (
+from safemigrate.core.errors import MigrationFileError
+from safemigrate.core.model import JournalEntry
+from safemigrate.planning.adoption import (
     AdoptionError,
     ForeignHistory,
     ForeignRow,
@@ -17,8 +19,6 @@ from safemigrate.adoption import (
     checksum_drift,
     yoyo_hash,
 )
-from safemigrate.errors import MigrationFileError
-from safemigrate.model import JournalEntry
 from safemigrate.source import discover, load_migrations, scan_directory
 from safemigrate.source.layouts import VERSION_OF, detect, new_files
 from safemigrate.source.layouts import flyway as flyway_layout
@@ -406,8 +406,8 @@ def test_sqlx_checksums_are_compared(tmp_path: Path) -> None:
 
 def test_another_tools_directory_is_not_read_as_safemigrates_own(tmp_path: Path) -> None:
     from safemigrate import api
-    from safemigrate.config import load_settings
-    from safemigrate.errors import BadInputError
+    from safemigrate.core.errors import BadInputError
+    from safemigrate.settings.config import load_settings
 
     directory = write_migrations(
         tmp_path / "m", {"1_a.sql": "-- migrate:up\nSELECT 1;\n-- migrate:down\nSELECT 2;\n"}
@@ -427,7 +427,7 @@ def test_another_tools_directory_is_not_read_as_safemigrates_own(tmp_path: Path)
 
 def test_check_lints_only_the_up_parts(tmp_path: Path) -> None:
     from safemigrate import api
-    from safemigrate.config import load_settings
+    from safemigrate.settings.config import load_settings
 
     directory = write_migrations(
         tmp_path / "m",
@@ -458,9 +458,9 @@ def test_yoyo_rows_are_matched_by_migration_hash(tmp_path: Path) -> None:
 
 
 def test_the_lint_gate_judges_up_parts_only(tmp_path: Path) -> None:
-    from safemigrate.config import load_settings
-    from safemigrate.gate import lint_pending
-    from safemigrate.pending import pending_steps
+    from safemigrate.planning.gate import lint_pending
+    from safemigrate.planning.pending import pending_steps
+    from safemigrate.settings.config import load_settings
 
     directory = write_migrations(
         tmp_path / "m",
@@ -474,7 +474,7 @@ def test_the_lint_gate_judges_up_parts_only(tmp_path: Path) -> None:
 
 
 def test_target_takes_a_flyway_version_as_written(tmp_path: Path) -> None:
-    from safemigrate.pending import resolve_target
+    from safemigrate.planning.pending import resolve_target
 
     directory = write_migrations(
         tmp_path, {"V1__a.sql": "SELECT 1;\n", "V1_1__b.sql": "SELECT 1;\n"}

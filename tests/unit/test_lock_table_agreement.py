@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pglast
 
-from safemigrate import locks
-from safemigrate.model import LockMode
+from safemigrate.core.model import LockMode
 from safemigrate.reference import ROWS, lookup
 from safemigrate.reference.families import alter_relations, alter_table
 from safemigrate.reference.model import Example, Row, Target
+from safemigrate.statements import locks
 
 #: Where the lock model is deliberately stronger than the server: REINDEX TABLE takes SHARE on
 #: the table but ACCESS EXCLUSIVE on each of its indexes, and every query plans with all the

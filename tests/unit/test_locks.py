@@ -1,5 +1,5 @@
-"""Tests for safemigrate.locks.lock_needs: which tables a statement locks, in which mode, and
-whether it scans or rewrites them, checked against the PostgreSQL documentation.
+"""Tests for safemigrate.statements.locks.lock_needs: which tables a statement locks, in which mode,
+and whether it scans or rewrites them, checked against the PostgreSQL documentation.
 
 References (PostgreSQL 15-17 manuals):
 - "Explicit Locking", section 13.3.1 "Table-Level Locks" (which commands take which mode) and
@@ -23,8 +23,15 @@ from __future__ import annotations
 
 import pglast
 
-from safemigrate.locks import CatalogLock, LockMode, LockNeed, Via, catalog_lock_needs, lock_needs
-from safemigrate.model import QualifiedName
+from safemigrate.core.model import QualifiedName
+from safemigrate.statements.locks import (
+    CatalogLock,
+    LockMode,
+    LockNeed,
+    Via,
+    catalog_lock_needs,
+    lock_needs,
+)
 
 AE = LockMode.ACCESS_EXCLUSIVE
 SRE = LockMode.SHARE_ROW_EXCLUSIVE

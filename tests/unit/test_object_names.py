@@ -9,9 +9,9 @@ name1 and name2 is cut first, byte by byte, then each clipped to a character bou
 
 from __future__ import annotations
 
-from safemigrate import rewrites
 from safemigrate.lint import state
-from safemigrate.object_names import choose_name, make_object_name, name_candidates
+from safemigrate.statements import recipes as rewrites
+from safemigrate.statements.names import choose_name, make_object_name, name_candidates
 
 
 def test_make_object_name_joins_with_underscores() -> None:

@@ -7,8 +7,10 @@ import re
 from pathlib import Path
 
 import safemigrate
-from safemigrate import config, events, executor, fleet, model, source
-from safemigrate.run import database_run
+from safemigrate import source
+from safemigrate.core import events, model
+from safemigrate.run import database_run, executor, fleet
+from safemigrate.settings import config
 
 PACKAGE = Path(safemigrate.__file__).parent
 
@@ -24,14 +26,14 @@ def _definitions(name: str) -> list[str]:
 
 
 def test_the_event_sink_type_is_defined_once_in_events() -> None:
-    assert _definitions("EventSink") == ["events.py"]
+    assert _definitions("EventSink") == ["core/events.py"]
     for module in (executor, database_run, fleet):
         assert vars(module)["EventSink"] is events.EventSink
 
 
 def test_the_runner_policy_types_are_defined_once_in_model() -> None:
-    assert _definitions("ConcurrentIndexes") == ["model.py"]
-    assert _definitions("SafeRewrites") == ["model.py"]
+    assert _definitions("ConcurrentIndexes") == ["core/model.py"]
+    assert _definitions("SafeRewrites") == ["core/model.py"]
     for module in (config, source):
         assert vars(module)["ConcurrentIndexes"] is model.ConcurrentIndexes
         assert vars(module)["SafeRewrites"] is model.SafeRewrites

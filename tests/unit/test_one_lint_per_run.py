@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate import gate
-from safemigrate.config import Settings
-from safemigrate.errors import MigrationFileError
-from safemigrate.pending import pending_steps
+from safemigrate.core.errors import MigrationFileError
+from safemigrate.planning import gate
+from safemigrate.planning.pending import pending_steps
+from safemigrate.planning.timeout_guard import refuse_unguarding
+from safemigrate.settings.config import Settings
 from safemigrate.source import load_migrations
-from safemigrate.timeout_guard import refuse_unguarding
 
 FILES = {
     "0001_t.sql": "CREATE TABLE orders (id int);\nCREATE TABLE customers (id int PRIMARY KEY);\n",

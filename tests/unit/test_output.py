@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from safemigrate.events import (
+from safemigrate.core.events import (
     AttemptFailed,
     AttemptStarted,
     Blocker,
@@ -29,7 +29,8 @@ from safemigrate.events import (
     WaitingFor,
     WaitingForHolders,
 )
-from safemigrate.output import (
+from safemigrate.core.reached import Target
+from safemigrate.render.output import (
     LiveStatus,
     event_json,
     event_text,
@@ -37,7 +38,6 @@ from safemigrate.output import (
     lint_findings_text,
     paint,
 )
-from safemigrate.target import Target
 
 REF = StepRef(version=3, file="0003_x.sql", line=5, step=1, steps=2, sql="ALTER TABLE t ...")
 BLOCKER = Blocker(

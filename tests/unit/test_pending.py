@@ -1,4 +1,4 @@
-"""Tests for safemigrate.pending: migrations on disk against the journal."""
+"""Tests for safemigrate.planning.pending: migrations on disk against the journal."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.errors import BadInputError, DriftError, ExitCode, OutOfOrderError
-from safemigrate.model import JournalEntry, Migration
-from safemigrate.pending import (
+from safemigrate.core.errors import BadInputError, DriftError, ExitCode, OutOfOrderError
+from safemigrate.core.model import JournalEntry, Migration
+from safemigrate.planning.pending import (
     MigrationStatus,
     PlannedStep,
     RepairAction,

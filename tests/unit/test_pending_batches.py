@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from safemigrate.errors import BadInputError, DriftError
-from safemigrate.model import JournalEntry, StepProgress
-from safemigrate.pending import RepairAction, State, check_drift, repairs_of, statuses
+from safemigrate.core.errors import BadInputError, DriftError
+from safemigrate.core.model import JournalEntry, StepProgress
+from safemigrate.planning.pending import RepairAction, State, check_drift, repairs_of, statuses
 from tests.unit.test_pending import migration, only
 
 A = migration(1, "flag", "UPDATE orders SET flag = true")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from safemigrate.checksums import EMPTY
-from safemigrate.errors import BadInputError, DriftError
-from safemigrate.model import JournalEntry
-from safemigrate.pending import (
+from safemigrate.core.checksums import EMPTY
+from safemigrate.core.errors import BadInputError, DriftError
+from safemigrate.core.model import JournalEntry
+from safemigrate.planning.pending import (
     RepairAction,
     State,
     check_drift,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import inspect
 
-from safemigrate.config import Settings
+from safemigrate.core.model import DEFAULT_PG_VERSION
 from safemigrate.lint import directory, walker
-from safemigrate.model import DEFAULT_PG_VERSION
+from safemigrate.settings.config import Settings
 from tests.support.runner import run
 
 

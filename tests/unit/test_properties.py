@@ -28,11 +28,11 @@ import pytest
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
-from safemigrate.config import KEYS, Settings, load_settings
-from safemigrate.durations import UNITS_MS, parse_duration
-from safemigrate.errors import ExitCode, SafemigrateError
+from safemigrate.core.durations import UNITS_MS, parse_duration
+from safemigrate.core.errors import ExitCode, SafemigrateError
+from safemigrate.core.model import TxMode
 from safemigrate.lint.walker import lint_text
-from safemigrate.model import TxMode
+from safemigrate.settings.config import KEYS, Settings, load_settings
 from safemigrate.source import FILENAME_PATTERN, build_steps, load_migrations, parse_file
 
 T = TypeVar("T")

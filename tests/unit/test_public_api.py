@@ -21,7 +21,10 @@ def test_every_public_name_imports(name: str) -> None:
 
 
 def test_the_public_names_are_what_they_say() -> None:
-    from safemigrate import api, config, errors, executor
+    from safemigrate import api
+    from safemigrate.core import errors
+    from safemigrate.run import executor
+    from safemigrate.settings import config
 
     assert safemigrate.api is api
     assert safemigrate.load_settings is config.load_settings

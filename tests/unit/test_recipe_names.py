@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pglast
 
-from safemigrate.model import ConstraintRewrite, QualifiedName
-from safemigrate.rewrites import (
+from safemigrate.core.model import ConstraintRewrite, QualifiedName
+from safemigrate.statements.recipes import (
     choose_helper_names,
     drop_part,
     helper_candidates,

@@ -1,11 +1,12 @@
-"""Tests for safemigrate.recovery: how a rerun recovers each kind of autocommit statement."""
+"""Tests for safemigrate.statements.recovery: how a rerun recovers each kind of autocommit
+statement."""
 
 from __future__ import annotations
 
 import pytest
 
-from safemigrate.model import QualifiedName
-from safemigrate.recovery import (
+from safemigrate.core.model import QualifiedName
+from safemigrate.statements.recovery import (
     DetachConcurrently,
     EnumValue,
     ObjectExists,

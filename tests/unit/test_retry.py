@@ -1,10 +1,11 @@
-"""Tests for safemigrate.retry: which errors are retried, and how long to wait between attempts."""
+"""Tests for safemigrate.planning.backoff: which errors are retried, and how long to wait between
+attempts."""
 
 from __future__ import annotations
 
 import pytest
 
-from safemigrate.retry import Backoff, is_retryable
+from safemigrate.planning.backoff import Backoff, is_retryable
 
 
 def backoff(rand: float = 1.0, initial: int = 100, maximum: int = 1000) -> Backoff:

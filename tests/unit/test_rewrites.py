@@ -8,19 +8,19 @@ import dataclasses
 import pglast
 import pytest
 
-from safemigrate import rewrites
-from safemigrate.errors import MigrationFileError
-from safemigrate.locks import lock_needs
-from safemigrate.model import ConstraintRewrite, LockMode, QualifiedName, TxMode
-from safemigrate.object_names import make_object_name
-from safemigrate.rewrites import (
+from safemigrate.core.errors import MigrationFileError
+from safemigrate.core.model import ConstraintRewrite, LockMode, QualifiedName, TxMode
+from safemigrate.source import build_steps, parse_file
+from safemigrate.statements import recipes as rewrites
+from safemigrate.statements.locks import lock_needs
+from safemigrate.statements.names import make_object_name
+from safemigrate.statements.recipes import (
     helper_name,
     name_candidates,
     planned_name,
     recipe_parts,
     recognise,
 )
-from safemigrate.source import build_steps, parse_file
 
 
 def recipe(sql: str) -> ConstraintRewrite:

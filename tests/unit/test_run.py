@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from safemigrate.errors import RunLockHeldError
-from safemigrate.events import Event, RunLockWaiting
-from safemigrate.retry import Backoff
+from safemigrate.core.errors import RunLockHeldError
+from safemigrate.core.events import Event, RunLockWaiting
+from safemigrate.planning.backoff import Backoff
 from safemigrate.run.reconnection import Outage
 from safemigrate.run.run_lock import RUN_LOCK_POLL, acquire_run_lock
 

@@ -3,7 +3,7 @@ and COPY data (the journal's rows appended to the dump) are psql's, not SQL."""
 
 from __future__ import annotations
 
-from safemigrate.schema_dump import referenced_roles, sql_of_dump
+from safemigrate.source.schema_dump import referenced_roles, sql_of_dump
 
 DUMP = """--
 -- PostgreSQL database dump

@@ -13,7 +13,7 @@ from pathlib import Path
 import pglast
 import pytest
 
-from safemigrate.model import (
+from safemigrate.core.model import (
     ADVISORY,
     CURSOR,
     LISTENING,
@@ -26,7 +26,8 @@ from safemigrate.model import (
     Setting,
     Step,
 )
-from safemigrate.session_state import (
+from safemigrate.source import build_steps
+from safemigrate.statements.session_state import (
     ALL,
     AUTHORIZATION,
     ROLE,
@@ -39,7 +40,6 @@ from safemigrate.session_state import (
     needs_of,
     session_changing_functions,
 )
-from safemigrate.source import build_steps
 
 
 def changes(sql: str) -> tuple[object, ...]:

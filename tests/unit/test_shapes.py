@@ -1,4 +1,5 @@
-"""Tests for safemigrate.shapes (each step's transaction shape) and policy.attempt_timeouts."""
+"""Tests for safemigrate.planning.shapes (each step's transaction shape) and
+policy.attempt_timeouts."""
 
 from __future__ import annotations
 
@@ -6,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.errors import StepFailedError
-from safemigrate.model import Migration, QualifiedName
-from safemigrate.pending import PlannedStep
-from safemigrate.policy import StepPolicy, Timeouts, attempt_timeouts
-from safemigrate.recovery import ReindexConcurrently, Rerun
-from safemigrate.shapes import (
+from safemigrate.core.errors import StepFailedError
+from safemigrate.core.model import Migration, QualifiedName
+from safemigrate.planning.pending import PlannedStep
+from safemigrate.planning.policy import StepPolicy, Timeouts, attempt_timeouts
+from safemigrate.planning.shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
     ExplicitBlock,
@@ -21,6 +21,7 @@ from safemigrate.shapes import (
     step_shape,
 )
 from safemigrate.source import build_steps
+from safemigrate.statements.recovery import ReindexConcurrently, Rerun
 
 
 def shapes(sql: str, *, started_before: bool = False) -> list[StepShape]:
@@ -156,8 +157,8 @@ def test_every_shape_runs_through_one_runner_of_the_db_layer() -> None:
 def test_a_shape_says_which_timeouts_its_step_runs_under(
     sql: str, lock_ms: int, statement_ms: int
 ) -> None:
-    from safemigrate.config import Settings
-    from safemigrate.policy import step_policy
+    from safemigrate.planning.policy import step_policy
+    from safemigrate.settings.config import Settings
 
     path = Path("/m/0007_add.sql")
     (step,) = build_steps(str(path), sql)

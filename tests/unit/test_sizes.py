@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from safemigrate.errors import ConfigError
-from safemigrate.sizes import format_size, parse_size
+from safemigrate.core.errors import ConfigError
+from safemigrate.core.sizes import format_size, parse_size
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.errors import ExitCode, MigrationFileError
-from safemigrate.model import QualifiedName, Step, StepOptions, TxMode
+from safemigrate.core.errors import ExitCode, MigrationFileError
+from safemigrate.core.model import QualifiedName, Step, StepOptions, TxMode
 from safemigrate.source import (
     ConcurrentIndexes,
     ParsedFile,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from safemigrate.errors import MigrationFileError
+from safemigrate.core.errors import MigrationFileError
 from safemigrate.source import build_steps, parse_file
 
 

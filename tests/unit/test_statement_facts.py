@@ -11,11 +11,14 @@ from typing import Any
 import pglast
 import pytest
 
-from safemigrate import gate, rewrites, session_state, statements
+from safemigrate.core.model import TEMPORARY, Migration, Statement, Step, TxMode
 from safemigrate.lint.catalog import Catalog
-from safemigrate.model import TEMPORARY, Migration, Statement, Step, TxMode
-from safemigrate.pending import PlannedStep
+from safemigrate.planning import gate
+from safemigrate.planning.pending import PlannedStep
 from safemigrate.source import build_steps
+from safemigrate.statements import parsed as statements
+from safemigrate.statements import recipes as rewrites
+from safemigrate.statements import session_state
 
 SQL = """\
 CREATE TABLE orders (id int);

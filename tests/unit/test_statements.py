@@ -1,4 +1,5 @@
-"""Tests for safemigrate.statements: what a parsed statement is, from PostgreSQL's parse tree."""
+"""Tests for safemigrate.statements.parsed: what a parsed statement is, from PostgreSQL's parse
+tree."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 import pglast
 import pytest
 
-from safemigrate import statements as sqlinfo
-from safemigrate.model import QualifiedName
+from safemigrate.core.model import QualifiedName
+from safemigrate.statements import parsed as sqlinfo
 
 
 def node(sql: str) -> Any:

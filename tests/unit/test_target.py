@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from safemigrate.config import Settings
+from safemigrate.core.errors import BadInputError, ConnectionFailedError, DriftError, ExitCode
+from safemigrate.core.model import JournalEntry, Migration, Step, StepOptions, TxMode
+from safemigrate.core.reached import Target, version_text
 from safemigrate.db.dsn import explain_parse_error, parse_dsn, resolve_dsn
 from safemigrate.db.journal import JournalTable
-from safemigrate.errors import BadInputError, ConnectionFailedError, DriftError, ExitCode
-from safemigrate.model import JournalEntry, Migration, Step, StepOptions, TxMode
-from safemigrate.pending import pending_after
-from safemigrate.policy import backoff_of, worst_case
+from safemigrate.planning.pending import pending_after
+from safemigrate.planning.policy import backoff_of, worst_case
 from safemigrate.run.connection import resolve_database
 from safemigrate.run.run_lock import holding_run_lock
-from safemigrate.target import Target, version_text
+from safemigrate.settings.config import Settings
 
 # -- Target ----------------------------------------------------------------------------------
 

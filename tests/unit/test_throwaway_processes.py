@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.throwaway import processes
-from safemigrate.throwaway.processes import (
+from safemigrate.infra.throwaway import processes
+from safemigrate.infra.throwaway.processes import (
     is_postmaster_of,
     kill_processes_in,
     kill_tree,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.throwaway.errors import ThrowawayServerError
-from safemigrate.throwaway.programs import child_env, read_tail, run_program, tail
+from safemigrate.infra.throwaway.errors import ThrowawayServerError
+from safemigrate.infra.throwaway.programs import child_env, read_tail, run_program, tail
 
 
 def test_tail_keeps_the_last_non_blank_lines_on_one_line() -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.throwaway import server_user as module
-from safemigrate.throwaway.errors import ThrowawayServerError
-from safemigrate.throwaway.server_user import (
+from safemigrate.infra.throwaway import server_user as module
+from safemigrate.infra.throwaway.errors import ThrowawayServerError
+from safemigrate.infra.throwaway.server_user import (
     READ,
     SEARCH,
     WRITE,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from safemigrate.config import load_settings
+from safemigrate.core.errors import BadInputError, ConfigError
 from safemigrate.db.dsn import normalize
-from safemigrate.errors import BadInputError, ConfigError
+from safemigrate.settings.config import load_settings
 
 
 def test_yoyos_schema_parameter_is_its_search_path() -> None:

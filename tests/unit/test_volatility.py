@@ -13,9 +13,9 @@ from pathlib import Path
 import pglast
 import pytest
 
-from safemigrate import volatility
 from safemigrate.lint import volatility as lint_volatility
-from safemigrate.locks import lock_needs
+from safemigrate.statements import volatility
+from safemigrate.statements.locks import lock_needs
 from tests.support.runner import run, write_migrations
 
 

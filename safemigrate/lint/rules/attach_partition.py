@@ -7,7 +7,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from ...model import QualifiedName
+from ...core.model import QualifiedName
 from ..context import StatementContext, show, written
 from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from pglast import ast
 
-from ...model import LockMode
+from ...core.model import LockMode
 from ..context import StatementContext, show, written
 from ..findings import Cost, Hit, hit, make_rule
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from pglast import ast
 
-from ... import statements as sqlinfo
-from ...model import summarize
+from ...core.model import summarize
+from ...statements import parsed as sqlinfo
 from ..context import StatementContext
 from ..findings import Hit, hit, make_rule
 

@@ -1,7 +1,7 @@
 """run-lock-release: a migration that releases advisory locks, the runner's run lock included.
 
 The runner refuses such a statement in a pending step (exit 2), whatever ``lint_gate`` says
-(see ``safemigrate.timeout_guard``).
+(see ``safemigrate.planning.timeout_guard``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """timeout-guard-off: a migration sets lock_timeout or statement_timeout to 0 or above a ceiling.
 
 The runner refuses such a statement in a pending step too (exit 2) unless an allow comment with
-a reason names this rule (see ``safemigrate.timeout_guard``), so this module is where both the
-linter and the runner learn what a statement does to the two timeouts.
+a reason names this rule (see ``safemigrate.planning.timeout_guard``), so this module is where both
+the linter and the runner learn what a statement does to the two timeouts.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 
 from pglast import ast
 
-from ... import locks
-from ... import statements as sqlinfo
-from ...durations import format_duration
-from ...model import QualifiedName
+from ...core.durations import format_duration
+from ...core.model import QualifiedName
+from ...statements import locks
+from ...statements import parsed as sqlinfo
 from ..context import TEMP_SCHEMA, StatementContext, walk
 from ..findings import Cost, Hit, hit, make_rule
 from ..search_path import is_unknown

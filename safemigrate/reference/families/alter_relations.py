@@ -15,7 +15,7 @@ from typing import Any
 
 from pglast import ast
 
-from ...locks import INDEX_ACCESS_EXCLUSIVE_OPTIONS
+from ...statements.locks import INDEX_ACCESS_EXCLUSIVE_OPTIONS
 from .._build import (
     AE,
     AS,

@@ -14,7 +14,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from ...locks import SERIAL_TYPES, TABLE_ACCESS_EXCLUSIVE_OPTIONS
+from ...statements.locks import SERIAL_TYPES, TABLE_ACCESS_EXCLUSIVE_OPTIONS
 from .._build import (
     AE,
     AS,

@@ -3,7 +3,7 @@
 One pure module per tool turns a directory into the same :class:`~..scanning.MigrationFile` list
 as safemigrate's own layout: the tool's file names, order and versions; the up part only (its
 down part noted and ignored); the tool's own id for matching its history table
-(:mod:`safemigrate.adoption`); and notes for ``plan`` (what safemigrate runs differently).
+(:mod:`safemigrate.planning.adoption`); and notes for ``plan`` (what safemigrate runs differently).
 ``auto`` picks the layout from what is in the directory (:func:`detect`).
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, get_args
 
-from ...errors import BadInputError
+from ...core.errors import BadInputError
 from ..scanning import DirectoryScan, MigrationFile
 from . import dbmate, diesel, flyway, golang_migrate, sqlx, yoyo
 

@@ -6,8 +6,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from safemigrate.db import ServerError
-from safemigrate.model import (
+from safemigrate.core.model import (
     Blocker,
     CatalogLock,
     HeldLock,
@@ -17,6 +16,7 @@ from safemigrate.model import (
     QualifiedName,
     Sample,
 )
+from safemigrate.db import ServerError
 
 
 class FakeClock:

@@ -8,9 +8,15 @@ from pathlib import Path
 import pytest
 
 from safemigrate.blockers.cancel import CancelPolicy, eligible
-from safemigrate.config import CancelRule, Settings, allow_list, load_settings, parse_cancel_rule
-from safemigrate.errors import ConfigError
-from safemigrate.model import Blocker
+from safemigrate.core.errors import ConfigError
+from safemigrate.core.model import Blocker
+from safemigrate.settings.config import (
+    CancelRule,
+    Settings,
+    allow_list,
+    load_settings,
+    parse_cancel_rule,
+)
 
 IDLE_30S = CancelPolicy(CancelRule("idle-in-transaction", 30_000))
 ANY_30S = CancelPolicy(CancelRule("any", 30_000))

@@ -3,9 +3,9 @@ monitor session in one look-up, only when there is something to ask and a pre-ch
 
 from __future__ import annotations
 
-from safemigrate.blockers.watcher import Watcher
-from safemigrate.config import Settings
-from safemigrate.model import CatalogLock, LockMode, LockNeed, QualifiedName, Via
+from safemigrate.core.model import CatalogLock, LockMode, LockNeed, QualifiedName, Via
+from safemigrate.run.watcher import Watcher
+from safemigrate.settings.config import Settings
 
 from .fakes import FakeMonitor
 

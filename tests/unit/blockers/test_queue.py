@@ -9,7 +9,7 @@ from safemigrate.blockers.queue import (
     still_held,
     yield_grace_ms,
 )
-from safemigrate.model import HeldLock, LockQueue, QueuedLock
+from safemigrate.core.model import HeldLock, LockQueue, QueuedLock
 
 AE = "AccessExclusiveLock"
 AS = "AccessShareLock"

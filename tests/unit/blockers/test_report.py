@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from safemigrate.blockers.report import cut, redact_query, reported_blocker, reported_sample
-from safemigrate.model import Blocker, Sample, WaitingFor
+from safemigrate.core.model import Blocker, Sample, WaitingFor
 
 RAW = Blocker(
     pid=42,

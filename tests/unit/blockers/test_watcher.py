@@ -10,11 +10,8 @@ import time
 
 import pytest
 
-from safemigrate.blockers import watcher as watcher_module
-from safemigrate.blockers.watcher import AttemptWatch, Watcher, sample_at_s
-from safemigrate.config import CancelRule, Settings
-from safemigrate.events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
-from safemigrate.model import (
+from safemigrate.core.events import BlockerAction, Event, IndexProgress, StepProgress, StepRef
+from safemigrate.core.model import (
     Blocker,
     IndexBuildProgress,
     LockMode,
@@ -25,6 +22,9 @@ from safemigrate.model import (
     Sample,
     WaitingFor,
 )
+from safemigrate.run import watcher as watcher_module
+from safemigrate.run.watcher import AttemptWatch, Watcher, sample_at_s
+from safemigrate.settings.config import CancelRule, Settings
 
 from .fakes import FakeClock, FakeMonitor, Holder
 

@@ -1,4 +1,4 @@
-"""check's result cache (safemigrate.lint.cache, check.py, lint_directory's memo).
+"""check's result cache (safemigrate.infra.lint_cache, check.py, lint_directory's memo).
 
 The cache only ever saves time: every test compares what a cached run says with what a run
 without the cache says, and counts what was judged again. No database is needed.
@@ -16,17 +16,18 @@ from typing import Any
 
 import pytest
 
-import safemigrate.check
-import safemigrate.lint.cache
+import safemigrate.api.check_command
+import safemigrate.infra.lint_cache
 import safemigrate.lint.directory
-from safemigrate.check import check
-from safemigrate.config import Settings
-from safemigrate.lint.cache import FORMAT, FileMemo
+from safemigrate.api.check_command import check
+from safemigrate.core.model import QualifiedName
+from safemigrate.infra.lint_cache import FORMAT
 from safemigrate.lint.catalog import LIVE_FIELDS, Catalog, Column
 from safemigrate.lint.directory import lint_directory
 from safemigrate.lint.findings import LintReport
+from safemigrate.lint.memo import FileMemo
 from safemigrate.lint.walker import FileResult, lint_text
-from safemigrate.model import QualifiedName
+from safemigrate.settings.config import Settings
 
 from .support import write
 
@@ -63,14 +64,14 @@ def settle(directory: Path) -> None:
 
 
 #: The real racy window (lint.cache.RACY_NS), for the test of the rule itself.
-REAL_RACY_NS = safemigrate.lint.cache.RACY_NS
+REAL_RACY_NS = safemigrate.infra.lint_cache.RACY_NS
 
 
 @pytest.fixture(autouse=True)
 def _no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """Files these tests write changed a moment ago, and a change time cannot be dated back:
     without this, no whole report made in a test would be kept (see the racy test below)."""
-    monkeypatch.setattr(safemigrate.lint.cache, "RACY_NS", 0)
+    monkeypatch.setattr(safemigrate.infra.lint_cache, "RACY_NS", 0)
 
 
 def cached(directory: Path, cache: Path, **changes: Any) -> Settings:
@@ -101,7 +102,7 @@ def forbid_linting(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> LintReport:
         raise AssertionError("linted although the cache holds the answer")
 
-    monkeypatch.setattr(safemigrate.check, "_lint", refuse)
+    monkeypatch.setattr(safemigrate.api.check_command, "_lint", refuse)
 
 
 def count_judged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -467,7 +468,9 @@ def test_change_of_code_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     write(directory, "0002_b.sql", SET_NOT_NULL)
     settle(directory)
     check(settings)  # per-file level now holds both files
-    monkeypatch.setattr(safemigrate.check, "code_fingerprint", lambda: "another version")
+    monkeypatch.setattr(
+        safemigrate.api.check_command, "code_fingerprint", lambda: "another version"
+    )
     judged = count_judged(monkeypatch)
     report = check(settings)
     assert judged == ["0001_a.sql", "0002_b.sql"]  # neither level is reused
@@ -483,12 +486,12 @@ def test_code_fingerprint_changes_when_a_code_file_changes(
     package.mkdir(parents=True)
     module = write(package, "__init__.py", "")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    before = safemigrate.lint.cache.code_fingerprint()
-    assert safemigrate.lint.cache.code_fingerprint() == before
+    before = safemigrate.infra.lint_cache.code_fingerprint()
+    assert safemigrate.infra.lint_cache.code_fingerprint() == before
     write(package, "__pycache__", "")  # bytecode is not code
-    assert safemigrate.lint.cache.code_fingerprint() == before
+    assert safemigrate.infra.lint_cache.code_fingerprint() == before
     module.write_text("VERSION = 2\n", encoding="utf-8")
-    assert safemigrate.lint.cache.code_fingerprint() != before
+    assert safemigrate.infra.lint_cache.code_fingerprint() != before
 
 
 # Where the cache goes
@@ -530,7 +533,7 @@ def test_directory_value_writes_check_files_there(tmp_path: Path) -> None:
 def test_pruning_keeps_the_most_recently_written_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(safemigrate.lint.cache, "MAX_FILES", 3)
+    monkeypatch.setattr(safemigrate.infra.lint_cache, "MAX_FILES", 3)
     cache = tmp_path / "cache"
     written: list[Path] = []
     for number in range(6):
@@ -777,7 +780,7 @@ def test_a_pipe_in_the_directory_is_not_opened_and_nothing_blocks(tmp_path: Path
     os.mkfifo(directory / ".pipe")
     results: list[object] = []
     worker = threading.Thread(
-        target=lambda: results.append(safemigrate.lint.cache.fingerprint([directory])),
+        target=lambda: results.append(safemigrate.infra.lint_cache.fingerprint([directory])),
         daemon=True,
     )
     worker.start()
@@ -791,13 +794,13 @@ def test_a_pipe_in_the_directory_is_not_opened_and_nothing_blocks(tmp_path: Path
 def test_a_link_to_a_directory_disables_the_whole_report_level(tmp_path: Path) -> None:
     directory = migrations(tmp_path, {"0001_a.sql": "SELECT 1;\n"})
     (directory / "elsewhere").symlink_to(tmp_path.anchor, target_is_directory=True)
-    assert safemigrate.lint.cache.fingerprint([directory]) is None
+    assert safemigrate.infra.lint_cache.fingerprint([directory]) is None
     linked_file = tmp_path / "outside.sql"
     linked_file.write_text("SELECT 2;\n", encoding="utf-8")
     (tmp_path / "plain").mkdir()
     plain = migrations(tmp_path / "plain", {"0001_a.sql": "SELECT 1;\n"})
     (plain / "0002_b.sql").symlink_to(linked_file)
-    assert safemigrate.lint.cache.fingerprint([plain]) is not None
+    assert safemigrate.infra.lint_cache.fingerprint([plain]) is not None
 
 
 def test_a_write_that_keeps_size_and_modification_time_is_still_seen(
@@ -821,7 +824,7 @@ def test_a_write_that_keeps_size_and_modification_time_is_still_seen(
 def test_a_report_on_files_changed_just_now_is_not_kept_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(safemigrate.lint.cache, "RACY_NS", REAL_RACY_NS)
+    monkeypatch.setattr(safemigrate.infra.lint_cache, "RACY_NS", REAL_RACY_NS)
     directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
     write(directory, "0002_b.sql", SET_NOT_NULL)  # not settled: changed just now
     settings = cached(directory, tmp_path / "cache")
@@ -847,8 +850,8 @@ def test_a_file_whose_modification_time_was_set_back_is_still_racy(
 ) -> None:
     """The racy window looks at the change time too: cp -p, rsync -t or touch -d date the
     modification time back, not the change time."""
-    monkeypatch.setattr(safemigrate.lint.cache, "RACY_NS", REAL_RACY_NS)
+    monkeypatch.setattr(safemigrate.infra.lint_cache, "RACY_NS", REAL_RACY_NS)
     directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
-    fingerprint = safemigrate.lint.cache.fingerprint([directory])
+    fingerprint = safemigrate.infra.lint_cache.fingerprint([directory])
     assert fingerprint is not None
     assert fingerprint.racy(time.time_ns())  # settled: mtime an hour back, ctime now

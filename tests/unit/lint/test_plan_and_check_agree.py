@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from safemigrate import api
-from safemigrate.config import Settings
+from safemigrate.settings.config import Settings
 
 from .support import write
 

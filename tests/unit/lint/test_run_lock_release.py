@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.config import Settings
-from safemigrate.errors import MigrationFileError
+from safemigrate.core.errors import MigrationFileError
 from safemigrate.lint import explain
-from safemigrate.pending import pending_steps
+from safemigrate.planning.pending import pending_steps
+from safemigrate.planning.timeout_guard import refuse_unguarding
+from safemigrate.settings.config import Settings
 from safemigrate.source import load_migrations
-from safemigrate.timeout_guard import refuse_unguarding
 
 from .support import lint, rules
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from safemigrate.config import Settings
-from safemigrate.errors import ExitCode, MigrationFileError
+from safemigrate.core.errors import ExitCode, MigrationFileError
 from safemigrate.lint import explain
 from safemigrate.lint.options import TimeoutCeilings
 from safemigrate.lint.rules.timeout_guard_off import guc_ms
 from safemigrate.lint.walker import lint_text
-from safemigrate.pending import pending_steps
+from safemigrate.planning.pending import pending_steps
+from safemigrate.planning.timeout_guard import refuse_unguarding
+from safemigrate.settings.config import Settings
 from safemigrate.source import load_migrations
-from safemigrate.timeout_guard import refuse_unguarding
 
 from .support import only, rules
 

@@ -1,0 +1,1 @@
+"""Text and JSON for people and machines: events, reports, fleet tables. Pure."""

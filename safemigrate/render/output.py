@@ -1,0 +1,904 @@
+"""Rendering results and events for people (text) and machines (JSON). No click, no I/O."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..core.durations import format_duration
+from ..core.events import (
+    AttemptFailed,
+    AttemptStarted,
+    BatchProgress,
+    Blocker,
+    BlockerAction,
+    Connected,
+    ConnectionLost,
+    Event,
+    FreshDatabase,
+    HistoryAdopted,
+    IndexCleanup,
+    IndexProgress,
+    LintFindings,
+    RecipePartStarted,
+    Reconnected,
+    ReplicaLagWait,
+    RunFailed,
+    RunFinished,
+    RunLockWaiting,
+    RunStarted,
+    RunSummary,
+    SessionReplayed,
+    StepApplied,
+    StepProgress,
+    StepRef,
+    StepStarted,
+    StepYielded,
+    WaitingForHolders,
+)
+from ..planning.pending import MigrationStatus, State
+
+if TYPE_CHECKING:
+    from ..planning.plan import PlanBatch, PlanReport
+
+_COLOURS = {"green": 32, "yellow": 33, "red": 31, "dim": 2, "bold": 1, "cyan": 36}
+
+
+def paint(text: str, colour: str, enabled: bool) -> str:
+    """``text`` in ANSI ``colour`` when ``enabled`` (a terminal), else unchanged."""
+    if not enabled:
+        return text
+    return f"\x1b[{_COLOURS[colour]}m{text}\x1b[0m"
+
+
+def to_json(data: Any) -> str:
+    """One compact JSON line."""
+    return json.dumps(data, separators=(",", ":"), default=str)
+
+
+def event_json(event: Event) -> str:
+    """The JSON line of an event (``--format json``)."""
+    return to_json(event.to_dict())
+
+
+def _where(ref: StepRef) -> str:
+    return f"{ref.file}:{ref.line} step {ref.step}/{ref.steps}"
+
+
+def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> list[str]:
+    """The lines a person sees for an event (possibly none); ``verbose`` lists every lint
+    finding, not only the blocking ones."""
+    if isinstance(event, Connected):
+        return [paint(f"target: {event.target.describe()}", "bold", colour)]
+    if isinstance(event, RunStarted):
+        return run_header(event, colour)
+    if isinstance(event, HistoryAdopted):
+        return [paint(switch_text(event), "bold", colour)]
+    if isinstance(event, LintFindings):
+        return lint_findings_text(event, colour, verbose=verbose)
+    if isinstance(event, FreshDatabase):
+        return [fresh_database_text(event)]
+    if isinstance(event, ConnectionLost):
+        return [
+            paint(
+                f"connection lost: {event.error}; reconnecting for up to "
+                f"{format_duration(event.reconnect_timeout_ms)}",
+                "yellow",
+                colour,
+            )
+        ]
+    if isinstance(event, Reconnected):
+        replayed = (
+            f"; session settings applied again: {'; '.join(event.replayed)}"
+            if event.replayed
+            else ""
+        )
+        return [
+            f"reconnected after {format_duration(event.waited_ms)} ({event.attempts} "
+            f"attempt{'s' if event.attempts != 1 else ''}), run lock taken again, resuming "
+            f"from the journal{replayed}"
+        ]
+    if isinstance(event, SessionReplayed):
+        steps = f"{event.applied_steps} applied step{'s' if event.applied_steps != 1 else ''}"
+        return [f"session settings of the {steps} replayed: {'; '.join(event.replayed)}"]
+    if isinstance(event, RunLockWaiting):
+        return [
+            f"waiting for the run lock held by {event.holder} "
+            f"({format_duration(event.waited_ms)} of {format_duration(event.wait_for_lock_ms)})"
+        ]
+    if isinstance(event, StepStarted):
+        return step_notes(event)
+    if isinstance(event, AttemptFailed):
+        then = (
+            f"retrying in {format_duration(event.wait_ms)}"
+            if event.wait_ms is not None
+            else "giving up"
+        )
+        if event.precheck and event.wait_ms is not None:
+            then = f"retrying once they are gone (at most {format_duration(event.wait_ms)})"
+        if event.precheck:
+            # A polite wait, not an attempt: max_attempts does not count it (README).
+            what = f"pre-check: not issued (not an attempt): {event.reason}"
+        else:
+            failed = event.failures or event.attempt
+            what = (
+                f"attempt {failed}/{event.max_attempts} failed after lock_timeout "
+                f"{format_duration(event.lock_timeout_ms)}: {event.reason} [{event.sqlstate}]"
+            )
+        lines = [
+            paint(
+                f"  ! {_where(event.ref)}: {what}; {then} -- {event.ref.sql}",
+                "yellow",
+                colour,
+            )
+        ]
+        label = "held by" if event.precheck else "blocked by"
+        lines += [f"      {label} {b.describe()}" for b in event.blockers]
+        if event.waiting is not None:
+            lines.append(f"      {event.waiting.describe()}")
+        return lines
+    if isinstance(event, StepYielded):
+        lines = [
+            paint(
+                f"  ~ {_where(event.ref)}: yielded after waiting "
+                f"{format_duration(event.waited_ms)} for {event.relation} (grace "
+                f"{format_duration(event.grace_ms)}): {_plural(len(event.queued), 'session')} "
+                f"queued behind it; rolled back, retrying once the holders are gone "
+                f"-- {event.ref.sql}",
+                "yellow",
+                colour,
+            )
+        ]
+        lines += [f"      queued behind: {b.describe()}" for b in event.queued]
+        lines += [f"      held by {b.describe()}" for b in event.holders]
+        return lines
+    if isinstance(event, WaitingForHolders):
+        who = ", ".join(f"pid {b.pid} '{b.application_name}'" for b in event.holders)
+        return [
+            f"  ... {_where(event.ref)} waiting for {who or 'the holders'} to finish "
+            f"(after a {'pre-check' if event.after == 'precheck' else event.after}; retrying "
+            f"as soon as they are gone, at most {format_duration(event.max_wait_ms)}; polite "
+            f"wait {format_duration(event.polite_wait_ms)} of "
+            f"{format_duration(event.lock_wait_budget_ms)} budget)"
+        ]
+    if isinstance(event, BlockerAction):
+        verb = {
+            "cancel": "cancelled",
+            "terminate": "terminated",
+            "would-cancel": "would cancel (dry run)",
+            "would-terminate": "would terminate (dry run)",
+        }.get(event.action, event.action)
+        outcome = (
+            ""
+            if event.action.startswith("would-")
+            else ("; it is gone" if event.cleared else "; it is still there")
+        )
+        return [
+            paint(
+                f"  ! {_where(event.ref)}: {verb} blocker pid {event.pid} "
+                f"'{event.application_name}' ({event.reason}){outcome}",
+                "red",
+                colour,
+            )
+        ]
+    if isinstance(event, (AttemptStarted, StepProgress)):
+        if isinstance(event, StepProgress):
+            return [
+                f"  ... {_where(event.ref)} still running after "
+                f"{format_duration(event.elapsed_ms)} (attempt {event.attempt})"
+            ]
+        return []
+    if isinstance(event, IndexProgress):
+        return [f"  ... {_where(event.ref)} {index_progress_text(event)}"]
+    if isinstance(event, BatchProgress):
+        return [f"  ... {_where(event.ref)} {batch_progress_text(event)}"]
+    if isinstance(event, ReplicaLagWait):
+        return [
+            paint(
+                f"  ! {_where(event.ref)}: waiting before the next batch: standby "
+                f"{event.standby} replays {format_duration(event.lag_ms)} behind (limit "
+                f"{format_duration(event.max_replica_lag_ms)}; waited "
+                f"{format_duration(event.waited_ms)})",
+                "yellow",
+                colour,
+            )
+        ]
+    if isinstance(event, RunSummary):
+        lines = ["steps that had to wait:"]
+        for s in event.steps:
+            who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
+            # The README's words: failed attempts (what max_attempts counts) apart from the
+            # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
+            parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
+            if s.prechecks:
+                parts.append(_plural(s.prechecks, "pre-check"))
+            if s.yields:
+                parts.append(_plural(s.yields, "yield"))
+            if s.polite_wait_ms:
+                parts.append(f"{format_duration(s.polite_wait_ms)} polite waiting")
+            spent = f"{', '.join(parts)}; " if parts else ""
+            lines.append(
+                f"  {s.file}:{s.line} step {s.step}: {spent}"
+                f"{format_duration(s.lock_wait_ms)} waiting for locks{' in all' if parts else ''}"
+                f"{who}"
+            )
+        if event.blocker_actions:
+            lines.append(f"  blocker actions: {event.blocker_actions}")
+        return lines
+    if isinstance(event, IndexCleanup):
+        return [f"  - {_where(event.ref)}: dropped {event.index} ({event.reason})"]
+    if isinstance(event, RecipePartStarted):
+        return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
+    if isinstance(event, StepApplied):
+        attempts = _tries(event)
+        skipped = f" (not run: {event.skipped})" if event.skipped else ""
+        mark = paint("ok", "green", colour)
+        timing = paint(f"{format_duration(event.duration_ms)}{attempts}", "dim", colour)
+        lines = [f"  {mark} {_where(event.ref)}  {event.ref.sql}  {timing}{skipped}"]
+        if event.locks_taken is not None:
+            taken = ", ".join(event.locks_taken) or "no table locks"
+            lines.append(paint(f"      locks taken: {taken}", "dim", colour))
+        return lines
+    if isinstance(event, RunFinished):
+        if event.applied_steps == 0:
+            return []
+        return [
+            paint(
+                f"applied {event.applied_steps} step{'s' if event.applied_steps != 1 else ''} "
+                f"of {event.applied_migrations} migration"
+                f"{'s' if event.applied_migrations != 1 else ''} in "
+                f"{format_duration(event.duration_ms)}",
+                "green",
+                colour,
+            )
+        ]
+    if isinstance(event, RunFailed):
+        lines = [paint(f"error: {event.error}", "red", colour)]
+        if event.detail:
+            lines.append(f"  detail: {event.detail}")
+        if event.hint:
+            lines.append(f"  hint: {event.hint}")
+        return lines
+    return []
+
+
+def switch_text(event: HistoryAdopted, *, journal_exists: bool = False) -> str:
+    """The switch from another tool, said once: what was (or, in ``status``, will be) recorded,
+    and whether the tool's own history is written from then on (tool_history). With
+    ``journal_exists`` (``status`` after the switch) it is what the tool applied since."""
+    span = event.first if event.count == 1 else f"{event.first} to {event.last}"
+    what = f"{_plural(event.count, 'migration')} {event.tool} applied ({span})"
+    them = "it" if event.count == 1 else "them"
+    if journal_exists and not event.recorded:
+        # Issue 22 review F12: not the switch any more, nor the first up.
+        return (
+            f"{event.tool} applied {_plural(event.count, 'migration')} the journal does not "
+            f"know yet ({span}, read from {event.table}): the next `safemigrate up` (or "
+            f"`adopt`) records {them} in the journal {event.journal} as baseline, without "
+            f"running {them}"
+        )
+    if event.recorded:
+        head = (
+            f"switched from {event.tool}: recorded the {what} in the journal "
+            f"{event.journal} as baseline, not run (read from {event.table})"
+        )
+    else:
+        head = (
+            f"switch from {event.tool}: the first `safemigrate up` (or `adopt`) records the "
+            f"{what} in the journal {event.journal} as baseline, without running {them} "
+            f"(read from {event.table})"
+        )
+    if event.tool_history_written:
+        return (
+            f"{head}; every migration safemigrate applies is recorded in {event.table} too, so "
+            f"{event.tool} finds nothing to apply: retire {event.tool} from the deploy anyway "
+            '(tool_history = "write")'
+        )
+    return (
+        f'{head}; safemigrate does not write {event.table} (tool_history = "leave"): retire '
+        f"{event.tool} now, since it would run again every migration safemigrate applies"
+    )
+
+
+def journal_text(journal: str, exists: bool, switch: HistoryAdopted | None) -> list[str]:
+    """What ``status`` says of the journal: its name, or, before it exists, what will make it
+    (and what the switch from another tool will record in it)."""
+    lines = [f"journal {journal}" if exists else f"journal {journal}: not created yet"]
+    if switch is not None:
+        lines.append(switch_text(switch, journal_exists=exists))
+    elif not exists:
+        lines[0] += " (the first `safemigrate up` creates it)"
+    return lines
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def run_header(event: RunStarted, colour: bool = False) -> list[str]:
+    """What the run will apply, and the worst lock waits it allows (the target line comes
+    before it, from the Connected event)."""
+    later = (
+        f"; {_plural(event.later_pending_migrations, 'later migration')} "
+        f"{'is' if event.later_pending_migrations == 1 else 'are'} pending"
+        if event.later_pending_migrations
+        else ""
+    )
+    if event.pending_steps == 0:
+        if event.up_to_version is not None:
+            return [f"nothing to apply up to version {event.up_to_version}{later}"]
+        return ["nothing to apply, every migration is applied"]
+    up_to = f" up to version {event.up_to_version}" if event.up_to_version is not None else ""
+    return [
+        paint(
+            f"applying {_plural(event.pending_steps, 'step')} of "
+            f"{_plural(event.pending_migrations, 'migration')}{up_to} "
+            f"(journal {event.journal}){later}",
+            "bold",
+            colour,
+        ),
+        f"lock waits: {worst_case_text(event)}",
+    ]
+
+
+def worst_case_text(event: RunStarted) -> str:
+    """The lock timeouts and the worst-case waits of a run, CONCURRENTLY steps only when it
+    has some, the run's figure with its deadline."""
+    concurrent = ""
+    if event.worst_case_concurrent_wait_ms is not None:
+        timeout = (
+            f"lock_timeout {format_duration(event.concurrent_lock_timeout_ms)}, "
+            if event.concurrent_lock_timeout_ms is not None
+            else ""
+        )
+        concurrent = (
+            f" (CONCURRENTLY steps: {timeout}worst case "
+            f"{format_duration(event.worst_case_concurrent_wait_ms)})"
+        )
+    if event.deadline_ms is None:
+        deadline = " (no run deadline)"
+    elif event.worst_case_run_wait_ms >= event.deadline_ms:
+        deadline = " (the run deadline)"
+    else:
+        deadline = f" (run deadline {format_duration(event.deadline_ms)})"
+    return (
+        f"lock_timeout {format_duration(event.lock_timeout_ms)} x {event.max_attempts} "
+        f"attempts; worst case per step {format_duration(event.worst_case_step_wait_ms)}"
+        f"{concurrent}; worst case for the run "
+        f"{format_duration(event.worst_case_run_wait_ms)}{deadline}; worst cases assume every "
+        f"attempt times out{polite_text(event.lock_wait_budget_ms)}"
+    )
+
+
+def _tries(event: StepApplied) -> str:
+    """How the step's tries went, in the README's words (issue 22 review F6): pre-checks and
+    yields are polite waits, not attempts; failed attempts (what max_attempts counts) apart.
+    ``, 7 pre-checks (35.5s polite)``, ``, 2 failed attempts``; empty for a first try."""
+    waits = [
+        _plural(n, what)
+        for n, what in ((event.prechecks, "pre-check"), (event.yields, "yield"))
+        if n
+    ]
+    parts = [", ".join(waits)] if waits else []
+    if event.polite_wait_ms >= 1:
+        polite = f"{format_duration(event.polite_wait_ms)} polite"
+        parts = [f"{parts[0]} ({polite})"] if parts else [polite]
+    if event.failed_attempts:
+        parts.append(_plural(event.failed_attempts, "failed attempt"))
+    if not parts and event.attempts > 1:
+        # An event built without the breakdown (a library caller's): the old wording.
+        parts.append(f"{event.attempts} attempts")
+    return "".join(f", {part}" for part in parts)
+
+
+def polite_text(budget_ms: int | None) -> str:
+    """What polite waiting adds to the worst cases (nothing when steps never wait politely)."""
+    if budget_ms is None:
+        return ""
+    return (
+        f"; plus up to {format_duration(budget_ms)} per step waiting politely for "
+        "holders (lock_wait_budget: pre-check back-offs and yields, not counted as attempts)"
+    )
+
+
+def fresh_database_text(event: FreshDatabase) -> str:
+    """The one line that says a run bootstraps a fresh database."""
+    what = (
+        "resuming the bootstrap of a fresh database an interrupted run began"
+        if event.resumed
+        else "bootstrapping a fresh database (nothing of its own, no journal)"
+    )
+    alone = (
+        "; no other session is connected, so steps skip the lock pre-check" if event.alone else ""
+    )
+    return (
+        f"{what}: lint findings about lock cost do not block and the migrations' own "
+        f"statement_timeout is accepted; lock_timeout stays guarded{alone}"
+    )
+
+
+def lint_findings_text(
+    event: LintFindings, colour: bool = False, *, verbose: bool = False
+) -> list[str]:
+    """The lint gate's findings on the pending steps, before anything is applied: the header,
+    each blocking finding with its hint, and the others in one line of counts per rule (each
+    of them too with ``verbose``)."""
+    count = len(event.findings)
+    blocking = sum(1 for f in event.findings if f.blocking)
+    if event.refused:
+        verdict = "refusing to apply anything"
+    elif blocking:
+        verdict = f"applying anyway (lint_gate = {event.gate})"
+    else:
+        verdict = "applying"
+    head = (
+        f"lint gate ({event.gate}): {count} finding{'s' if count != 1 else ''} on pending "
+        f"steps, {blocking} blocking; {verdict}"
+    )
+    lines = [paint(head, "red" if event.refused else "yellow" if blocking else "dim", colour)]
+    others: dict[str, int] = {}
+    for f in event.findings:
+        if not (f.blocking or verbose):
+            others[f.rule] = others.get(f.rule, 0) + 1
+            continue
+        tone = {"error": "red", "warning": "yellow"}.get(f.severity, "dim")
+        if not f.blocking:
+            tone = "dim"
+        size = f" ({f.size})" if f.size and f.blocking else ""
+        lines.append(
+            paint(
+                f"  {f.file}:{f.line} step {f.step}/{f.steps}: {f.severity} [{f.rule}] "
+                f"{f.message}{size}",
+                tone,
+                colour,
+            )
+        )
+        if f.not_blocking_because:
+            lines.append(f"      not blocking: {f.not_blocking_because}")
+        lines.append(f"      hint: {f.hint}")
+    if others:
+        counts = ", ".join(
+            f"{n} {rule}" for rule, n in sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        lines.append(
+            paint(
+                f"  not blocking: {counts} (--verbose or --format json lists them)", "dim", colour
+            )
+        )
+    return lines
+
+
+def index_progress_text(event: IndexProgress) -> str:
+    """``building index: scanning table 42.0% (blocks 1234/2938)`` and the like."""
+    text = f"index build: {event.phase}"
+    if event.waiting_for_pid:
+        text += (
+            f", waiting for pid {event.waiting_for_pid} "
+            f"({event.lockers_done}/{event.lockers_total} older transactions done)"
+        )
+    elif event.blocks_total:
+        text += f" {event.percent}% (blocks {event.blocks_done}/{event.blocks_total})"
+    elif event.tuples_total:
+        text += f" {event.percent}% (tuples {event.tuples_done}/{event.tuples_total})"
+    return text
+
+
+def batch_progress_text(event: BatchProgress) -> str:
+    """``batch 12: 12,000/1,000,000 rows (1.2%), 5,000 rows/s, ETA 3m`` and the like."""
+    if event.finished:
+        resumed = f" ({event.resumed_batches} by an earlier run)" if event.resumed_batches else ""
+        return (
+            f"batched: {event.batches} batch{'es' if event.batches != 1 else ''}{resumed}, "
+            f"{event.rows_done:,} rows walked, {event.rows_changed:,} changed in "
+            f"{format_duration(event.elapsed_ms)}"
+        )
+    text = (
+        f"batch {event.batches}: {event.rows_done:,}/~{event.rows_total:,} rows ({event.percent}%)"
+    )
+    if event.rows_per_s is not None:
+        text += f", {event.rows_per_s:,.0f} rows/s"
+    if event.eta_ms is not None:
+        text += f", ETA {format_duration(event.eta_ms)}"
+    return text
+
+
+class LiveStatus:
+    """The state behind the one-line live status a terminal shows during ``up``."""
+
+    def __init__(self) -> None:
+        self.step: StepStarted | None = None
+        self.attempt: AttemptStarted | None = None
+        self.attempt_began = 0.0
+        self.step_began = 0.0
+        self.blocker: Blocker | None = None
+        #: "blocked by" (the step waited in the queue) or "held by" (the pre-check saw it).
+        self.blocker_label = "blocked by"
+        #: The polite wait under way (after a pre-check back-off or a yield), and its start.
+        self.waiting: WaitingForHolders | None = None
+        self.waiting_began = 0.0
+        self.index: IndexProgress | None = None
+        self.batch: BatchProgress | ReplicaLagWait | None = None
+
+    def update(self, event: Event, now: float) -> None:
+        """Take in an event that arrived at monotonic time ``now``."""
+        if isinstance(event, StepStarted):
+            self.step, self.step_began, self.blocker, self.index = event, now, None, None
+            self.batch, self.waiting = None, None
+        elif isinstance(event, AttemptStarted):
+            self.attempt, self.attempt_began, self.waiting = event, now, None
+        elif isinstance(event, AttemptFailed) and event.blockers:
+            self.blocker = event.blockers[0]
+            self.blocker_label = "held by" if event.precheck else "blocked by"
+        elif isinstance(event, StepYielded) and event.holders:
+            self.blocker, self.blocker_label = event.holders[0], "held by"
+        elif isinstance(event, WaitingForHolders):
+            self.waiting, self.waiting_began = event, now
+            if event.holders:
+                self.blocker, self.blocker_label = event.holders[0], "held by"
+        elif isinstance(event, IndexProgress):
+            self.index = event
+        elif isinstance(event, (BatchProgress, ReplicaLagWait)):
+            self.batch = event
+        elif isinstance(event, (StepApplied, RunFinished, RunFailed)):
+            self.step = None
+
+    def line(self, now: float, width: int | None = None) -> str | None:
+        """The status line at time ``now``, None when no step runs; with ``width``, at most
+        that many characters, shortened so that the blocker's pid is never lost: its query
+        first, then its state, the file's name, the elapsed time, its application_name."""
+        step = self.step
+        if step is None:
+            return None
+        ref = step.ref
+        position = f"[{step.n}/{step.total}]"
+        where = f"step {ref.step}/{ref.steps}"
+        elapsed = format_duration((now - self.step_began) * 1000)
+        waits: list[tuple[str, str]] = []
+        attempt = self.attempt
+        if attempt is not None and attempt.ref == ref:
+            waited = (now - self.attempt_began) * 1000
+            if self.waiting is not None and self.waiting.ref == ref:
+                polite = format_duration(
+                    self.waiting.polite_wait_ms + (now - self.waiting_began) * 1000
+                )
+                budget = format_duration(self.waiting.lock_wait_budget_ms)
+                waits.append(
+                    (
+                        f"waiting politely {polite} of {budget} (not an attempt)",
+                        f"polite {polite}/{budget}",
+                    )
+                )
+            elif attempt.failures or attempt.attempt > 1 or waited > 500:
+                # Attempts in the README's sense: max_attempts counts the failed ones only.
+                number = f"{attempt.failures + 1}/{attempt.max_attempts}"
+                waits.append((f"attempt {number}", f"attempt {number}"))
+                lock = format_duration(min(waited, attempt.lock_timeout_ms))
+                timeout = format_duration(attempt.lock_timeout_ms)
+                waits.append((f"lock wait {lock} of {timeout}", f"{lock}/{timeout}"))
+        extra: list[str] = []
+        if self.index is not None and self.index.ref == ref:
+            extra.append(index_progress_text(self.index))
+        batch = self.batch
+        if isinstance(batch, BatchProgress) and batch.ref == ref:
+            extra.append(batch_progress_text(batch))
+        elif isinstance(batch, ReplicaLagWait) and batch.ref == ref:
+            extra.append(f"waiting for standby {batch.standby} ({format_duration(batch.lag_ms)})")
+        return _fit_status(position, ref.file, where, elapsed, waits, extra, self._who(), width)
+
+    def _who(self) -> tuple[str, str, str, str] | None:
+        """The blocker shown: label and pid, application_name, state and age, query."""
+        blocker = self.blocker
+        if blocker is None:
+            return None
+        state = blocker.state or ""
+        if blocker.xact_age_ms is not None:
+            state += f"{' ' if state else ''}{format_duration(blocker.xact_age_ms)}"
+        app = f"'{blocker.application_name}'" if blocker.application_name else ""
+        query = " ".join((blocker.query or "").split())
+        return (f"{self.blocker_label} pid {blocker.pid}", app, state, query)
+
+
+#: The fewest characters a shortened query or file name keeps (less says nothing).
+_SHORTEST = 12
+
+
+def _shorten(text: str, room: int, *, middle: bool = False) -> str:
+    """``text`` in at most ``room`` characters, ``...`` where it was cut (in the middle for a
+    file name, whose end tells most)."""
+    if len(text) <= room:
+        return text
+    if room <= 3:
+        return text[:room]
+    if middle:
+        tail = (room - 3) // 2
+        return text[: room - 3 - tail] + "..." + text[len(text) - tail :]
+    return text[: room - 3] + "..."
+
+
+def _fit_status(
+    position: str,
+    file: str,
+    where: str,
+    elapsed: str,
+    waits: list[tuple[str, str]],
+    extra: list[str],
+    who: tuple[str, str, str, str] | None,
+    width: int | None,
+) -> str:
+    """The live line from its parts, made to fit ``width`` (see LiveStatus.line). ``waits``
+    are (long, compact) forms."""
+    pid, app, state, query = who if who is not None else ("", "", "", "")
+    parts: dict[str, object] = {
+        "file": file,
+        "where": where,
+        "elapsed": elapsed,
+        "waits": [long for long, _ in waits],
+        "extra": " | ".join(extra),
+        "app": app,
+        "state": state,
+        "query": query,
+    }
+
+    def render() -> str:
+        head = " ".join(str(p) for p in (position, parts["file"], parts["where"]) if p)
+        items = [head]
+        if parts["elapsed"]:
+            items.append(str(parts["elapsed"]))
+        waiting = parts["waits"]
+        assert isinstance(waiting, list)
+        items += [str(w) for w in waiting]
+        if pid:
+            blocker = " ".join(str(p) for p in (pid, parts["app"]) if p)
+            if parts["state"]:
+                blocker += f" ({parts['state']})"
+            if parts["query"]:
+                blocker += f": {parts['query']}"
+            items.append(blocker)
+        if parts["extra"]:
+            items.append(str(parts["extra"]))
+        return " | ".join(items)
+
+    def shrink(key: str, floor: int, *, middle: bool = False) -> None:
+        text = str(parts[key])
+        room = len(text) - (len(render()) - limit)
+        parts[key] = _shorten(text, max(room, floor), middle=middle)
+
+    if width is None or len(render()) <= width:
+        return render()
+    limit = width
+    # In order, each only while the line is still too long: the blocker's query first, the
+    # pid never (README, Live progress).
+    reductions: list[Callable[[], None]] = [
+        lambda: shrink("query", 2 * _SHORTEST),
+        lambda: shrink("file", 2 * _SHORTEST, middle=True),
+        lambda: shrink("query", _SHORTEST),
+        lambda: parts.update(query=""),
+        lambda: shrink("extra", _SHORTEST),
+        lambda: parts.update(waits=[short for _, short in waits]),
+        lambda: parts.update(state=""),
+        lambda: shrink("file", _SHORTEST, middle=True),
+        lambda: parts.update(elapsed=""),
+        lambda: parts.update(app=""),
+        lambda: parts.update(file="", where="", extra=""),
+        lambda: parts.update(waits=[]),
+    ]
+    for reduce in reductions:
+        if len(render()) <= width:
+            break
+        reduce()
+    spare = width - len(render())
+    if spare > 0 and parts["file"] and parts["file"] != file:
+        # A later step freed room: give the file's name back as much of it as fits.
+        parts["file"] = _shorten(file, len(str(parts["file"])) + spare, middle=True)
+    if len(render()) <= width:
+        return render()
+    if len(render()) > width and pid:
+        # Narrower than anything else: the pid alone.
+        number = pid.rsplit(" ", 1)[-1]
+        return f"pid {number}" if width >= len(number) + 4 else number[:width]
+    return render()[:width]
+
+
+def step_notes(event: StepStarted) -> list[str]:
+    """Notes about a step (e.g. a CONCURRENTLY rewrite) for the text log."""
+    return [f"  - {_where(event.ref)}: {note}" for note in event.notes]
+
+
+_STATE_COLOUR = {
+    State.APPLIED: "green",
+    State.PARTIAL: "yellow",
+    State.PENDING: "cyan",
+    State.DRIFTED: "red",
+    State.MISSING: "red",
+    State.INVALID: "red",
+}
+
+
+def status_text(migrations: list[MigrationStatus], colour: bool = False) -> list[str]:
+    """The ``status`` table: one line per migration."""
+    if not migrations:
+        return ["no migrations"]
+    width = max(len(m.filename) for m in migrations)
+    lines = []
+    for m in migrations:
+        state = paint(f"{m.state.value:<8}", _STATE_COLOUR[m.state], colour)
+        steps = f"step{'s' if m.steps_total != 1 else ''}"
+        # A file that does not parse has no steps to count.
+        total = "?" if m.state is State.INVALID else str(m.steps_total)
+        lines.append(f"{m.filename:<{width}}  {state}  {m.steps_applied}/{total} {steps}")
+        lines += [f"    {problem}" for problem in m.problems]
+    counts: dict[str, int] = {}
+    for m in migrations:
+        counts[m.state.value] = counts.get(m.state.value, 0) + 1
+    lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
+    return lines
+
+
+def _size(total_bytes: int | None, rows: float | None) -> str:
+    if total_bytes is None:
+        return ""
+    units = ["B", "kB", "MB", "GB", "TB"]
+    size = float(total_bytes)
+    unit = 0
+    while size >= 1024 and unit < len(units) - 1:
+        size /= 1024
+        unit += 1
+    estimate = f", ~{int(rows):,} rows" if rows is not None and rows >= 0 else ""
+    return f" [{size:.0f} {units[unit]}{estimate}]"
+
+
+def plan_text(report: PlanReport, colour: bool = False, *, target_shown: bool = False) -> list[str]:
+    """``plan`` for people: one block per step (the target line first, unless ``target_shown``
+    says it was printed already, when the connection was made)."""
+    lines: list[str] = []
+    facts = report.facts
+    if facts is not None:
+        if not target_shown:
+            lines.append(paint(f"target: {facts.target.describe()}", "bold", colour))
+        lines.append(
+            "  run lock: free"
+            if facts.run_lock_holder is None
+            else paint(f"  run lock: held by {facts.run_lock_holder}", "red", colour)
+        )
+        if facts.invalid_indexes:
+            lines.append(
+                paint(
+                    f"  invalid indexes present: {', '.join(facts.invalid_indexes)}",
+                    "yellow",
+                    colour,
+                )
+            )
+    lines += [f"note: {note}" for note in report.notes]
+    if report.fresh and report.steps:
+        lines.append(
+            "fresh database: up would bootstrap it (lint findings about lock cost do not block "
+            "and the migrations' own statement_timeout is accepted)"
+        )
+    if not report.steps:
+        lines.append("nothing to apply")
+        return lines
+    lines += _plan_steps_text(report, colour)
+    if report.worst_case_run_wait_ms is not None:
+        lines.append(
+            f"worst case lock waits for the run: {format_duration(report.worst_case_run_wait_ms)}"
+            f"{polite_text(report.lock_wait_budget_ms)}"
+        )
+    if report.guard is not None:
+        lines.append(
+            paint(
+                f"guard: up would refuse to apply anything (exit 2): {report.guard.message}",
+                "red",
+                colour,
+            )
+        )
+    if report.session_state is not None:
+        lines.append(
+            paint(
+                "session state: up would stop before this step (exit 1): "
+                f"{report.session_state.message}",
+                "red",
+                colour,
+            )
+        )
+    judged = report.gate
+    if judged is not None and judged.mode != "off":
+        blocking = len(judged.blocking)
+        if judged.refuses:
+            lines.append(
+                paint(
+                    f"lint gate (error): would refuse to apply anything: {blocking} error "
+                    f"finding{'s' if blocking != 1 else ''} not suppressed (exit 7)",
+                    "red",
+                    colour,
+                )
+            )
+        elif blocking:
+            lines.append(
+                f"lint gate ({judged.mode}): would apply; {blocking} error "
+                f"finding{'s' if blocking != 1 else ''} shown"
+            )
+        else:
+            lines.append(f"lint gate ({judged.mode}): would apply, no error findings")
+    return lines
+
+
+def plan_batch_text(batch: PlanBatch) -> str:
+    """``batched: 1000 keys per batch by key (id), ~3 batches`` and the like."""
+    if batch.key is None:
+        key = "by the table's key (found at run time)"
+    elif batch.key:
+        key = f"by key ({', '.join(batch.key)})"
+    else:
+        key = "but the table has no usable key: up will refuse it (exit 2)"
+    text = f"batched: {batch.batch_size} keys per batch {key}"
+    if batch.estimated_batches is not None:
+        text += f", ~{batch.estimated_batches:,} batches"
+    if batch.pause_ms:
+        text += f", {format_duration(batch.pause_ms)} pause between batches"
+    if batch.max_replica_lag_ms:
+        text += f", waits while a standby lags over {format_duration(batch.max_replica_lag_ms)}"
+    return text
+
+
+def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
+    """One block per planned step (an error finding the gate finds harmless here says why)."""
+    lines: list[str] = []
+    relief = {
+        (f.file, f.line, f.rule): f.not_blocking_because
+        for f in (report.gate.findings if report.gate is not None else ())
+        if f.not_blocking_because
+    }
+    for step in report.steps:
+        statement = (
+            "no statement timeout"
+            if step.statement_timeout_ms == 0
+            else f"statement_timeout {format_duration(step.statement_timeout_ms)}"
+        )
+        lines.append(
+            paint(
+                f"{step.file}:{step.line} step {step.step}/{step.steps}: {step.mode}, "
+                f"lock_timeout {format_duration(step.lock_timeout_ms)}, {statement}, "
+                f"{step.max_attempts} attempt{'s' if step.max_attempts != 1 else ''} "
+                f"(worst case {format_duration(step.worst_case_wait_ms)} waiting for locks)",
+                "bold",
+                colour,
+            )
+        )
+        lines.append(f"    {step.sql}")
+        lines += [f"    runner: {note}" for note in step.notes]
+        if step.batch is not None:
+            lines.append(f"    {plan_batch_text(step.batch)}")
+        for number, part in enumerate(step.parts, start=1):
+            lines.append(f"    part {number}/{len(step.parts)}: {part.label}: {part.locks}")
+            lines.append(f"      {part.sql}")
+        for lock in step.locks:
+            effects = [e for e, on in (("rewrites", lock.rewrites), ("scans", lock.scans)) if on]
+            blocks = (
+                "blocks reads and writes"
+                if lock.blocks_reads
+                else "blocks writes"
+                if lock.blocks_writes
+                else "does not block reads or writes"
+            )
+            extra = f", {' and '.join(effects)} the table" if effects else ""
+            lines.append(
+                f"    lock: {lock.mode} on {lock.relation} ({blocks}{extra})"
+                f"{_size(lock.total_bytes, lock.rows_estimate)}"
+            )
+            for holder in lock.long_holders:
+                lines.append(paint(f"      held now by {holder.describe()}", "red", colour))
+        for finding in step.findings:
+            tone = {"error": "red", "warning": "yellow"}.get(finding.severity, "dim")
+            relaxed = relief.get((step.file, finding.line, finding.rule))
+            lines.append(
+                paint(
+                    f"    {finding.severity} [{finding.rule}] {finding.message}",
+                    "dim" if relaxed else tone,
+                    colour,
+                )
+            )
+            if relaxed:
+                lines.append(f"      not blocking: {relaxed}")
+            lines.append(f"      hint: {finding.hint}")
+    return lines

@@ -1,0 +1,1 @@
+"""The settings: safemigrate.toml, the environment, flags; fleet targets. Pure."""

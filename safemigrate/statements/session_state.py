@@ -1,0 +1,905 @@
+"""The session state migrations leave for their later statements, and what a new session must
+do to be in the same state. Pure: facts from PostgreSQL's own parse tree (pglast), no I/O.
+
+Statements may change the session they run on for every statement after them: its settings
+(``SET``, ``SET ... TO DEFAULT``, ``RESET``, ``RESET ALL``, ``SET ROLE``, ``SET SESSION
+AUTHORIZATION``, ``SET TIME ZONE``, ``SET SCHEMA``, ``SET NAMES``, ``SET SESSION
+CHARACTERISTICS``, ``LOAD``, ``set_config(name, value, false)``, ``DISCARD ALL``), and what lives
+as long as the session (temporary tables, views and sequences, prepared statements, ``LISTEN``,
+cursors ``WITH HOLD``, session advisory locks).
+
+What a new session gets (see :class:`SessionState`): the settings that every step ``up``
+applied changed, in journal order, as if the whole history had run in one session (as psql
+runs a fresh build); so a reconnection and a rerun after a crash set up exactly the state the
+interrupted step started with, by construction. Settings are folded, never interpreted: a
+change superseded by a later one of the same setting (or a later ``RESET ALL``) is dropped, the
+rest is replayed in its order, and role changes stay where they were, so every replayed
+statement runs in the same role as it first did. lock_timeout and statement_timeout are the
+runner's own and never replayed. What lives in the session cannot be replayed: a new session
+that lacks some of it refuses to run a step that could depend on it (:meth:`SessionState.
+refusal`). What is lost is read from the journal's whole applied history (:func:`history_state`),
+whichever migration made it, so every rerun refuses the same until a step ends it or the
+operator accepts it (``accept_lost_session_state``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+import pglast
+from pglast import ast, enums
+from pglast.stream import RawStream
+
+from ..core.model import (
+    ADVISORY,
+    CURSOR,
+    KINDS,
+    LISTENING,
+    PREPARED,
+    TEMPORARY,
+    UNKNOWN,
+    Ended,
+    Kept,
+    Savepoint,
+    SessionChange,
+    Setting,
+    Statement,
+    Step,
+)
+from ..lint.context import walk
+from ..lint.plpgsql import (
+    do_block_sql,
+    do_block_static_sql,
+    function_body_sql,
+    function_body_static_sql,
+)
+from .parsed import tree_of
+
+#: What the runner sets itself on every step: never replayed (a replayed 0 would switch the
+#: guard off; each step sets its own values anyway).
+RUNNER_SETTINGS = frozenset({"lock_timeout", "statement_timeout"})
+
+#: The targets of role changes: kept in place, so that each other change replays in the role
+#: it first ran in. SET SESSION AUTHORIZATION also resets the role (PostgreSQL docs, SET
+#: SESSION AUTHORIZATION: "The SET SESSION AUTHORIZATION ... also resets ... SET ROLE").
+ROLE = "role"
+AUTHORIZATION = "session_authorization"
+#: The target of RESET ALL (which leaves role and session_authorization alone: their GUCs are
+#: GUC_NO_RESET_ALL in src/backend/utils/misc/guc_tables.c).
+ALL = "*"
+
+#: pg_cursor_options' CURSOR_OPT_HOLD (src/include/nodes/parsenodes.h).
+_CURSOR_OPT_HOLD = 0x0020
+
+
+# -- what one statement changes -----------------------------------------------------------
+
+
+def _deparse(node: Any) -> str:
+    return str(RawStream()(node))
+
+
+def _string(node: Any) -> str | None:
+    """The text of a string constant (a cast of one to text included), else None."""
+    if isinstance(node, ast.TypeCast) and node.typeName is not None:
+        names = [n.sval for n in node.typeName.names or ()]
+        if names[-1:] in (["text"], ["varchar"]):
+            return _string(node.arg)
+        return None
+    if isinstance(node, ast.A_Const) and isinstance(node.val, ast.String):
+        return str(node.val.sval)
+    return None
+
+
+_TRUE = frozenset({"t", "true", "y", "yes", "on", "1"})
+_FALSE = frozenset({"f", "false", "n", "no", "off", "0"})
+
+
+def _boolean(node: Any) -> bool | None:
+    """The value of a boolean constant (``false``, ``'f'``, ``'off'``...), else None."""
+    if isinstance(node, ast.TypeCast):
+        return _boolean(node.arg)
+    if isinstance(node, ast.A_Const):
+        if isinstance(node.val, ast.Boolean):
+            return bool(node.val.boolval)
+        if isinstance(node.val, ast.String):
+            text = str(node.val.sval).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+        if isinstance(node.val, ast.Integer):
+            return bool(node.val.ival)
+    return None
+
+
+def _function_name(node: Any) -> str | None:
+    """The name of a function call to a built-in (unqualified or pg_catalog.), else None."""
+    if not isinstance(node, ast.FuncCall) or not node.funcname:
+        return None
+    parts = [p.sval for p in node.funcname]
+    if len(parts) == 2 and parts[0] != "pg_catalog":
+        return None
+    return str(parts[-1]).lower()
+
+
+def _variable_set(node: Any, text: str) -> tuple[SessionChange, ...]:
+    kind = node.kind
+    if node.is_local or kind == enums.VariableSetKind.VAR_SET_CURRENT:
+        return ()
+    if kind == enums.VariableSetKind.VAR_RESET_ALL:
+        return (Setting(ALL, text.strip()),)
+    if kind == enums.VariableSetKind.VAR_SET_MULTI:
+        if node.name != "SESSION CHARACTERISTICS":
+            return ()  # SET TRANSACTION: this transaction only
+        # The session's defaults for later transactions, one setting each.
+        return tuple(
+            _setting(
+                f"default_{option.defname}",
+                ast.VariableSetStmt(
+                    kind=enums.VariableSetKind.VAR_SET_VALUE,
+                    name=f"default_{option.defname}",
+                    args=(option.arg,),
+                    is_local=False,
+                ),
+            )
+            for option in node.args or ()
+        )
+    name = str(node.name).lower()
+    if name in RUNNER_SETTINGS:
+        return ()
+    resets = kind in (enums.VariableSetKind.VAR_RESET, enums.VariableSetKind.VAR_SET_DEFAULT)
+    if name == "role" and [_string(a) for a in node.args or ()] == ["none"]:
+        resets = True
+    # Replayed as the author wrote it: the very statement that ran.
+    return (_setting(name, text.strip(), resets=resets),)
+
+
+def _setting(name: str, replay: Any, *, resets: bool = False) -> Setting:
+    """The Setting of ``name``, replayed by ``replay`` (SQL text, or a node to deparse)."""
+    target = {"role": ROLE, "session_authorization": AUTHORIZATION}.get(name, name)
+    return Setting(target, replay if isinstance(replay, str) else _deparse(replay), resets)
+
+
+def _is_simple_select(node: Any) -> bool:
+    """A SELECT that evaluates its target list exactly once: no FROM, WHERE, GROUP BY,
+    HAVING, LIMIT, set operation, WITH or VALUES."""
+    return (
+        isinstance(node, ast.SelectStmt)
+        and node.op == enums.SetOperation.SETOP_NONE
+        and not (
+            node.fromClause
+            or node.whereClause
+            or node.groupClause
+            or node.havingClause
+            or node.limitCount
+            or node.limitOffset
+            or node.withClause
+            or node.valuesLists
+            or node.intoClause
+        )
+    )
+
+
+def _set_config(call: Any, once: bool) -> SessionChange | None:
+    """What ``set_config(name, value, is_local)`` changes in the session: a setting to replay
+    when its arguments are constants and it runs exactly once (``once``); nothing when it is
+    local; else an unknown setting."""
+    args = tuple(call.args or ())
+    name = _string(args[0]) if len(args) == 3 else None
+    value = _string(args[1]) if len(args) == 3 else None
+    local = _boolean(args[2]) if len(args) == 3 else None
+    if local is True:
+        return None
+    lowered = name.lower() if name is not None else None
+    if lowered in RUNNER_SETTINGS:
+        return None
+    if once and lowered is not None and value is not None and local is False:
+        replay = ast.SelectStmt(
+            targetList=(
+                ast.ResTarget(
+                    val=ast.FuncCall(
+                        funcname=(ast.String(sval="pg_catalog"), ast.String(sval="set_config")),
+                        args=(
+                            ast.A_Const(val=ast.String(sval=name)),
+                            ast.A_Const(val=ast.String(sval=value)),
+                            ast.A_Const(val=ast.Boolean(boolval=False)),
+                        ),
+                    )
+                ),
+            )
+        )
+        return _setting(lowered, replay)
+    why = "non-constant arguments" if once else "a call that may run any number of times"
+    return Kept(UNKNOWN, lowered, f"set_config({name or '?'}, ...) with {why}")
+
+
+def _calls(node: Any) -> tuple[SessionChange, ...]:
+    """What the function calls of ``node`` change: set_config, session advisory locks."""
+    once: set[int] = set()
+    if _is_simple_select(node):
+        for target in node.targetList or ():
+            value = target.val
+            while isinstance(value, ast.TypeCast):
+                value = value.arg
+            if isinstance(value, ast.FuncCall):
+                once.add(id(value))
+    found: list[SessionChange] = []
+    for sub in walk(node):
+        name = _function_name(sub)
+        if name is None:
+            continue
+        if name == "set_config":
+            change = _set_config(sub, id(sub) in once)
+            if change is not None:
+                found.append(change)
+        elif name in (
+            "pg_advisory_lock",
+            "pg_advisory_lock_shared",
+            "pg_try_advisory_lock",
+            "pg_try_advisory_lock_shared",
+        ):
+            args = ", ".join(_deparse(a) for a in sub.args or ())
+            found.append(Kept(ADVISORY, args, f"session advisory lock {name}({args})"))
+        elif name == "pg_advisory_unlock_all":
+            found.append(Ended(ADVISORY, None))
+        elif name in ("pg_advisory_unlock", "pg_advisory_unlock_shared"):
+            found.append(Ended(ADVISORY, ", ".join(_deparse(a) for a in sub.args or ())))
+    return tuple(found)
+
+
+def _temporary(relation: Any) -> bool:
+    return relation is not None and (
+        relation.relpersistence == "t" or relation.schemaname == "pg_temp"
+    )
+
+
+def _made_temporary(node: Any) -> tuple[SessionChange, ...]:
+    """A temporary table, view or sequence that outlives its transaction."""
+    relation: Any = None
+    on_commit: Any = None
+    what = "table"
+    if isinstance(node, ast.CreateStmt):
+        relation, on_commit = node.relation, node.oncommit
+    elif isinstance(node, ast.CreateTableAsStmt) and node.into is not None:
+        relation, on_commit = node.into.rel, node.into.onCommit
+    elif isinstance(node, ast.SelectStmt) and node.intoClause is not None:
+        relation, on_commit = node.intoClause.rel, node.intoClause.onCommit
+    elif isinstance(node, ast.ViewStmt):
+        relation, what = node.view, "view"
+    elif isinstance(node, ast.CreateSeqStmt):
+        relation, what = node.sequence, "sequence"
+    if not _temporary(relation) or on_commit == enums.OnCommitAction.ONCOMMIT_DROP:
+        return ()
+    name = str(relation.relname)
+    return (Kept(TEMPORARY, name, f"temporary {what} {name}"),)
+
+
+_RELATION_TYPES = (
+    enums.ObjectType.OBJECT_TABLE,
+    enums.ObjectType.OBJECT_VIEW,
+    enums.ObjectType.OBJECT_SEQUENCE,
+)
+
+
+def _dropped(node: Any) -> tuple[SessionChange, ...]:
+    if node.removeType not in _RELATION_TYPES:
+        return ()
+    ends: list[SessionChange] = []
+    for obj in node.objects or ():
+        parts = [p.sval for p in obj]
+        if len(parts) == 1 or parts[0] == "pg_temp":
+            ends.append(Ended(TEMPORARY, str(parts[-1])))
+    return tuple(ends)
+
+
+_TRANSACTION = enums.TransactionStmtKind
+_SAVEPOINTS = {
+    _TRANSACTION.TRANS_STMT_SAVEPOINT: "savepoint",
+    _TRANSACTION.TRANS_STMT_RELEASE: "release",
+    _TRANSACTION.TRANS_STMT_ROLLBACK_TO: "rollback to",
+}
+
+
+def changes_of(node: Any, text: str) -> tuple[SessionChange, ...]:
+    """What the top-level statement ``node`` (written ``text``) changes in its session."""
+    if isinstance(node, ast.VariableSetStmt):
+        return _variable_set(node, text)
+    if isinstance(node, ast.TransactionStmt):
+        action = _SAVEPOINTS.get(node.kind) if node.kind is not None else None
+        return (Savepoint(action, str(node.savepoint_name)),) if action else ()
+    if isinstance(node, ast.DiscardStmt):
+        if node.target == enums.DiscardMode.DISCARD_ALL:
+            # DISCARD ALL is SET SESSION AUTHORIZATION DEFAULT, RESET ALL, and the end of
+            # everything kept (PostgreSQL docs, DISCARD).
+            return (
+                Setting(AUTHORIZATION, "SET SESSION AUTHORIZATION DEFAULT", resets=True),
+                Setting(ALL, "RESET ALL"),
+                *(Ended(kind, None) for kind in KINDS),
+            )
+        if node.target == enums.DiscardMode.DISCARD_TEMP:
+            return (Ended(TEMPORARY, None),)
+        return ()
+    if isinstance(node, ast.LoadStmt):
+        return (Setting(f"load {node.filename}", text.strip()),)
+    if isinstance(node, ast.PrepareStmt):
+        return (Kept(PREPARED, str(node.name), f"prepared statement {node.name}"),)
+    if isinstance(node, ast.DeallocateStmt):
+        return (Ended(PREPARED, None if node.isall or not node.name else str(node.name)),)
+    if isinstance(node, ast.ListenStmt):
+        return (Kept(LISTENING, str(node.conditionname), f"LISTEN {node.conditionname}"),)
+    if isinstance(node, ast.UnlistenStmt):
+        return (Ended(LISTENING, node.conditionname or None),)
+    if isinstance(node, ast.DeclareCursorStmt) and (node.options or 0) & _CURSOR_OPT_HOLD:
+        return (Kept(CURSOR, str(node.portalname), f"cursor {node.portalname} WITH HOLD"),)
+    if isinstance(node, ast.ClosePortalStmt):
+        return (Ended(CURSOR, node.portalname or None),)
+    if isinstance(node, ast.DropStmt):
+        return _dropped(node)
+    if isinstance(node, ast.DoStmt):
+        return _do_block(text)
+    changes = _made_temporary(node)
+    lowered = text.lower()
+    if "set_config" in lowered or "advisory" in lowered:
+        changes += _calls(node)
+    return changes
+
+
+def _do_block(text: str) -> tuple[SessionChange, ...]:
+    """A DO block's session changes: whether its statements run, and how often, is up to its
+    code, so each change it may make is unknown state (nothing is replayed from it), and what
+    it ends is ended."""
+    found: list[SessionChange] = []
+    for query in do_block_sql(text):
+        try:
+            parsed = pglast.parse_sql(query)
+        except pglast.parser.ParseError:
+            continue
+        for raw in parsed:
+            for change in changes_of(raw.stmt, query):
+                if isinstance(change, Setting):
+                    found.append(Kept(UNKNOWN, change.target, f"{change.sql} inside a DO block"))
+                elif isinstance(change, Kept | Ended):
+                    found.append(change)
+    return tuple(found)
+
+
+# -- what a statement could depend on -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a statement could need of the session: names it uses, and whether it runs code
+    the parse tree does not show."""
+
+    #: (kind, name) of the kept things it names.
+    names: frozenset[tuple[str, str]]
+    #: The functions and procedures it calls (lower case, without schema).
+    calls: frozenset[str]
+    #: True for DO blocks and CALL: code that may use anything.
+    opaque: bool
+
+
+_SESSION_VIEWS = {
+    "pg_prepared_statements": PREPARED,
+    "pg_cursors": CURSOR,
+}
+
+
+@functools.lru_cache(maxsize=1024)
+def needs_of(text: str) -> Needs:
+    """What the SQL ``text`` (a function body's statement, a DO block's) could need of the
+    session; for a migration's statement see statement_needs."""
+    try:
+        parsed = pglast.parse_sql(text)
+    except pglast.parser.ParseError:
+        return Needs(frozenset(), frozenset(), True)
+    return _needs([raw.stmt for raw in parsed], text)
+
+
+@functools.lru_cache(maxsize=1024)
+def statement_needs(statement: Statement) -> Needs:
+    """What ``statement`` could need of the session, from the tree its parse built (only
+    asked when a new session lacks something)."""
+    node = tree_of(statement)
+    if node is None:
+        return needs_of(statement.text)
+    return _needs([node], statement.text)
+
+
+def _needs(trees: Sequence[Any], text: str) -> Needs:
+    """needs_of the statements ``trees`` of ``text``."""
+    names: set[tuple[str, str]] = set()
+    calls: set[str] = set()
+    opaque = False
+    for tree in trees:
+        for node in walk(tree):
+            if isinstance(node, ast.DoStmt):
+                # A block whose every statement is known needs what they need (issue 21
+                # review21b F1: a lost temporary table must not refuse every later DO block).
+                body = do_block_static_sql(text, tree) if len(trees) == 1 else None
+                if body is None:
+                    opaque = True
+                for query in body or ():
+                    inner = needs_of(query)
+                    names |= inner.names
+                    calls |= inner.calls
+                    opaque = opaque or inner.opaque
+            elif isinstance(node, ast.CallStmt):
+                opaque = True
+            elif isinstance(node, ast.RangeVar):
+                if node.schemaname in (None, "pg_temp"):
+                    names.add((TEMPORARY, str(node.relname)))
+                if node.relname in _SESSION_VIEWS:
+                    opaque = True
+            elif isinstance(node, ast.ExecuteStmt | ast.DeallocateStmt) and node.name:
+                names.add((PREPARED, str(node.name)))
+            elif isinstance(node, ast.FetchStmt | ast.ClosePortalStmt) and node.portalname:
+                names.add((CURSOR, str(node.portalname)))
+            elif isinstance(node, ast.CurrentOfExpr) and node.cursor_name:
+                names.add((CURSOR, str(node.cursor_name)))
+            elif isinstance(node, ast.UnlistenStmt) and node.conditionname:
+                names.add((LISTENING, str(node.conditionname)))
+            elif isinstance(node, ast.DropStmt):
+                names.update(
+                    (TEMPORARY, str(end.name)) for end in _dropped(node) if isinstance(end, Ended)
+                )
+            elif isinstance(node, ast.FuncCall) and node.funcname:
+                name = str(node.funcname[-1].sval).lower()
+                calls.add(name)
+                if name == "pg_listening_channels":
+                    opaque = True
+    return Needs(frozenset(names), frozenset(calls), opaque)
+
+
+def _names(needs: Needs, kept: Kept) -> bool:
+    if kept.kind == LISTENING:
+        return (kept.kind, kept.name) in needs.names or "pg_listening_channels" in needs.calls
+    return (kept.kind, kept.name) in needs.names
+
+
+def could_depend(needs: Needs, kept: Kept, functions: Mapping[str, Needs] | frozenset[str]) -> bool:
+    """True when a statement with ``needs`` could depend on ``kept``: it names it, runs code
+    the parse tree does not show (a DO block with SQL built at run time, CALL, a function
+    the migrations create in ``functions`` whose body could: see function_needs; a bare set
+    of names counts every one), or ``kept`` has no name to look for (a session advisory lock:
+    mutual exclusion with the application; a setting changed out of sight)."""
+    if kept.kind in (ADVISORY, UNKNOWN) or kept.name is None:
+        return True
+    if needs.opaque:
+        return True
+    for name in needs.calls:
+        if name in functions:
+            body = functions.get(name) if isinstance(functions, Mapping) else None
+            if body is None or body.opaque or _names(body, kept):
+                return True
+    return _names(needs, kept)
+
+
+@dataclass(frozen=True)
+class _Body:
+    """What one created function's body does (its overloads and replacements merged)."""
+
+    #: What it could need of the session (Needs.calls: the functions it calls).
+    needs: Needs
+    #: True when it changes the session by itself (see _body_changes).
+    changes: bool
+    #: The functions it calls, as _body_changes reads them.
+    calls: frozenset[str]
+
+    def merged(self, other: _Body) -> _Body:
+        """Both bodies: overloads, or CREATE OR REPLACE, where either may run."""
+        return _Body(
+            _merged(self.needs, other.needs),
+            self.changes or other.changes,
+            self.calls | other.calls,
+        )
+
+
+def _merged(one: Needs, other: Needs) -> Needs:
+    return Needs(one.names | other.names, one.calls | other.calls, one.opaque or other.opaque)
+
+
+def _definitions(statements: Iterable[Statement]) -> Iterable[tuple[str, Statement, Any]]:
+    """(lower-case name, statement, parse tree) of each CREATE FUNCTION / PROCEDURE, from the
+    tree the file's parse built (nothing parses the text again)."""
+    for statement in statements:
+        if statement.kind != "CreateFunctionStmt":
+            continue
+        node = tree_of(statement)
+        if isinstance(node, ast.CreateFunctionStmt):
+            funcname: Any = node.funcname
+            yield str(funcname[-1].sval).lower(), statement, node
+
+
+def _own_needs(text: str, node: Any) -> Needs:
+    queries = function_body_static_sql(text, node)
+    if queries is None:
+        return Needs(frozenset(), frozenset(), True)
+    parts = [needs_of(q) for q in queries]
+    return Needs(
+        frozenset().union(*(p.names for p in parts)),
+        frozenset().union(*(p.calls for p in parts)),
+        any(p.opaque for p in parts),
+    )
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """What the functions and procedures the migrations create do when called, read in one
+    walk of their statements: ``needs`` and ``changers`` below, through the functions each
+    calls too."""
+
+    #: name -> what its body could need of the session (see function_needs).
+    needs: Mapping[str, Needs]
+    #: The names of those whose bodies change the session (see session_changing_functions).
+    changers: frozenset[str]
+
+
+def function_facts(statements: Iterable[Statement]) -> FunctionFacts:
+    """function_needs and session_changing_functions of ``statements`` in one walk; asked
+    again for the same function definitions (a run asks for both), the walk is not repeated."""
+    return _function_facts(tuple(s for s in statements if s.kind == "CreateFunctionStmt"))
+
+
+@functools.lru_cache(maxsize=16)
+def _function_facts(statements: tuple[Statement, ...]) -> FunctionFacts:
+    own: dict[str, _Body] = {}
+    for name, statement, node in _definitions(statements):
+        changes, calls = _body_changes(statement.text, node)
+        found = _Body(_own_needs(statement.text, node), changes, calls)
+        before = own.get(name)
+        own[name] = found if before is None else before.merged(found)
+    needs = {name: body.needs for name, body in own.items()}
+    grew = True
+    while grew:
+        grew = False
+        for name, known in list(needs.items()):
+            merged = known
+            for callee in known.calls & needs.keys():
+                merged = _merged(merged, needs[callee])
+            if merged != known:
+                needs[name] = merged
+                grew = True
+    changers = {name for name, body in own.items() if body.changes}
+    grew = True
+    while grew:
+        grew = False
+        for name, body in own.items():
+            if name not in changers and body.calls & changers:
+                changers.add(name)
+                grew = True
+    return FunctionFacts(MappingProxyType(needs), frozenset(changers))
+
+
+def function_needs(statements: Iterable[Statement]) -> dict[str, Needs]:
+    """What the body of each function and procedure ``statements`` create could need of the
+    session when called (lower-case names without schema), through the functions it calls
+    too: opaque when its body is not all known (dynamic SQL, another language, CALL...)."""
+    return dict(function_facts(statements).needs)
+
+
+def created_functions(statements: Iterable[Statement]) -> frozenset[str]:
+    """The names (lower case, without schema) of the functions and procedures ``statements``
+    create: their bodies may use anything the session has."""
+    return frozenset(name for name, _, _ in _definitions(statements))
+
+
+def calls_in(statement: Statement) -> frozenset[str]:
+    """The functions ``statement`` calls (lower case, without schema), those of a DO block's
+    body included."""
+    calls = set(statement_needs(statement).calls)
+    if statement.kind == "DoStmt":
+        for query in do_block_sql(statement.text):
+            calls |= needs_of(query).calls
+    return frozenset(calls)
+
+
+def _body_changes(text: str, node: Any) -> tuple[bool, frozenset[str]]:
+    """Whether the body of the CREATE FUNCTION/PROCEDURE ``text`` (parsed: ``node``) changes
+    the session by itself (a SET, set_config(..., false), a temporary table, ... in the
+    statements it runs, as changes_of reads them; for a body no parse shows, the word
+    set_config in it), and the functions it calls."""
+    queries = function_body_sql(text)
+    if not queries:
+        for option in node.options or ():
+            if isinstance(option, ast.DefElem) and option.defname == "as" and option.arg:
+                arg: Any = option.arg
+                queries = [str(getattr(arg[0], "sval", "")).strip()]
+        if not queries or not queries[0]:
+            return ("set_config" in text.lower(), frozenset())
+    changes = False
+    calls: set[str] = set()
+    for query in queries:
+        try:
+            parsed = pglast.parse_sql(query)
+        except pglast.parser.ParseError:
+            changes = changes or "set_config" in query.lower()
+            continue
+        for raw in parsed:
+            begin = raw.stmt_location or 0
+            body = query[begin : begin + (raw.stmt_len or len(query))]
+            found = changes_of(raw.stmt, body or query)
+            if any(isinstance(c, Setting | Kept) for c in found):
+                changes = True
+        calls |= needs_of(query).calls
+    if not changes and "set_config" in text.lower():
+        # SQL built at run time may hold the call no parse shows.
+        changes = function_body_static_sql(text, node) is None
+    return (changes, frozenset(calls))
+
+
+def session_changing_functions(statements: Iterable[Statement]) -> frozenset[str]:
+    """The names (lower case, without schema) of the functions and procedures ``statements``
+    create whose bodies change the session when called (a SET, set_config(..., false), a
+    temporary table that outlives the call, ...), directly or through another such function.
+    A call of one is a session change nothing can replay (issue 21 review21b F2)."""
+    return function_facts(statements).changers
+
+
+# -- the state of a session, step after step ---------------------------------------------
+
+
+@dataclass
+class SessionState:
+    """The session state of a run's lineage of sessions, step after step.
+
+    ``settings`` is what a new session replays (:attr:`replay`); ``kept`` what the session in
+    use has made and would lose; ``lost`` what an earlier session of the lineage had and this
+    one lacks, which makes :meth:`refusal` refuse a step that could depend on it.
+    """
+
+    settings: list[Setting] = field(default_factory=list)
+    kept: dict[tuple[str, str | None], Kept] = field(default_factory=dict)
+    lost: dict[tuple[str, str | None], Kept] = field(default_factory=dict)
+    #: The steps folded in so far, as (version, step index), in order.
+    steps: list[tuple[int, int]] = field(default_factory=list)
+    #: The functions the migrations create whose bodies change the session (see
+    #: session_changing_functions): a call of one is a change no new session can replay.
+    changers: frozenset[str] = frozenset()
+    #: accept_lost_session_state: what steps of migrations up to this version kept is not
+    #: refused when lost (the operator accepted that later steps run without it).
+    accepted_through: int | None = None
+    #: The tables (lower-case name, no schema) on which an applied CREATE TRIGGER made one
+    #: of ``changers`` fire: a write to one of them calls it as surely as a SELECT f() does.
+    triggers: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def replay(self) -> tuple[str, ...]:
+        """The statements that put a new session in this state's settings, in order."""
+        return tuple(s.sql for s in self.settings)
+
+    @property
+    def search_path(self) -> tuple[str, ...]:
+        """The statements that give another session (the monitor) this state's search_path:
+        its changes, a RESET ALL standing for RESET search_path."""
+        return tuple(
+            s.sql if s.target == "search_path" else "RESET search_path"
+            for s in self.settings
+            if s.target in ("search_path", ALL)
+        )
+
+    def apply(self, key: tuple[int, int], step: Step, where: str = "") -> None:
+        """Fold in the session changes of the applied ``step`` (``key``: version, index),
+        made in ``where`` (``file``, for messages)."""
+        savepoints: list[tuple[str, list[Setting], dict[Any, Kept], dict[Any, Kept]]] = []
+        for statement in step.statements:
+            for change in statement.session_changes:
+                if isinstance(change, Savepoint):
+                    self._savepoint(change, savepoints)
+                elif isinstance(change, Setting):
+                    self._set(change)
+                elif isinstance(change, Kept):
+                    self._keep(change, key, where, statement)
+                else:
+                    self._end(change)
+            lowered = statement.text.lower() if self.changers else ""
+            if any(name in lowered for name in self.changers):
+                for name in sorted(calls_in(statement) & self.changers):
+                    # Its body changes the session in a way no parse of the call can replay.
+                    what = f"{name}(), a function the migrations create that changes the session"
+                    self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
+            for name in self._triggered(statement):
+                what = (
+                    f"{name}(), a trigger function the migrations create that changes the "
+                    "session, fired by a write to its table"
+                )
+                self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
+        self.steps.append(key)
+        self._compact()
+
+    def _triggered(self, statement: Statement) -> list[str]:
+        """The session-changing trigger functions ``statement`` fires (issue 21):
+        those of the triggers on the tables it writes. A CREATE TRIGGER of one of ``changers``
+        is noted for the statements after it."""
+        if not self.changers or (not self.triggers and statement.kind != "CreateTrigStmt"):
+            return []
+        try:
+            nodes: list[Any] = [raw.stmt for raw in pglast.parse_sql(statement.text)]
+        except pglast.parser.ParseError:
+            return []
+        fired: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.CreateTrigStmt):
+                trigger: Any = node
+                function = str(trigger.funcname[-1].sval).lower()
+                if function in self.changers:
+                    table = str(trigger.relation.relname).lower()
+                    self.triggers.setdefault(table, set()).add(function)
+                continue
+            for table in written_tables(node):
+                fired |= self.triggers.get(table, set())
+        return sorted(fired)
+
+    def _keep(self, change: Kept, key: tuple[int, int], where: str, statement: Statement) -> None:
+        spot = f"{where}:{statement.line}" if where else ""
+        self.kept[(change.kind, change.name)] = replace(change, where=spot, version=key[0])
+
+    def _savepoint(self, change: Savepoint, stack: list[Any]) -> None:
+        if change.action == "savepoint":
+            stack.append((change.name, list(self.settings), dict(self.kept), dict(self.lost)))
+            return
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i][0] == change.name:
+                if change.action == "rollback to":
+                    # The savepoint stays; what came after it is undone.
+                    _, settings, kept, lost = stack[i]
+                    self.settings, self.kept, self.lost = list(settings), dict(kept), dict(lost)
+                    del stack[i + 1 :]
+                else:
+                    del stack[i:]
+                return
+
+    def _set(self, change: Setting) -> None:
+        # A setting changed out of sight is known again once a replayable change sets it
+        # (RESET ALL: every one but the role's, which RESET ALL leaves alone).
+        for store in (self.kept, self.lost):
+            for k, unknown in list(store.items()):
+                name = unknown.name
+                if unknown.kind != UNKNOWN or name is None or name.endswith("()"):
+                    continue
+                if name == change.target or (
+                    change.target == ALL and name not in ("role", AUTHORIZATION)
+                ):
+                    del store[k]
+        if change.target == ALL:
+            kept: list[Setting] = []
+            for setting in self.settings:
+                if setting.target in (ROLE, AUTHORIZATION):
+                    kept.append(setting)
+                elif _custom(setting.target):
+                    # A custom setting (``app.x``) once set stays defined in the session,
+                    # empty, after RESET ALL; on a new session RESET defines it so.
+                    kept.append(_reset(setting.target))
+            self.settings = kept
+        elif change.target not in (ROLE, AUTHORIZATION):
+            self.settings = [s for s in self.settings if s.target != change.target]
+        self.settings.append(change)
+
+    def _compact(self) -> None:
+        """Drop role changes nothing replays under: a role change right before another that
+        supersedes it (SET ROLE before SET ROLE; anything before SET SESSION AUTHORIZATION,
+        which resets the role), and role resets at the start (a new session has them)."""
+        kept: list[Setting] = []
+        for setting in self.settings:
+            if kept and kept[-1].target in (ROLE, AUTHORIZATION):
+                last = kept[-1]
+                if setting.target == AUTHORIZATION or (
+                    setting.target == ROLE and last.target == ROLE
+                ):
+                    kept.pop()
+            kept.append(setting)
+        while kept and kept[0].target in (ROLE, AUTHORIZATION) and kept[0].resets:
+            kept.pop(0)
+        self.settings = kept
+
+    def _end(self, change: Ended) -> None:
+        for store in (self.kept, self.lost):
+            for key in [k for k in store if k[0] == change.kind]:
+                if change.name is None or key[1] == change.name:
+                    del store[key]
+
+    def new_session(self) -> None:
+        """The lineage goes on on a new session: what the old one kept is lost."""
+        self.lost.update(self.kept)
+        self.kept = {}
+
+    def refusal(self, step: Step, functions: Mapping[str, Needs] | frozenset[str]) -> Kept | None:
+        """The lost thing ``step`` could depend on (see could_depend), if any: the step must
+        not run on this session."""
+        lost = [k for k in self.lost.values() if not self.accepted(k)]
+        if not lost:
+            return None
+        for statement in step.statements:
+            needs = statement_needs(statement)
+            for kept in lost:
+                if could_depend(needs, kept, functions):
+                    return kept
+        return None
+
+    def accepted(self, kept: Kept) -> bool:
+        """True when the operator accepted ``kept`` as lost (accept_lost_session_state)."""
+        through = self.accepted_through
+        return through is not None and kept.version is not None and kept.version <= through
+
+
+#: The statements that write rows of the table they name (and so fire its triggers).
+_WRITES = (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
+
+
+def written_tables(node: Any) -> set[str]:
+    """The tables (lower-case name, no schema) whose rows ``node`` writes, in a CTE or a
+    function-less DO block's static SQL alike: INSERT, UPDATE, DELETE, MERGE, COPY ... FROM,
+    TRUNCATE."""
+    found: set[str] = set()
+    for child in walk(node):
+        writes = isinstance(child, _WRITES) or (isinstance(child, ast.CopyStmt) and child.is_from)
+        if writes and child.relation is not None:
+            found.add(str(child.relation.relname).lower())
+        elif isinstance(child, ast.TruncateStmt):
+            found |= {str(r.relname).lower() for r in child.relations or ()}
+    if isinstance(node, ast.DoStmt):
+        for query in do_block_sql(_deparse(node)):
+            try:
+                for raw in pglast.parse_sql(query):
+                    found |= written_tables(raw.stmt)
+            except pglast.parser.ParseError:
+                continue
+    return found
+
+
+def _custom(target: str) -> bool:
+    """True for a custom setting (``prefix.name``): a placeholder the session defines."""
+    return "." in target and not target.startswith("load ")
+
+
+def _reset(target: str) -> Setting:
+    node = ast.VariableSetStmt(kind=enums.VariableSetKind.VAR_RESET, name=target, is_local=False)
+    return Setting(target, _deparse(node), resets=True)
+
+
+def history_state(
+    history: Sequence[tuple[tuple[int, int], Step, str]],
+    *,
+    changers: frozenset[str] = frozenset(),
+    accepted_through: int | None = None,
+) -> SessionState:
+    """The state a new run's first session starts from: the settings of every applied step of
+    ``history`` ((version, index), step, file) in journal order, as one session would have
+    them; and, lost, everything session-lived those steps left that no later applied step
+    ended (a temporary table, a setting changed out of sight, ...), whichever migration made
+    it: the journal says it was made, and no new session has it. So a refusal a lost session
+    caused is made again by every rerun, until the operator accepts it (``accepted_through``)
+    or a step ends it."""
+    state = SessionState(changers=changers, accepted_through=accepted_through)
+    for key, step, where in history:
+        state.apply(key, step, where)
+    state.new_session()
+    return state
+
+
+def first_refusal(
+    state: SessionState,
+    pending: Sequence[tuple[tuple[int, int], Step, str]],
+    functions: Mapping[str, Needs] | frozenset[str],
+) -> tuple[int, Kept] | None:
+    """What up would meet on a new run's first session ``state`` (history_state): the index
+    in ``pending`` of the first step it would refuse for lost session state, and what that
+    step could depend on; None when it refuses none. The steps before it are folded in as up
+    folds them, so a step that ends the lost state (a DROP TABLE, a plain SET) clears it."""
+    for index, (key, step, where) in enumerate(pending):
+        if state.lost:
+            lost = state.refusal(step, functions)
+            if lost is not None:
+                return index, lost
+        state.apply(key, step, where)
+    return None
+
+
+def describe(kept: Kept) -> str:
+    """``temporary table tmp (made at 0002_x.sql:3)``, for messages."""
+    return f"{kept.what} (made at {kept.where})" if kept.where else kept.what
