@@ -1,8 +1,11 @@
 """The layers of docs/architecture.md, and no import cycles, enforced on the imports the code
 really has.
 
-Every import in every module counts, including those inside functions (a lazy import still runs
-when the function does). Read with ``ast``: nothing is imported to check it.
+The layer of a module is the layer of its first path component under ``safemigrate/`` (``db/``,
+``run/``, ``core/``...), and that table is read from one place: the "The layers" table of
+docs/architecture.md, so the page and this test cannot disagree. Every import in every module
+counts, including those inside functions (a lazy import still runs when the function does).
+Read with ``ast``: nothing is imported to check it.
 """
 
 from __future__ import annotations
@@ -13,30 +16,83 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "safemigrate"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "safemigrate"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
-#: Lowest first. A module may import its own layer and the layers below, never one above.
-LAYERS: dict[str, int] = {
-    "pure": 0,
-    "db": 1,
-    "run": 2,
-    "commands": 3,
-    "cli": 4,
-}
+#: The files allowed at the top of the package beside the packages that are the layers.
+FLAT_ALLOWED = {"__init__.py", "__main__.py"}
+
+#: What a pure module may import from outside the package: the standard library's pure parts,
+#: pglast (the parser), tomllib/tomli (the settings file) and _blake2 (hashlib's own BLAKE2, for
+#: check's memo keys). ``os`` and ``sys`` are for the environment and sys.path, ``pathlib`` for
+#: reading migration files: no process, no socket, no database, no terminal.
+PURE_MAY_IMPORT = frozenset(
+    {
+        "__future__",
+        "_blake2",
+        "bisect",
+        "collections",
+        "copy",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "difflib",
+        "enum",
+        "functools",
+        "hashlib",
+        "importlib",
+        "itertools",
+        "json",
+        "math",
+        "os",
+        "pathlib",
+        "pglast",
+        "random",
+        "re",
+        "sys",
+        "tomli",
+        "tomllib",
+        "types",
+        "typing",
+        "zlib",
+    }
+)
+
+#: What no pure module reaches, directly or through the package modules it imports.
+NOT_PURE = frozenset({"psycopg", "psycopg_pool", "click", "subprocess", "socket", "threading"})
+
+
+def read_layer_table(page: Path) -> tuple[dict[str, str], dict[str, int]]:
+    """The "The layers" table of the architecture page: each first path component (``""`` for
+    the package's ``__init__``) -> its layer, and each layer -> its rank (lowest first)."""
+    packages: dict[str, str] = {}
+    ranks: dict[str, int] = {}
+    inside = False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            inside = line.strip() == "## The layers"
+            continue
+        if not (inside and line.startswith("| `")):
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        names, layer, rank = cells[0], cells[1], int(cells[2])
+        assert ranks.setdefault(layer, rank) == rank, f"layer {layer} has two ranks"
+        for name in names.split(","):
+            entry = name.strip().strip("`").removesuffix("/").removesuffix(".py")
+            packages["" if entry == "__init__" else entry] = layer
+    return packages, ranks
+
+
+PACKAGES, LAYERS = read_layer_table(ARCHITECTURE)
 
 
 def layer_of(module: str) -> str:
     """The layer of a module of the package (dotted name without ``safemigrate.``)."""
-    if module in ("cli", "__main__") or module.startswith("cli."):
-        return "cli"
-    first = module.split(".")[0]
-    if first == "api" or module == "check":
-        return "commands"
-    if first == "run" or module in ("executor", "fleet", "blockers.watcher"):
-        return "run"
-    if module == "db" or module.startswith("db."):
-        return "db"
-    return "pure"
+    first = module.split(".")[0] if module else ""
+    if first not in PACKAGES:
+        raise AssertionError(f"{module}: {first!r} is not in docs/architecture.md's layer table")
+    return PACKAGES[first]
 
 
 def module_name(path: Path) -> str:
@@ -108,7 +164,8 @@ def closure(module: str) -> set[str]:
     return seen
 
 
-PURE = sorted(m for m in MODULES if m and layer_of(m) == "pure")
+NAMED = sorted(m for m in MODULES if m)
+PURE = sorted(m for m in NAMED if layer_of(m) == "pure")
 
 
 def import_cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
@@ -141,11 +198,45 @@ def package_import_graph() -> dict[str, frozenset[str]]:
     return {m: frozenset(n for n in imports_of(m) if n in MODULES) for m in MODULES}
 
 
+def test_the_layer_table_is_the_architecture_pages() -> None:
+    # Lowest first: pure; db and infra side by side; run; the commands; the command line.
+    assert LAYERS == {"pure": 0, "db": 1, "infra": 1, "run": 2, "commands": 3, "cli": 4}
+    assert {PACKAGES[p] for p in ("cli", "__main__", "api", "", "run", "db", "infra")} == {
+        "cli",
+        "commands",
+        "run",
+        "db",
+        "infra",
+    }
+    assert PACKAGES["core"] == PACKAGES["lint"] == "pure"
+
+
 def test_the_layers_cover_a_real_package() -> None:
-    assert {"cli", "api", "run", "executor", "db.steps", "policy", "source", "lint"} <= set(MODULES)
+    assert {"cli", "api", "run", "run.executor", "db.steps", "planning.policy", "source"} <= set(
+        MODULES
+    )
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m))
+def test_every_entry_at_the_top_of_the_package_has_a_layer_and_every_layer_row_exists() -> None:
+    top = {
+        p.name.removesuffix(".py")
+        for p in PACKAGE.iterdir()
+        if (p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"
+    }
+    top = {"" if name == "__init__" else name for name in top}
+    assert top == set(PACKAGES), (
+        f"not in the table: {sorted(top - set(PACKAGES))}; "
+        f"in the table, not in the package: {sorted(set(PACKAGES) - top)}"
+    )
+
+
+def test_no_flat_module_beside_init_and_main() -> None:
+    # A module's layer is its folder: a flat module would have none.
+    flat = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in FLAT_ALLOWED)
+    assert flat == [], f"flat modules at the top of safemigrate/: {flat}"
+
+
+@pytest.mark.parametrize("module", NAMED)
 def test_no_module_imports_a_layer_above_its_own(module: str) -> None:
     mine = LAYERS[layer_of(module)]
     above = sorted(
@@ -156,13 +247,28 @@ def test_no_module_imports_a_layer_above_its_own(module: str) -> None:
     assert above == [], f"{module} ({layer_of(module)}) imports higher layers: {above}"
 
 
+@pytest.mark.parametrize("module", sorted(m for m in NAMED if layer_of(m) in ("db", "infra")))
+def test_db_and_infra_do_not_import_each_other(module: str) -> None:
+    # Side by side on one rank: the database and the other I/O stay apart, so each can be
+    # understood (and faked) without the other.
+    other = "infra" if layer_of(module) == "db" else "db"
+    crossing = sorted(n for n in imports_of(module) if n in MODULES and n and layer_of(n) == other)
+    assert crossing == [], f"{module} ({layer_of(module)}) imports {other}: {crossing}"
+
+
 @pytest.mark.parametrize("module", PURE)
-def test_pure_modules_never_reach_psycopg_or_click(module: str) -> None:
+def test_pure_modules_never_reach_the_database_the_terminal_or_processes(module: str) -> None:
     reached = closure(module)
-    assert not reached & {"psycopg", "psycopg_pool", "click"}, sorted(reached)
+    assert not reached & NOT_PURE, sorted(reached & NOT_PURE)
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m))
+@pytest.mark.parametrize("module", PURE)
+def test_pure_modules_import_only_what_a_pure_module_may(module: str) -> None:
+    outside = sorted(n for n in imports_of(module) if n not in MODULES and n != "")
+    assert set(outside) <= PURE_MAY_IMPORT, sorted(set(outside) - PURE_MAY_IMPORT)
+
+
+@pytest.mark.parametrize("module", NAMED)
 def test_only_the_db_layer_imports_psycopg_and_only_the_cli_imports_click(module: str) -> None:
     direct = imports_of(module)
     if "psycopg" in direct:
@@ -171,17 +277,34 @@ def test_only_the_db_layer_imports_psycopg_and_only_the_cli_imports_click(module
         assert layer_of(module) == "cli", f"{module} imports click"
 
 
+def test_no_module_basename_is_both_a_db_and_a_pure_module() -> None:
+    # db/recipes.py beside a pure recipes.py meant two things under one name: the db module is
+    # named for what it does with the server (recipe_runs, batch_queries, recovery_checks).
+    def basenames(layer: str) -> set[str]:
+        return {
+            MODULES[m].stem
+            for m in NAMED
+            if layer_of(m) == layer and MODULES[m].name != "__init__.py"
+        }
+
+    assert sorted(basenames("db") & basenames("pure")) == []
+
+
 def test_the_import_reader_sees_lazy_and_relative_imports() -> None:
-    # api.apply imports the run inside up; the watcher imports db relatively.
-    assert "run.database_run" in imports_of("api.apply")
-    assert "db" in imports_of("blockers.watcher") or "db.session" in imports_of("blockers.watcher")
+    # The commands import the run layer inside their functions; the watcher imports db
+    # relatively; the command line imports the commands lazily.
+    api_modules = [m for m in NAMED if m == "api" or m.startswith("api.")]
+    assert any(n.split(".")[0] == "run" for m in api_modules for n in imports_of(m))
+    assert any(n == "db" or n.startswith("db.") for n in imports_of("run.watcher"))
+    cli_modules = [m for m in NAMED if layer_of(m) == "cli"]
+    assert any(n.split(".")[0] == "api" for m in cli_modules for n in imports_of(m))
     assert "psycopg" in closure("db.steps")
 
 
 def test_no_modules_import_each_other_in_a_cycle() -> None:
     # A cycle, lazy import or not, means neither module can be understood or tested without
     # the other; what both need belongs in a module of its own below them (as db.step_timeouts
-    # is for db.steps and db.recipes, source.scanning for source.files and source.layouts).
+    # is for db.steps and db.recipe_runs, source.scanning for source.files and source.layouts).
     cycles = import_cycles(package_import_graph())
     assert cycles == [], "modules that import each other in a cycle: " + "; ".join(
         " <-> ".join(group) for group in cycles
