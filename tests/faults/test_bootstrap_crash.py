@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import os
 import signal
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from tests.faults.helpers import (
     FAST_BACKOFF,
@@ -22,7 +19,7 @@ from tests.faults.helpers import (
     terminate_runner_backends,
     wait_for_lock_wait,
 )
-from tests.fixtures_db import ConnectFactory, PgServer
+from tests.fixtures_db import ConnectFactory, MakeDatabase
 from tests.support.runner import (
     apply_with_psql_semantics,
     journal_rows,
@@ -40,21 +37,9 @@ ONLY_FRESH = {**FAST_BACKOFF, "SAFEMIGRATE_GATE_SMALL_TABLE": "0"}
 
 
 @pytest.fixture
-def reference_dsn(pg_server: PgServer) -> Iterator[str]:
+def reference_dsn(make_database: MakeDatabase) -> str:
     """A second fresh database, for psql's application of the same files."""
-    name = f"sm_test_ref_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        pg_server.ensure_running()
-        with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [name],
-            )
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+    return make_database()
 
 
 def _comment(dsn: str) -> str | None:

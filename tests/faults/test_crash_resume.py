@@ -12,14 +12,11 @@ import json
 import os
 import shutil
 import signal
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from tests.faults.helpers import (
     FAST_BACKOFF,
@@ -34,7 +31,7 @@ from tests.faults.helpers import (
     wait_for_lock_wait,
     wait_until,
 )
-from tests.fixtures_db import ConnectFactory, PgServer
+from tests.fixtures_db import ConnectFactory, MakeDatabase
 from tests.support.runner import (
     EXAMPLE,
     apply_with_psql_semantics,
@@ -50,21 +47,9 @@ GATE = 731_002
 
 
 @pytest.fixture
-def reference_dsn(pg_server: PgServer) -> Iterator[str]:
+def reference_dsn(make_database: MakeDatabase) -> str:
     """A second fresh database, for the reference (psql-style) application."""
-    name = f"sm_test_ref_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        pg_server.ensure_running()
-        with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [name],
-            )
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+    return make_database()
 
 
 def _status(directory: Path, dsn: str) -> list[dict[str, Any]]:

@@ -27,8 +27,8 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from bench.harness.trials import Cluster, corpus, reference_snapshot
 from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
-from tests.faults.test_reliability_trials import Cluster, corpus, reference_snapshot
 from tests.fixtures_db import TEST_PG_ENV
 from tests.support.runner import EXAMPLE, journal_rows, run, schema_snapshot
 

@@ -21,15 +21,16 @@ from typing import Any
 import psycopg
 import pytest
 
+from bench.harness.trials import Cluster, runner_backends
 from tests.faults.helpers import (
     Spawn,
     by_kind,
+    own_throwaway,
     run_lock_holders,
     terminate_runner_backends,
     wait_for_lock_wait,
     wait_until,
 )
-from tests.faults.test_reliability_trials import Cluster, own_throwaway, runner_backends
 from tests.fixtures_db import ConnectFactory, PgServer
 from tests.support.runner import journal_rows, run, write_migrations
 

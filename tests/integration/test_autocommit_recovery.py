@@ -9,15 +9,14 @@ transaction using the parent leaves the partition "detach pending".
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 
+from bench.harness.databases import drop_database, unique_name
 from safemigrate.db import Session
 from safemigrate.db import journal as dbjournal
 from safemigrate.db import steps as dbsteps
@@ -227,10 +226,9 @@ def test_a_detach_stopped_before_it_ran_runs(
 
 @pytest.fixture
 def database_name(pg_server: PgServer) -> Iterator[str]:
-    name = f"sm_made_{uuid.uuid4().hex[:10]}"
+    name = unique_name("sm_made_")
     yield name
-    with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+    drop_database(pg_server.dsn("postgres"), name)
 
 
 @pytest.mark.parametrize("ran", [True, False], ids=["ran", "did-not-run"])

@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from psycopg import sql
 
+from bench.harness.databases import create_database, drop_database, unique_name
 from safemigrate.db.runlock import lock_keys
 from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from tests.faults.helpers import wait_for_lock_wait
@@ -166,9 +167,8 @@ class Databases:
         self.names: list[str] = []
 
     def new(self, setup: str = "") -> str:
-        name = f"sm_secret_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(self.server.dsn(), autocommit=True) as admin:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        name = unique_name("sm_secret_")
+        create_database(self.server.dsn(), name)
         self.names.append(name)
         if setup:
             with psycopg.connect(self.server.dsn(name), autocommit=True) as conn:
@@ -176,11 +176,8 @@ class Databases:
         return name
 
     def drop_all(self) -> None:
-        with psycopg.connect(self.server.dsn(), autocommit=True) as admin:
-            for name in self.names:
-                admin.execute(
-                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-                )
+        for name in self.names:
+            drop_database(self.server.dsn(), name)
 
 
 @pytest.fixture

@@ -2,35 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import psycopg
-from psycopg import sql
 
 from safemigrate.throwaway import ThrowawayServerError, find_server_bindir
 from tests.fixtures_db import TEST_PG_ENV, PgServer
 from tests.support.runner import environment
 
 
-@contextmanager
-def other_database(pg_server: PgServer, prefix: str = "sm_test_ref_") -> Iterator[str]:
+def other_database(
+    pg_server: PgServer, prefix: str = "sm_test_ref_"
+) -> contextlib.AbstractContextManager[str]:
     """A fresh database of its own on ``pg_server`` (its DSN), dropped afterwards."""
-    name = f"{prefix}{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        pg_server.ensure_running()
-        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    return pg_server.database(prefix)
 
 
 def pg_dump_program() -> str:
