@@ -7,6 +7,7 @@ pg_stat_activity and pg_locks) through bounded polling loops, never on bare slee
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -19,7 +20,8 @@ from bench.harness.processes import FAST_BACKOFF as FAST_BACKOFF
 from bench.harness.processes import Runner as Runner
 from bench.harness.trials import OWN_SERVER_SETTINGS
 from safemigrate.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
-from tests.fixtures_db import TEST_PG_ENV
+from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
+from tests.support.runner import Result
 
 T = TypeVar("T")
 #: The application_name the runner shows in pg_stat_activity unless configured otherwise.
@@ -95,6 +97,59 @@ def terminate_runner_backends(
     )
 
 
+def kill_9(runner: Runner, conn: psycopg.Connection[Any]) -> int:
+    """kill -9 the runner and reap it; then end the backends it leaves behind (the server only
+    notices a vanished client when it next talks to it). Returns the runner's exit status."""
+    os.kill(runner.pid, signal.SIGKILL)
+    code = runner.wait()
+    terminate_runner_backends(conn)
+    return code
+
+
+class Gate:
+    """An advisory lock held by a session of the test: a step that takes the same lock
+    (``SELECT pg_advisory_xact_lock(KEY)``) waits there, so a fault lands at a known step."""
+
+    def __init__(self, connect: ConnectFactory, key: int) -> None:
+        self.key = key
+        self.conn = connect()
+        self.conn.execute("SELECT pg_advisory_lock(%s)", [key])
+
+    def reached(self, application_name: str = RUNNER_APP, timeout: float = 20.0) -> int:
+        """Wait until a runner backend waits at the gate; return its pid."""
+        return wait_for_lock_wait(self.conn, application_name, "advisory", timeout)
+
+    def open(self) -> None:
+        """Release the lock: the step waiting at the gate goes on."""
+        self.conn.execute("SELECT pg_advisory_unlock(%s)", [self.key])
+
+
+def killed_at_gate(
+    connect: ConnectFactory, spawn: Spawn, key: int, *args: str, timeout: float = 30
+) -> None:
+    """Run ``safemigrate ARGS`` until it waits at gate ``key``, kill -9 it, end its backends,
+    and open the gate again."""
+    gate = Gate(connect, key)
+    runner = spawn(*args)
+    gate.reached(timeout=timeout)
+    kill_9(runner, connect())
+    gate.open()
+
+
+def reconnected_at_gate(
+    connect: ConnectFactory, spawn: Spawn, key: int, *args: str, timeout: float = 30
+) -> Runner:
+    """Run ``safemigrate ARGS`` until it waits at gate ``key``, end its backends, wait until
+    it reconnects, and open the gate again; returns the runner, still running."""
+    gate = Gate(connect, key)
+    runner = spawn(*args)
+    gate.reached(timeout=timeout)
+    terminate_runner_backends(connect())
+    runner.wait_for_event(lambda e: e["event"] == "reconnected", timeout=timeout)
+    gate.open()
+    return runner
+
+
 def run_lock_holders(conn: psycopg.Connection[Any]) -> list[int]:
     """Pids holding safemigrate's run lock (an advisory lock in its namespace) in this DB."""
     rows = conn.execute(
@@ -124,9 +179,36 @@ def column_exists(conn: psycopg.Connection[Any], table: str, column: str) -> boo
     return bool(row and row[0])
 
 
+def two_orders_tables(conn: psycopg.Connection[Any], rows: int) -> None:
+    """``public.orders`` and ``app.orders``, ``rows`` rows each, every ``flag`` false: which one
+    a step changes shows which ``search_path`` it ran under."""
+    conn.execute("CREATE SCHEMA app")
+    for schema in ("public", "app"):
+        conn.execute(
+            f"CREATE TABLE {schema}.orders (id int PRIMARY KEY, flag bool NOT NULL DEFAULT false);"
+            f"INSERT INTO {schema}.orders (id) SELECT g FROM generate_series(1, {rows}) g"
+        )
+
+
+def flagged(conn: psycopg.Connection[Any]) -> dict[str, int]:
+    """How many rows of each ``orders`` table (see two_orders_tables) have ``flag`` set."""
+    rows = conn.execute(
+        "SELECT 'public', count(*) FILTER (WHERE flag) FROM public.orders UNION ALL "
+        "SELECT 'app', count(*) FILTER (WHERE flag) FROM app.orders"
+    ).fetchall()
+    return {str(schema): int(n) for schema, n in rows}
+
+
 def by_kind(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     """The events of one kind, in order."""
     return [e for e in events if e.get("event") == kind]
+
+
+def refused(result: Result) -> dict[str, Any]:
+    """The ``run_failed`` event of a finished ``--format json`` run that must have exited 1."""
+    assert result.exit_code == 1, result.output
+    [failed] = by_kind(result.events(), "run_failed")
+    return failed
 
 
 def index_valid(conn: psycopg.Connection[Any], name: str) -> bool | None:
@@ -154,11 +236,12 @@ def lost_lock_race(event: dict[str, Any]) -> bool:
 Spawn = Callable[..., Runner]
 
 
-def own_throwaway() -> Iterator[ThrowawayServer]:
-    """A ThrowawayServer of a test module's own (for a module-scoped fixture), or a skip."""
+def own_throwaway(*, tcp: bool = False) -> Iterator[ThrowawayServer]:
+    """A ThrowawayServer of a test module's own (for a module-scoped fixture), or a skip;
+    ``tcp``: it listens on 127.0.0.1 too."""
     try:
         server = ThrowawayServer(
-            find_server_bindir(os.environ.get(TEST_PG_ENV)), settings=OWN_SERVER_SETTINGS
+            find_server_bindir(os.environ.get(TEST_PG_ENV)), settings=OWN_SERVER_SETTINGS, tcp=tcp
         )
         server.start()
     except ThrowawayServerError as exc:

@@ -5,7 +5,6 @@ mark), the statements only a fresh database accepts still pass, and the schema e
 
 from __future__ import annotations
 
-import os
 import signal
 from pathlib import Path
 
@@ -14,10 +13,10 @@ import pytest
 
 from tests.faults.helpers import (
     FAST_BACKOFF,
+    Gate,
     Spawn,
+    kill_9,
     run_lock_holders,
-    terminate_runner_backends,
-    wait_for_lock_wait,
 )
 from tests.fixtures_db import ConnectFactory, MakeDatabase
 from tests.support.runner import (
@@ -76,20 +75,17 @@ def test_kill_9_mid_bootstrap_then_rerun_resumes_the_bootstrap(
             "0004_backfill.sql": "SET statement_timeout = 0;\nUPDATE acct SET n = n + 1;\n",
         },
     )
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     watcher = connect()
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args, env=ONLY_FRESH)
-    wait_for_lock_wait(watcher, wait_event="advisory", timeout=30)
+    gate.reached(timeout=30)
     assert journal_rows(db_dsn) == [(1, 0, "applied"), (1, 1, "applied")]
     assert _comment(db_dsn) == BOOTSTRAPPING
 
-    os.kill(runner.pid, signal.SIGKILL)
-    assert runner.wait() == -signal.SIGKILL
-    terminate_runner_backends(watcher)
+    assert kill_9(runner, watcher) == -signal.SIGKILL
     assert run_lock_holders(watcher) == []
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    gate.open()
     # The bootstrap is not over: the mark stays for the next run.
     assert _comment(db_dsn) == BOOTSTRAPPING
 

@@ -41,6 +41,7 @@ from tests.support.runner import (
     journal_rows,
     run,
     schema_snapshot,
+    up_args,
     write_migrations,
 )
 from tests.support.schemas import constraint_names, other_database, schema_dump
@@ -364,16 +365,7 @@ def test_issue_21_item_1_the_pre_check_wait_alone_adopts_nothing(
     before = user_objects(db_dsn, case.users)
     reader = connect(autocommit=False)
     reader.execute("SELECT count(*) FROM orders")
-    runner = spawn(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--format",
-        "json",
-        env={"SAFEMIGRATE_LOCK_TIMEOUT": "200ms"},
-    )
+    runner = spawn(*up_args(migrations, db_dsn), env={"SAFEMIGRATE_LOCK_TIMEOUT": "200ms"})
     runner.wait_for_event(lambda e: e["event"] in ("attempt_failed", "waiting_for_holders"))
     reader.rollback()
     assert runner.wait() == 0, runner.output

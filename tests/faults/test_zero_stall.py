@@ -28,20 +28,13 @@ from tests.faults.helpers import (
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import write_migrations
+from tests.support.tables import table_t
 
 Conn = psycopg.Connection[Any]
 
 ADD_COLUMN = {"0001_add_column.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
 HOLDER_APP = "report-job"
 READER_APP = "app-reader"
-
-
-def _table_t(connect: ConnectFactory) -> None:
-    connect().execute(
-        # No autovacuum: its ShareUpdateExclusiveLock would be a third party in the lock queue.
-        "CREATE TABLE t (id int PRIMARY KEY, v int) WITH (autovacuum_enabled = false); "
-        "INSERT INTO t SELECT g, g FROM generate_series(1, 100) g"
-    )
 
 
 def _pid(conn: Conn) -> int:
@@ -139,7 +132,7 @@ def _traffic(
 def test_a_waiting_step_yields_to_a_reader_queued_behind_it(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     watch, sampler = connect(), connect()
     holder, holder_pid = _holder(connect)
@@ -189,7 +182,7 @@ def test_a_waiting_step_yields_to_a_reader_queued_behind_it(
 def test_no_yield_while_nobody_queues_behind_the_step(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     watch = connect()
     holder, _holder_pid = _holder(connect)
@@ -215,7 +208,7 @@ def test_no_yield_while_nobody_queues_behind_the_step(
 def test_the_step_goes_as_soon_as_the_long_holder_commits(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     watch = connect()
     holder, holder_pid = _holder(connect)
@@ -265,7 +258,7 @@ def _xact_age_s(watch: Conn, pid: int) -> float:
 def test_under_busy_traffic_of_short_statements_the_step_gets_its_lock(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     watch = connect()
     with _traffic(connect, 8) as durations:
@@ -282,7 +275,7 @@ def test_under_busy_traffic_of_short_statements_the_step_gets_its_lock(
 def test_a_spent_lock_wait_budget_exits_4_naming_the_holder(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     watch = connect()
     holder, holder_pid = _holder(connect)
@@ -316,7 +309,7 @@ def test_up_with_default_settings_behind_a_fresh_reader_yields_then_finishes_on_
     The session begins while the run's first migration (a 0.4s pg_sleep) runs, so it is still
     younger than the pre-check age when the ALTER TABLE comes: the step queues behind it.
     """
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(
         tmp_path / "m",
         {

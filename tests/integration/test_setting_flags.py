@@ -14,6 +14,7 @@ from tests.faults.helpers import wait_for_lock_wait, wait_until
 from tests.fixtures_db import ConnectFactory
 from tests.integration.test_adopt_history import GOLANG_FIRST, GOLANG_SECOND, _golang_migrate
 from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.tables import table_t
 
 DBMATE = {
     "1_users.sql": """
@@ -61,14 +62,6 @@ def test_status_with_layout_reads_the_other_tools_history(db_dsn: str, tmp_path:
     assert states == [(1, "applied"), (2, "applied"), (3, "pending")]
 
 
-def _table_t(connect: ConnectFactory) -> None:
-    # No autovacuum: its lock would be one more party in the lock queue.
-    connect().execute(
-        "CREATE TABLE t (id int PRIMARY KEY) WITH (autovacuum_enabled = false); "
-        "INSERT INTO t SELECT generate_series(1, 10)"
-    )
-
-
 def _xact_age_s(conn: psycopg.Connection[Any], pid: int) -> float:
     row = conn.execute(
         "SELECT extract(epoch FROM now() - xact_start) FROM pg_stat_activity WHERE pid = %s",
@@ -80,7 +73,7 @@ def _xact_age_s(conn: psycopg.Connection[Any], pid: int) -> float:
 def test_a_small_lock_wait_budget_gives_up_with_exit_4(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     (tmp_path / "safemigrate.toml").write_text('lock_wait_budget = "10min"\n')
     watch = connect()
@@ -110,7 +103,7 @@ def test_a_small_lock_wait_budget_gives_up_with_exit_4(
 def test_yield_after_sets_how_long_a_waiting_step_lets_a_queue_build(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     (tmp_path / "safemigrate.toml").write_text('yield_after = "0"\n')
     watch = connect()

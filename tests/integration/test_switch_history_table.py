@@ -17,7 +17,7 @@ import psycopg
 from psycopg import sql
 
 from tests.integration.test_adopt_real_tools import _missing, _program, _url, journal
-from tests.support.runner import run, write_migrations
+from tests.support.runner import run, up_args, write_migrations
 
 DBMATE = {
     "20260101000001_init.sql": (
@@ -199,12 +199,7 @@ def test_a_fresh_database_or_an_empty_history_table_still_applies_from_scratch(
 def test_tool_history_table_is_for_a_tool_layout(db_dsn: str, tmp_path: Path) -> None:
     directory = write_migrations(tmp_path / "migrations", {"0001_a.sql": "SELECT 1;\n"})
     bad = run(
-        "up",
-        "--dir",
-        str(directory),
-        "--dsn",
-        db_dsn,
-        env={"SAFEMIGRATE_TOOL_HISTORY_TABLE": "a.b.c"},
+        *up_args(directory, db_dsn, json=False), env={"SAFEMIGRATE_TOOL_HISTORY_TABLE": "a.b.c"}
     )
     assert bad.exit_code == 2, bad.output
     assert "SAFEMIGRATE_TOOL_HISTORY_TABLE: must be table or schema.table" in bad.output

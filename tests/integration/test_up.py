@@ -18,6 +18,7 @@ from tests.support.runner import (
     journal_rows,
     run,
     schema_snapshot,
+    up_args,
     write_migrations,
 )
 
@@ -295,13 +296,7 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgSe
     # Another project's history, applied to compare schemas, not to be judged: its unsafe
     # statements are what it ran long ago (the gate itself is tested in test_lint_gate.py).
     result = run(
-        "up",
-        "--dir",
-        str(LANGFUSE),
-        "--dsn",
-        db_dsn,
-        "--lint-gate",
-        "off",
+        *up_args(LANGFUSE, db_dsn, "--lint-gate", "off", json=False),
         env=FOREIGN_HISTORY_ENV,
         timeout=600,
     )
@@ -370,13 +365,7 @@ def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(
         pytest.skip("the MANIFEST hash was made with PostgreSQL 15 and pg_dump 15")
     # Not judged by the lint gate: see test_langfuse_corpus_applies_like_its_reference.
     applied = run(
-        "up",
-        "--dir",
-        str(LANGFUSE),
-        "--dsn",
-        db_dsn,
-        "--lint-gate",
-        "off",
+        *up_args(LANGFUSE, db_dsn, "--lint-gate", "off", json=False),
         env=FOREIGN_HISTORY_ENV,
         timeout=600,
     )

@@ -62,6 +62,20 @@ def script_command(*args: str) -> list[str]:
     return [str(SCRIPT), *args]
 
 
+def up_args(migrations: Path, dsn: str, *options: str, json: bool = True) -> tuple[str, ...]:
+    """The argv of ``safemigrate up --dir MIGRATIONS --dsn DSN OPTIONS`` (``json``: with
+    ``--format json``), for :func:`run`, :func:`run_process` and a background runner."""
+    return (
+        "up",
+        "--dir",
+        str(migrations),
+        "--dsn",
+        dsn,
+        *options,
+        *(("--format", "json") if json else ()),
+    )
+
+
 def run(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
 ) -> Result:
