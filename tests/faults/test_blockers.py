@@ -38,12 +38,11 @@ from tests.faults.helpers import (
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import up_args, write_migrations
-from tests.support.tables import table_t
+from tests.support.tables import ADD_COLUMN, HOLDER_APP, idle_reader, t_and_add_column, table_t
 
 Conn = psycopg.Connection[Any]
 
-BLOCKER_APP = "report-job"
-ADD_COLUMN = {"0001_add_column.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
+BLOCKER_APP = HOLDER_APP
 #: Table t's columns here: v is text, for a blocker's query with a string literal.
 T_COLUMNS = "id int PRIMARY KEY, v text"
 #: The cancel rule of the policy tests, and a grace after which a cancel becomes a terminate.
@@ -54,20 +53,13 @@ GRACE_1S = {"SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "1s"}
 # -- sessions --------------------------------------------------------------------------------
 
 
-def _pid(conn: Conn) -> int:
-    row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    assert row is not None
-    return int(row[0])
-
-
-def _idle_reader(
-    connect: ConnectFactory, query: str = "SELECT count(*) FROM t", app: str = BLOCKER_APP
-) -> tuple[Conn, int]:
-    """An application session idle in a transaction that has read t (ACCESS SHARE, kept)."""
-    conn = connect(autocommit=False, application_name=app)
-    pid = _pid(conn)
-    conn.execute(query).fetchall()
-    return conn, pid
+def _scene(
+    tmp_path: Path, connect: ConnectFactory, app: str = BLOCKER_APP
+) -> tuple[Path, Conn, tuple[Conn, int]]:
+    """Table t, a migration adding a column to it, a session to watch from, and an
+    application session ``app`` idle in a transaction that has read t (and its pid)."""
+    migrations, watch = t_and_add_column(tmp_path, connect, columns=T_COLUMNS)
+    return migrations, watch, idle_reader(connect, app=app)
 
 
 def _activity(watch: Conn, pid: int) -> tuple[Any, ...] | None:
@@ -152,7 +144,7 @@ def _reader_loop(connect: ConnectFactory) -> Iterator[tuple[int, list[int]]]:
 
     Yields its pid and a one-item list counting the queries it completed."""
     conn = connect(application_name="app-reader")
-    pid = _pid(conn)
+    pid = conn.info.backend_pid
     done = [0]
     errors: list[BaseException] = []
     stop = threading.Event()
@@ -232,10 +224,7 @@ def _failures(runner: Runner) -> list[dict[str, Any]]:
 def test_a_lock_timeout_names_the_idle_blocker_and_the_runners_waiting_backend(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect, columns=T_COLUMNS)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     try:
         runner = _up(spawn, migrations, db_dsn)
         runner_pid = _runner_pid(watch, runner)
@@ -289,12 +278,9 @@ def test_a_lock_timeout_names_the_idle_blocker_and_the_runners_waiting_backend(
 def test_behind_a_chain_only_the_root_blocker_is_named_and_the_chain_lists_every_pid(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect, columns=T_COLUMNS)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    root, root_pid = _idle_reader(connect, app="root-holder")
+    migrations, watch, (root, root_pid) = _scene(tmp_path, connect, app="root-holder")
     middle = connect(autocommit=False, application_name="queued-ddl")
-    middle_pid = _pid(middle)
+    middle_pid = middle.info.backend_pid
     queued: _Background | None = None
     try:
         queued = _Background(middle, "LOCK TABLE t IN ACCESS EXCLUSIVE MODE")
@@ -325,7 +311,7 @@ def test_redacted_queries_show_the_blockers_query_shape_never_its_literals(
 ) -> None:
     table_t(connect, columns=T_COLUMNS)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    blocker, blocker_pid = _idle_reader(
+    blocker, blocker_pid = idle_reader(
         connect, query="SELECT count(*) FROM t WHERE v = 'secret-value'"
     )
     try:
@@ -359,10 +345,7 @@ def test_redacted_queries_show_the_blockers_query_shape_never_its_literals(
 def test_the_precheck_never_queues_the_runner_in_front_of_the_applications_readers(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect, columns=T_COLUMNS)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    holder, holder_pid = _idle_reader(connect, app="long-report")
+    migrations, watch, (holder, holder_pid) = _scene(tmp_path, connect, app="long-report")
     released = False
     try:
         _transaction_older_than(watch, holder_pid, 1.0)
@@ -401,10 +384,7 @@ def test_without_the_precheck_a_reader_queues_behind_the_waiting_runner(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     """The contrast of the test above: the same sampling does see the runner block a reader."""
-    table_t(connect, columns=T_COLUMNS)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    holder, holder_pid = _idle_reader(connect, app="long-report")
+    migrations, watch, (holder, holder_pid) = _scene(tmp_path, connect, app="long-report")
     released = False
     try:
         _transaction_older_than(watch, holder_pid, 1.0)
@@ -453,7 +433,7 @@ def test_a_concurrent_index_build_reports_its_waits_and_its_progress(
     )
     # A writer in an open transaction: the build must first wait for it.
     writer = connect(autocommit=False, application_name="app-writer")
-    writer_pid = _pid(writer)
+    writer_pid = writer.info.backend_pid
     writer.execute("INSERT INTO t VALUES (0, 'w')")
     gatekeeper = connect()
     gatekeeper.execute("SELECT pg_advisory_lock(4242)")
@@ -496,10 +476,7 @@ def test_a_concurrent_index_build_reports_its_waits_and_its_progress(
 def test_an_idle_in_transaction_root_blocker_is_terminated_at_once(
     precheck: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect, columns=T_COLUMNS)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
     began = time.monotonic()
     # A cancel cannot end a transaction that runs no query: were it tried first, the run
@@ -551,7 +528,7 @@ def test_a_blocker_that_moved_on_to_a_new_transaction_is_not_signalled(
 ) -> None:
     table_t(connect, columns=T_COLUMNS)
     watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    blocker, blocker_pid = idle_reader(connect)
     monitor = Monitor.open(db_dsn, application_name="blockers-test")
     try:
         sample = _sampled(monitor, blocker_pid)
@@ -588,10 +565,7 @@ def test_a_blocker_that_moved_on_to_a_new_transaction_is_not_signalled(
 def test_an_active_blocker_is_never_touched_by_the_idle_in_transaction_policy(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect, columns=T_COLUMNS)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     sleeping = _Background(blocker, "SELECT pg_sleep(60)")
     try:
         # Active for longer than the policy's age: only its state keeps it safe.
@@ -624,10 +598,7 @@ def test_an_active_blocker_is_never_touched_by_the_idle_in_transaction_policy(
 def test_a_blocker_outside_the_allow_list_is_not_touched(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect, columns=T_COLUMNS)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     try:
         _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
         runner = _up(
@@ -651,10 +622,7 @@ def test_a_blocker_outside_the_allow_list_is_not_touched(
 def test_a_dry_run_reports_would_cancel_and_the_blocker_survives(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect, columns=T_COLUMNS)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     try:
         _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
         before = _activity(watch, blocker_pid)

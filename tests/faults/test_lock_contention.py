@@ -185,26 +185,13 @@ def test_no_retry_directive_gives_up_after_one_attempt(
         },
     )
     blocker = _reader_of_t(connect)
-    result = run(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--lock-timeout",
-        "100ms",
-        "--max-attempts",
-        "10",
-        # Without it the attempt is issued only while the reader is younger than
-        # lock_precheck_age (500ms): later, the pre-check backs off politely (no attempt)
-        # until the reader goes, and what this test measures depends on the machine's speed.
-        "--no-lock-precheck",
-        "--format",
-        "json",
-        # The step must really queue and time out once: on a loaded machine the reader is
-        # older than the 100ms lock timeout by then, and the pre-check would wait for it.
-        env={**FAST_BACKOFF, **NO_PRECHECK},
-    )
+    # Without --no-lock-precheck the attempt is issued only while the reader is younger than
+    # lock_precheck_age (500ms): later, the pre-check backs off politely (no attempt) until the
+    # reader goes, and what this test measures depends on the machine's speed. The step must
+    # really queue and time out once: on a loaded machine the reader is older than the 100ms
+    # lock timeout by then, and the pre-check would wait for it.
+    options = ("--lock-timeout", "100ms", "--max-attempts", "10", "--no-lock-precheck")
+    result = run(*up_args(migrations, db_dsn, *options), env={**FAST_BACKOFF, **NO_PRECHECK})
     blocker.rollback()
 
     assert result.exit_code == 4, result.output
@@ -343,21 +330,9 @@ def test_an_explicit_transaction_block_is_retried_as_a_whole(
         },
     )
     blocker = _reader_of_t(connect)
-    runner = spawn(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--lock-timeout",
-        "150ms",
-        "--max-attempts",
-        "1000",
-        "--format",
-        "json",
-        # Let every attempt really run the block and queue for the lock.
-        env=NO_PRECHECK,
-    )
+    # Let every attempt really run the block and queue for the lock.
+    options = ("--lock-timeout", "150ms", "--max-attempts", "1000")
+    runner = spawn(*up_args(migrations, db_dsn, *options), env=NO_PRECHECK)
     runner.wait_for_event(lambda e: e["event"] == "attempt_failed" and e["attempt"] >= 2)
     conn = connect()
     # Every failed attempt was rolled back whole, the INSERT before the ALTER included.
