@@ -25,14 +25,12 @@ from tests.faults.helpers import (
     Runner,
     Spawn,
     by_kind,
-    terminate_runner_backends,
 )
-from tests.faults.test_rewrite_resume import (
+from tests.faults.recipe_stages import (
     JOURNAL,
-    RUNNER_ENV,
-    Stage,
     before_closing_transaction,
     during_build,
+    killed_at,
 )
 from tests.fixtures_db import ConnectFactory, PgServer
 from tests.support.runner import (
@@ -257,21 +255,8 @@ def test_issue_21_item_1_kill_9_then_rerun_resumes_its_own_objects_not_the_users
     migrations = _migrations(tmp_path, case)
     assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
     before = user_objects(db_dsn, case.users)
-    watch = connect()
-    stage = Stage(connect)
-    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
-    runner = spawn(
-        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RUNNER_ENV
-    )
-    try:
-        if spec.during_build:
-            during_build(stage, watch)
-        else:
-            before_closing_transaction(spec.build)(stage, watch)
-        runner.kill()
-        terminate_runner_backends(watch)
-    finally:
-        stage.release_all()
+    staging = during_build if spec.during_build else before_closing_transaction(spec.build)
+    watch = killed_at(spawn, connect, staging, *up_args(migrations, db_dsn))
     assert (2, 0, "started") in journal_rows(db_dsn)
     recorded = watch.execute(f"SELECT kind, name FROM {JOURNAL}_recipes ORDER BY 1, 2").fetchall()
     assert ("step", "") in recorded
@@ -297,16 +282,8 @@ def test_an_edited_started_recipe_drops_what_its_earlier_text_made_then_runs_the
     case = CASES["check"]
     migrations = _migrations(tmp_path, case)
     assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
-    watch = connect()
-    stage = Stage(connect)
-    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
-    runner = spawn("up", "--dir", str(migrations), "--dsn", db_dsn, env=RUNNER_ENV)
-    try:
-        before_closing_transaction(False)(stage, watch)
-        runner.kill()
-        terminate_runner_backends(watch)
-    finally:
-        stage.release_all()
+    staging = before_closing_transaction(False)
+    killed_at(spawn, connect, staging, *up_args(migrations, db_dsn, json=False))
     assert "orders_amount_check1" in constraint_names(db_dsn)
     # Not applied, so it may be edited: the NOT VALID check of the old text is not the new
     # text's constraint.

@@ -19,11 +19,11 @@ from typing import Any
 
 import psycopg
 
-from tests.faults.helpers import Spawn, terminate_runner_backends, wait_for_lock_wait
-from tests.faults.test_rewrite_resume import RUNNER_ENV, Stage, before_closing_transaction
+from tests.faults.helpers import Spawn, wait_for_lock_wait
+from tests.faults.recipe_stages import before_closing_transaction, killed_at
 from tests.fixtures_db import ConnectFactory
 from tests.support.rewrite_cases import SETUP
-from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.runner import journal_rows, run, up_args, write_migrations
 
 ROWS = 5000
 BATCH = 250
@@ -212,16 +212,7 @@ def _started_unique_recipe(
     write_migrations(directory, {"0001_setup.sql": SETUP})
     assert run("up", "--dir", str(directory), "--dsn", dsn).exit_code == 0
     write_migrations(directory, {"0002_change.sql": "ALTER TABLE orders ADD UNIQUE (ref);\n"})
-    watch = connect()
-    stage = Stage(connect)
-    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
-    runner = spawn("up", "--dir", str(directory), "--dsn", dsn, "--format", "json", env=RUNNER_ENV)
-    try:
-        before_closing_transaction(True)(stage, watch)
-        runner.kill()
-        terminate_runner_backends(watch)
-    finally:
-        stage.release_all()
+    killed_at(spawn, connect, before_closing_transaction(True), *up_args(directory, dsn))
     assert ("orders_ref_key", "(ref)") in _indexes(dsn)
     assert (2, 0, "started") in journal_rows(dsn)
 
