@@ -129,6 +129,12 @@ def make_database(pg_server: PgServer) -> Iterator[MakeDatabase]:
 
 
 @pytest.fixture
+def reference_dsn(make_database: MakeDatabase) -> str:
+    """A second fresh database, where the reference (psql) applies the same files."""
+    return make_database()
+
+
+@pytest.fixture
 def connect(db_dsn: str) -> Iterator[ConnectFactory]:
     """A factory of connections to ``db_dsn`` (autocommit by default), all closed afterwards."""
     opened: list[psycopg.Connection[Any]] = []

@@ -9,7 +9,6 @@ import signal
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from tests.faults.helpers import (
     FAST_BACKOFF,
@@ -18,7 +17,7 @@ from tests.faults.helpers import (
     kill_9,
     run_lock_holders,
 )
-from tests.fixtures_db import ConnectFactory, MakeDatabase
+from tests.fixtures_db import ConnectFactory
 from tests.support.runner import (
     apply_with_psql_semantics,
     journal_rows,
@@ -33,12 +32,6 @@ BOOTSTRAPPING = "safemigrate: one row per applied migration step; bootstrapping 
 #: Only a fresh database makes these harmless: gate_small_table 0 judges the tables the killed
 #: run created as large, and a session-level statement_timeout = 0 is refused elsewhere.
 ONLY_FRESH = {**FAST_BACKOFF, "SAFEMIGRATE_GATE_SMALL_TABLE": "0"}
-
-
-@pytest.fixture
-def reference_dsn(make_database: MakeDatabase) -> str:
-    """A second fresh database, for psql's application of the same files."""
-    return make_database()
 
 
 def _comment(dsn: str) -> str | None:

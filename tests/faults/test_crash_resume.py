@@ -32,7 +32,7 @@ from tests.faults.helpers import (
     wait_for_lock_wait,
     wait_until,
 )
-from tests.fixtures_db import ConnectFactory, MakeDatabase
+from tests.fixtures_db import ConnectFactory
 from tests.support.runner import (
     EXAMPLE,
     apply_with_psql_semantics,
@@ -46,12 +46,6 @@ from tests.support.tables import old_snapshot, reader_of, table_t
 
 #: The key of the advisory lock a gated step waits for (not in safemigrate's namespace).
 GATE = 731_002
-
-
-@pytest.fixture
-def reference_dsn(make_database: MakeDatabase) -> str:
-    """A second fresh database, for the reference (psql-style) application."""
-    return make_database()
 
 
 def _status(directory: Path, dsn: str) -> list[dict[str, Any]]:

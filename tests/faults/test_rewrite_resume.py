@@ -9,7 +9,6 @@ no invalid index left, the step journaled once as applied.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,9 @@ import psycopg
 import pytest
 
 from tests.faults.helpers import Spawn
+
+# JOURNAL is re-exported for the fault tests that import it from here.
+from tests.faults.recipe_stages import JOURNAL as JOURNAL
 from tests.faults.recipe_stages import (
     Staging,
     before_closing_transaction,
@@ -27,24 +29,15 @@ from tests.faults.recipe_stages import (
     during_build,
     killed_at,
 )
-from tests.fixtures_db import ConnectFactory, PgServer
+from tests.fixtures_db import ConnectFactory
 from tests.support.rewrite_cases import CASES, SETUP
 from tests.support.runner import (
-    apply_with_psql_semantics,
-    invalid_indexes,
     journal_rows,
     run,
-    schema_snapshot,
     up_args,
     write_migrations,
 )
-from tests.support.schemas import constraint_names, other_database, schema_dump
-
-
-@pytest.fixture
-def reference_dsn(pg_server: PgServer) -> Iterator[str]:
-    with other_database(pg_server) as dsn:
-        yield dsn
+from tests.support.schemas import assert_schema_psql_gives
 
 
 @dataclass(frozen=True)
@@ -114,9 +107,5 @@ def test_kill_9_between_parts_resumes_at_the_right_part(
 
     resumed = run("up", "--dir", str(migrations), "--dsn", db_dsn)
     assert resumed.exit_code == 0, resumed.output
-    apply_with_psql_semantics(reference_dsn, migrations)
-    assert schema_snapshot(db_dsn) == schema_snapshot(reference_dsn)
-    assert schema_dump(db_dsn) == schema_dump(reference_dsn)
-    assert invalid_indexes(db_dsn) == []
-    assert constraint_names(db_dsn) == constraint_names(reference_dsn)
+    assert_schema_psql_gives(db_dsn, reference_dsn, migrations)
     assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
