@@ -29,6 +29,9 @@ from bench.harness.trials import (
 from tests.faults.helpers import own_throwaway
 from tests.fixtures_db import PgServer
 
+#: Each trial applies a whole corpus several times over (pytest -m "not slow" leaves them out).
+pytestmark = pytest.mark.slow
+
 # ------------------------------------------------------------------------------------------
 # CI-size runs (bench/chaos.py runs the same trials by the hundred, for every kind and corpus;
 # the deterministic reconnect, outage and PgBouncer tests are in their own modules)

@@ -136,17 +136,18 @@ DBMATE_SECOND = {
 }
 
 
-def _dbmate(program: str, dsn: str, directory: Path) -> None:
+def _dbmate(program: str, dsn: str, directory: Path, *more: str) -> None:
+    """``dbmate up`` of ``directory`` on ``dsn`` (``more``: options before ``up``)."""
+    url = _url(dsn, "postgres")
     subprocess.run(
         [
             program,
             "--url",
-            _url(dsn, "postgres")
-            + ("&" if "?" in _url(dsn, "postgres") else "?")
-            + "sslmode=disable",
+            url + ("&" if "?" in url else "?") + "sslmode=disable",
             "--migrations-dir",
             str(directory),
             "--no-dump-schema",
+            *more,
             "up",
         ],
         check=True,

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
-import pytest
 
 from tests.support.runner import (
     REPO,
@@ -379,19 +376,6 @@ def test_dry_run_reflects_the_timing_flags(tmp_path: Path, db_dsn: str) -> None:
 
 # ------------------------------------------------------------------------------------------
 # rehearse
-
-
-@pytest.fixture
-def rehearse_tmp() -> Iterator[Path]:
-    """A fresh TMPDIR for one rehearse process (see test_check_plan_rehearse.rehearse_tmp)."""
-    import shutil
-
-    folder = Path(tempfile.mkdtemp(prefix="sm-rehearse-", dir="/tmp"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _rehearse(tmpdir: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from tests.integration.test_adopt_real_tools import _missing, _program, _url, journal
+from tests.integration.test_adopt_real_tools import _dbmate, _missing, _program, _url, journal
 from tests.support.runner import run, up_args, write_migrations
 
 DBMATE = {
@@ -43,22 +43,7 @@ def _dbmate_up(dsn: str, directory: Path, *more: str) -> None:
     program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
     if program is None:
         _missing("dbmate (npm install dbmate)")
-    url = _url(dsn, "postgres")
-    subprocess.run(
-        [
-            program,
-            "--url",
-            url + ("&" if "?" in url else "?") + "sslmode=disable",
-            "--migrations-dir",
-            str(directory),
-            "--no-dump-schema",
-            *more,
-            "up",
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    _dbmate(program, dsn, directory, *more)
 
 
 def test_dbmate_with_its_own_migrations_table_is_refused_then_adopted_by_the_setting(

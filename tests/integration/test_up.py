@@ -22,6 +22,9 @@ from tests.support.runner import (
     write_migrations,
 )
 
+#: The langfuse runs apply a real 434-file history (pytest -m "not slow" leaves them out).
+SLOW = pytest.mark.slow
+
 
 def test_example_applies_and_a_second_run_is_a_no_op(db_dsn: str) -> None:
     first = run("up", "--dir", str(EXAMPLE), "--dsn", db_dsn)
@@ -288,6 +291,7 @@ def test_dsn_comes_from_the_environment(db_dsn: str) -> None:
         assert result.exit_code == 0, result.output
 
 
+@SLOW
 def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgServer) -> None:
     from tests.support.runner import LANGFUSE
 
@@ -317,6 +321,7 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgSe
     assert again.exit_code == 0 and "nothing to apply" in again.stdout
 
 
+@SLOW
 def test_langfuse_applies_with_default_settings_on_a_fresh_database(
     db_dsn: str, make_database: MakeDatabase
 ) -> None:
@@ -349,6 +354,7 @@ def test_langfuse_applies_with_default_settings_on_a_fresh_database(
 MANIFEST_SCHEMA_SHA256 = "18aa74b3322bd69f73f9eb134e2e46ee71cb8445960fcb1bb2f984973bb82959"
 
 
+@SLOW
 def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(
     db_dsn: str, pg_server: PgServer
 ) -> None:
