@@ -179,6 +179,20 @@ def column_exists(conn: psycopg.Connection[Any], table: str, column: str) -> boo
     return bool(row and row[0])
 
 
+def interrupted_at_row(
+    spawn: Spawn, connect: ConnectFactory, args: tuple[str, ...], held: str, env: dict[str, str]
+) -> None:
+    """Run ``safemigrate ARGS`` until a batch waits for the row of orders ``WHERE held``, which
+    a test session holds FOR UPDATE; then Ctrl-C it (exit 130) and let the row go."""
+    holder = connect(autocommit=False)
+    holder.execute(f"SELECT 1 FROM orders WHERE {held} FOR UPDATE".encode())
+    runner = spawn(*args, env=env)
+    wait_for_lock_wait(connect())
+    os.kill(runner.pid, signal.SIGINT)
+    assert runner.wait() == 130, runner.output
+    holder.rollback()
+
+
 def two_orders_tables(conn: psycopg.Connection[Any], rows: int) -> None:
     """``public.orders`` and ``app.orders``, ``rows`` rows each, every ``flag`` false: which one
     a step changes shows which ``search_path`` it ran under."""

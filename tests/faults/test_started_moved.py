@@ -12,14 +12,12 @@ earlier text's unique index stayed, or a second one was built).
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from tests.faults.helpers import Spawn, wait_for_lock_wait
+from tests.faults.helpers import Spawn, interrupted_at_row
 from tests.faults.recipe_stages import before_closing_transaction, killed_at
 from tests.fixtures_db import ConnectFactory
 from tests.support.rewrite_cases import SETUP
@@ -59,13 +57,7 @@ def _stopped_after_8_batches(
     spawn: Spawn, connect: ConnectFactory, dsn: str, directory: Path, held: str = "id = 2001"
 ) -> None:
     """Run the step until its 9th batch waits for the test's row lock, then Ctrl-C."""
-    holder = connect(autocommit=False)
-    holder.execute(f"SELECT 1 FROM orders WHERE {held} FOR UPDATE")
-    runner = spawn("up", "--dir", str(directory), "--dsn", dsn, "--format", "json", env=ENV)
-    wait_for_lock_wait(connect())
-    os.kill(runner.pid, signal.SIGINT)
-    assert runner.wait() == 130, runner.output
-    holder.rollback()
+    interrupted_at_row(spawn, connect, up_args(directory, dsn), held, ENV)
     assert _counts(dsn) == {0: ROWS - 2000, 1: 2000}
 
 

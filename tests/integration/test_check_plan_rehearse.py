@@ -24,6 +24,8 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+# Re-exported: test_docs_snippets imports the fixture from here.
+from tests.integration.conftest import rehearse_tmp as rehearse_tmp
 from tests.support.runner import (
     EXAMPLE,
     FOREIGN_HISTORY_ENV,
