@@ -20,7 +20,7 @@ from tests.faults.helpers import (
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
-from tests.support.tables import old_snapshot
+from tests.support.tables import old_snapshot, t_to_index
 
 #: The key of the advisory lock the held step waits for (not in safemigrate's namespace).
 GATE = 731_001
@@ -125,11 +125,7 @@ def test_four_runners_at_once_apply_each_step_exactly_once(
 def test_a_run_waiting_for_the_run_lock_does_not_stall_the_holders_concurrent_build(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    connect().execute(
-        "CREATE TABLE t (id int PRIMARY KEY, a int);"
-        "INSERT INTO t SELECT g, g % 10 FROM generate_series(1, 500) g;"
-        "CREATE TABLE other (x int)"
-    )
+    t_to_index(connect)
     migrations = write_migrations(
         tmp_path / "m", {"0001_index_a.sql": "CREATE INDEX CONCURRENTLY t_a_idx ON t (a);\n"}
     )

@@ -42,7 +42,7 @@ from tests.support.runner import (
     schema_snapshot,
     write_migrations,
 )
-from tests.support.tables import old_snapshot, reader_of, table_t
+from tests.support.tables import old_snapshot, reader_of, t_and_other
 
 #: The key of the advisory lock a gated step waits for (not in safemigrate's namespace).
 GATE = 731_002
@@ -123,12 +123,11 @@ def test_kill_9_mid_step_then_rerun_gives_the_reference_schema(
 
 
 def _table_t_with_rows(connect: ConnectFactory) -> None:
-    table_t(
+    t_and_other(
         connect,
         columns="id int PRIMARY KEY, a int, note text",
         rows="SELECT g, g % 97, 'n' || g FROM generate_series(1, 2000) g",
     )
-    connect().execute("CREATE TABLE other (x int)")
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from tests.faults.helpers import (
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import invalid_indexes, journal_rows, run, up_args, write_migrations
-from tests.support.tables import old_snapshot, table_t
+from tests.support.tables import old_snapshot, t_to_index, table_t
 
 
 def _reader_of_t(connect: ConnectFactory) -> psycopg.Connection:
@@ -278,11 +278,7 @@ def test_no_attempt_waits_for_a_lock_past_the_deadline(
 def test_a_concurrent_build_that_cannot_outwait_an_old_transaction_leaves_no_invalid_index(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    connect().execute(
-        "CREATE TABLE t (id int PRIMARY KEY, a int);"
-        "INSERT INTO t SELECT g, g % 10 FROM generate_series(1, 500) g;"
-        "CREATE TABLE other (x int)"
-    )
+    t_to_index(connect)
     migrations = write_migrations(
         tmp_path / "m",
         {

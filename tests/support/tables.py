@@ -1,4 +1,5 @@
-"""The table most database tests build their scene on, and the sessions that hold it."""
+"""The scenes database tests build: table t (and other), the migration that needs t, the
+sessions that hold it, and one-shot SQL on a DSN."""
 
 from __future__ import annotations
 
@@ -22,6 +23,23 @@ def table_t(
     ShareUpdateExclusiveLock would be one more party in the lock queue a test arranges."""
     connect().execute(
         f"CREATE TABLE t ({columns}) WITH (autovacuum_enabled = false); INSERT INTO t {rows}"
+    )
+
+
+def t_and_other(connect: ConnectFactory, **table: str) -> None:
+    """Table t (``table``: table_t's options) and an empty table ``other``, which an
+    old_snapshot reads so that it holds no lock on t."""
+    table_t(connect, **table)
+    connect().execute("CREATE TABLE other (x int)")
+
+
+def t_to_index(connect: ConnectFactory) -> None:
+    """t_and_other with 500 rows of t (id, a), ten values of a: what an index build on t (a)
+    runs on while an old_snapshot holds it up."""
+    t_and_other(
+        connect,
+        columns="id int PRIMARY KEY, a int",
+        rows="SELECT g, g % 10 FROM generate_series(1, 500) g",
     )
 
 
