@@ -1,13 +1,13 @@
 """Soak mode of the fault-injection trials: many seeded trials per fault, a table per fault.
 
-Runs the trials of ``tests/faults/test_reliability_trials.py`` (where each fault and each check
-is described; ``--kinds mixed --corpora mixed`` is issue 21's soak: kill -9, terminated
-backends and fast restarts across recipes, batches and session SETs) on a throwaway PostgreSQL
-of its own, round-robin over every (fault, corpus)
-pair until each pair has run its trials or the time budget is spent, and prints per fault:
-trials run, trials recovered, faults injected and landed, runner processes started, and how
-many times each check was done and passed (schema equal to the reference, journal exactly one
-'applied' row per step, no invalid index, no leftover runner process or backend, ...).
+Runs the trials of ``bench/harness/trials.py`` (where each fault and each check is described;
+``--kinds mixed --corpora mixed`` is issue 21's soak: kill -9, terminated backends and fast
+restarts across recipes, batches and session SETs) on a throwaway PostgreSQL of its own,
+round-robin over every (fault, corpus) pair until each pair has run its trials or the time
+budget is spent, and prints per fault: trials run, trials recovered, faults injected and
+landed, runner processes started, and how many times each check was done and passed (schema
+equal to the reference, journal exactly one 'applied' row per step, no invalid index, no
+leftover runner process or backend, ...).
 
     python bench/chaos.py --trials 20 --kinds kill9,restart-fast,restart-immediate,terminate \\
         --corpora example,langfuse --budget 600 --json bench/results/chaos.json
@@ -31,8 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from safemigrate.infra.throwaway import ThrowawayServer, find_server_bindir  # noqa: E402
-from tests.faults.test_reliability_trials import (  # noqa: E402
+from bench.harness.trials import (  # noqa: E402
     KINDS,
     OWN_SERVER_SETTINGS,
     Cluster,
@@ -42,6 +41,7 @@ from tests.faults.test_reliability_trials import (  # noqa: E402
     reference_snapshot,
     run_trial,
 )
+from safemigrate.infra.throwaway import ThrowawayServer, find_server_bindir  # noqa: E402
 
 #: Short column labels of the checks, in table order.
 CHECK_LABELS = {

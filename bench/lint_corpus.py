@@ -3,7 +3,7 @@
     python bench/lint_corpus.py [--repeat 5] [--langfuse DIR] [--out docs/lint-accuracy.md]
 
 1. Accuracy: every case of tests/lint_corpus (labelled from PostgreSQL's documentation) is
-   judged by ``check`` (tests/lint_corpus/cases.py: the SQL as written, after the case's
+   judged by ``check`` (bench/harness/lint_cases.py: the SQL as written, after the case's
    ``given`` history) and by squawk (``squawk --reporter json --pg-version N``, on the case file
    alone: squawk has no history). A squawk verdict is unsafe when it reports a rule outside
    SQUAWK_NOT_SAFETY (style and configuration rules). Precision and recall per rule (ours) and
@@ -31,8 +31,8 @@ sys.path.insert(0, str(REPO))
 
 from check_scale import ADDED, COLD, SQUAWK, WARM, find_squawk, time_check  # noqa: E402
 
+from bench.harness.lint_cases import Case, Verdict, correct, judge, load_cases  # noqa: E402
 from safemigrate.lint import lint_directory  # noqa: E402
-from tests.lint_corpus.cases import Case, Verdict, correct, judge, load_cases  # noqa: E402
 
 LANGFUSE = REPO.parent / "shared" / "corpora" / "langfuse" / "migrations"
 

@@ -8,22 +8,24 @@ picks the throwaway's programs: unset or ``auto``, ``system``, ``wheel``, or a p
 
 from __future__ import annotations
 
+import contextlib
 import os
-import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 import psycopg
 import pytest
-from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from bench.harness.databases import fresh_database
 from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 
 TEST_DSN_ENV = "SAFEMIGRATE_TEST_DSN"
 TEST_PG_ENV = "SAFEMIGRATE_TEST_PG"
 #: Every database made by ``db_dsn`` starts with this.
 TEST_DB_PREFIX = "sm_test_"
+#: The type of the ``make_database`` fixture: each call gives the DSN of a fresh database.
+MakeDatabase = Callable[[], str]
 
 
 class PgServer:
@@ -69,6 +71,16 @@ class PgServer:
         if self.throwaway is not None and not self.throwaway.running:
             self.throwaway.start()
 
+    @contextlib.contextmanager
+    def database(self, prefix: str = TEST_DB_PREFIX) -> Iterator[str]:
+        """A fresh empty database of its own (its DSN), dropped afterwards even if a fault
+        test left the throwaway server killed."""
+        self.ensure_running()
+        with fresh_database(
+            self.admin_dsn, self.dsn, prefix, before_drop=self.ensure_running
+        ) as dsn:
+            yield dsn
+
     def __repr__(self) -> str:
         """Show which server this is."""
         kind = repr(self.throwaway) if self.throwaway is not None else "external"
@@ -102,35 +114,24 @@ def pg_server() -> Iterator[PgServer]:
         server.stop()
 
 
-def _drop_database(server: PgServer, name: str) -> None:
-    """Drop database ``name``, disconnecting whoever is still in it."""
-    with psycopg.connect(server.admin_dsn, autocommit=True) as admin:
-        if server.major_version >= 13:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-            return
-        admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = %s AND pid <> pg_backend_pid()",
-            (name,),
-        )
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
-
-
 @pytest.fixture
 def db_dsn(pg_server: PgServer) -> Iterator[str]:
     """The DSN of a fresh, empty database of its own, dropped after the test."""
-    pg_server.ensure_running()
-    name = f"{TEST_DB_PREFIX}{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        # A fault test may leave the throwaway server killed; the next test needs it anyway.
-        pg_server.ensure_running()
-        _drop_database(pg_server, name)
+    with pg_server.database() as dsn:
+        yield dsn
+
+
+@pytest.fixture
+def make_database(pg_server: PgServer) -> Iterator[MakeDatabase]:
+    """A factory of more fresh databases (DSNs) besides ``db_dsn``, all dropped after the test."""
+    with contextlib.ExitStack() as made:
+        yield lambda: made.enter_context(pg_server.database())
+
+
+@pytest.fixture
+def reference_dsn(make_database: MakeDatabase) -> str:
+    """A second fresh database, where the reference (psql) applies the same files."""
+    return make_database()
 
 
 @pytest.fixture

@@ -6,24 +6,24 @@ pg_stat_activity and pg_locks) through bounded polling loops, never on bare slee
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
-import threading
 import time
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import psycopg
+import pytest
 
-from tests.support.runner import REPO, command, environment
+# Re-exported: the fault tests import them from here.
+from bench.harness.processes import FAST_BACKOFF as FAST_BACKOFF
+from bench.harness.processes import Runner as Runner
+from bench.harness.trials import OWN_SERVER_SETTINGS
+from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
+from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
+from tests.support.runner import Result
 
 T = TypeVar("T")
-
-#: Retries in milliseconds instead of seconds, so fault tests stay fast.
-FAST_BACKOFF = {"SAFEMIGRATE_BACKOFF_INITIAL": "50ms", "SAFEMIGRATE_BACKOFF_MAX": "200ms"}
 #: The application_name the runner shows in pg_stat_activity unless configured otherwise.
 RUNNER_APP = "safemigrate"
 
@@ -40,113 +40,6 @@ def wait_until(
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what or probe}")
         time.sleep(interval)
-
-
-def _default_sigint() -> None:
-    # A child inherits an ignored SIGINT from a non-interactive parent shell, and Python then
-    # installs no KeyboardInterrupt handler: restore the default so Ctrl-C can be simulated.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-class Runner:
-    """A ``python -m safemigrate`` process in the background whose output is collected live.
-
-    A thread reads stdout line by line (parsing ``--format json`` events) and another stderr, so
-    the process never blocks on a full pipe and tests can wait for a given event.
-    """
-
-    def __init__(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None):
-        self.args = args
-        self.proc = subprocess.Popen(
-            command(*args),
-            cwd=cwd or REPO,
-            env=environment(env),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=_default_sigint,
-        )
-        self.stdout_lines: list[str] = []
-        self.stderr_lines: list[str] = []
-        self._cond = threading.Condition()
-        self._threads = [
-            threading.Thread(target=self._pump, args=(self.proc.stdout, self.stdout_lines)),
-            threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr_lines)),
-        ]
-        for thread in self._threads:
-            thread.daemon = True
-            thread.start()
-
-    @property
-    def pid(self) -> int:
-        """The runner's OS process id."""
-        return self.proc.pid
-
-    def _pump(self, stream: Any, sink: list[str]) -> None:
-        for line in stream:
-            with self._cond:
-                sink.append(line)
-                self._cond.notify_all()
-
-    def events(self) -> list[dict[str, Any]]:
-        """The JSON events printed so far."""
-        with self._cond:
-            lines = list(self.stdout_lines)
-        return [json.loads(line) for line in lines if line.startswith("{")]
-
-    def wait_for_event(
-        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0
-    ) -> dict[str, Any]:
-        """Block until an event satisfying ``predicate`` is printed; fail on exit or timeout."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for line in self.stdout_lines:
-                    if not line.startswith("{"):
-                        continue
-                    event: dict[str, Any] = json.loads(line)
-                    if predicate(event):
-                        return event
-                if self.proc.poll() is not None and not any(t.is_alive() for t in self._threads):
-                    raise AssertionError(
-                        f"runner exited {self.proc.returncode} before the awaited event:\n"
-                        f"{self.output}"
-                    )
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"timed out waiting for an event:\n{self.output}")
-                self._cond.wait(min(left, 0.1))
-
-    def wait(self, timeout: float = 60.0) -> int:
-        """Wait for the process to exit and its output to be read; return the exit code."""
-        code = self.proc.wait(timeout=timeout)
-        for thread in self._threads:
-            thread.join(timeout=5)
-        return code
-
-    @property
-    def stdout(self) -> str:
-        with self._cond:
-            return "".join(self.stdout_lines)
-
-    @property
-    def stderr(self) -> str:
-        with self._cond:
-            return "".join(self.stderr_lines)
-
-    @property
-    def output(self) -> str:
-        """stdout and stderr so far."""
-        return self.stdout + self.stderr
-
-    def kill(self) -> None:
-        """SIGKILL the process if it still runs, and reap it."""
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
 
 
 def backends(
@@ -204,6 +97,59 @@ def terminate_runner_backends(
     )
 
 
+def kill_9(runner: Runner, conn: psycopg.Connection[Any]) -> int:
+    """kill -9 the runner and reap it; then end the backends it leaves behind (the server only
+    notices a vanished client when it next talks to it). Returns the runner's exit status."""
+    os.kill(runner.pid, signal.SIGKILL)
+    code = runner.wait()
+    terminate_runner_backends(conn)
+    return code
+
+
+class Gate:
+    """An advisory lock held by a session of the test: a step that takes the same lock
+    (``SELECT pg_advisory_xact_lock(KEY)``) waits there, so a fault lands at a known step."""
+
+    def __init__(self, connect: ConnectFactory, key: int) -> None:
+        self.key = key
+        self.conn = connect()
+        self.conn.execute("SELECT pg_advisory_lock(%s)", [key])
+
+    def reached(self, application_name: str = RUNNER_APP, timeout: float = 20.0) -> int:
+        """Wait until a runner backend waits at the gate; return its pid."""
+        return wait_for_lock_wait(self.conn, application_name, "advisory", timeout)
+
+    def open(self) -> None:
+        """Release the lock: the step waiting at the gate goes on."""
+        self.conn.execute("SELECT pg_advisory_unlock(%s)", [self.key])
+
+
+def killed_at_gate(
+    connect: ConnectFactory, spawn: Spawn, key: int, *args: str, timeout: float = 30
+) -> None:
+    """Run ``safemigrate ARGS`` until it waits at gate ``key``, kill -9 it, end its backends,
+    and open the gate again."""
+    gate = Gate(connect, key)
+    runner = spawn(*args)
+    gate.reached(timeout=timeout)
+    kill_9(runner, connect())
+    gate.open()
+
+
+def reconnected_at_gate(
+    connect: ConnectFactory, spawn: Spawn, key: int, *args: str, timeout: float = 30
+) -> Runner:
+    """Run ``safemigrate ARGS`` until it waits at gate ``key``, end its backends, wait until
+    it reconnects, and open the gate again; returns the runner, still running."""
+    gate = Gate(connect, key)
+    runner = spawn(*args)
+    gate.reached(timeout=timeout)
+    terminate_runner_backends(connect())
+    runner.wait_for_event(lambda e: e["event"] == "reconnected", timeout=timeout)
+    gate.open()
+    return runner
+
+
 def run_lock_holders(conn: psycopg.Connection[Any]) -> list[int]:
     """Pids holding safemigrate's run lock (an advisory lock in its namespace) in this DB."""
     rows = conn.execute(
@@ -233,9 +179,50 @@ def column_exists(conn: psycopg.Connection[Any], table: str, column: str) -> boo
     return bool(row and row[0])
 
 
+def interrupted_at_row(
+    spawn: Spawn, connect: ConnectFactory, args: tuple[str, ...], held: str, env: dict[str, str]
+) -> None:
+    """Run ``safemigrate ARGS`` until a batch waits for the row of orders ``WHERE held``, which
+    a test session holds FOR UPDATE; then Ctrl-C it (exit 130) and let the row go."""
+    holder = connect(autocommit=False)
+    holder.execute(f"SELECT 1 FROM orders WHERE {held} FOR UPDATE".encode())
+    runner = spawn(*args, env=env)
+    wait_for_lock_wait(connect())
+    os.kill(runner.pid, signal.SIGINT)
+    assert runner.wait() == 130, runner.output
+    holder.rollback()
+
+
+def two_orders_tables(conn: psycopg.Connection[Any], rows: int) -> None:
+    """``public.orders`` and ``app.orders``, ``rows`` rows each, every ``flag`` false: which one
+    a step changes shows which ``search_path`` it ran under."""
+    conn.execute("CREATE SCHEMA app")
+    for schema in ("public", "app"):
+        conn.execute(
+            f"CREATE TABLE {schema}.orders (id int PRIMARY KEY, flag bool NOT NULL DEFAULT false);"
+            f"INSERT INTO {schema}.orders (id) SELECT g FROM generate_series(1, {rows}) g"
+        )
+
+
+def flagged(conn: psycopg.Connection[Any]) -> dict[str, int]:
+    """How many rows of each ``orders`` table (see two_orders_tables) have ``flag`` set."""
+    rows = conn.execute(
+        "SELECT 'public', count(*) FILTER (WHERE flag) FROM public.orders UNION ALL "
+        "SELECT 'app', count(*) FILTER (WHERE flag) FROM app.orders"
+    ).fetchall()
+    return {str(schema): int(n) for schema, n in rows}
+
+
 def by_kind(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     """The events of one kind, in order."""
     return [e for e in events if e.get("event") == kind]
+
+
+def refused(result: Result) -> dict[str, Any]:
+    """The ``run_failed`` event of a finished ``--format json`` run that must have exited 1."""
+    assert result.exit_code == 1, result.output
+    [failed] = by_kind(result.events(), "run_failed")
+    return failed
 
 
 def index_valid(conn: psycopg.Connection[Any], name: str) -> bool | None:
@@ -261,3 +248,19 @@ def lost_lock_race(event: dict[str, Any]) -> bool:
 
 #: The type of the ``spawn`` fixture: ``spawn(*args, env=...)`` starts a background Runner.
 Spawn = Callable[..., Runner]
+
+
+def own_throwaway(*, tcp: bool = False) -> Iterator[ThrowawayServer]:
+    """A ThrowawayServer of a test module's own (for a module-scoped fixture), or a skip;
+    ``tcp``: it listens on 127.0.0.1 too."""
+    try:
+        server = ThrowawayServer(
+            find_server_bindir(os.environ.get(TEST_PG_ENV)), settings=OWN_SERVER_SETTINGS, tcp=tcp
+        )
+        server.start()
+    except ThrowawayServerError as exc:
+        pytest.skip(f"cannot start a PostgreSQL server of the test's own: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()

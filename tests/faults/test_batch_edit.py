@@ -11,16 +11,14 @@ dealt with, forgets its batches with ``repair --forget-batches`` (logged).
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from tests.faults.helpers import Spawn, wait_for_lock_wait
+from tests.faults.helpers import Spawn, interrupted_at_row
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.runner import journal_rows, run, up_args, write_migrations
 
 ROWS = 5000
 BATCH = 250
@@ -48,18 +46,24 @@ def _step(table: str) -> str:
 
 
 def _interrupted_after_8_batches(
-    spawn: Spawn, connect: ConnectFactory, db_dsn: str, directory: Path
-) -> None:
-    """Run the step until the batch of HELD_KEY waits for the test's row lock, then Ctrl-C."""
-    holder = connect(autocommit=False)
-    holder.execute("SELECT 1 FROM orders WHERE id = %s FOR UPDATE", [HELD_KEY])
-    runner = spawn("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json", env=ENV)
-    wait_for_lock_wait(connect())
-    os.kill(runner.pid, signal.SIGINT)
-    assert runner.wait() == 130, runner.output
-    holder.rollback()
+    spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
+) -> Path:
+    """The two tables and a batched step on orders, run until the batch of HELD_KEY waits for
+    the test's row lock, then Ctrl-C; returns the migrations directory."""
+    _tables(db_dsn)
+    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
+    interrupted_at_row(spawn, connect, up_args(directory, db_dsn), f"id = {HELD_KEY}", ENV)
     assert _counts(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
     assert (1, 0, "started") in journal_rows(db_dsn)
+    return directory
+
+
+def _resumed_batches(directory: Path, db_dsn: str) -> int:
+    """Run ``up`` to the end (exit 0); how many batches its first batched step resumed."""
+    resumed = run(*up_args(directory, db_dsn))
+    assert resumed.exit_code == 0, resumed.output
+    progress = [e for e in resumed.events() if e["event"] == "batch_progress"]
+    return int(progress[0]["resumed_batches"])
 
 
 def _repair_log(dsn: str) -> list[tuple[Any, ...]]:
@@ -72,9 +76,7 @@ def _repair_log(dsn: str) -> list[tuple[Any, ...]]:
 def test_issue_21_item_4_an_edited_started_batch_is_refused_naming_what_was_done(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _tables(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
-    _interrupted_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _interrupted_after_8_batches(spawn, connect, db_dsn, tmp_path)
     (directory / "0001_flag.sql").write_text(_step("invoices"))
 
     refused = run("up", "--dir", str(directory), "--dsn", db_dsn)
@@ -120,17 +122,12 @@ def test_issue_21_item_4_an_edited_started_batch_is_refused_naming_what_was_done
 def test_the_text_restored_continues_its_batches_exactly_once(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _tables(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
-    _interrupted_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _interrupted_after_8_batches(spawn, connect, db_dsn, tmp_path)
     (directory / "0001_flag.sql").write_text(_step("invoices"))
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 5
     # Back to the text the batches ran with; blanks at line ends do not change it.
     (directory / "0001_flag.sql").write_text(_step("orders").replace(";\n", ";   \n"))
-    resumed = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    assert resumed.exit_code == 0, resumed.output
-    progress = [e for e in resumed.events() if e["event"] == "batch_progress"]
-    assert progress[0]["resumed_batches"] == 8
+    assert _resumed_batches(directory, db_dsn) == 8
     assert _counts(db_dsn, "orders") == {1: ROWS}
     assert _counts(db_dsn, "invoices") == {0: ROWS}
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
@@ -139,18 +136,13 @@ def test_the_text_restored_continues_its_batches_exactly_once(
 def test_progress_rows_of_an_earlier_release_are_keyed_to_the_text_that_started_them(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _tables(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
-    _interrupted_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _interrupted_after_8_batches(spawn, connect, db_dsn, tmp_path)
     # What an earlier release left: a progress table without the checksum column.
     conn = connect()
     conn.execute("ALTER TABLE safemigrate_history_batches DROP COLUMN checksum")
     status = run("status", "--dir", str(directory), "--dsn", db_dsn)
     assert status.exit_code == 0, status.output
-    resumed = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    assert resumed.exit_code == 0, resumed.output
-    progress = [e for e in resumed.events() if e["event"] == "batch_progress"]
-    assert progress[0]["resumed_batches"] == 8
+    assert _resumed_batches(directory, db_dsn) == 8
     assert _counts(db_dsn, "orders") == {1: ROWS}
     keyed = conn.execute(
         "SELECT count(*) FROM safemigrate_history_batches WHERE checksum IS NULL"
@@ -161,9 +153,7 @@ def test_progress_rows_of_an_earlier_release_are_keyed_to_the_text_that_started_
 def test_the_run_itself_refuses_batches_of_another_text_that_status_could_not_see(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _tables(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
-    _interrupted_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _interrupted_after_8_batches(spawn, connect, db_dsn, tmp_path)
     # An earlier release's progress table (no checksum column): status cannot tell which
     # text made the batches; the run keys them to the text that started the step first.
     connect().execute("ALTER TABLE safemigrate_history_batches DROP COLUMN checksum")

@@ -37,39 +37,29 @@ from tests.faults.helpers import (
     wait_until,
 )
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import write_migrations
+from tests.support.runner import up_args, write_migrations
+from tests.support.tables import ADD_COLUMN, HOLDER_APP, idle_reader, t_and_add_column, table_t
 
 Conn = psycopg.Connection[Any]
 
-BLOCKER_APP = "report-job"
-ADD_COLUMN = {"0001_add_column.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
+BLOCKER_APP = HOLDER_APP
+#: Table t's columns here: v is text, for a blocker's query with a string literal.
+T_COLUMNS = "id int PRIMARY KEY, v text"
+#: The cancel rule of the policy tests, and a grace after which a cancel becomes a terminate.
+IDLE_1S = "idle-in-transaction:1s"
+GRACE_1S = {"SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "1s"}
 
 
 # -- sessions --------------------------------------------------------------------------------
 
 
-def _table_t(connect: ConnectFactory) -> None:
-    connect().execute(
-        # No autovacuum: its ShareUpdateExclusiveLock would be a third party in the lock graph.
-        "CREATE TABLE t (id int PRIMARY KEY, v text) WITH (autovacuum_enabled = false); "
-        "INSERT INTO t SELECT g, 'row ' || g FROM generate_series(1, 100) g"
-    )
-
-
-def _pid(conn: Conn) -> int:
-    row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    assert row is not None
-    return int(row[0])
-
-
-def _idle_reader(
-    connect: ConnectFactory, query: str = "SELECT count(*) FROM t", app: str = BLOCKER_APP
-) -> tuple[Conn, int]:
-    """An application session idle in a transaction that has read t (ACCESS SHARE, kept)."""
-    conn = connect(autocommit=False, application_name=app)
-    pid = _pid(conn)
-    conn.execute(query).fetchall()
-    return conn, pid
+def _scene(
+    tmp_path: Path, connect: ConnectFactory, app: str = BLOCKER_APP
+) -> tuple[Path, Conn, tuple[Conn, int]]:
+    """Table t, a migration adding a column to it, a session to watch from, and an
+    application session ``app`` idle in a transaction that has read t (and its pid)."""
+    migrations, watch = t_and_add_column(tmp_path, connect, columns=T_COLUMNS)
+    return migrations, watch, idle_reader(connect, app=app)
 
 
 def _activity(watch: Conn, pid: int) -> tuple[Any, ...] | None:
@@ -154,7 +144,7 @@ def _reader_loop(connect: ConnectFactory) -> Iterator[tuple[int, list[int]]]:
 
     Yields its pid and a one-item list counting the queries it completed."""
     conn = connect(application_name="app-reader")
-    pid = _pid(conn)
+    pid = conn.info.backend_pid
     done = [0]
     errors: list[BaseException] = []
     stop = threading.Event()
@@ -202,9 +192,26 @@ def _sample_blockers_of(
 
 
 def _up(
-    spawn: Spawn, migrations: Path, dsn: str, *args: str, env: dict[str, str] | None = None
+    spawn: Spawn,
+    migrations: Path,
+    dsn: str,
+    *args: str,
+    precheck: bool | None = False,
+    lock_timeout: str = "300ms",
+    attempts: int = 2,
+    cancel: str | None = None,
+    json: bool = True,
+    env: dict[str, str] | None = None,
 ) -> Runner:
-    return spawn("up", "--dir", str(migrations), "--dsn", dsn, *args, env=env)
+    """``up`` in the background, each attempt waiting ``lock_timeout`` for its locks, at most
+    ``attempts`` of them; ``precheck`` None leaves the pre-check at its default, ``cancel`` is
+    the --cancel-blockers rule."""
+    options = ["--lock-timeout", lock_timeout, "--max-attempts", str(attempts)]
+    if precheck is not None:
+        options.append("--lock-precheck" if precheck else "--no-lock-precheck")
+    if cancel is not None:
+        options += ["--cancel-blockers", cancel]
+    return spawn(*up_args(migrations, dsn, *options, *args, json=json), env=env)
 
 
 def _failures(runner: Runner) -> list[dict[str, Any]]:
@@ -217,23 +224,9 @@ def _failures(runner: Runner) -> list[dict[str, Any]]:
 def test_a_lock_timeout_names_the_idle_blocker_and_the_runners_waiting_backend(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     try:
-        runner = _up(
-            spawn,
-            migrations,
-            db_dsn,
-            "--no-lock-precheck",
-            "--lock-timeout",
-            "300ms",
-            "--max-attempts",
-            "2",
-            "--format",
-            "json",
-        )
+        runner = _up(spawn, migrations, db_dsn)
         runner_pid = _runner_pid(watch, runner)
         assert runner.wait() == 4, runner.output
 
@@ -271,10 +264,7 @@ def test_a_lock_timeout_names_the_idle_blocker_and_the_runners_waiting_backend(
         [failed_run] = by_kind(runner.events(), "run_failed")
         assert failed_run["exit_code"] == 4
 
-        text = _up(
-            spawn, migrations, db_dsn, "--no-lock-precheck", "--lock-timeout", "300ms",
-            "--max-attempts", "2",
-        )  # fmt: skip
+        text = _up(spawn, migrations, db_dsn, json=False)
         assert text.wait() == 4, text.output
         assert f"blocked by pid {blocker_pid} '{BLOCKER_APP}'" in text.output, text.output
         assert "AccessShareLock" in text.output
@@ -288,29 +278,15 @@ def test_a_lock_timeout_names_the_idle_blocker_and_the_runners_waiting_backend(
 def test_behind_a_chain_only_the_root_blocker_is_named_and_the_chain_lists_every_pid(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    root, root_pid = _idle_reader(connect, app="root-holder")
+    migrations, watch, (root, root_pid) = _scene(tmp_path, connect, app="root-holder")
     middle = connect(autocommit=False, application_name="queued-ddl")
-    middle_pid = _pid(middle)
+    middle_pid = middle.info.backend_pid
     queued: _Background | None = None
     try:
         queued = _Background(middle, "LOCK TABLE t IN ACCESS EXCLUSIVE MODE")
         wait_until(lambda: _waits_for_lock(watch, middle_pid), what="B queued behind A")
 
-        runner = _up(
-            spawn,
-            migrations,
-            db_dsn,
-            "--no-lock-precheck",
-            "--lock-timeout",
-            "1s",
-            "--max-attempts",
-            "1",
-            "--format",
-            "json",
-        )
+        runner = _up(spawn, migrations, db_dsn, lock_timeout="1s", attempts=1)
         assert runner.wait() == 4, runner.output
         [failed] = _failures(runner)
         assert failed["sqlstate"] == "55P03", failed
@@ -333,14 +309,13 @@ def test_behind_a_chain_only_the_root_blocker_is_named_and_the_chain_lists_every
 def test_redacted_queries_show_the_blockers_query_shape_never_its_literals(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect, columns=T_COLUMNS)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    blocker, blocker_pid = _idle_reader(
+    blocker, blocker_pid = idle_reader(
         connect, query="SELECT count(*) FROM t WHERE v = 'secret-value'"
     )
-    common = ("--no-lock-precheck", "--lock-timeout", "300ms", "--max-attempts", "1")
     try:
-        runner = _up(spawn, migrations, db_dsn, *common, "--redact-queries", "--format", "json")
+        runner = _up(spawn, migrations, db_dsn, "--redact-queries", attempts=1)
         assert runner.wait() == 4, runner.output
         [failed] = _failures(runner)
         [b] = failed["blockers"]
@@ -348,14 +323,14 @@ def test_redacted_queries_show_the_blockers_query_shape_never_its_literals(
         assert b["query"] == "SELECT count(*) FROM t WHERE v = $1", b
         assert "secret-value" not in runner.output
 
-        text = _up(spawn, migrations, db_dsn, *common, "--redact-queries")
+        text = _up(spawn, migrations, db_dsn, "--redact-queries", attempts=1, json=False)
         assert text.wait() == 4, text.output
         assert f"blocked by pid {blocker_pid} '{BLOCKER_APP}'" in text.output, text.output
         assert "query: SELECT count(*) FROM t WHERE v = $1" in text.output, text.output
         assert "secret-value" not in text.output
 
         # Without the flag the literal is shown: the redaction above is what hid it.
-        plain = _up(spawn, migrations, db_dsn, *common, "--format", "json")
+        plain = _up(spawn, migrations, db_dsn, attempts=1)
         assert plain.wait() == 4, plain.output
         assert _failures(plain)[0]["blockers"][0]["query"] == (
             "SELECT count(*) FROM t WHERE v = 'secret-value'"
@@ -370,25 +345,12 @@ def test_redacted_queries_show_the_blockers_query_shape_never_its_literals(
 def test_the_precheck_never_queues_the_runner_in_front_of_the_applications_readers(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    holder, holder_pid = _idle_reader(connect, app="long-report")
+    migrations, watch, (holder, holder_pid) = _scene(tmp_path, connect, app="long-report")
     released = False
     try:
         _transaction_older_than(watch, holder_pid, 1.0)
         with _reader_loop(connect) as (reader_pid, reads):
-            runner = _up(
-                spawn,
-                migrations,
-                db_dsn,
-                "--lock-timeout",
-                "300ms",
-                "--max-attempts",
-                "1000",
-                "--format",
-                "json",
-            )
+            runner = _up(spawn, migrations, db_dsn, attempts=1000, precheck=None)
             samples: list[set[int]] = []
             reads_before = reads[0]
             _sample_blockers_of(
@@ -422,26 +384,12 @@ def test_without_the_precheck_a_reader_queues_behind_the_waiting_runner(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     """The contrast of the test above: the same sampling does see the runner block a reader."""
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    holder, holder_pid = _idle_reader(connect, app="long-report")
+    migrations, watch, (holder, holder_pid) = _scene(tmp_path, connect, app="long-report")
     released = False
     try:
         _transaction_older_than(watch, holder_pid, 1.0)
         with _reader_loop(connect) as (reader_pid, _reads):
-            runner = _up(
-                spawn,
-                migrations,
-                db_dsn,
-                "--no-lock-precheck",
-                "--lock-timeout",
-                "2s",
-                "--max-attempts",
-                "1000",
-                "--format",
-                "json",
-            )
+            runner = _up(spawn, migrations, db_dsn, lock_timeout="2s", attempts=1000)
             runner_pid = _runner_pid(watch, runner)
             samples: list[set[int]] = []
             _sample_blockers_of(
@@ -485,13 +433,13 @@ def test_a_concurrent_index_build_reports_its_waits_and_its_progress(
     )
     # A writer in an open transaction: the build must first wait for it.
     writer = connect(autocommit=False, application_name="app-writer")
-    writer_pid = _pid(writer)
+    writer_pid = writer.info.backend_pid
     writer.execute("INSERT INTO t VALUES (0, 'w')")
     gatekeeper = connect()
     gatekeeper.execute("SELECT pg_advisory_lock(4242)")
     gate_open = False
     try:
-        runner = _up(spawn, migrations, db_dsn, "--format", "json")
+        runner = spawn(*up_args(migrations, db_dsn))
         waiting = runner.wait_for_event(
             lambda e: e["event"] == "index_progress" and e["waiting_for_pid"] is not None
         )
@@ -528,27 +476,18 @@ def test_a_concurrent_index_build_reports_its_waits_and_its_progress(
 def test_an_idle_in_transaction_root_blocker_is_terminated_at_once(
     precheck: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
     began = time.monotonic()
+    # A cancel cannot end a transaction that runs no query: were it tried first, the run
+    # would wait out this whole grace before terminating.
     runner = _up(
         spawn,
         migrations,
         db_dsn,
-        "--lock-precheck" if precheck == "on" else "--no-lock-precheck",
-        "--lock-timeout",
-        "300ms",
-        "--max-attempts",
-        "5",
-        "--cancel-blockers",
-        "idle-in-transaction:1s",
-        "--format",
-        "json",
-        # A cancel cannot end a transaction that runs no query: were it tried first, the run
-        # would wait out this whole grace before terminating.
+        precheck=precheck == "on",
+        attempts=5,
+        cancel=IDLE_1S,
         env={"SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "60s"},
     )
     assert runner.wait() == 0, runner.output
@@ -587,9 +526,9 @@ def _sampled(monitor: Monitor, pid: int) -> Blocker:
 def test_a_blocker_that_moved_on_to_a_new_transaction_is_not_signalled(
     db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    table_t(connect, columns=T_COLUMNS)
     watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    blocker, blocker_pid = idle_reader(connect)
     monitor = Monitor.open(db_dsn, application_name="blockers-test")
     try:
         sample = _sampled(monitor, blocker_pid)
@@ -626,10 +565,7 @@ def test_a_blocker_that_moved_on_to_a_new_transaction_is_not_signalled(
 def test_an_active_blocker_is_never_touched_by_the_idle_in_transaction_policy(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     sleeping = _Background(blocker, "SELECT pg_sleep(60)")
     try:
         # Active for longer than the policy's age: only its state keeps it safe.
@@ -638,16 +574,8 @@ def test_an_active_blocker_is_never_touched_by_the_idle_in_transaction_policy(
             spawn,
             migrations,
             db_dsn,
-            "--no-lock-precheck",
-            "--lock-timeout",
-            "300ms",
-            "--max-attempts",
-            "2",
-            "--cancel-blockers",
-            "idle-in-transaction:1s",
-            "--format",
-            "json",
-            env={"SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "1s"},
+            cancel=IDLE_1S,
+            env=GRACE_1S,
         )
         assert runner.wait() == 4, runner.output
         assert by_kind(runner.events(), "blocker_action") == []
@@ -670,28 +598,17 @@ def test_an_active_blocker_is_never_touched_by_the_idle_in_transaction_policy(
 def test_a_blocker_outside_the_allow_list_is_not_touched(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     try:
         _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
         runner = _up(
             spawn,
             migrations,
             db_dsn,
-            "--no-lock-precheck",
-            "--lock-timeout",
-            "300ms",
-            "--max-attempts",
-            "2",
-            "--cancel-blockers",
-            "idle-in-transaction:1s",
             "--cancel-blockers-only",
             "etl-job,nightly-batch",
-            "--format",
-            "json",
-            env={"SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "1s"},
+            cancel=IDLE_1S,
+            env=GRACE_1S,
         )
         assert runner.wait() == 4, runner.output
         assert by_kind(runner.events(), "blocker_action") == []
@@ -705,10 +622,7 @@ def test_a_blocker_outside_the_allow_list_is_not_touched(
 def test_a_dry_run_reports_would_cancel_and_the_blocker_survives(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    blocker, blocker_pid = _idle_reader(connect)
+    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
     try:
         _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
         before = _activity(watch, blocker_pid)
@@ -716,19 +630,11 @@ def test_a_dry_run_reports_would_cancel_and_the_blocker_survives(
             spawn,
             migrations,
             db_dsn,
-            "--no-lock-precheck",
-            "--lock-timeout",
-            "300ms",
-            "--max-attempts",
-            "2",
-            "--cancel-blockers",
-            "idle-in-transaction:1s",
             "--cancel-blockers-only",
             f"etl-job,{BLOCKER_APP}",
             "--cancel-blockers-dry-run",
-            "--format",
-            "json",
-            env={"SAFEMIGRATE_CANCEL_BLOCKERS_GRACE": "1s"},
+            cancel=IDLE_1S,
+            env=GRACE_1S,
         )
         assert runner.wait() == 4, runner.output
         actions = by_kind(runner.events(), "blocker_action")

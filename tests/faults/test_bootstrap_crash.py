@@ -5,24 +5,19 @@ mark), the statements only a fresh database accepts still pass, and the schema e
 
 from __future__ import annotations
 
-import os
 import signal
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
-import pytest
-from psycopg import sql
 
 from tests.faults.helpers import (
     FAST_BACKOFF,
+    Gate,
     Spawn,
+    kill_9,
     run_lock_holders,
-    terminate_runner_backends,
-    wait_for_lock_wait,
 )
-from tests.fixtures_db import ConnectFactory, PgServer
+from tests.fixtures_db import ConnectFactory
 from tests.support.runner import (
     apply_with_psql_semantics,
     journal_rows,
@@ -37,24 +32,6 @@ BOOTSTRAPPING = "safemigrate: one row per applied migration step; bootstrapping 
 #: Only a fresh database makes these harmless: gate_small_table 0 judges the tables the killed
 #: run created as large, and a session-level statement_timeout = 0 is refused elsewhere.
 ONLY_FRESH = {**FAST_BACKOFF, "SAFEMIGRATE_GATE_SMALL_TABLE": "0"}
-
-
-@pytest.fixture
-def reference_dsn(pg_server: PgServer) -> Iterator[str]:
-    """A second fresh database, for psql's application of the same files."""
-    name = f"sm_test_ref_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        pg_server.ensure_running()
-        with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [name],
-            )
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 
 def _comment(dsn: str) -> str | None:
@@ -91,20 +68,17 @@ def test_kill_9_mid_bootstrap_then_rerun_resumes_the_bootstrap(
             "0004_backfill.sql": "SET statement_timeout = 0;\nUPDATE acct SET n = n + 1;\n",
         },
     )
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     watcher = connect()
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args, env=ONLY_FRESH)
-    wait_for_lock_wait(watcher, wait_event="advisory", timeout=30)
+    gate.reached(timeout=30)
     assert journal_rows(db_dsn) == [(1, 0, "applied"), (1, 1, "applied")]
     assert _comment(db_dsn) == BOOTSTRAPPING
 
-    os.kill(runner.pid, signal.SIGKILL)
-    assert runner.wait() == -signal.SIGKILL
-    terminate_runner_backends(watcher)
+    assert kill_9(runner, watcher) == -signal.SIGKILL
     assert run_lock_holders(watcher) == []
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    gate.open()
     # The bootstrap is not over: the mark stays for the next run.
     assert _comment(db_dsn) == BOOTSTRAPPING
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.faults.helpers import (
+    Gate,
     Spawn,
     by_kind,
     column_exists,
@@ -19,6 +20,7 @@ from tests.faults.helpers import (
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.tables import old_snapshot, t_to_index
 
 #: The key of the advisory lock the held step waits for (not in safemigrate's namespace).
 GATE = 731_001
@@ -45,12 +47,11 @@ def test_a_second_run_exits_3_at_once_naming_the_holder(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     migrations = _gated_migrations(tmp_path / "m")
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
     first = spawn(*args, env={"SAFEMIGRATE_APPLICATION_NAME": "deploy-job-17"})
     watcher = connect()
-    holder_pid = wait_for_lock_wait(watcher, "deploy-job-17", wait_event="advisory")
+    holder_pid = gate.reached("deploy-job-17")
     assert run_lock_holders(watcher) == [holder_pid]
 
     second = run(*args)
@@ -62,7 +63,7 @@ def test_a_second_run_exits_3_at_once_naming_the_holder(
     assert first.proc.poll() is None
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    gate.open()
     assert first.wait() == 0, first.output
     assert column_exists(watcher, "t", "c")
     assert journal_rows(db_dsn) == EXPECTED_JOURNAL
@@ -72,16 +73,15 @@ def test_wait_for_lock_waits_for_the_first_run_then_finds_nothing_to_do(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     migrations = _gated_migrations(tmp_path / "m")
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     first = spawn(*args)
-    wait_for_lock_wait(connect(), wait_event="advisory")
+    gate.reached()
     second = spawn(*args, "--wait-for-lock", "30s")
     waiting = second.wait_for_event(lambda e: e["event"] == "run_lock_waiting")
     assert waiting["wait_for_lock_ms"] == 30_000
 
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    gate.open()
     assert first.wait() == 0, first.output
     assert second.wait() == 0, second.output
 
@@ -96,20 +96,19 @@ def test_four_runners_at_once_apply_each_step_exactly_once(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     migrations = _gated_migrations(tmp_path / "m")
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runners = [spawn(*args) for _ in range(4)]
 
     # One of them wins the run lock and parks in the gated step; the other three must give up
     # while it is parked there.
-    wait_for_lock_wait(connect(), wait_event="advisory", timeout=30)
+    gate.reached(timeout=30)
     wait_until(
         lambda: sum(r.proc.poll() is not None for r in runners) == 3,
         timeout=30,
         what="three of the four runners to exit",
     )
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    gate.open()
     codes = sorted(r.wait() for r in runners)
 
     assert codes == [0, 3, 3, 3], [r.output for r in runners]
@@ -126,19 +125,13 @@ def test_four_runners_at_once_apply_each_step_exactly_once(
 def test_a_run_waiting_for_the_run_lock_does_not_stall_the_holders_concurrent_build(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    connect().execute(
-        "CREATE TABLE t (id int PRIMARY KEY, a int);"
-        "INSERT INTO t SELECT g, g % 10 FROM generate_series(1, 500) g;"
-        "CREATE TABLE other (x int)"
-    )
+    t_to_index(connect)
     migrations = write_migrations(
         tmp_path / "m", {"0001_index_a.sql": "CREATE INDEX CONCURRENTLY t_a_idx ON t (a);\n"}
     )
     # The first run's build waits for this old transaction; meanwhile the second run polls
     # for the run lock. Its polling must not hold a snapshot the build would wait for in turn.
-    old = connect()
-    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-    old.execute("SELECT 1 FROM other").fetchall()
+    old = old_snapshot(connect)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     first = spawn(*args)
     wait_for_lock_wait(connect(), wait_event="virtualxid")

@@ -12,29 +12,27 @@ import json
 import os
 import shutil
 import signal
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from tests.faults.helpers import (
     FAST_BACKOFF,
     RUNNER_APP,
+    Gate,
     Spawn,
     advisory_locks,
     backends,
     by_kind,
     column_exists,
+    kill_9,
     run_lock_holders,
-    terminate_runner_backends,
     wait_for_lock_wait,
     wait_until,
 )
-from tests.fixtures_db import ConnectFactory, PgServer
+from tests.fixtures_db import ConnectFactory
 from tests.support.runner import (
     EXAMPLE,
     apply_with_psql_semantics,
@@ -44,27 +42,10 @@ from tests.support.runner import (
     schema_snapshot,
     write_migrations,
 )
+from tests.support.tables import old_snapshot, reader_of, t_and_other
 
 #: The key of the advisory lock a gated step waits for (not in safemigrate's namespace).
 GATE = 731_002
-
-
-@pytest.fixture
-def reference_dsn(pg_server: PgServer) -> Iterator[str]:
-    """A second fresh database, for the reference (psql-style) application."""
-    name = f"sm_test_ref_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        pg_server.ensure_running()
-        with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [name],
-            )
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 
 def _status(directory: Path, dsn: str) -> list[dict[str, Any]]:
@@ -118,20 +99,16 @@ def test_kill_9_mid_step_then_rerun_gives_the_reference_schema(
             """
         },
     )
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     watcher = connect()
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
     runner = spawn(*args)
-    wait_for_lock_wait(watcher, wait_event="advisory", timeout=30)
+    gate.reached(timeout=30)
     assert (11, 0, "applied") in journal_rows(db_dsn)
 
-    os.kill(runner.pid, signal.SIGKILL)
-    assert runner.wait() == -signal.SIGKILL
-    # The server only notices a vanished client when it next talks to it: end the backend.
-    terminate_runner_backends(watcher)
+    assert kill_9(runner, watcher) == -signal.SIGKILL
     assert run_lock_holders(watcher) == []
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    gate.open()
     # The interrupted group left nothing behind.
     assert not column_exists(watcher, "customers", "tier")
     assert [r for r in journal_rows(db_dsn) if r[0] == 11] == [(11, 0, "applied")]
@@ -146,10 +123,10 @@ def test_kill_9_mid_step_then_rerun_gives_the_reference_schema(
 
 
 def _table_t_with_rows(connect: ConnectFactory) -> None:
-    connect().execute(
-        "CREATE TABLE t (id int PRIMARY KEY, a int, note text);"
-        "INSERT INTO t SELECT g, g % 97, 'n' || g FROM generate_series(1, 2000) g;"
-        "CREATE TABLE other (x int)"
+    t_and_other(
+        connect,
+        columns="id int PRIMARY KEY, a int, note text",
+        rows="SELECT g, g % 97, 'n' || g FROM generate_series(1, 2000) g",
     )
 
 
@@ -177,17 +154,13 @@ def test_an_index_build_killed_midway_is_dropped_and_rebuilt_by_the_rerun(
     migrations = write_migrations(tmp_path / "m", {"0001_index_t_a.sql": statement + "\n"})
     # An old transaction with a snapshot: the build waits for it before it can mark the
     # index valid, and that is when the runner dies.
-    old = connect()
-    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-    old.execute("SELECT 1 FROM other").fetchall()
+    old = old_snapshot(connect)
     watcher = connect()
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args)
     wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
 
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(watcher)
+    kill_9(runner, watcher)
     assert invalid_indexes(db_dsn) == ["t_a_idx"]
     assert journal_rows(db_dsn) == [(1, 0, "started")]
     old.execute("COMMIT")
@@ -292,9 +265,7 @@ def test_sigterm_during_a_concurrent_build_cancels_it_and_the_rerun_rebuilds_it(
     migrations = write_migrations(
         tmp_path / "m", {"0001_index_t_a.sql": "CREATE INDEX t_a_idx ON t (a);\n"}
     )
-    old = connect()
-    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-    old.execute("SELECT 1 FROM other").fetchall()
+    old = old_snapshot(connect)
     watcher = connect()
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args)
@@ -340,9 +311,7 @@ def test_a_crash_after_the_build_but_before_its_journal_row_does_not_build_twice
 ) -> None:
     _table_t_with_rows(connect)
     migrations = write_migrations(tmp_path / "m", {"0001_index_t_a.sql": statement + "\n"})
-    old = connect()
-    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-    old.execute("SELECT 1 FROM other").fetchall()
+    old = old_snapshot(connect)
     watcher = connect()
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args)
@@ -354,9 +323,7 @@ def test_a_crash_after_the_build_but_before_its_journal_row_does_not_build_twice
     wait_for_lock_wait(watcher, wait_event="transactionid")
     assert _indexes_on_t(watcher) == [("t_a_idx", True)]
 
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(watcher)
+    kill_9(runner, watcher)
     locker.execute("ROLLBACK")
     assert journal_rows(db_dsn) == [(1, 0, "started")]
 
@@ -377,9 +344,7 @@ def test_a_crash_during_drop_index_concurrently_is_finished_by_the_rerun(
         tmp_path / "m", {"0001_drop_t_a_idx.sql": "DROP INDEX CONCURRENTLY t_a_idx;\n"}
     )
     # An application transaction that has used t: the drop waits for it to end.
-    app = connect()
-    app.execute("BEGIN")
-    app.execute("SELECT count(*) FROM t").fetchall()
+    app = reader_of(connect)
     watcher = connect()
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args)
@@ -390,9 +355,7 @@ def test_a_crash_during_drop_index_concurrently_is_finished_by_the_rerun(
     wait_for_lock_wait(watcher, wait_event="transactionid")
     assert _indexes_on_t(watcher) == []
 
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(watcher)
+    kill_9(runner, watcher)
     locker.execute("ROLLBACK")
     assert journal_rows(db_dsn) == [(1, 0, "started")]
 
@@ -412,17 +375,13 @@ def test_a_drop_index_concurrently_killed_midway_is_completed_by_the_rerun(
     migrations = write_migrations(
         tmp_path / "m", {"0001_drop_t_a_idx.sql": "DROP INDEX CONCURRENTLY t_a_idx;\n"}
     )
-    app = connect()
-    app.execute("BEGIN")
-    app.execute("SELECT count(*) FROM t").fetchall()
+    app = reader_of(connect)
     watcher = connect()
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args)
     wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
 
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(watcher)
+    kill_9(runner, watcher)
     # The interrupted drop left the index behind, marked invalid.
     assert _indexes_on_t(watcher) == [("t_a_idx", False)]
     app.execute("COMMIT")
@@ -472,12 +431,11 @@ def test_an_interrupt_while_waiting_for_the_run_lock_exits_130_and_leaves_the_ho
             """
         },
     )
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     first = spawn(*args)
     watcher = connect()
-    holder = wait_for_lock_wait(watcher, wait_event="advisory")
+    holder = gate.reached()
     second = spawn(*args, "--wait-for-lock", "5min")
     second.wait_for_event(lambda e: e["event"] == "run_lock_waiting")
 
@@ -486,6 +444,6 @@ def test_an_interrupt_while_waiting_for_the_run_lock_exits_130_and_leaves_the_ho
     assert run_lock_holders(watcher) == [holder]
     assert first.proc.poll() is None
 
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    gate.open()
     assert first.wait() == 0, first.output
     assert journal_rows(db_dsn) == [(1, 0, "applied")]

@@ -5,37 +5,26 @@ from __future__ import annotations
 
 import os
 import signal
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from safemigrate.infra.throwaway.programs import run_program
 from tests.faults.helpers import Spawn, wait_until
-from tests.fixtures_db import TEST_PG_ENV, PgServer
+from tests.fixtures_db import TEST_PG_ENV, MakeDatabase
 from tests.support.runner import journal_rows, run, write_migrations
 
 # -- Ctrl-C over a fleet ---------------------------------------------------------------------
 
 
 @pytest.fixture
-def two_databases(pg_server: PgServer) -> Iterator[list[str]]:
-    names = [f"sm_fleetf_{uuid.uuid4().hex[:10]}" for _ in range(2)]
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        for name in names:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    yield [pg_server.dsn(name) for name in names]
-    pg_server.ensure_running()
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        for name in names:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+def two_databases(make_database: MakeDatabase) -> list[str]:
+    """Two fresh databases: the fleet's targets."""
+    return [make_database(), make_database()]
 
 
 def _targets_file(path: Path, dsns: list[str]) -> Path:

@@ -24,11 +24,8 @@ from tests.faults.helpers import (
     wait_for_lock_wait,
 )
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import invalid_indexes, journal_rows, run, write_migrations
-
-
-def _table_t(connect: ConnectFactory) -> None:
-    connect().execute("CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1), (2)")
+from tests.support.runner import invalid_indexes, journal_rows, run, up_args, write_migrations
+from tests.support.tables import old_snapshot, t_to_index, table_t
 
 
 def _reader_of_t(connect: ConnectFactory) -> psycopg.Connection:
@@ -42,7 +39,7 @@ def _reader_of_t(connect: ConnectFactory) -> psycopg.Connection:
 def test_lock_timeout_is_retried_until_the_blocking_reader_goes_away(
     precheck: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(
         tmp_path / "m",
         {
@@ -54,17 +51,7 @@ def test_lock_timeout_is_retried_until_the_blocking_reader_goes_away(
     )
     blocker = _reader_of_t(connect)
     runner = spawn(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--lock-timeout",
-        "200ms",
-        "--max-attempts",
-        "1000",
-        "--format",
-        "json",
+        *up_args(migrations, db_dsn, "--lock-timeout", "200ms", "--max-attempts", "1000"),
         env=NO_PRECHECK if precheck == "off" else None,
     )
     failed = runner.wait_for_event(lambda e: e["event"] == "attempt_failed")
@@ -95,7 +82,7 @@ def test_lock_timeout_is_retried_until_the_blocking_reader_goes_away(
 def test_a_blocker_that_outlasts_every_attempt_stops_the_run_at_that_step(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(
         tmp_path / "m",
         {
@@ -149,25 +136,22 @@ def test_a_blocker_that_outlasts_every_attempt_stops_the_run_at_that_step(
 def test_the_run_deadline_ends_retries_before_the_attempts_are_used_up(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(
         tmp_path / "m", {"0001_add_c.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
     )
     blocker = _reader_of_t(connect)
     result = run(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--lock-timeout",
-        "100ms",
-        "--max-attempts",
-        "1000",
-        "--deadline",
-        "1500ms",
-        "--format",
-        "json",
+        *up_args(
+            migrations,
+            db_dsn,
+            "--lock-timeout",
+            "100ms",
+            "--max-attempts",
+            "1000",
+            "--deadline",
+            "1500ms",
+        ),
         env=FAST_BACKOFF,
     )
     blocker.rollback()
@@ -190,7 +174,7 @@ def test_the_run_deadline_ends_retries_before_the_attempts_are_used_up(
 def test_no_retry_directive_gives_up_after_one_attempt(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(
         tmp_path / "m",
         {
@@ -201,26 +185,13 @@ def test_no_retry_directive_gives_up_after_one_attempt(
         },
     )
     blocker = _reader_of_t(connect)
-    result = run(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--lock-timeout",
-        "100ms",
-        "--max-attempts",
-        "10",
-        # Without it the attempt is issued only while the reader is younger than
-        # lock_precheck_age (500ms): later, the pre-check backs off politely (no attempt)
-        # until the reader goes, and what this test measures depends on the machine's speed.
-        "--no-lock-precheck",
-        "--format",
-        "json",
-        # The step must really queue and time out once: on a loaded machine the reader is
-        # older than the 100ms lock timeout by then, and the pre-check would wait for it.
-        env={**FAST_BACKOFF, **NO_PRECHECK},
-    )
+    # Without --no-lock-precheck the attempt is issued only while the reader is younger than
+    # lock_precheck_age (500ms): later, the pre-check backs off politely (no attempt) until the
+    # reader goes, and what this test measures depends on the machine's speed. The step must
+    # really queue and time out once: on a loaded machine the reader is older than the 100ms
+    # lock timeout by then, and the pre-check would wait for it.
+    options = ("--lock-timeout", "100ms", "--max-attempts", "10", "--no-lock-precheck")
+    result = run(*up_args(migrations, db_dsn, *options), env={**FAST_BACKOFF, **NO_PRECHECK})
     blocker.rollback()
 
     assert result.exit_code == 4, result.output
@@ -288,23 +259,13 @@ def test_the_runner_chosen_as_deadlock_victim_retries_its_step(
 def test_no_attempt_waits_for_a_lock_past_the_deadline(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(
         tmp_path / "m", {"0001_add_c.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
     )
     blocker = _reader_of_t(connect)
     result = run(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--lock-timeout",
-        "10min",
-        "--deadline",
-        "1s",
-        "--format",
-        "json",
+        *up_args(migrations, db_dsn, "--lock-timeout", "10min", "--deadline", "1s"),
         env=FAST_BACKOFF,
     )
     blocker.rollback()
@@ -321,11 +282,7 @@ def test_no_attempt_waits_for_a_lock_past_the_deadline(
 def test_a_concurrent_build_that_cannot_outwait_an_old_transaction_leaves_no_invalid_index(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    connect().execute(
-        "CREATE TABLE t (id int PRIMARY KEY, a int);"
-        "INSERT INTO t SELECT g, g % 10 FROM generate_series(1, 500) g;"
-        "CREATE TABLE other (x int)"
-    )
+    t_to_index(connect)
     migrations = write_migrations(
         tmp_path / "m",
         {
@@ -337,9 +294,7 @@ def test_a_concurrent_build_that_cannot_outwait_an_old_transaction_leaves_no_inv
     )
     # A long transaction with an old snapshot: every build waits for it before it can mark the
     # index valid, and times out there.
-    old = connect()
-    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-    old.execute("SELECT 1 FROM other").fetchall()
+    old = old_snapshot(connect)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     result = run(*args, env=FAST_BACKOFF)
 
@@ -360,7 +315,7 @@ def test_a_concurrent_build_that_cannot_outwait_an_old_transaction_leaves_no_inv
 def test_an_explicit_transaction_block_is_retried_as_a_whole(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     connect().execute("CREATE TABLE audit (note text)")
     migrations = write_migrations(
         tmp_path / "m",
@@ -375,21 +330,9 @@ def test_an_explicit_transaction_block_is_retried_as_a_whole(
         },
     )
     blocker = _reader_of_t(connect)
-    runner = spawn(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--lock-timeout",
-        "150ms",
-        "--max-attempts",
-        "1000",
-        "--format",
-        "json",
-        # Let every attempt really run the block and queue for the lock.
-        env=NO_PRECHECK,
-    )
+    # Let every attempt really run the block and queue for the lock.
+    options = ("--lock-timeout", "150ms", "--max-attempts", "1000")
+    runner = spawn(*up_args(migrations, db_dsn, *options), env=NO_PRECHECK)
     runner.wait_for_event(lambda e: e["event"] == "attempt_failed" and e["attempt"] >= 2)
     conn = connect()
     # Every failed attempt was rolled back whole, the INSERT before the ALTER included.

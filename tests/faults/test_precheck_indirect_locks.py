@@ -31,7 +31,7 @@ from tests.faults.helpers import (
     waiting_on_lock,
 )
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import journal_rows, write_migrations
+from tests.support.runner import journal_rows, up_args, write_migrations
 
 
 @dataclass(frozen=True)
@@ -151,24 +151,10 @@ def _application_waits(
 
 
 def _up(spawn: Spawn, migrations: Path, db_dsn: str, env: dict[str, str]) -> Any:
-    return spawn(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--lock-timeout",
-        "2s",
-        "--max-attempts",
-        "1000",
-        "--format",
-        "json",
-        # The scenarios are about the pre-check, not lint: some (a type change) would be
-        # refused by the lint gate.
-        "--lint-gate",
-        "warn",
-        env={**FAST_BACKOFF, **env},
-    )
+    # The scenarios are about the pre-check, not lint: some (a type change) would be refused
+    # by the lint gate.
+    options = ("--lock-timeout", "2s", "--max-attempts", "1000", "--lint-gate", "warn")
+    return spawn(*up_args(migrations, db_dsn, *options), env={**FAST_BACKOFF, **env})
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))

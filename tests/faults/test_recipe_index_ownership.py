@@ -22,15 +22,10 @@ import psycopg
 import pytest
 
 from tests.faults.helpers import Spawn, by_kind, terminate_runner_backends
+from tests.faults.recipe_stages import JOURNAL, before_closing_transaction, killed_at
 from tests.faults.test_recipe_ownership import RETRY_ENV, TABLES
-from tests.faults.test_rewrite_resume import (
-    JOURNAL,
-    RUNNER_ENV,
-    Stage,
-    before_closing_transaction,
-)
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import invalid_indexes, journal_rows, run, write_migrations
+from tests.support.runner import invalid_indexes, journal_rows, run, up_args, write_migrations
 from tests.support.schemas import constraint_names
 
 #: The backoff leaves the test time to create its index between the two attempts.
@@ -129,19 +124,7 @@ def _killed_before_attach(
 ) -> psycopg.Connection[Any]:
     """``up`` killed (-9) once its index is built and recorded, before the closing
     transaction. Returns a connection to look with."""
-    watch = connect()
-    stage = Stage(connect)
-    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
-    runner = spawn(
-        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RUNNER_ENV
-    )
-    try:
-        before_closing_transaction(True)(stage, watch)
-        runner.kill()
-        terminate_runner_backends(watch)
-    finally:
-        stage.release_all()
-    return watch
+    return killed_at(spawn, connect, before_closing_transaction(True), *up_args(migrations, db_dsn))
 
 
 @pytest.mark.parametrize("how", ["no-rewrite-directive", "safe-rewrites-off"])

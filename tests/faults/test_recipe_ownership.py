@@ -12,7 +12,6 @@ the user's object exactly as it was, and end with psql's schema.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,25 +24,22 @@ from tests.faults.helpers import (
     Runner,
     Spawn,
     by_kind,
-    terminate_runner_backends,
 )
-from tests.faults.test_rewrite_resume import (
+from tests.faults.recipe_stages import (
     JOURNAL,
-    RUNNER_ENV,
-    Stage,
     before_closing_transaction,
     during_build,
+    killed_at,
 )
-from tests.fixtures_db import ConnectFactory, PgServer
+from tests.fixtures_db import ConnectFactory
 from tests.support.runner import (
-    apply_with_psql_semantics,
     invalid_indexes,
     journal_rows,
     run,
-    schema_snapshot,
+    up_args,
     write_migrations,
 )
-from tests.support.schemas import constraint_names, other_database, schema_dump
+from tests.support.schemas import assert_schema_psql_gives, constraint_names
 
 #: The first part queues behind the test's lock and times out quickly: the second attempt
 #: resumes the recipe.
@@ -117,12 +113,6 @@ CASES = {
 }
 
 
-@pytest.fixture
-def reference_dsn(pg_server: PgServer) -> Iterator[str]:
-    with other_database(pg_server) as dsn:
-        yield dsn
-
-
 def user_objects(dsn: str, names: tuple[str, ...]) -> list[tuple[Any, ...]]:
     """Each named object as the catalog shows it: its definition and validity."""
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -134,14 +124,6 @@ def user_objects(dsn: str, names: tuple[str, ...]) -> list[tuple[Any, ...]]:
             "ORDER BY 1",
             [list(names), list(names)],
         ).fetchall()
-
-
-def assert_psqls_schema(db_dsn: str, reference_dsn: str, migrations: Path) -> None:
-    apply_with_psql_semantics(reference_dsn, migrations)
-    assert schema_dump(db_dsn) == schema_dump(reference_dsn)
-    assert schema_snapshot(db_dsn) == schema_snapshot(reference_dsn)
-    assert constraint_names(db_dsn) == constraint_names(reference_dsn)
-    assert invalid_indexes(db_dsn) == []
 
 
 def _migrations(tmp_path: Path, case: Case) -> Path:
@@ -186,7 +168,7 @@ def test_issue_21_item_1_a_retried_recipe_takes_the_next_name_and_leaves_the_use
     assert user_objects(db_dsn, case.users) == before
     if case.expected:
         assert case.expected in constraint_names(db_dsn)
-    assert_psqls_schema(db_dsn, reference_dsn, migrations)
+    assert_schema_psql_gives(db_dsn, reference_dsn, migrations)
     assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
 
 
@@ -256,21 +238,8 @@ def test_issue_21_item_1_kill_9_then_rerun_resumes_its_own_objects_not_the_users
     migrations = _migrations(tmp_path, case)
     assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
     before = user_objects(db_dsn, case.users)
-    watch = connect()
-    stage = Stage(connect)
-    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
-    runner = spawn(
-        "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json", env=RUNNER_ENV
-    )
-    try:
-        if spec.during_build:
-            during_build(stage, watch)
-        else:
-            before_closing_transaction(spec.build)(stage, watch)
-        runner.kill()
-        terminate_runner_backends(watch)
-    finally:
-        stage.release_all()
+    staging = during_build if spec.during_build else before_closing_transaction(spec.build)
+    watch = killed_at(spawn, connect, staging, *up_args(migrations, db_dsn))
     assert (2, 0, "started") in journal_rows(db_dsn)
     recorded = watch.execute(f"SELECT kind, name FROM {JOURNAL}_recipes ORDER BY 1, 2").fetchall()
     assert ("step", "") in recorded
@@ -280,7 +249,7 @@ def test_issue_21_item_1_kill_9_then_rerun_resumes_its_own_objects_not_the_users
     resumed = run("up", "--dir", str(migrations), "--dsn", db_dsn)
     assert resumed.exit_code == 0, resumed.output
     assert user_objects(db_dsn, case.users) == before
-    assert_psqls_schema(db_dsn, reference_dsn, migrations)
+    assert_schema_psql_gives(db_dsn, reference_dsn, migrations)
     assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
     # The record goes with the applied row.
     assert watch.execute(f"SELECT count(*) FROM {JOURNAL}_recipes").fetchone() == (0,)
@@ -296,16 +265,8 @@ def test_an_edited_started_recipe_drops_what_its_earlier_text_made_then_runs_the
     case = CASES["check"]
     migrations = _migrations(tmp_path, case)
     assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
-    watch = connect()
-    stage = Stage(connect)
-    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
-    runner = spawn("up", "--dir", str(migrations), "--dsn", db_dsn, env=RUNNER_ENV)
-    try:
-        before_closing_transaction(False)(stage, watch)
-        runner.kill()
-        terminate_runner_backends(watch)
-    finally:
-        stage.release_all()
+    staging = before_closing_transaction(False)
+    killed_at(spawn, connect, staging, *up_args(migrations, db_dsn, json=False))
     assert "orders_amount_check1" in constraint_names(db_dsn)
     # Not applied, so it may be edited: the NOT VALID check of the old text is not the new
     # text's constraint.
@@ -314,7 +275,7 @@ def test_an_edited_started_recipe_drops_what_its_earlier_text_made_then_runs_the
     assert resumed.exit_code == 0, resumed.output
     parts = [e["part"] for e in resumed.events() if e["event"] == "recipe_part"]
     assert parts[0] == "drop orders_amount_check1 (made by an earlier text of this step)"
-    assert_psqls_schema(db_dsn, reference_dsn, migrations)
+    assert_schema_psql_gives(db_dsn, reference_dsn, migrations)
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         row = conn.execute(
             "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
@@ -364,19 +325,10 @@ def test_issue_21_item_1_the_pre_check_wait_alone_adopts_nothing(
     before = user_objects(db_dsn, case.users)
     reader = connect(autocommit=False)
     reader.execute("SELECT count(*) FROM orders")
-    runner = spawn(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--format",
-        "json",
-        env={"SAFEMIGRATE_LOCK_TIMEOUT": "200ms"},
-    )
+    runner = spawn(*up_args(migrations, db_dsn), env={"SAFEMIGRATE_LOCK_TIMEOUT": "200ms"})
     runner.wait_for_event(lambda e: e["event"] in ("attempt_failed", "waiting_for_holders"))
     reader.rollback()
     assert runner.wait() == 0, runner.output
     assert user_objects(db_dsn, case.users) == before
     assert "orders_amount_check1" in constraint_names(db_dsn)
-    assert_psqls_schema(db_dsn, reference_dsn, migrations)
+    assert_schema_psql_gives(db_dsn, reference_dsn, migrations)

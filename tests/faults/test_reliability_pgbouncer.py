@@ -27,9 +27,9 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
-from tests.faults.test_reliability_trials import Cluster, corpus, reference_snapshot
-from tests.fixtures_db import TEST_PG_ENV
+from bench.harness.trials import Cluster, corpus, reference_snapshot
+from safemigrate.infra.throwaway import ThrowawayServer
+from tests.faults.helpers import own_throwaway
 from tests.support.runner import EXAMPLE, journal_rows, run, schema_snapshot
 
 
@@ -52,15 +52,7 @@ def tcp_server() -> Iterator[ThrowawayServer]:
     """A server of this module's own that listens on 127.0.0.1 (PgBouncer connects by TCP)."""
     if _pgbouncer() is None:
         pytest.skip("PgBouncer is not installed")
-    try:
-        server = ThrowawayServer(find_server_bindir(os.environ.get(TEST_PG_ENV)), tcp=True)
-        server.start()
-    except ThrowawayServerError as exc:
-        pytest.skip(f"cannot start a PostgreSQL server of the test's own: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from own_throwaway(tcp=True)
 
 
 @contextlib.contextmanager

@@ -21,17 +21,19 @@ from typing import Any
 import psycopg
 import pytest
 
+from bench.harness.trials import Cluster, runner_backends
 from tests.faults.helpers import (
     Spawn,
     by_kind,
+    killed_at_gate,
+    own_throwaway,
     run_lock_holders,
     terminate_runner_backends,
     wait_for_lock_wait,
     wait_until,
 )
-from tests.faults.test_reliability_trials import Cluster, own_throwaway, runner_backends
 from tests.fixtures_db import ConnectFactory, PgServer
-from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.runner import journal_rows, run, up_args, write_migrations
 
 TZ = "America/New_York"
 SETTING = f"SET timezone = '{TZ}'"
@@ -232,16 +234,7 @@ def test_a_second_loss_later_than_reconnect_timeout_after_the_first_is_survived_
     tmp_path: Path, own_dsn: str, gate: Gate, spawn: Spawn
 ) -> None:
     migrations = write_migrations(tmp_path / "m", MIGRATIONS)
-    runner = spawn(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        own_dsn,
-        "--format",
-        "json",
-        env={"SAFEMIGRATE_RECONNECT_TIMEOUT": "1s"},
-    )
+    runner = spawn(*up_args(migrations, own_dsn), env={"SAFEMIGRATE_RECONNECT_TIMEOUT": "1s"})
     _wait_at_gate(own_dsn)
     with _connect(own_dsn) as conn:
         terminate_runner_backends(conn)
@@ -291,14 +284,7 @@ def test_a_rerun_after_a_crash_applies_the_session_settings_of_the_same_file_fir
         assert run(*args[:-1], other).exit_code == 0
         assert _tz(other) == TZ
 
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE_KEY])
-    runner = spawn(*args)
-    wait_for_lock_wait(connect(), wait_event="advisory", timeout=30)
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(connect())
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE_KEY])
+    killed_at_gate(connect, spawn, GATE_KEY, *args)
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
     rerun = run(*args)

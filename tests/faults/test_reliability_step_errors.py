@@ -19,12 +19,12 @@ import pytest
 
 from tests.faults.helpers import (
     RUNNER_APP,
+    Gate,
     Spawn,
     advisory_locks,
     backends,
     by_kind,
     run_lock_holders,
-    wait_for_lock_wait,
     wait_until,
 )
 from tests.fixtures_db import ConnectFactory
@@ -105,11 +105,10 @@ def test_ctrl_c_inside_an_explicit_block_rolls_back_the_whole_block(
             "0002_next.sql": "CREATE TABLE next (id int);\n",
         },
     )
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args)
-    wait_for_lock_wait(conn, wait_event="advisory", timeout=30)
+    gate.reached(timeout=30)
 
     os.kill(runner.pid, signal.SIGINT)  # SIGTERM takes the same path (cli/signals.py)
     assert runner.wait(timeout=30) == 130, runner.output
@@ -119,7 +118,9 @@ def test_ctrl_c_inside_an_explicit_block_rolls_back_the_whole_block(
     # recorded, the run lock released, the session-level timeouts gone with the session.
     wait_until(lambda: not _waiting(conn), timeout=5, what="the waiting statement to end")
     wait_until(
-        lambda: [lock for lock in advisory_locks(conn) if lock[0] != gate.info.backend_pid] == [],
+        lambda: (
+            [lock for lock in advisory_locks(conn) if lock[0] != gate.conn.info.backend_pid] == []
+        ),
         timeout=5,
         what="the run lock's release",
     )
@@ -127,7 +128,7 @@ def test_ctrl_c_inside_an_explicit_block_rolls_back_the_whole_block(
     assert conn.execute("SELECT count(*) FROM audit").fetchone() == (0,)
     assert journal_rows(db_dsn) == []
 
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    gate.open()
     rerun = run(*args)
     assert rerun.exit_code == 0, rerun.output
     assert conn.execute("SELECT count(*) FROM audit").fetchone() == (1,)

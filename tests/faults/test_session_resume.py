@@ -12,41 +12,26 @@ a step that could depend on it (exit 1), and only such a step.
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
-from typing import Any
 
 import psycopg
 
 from tests.faults.helpers import (
     Spawn,
     by_kind,
+    flagged,
+    kill_9,
+    killed_at_gate,
+    reconnected_at_gate,
+    refused,
     terminate_runner_backends,
-    wait_for_lock_wait,
+    two_orders_tables,
     wait_until,
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 
 ROWS = 5_000
-
-
-def _orders(conn: psycopg.Connection[Any]) -> None:
-    conn.execute("CREATE SCHEMA app")
-    for schema in ("public", "app"):
-        conn.execute(
-            f"CREATE TABLE {schema}.orders (id int PRIMARY KEY, flag bool NOT NULL DEFAULT false);"
-            f"INSERT INTO {schema}.orders (id) SELECT g FROM generate_series(1, {ROWS}) g"
-        )
-
-
-def _flagged(conn: psycopg.Connection[Any]) -> dict[str, int]:
-    rows = conn.execute(
-        "SELECT 'public', count(*) FILTER (WHERE flag) FROM public.orders UNION ALL "
-        "SELECT 'app', count(*) FILTER (WHERE flag) FROM app.orders"
-    ).fetchall()
-    return {str(schema): int(n) for schema, n in rows}
 
 
 def _batched_update(setting: str) -> dict[str, str]:
@@ -61,16 +46,14 @@ def test_issue_21_item_3_a_rerun_after_kill_9_mid_batch_replays_an_earlier_files
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     directory = write_migrations(tmp_path / "m", _batched_update("SET search_path = app"))
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     runner = spawn(*args)
     runner.wait_for_event(lambda e: e["event"] == "batch_progress", timeout=30)
-    wait_until(lambda: _flagged(conn)["app"] >= 500, what="a few batches")
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(conn)
-    assert 0 < _flagged(conn)["app"] < ROWS
+    wait_until(lambda: flagged(conn)["app"] >= 500, what="a few batches")
+    kill_9(runner, conn)
+    assert 0 < flagged(conn)["app"] < ROWS
 
     rerun = run(*args)
     assert rerun.exit_code == 0, rerun.output
@@ -79,7 +62,7 @@ def test_issue_21_item_3_a_rerun_after_kill_9_mid_batch_replays_an_earlier_files
     assert replayed["replayed"] == ["SET search_path = app"]
     assert replayed["applied_steps"] == 1
     assert by_kind(rerun.events(), "batch_progress")[0]["resumed_batches"] > 0
-    assert _flagged(conn) == {"public": 0, "app": ROWS}
+    assert flagged(conn) == {"public": 0, "app": ROWS}
     assert journal_rows(db_dsn) == [(1, 0, "applied"), (2, 0, "applied")]
 
 
@@ -87,17 +70,17 @@ def test_issue_21_item_3_a_reconnection_replays_pg_dumps_set_config(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     setting = "SELECT pg_catalog.set_config('search_path', 'app', false)"
     directory = write_migrations(tmp_path / "m", _batched_update(setting))
     runner = spawn("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     runner.wait_for_event(lambda e: e["event"] == "batch_progress", timeout=30)
-    wait_until(lambda: _flagged(conn)["app"] >= 500, what="a few batches")
+    wait_until(lambda: flagged(conn)["app"] >= 500, what="a few batches")
     terminate_runner_backends(conn)
     back = runner.wait_for_event(lambda e: e["event"] == "reconnected")
     assert back["replayed"] == ["SELECT pg_catalog.set_config('search_path', 'app', FALSE)"]
     assert runner.wait() == 0, runner.output
-    assert _flagged(conn) == {"public": 0, "app": ROWS}
+    assert flagged(conn) == {"public": 0, "app": ROWS}
 
 
 #: The advisory lock a step waits for, so that a fault lands between two given steps.
@@ -124,21 +107,12 @@ def test_issue_21_item_3_a_rerun_refuses_the_step_that_needs_a_lost_temporary_ta
 ) -> None:
     directory = _temp_table_migrations(tmp_path)
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
-    runner = spawn(*args)
-    wait_for_lock_wait(connect(), wait_event="advisory", timeout=30)
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(connect())
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    killed_at_gate(connect, spawn, GATE, *args)
     assert journal_rows(db_dsn) == [(1, 0, "applied"), (2, 0, "applied")]
 
-    rerun = run(*args)
     # The gate step does not use the table and runs; the INSERT would read a table the new
     # session does not have: refused, nothing of it run.
-    assert rerun.exit_code == 1, rerun.output
-    [failed] = by_kind(rerun.events(), "run_failed")
+    failed = refused(run(*args))
     assert failed["error"].startswith("0002_scratch.sql:4 (step 3): not run: it could depend on ")
     assert "temporary table scratch (made at 0002_scratch.sql:1)" in failed["error"]
     assert "safemigrate baseline 0002" in failed["hint"]
@@ -150,13 +124,8 @@ def test_issue_21_item_3_a_reconnection_refuses_the_step_that_needs_a_lost_tempo
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     directory = _temp_table_migrations(tmp_path)
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
-    runner = spawn("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    wait_for_lock_wait(connect(), wait_event="advisory", timeout=30)
-    terminate_runner_backends(connect())
-    runner.wait_for_event(lambda e: e["event"] == "reconnected")
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    runner = reconnected_at_gate(connect, spawn, GATE, *args)
     assert runner.wait() == 1, runner.output
     [failed] = by_kind(runner.events(), "run_failed")
     assert "0002_scratch.sql:4 (step 3): not run" in failed["error"]
@@ -174,7 +143,7 @@ def test_the_monitors_pre_check_resolves_names_in_the_replayed_search_path(
     """The monitor is a session of the run too: it follows the run's search_path, so the
     pre-check looks at app.orders, which the step will lock, not public.orders."""
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     directory = tmp_path / "m"
     write_migrations(directory, {"0001_search_path.sql": "SET search_path = app;\n"})
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0

@@ -14,18 +14,16 @@ session, until a step ends it or the operator accepts it (``--accept-lost-sessio
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
-from typing import Any
-
-import psycopg
 
 from tests.faults.helpers import (
     Spawn,
     by_kind,
-    terminate_runner_backends,
-    wait_for_lock_wait,
+    flagged,
+    killed_at_gate,
+    reconnected_at_gate,
+    refused,
+    two_orders_tables,
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
@@ -35,35 +33,12 @@ ROWS = 2_000
 GATE = 910_317
 GATE_FILE = f"-- safemigrate: lock-timeout=60s\nSELECT pg_advisory_xact_lock({GATE});\n"
 BATCHED_UPDATE = "-- safemigrate: batch-size=250\nUPDATE orders SET flag = true;\n"
-
-
-def _orders(conn: psycopg.Connection[Any]) -> None:
-    conn.execute("CREATE SCHEMA app")
-    for schema in ("public", "app"):
-        conn.execute(
-            f"CREATE TABLE {schema}.orders (id int PRIMARY KEY, flag bool NOT NULL DEFAULT false);"
-            f"INSERT INTO {schema}.orders (id) SELECT g FROM generate_series(1, {ROWS}) g"
-        )
-
-
-def _flagged(conn: psycopg.Connection[Any]) -> dict[str, int]:
-    rows = conn.execute(
-        "SELECT 'public', count(*) FILTER (WHERE flag) FROM public.orders UNION ALL "
-        "SELECT 'app', count(*) FILTER (WHERE flag) FROM app.orders"
-    ).fetchall()
-    return {str(schema): int(n) for schema, n in rows}
-
-
-def _killed_at_the_gate(args: tuple[str, ...], connect: ConnectFactory, spawn: Spawn) -> None:
-    """Run ``up`` until it waits at the gate (a later migration), then kill -9 it."""
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
-    runner = spawn(*args)
-    wait_for_lock_wait(connect(), wait_event="advisory", timeout=60)
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(connect())
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+#: A function that sets search_path to app, created and called (0002_fn.sql:2 is the call).
+USE_APP_FN = (
+    "CREATE FUNCTION use_app() RETURNS void LANGUAGE plpgsql AS $$ "
+    "BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+    "SELECT use_app();\n"
+)
 
 
 def test_issue_21_review21b_f1_an_earlier_migrations_temporary_table_is_refused_on_every_rerun(
@@ -87,13 +62,11 @@ def test_issue_21_review21b_f1_an_earlier_migrations_temporary_table_is_refused_
         },
     )
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    _killed_at_the_gate(args, connect, spawn)
+    killed_at_gate(connect, spawn, GATE, *args, timeout=60)
     assert journal_rows(db_dsn) == [(2, 0, "applied")]
 
     for _ in range(2):
-        rerun = run(*args)
-        assert rerun.exit_code == 1, rerun.output
-        [failed] = by_kind(rerun.events(), "run_failed")
+        failed = refused(run(*args))
         assert failed["error"].startswith("0003_count.sql:3 (step 2): not run: it could depend on")
         assert "temporary table orders (made at 0002_tmp.sql:1)" in failed["error"]
         assert "--accept-lost-session-state 0002" in failed["hint"]
@@ -112,7 +85,7 @@ def test_issue_21_review21b_f2_a_do_blocks_search_path_refuses_the_batch_on_ever
     session can replay; killed in 0003, a rerun updated public.orders (exit 0). Now the batch
     of 0004 is refused on the rerun and on the one after, and nothing is updated."""
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     directory = write_migrations(
         tmp_path / "m",
         {
@@ -122,14 +95,12 @@ def test_issue_21_review21b_f2_a_do_blocks_search_path_refuses_the_batch_on_ever
         },
     )
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    _killed_at_the_gate(args, connect, spawn)
+    killed_at_gate(connect, spawn, GATE, *args, timeout=60)
     for _ in range(2):
-        rerun = run(*args)
-        assert rerun.exit_code == 1, rerun.output
-        [failed] = by_kind(rerun.events(), "run_failed")
+        failed = refused(run(*args))
         assert "not run: it could depend on" in failed["error"]
         assert "inside a DO block (made at 0002_sp.sql:1)" in failed["error"]
-        assert _flagged(conn) == {"public": 0, "app": 0}
+        assert flagged(conn) == {"public": 0, "app": 0}
 
 
 def test_issue_21_review21b_f2_a_functions_set_config_is_seen_by_a_reconnection_and_a_rerun(
@@ -140,25 +111,17 @@ def test_issue_21_review21b_f2_a_functions_set_config_is_seen_by_a_reconnection_
     run reconnected with nothing replayed and updated public.orders (exit 0). Now the run
     refuses the batch after reconnecting (exit 1), and so does a rerun."""
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     directory = write_migrations(
         tmp_path / "m",
         {
-            "0002_fn.sql": "CREATE FUNCTION use_app() RETURNS void LANGUAGE plpgsql AS $$ "
-            "BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
-            "SELECT use_app();\n",
+            "0002_fn.sql": USE_APP_FN,
             "0003_gate.sql": GATE_FILE,
             "0004_flag.sql": BATCHED_UPDATE,
         },
     )
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
-    runner = spawn(*args)
-    wait_for_lock_wait(connect(), wait_event="advisory", timeout=60)
-    terminate_runner_backends(connect())
-    runner.wait_for_event(lambda e: e["event"] == "reconnected", timeout=60)
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+    runner = reconnected_at_gate(connect, spawn, GATE, *args, timeout=60)
     assert runner.wait(timeout=120) == 1, runner.output
     [failed] = by_kind(runner.events(), "run_failed")
     assert (
@@ -166,11 +129,11 @@ def test_issue_21_review21b_f2_a_functions_set_config_is_seen_by_a_reconnection_
         in (failed["error"])
     )
     assert "(made at 0002_fn.sql:2)" in failed["error"]
-    assert _flagged(conn) == {"public": 0, "app": 0}
+    assert flagged(conn) == {"public": 0, "app": 0}
 
     rerun = run(*args)
     assert rerun.exit_code == 1, rerun.output
-    assert _flagged(conn) == {"public": 0, "app": 0}
+    assert flagged(conn) == {"public": 0, "app": 0}
 
 
 def test_issue_21_review21b_f2_an_uninterrupted_run_from_an_empty_database_never_refuses(
@@ -179,17 +142,15 @@ def test_issue_21_review21b_f2_an_uninterrupted_run_from_an_empty_database_never
     """The same files without a fault run in one session: the function's search_path is in
     force for the batch, as in psql, and nothing is refused."""
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     directory = write_migrations(
         tmp_path / "m",
         {
-            "0002_fn.sql": "CREATE FUNCTION use_app() RETURNS void LANGUAGE plpgsql AS $$ "
-            "BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
-            "SELECT use_app();\n",
+            "0002_fn.sql": USE_APP_FN,
             "0003_tmp.sql": "CREATE TEMP TABLE scratch AS SELECT 1 AS x;\n",
             "0004_flag.sql": BATCHED_UPDATE,
         },
     )
     result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     assert result.exit_code == 0, result.output
-    assert _flagged(conn) == {"public": 0, "app": ROWS}
+    assert flagged(conn) == {"public": 0, "app": ROWS}

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.faults.helpers import Spawn
-from tests.faults.test_session_state_history import GATE_FILE, _killed_at_the_gate
+from tests.faults.helpers import Spawn, killed_at_gate
+from tests.faults.test_session_state_history import GATE, GATE_FILE
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 
@@ -37,7 +37,7 @@ def test_plan_and_dry_run_show_the_lost_session_state_refusal(
         },
     )
     base = ("--dir", str(directory), "--dsn", db_dsn)
-    _killed_at_the_gate(("up", *base, "--format", "json"), connect, spawn)
+    killed_at_gate(connect, spawn, GATE, "up", *base, "--format", "json", timeout=60)
     assert journal_rows(db_dsn) == [(2, 0, "applied")]
 
     plan = run("plan", *base)

@@ -12,18 +12,16 @@ earlier text's unique index stayed, or a second one was built).
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from tests.faults.helpers import Spawn, terminate_runner_backends, wait_for_lock_wait
-from tests.faults.test_rewrite_resume import RUNNER_ENV, Stage, before_closing_transaction
+from tests.faults.helpers import Spawn, interrupted_at_row
+from tests.faults.recipe_stages import before_closing_transaction, killed_at
 from tests.fixtures_db import ConnectFactory
 from tests.support.rewrite_cases import SETUP
-from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.runner import journal_rows, run, up_args, write_migrations
 
 ROWS = 5000
 BATCH = 250
@@ -56,17 +54,16 @@ def _counts(dsn: str) -> dict[int, int]:
 
 
 def _stopped_after_8_batches(
-    spawn: Spawn, connect: ConnectFactory, dsn: str, directory: Path, held: str = "id = 2001"
-) -> None:
-    """Run the step until its 9th batch waits for the test's row lock, then Ctrl-C."""
-    holder = connect(autocommit=False)
-    holder.execute(f"SELECT 1 FROM orders WHERE {held} FOR UPDATE")
-    runner = spawn("up", "--dir", str(directory), "--dsn", dsn, "--format", "json", env=ENV)
-    wait_for_lock_wait(connect())
-    os.kill(runner.pid, signal.SIGINT)
-    assert runner.wait() == 130, runner.output
-    holder.rollback()
+    spawn: Spawn, connect: ConnectFactory, dsn: str, tmp_path: Path, keyed_by_code: bool = False
+) -> Path:
+    """Orders (see _orders) and the batched STEP, run until its 9th batch waits for the test's
+    row lock, then Ctrl-C; returns the migrations directory."""
+    _orders(dsn, keyed_by_code=keyed_by_code)
+    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": STEP})
+    held = "code = '002001'" if keyed_by_code else "id = 2001"
+    interrupted_at_row(spawn, connect, up_args(directory, dsn), held, ENV)
     assert _counts(dsn) == {0: ROWS - 2000, 1: 2000}
+    return directory
 
 
 def _resumed(result: Any) -> int:
@@ -77,9 +74,7 @@ def _resumed(result: Any) -> int:
 def test_issue_21_review_d3_sql_inserted_above_a_started_batched_step_is_followed_not_rerun(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _orders(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": STEP})
-    _stopped_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _stopped_after_8_batches(spawn, connect, db_dsn, tmp_path)
     (directory / "0001_flag.sql").write_text("INSERT INTO other VALUES (1);\n" + STEP)
 
     refused = run("up", "--dir", str(directory), "--dsn", db_dsn)
@@ -104,9 +99,7 @@ def test_issue_21_review_d3_sql_inserted_above_a_started_batched_step_is_followe
 def test_issue_21_review_d3_a_started_batched_step_renamed_to_a_new_version_resumes_there(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _orders(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": STEP})
-    _stopped_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _stopped_after_8_batches(spawn, connect, db_dsn, tmp_path)
     (directory / "0001_flag.sql").rename(directory / "0002_flag.sql")
 
     status = run("status", "--dir", str(directory), "--dsn", db_dsn)
@@ -129,9 +122,7 @@ def test_issue_21_review_d3_a_started_batched_step_renamed_to_a_new_version_resu
 def test_issue_21_review_d3_an_orphaned_started_batched_step_is_reported_then_forgotten(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _orders(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": STEP})
-    _stopped_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _stopped_after_8_batches(spawn, connect, db_dsn, tmp_path)
     (directory / "0001_flag.sql").write_text("SELECT 1;\n")
     (directory / "0001_flag.sql").rename(directory / "0002_other.sql")
 
@@ -154,10 +145,8 @@ def test_issue_21_review_d3_an_orphaned_started_batched_step_is_reported_then_fo
 def test_issue_21_review_d4_a_new_primary_key_does_not_change_the_key_batches_continue_on(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _orders(db_dsn, keyed_by_code=True)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": STEP})
     # The 9th batch in code order starts at code 002001.
-    _stopped_after_8_batches(spawn, connect, db_dsn, directory, held="code = '002001'")
+    directory = _stopped_after_8_batches(spawn, connect, db_dsn, tmp_path, keyed_by_code=True)
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("ALTER TABLE orders ADD PRIMARY KEY (id)")
 
@@ -170,9 +159,7 @@ def test_issue_21_review_d4_a_new_primary_key_does_not_change_the_key_batches_co
 def test_issue_21_review_d4_batches_whose_key_is_gone_are_refused_nothing_run(
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
-    _orders(db_dsn, keyed_by_code=True)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": STEP})
-    _stopped_after_8_batches(spawn, connect, db_dsn, directory, held="code = '002001'")
+    directory = _stopped_after_8_batches(spawn, connect, db_dsn, tmp_path, keyed_by_code=True)
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("DROP INDEX orders_code")
         conn.execute("ALTER TABLE orders ADD PRIMARY KEY (id)")
@@ -212,16 +199,7 @@ def _started_unique_recipe(
     write_migrations(directory, {"0001_setup.sql": SETUP})
     assert run("up", "--dir", str(directory), "--dsn", dsn).exit_code == 0
     write_migrations(directory, {"0002_change.sql": "ALTER TABLE orders ADD UNIQUE (ref);\n"})
-    watch = connect()
-    stage = Stage(connect)
-    stage.hold("LOCK TABLE orders IN ROW EXCLUSIVE MODE")
-    runner = spawn("up", "--dir", str(directory), "--dsn", dsn, "--format", "json", env=RUNNER_ENV)
-    try:
-        before_closing_transaction(True)(stage, watch)
-        runner.kill()
-        terminate_runner_backends(watch)
-    finally:
-        stage.release_all()
+    killed_at(spawn, connect, before_closing_transaction(True), *up_args(directory, dsn))
     assert ("orders_ref_key", "(ref)") in _indexes(dsn)
     assert (2, 0, "started") in journal_rows(dsn)
 

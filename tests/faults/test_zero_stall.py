@@ -28,34 +28,18 @@ from tests.faults.helpers import (
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import write_migrations
+from tests.support.tables import (
+    ADD_COLUMN,
+    HOLDER_APP,
+    idle_reader,
+    t_and_add_column,
+    table_t,
+    xact_age_s,
+)
 
 Conn = psycopg.Connection[Any]
 
-ADD_COLUMN = {"0001_add_column.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
-HOLDER_APP = "report-job"
 READER_APP = "app-reader"
-
-
-def _table_t(connect: ConnectFactory) -> None:
-    connect().execute(
-        # No autovacuum: its ShareUpdateExclusiveLock would be a third party in the lock queue.
-        "CREATE TABLE t (id int PRIMARY KEY, v int) WITH (autovacuum_enabled = false); "
-        "INSERT INTO t SELECT g, g FROM generate_series(1, 100) g"
-    )
-
-
-def _pid(conn: Conn) -> int:
-    row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    assert row is not None
-    return int(row[0])
-
-
-def _holder(connect: ConnectFactory) -> tuple[Conn, int]:
-    """An application session that ran ``BEGIN; SELECT ... FROM t`` and stays in it."""
-    conn = connect(autocommit=False, application_name=HOLDER_APP)
-    pid = _pid(conn)
-    conn.execute("SELECT count(*) FROM t").fetchall()
-    return conn, pid
 
 
 def _up(spawn: Spawn, migrations: Path, dsn: str, *args: str, **env: str) -> Runner:
@@ -139,10 +123,10 @@ def _traffic(
 def test_a_waiting_step_yields_to_a_reader_queued_behind_it(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     watch, sampler = connect(), connect()
-    holder, holder_pid = _holder(connect)
+    holder, holder_pid = idle_reader(connect)
     released = False
     try:
         # No pre-check: the step really queues behind the holder, for up to 10s.
@@ -152,7 +136,7 @@ def test_a_waiting_step_yields_to_a_reader_queued_behind_it(
         )  # fmt: skip
         runner_pid = wait_for_lock_wait(watch)
         reader = connect(application_name=READER_APP)
-        reader_pid = _pid(reader)
+        reader_pid = reader.info.backend_pid
         blocked = _Blocked(sampler, reader_pid, runner_pid)
         began = time.monotonic()
         reader.execute("SELECT count(*) FROM t").fetchone()
@@ -189,10 +173,8 @@ def test_a_waiting_step_yields_to_a_reader_queued_behind_it(
 def test_no_yield_while_nobody_queues_behind_the_step(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    holder, _holder_pid = _holder(connect)
+    migrations, watch = t_and_add_column(tmp_path, connect)
+    holder, _holder_pid = idle_reader(connect)
     try:
         runner = _up(
             spawn, migrations, db_dsn, "--no-lock-precheck", "--lock-timeout", "400ms",
@@ -215,13 +197,11 @@ def test_no_yield_while_nobody_queues_behind_the_step(
 def test_the_step_goes_as_soon_as_the_long_holder_commits(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    holder, holder_pid = _holder(connect)
+    migrations, watch = t_and_add_column(tmp_path, connect)
+    holder, holder_pid = idle_reader(connect)
     released = False
     try:
-        wait_until(lambda: _xact_age_s(watch, holder_pid) > 1.0, timeout=15, what="an old holder")
+        wait_until(lambda: xact_age_s(watch, holder_pid) > 1.0, timeout=15, what="an old holder")
         # A backoff of 20s: the step would sleep that long after its pre-check if it did not
         # watch the holder.
         runner = _up(
@@ -250,24 +230,10 @@ def test_the_step_goes_as_soon_as_the_long_holder_commits(
     assert column_exists(watch, "t", "c")
 
 
-def _xact_age_s(watch: Conn, pid: int) -> float:
-    row = watch.execute(
-        "SELECT extract(epoch FROM clock_timestamp() - xact_start) FROM pg_stat_activity "
-        "WHERE pid = %s",
-        [pid],
-    ).fetchone()
-    return float(row[0]) if row and row[0] is not None else 0.0
-
-
-# -- fairness and the budget -----------------------------------------------------------------
-
-
 def test_under_busy_traffic_of_short_statements_the_step_gets_its_lock(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
+    migrations, watch = t_and_add_column(tmp_path, connect)
     with _traffic(connect, 8) as durations:
         wait_until(lambda: len(durations) > 200, timeout=15, what="traffic")
         runner = _up(spawn, migrations, db_dsn)
@@ -282,12 +248,10 @@ def test_under_busy_traffic_of_short_statements_the_step_gets_its_lock(
 def test_a_spent_lock_wait_budget_exits_4_naming_the_holder(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
-    watch = connect()
-    holder, holder_pid = _holder(connect)
+    migrations, watch = t_and_add_column(tmp_path, connect)
+    holder, holder_pid = idle_reader(connect)
     try:
-        wait_until(lambda: _xact_age_s(watch, holder_pid) > 1.0, timeout=15, what="an old holder")
+        wait_until(lambda: xact_age_s(watch, holder_pid) > 1.0, timeout=15, what="an old holder")
         runner = _up(
             spawn, migrations, db_dsn, "--max-attempts", "1000",
             SAFEMIGRATE_LOCK_WAIT_BUDGET="1500ms",
@@ -316,7 +280,7 @@ def test_up_with_default_settings_behind_a_fresh_reader_yields_then_finishes_on_
     The session begins while the run's first migration (a 0.4s pg_sleep) runs, so it is still
     younger than the pre-check age when the ALTER TABLE comes: the step queues behind it.
     """
-    _table_t(connect)
+    table_t(connect)
     migrations = write_migrations(
         tmp_path / "m",
         {
@@ -338,7 +302,7 @@ def test_up_with_default_settings_behind_a_fresh_reader_yields_then_finishes_on_
                 interval=0.005,
                 what="the first migration running",
             )
-            holder, holder_pid = _holder(connect)
+            holder, holder_pid = idle_reader(connect)
             try:
                 wait_until(
                     lambda: "yielded after waiting" in runner.stdout,

@@ -24,16 +24,13 @@ whole set makes.
 from __future__ import annotations
 
 import hashlib
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 
-from tests.fixtures_db import PgServer
+from tests.fixtures_db import MakeDatabase
 from tests.integration.test_adopt_real_tools import journal, schema
 from tests.support.runner import run, write_migrations
 
@@ -53,18 +50,9 @@ GOLANG_SECOND = {
 
 
 @pytest.fixture
-def other_dsn(pg_server: PgServer) -> Iterator[str]:
+def other_dsn(make_database: MakeDatabase) -> str:
     """A second fresh database: where the whole set is applied by the tool's rules alone."""
-    name = f"adopt_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    return make_database()
 
 
 def execute(dsn: str, *statements: str, params: Any = None) -> None:

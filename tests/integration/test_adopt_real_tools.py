@@ -12,17 +12,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
 import psycopg
 import pytest
-from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from tests.fixtures_db import PgServer
+from tests.fixtures_db import MakeDatabase
 from tests.support.runner import run, write_migrations
 
 
@@ -55,18 +52,9 @@ def _url(dsn: str, scheme: str) -> str:
 
 
 @pytest.fixture
-def other_dsn(pg_server: PgServer) -> Iterator[str]:
+def other_dsn(make_database: MakeDatabase) -> str:
     """A second fresh database: where the tool alone applies the whole set."""
-    name = f"adopt_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    return make_database()
 
 
 #: Tables that are bookkeeping, not schema.
@@ -148,17 +136,18 @@ DBMATE_SECOND = {
 }
 
 
-def _dbmate(program: str, dsn: str, directory: Path) -> None:
+def _dbmate(program: str, dsn: str, directory: Path, *more: str) -> None:
+    """``dbmate up`` of ``directory`` on ``dsn`` (``more``: options before ``up``)."""
+    url = _url(dsn, "postgres")
     subprocess.run(
         [
             program,
             "--url",
-            _url(dsn, "postgres")
-            + ("&" if "?" in _url(dsn, "postgres") else "?")
-            + "sslmode=disable",
+            url + ("&" if "?" in url else "?") + "sslmode=disable",
             "--migrations-dir",
             str(directory),
             "--no-dump-schema",
+            *more,
             "up",
         ],
         check=True,

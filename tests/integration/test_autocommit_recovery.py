@@ -9,15 +9,14 @@ transaction using the parent leaves the partition "detach pending".
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 
+from bench.harness.databases import drop_database, unique_name
 from safemigrate.core.model import QualifiedName
 from safemigrate.db import Session
 from safemigrate.db import journal as dbjournal
@@ -26,7 +25,15 @@ from safemigrate.planning.policy import Timeouts
 from safemigrate.source import build_steps
 from safemigrate.statements.recovery import EnumValue
 from tests.fixtures_db import ConnectFactory, PgServer
-from tests.support.runner import Result, invalid_indexes, journal_rows, run, write_migrations
+from tests.support.runner import (
+    Result,
+    invalid_indexes,
+    journal_rows,
+    run,
+    up_args,
+    write_migrations,
+)
+from tests.support.tables import old_snapshot, reader_of, table_t
 
 JOURNAL = dbjournal.JournalTable("public", "safemigrate_history")
 TIMEOUTS = Timeouts(2000, 0)
@@ -75,19 +82,10 @@ def _timed_out(conn: psycopg.Connection[Any], statement: str) -> None:
 # -- REINDEX CONCURRENTLY -------------------------------------------------------------------
 
 
-def _table_t(connect: ConnectFactory) -> None:
-    with connect() as conn:
-        conn.execute("CREATE TABLE t (a int); CREATE TABLE other (b int)")
-        conn.execute("INSERT INTO t SELECT g FROM generate_series(1, 1000) g")
-        conn.execute("CREATE UNIQUE INDEX t_a_idx ON t (a)")
-
-
-def _old_snapshot(connect: ConnectFactory) -> psycopg.Connection[Any]:
-    """A transaction holding a snapshot: concurrent builds wait for it before finishing."""
-    old = connect()
-    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-    old.execute("SELECT 1 FROM other").fetchall()
-    return old
+def _indexed_t(connect: ConnectFactory) -> None:
+    """Table t with a unique index to rebuild, and table ``other`` for an old snapshot."""
+    table_t(connect, columns="a int", rows="SELECT g FROM generate_series(1, 1000) g")
+    connect().execute("CREATE TABLE other (b int); CREATE UNIQUE INDEX t_a_idx ON t (a)")
 
 
 @pytest.mark.parametrize(
@@ -96,9 +94,9 @@ def _old_snapshot(connect: ConnectFactory) -> psycopg.Connection[Any]:
 def test_a_reindex_stopped_midway_has_its_ccnew_leftover_dropped_then_runs_again(
     statement: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    _indexed_t(connect)
     migrations = write_migrations(tmp_path / "m", {"0001_reindex.sql": statement + ";\n"})
-    old = _old_snapshot(connect)
+    old = old_snapshot(connect)
     _timed_out(connect(), statement)
     old.execute("COMMIT")
     assert invalid_indexes(db_dsn) == ["t_a_idx_ccnew"]
@@ -122,7 +120,7 @@ def test_a_reindex_stopped_midway_has_its_ccnew_leftover_dropped_then_runs_again
 def test_a_reindex_that_fails_drops_the_leftover_it_made(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
+    _indexed_t(connect)
     migrations = write_migrations(
         tmp_path / "m",
         {
@@ -130,16 +128,8 @@ def test_a_reindex_that_fails_drops_the_leftover_it_made(
             "REINDEX INDEX CONCURRENTLY t_a_idx;\n"
         },
     )
-    old = _old_snapshot(connect)
-    first = run(
-        "up",
-        "--dir",
-        str(migrations),
-        "--dsn",
-        db_dsn,
-        "--format",
-        "json",
-    )
+    old = old_snapshot(connect)
+    first = run(*up_args(migrations, db_dsn))
     old.execute("COMMIT")
     assert first.exit_code == 1, first.output
     assert invalid_indexes(db_dsn) == []
@@ -176,9 +166,7 @@ def test_a_detach_stopped_midway_is_finalized_by_the_rerun(
 ) -> None:
     _partitioned(connect)
     migrations = write_migrations(tmp_path / "m", {"0001_detach.sql": DETACH + ";\n"})
-    app = connect()
-    app.execute("BEGIN")
-    app.execute("SELECT count(*) FROM p").fetchall()
+    app = reader_of(connect, "p")
     _timed_out(connect(), DETACH)
     app.execute("COMMIT")
     assert _attachment(connect) == [(True,)]
@@ -227,10 +215,9 @@ def test_a_detach_stopped_before_it_ran_runs(
 
 @pytest.fixture
 def database_name(pg_server: PgServer) -> Iterator[str]:
-    name = f"sm_made_{uuid.uuid4().hex[:10]}"
+    name = unique_name("sm_made_")
     yield name
-    with psycopg.connect(pg_server.dsn("postgres"), autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+    drop_database(pg_server.dsn("postgres"), name)
 
 
 @pytest.mark.parametrize("ran", [True, False], ids=["ran", "did-not-run"])
@@ -270,7 +257,7 @@ def test_a_drop_database_is_recorded_when_the_database_is_gone(
 
 
 def test_a_vacuum_is_simply_run_again(tmp_path: Path, db_dsn: str, connect: ConnectFactory) -> None:
-    _table_t(connect)
+    _indexed_t(connect)
     migrations = write_migrations(tmp_path / "m", {"0001_vacuum.sql": "VACUUM (ANALYZE) t;\n"})
     connect().execute("VACUUM (ANALYZE) t")
     _leave_started(db_dsn, migrations, "0001_vacuum.sql")

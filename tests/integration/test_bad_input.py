@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures_db import PgServer
-from tests.support.runner import Result, journal_rows, run, write_migrations
+from tests.support.runner import Result, journal_rows, run, up_args, write_migrations
 
 GOOD = {"0001_ok.sql": "CREATE TABLE ok (id int);"}
 
@@ -146,11 +146,9 @@ def test_bad_dsn_is_bad_input(tmp_path: Path) -> None:
 def test_unreachable_database_exits_6(tmp_path: Path) -> None:
     directory = write_migrations(tmp_path / "m", GOOD)
     result = run(
-        "up",
-        "--dir",
-        str(directory),
-        "--dsn",
-        "postgresql://app:s3cr3t-pw@127.0.0.1:1/shop?connect_timeout=3",
+        *up_args(
+            directory, "postgresql://app:s3cr3t-pw@127.0.0.1:1/shop?connect_timeout=3", json=False
+        )
     )
     _assert_clean_error(result, 6, "cannot connect to the database")
     assert "s3cr3t-pw" not in result.output

@@ -18,6 +18,9 @@ import pytest
 
 from safemigrate.infra.throwaway import ThrowawayServerError, find_server_bindir
 
+#: Each test runs a whole benchmark (pytest -m "not slow" leaves them out).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 CORPUS = ROOT.parent / "shared" / "corpora" / "langfuse" / "migrations"

@@ -11,14 +11,12 @@ column first), else the whole row.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures_db import PgServer
 from tests.support.runner import apply_with_psql_semantics, run, write_migrations
-from tests.support.schemas import constraint_names, other_database
+from tests.support.schemas import constraint_names
 
 CASES = {
     "whole-row": ("t (id int, a int)", "t IS NOT NULL"),
@@ -29,12 +27,6 @@ CASES = {
     "qualified-column": ("t (id int, a int)", "public.t.a > 0"),
     "system-column": ("t (id int, a int)", "tableoid <> 0"),
 }
-
-
-@pytest.fixture
-def reference_dsn(pg_server: PgServer) -> Iterator[str]:
-    with other_database(pg_server) as dsn:
-        yield dsn
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +24,8 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+# Re-exported: test_docs_snippets imports the fixture from here.
+from tests.integration.conftest import rehearse_tmp as rehearse_tmp
 from tests.support.runner import (
     EXAMPLE,
     FOREIGN_HISTORY_ENV,
@@ -547,21 +548,6 @@ def _clusters_owned_by(pid: int) -> list[Path]:
                     if owner and owner[0] == str(pid):
                         found.append(folder)
     return found
-
-
-@pytest.fixture
-def rehearse_tmp() -> Iterator[Path]:
-    """A fresh TMPDIR for one rehearse process, so its throwaway cluster is created there.
-
-    Not pytest's tmp_path: as root the server runs as `postgres`, which cannot get through
-    tmp_path's 0700 parents.
-    """
-    folder = Path(tempfile.mkdtemp(prefix="sm-rehearse-", dir="/tmp"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _assert_nothing_left(rehearsal: Rehearsal, tmpdir: Path) -> None:

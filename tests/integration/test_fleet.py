@@ -2,39 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
-import pytest
 from psycopg import sql
 
-from tests.fixtures_db import PgServer
+from tests.fixtures_db import MakeDatabase
 from tests.support.runner import EXAMPLE, journal_rows, run, write_migrations
-
-MakeDatabase = Callable[[], str]
-
-
-@pytest.fixture
-def make_database(pg_server: PgServer) -> Iterator[MakeDatabase]:
-    """A factory of fresh databases (DSNs), all dropped after the test."""
-    names: list[str] = []
-
-    def make() -> str:
-        name = f"sm_fleet_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        names.append(name)
-        return pg_server.dsn(name)
-
-    yield make
-    pg_server.ensure_running()
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        for name in names:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
 
 
 def write_targets(path: Path, targets: list[dict[str, str]]) -> Path:

@@ -12,25 +12,15 @@ import psycopg
 import pytest
 
 from tests.support.runner import Result, journal_rows, run, write_migrations
+from tests.support.tables import execute_sql, first_value
 
 REWRITE = "ALTER TABLE acct ALTER COLUMN n TYPE bigint;\n"
 ACCT = "CREATE TABLE acct (id int PRIMARY KEY, n int);\n"
 
 
-def _sql(dsn: str, text: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(text)
-
-
-def _one(dsn: str, query: str) -> Any:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute(query).fetchone()
-    return row[0] if row else None
-
-
 def _type_of(dsn: str, table: str, column: str) -> str:
     return str(
-        _one(
+        first_value(
             dsn,
             "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
             f"WHERE attrelid = '{table}'::regclass AND attname = '{column}'",
@@ -48,7 +38,7 @@ def _events(result: Result) -> list[dict[str, Any]]:
 
 def _in_use(dsn: str) -> None:
     """A database in use: a table of the application's that the migrations never touch."""
-    _sql(
+    execute_sql(
         dsn,
         "CREATE TABLE app_sessions (id bigint PRIMARY KEY); INSERT INTO app_sessions VALUES (1)",
     )
@@ -116,7 +106,7 @@ def test_correctness_findings_keep_their_severity_on_tables_created_in_the_run(
 
 
 def test_a_database_in_use_with_one_big_and_one_small_table(tmp_path: Path, db_dsn: str) -> None:
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE big (id int PRIMARY KEY, n int);"
         "INSERT INTO big SELECT g, g FROM generate_series(1, 1000000) g;"
@@ -172,7 +162,7 @@ def test_a_database_in_use_with_one_big_and_one_small_table(tmp_path: Path, db_d
 def test_partitions_are_summed_into_their_parent(tmp_path: Path, db_dsn: str) -> None:
     # Each partition is small, the partitioned table is not: a type change rewrites them all.
     _in_use(db_dsn)
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE ev (id int, n int) PARTITION BY RANGE (id);"
         "CREATE TABLE ev1 PARTITION OF ev FOR VALUES FROM (0) TO (100000);"
@@ -220,7 +210,7 @@ def test_a_fresh_database_is_bootstrapped_and_says_so(tmp_path: Path, db_dsn: st
     assert all(not f["blocking"] for f in gate["findings"])
     assert all("fresh database" in f["not_blocking_because"] for f in gate["findings"])
     # The bootstrap is over: the journal no longer says so.
-    assert _one(db_dsn, "SELECT obj_description('safemigrate_history'::regclass)") == (
+    assert first_value(db_dsn, "SELECT obj_description('safemigrate_history'::regclass)") == (
         "safemigrate: one row per applied migration step"
     )
     # The next run is on a database in use: the same statements are refused (exit 2).
@@ -250,25 +240,27 @@ def test_lock_timeout_switched_off_is_refused_on_a_fresh_database_too(
     assert result.exit_code == 2, result.output
     assert "0002_off.sql:1: refused: SET LOCAL sets lock_timeout to 0" in result.stderr
     assert journal_rows(db_dsn) == []
-    assert _one(db_dsn, "SELECT to_regclass('acct')") is None
+    assert first_value(db_dsn, "SELECT to_regclass('acct')") is None
 
 
 def test_what_makes_a_database_in_use(tmp_path: Path, db_dsn: str) -> None:
     # No relation of its own: types, functions and an extension's own views (members of the
     # extension) leave it fresh; a view of its own does not.
-    _sql(db_dsn, "CREATE TYPE mood AS ENUM ('a'); CREATE FUNCTION one() RETURNS int RETURN 1")
+    execute_sql(
+        db_dsn, "CREATE TYPE mood AS ENUM ('a'); CREATE FUNCTION one() RETURNS int RETURN 1"
+    )
     write_migrations(tmp_path, {"0001_acct.sql": ACCT})
     fresh = _up(tmp_path, db_dsn, "--dry-run")
     assert fresh.exit_code == 0, fresh.output
     assert "fresh database: up would bootstrap it" in fresh.stdout
     try:
-        _sql(db_dsn, "CREATE EXTENSION pg_stat_statements")
+        execute_sql(db_dsn, "CREATE EXTENSION pg_stat_statements")
     except (psycopg.errors.UndefinedFile, psycopg.errors.FeatureNotSupported):
         pass  # not every server ships contrib (the wheel's does not)
     else:
         with_extension = _up(tmp_path, db_dsn, "--dry-run")
         assert "fresh database: up would bootstrap it" in with_extension.stdout
-    _sql(db_dsn, "CREATE VIEW v AS SELECT 1 AS one")
+    execute_sql(db_dsn, "CREATE VIEW v AS SELECT 1 AS one")
     in_use = _up(tmp_path, db_dsn, "--dry-run")
     assert in_use.exit_code == 0, in_use.output
     assert "fresh database" not in in_use.stdout
@@ -352,7 +344,7 @@ def test_a_timeout_the_server_rounds_to_0_is_refused_by_check_and_up(
     tmp_path: Path, db_dsn: str, value: str
 ) -> None:
     # Issue 21 item 5: '100us', 0.5 and '0.0004s' are 0 on the server (no timeout at all).
-    _sql(db_dsn, "CREATE TABLE acct (id int)")
+    execute_sql(db_dsn, "CREATE TABLE acct (id int)")
     sql = f"BEGIN;\nSET LOCAL lock_timeout = {value};\nALTER TABLE acct ADD note text;\nCOMMIT;\n"
     write_migrations(tmp_path, {"0001_us.sql": sql})
     checked = run("check", "--dir", str(tmp_path))
@@ -415,7 +407,7 @@ def test_a_live_function_with_its_own_timeout_is_known_to_the_gate(
     tmp_path: Path, db_dsn: str
 ) -> None:
     # Created outside the migrations: only the database knows its SET clause (proconfig).
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE acct (id int);"
         "CREATE FUNCTION slow_fix() RETURNS void LANGUAGE sql SET statement_timeout = 0 "

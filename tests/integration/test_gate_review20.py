@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from tests.support.runner import Result, journal_rows, run, start_process, write_migrations
+from tests.support.tables import execute_sql, first_value
 
 #: Every existing table is judged as large, whatever its size: the tests need no big tables.
 LARGE = {"SAFEMIGRATE_GATE_SMALL_TABLE": "0"}
@@ -23,19 +24,8 @@ PARENT = "CREATE TABLE events_p (id int NOT NULL, n int, pad text) PARTITION BY 
 ATTACH = "ALTER TABLE events_p ATTACH PARTITION events FOR VALUES FROM (0) TO (1000000);\n"
 
 
-def _sql(dsn: str, text: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(text)
-
-
-def _one(dsn: str, query: str) -> Any:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute(query).fetchone()
-    return row[0] if row else None
-
-
 def _filenode(dsn: str, table: str) -> Any:
-    return _one(dsn, f"SELECT pg_relation_filenode('{table}')")
+    return first_value(dsn, f"SELECT pg_relation_filenode('{table}')")
 
 
 def _up(directory: Path, dsn: str, *args: str, env: dict[str, str] | None = None) -> Result:
@@ -62,7 +52,7 @@ def test_an_existing_table_attached_to_a_parent_created_in_the_run_is_not_new(
     # issue 20 review F1. ALTER TABLE docs (ATTACH PARTITION): the table attached is scanned
     # under ACCESS EXCLUSIVE unless a valid CHECK implies the bound; ALTER COLUMN TYPE on the
     # parent recurses to every partition (tablecmds.c ATPrepAlterColumnType) and rewrites it.
-    _sql(db_dsn, EVENTS)
+    execute_sql(db_dsn, EVENTS)
     before = _filenode(db_dsn, "events")
     write_migrations(
         tmp_path,
@@ -85,7 +75,7 @@ def test_an_existing_table_attached_to_a_parent_created_in_the_run_is_not_new(
 def test_the_attached_table_is_judged_by_its_own_size(tmp_path: Path, db_dsn: str) -> None:
     # issue 20 review F1: existing, not new, but 100 rows: below gate_small_table (default
     # 8MB) the scan and the rewrite take milliseconds and apply.
-    _sql(db_dsn, EVENTS)
+    execute_sql(db_dsn, EVENTS)
     write_migrations(
         tmp_path,
         {
@@ -109,7 +99,9 @@ def test_an_index_built_on_a_new_parent_is_built_on_its_existing_partitions(
     # issue 20 review F1. CREATE INDEX docs: on a partitioned table the index is built on every
     # partition, under SHARE (no CONCURRENTLY on a partitioned table). A CHECK matching the
     # bound spares the attach its scan (ALTER TABLE docs, ATTACH PARTITION): no finding there.
-    _sql(db_dsn, EVENTS + "ALTER TABLE events ADD CONSTRAINT r CHECK (id >= 0 AND id < 1000000);")
+    execute_sql(
+        db_dsn, EVENTS + "ALTER TABLE events ADD CONSTRAINT r CHECK (id >= 0 AND id < 1000000);"
+    )
     write_migrations(
         tmp_path,
         {"0001_parent.sql": PARENT + ATTACH + "CREATE UNIQUE INDEX p_n ON events_p (id, n);\n"},
@@ -117,7 +109,7 @@ def test_an_index_built_on_a_new_parent_is_built_on_its_existing_partitions(
     result = _up(tmp_path, db_dsn, "--format", "json", env=LARGE)
     assert result.exit_code == 7, result.output
     assert _blocking(result) == [("0001_parent.sql", "require-concurrent-index")]
-    assert _one(db_dsn, "SELECT to_regclass('events_p')") is None
+    assert first_value(db_dsn, "SELECT to_regclass('events_p')") is None
 
 
 def test_an_existing_table_made_a_child_of_a_new_parent_is_reached_by_its_changes(
@@ -126,7 +118,7 @@ def test_an_existing_table_made_a_child_of_a_new_parent_is_reached_by_its_change
     # issue 20 review F1. ALTER TABLE docs: ADD CONSTRAINT CHECK, SET NOT NULL, ALTER COLUMN
     # TYPE and ADD COLUMN recurse to the children of an inheritance parent (tablecmds.c
     # ATSimpleRecursion / ATPrepAddColumn): each scans or rewrites the existing child too.
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE big (id int PRIMARY KEY, n int);"
         "INSERT INTO big SELECT g, g FROM generate_series(1, 100) g",
@@ -181,7 +173,7 @@ def test_a_search_path_set_in_an_earlier_file_decides_where_later_names_resolve(
     # issue 20 review F2: the runner's session keeps a SET search_path from file to file (SET
     # docs: a session-level SET lasts for the session), so 0002's orders is app.orders, an
     # existing table, not the public.orders 0001 created.
-    _sql(db_dsn, ORDERS)
+    execute_sql(db_dsn, ORDERS)
     for setter in (
         "SET search_path = app;\n",
         "SELECT set_config('search_path', 'app', false);\n",
@@ -198,7 +190,7 @@ def test_a_search_path_the_gate_cannot_know_judges_names_as_existing_and_large(
 ) -> None:
     # issue 20 review F2: set inside a DO block (maybe conditionally), or by a function the
     # migrations call: the gate cannot know where orders resolves, so never as the new table.
-    _sql(db_dsn, ORDERS)
+    execute_sql(db_dsn, ORDERS)
     setters = {
         "do": "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n",
         "function": (
@@ -224,7 +216,7 @@ def test_a_live_function_that_sets_the_search_path_makes_it_unknown(
     tmp_path: Path, db_dsn: str
 ) -> None:
     # issue 20 review F2: the database's own function (its source read from pg_proc).
-    _sql(
+    execute_sql(
         db_dsn,
         ORDERS + ";CREATE FUNCTION public.go_app() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
         "PERFORM set_config('search_path', 'app', false); END $$",
@@ -240,7 +232,7 @@ def test_the_applied_historys_search_path_is_the_one_pending_steps_run_with(
 ) -> None:
     # issue 20 review F2: up replays the applied steps' session settings on its session
     # (session_state), and plan --dsn / up --dry-run now judge with the same.
-    _sql(db_dsn, ORDERS)
+    execute_sql(db_dsn, ORDERS)
     write_migrations(tmp_path, {"0001_path.sql": "SET search_path = app, public;\n"})
     assert _up(tmp_path, db_dsn).exit_code == 0
     write_migrations(tmp_path, {"0002_type.sql": TYPE_CHANGE})
@@ -255,7 +247,7 @@ def test_a_role_change_makes_user_in_the_search_path_name_the_new_role(
     # after it the unqualified orders is the role's own schema's existing table, not the
     # public.orders the run created. Roles are the cluster's: a name of this test's own.
     role = f"f2_owner_{uuid.uuid4().hex[:8]}"
-    _sql(
+    execute_sql(
         db_dsn,
         f"CREATE ROLE {role} SUPERUSER; CREATE SCHEMA {role} AUTHORIZATION {role};"
         f"CREATE TABLE {role}.orders (id int PRIMARY KEY, n int) ;"
@@ -289,13 +281,13 @@ def test_a_role_change_makes_user_in_the_search_path_name_the_new_role(
         assert ("0001_new.sql", "column-type-change") in _blocking(result)
         assert _filenode(db_dsn, f"{role}.orders") == before
     finally:
-        _sql(db_dsn, f"DROP OWNED BY {role}; DROP ROLE {role}")
+        execute_sql(db_dsn, f"DROP OWNED BY {role}; DROP ROLE {role}")
 
 
 def test_set_local_search_path_ends_with_its_transaction(tmp_path: Path, db_dsn: str) -> None:
     # SET docs: SET LOCAL lasts until the end of the transaction; after COMMIT orders is the
     # public.orders created earlier in the run again: new, so the rewrite applies.
-    _sql(db_dsn, ORDERS)
+    execute_sql(db_dsn, ORDERS)
     write_migrations(
         tmp_path,
         {
@@ -326,7 +318,7 @@ def test_a_write_to_a_new_table_that_acts_on_existing_ones_keeps_the_guard(
     # trigger function or the rule's actions; ri_triggers.c RI_FKey_cascade_del deletes the
     # referencing rows, RI_FKey_check locks the referenced row FOR KEY SHARE: the write
     # reaches an existing table, so lifting statement_timeout can stall the application.
-    _sql(db_dsn, BIG)
+    execute_sql(db_dsn, BIG)
     cases = {
         "trigger": (
             "CREATE TABLE newt (id int);\n"
@@ -372,12 +364,12 @@ def test_a_write_to_a_new_table_that_acts_on_existing_ones_keeps_the_guard(
         assert result.exit_code == 2, (name, result.output)
         assert "0002_write.sql:2" in result.output, (name, result.output)
         assert journal_rows(db_dsn) == [], name
-    assert _one(db_dsn, "SELECT sum(n) FROM big") == 5050
+    assert first_value(db_dsn, "SELECT sum(n) FROM big") == 5050
 
 
 def test_an_event_trigger_keeps_the_guard_on_new_tables(tmp_path: Path, db_dsn: str) -> None:
     # issue 20 review F3. CREATE EVENT TRIGGER docs: its function runs on every DDL command.
-    _sql(
+    execute_sql(
         db_dsn,
         BIG + ";CREATE FUNCTION on_ddl() RETURNS event_trigger LANGUAGE plpgsql AS "
         "$$ BEGIN UPDATE big SET n = n + 1; END $$;"
@@ -393,14 +385,14 @@ def test_an_event_trigger_keeps_the_guard_on_new_tables(tmp_path: Path, db_dsn: 
         )
         assert _up(tmp_path, db_dsn).exit_code == 2
     finally:
-        _sql(db_dsn, "DROP EVENT TRIGGER on_ddl")
+        execute_sql(db_dsn, "DROP EVENT TRIGGER on_ddl")
 
 
 def test_a_plain_new_table_still_takes_a_block_without_statement_timeout(
     tmp_path: Path, db_dsn: str
 ) -> None:
     # The exception itself stays: new tables with keys among themselves, reading big.
-    _sql(db_dsn, BIG)
+    execute_sql(db_dsn, BIG)
     write_migrations(
         tmp_path,
         {
@@ -438,7 +430,7 @@ def test_a_relation_another_session_creates_during_the_run_is_not_taken_for_new(
     # issue 20 review F4: CREATE TABLE docs, IF NOT EXISTS: "a notice is issued" and nothing is
     # created when the relation exists. The other session's table must not be rewritten as
     # if the run had created it: the run stops before the step that was to create it.
-    _sql(db_dsn, BIG)
+    execute_sql(db_dsn, BIG)
     write_migrations(
         tmp_path,
         {
@@ -450,7 +442,7 @@ def test_a_relation_another_session_creates_during_the_run_is_not_taken_for_new(
     process = start_process("up", "--dir", str(tmp_path), "--dsn", db_dsn, env=LARGE)
     try:
         _wait_for_query(db_dsn, "gate_review_f4")
-        _sql(
+        execute_sql(
             db_dsn,
             "CREATE TABLE late (id int PRIMARY KEY, n int);"
             "INSERT INTO late SELECT g, g FROM generate_series(1, 100) g",
@@ -487,7 +479,7 @@ def test_relations_the_run_creates_are_checked_as_its_own(db_dsn: str, tmp_path:
         },
     )
     first, second = pending_steps(load_migrations(tmp_path), [])
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE safemigrate_history (version bigint, step int, name text, state text)",
     )
@@ -496,21 +488,21 @@ def test_relations_the_run_creates_are_checked_as_its_own(db_dsn: str, tmp_path:
         creates = {(1, 0): (QualifiedName(None, "made"),)}
         check = CreatedInRun(session, JournalTable("public", "safemigrate_history"), creates)
         check.before(first)  # made does not exist yet
-        _sql(db_dsn, "CREATE TABLE made (id int)")  # another session, just before the step
-        _sql(db_dsn, "INSERT INTO safemigrate_history VALUES (1, 0, '0001_make', 'applied')")
+        execute_sql(db_dsn, "CREATE TABLE made (id int)")  # another session, just before the step
+        execute_sql(db_dsn, "INSERT INTO safemigrate_history VALUES (1, 0, '0001_make', 'applied')")
         with pytest.raises(LintGateError, match="is not the one it created"):
             check.before(second)
         # The step's own creation passes, and is then held to its oid.
-        _sql(db_dsn, "DROP TABLE made; TRUNCATE safemigrate_history")
+        execute_sql(db_dsn, "DROP TABLE made; TRUNCATE safemigrate_history")
         check = CreatedInRun(session, JournalTable("public", "safemigrate_history"), creates)
         check.before(first)
-        _sql(  # the step: its CREATE and its journal row in one transaction
+        execute_sql(  # the step: its CREATE and its journal row in one transaction
             db_dsn,
             "BEGIN; CREATE TABLE made (id int);"
             "INSERT INTO safemigrate_history VALUES (1, 0, '0001_make', 'applied'); COMMIT",
         )
         check.before(second)
-        _sql(db_dsn, "DROP TABLE made; CREATE TABLE made (id int)")
+        execute_sql(db_dsn, "DROP TABLE made; CREATE TABLE made (id int)")
         with pytest.raises(LintGateError, match="no longer the relation this run created"):
             check.before(second)
     finally:
@@ -541,7 +533,7 @@ def test_a_resumed_bootstrap_counts_what_it_created_before_as_created_in_the_run
     result = _up(tmp_path, db_dsn)
     assert result.exit_code == 0, result.output
     assert "resuming the bootstrap" in result.stdout
-    assert _one(db_dsn, "SELECT c FROM t") == 1
+    assert first_value(db_dsn, "SELECT c FROM t") == 1
 
 
 def test_a_trigger_whose_function_switches_lock_timeout_off_is_refused(
@@ -581,7 +573,7 @@ def test_a_rerun_creates_where_the_first_run_would_have(tmp_path: Path, db_dsn: 
     (tmp_path / "0002_fail.sql").write_text("CREATE TABLE u (id int);\n", encoding="utf-8")
     result = _up(tmp_path, db_dsn)
     assert result.exit_code == 0, result.output
-    assert _one(db_dsn, "SELECT to_regclass('app.u') IS NOT NULL") is True
+    assert first_value(db_dsn, "SELECT to_regclass('app.u') IS NOT NULL") is True
 
 
 def test_the_previews_predict_up_while_another_session_holds_the_table(
@@ -590,7 +582,7 @@ def test_the_previews_predict_up_while_another_session_holds_the_table(
     # issue 20 review F6: pg_total_relation_size takes ACCESS SHARE (13.3 Explicit Locking);
     # with ACCESS EXCLUSIVE held elsewhere the size is not read and acct is judged as large,
     # as up judges it (exit 7), instead of waiting and failing with exit 4.
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE acct (id int PRIMARY KEY, n int);"
         "INSERT INTO acct SELECT g, g FROM generate_series(1, 100) g",
@@ -609,7 +601,7 @@ def test_create_if_not_exists_of_a_table_the_run_created_earlier_runs(
     tmp_path: Path, db_dsn: str
 ) -> None:
     # The check of issue 20 review F4 knows the run's own relations.
-    _sql(db_dsn, BIG)
+    execute_sql(db_dsn, BIG)
     write_migrations(
         tmp_path,
         {
@@ -626,7 +618,7 @@ def test_create_if_not_exists_of_a_table_the_run_created_earlier_runs(
 def test_a_partitioned_tables_rows_are_its_partitions_once(tmp_path: Path, db_dsn: str) -> None:
     # issue 20 review F8: ANALYZE of a partitioned table (PostgreSQL 14+, ANALYZE docs) sets
     # its reltuples to its partitions' total; counted once, not twice.
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE ev (id int, n int) PARTITION BY RANGE (id);"
         "CREATE TABLE ev1 PARTITION OF ev FOR VALUES FROM (0) TO (100);"
@@ -655,7 +647,7 @@ def test_a_resumed_bootstrap_judges_a_table_filled_since_by_its_size(
         },
     )
     assert _up(tmp_path, db_dsn, env=small).exit_code == 1
-    _sql(db_dsn, "INSERT INTO t SELECT g, g FROM generate_series(1, 10000) g; ANALYZE t")
+    execute_sql(db_dsn, "INSERT INTO t SELECT g, g FROM generate_series(1, 10000) g; ANALYZE t")
     before = _filenode(db_dsn, "t")
     (tmp_path / "0002_fail.sql").write_text(TYPE_CHANGE.replace("orders", "t"), encoding="utf-8")
     result = _up(tmp_path, db_dsn, "--format", "json", env=small)
@@ -703,7 +695,7 @@ def test_a_write_to_an_existing_table_whose_trigger_lifts_lock_timeout_is_refuse
     # clause: the setting is in force while the function runs, and a write runs its table's
     # enabled triggers (CREATE TRIGGER docs), so the step would wait on locks with no limit.
     # Refused like a direct call of lift() (exit 2), whatever lint_gate says.
-    _sql(db_dsn, LIFTING + setup)
+    execute_sql(db_dsn, LIFTING + setup)
     write_migrations(tmp_path, {"0001_w.sql": write})
     for gate in ("off", "error"):
         result = _up(tmp_path, db_dsn, "--lint-gate", gate)
@@ -719,7 +711,7 @@ def test_a_write_reaches_the_triggers_of_the_partitions_below_the_table(
     # issue 20 review F3: an INSERT into a partitioned table runs the row triggers of the
     # partition it routes to (docs 5.11.2.3, CREATE TRIGGER: "row-level triggers ... on
     # partitions").
-    _sql(
+    execute_sql(
         db_dsn,
         LIFTING + "CREATE TABLE ev (id int, n int) PARTITION BY RANGE (id);"
         "CREATE TABLE ev_1 PARTITION OF ev FOR VALUES FROM (0) TO (1000);"
@@ -737,7 +729,7 @@ def test_a_domain_check_calling_a_function_that_lifts_lock_timeout_is_refused(
 ) -> None:
     # issue 20 review F3: a domain's CHECK runs on every INSERT/UPDATE of a column of it
     # (CREATE DOMAIN docs), the function under its own SET clause.
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE FUNCTION ok(int) RETURNS boolean LANGUAGE plpgsql SET lock_timeout = 0 AS "
         "$$ BEGIN RETURN true; END $$;"
@@ -756,7 +748,7 @@ def test_a_disabled_trigger_or_one_for_another_event_keeps_the_write_running(
 ) -> None:
     # Only enabled triggers fire (ALTER TABLE docs, DISABLE TRIGGER), and only for their
     # events: an UPDATE trigger does not make an INSERT unguarded.
-    _sql(
+    execute_sql(
         db_dsn,
         LIFTING + "CREATE TRIGGER off_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift();"
         "ALTER TABLE big DISABLE TRIGGER off_t;"
@@ -765,7 +757,7 @@ def test_a_disabled_trigger_or_one_for_another_event_keeps_the_write_running(
     write_migrations(tmp_path, {"0001_w.sql": "INSERT INTO big VALUES (1000, 1);\n"})
     result = _up(tmp_path, db_dsn)
     assert result.exit_code == 0, result.output
-    assert _one(db_dsn, "SELECT n FROM big WHERE id = 1000") == 1
+    assert first_value(db_dsn, "SELECT n FROM big WHERE id = 1000") == 1
 
 
 def test_a_delete_reaches_the_triggers_of_the_tables_its_foreign_keys_cascade_to(
@@ -773,7 +765,7 @@ def test_a_delete_reaches_the_triggers_of_the_tables_its_foreign_keys_cascade_to
 ) -> None:
     # issue 20 review F3: ON DELETE CASCADE deletes the referencing rows (CREATE TABLE docs,
     # REFERENCES), which runs their table's DELETE triggers.
-    _sql(
+    execute_sql(
         db_dsn,
         LIFTING + "CREATE TABLE line (id int, big_id int REFERENCES big ON DELETE CASCADE);"
         "CREATE TRIGGER line_t AFTER DELETE ON line FOR EACH ROW EXECUTE FUNCTION lift()",
@@ -790,7 +782,7 @@ def test_a_trigger_function_given_a_timeout_by_an_earlier_step_is_judged_with_it
 ) -> None:
     # issue 20 review F3: ALTER FUNCTION ... SET (ALTER FUNCTION docs) in 0001 gives big's
     # existing trigger function its lock_timeout = 0 before 0002 writes big.
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE big (id int PRIMARY KEY, n int);"
         "CREATE FUNCTION plain() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;"
@@ -815,7 +807,7 @@ def test_a_write_through_a_view_or_a_rule_reaches_the_triggers_of_the_table_belo
     # issue 20 review F3: an INSERT into an automatically updatable view inserts into its base
     # table (CREATE VIEW docs, Updatable Views), a DO ALSO rule runs its action (CREATE RULE
     # docs): both fire that table's triggers.
-    _sql(
+    execute_sql(
         db_dsn,
         LIFTING + "CREATE TRIGGER big_t BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION lift();"
         "CREATE VIEW big_v AS SELECT id, n FROM big;"

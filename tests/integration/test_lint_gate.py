@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
-import pytest
 
 from tests.support.runner import (
     REPO,
@@ -25,6 +22,7 @@ from tests.support.runner import (
     environment,
     journal_rows,
     schema_snapshot,
+    up_args,
     write_migrations,
 )
 from tests.support.runner import run as run_cli
@@ -153,16 +151,7 @@ def test_warn_prints_the_findings_and_applies(tmp_path: Path, db_dsn: str) -> No
 
     # JSON: lint_findings comes before run_started; the setting works from the environment.
     write_migrations(tmp_path, {"0003_fk2.sql": UNSAFE_FK.replace("orders_customer_fk", "fk2")})
-    as_json = run(
-        "up",
-        "--dir",
-        str(tmp_path),
-        "--dsn",
-        db_dsn,
-        "--format",
-        "json",
-        env={"SAFEMIGRATE_LINT_GATE": "warn"},
-    )
+    as_json = run(*up_args(tmp_path, db_dsn), env={"SAFEMIGRATE_LINT_GATE": "warn"})
     assert as_json.exit_code == 0, as_json.output
     kinds = [e["event"] for e in _events(as_json.stdout)]
     assert kinds.index("lint_findings") < kinds.index("run_started")
@@ -350,22 +339,19 @@ def test_dry_run_reflects_the_timing_flags(tmp_path: Path, db_dsn: str) -> None:
     write_migrations(tmp_path, {"0001_tables.sql": TABLES})
     before = schema_snapshot(db_dsn)
     result = run(
-        "up",
-        "--dir",
-        str(tmp_path),
-        "--dsn",
-        db_dsn,
-        "--dry-run",
-        "--format",
-        "json",
-        "--lock-timeout",
-        "300ms",
-        "--statement-timeout",
-        "1min",
-        "--max-attempts",
-        "2",
-        "--deadline",
-        "5s",
+        *up_args(
+            tmp_path,
+            db_dsn,
+            "--dry-run",
+            "--lock-timeout",
+            "300ms",
+            "--statement-timeout",
+            "1min",
+            "--max-attempts",
+            "2",
+            "--deadline",
+            "5s",
+        )
     )
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
@@ -390,19 +376,6 @@ def test_dry_run_reflects_the_timing_flags(tmp_path: Path, db_dsn: str) -> None:
 
 # ------------------------------------------------------------------------------------------
 # rehearse
-
-
-@pytest.fixture
-def rehearse_tmp() -> Iterator[Path]:
-    """A fresh TMPDIR for one rehearse process (see test_check_plan_rehearse.rehearse_tmp)."""
-    import shutil
-
-    folder = Path(tempfile.mkdtemp(prefix="sm-rehearse-", dir="/tmp"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _rehearse(tmpdir: Path, *args: str) -> subprocess.CompletedProcess[str]:

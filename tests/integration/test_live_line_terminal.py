@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests.support.runner import command, environment, write_migrations
+from tests.support.runner import command, environment, up_args, write_migrations
 
 COLUMNS = 80
 #: A long file name: the line must shorten it rather than cut off the blocker.
@@ -75,15 +75,15 @@ def test_issue_22_item_7_live_line_in_an_80_column_terminal(db_dsn: str, tmp_pat
         env["TERM"] = "xterm"
         code, output = _run_in_terminal(
             command(
-                "up",
-                "--dir",
-                str(directory),
-                "--dsn",
-                db_dsn,
-                "--lock-timeout",
-                "500ms",
-                "--lock-wait-budget",
-                "3s",
+                *up_args(
+                    directory,
+                    db_dsn,
+                    "--lock-timeout",
+                    "500ms",
+                    "--lock-wait-budget",
+                    "3s",
+                    json=False,
+                )
             ),
             env,
             timeout=60,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import psycopg
 from psycopg import sql
 
 from safemigrate.core.model import QualifiedName
@@ -16,16 +15,12 @@ from safemigrate.db.live_schema import lint_catalog
 from safemigrate.lint.catalog import Column
 from safemigrate.lint.types import ColumnType
 from tests.support.runner import Result, run, write_migrations
+from tests.support.tables import execute_sql
 
 #: SET NOT NULL is an error only where the runner does not run it as its safe recipe.
 NO_REWRITES = ("--safe-rewrites", "off")
 #: The tables here hold a few rows: judged as large ones, a lock-cost finding blocks `up`.
 AS_IF_LARGE = ("--gate-small-table", "0")
-
-
-def _sql(dsn: str, text: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(text)
 
 
 def _check(directory: Path) -> Result:
@@ -49,7 +44,7 @@ def _plan_findings(directory: Path, dsn: str) -> set[tuple[str, str]]:
 
 
 def test_set_not_null_on_a_live_not_null_column_is_no_finding(tmp_path: Path, db_dsn: str) -> None:
-    _sql(db_dsn, "CREATE TABLE outside (id bigint PRIMARY KEY, c text NOT NULL)")
+    execute_sql(db_dsn, "CREATE TABLE outside (id bigint PRIMARY KEY, c text NOT NULL)")
     write_migrations(tmp_path, {"0001_nn.sql": "ALTER TABLE outside ALTER COLUMN c SET NOT NULL;"})
     # Without a database the table is unknown: the worst is assumed.
     assert "[set-not-null]" in _check(tmp_path).stdout
@@ -66,7 +61,7 @@ def test_set_not_null_on_a_live_not_null_column_is_no_finding(tmp_path: Path, db
 def test_a_validated_is_not_null_check_on_the_live_table_is_known(
     tmp_path: Path, db_dsn: str
 ) -> None:
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE outside (c text);"
         "ALTER TABLE outside ADD CONSTRAINT c_nn CHECK (c IS NOT NULL) NOT VALID;"
@@ -80,7 +75,7 @@ def test_a_validated_is_not_null_check_on_the_live_table_is_known(
 
 
 def test_type_changes_are_judged_against_the_live_type(tmp_path: Path, db_dsn: str) -> None:
-    _sql(db_dsn, "CREATE TABLE outside (a varchar(50), b varchar(20), n integer)")
+    execute_sql(db_dsn, "CREATE TABLE outside (a varchar(50), b varchar(20), n integer)")
     restate = "ALTER TABLE outside ALTER COLUMN a TYPE character varying(50);"
     widen = "ALTER TABLE outside ALTER COLUMN b TYPE varchar(50);"
     rewrite = "ALTER TABLE outside ALTER COLUMN n TYPE bigint;"
@@ -103,7 +98,7 @@ def test_applied_files_are_not_replayed_on_the_live_schema(tmp_path: Path, db_ds
     write_migrations(tmp_path, {"0001_t.sql": "CREATE TABLE t (id bigint, c text NOT NULL);"})
     assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn).exit_code == 0
     # Changed outside the migrations: the live column is nullable again.
-    _sql(db_dsn, "ALTER TABLE t ALTER COLUMN c DROP NOT NULL")
+    execute_sql(db_dsn, "ALTER TABLE t ALTER COLUMN c DROP NOT NULL")
     write_migrations(tmp_path, {"0002_nn.sql": "ALTER TABLE t ALTER COLUMN c SET NOT NULL;"})
     # The history says NOT NULL; the database says otherwise, and the database is right.
     assert "[set-not-null]" not in _check(tmp_path).stdout
@@ -114,7 +109,7 @@ def test_applied_files_are_not_replayed_on_the_live_schema(tmp_path: Path, db_ds
 
 
 def test_lint_catalog_reads_the_live_schema(db_dsn: str) -> None:
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE SCHEMA other;"
         "CREATE TABLE other.far (id int NOT NULL, amount numeric(10,2), tags text[]);"
@@ -150,7 +145,7 @@ def test_lint_catalog_reads_the_live_schema(db_dsn: str) -> None:
 def test_indexes_checks_domains_and_functions_of_the_live_schema_are_known(
     tmp_path: Path, db_dsn: str
 ) -> None:
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE outside (id bigint, a text, b text, c varchar(20), d text, e text);"
         "CREATE INDEX outside_lower_a ON outside (lower(a));"
@@ -182,7 +177,7 @@ def test_indexes_checks_domains_and_functions_of_the_live_schema_are_known(
 def test_collations_partitions_functions_and_search_path_of_the_live_schema(
     tmp_path: Path, db_dsn: str
 ) -> None:
-    _sql(
+    execute_sql(
         db_dsn,
         'CREATE TABLE c1 (id int, name text COLLATE "C");'
         "CREATE INDEX c1_name ON c1 (name);"
@@ -218,7 +213,7 @@ def test_collations_partitions_functions_and_search_path_of_the_live_schema(
 
 
 def test_expression_and_partitioned_indexes_of_the_live_schema(tmp_path: Path, db_dsn: str) -> None:
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE le (id int, e varchar(20), f varchar(20));"
         "CREATE INDEX le_lower ON le (lower(e)); CREATE INDEX le_plain ON le (f);"
@@ -244,7 +239,7 @@ def test_expression_and_partitioned_indexes_of_the_live_schema(tmp_path: Path, d
 def test_an_invalid_live_index_is_built_again_by_a_type_change(tmp_path: Path, db_dsn: str) -> None:
     # An index a failed CREATE INDEX CONCURRENTLY left invalid is never reused
     # (CheckIndexCompatible); marked invalid here the way such a failure leaves it.
-    _sql(
+    execute_sql(
         db_dsn,
         "CREATE TABLE li (id int, c varchar(10)); CREATE INDEX li_c ON li (c);"
         "UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'li_c'::regclass;",

@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.fixtures_db import PgServer
 from tests.support.rewrite_cases import CASES, SETUP
 from tests.support.runner import (
     apply_with_psql_semantics,
@@ -27,14 +25,7 @@ from tests.support.runner import (
     schema_snapshot,
     write_migrations,
 )
-from tests.support.schemas import constraint_names, other_database, schema_dump
-
-
-@pytest.fixture
-def reference_dsn(pg_server: PgServer) -> Iterator[str]:
-    """A second fresh database, where psql applies the plain statements."""
-    with other_database(pg_server) as dsn:
-        yield dsn
+from tests.support.schemas import constraint_names, schema_dump
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

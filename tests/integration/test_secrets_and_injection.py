@@ -30,9 +30,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from psycopg import sql
 
+from bench.harness.databases import create_database, drop_database, unique_name
 from safemigrate.db.runlock import lock_keys
 from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
-from tests.faults.helpers import wait_for_lock_wait
+from tests.faults.helpers import Gate
 from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
 from tests.support.runner import Result, journal_rows, run, start_process, write_migrations
 
@@ -166,9 +167,8 @@ class Databases:
         self.names: list[str] = []
 
     def new(self, setup: str = "") -> str:
-        name = f"sm_secret_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(self.server.dsn(), autocommit=True) as admin:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        name = unique_name("sm_secret_")
+        create_database(self.server.dsn(), name)
         self.names.append(name)
         if setup:
             with psycopg.connect(self.server.dsn(name), autocommit=True) as conn:
@@ -176,11 +176,8 @@ class Databases:
         return name
 
     def drop_all(self) -> None:
-        with psycopg.connect(self.server.dsn(), autocommit=True) as admin:
-            for name in self.names:
-                admin.execute(
-                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-                )
+        for name in self.names:
+            drop_database(self.server.dsn(), name)
 
 
 @pytest.fixture
@@ -506,14 +503,13 @@ def test_an_odd_application_name_is_passed_safely_and_shown_exactly(
             ),
         },
     )
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
+    gate = Gate(connect, GATE)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
     runner = start_process(*args, env={"SAFEMIGRATE_APPLICATION_NAME": ODD_APP})
     try:
         conn = connect()
         # Parked in the gated step: both sessions show the name exactly as configured.
-        wait_for_lock_wait(conn, ODD_APP, wait_event="advisory", timeout=30)
+        gate.reached(ODD_APP, timeout=30)
         names = conn.execute(
             "SELECT application_name FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY 1"
@@ -525,7 +521,7 @@ def test_an_odd_application_name_is_passed_safely_and_shown_exactly(
         _clean_error(second, 3)
         assert f"({ODD_APP}," in second.stderr
     finally:
-        gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
+        gate.open()
         stdout, stderr = runner.communicate(timeout=60)
     assert runner.returncode == 0, stdout + stderr
     assert table_x()

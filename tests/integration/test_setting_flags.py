@@ -6,14 +6,12 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any
-
-import psycopg
 
 from tests.faults.helpers import wait_for_lock_wait, wait_until
 from tests.fixtures_db import ConnectFactory
 from tests.integration.test_adopt_history import GOLANG_FIRST, GOLANG_SECOND, _golang_migrate
 from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.tables import idle_reader, t_and_add_column, xact_age_s
 
 DBMATE = {
     "1_users.sql": """
@@ -31,7 +29,6 @@ DBMATE = {
         ALTER TABLE users ALTER COLUMN name TYPE varchar(20);
         """,
 }
-ADD_COLUMN = {"0001_add_column.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
 
 
 def test_check_with_layout_dbmate_lints_only_the_up_parts(tmp_path: Path) -> None:
@@ -61,35 +58,15 @@ def test_status_with_layout_reads_the_other_tools_history(db_dsn: str, tmp_path:
     assert states == [(1, "applied"), (2, "applied"), (3, "pending")]
 
 
-def _table_t(connect: ConnectFactory) -> None:
-    # No autovacuum: its lock would be one more party in the lock queue.
-    connect().execute(
-        "CREATE TABLE t (id int PRIMARY KEY) WITH (autovacuum_enabled = false); "
-        "INSERT INTO t SELECT generate_series(1, 10)"
-    )
-
-
-def _xact_age_s(conn: psycopg.Connection[Any], pid: int) -> float:
-    row = conn.execute(
-        "SELECT extract(epoch FROM now() - xact_start) FROM pg_stat_activity WHERE pid = %s",
-        [pid],
-    ).fetchone()
-    return float(row[0]) if row and row[0] is not None else 0.0
-
-
 def test_a_small_lock_wait_budget_gives_up_with_exit_4(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
+    migrations, watch = t_and_add_column(tmp_path, connect)
     (tmp_path / "safemigrate.toml").write_text('lock_wait_budget = "10min"\n')
-    watch = connect()
-    holder = connect(autocommit=False, application_name="report-job")
-    holder.execute("SELECT count(*) FROM t").fetchall()
-    holder_pid = holder.info.backend_pid
+    holder, holder_pid = idle_reader(connect)
     try:
         # Older than lock_precheck_age (500ms): the pre-check backs off and waits politely.
-        wait_until(lambda: _xact_age_s(watch, holder_pid) > 0.8, timeout=15, what="old holder")
+        wait_until(lambda: xact_age_s(watch, holder_pid) > 0.8, timeout=15, what="old holder")
         began = time.monotonic()
         result = run(
             "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json",
@@ -110,12 +87,9 @@ def test_a_small_lock_wait_budget_gives_up_with_exit_4(
 def test_yield_after_sets_how_long_a_waiting_step_lets_a_queue_build(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    _table_t(connect)
-    migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
+    migrations, watch = t_and_add_column(tmp_path, connect)
     (tmp_path / "safemigrate.toml").write_text('yield_after = "0"\n')
-    watch = connect()
-    holder = connect(autocommit=False, application_name="report-job")
-    holder.execute("SELECT count(*) FROM t").fetchall()
+    holder, _holder_pid = idle_reader(connect)
     errors: list[BaseException] = []
 
     def queue_a_reader_then_let_go() -> None:

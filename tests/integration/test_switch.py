@@ -28,10 +28,8 @@ from tests.integration.test_adopt_real_tools import (
     _yoyo,
     journal,
 )
-from tests.integration.test_check_plan_rehearse import _rehearse, rehearse_tmp
+from tests.integration.test_check_plan_rehearse import _rehearse
 from tests.support.runner import run, write_migrations
-
-__all__ = ["rehearse_tmp"]  # the fixture, used by name
 
 #: A yoyo project whose files happen to look like safemigrate's: the first migration is
 #: idempotent, the second is not (applied twice, it would duplicate the row).
@@ -360,19 +358,24 @@ def test_issue_22_item_5_rehearse_from_a_plain_dump_with_owners_and_journal_rows
     assert "1 step applied; a second run applied 0" in result.stdout
 
 
+def _dbmate_project(db_dsn: str, tmp_path: Path, name: str, up: str, down: str) -> Path:
+    """DBMATE_SET applied by dbmate itself, then one more file ``name`` (``up`` and ``down``
+    parts) not applied yet; returns the migrations directory."""
+    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
+    _dbmate(_dbmate_program(), db_dsn, directory)
+    body = f"-- migrate:up\n{up}\n\n-- migrate:down\n{down}\n"
+    return write_migrations(directory, {name: body})
+
+
 def test_issue_22_item_8_layout_notes_name_pending_files_only_and_layout_once(
     db_dsn: str, tmp_path: Path
 ) -> None:
-    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
-    _dbmate(_dbmate_program(), db_dsn, directory)
-    write_migrations(
-        directory,
-        {
-            "20260101000003_add_email.sql": (
-                "-- migrate:up\nALTER TABLE users ADD COLUMN email text;\n\n"
-                "-- migrate:down\nALTER TABLE users DROP COLUMN email;\n"
-            )
-        },
+    directory = _dbmate_project(
+        db_dsn,
+        tmp_path,
+        "20260101000003_add_email.sql",
+        "ALTER TABLE users ADD COLUMN email text;",
+        "ALTER TABLE users DROP COLUMN email;",
     )
     env = {"SAFEMIGRATE_LAYOUT": "auto"}
     where = ["--dir", str(directory), "--dsn", db_dsn]
@@ -449,16 +452,12 @@ def test_issue_22_item_6_a_later_yoyo_apply_runs_nothing_again(
 def test_issue_22_item_6_tool_history_leave_writes_nothing_and_write_catches_up(
     db_dsn: str, tmp_path: Path
 ) -> None:
-    directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
-    _dbmate(_dbmate_program(), db_dsn, directory)
-    write_migrations(
-        directory,
-        {
-            "20260101000003_first_user.sql": (
-                "-- migrate:up\nINSERT INTO users (id) VALUES (1);\n\n"
-                "-- migrate:down\nDELETE FROM users;\n"
-            )
-        },
+    directory = _dbmate_project(
+        db_dsn,
+        tmp_path,
+        "20260101000003_first_user.sql",
+        "INSERT INTO users (id) VALUES (1);",
+        "DELETE FROM users;",
     )
     where = ["--dir", str(directory), "--dsn", db_dsn]
     leave = {"SAFEMIGRATE_LAYOUT": "dbmate", "SAFEMIGRATE_TOOL_HISTORY": "leave"}

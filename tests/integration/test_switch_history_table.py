@@ -16,8 +16,8 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from tests.integration.test_adopt_real_tools import _missing, _program, _url, journal
-from tests.support.runner import run, write_migrations
+from tests.integration.test_adopt_real_tools import _dbmate, _missing, _program, _url, journal
+from tests.support.runner import run, up_args, write_migrations
 
 DBMATE = {
     "20260101000001_init.sql": (
@@ -43,22 +43,7 @@ def _dbmate_up(dsn: str, directory: Path, *more: str) -> None:
     program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
     if program is None:
         _missing("dbmate (npm install dbmate)")
-    url = _url(dsn, "postgres")
-    subprocess.run(
-        [
-            program,
-            "--url",
-            url + ("&" if "?" in url else "?") + "sslmode=disable",
-            "--migrations-dir",
-            str(directory),
-            "--no-dump-schema",
-            *more,
-            "up",
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    _dbmate(program, dsn, directory, *more)
 
 
 def test_dbmate_with_its_own_migrations_table_is_refused_then_adopted_by_the_setting(
@@ -199,12 +184,7 @@ def test_a_fresh_database_or_an_empty_history_table_still_applies_from_scratch(
 def test_tool_history_table_is_for_a_tool_layout(db_dsn: str, tmp_path: Path) -> None:
     directory = write_migrations(tmp_path / "migrations", {"0001_a.sql": "SELECT 1;\n"})
     bad = run(
-        "up",
-        "--dir",
-        str(directory),
-        "--dsn",
-        db_dsn,
-        env={"SAFEMIGRATE_TOOL_HISTORY_TABLE": "a.b.c"},
+        *up_args(directory, db_dsn, json=False), env={"SAFEMIGRATE_TOOL_HISTORY_TABLE": "a.b.c"}
     )
     assert bad.exit_code == 2, bad.output
     assert "SAFEMIGRATE_TOOL_HISTORY_TABLE: must be table or schema.table" in bad.output

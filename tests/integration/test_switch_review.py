@@ -17,11 +17,9 @@ import pytest
 
 from tests.fixtures_db import PgServer
 from tests.integration.test_adopt_real_tools import _dbmate, _url, _yoyo
-from tests.integration.test_check_plan_rehearse import _rehearse, rehearse_tmp
+from tests.integration.test_check_plan_rehearse import _rehearse
 from tests.integration.test_switch import DBMATE_SET, _dbmate_program, _pg_dump, _yoyo_program
-from tests.support.runner import run, write_migrations
-
-__all__ = ["rehearse_tmp"]  # the fixture, used by name
+from tests.support.runner import run, up_args, write_migrations
 
 PLAIN = {
     "0001_a.sql": "CREATE TABLE a (id int);\n",
@@ -149,15 +147,9 @@ def test_issue_22_review_f6_pre_checks_behind_a_holder_are_not_counted_as_attemp
     release.start()
     try:
         result = run(
-            "up",
-            "--dir",
-            str(directory),
-            "--dsn",
-            db_dsn,
-            "--lock-timeout",
-            "300ms",
-            "--max-attempts",
-            "3",
+            *up_args(
+                directory, db_dsn, "--lock-timeout", "300ms", "--max-attempts", "3", json=False
+            )
         )
     finally:
         release.cancel()

@@ -9,7 +9,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.fixtures_db import PgServer
+from tests.fixtures_db import MakeDatabase, PgServer
 from tests.support.runner import (
     EXAMPLE,
     FOREIGN_HISTORY_ENV,
@@ -18,8 +18,12 @@ from tests.support.runner import (
     journal_rows,
     run,
     schema_snapshot,
+    up_args,
     write_migrations,
 )
+
+#: The langfuse runs apply a real 434-file history (pytest -m "not slow" leaves them out).
+SLOW = pytest.mark.slow
 
 
 def test_example_applies_and_a_second_run_is_a_no_op(db_dsn: str) -> None:
@@ -39,29 +43,12 @@ def test_example_applies_and_a_second_run_is_a_no_op(db_dsn: str) -> None:
 
 
 def test_example_gives_the_same_schema_as_psql(
-    db_dsn: str, pg_server: PgServer, tmp_path: Path
+    db_dsn: str, make_database: MakeDatabase, tmp_path: Path
 ) -> None:
     assert run("up", "--dir", str(EXAMPLE), "--dsn", db_dsn).exit_code == 0
-    reference = _other_database(pg_server, "reference")
-    try:
-        apply_with_psql_semantics(reference, EXAMPLE)
-        assert schema_snapshot(db_dsn) == schema_snapshot(reference)
-    finally:
-        _drop_database(pg_server, "reference")
-
-
-def _other_database(pg_server: PgServer, suffix: str) -> str:
-    name = f"sm_{suffix}_{id(pg_server) % 100000}"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return str(pg_server.dsn(name))
-
-
-def _drop_database(pg_server: PgServer, suffix: str) -> None:
-    name = f"sm_{suffix}_{id(pg_server) % 100000}"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    reference = make_database()
+    apply_with_psql_semantics(reference, EXAMPLE)
+    assert schema_snapshot(db_dsn) == schema_snapshot(reference)
 
 
 def test_journal_records_every_step_with_checksum_and_who(db_dsn: str) -> None:
@@ -304,6 +291,7 @@ def test_dsn_comes_from_the_environment(db_dsn: str) -> None:
         assert result.exit_code == 0, result.output
 
 
+@SLOW
 def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgServer) -> None:
     from tests.support.runner import LANGFUSE
 
@@ -312,13 +300,7 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgSe
     # Another project's history, applied to compare schemas, not to be judged: its unsafe
     # statements are what it ran long ago (the gate itself is tested in test_lint_gate.py).
     result = run(
-        "up",
-        "--dir",
-        str(LANGFUSE),
-        "--dsn",
-        db_dsn,
-        "--lint-gate",
-        "off",
+        *up_args(LANGFUSE, db_dsn, "--lint-gate", "off", json=False),
         env=FOREIGN_HISTORY_ENV,
         timeout=600,
     )
@@ -339,14 +321,12 @@ def test_langfuse_corpus_applies_like_its_reference(db_dsn: str, pg_server: PgSe
     assert again.exit_code == 0 and "nothing to apply" in again.stdout
 
 
+@SLOW
 def test_langfuse_applies_with_default_settings_on_a_fresh_database(
-    db_dsn: str, pg_server: PgServer
+    db_dsn: str, make_database: MakeDatabase
 ) -> None:
     """Issue 20: a real history applies with the defaults on a fresh database (bar
     02-corpus-langfuse: exit 2, then 7, on main b7c9bc4), with psql's schema."""
-    from psycopg import sql
-    from psycopg.conninfo import conninfo_to_dict
-
     from tests.support.runner import LANGFUSE, environment, psql_binary
 
     if not LANGFUSE.is_dir():
@@ -359,32 +339,22 @@ def test_langfuse_applies_with_default_settings_on_a_fresh_database(
     assert "bootstrapping a fresh database" in result.stdout
     assert "0 blocking; applying" in result.stdout
     # The reference: psql, every file in one session in order, on a database of its own.
-    name = f"{conninfo_to_dict(db_dsn)['dbname']}_psql"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        reference = pg_server.dsn(name)
-        files = [arg for path in sorted(LANGFUSE.glob("*.sql")) for arg in ("-f", str(path))]
-        subprocess.run(
-            [psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", reference, *files],
-            check=True,
-            capture_output=True,
-            env=environment(),
-            timeout=600,
-        )
-        assert schema_snapshot(db_dsn) == schema_snapshot(reference)
-    finally:
-        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [name],
-            )
-            admin.execute(sql.SQL("DROP DATABASE {}").format(sql.Identifier(name)))
+    reference = make_database()
+    files = [arg for path in sorted(LANGFUSE.glob("*.sql")) for arg in ("-f", str(path))]
+    subprocess.run(
+        [psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", reference, *files],
+        check=True,
+        capture_output=True,
+        env=environment(),
+        timeout=600,
+    )
+    assert schema_snapshot(db_dsn) == schema_snapshot(reference)
 
 
 MANIFEST_SCHEMA_SHA256 = "18aa74b3322bd69f73f9eb134e2e46ee71cb8445960fcb1bb2f984973bb82959"
 
 
+@SLOW
 def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(
     db_dsn: str, pg_server: PgServer
 ) -> None:
@@ -401,13 +371,7 @@ def test_langfuse_schema_hash_equals_the_manifest_on_postgresql_15(
         pytest.skip("the MANIFEST hash was made with PostgreSQL 15 and pg_dump 15")
     # Not judged by the lint gate: see test_langfuse_corpus_applies_like_its_reference.
     applied = run(
-        "up",
-        "--dir",
-        str(LANGFUSE),
-        "--dsn",
-        db_dsn,
-        "--lint-gate",
-        "off",
+        *up_args(LANGFUSE, db_dsn, "--lint-gate", "off", json=False),
         env=FOREIGN_HISTORY_ENV,
         timeout=600,
     )

@@ -1,36 +1,22 @@
-"""Comparing schemas: a second database for the reference (psql) application, pg_dump."""
+"""Comparing schemas: pg_dump of the public schema, and the constraints in it."""
 
 from __future__ import annotations
 
 import os
 import re
 import subprocess
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from pathlib import Path
 
 import psycopg
-from psycopg import sql
 
 from safemigrate.infra.throwaway import ThrowawayServerError, find_server_bindir
-from tests.fixtures_db import TEST_PG_ENV, PgServer
-from tests.support.runner import environment
-
-
-@contextmanager
-def other_database(pg_server: PgServer, prefix: str = "sm_test_ref_") -> Iterator[str]:
-    """A fresh database of its own on ``pg_server`` (its DSN), dropped afterwards."""
-    name = f"{prefix}{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield pg_server.dsn(name)
-    finally:
-        pg_server.ensure_running()
-        with psycopg.connect(pg_server.admin_dsn, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+from tests.fixtures_db import TEST_PG_ENV
+from tests.support.runner import (
+    apply_with_psql_semantics,
+    environment,
+    invalid_indexes,
+    schema_snapshot,
+)
 
 
 def pg_dump_program() -> str:
@@ -76,3 +62,13 @@ def constraint_names(dsn: str) -> list[str]:
             "AND conname NOT LIKE 'safemigrate_history%' ORDER BY 1"
         ).fetchall()
     return [str(r[0]) for r in rows]
+
+
+def assert_schema_psql_gives(db_dsn: str, reference_dsn: str, migrations: Path) -> None:
+    """Apply ``migrations`` to ``reference_dsn`` as psql does, then assert ``db_dsn`` has the
+    same schema (pg_dump and the snapshot), the same constraint names and no invalid index."""
+    apply_with_psql_semantics(reference_dsn, migrations)
+    assert schema_dump(db_dsn) == schema_dump(reference_dsn)
+    assert schema_snapshot(db_dsn) == schema_snapshot(reference_dsn)
+    assert constraint_names(db_dsn) == constraint_names(reference_dsn)
+    assert invalid_indexes(db_dsn) == []

@@ -38,20 +38,10 @@ from safemigrate.render.output import (
     lint_findings_text,
     paint,
 )
+from tests.unit.blockers.fakes import idle_session
 
 REF = StepRef(version=3, file="0003_x.sql", line=5, step=1, steps=2, sql="ALTER TABLE t ...")
-BLOCKER = Blocker(
-    pid=42,
-    application_name="report-job",
-    user="bob",
-    client_addr="10.0.0.5",
-    state="idle in transaction",
-    xact_age_ms=41_500.0,
-    state_age_ms=40_000.0,
-    wait_event="ClientRead",
-    lock_mode="AccessShareLock",
-    query="SELECT count(*) FROM t",
-)
+BLOCKER = idle_session()
 
 
 def failed(**changes: object) -> AttemptFailed:

@@ -1,7 +1,9 @@
-"""A monitor session and a clock for testing the watcher without a database or real time."""
+"""A monitor session, a clock and a blocking session for testing the watcher and what reports
+it without a database or real time."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,6 +19,24 @@ from safemigrate.core.model import (
     Sample,
 )
 from safemigrate.db import ServerError
+
+
+def idle_session(**changes: object) -> Blocker:
+    """A session idle in a transaction for 40 s holding ACCESS SHARE on t, as the monitor
+    reports it (``changes``: other field values)."""
+    base = Blocker(
+        pid=42,
+        application_name="report-job",
+        user="bob",
+        client_addr="10.0.0.5",
+        state="idle in transaction",
+        xact_age_ms=41_500.0,
+        state_age_ms=40_000.0,
+        wait_event="ClientRead",
+        lock_mode="AccessShareLock",
+        query="SELECT count(*) FROM t",
+    )
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
 class FakeClock:

@@ -18,25 +18,15 @@ from safemigrate.settings.config import (
     parse_cancel_rule,
 )
 
+from .fakes import idle_session
+
 IDLE_30S = CancelPolicy(CancelRule("idle-in-transaction", 30_000))
 ANY_30S = CancelPolicy(CancelRule("any", 30_000))
 
 
 def session(**changes: object) -> Blocker:
     """A session idle in a transaction for 40 s, as the monitor reports it."""
-    base = Blocker(
-        pid=42,
-        application_name="report-job",
-        user="bob",
-        client_addr="10.0.0.5",
-        state="idle in transaction",
-        xact_age_ms=41_500.0,
-        state_age_ms=40_000.0,
-        wait_event="ClientRead",
-        lock_mode="AccessShareLock",
-        query="SELECT count(*) FROM t",
-    )
-    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+    return idle_session(**changes)
 
 
 # -- parsing cancel_blockers ---------------------------------------------------------------

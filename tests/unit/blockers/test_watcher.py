@@ -26,7 +26,7 @@ from safemigrate.run import watcher as watcher_module
 from safemigrate.run.watcher import AttemptWatch, Watcher, sample_at_s
 from safemigrate.settings.config import CancelRule, Settings
 
-from .fakes import FakeClock, FakeMonitor, Holder
+from .fakes import FakeClock, FakeMonitor, Holder, idle_session
 
 RUNNER_PID = 100
 REF = StepRef(version=1, file="0001_x.sql", line=1, step=1, steps=1, sql="ALTER TABLE t ...")
@@ -37,21 +37,14 @@ CANCEL_ANY = Settings(cancel_blockers=CancelRule("any", 30_000))
 
 def session(pid: int, **changes: object) -> Blocker:
     """Session ``pid``: idle in a transaction for 40 s, holding a lock on ``t``."""
-    base = Blocker(
-        pid=pid,
-        application_name="report-job",
-        user="bob",
-        client_addr="10.0.0.5",
-        state="idle in transaction",
-        xact_age_ms=41_500.04,
-        state_age_ms=40_000.04,
-        wait_event="ClientRead",
-        lock_mode="AccessShareLock",
-        query="SELECT count(*)\n  FROM t WHERE name = 'ann'",
-        xact_start="2026-12-01 02:00:00.123456+00",
-        backend_xid=None,
-    )
-    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+    fields: dict[str, object] = {
+        "xact_age_ms": 41_500.04,
+        "state_age_ms": 40_000.04,
+        "query": "SELECT count(*)\n  FROM t WHERE name = 'ann'",
+        "xact_start": "2026-12-01 02:00:00.123456+00",
+        "backend_xid": None,
+    }
+    return idle_session(pid=pid, **{**fields, **changes})
 
 
 def watcher(

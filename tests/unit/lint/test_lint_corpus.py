@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lint_corpus.cases import Case, correct, judge, load_cases
+from bench.harness.lint_cases import Case, correct, judge, load_cases
 
 CASES = load_cases()
 

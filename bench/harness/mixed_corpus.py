@@ -6,7 +6,7 @@ changes; batched UPDATEs that are not idempotent (``flag = flag + 1``: a batch a
 shows as 2, one lost as 0); the CHECK, NOT NULL, FOREIGN KEY and UNIQUE recipes; a plain
 CREATE INDEX the runner builds CONCURRENTLY; a table recording the session's settings. Written
 to a temporary directory at first use; one psql session running every file in turn is the
-reference (tests/faults/test_reliability_trials.apply_reference).
+reference (bench/harness/trials.apply_reference).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from tests.support.runner import write_migrations
+from bench.harness.corpora import write_migrations
 
 ROWS = 20_000
 

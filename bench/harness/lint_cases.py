@@ -1,5 +1,6 @@
-"""Reading the labelled corpus and judging one case with ``check``.
+"""Reading the labelled corpus (tests/lint_corpus/) and judging one case with ``check``.
 
+Shared by the corpus test (tests/unit/lint/test_lint_corpus.py) and bench/lint_corpus.py.
 Each ``NNN_name.sql`` file starts with comment lines:
 
     -- expect: safe                      (or: -- expect: unsafe RULE-ID)
@@ -25,10 +26,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.harness.processes import REPO
 from safemigrate.lint import RULES, lint_directory
 from safemigrate.lint.rules import SUPPRESSIBLE
 
-CORPUS = Path(__file__).resolve().parent
+CORPUS = REPO / "tests" / "lint_corpus"
 DEFAULT_PG_VERSION = 16
 #: File name prefixes of the blind sets.
 BLIND_PREFIXES = ("ba", "bb", "bc", "bd", "be", "bf", "bg", "bh")
