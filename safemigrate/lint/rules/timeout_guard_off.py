@@ -105,6 +105,11 @@ def refusal(change: TimeoutChange, max_lock_ms: int, max_statement_ms: int) -> s
     """
     if change.setting == "statement_timeout" and max_statement_ms == 0:
         return None
+    if change.unknown:
+        return (
+            f"{change.how} sets {change.setting} to a value known only when it runs (its "
+            "name or value is not a constant), which may be 0 (no limit)"
+        )
     if change.value_ms is None:
         return (
             f"{change.how} puts {change.setting} back to the server's default, which is "
@@ -165,6 +170,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         and not functions
         and not isinstance(node, _SETTING_NODES)
         and "set_config" not in ctx.text.lower()
+        and "pg_settings" not in ctx.text.lower()
     ):
         return
     for change in [*timeout_changes(node, functions), *_write_changes(node, ctx)]:
