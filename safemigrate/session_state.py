@@ -34,6 +34,7 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
+from . import pg_settings_writes
 from .lint.context import walk
 from .lint.plpgsql import (
     do_block_sql,
@@ -44,6 +45,7 @@ from .lint.plpgsql import (
 from .model import (
     ADVISORY,
     CURSOR,
+    DEFAULTS,
     KINDS,
     LISTENING,
     PREPARED,
@@ -199,23 +201,27 @@ def _set_config(call: Any, once: bool) -> SessionChange | None:
     if lowered in RUNNER_SETTINGS:
         return None
     if once and lowered is not None and value is not None and local is False:
-        replay = ast.SelectStmt(
-            targetList=(
-                ast.ResTarget(
-                    val=ast.FuncCall(
-                        funcname=(ast.String(sval="pg_catalog"), ast.String(sval="set_config")),
-                        args=(
-                            ast.A_Const(val=ast.String(sval=name)),
-                            ast.A_Const(val=ast.String(sval=value)),
-                            ast.A_Const(val=ast.Boolean(boolval=False)),
-                        ),
-                    )
-                ),
-            )
-        )
-        return _setting(lowered, replay)
+        return _setting(lowered, _set_config_call(name, value))
     why = "non-constant arguments" if once else "a call that may run any number of times"
     return Kept(UNKNOWN, lowered, f"set_config({name or '?'}, ...) with {why}")
+
+
+def _set_config_call(name: str, value: str) -> Any:
+    """``SELECT pg_catalog.set_config(name, value, false)``, as a tree to deparse."""
+    return ast.SelectStmt(
+        targetList=(
+            ast.ResTarget(
+                val=ast.FuncCall(
+                    funcname=(ast.String(sval="pg_catalog"), ast.String(sval="set_config")),
+                    args=(
+                        ast.A_Const(val=ast.String(sval=name)),
+                        ast.A_Const(val=ast.String(sval=value)),
+                        ast.A_Const(val=ast.Boolean(boolval=False)),
+                    ),
+                )
+            ),
+        )
+    )
 
 
 def _calls(node: Any) -> tuple[SessionChange, ...]:
@@ -342,11 +348,52 @@ def changes_of(node: Any, text: str) -> tuple[SessionChange, ...]:
         return _dropped(node)
     if isinstance(node, ast.DoStmt):
         return _do_block(text)
+    if isinstance(node, ast.AlterRoleSetStmt | ast.AlterDatabaseSetStmt):
+        return _new_defaults(node.setstmt, text)
     changes = _made_temporary(node)
     lowered = text.lower()
     if "set_config" in lowered or "advisory" in lowered:
         changes += _calls(node)
+    if "pg_settings" in lowered:
+        changes += _settings_writes(node)
     return changes
+
+
+def _new_defaults(setstmt: Any, text: str) -> tuple[SessionChange, ...]:
+    """ALTER ROLE / DATABASE ... SET or RESET: nothing changes in the session that runs it,
+    but every new session starts with the new default (issue 21 review21c F2). So a new
+    session of the run differs from the one the history ran in: state no replay can give back
+    (the value the old session had is not known after the fact), refused when lost."""
+    name = str(setstmt.name).lower() if setstmt is not None and setstmt.name else None
+    if name in RUNNER_SETTINGS:
+        return ()  # the runner sets its own on every step
+    what = " ".join(text.split())
+    if len(what) > 80:
+        what = what[:77] + "..."
+    return (Kept(DEFAULTS, name, f"{what} (a new session starts with the new default)"),)
+
+
+def _settings_writes(node: Any) -> tuple[SessionChange, ...]:
+    """What ``UPDATE pg_settings`` changes: its update rule calls ``set_config(name,
+    setting, false)`` for each row (issue 21 review21c F3). Replayed when the statement is
+    the UPDATE itself and its name and value are constants (NULL resets); else unknown."""
+    found: list[SessionChange] = []
+    for write in pg_settings_writes.writes_in(node):
+        top = pg_settings_writes.of_update(node) == write
+        if write.names is None or write.kind == "unknown" or not top:
+            for name in write.names or (None,):
+                if name not in RUNNER_SETTINGS:
+                    what = f"UPDATE pg_settings of {name or 'a setting the parse cannot name'}"
+                    found.append(Kept(UNKNOWN, name, f"{what} with a value known only then"))
+            continue
+        for name in write.names:
+            if name in RUNNER_SETTINGS:
+                continue
+            if write.kind == "null":
+                found.append(_reset(name))
+            else:
+                found.append(_setting(name, _set_config_call(name, write.value)))
+    return tuple(found)
 
 
 def _do_block(text: str) -> tuple[SessionChange, ...]:
@@ -689,7 +736,8 @@ class SessionState:
                 if isinstance(change, Savepoint):
                     self._savepoint(change, savepoints)
                 elif isinstance(change, Setting):
-                    self._set(change)
+                    spot = f"{where}:{statement.line}" if where else ""
+                    self._set(replace(change, where=spot, version=key[0]))
                 elif isinstance(change, Kept):
                     self._keep(change, key, where, statement)
                 else:
@@ -724,11 +772,15 @@ class SessionState:
 
     def _set(self, change: Setting) -> None:
         # A setting changed out of sight is known again once a replayable change sets it
-        # (RESET ALL: every one but the role's, which RESET ALL leaves alone).
+        # (RESET ALL: every one but the role's, which RESET ALL leaves alone). A default
+        # changed for new sessions (ALTER ROLE / DATABASE) only by a value: a reset goes back
+        # to the old session's default, which a new session does not start with.
         for store in (self.kept, self.lost):
             for k, unknown in list(store.items()):
                 name = unknown.name
-                if unknown.kind != UNKNOWN or name is None or name.endswith("()"):
+                if unknown.kind not in (UNKNOWN, DEFAULTS) or name is None or name.endswith("()"):
+                    continue
+                if unknown.kind == DEFAULTS and (change.resets or change.target == ALL):
                     continue
                 if name == change.target or (
                     change.target == ALL and name not in ("role", AUTHORIZATION)
@@ -742,10 +794,26 @@ class SessionState:
                 elif _custom(setting.target):
                     # A custom setting (``app.x``) once set stays defined in the session,
                     # empty, after RESET ALL; on a new session RESET defines it so.
-                    kept.append(_reset(setting.target))
+                    kept.append(replace(_reset(setting.target), where=change.where))
+            # RESET ALL itself is not replayed: a new session starts there (issue 21
+            # review21c F5: a replay of what changes nothing must not be able to fail).
             self.settings = kept
-        elif change.target not in (ROLE, AUTHORIZATION):
+            return
+        if change.target == ROLE and change.resets:
+            # RESET ROLE ends the role changes since the session authorization last changed:
+            # what was set under them keeps its value (PostgreSQL docs, SET ROLE), and is
+            # replayed as the runner (the role may be gone since: review21c F5).
+            settings = self.settings
+            auth = max((i for i, s in enumerate(settings) if s.target == AUTHORIZATION), default=-1)
+            self.settings = [s for i, s in enumerate(settings) if i <= auth or s.target != ROLE]
+            return
+        if change.target == AUTHORIZATION and change.resets:
+            self.settings = [s for s in self.settings if s.target not in (ROLE, AUTHORIZATION)]
+            return
+        if change.target not in (ROLE, AUTHORIZATION):
             self.settings = [s for s in self.settings if s.target != change.target]
+            if change.resets and not _custom(change.target):
+                return  # back to the default a new session starts with: nothing to replay
         self.settings.append(change)
 
     def _compact(self) -> None:
@@ -789,8 +857,9 @@ class SessionState:
                     return kept
         return None
 
-    def accepted(self, kept: Kept) -> bool:
-        """True when the operator accepted ``kept`` as lost (accept_lost_session_state)."""
+    def accepted(self, kept: Kept | Setting) -> bool:
+        """True when the operator accepted ``kept`` as lost (accept_lost_session_state): a
+        thing kept, or a setting a new session could not replay."""
         through = self.accepted_through
         return through is not None and kept.version is not None and kept.version <= through
 
