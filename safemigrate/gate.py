@@ -467,6 +467,9 @@ def may_trip_guard(
     if function_timeouts:
         return True
     for p in planned:
+        if p.step.options.statement_timeout_ms is not None:
+            return True  # a statement-timeout= directive above its ceiling
+
         for statement in p.step.statements:
             if statement.kind in _GUARD_KINDS:
                 return True

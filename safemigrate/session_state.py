@@ -53,6 +53,7 @@ from .model import (
     UNKNOWN,
     Ended,
     Kept,
+    Migration,
     Savepoint,
     SessionChange,
     Setting,
@@ -200,7 +201,7 @@ def _set_config(call: Any, once: bool) -> SessionChange | None:
     lowered = name.lower() if name is not None else None
     if lowered in RUNNER_SETTINGS:
         return None
-    if once and lowered is not None and value is not None and local is False:
+    if once and name is not None and lowered is not None and value is not None and local is False:
         return _setting(lowered, _set_config_call(name, value))
     why = "non-constant arguments" if once else "a call that may run any number of times"
     return Kept(UNKNOWN, lowered, f"set_config({name or '?'}, ...) with {why}")
@@ -515,7 +516,7 @@ def could_depend(needs: Needs, kept: Kept, functions: Mapping[str, Needs] | froz
     the migrations create in ``functions`` whose body could: see function_needs; a bare set
     of names counts every one), or ``kept`` has no name to look for (a session advisory lock:
     mutual exclusion with the application; a setting changed out of sight)."""
-    if kept.kind in (ADVISORY, UNKNOWN) or kept.name is None:
+    if kept.kind in (ADVISORY, UNKNOWN, DEFAULTS) or kept.name is None:
         return True
     if needs.opaque:
         return True
@@ -897,3 +898,21 @@ def history_state(
 def describe(kept: Kept) -> str:
     """``temporary table tmp (made at 0002_x.sql:3)``, for messages."""
     return f"{kept.what} (made at {kept.where})" if kept.where else kept.what
+
+
+def accepted_version_problem(version: int, migrations: Iterable[Migration]) -> str | None:
+    """Why ``version`` (accept_lost_session_state) accepts nothing: no migration of the
+    directory has it, or that migration makes no session state a new session could lack (no
+    setting, nothing session-lived); None when it names one that does (issue 21 review21c
+    F10: a version accepted by mistake, kept in the config, accepted every later loss)."""
+    found = [m for m in migrations if m.version == version]
+    if not found:
+        return f"{version} is not a migration of the directory"
+    for step in found[0].steps:
+        for statement in step.statements:
+            if any(isinstance(c, Setting | Kept) for c in statement.session_changes):
+                return None
+            needs = statement_needs(statement)
+            if needs.opaque or needs.calls:
+                return None  # a call may change the session in ways the parse cannot see
+    return f"{found[0].filename} makes no session state a new session could lack"

@@ -334,8 +334,9 @@ def timeout_changes(
     node: Any, function_timeouts: Mapping[str, tuple[str, ...]] | None = None
 ) -> list[TimeoutChange]:
     """What statement ``node`` (a pglast node) does to lock_timeout and statement_timeout:
-    SET, RESET, set_config() and writes to pg_settings anywhere in it, ALTER ROLE/DATABASE/SYSTEM ... SET, and calls
-    of functions whose own SET clause changes one (``function_timeouts``: see
+    SET, RESET, set_config() and writes to pg_settings anywhere in it, ALTER
+    ROLE/DATABASE/SYSTEM ... SET, and calls of functions whose own SET clause changes one
+    (``function_timeouts``: see
     Catalog.function_timeouts). A CREATE/ALTER FUNCTION's SET clause changes nothing until
     the function is called: the call is what is judged."""
     if isinstance(node, ast.VariableSetStmt):

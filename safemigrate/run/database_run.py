@@ -14,6 +14,7 @@ one Run per target and thread.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -30,7 +31,7 @@ from ..db.journal import JournalTable
 from ..db.schema import function_timeouts, lint_catalog
 from ..db.steps import AlsoApplied, SessionSteps
 from ..durations import format_duration
-from ..errors import ConnectionFailedError, SessionStateLostError
+from ..errors import BadInputError, ConnectionFailedError, SessionStateLostError
 from ..events import (
     Connected,
     ConnectionLost,
@@ -48,6 +49,7 @@ from ..policy import worst_case
 from ..session_state import (
     Needs,
     SessionState,
+    accepted_version_problem,
     function_needs,
     history_state,
     session_changing_functions,
@@ -328,6 +330,17 @@ class Run:
             # The run's first session: the steps applied by earlier runs. What they kept
             # (in any migration) is lost with those runs' sessions: read from the journal's
             # history, so a rerun refuses again what the interrupted run refused.
+            accepted = self.settings.accept_lost_session_state
+            problem = (
+                accepted_version_problem(accepted, self.migrations)
+                if accepted is not None
+                else None
+            )
+            if problem is not None:
+                raise BadInputError(
+                    f"accept_lost_session_state (--accept-lost-session-state): {problem}",
+                    hint="name the migration whose applied step made the state up refused",
+                )
             state = self.session_state = history_state(
                 history,
                 changers=self.session_changers(),
@@ -341,24 +354,49 @@ class Run:
                 if key not in seen:
                     state.apply(key, step, where)
             state.new_session()
-        replayed = state.replay
-        if replayed:
-            try:
-                session.replay(replayed)
-            except ServerError as err:
-                raise SessionStateLostError(
-                    "could not give the new session the session settings of the applied "
-                    f"steps ({'; '.join(replayed)}): {err.message}",
-                    sqlstate=err.sqlstate,
-                    hint="the database changed since those steps ran (a role or extension "
-                    "gone?); fix it, then rerun",
-                ) from None
+        replayed = self._replay(session, state)
         if reconnecting:
             waited_ms = self.outage.waited_ms(self.clock())
             self.emit(Reconnected(self.outage.attempts, waited_ms, replayed))
             self.outage.end()
         elif replayed:
             self.emit(SessionReplayed(replayed, len(history)))
+
+    def _replay(self, session: Session, state: SessionState) -> tuple[str, ...]:
+        """Replay the settings of ``state`` on ``session``; the statements replayed. When the
+        server refuses one (its role dropped since, the runner no longer superuser), each is
+        replayed on its own: one the operator accepted as lost (accept_lost_session_state
+        naming its migration or a later one) is left out, the first other one is refused
+        with the migration and statement that made it (issue 21 review21c F5)."""
+        replayed = state.replay
+        if not replayed:
+            return replayed
+        try:
+            session.replay(replayed)
+            return replayed
+        except ServerError:
+            session.rollback_quietly()
+        done: list[str] = []
+        for setting in state.settings:
+            try:
+                session.replay([setting.sql])
+            except ServerError as err:
+                session.rollback_quietly()
+                if state.accepted(setting):
+                    continue
+                version = re.match(r"\d+", setting.where)
+                accept = version.group(0) if version else str(setting.version)
+                raise SessionStateLostError(
+                    f"{setting.where or 'an applied step'}: a new session cannot replay the "
+                    f"session setting `{setting.sql}` of this applied step: {err.message}",
+                    sqlstate=err.sqlstate,
+                    hint="if the later steps do not need it, rerun with "
+                    f"`--accept-lost-session-state {accept}` (or accept_lost_session_state = "
+                    f'"{accept}" in the config): they then run without it; else give the '
+                    "runner what it needs again (the role, the privilege)",
+                ) from None
+            done.append(setting.sql)
+        return tuple(done)
 
     def session_changers(self) -> frozenset[str]:
         """The functions the migrations create whose bodies change the session."""

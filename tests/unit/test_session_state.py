@@ -561,3 +561,29 @@ def test_a_new_default_is_known_again_after_a_plain_set_but_not_after_a_reset() 
 def test_alter_role_set_of_the_runner_timeouts_is_not_session_state() -> None:
     state = folded("ALTER ROLE app SET statement_timeout = '5s';\n")
     assert state.kept == {}
+
+
+# -- issue 21 review21c F10: accept_lost_session_state names a migration that made state ------
+
+
+def test_an_accepted_version_must_name_a_migration_that_makes_session_state() -> None:
+    from safemigrate.model import Migration
+    from safemigrate.session_state import accepted_version_problem
+
+    def migration(version: int, sql: str) -> Migration:
+        name = f"{version:04d}_m.sql"
+        return Migration(version, f"{version:04d}", "m", Path(name), tuple(build_steps(name, sql)))
+
+    migrations = [
+        migration(1, "CREATE TABLE t (id int);\n"),
+        migration(2, "CREATE TEMP TABLE tmp1 AS SELECT 1 AS x;\n"),
+        migration(3, "SET search_path = app;\n"),
+    ]
+    assert accepted_version_problem(9999, migrations) == (
+        "9999 is not a migration of the directory"
+    )
+    assert accepted_version_problem(1, migrations) == (
+        "0001_m.sql makes no session state a new session could lack"
+    )
+    assert accepted_version_problem(2, migrations) is None
+    assert accepted_version_problem(3, migrations) is None

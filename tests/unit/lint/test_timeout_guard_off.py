@@ -378,7 +378,8 @@ def test_lock_timeout_switched_off_is_an_error_before_new_tables_too() -> None:
             "UPDATE pg_settings sets lock_timeout to 0",
         ),
         (
-            "UPDATE pg_catalog.pg_settings s SET setting = '100us' WHERE s.name IN ('lock_timeout');",
+            "UPDATE pg_catalog.pg_settings s SET setting = '100us' "
+            "WHERE s.name IN ('lock_timeout');",
             "which the server rounds to 0",
         ),
         (
@@ -418,3 +419,31 @@ def test_pg_settings_writes_null_and_unknown_values_are_judged(sql: str, words: 
     [finding] = capped(sql)
     assert finding.severity == "error"
     assert words in finding.message
+
+
+# -- issue 21 review21c F8: the statement-timeout= directive judged as SET LOCAL is ----------
+
+
+def test_a_statement_timeout_directive_above_the_ceiling_is_an_error() -> None:
+    [finding] = capped("-- safemigrate: statement-timeout=5h\nSELECT 1;\n")
+    assert finding.severity == "error" and finding.line == 2
+    assert "statement-timeout=5h sets statement_timeout to 5h, above" in finding.message
+    [finding] = capped("-- safemigrate: statement-timeout=0\nSELECT 1;\n")
+    assert "to 0: no limit at all" in finding.message
+
+
+def test_a_statement_timeout_directive_within_the_ceiling_or_allowed_is_fine() -> None:
+    assert capped("-- safemigrate: statement-timeout=1h\nSELECT 1;\n") == []
+    assert uncapped("-- safemigrate: statement-timeout=99h\nSELECT 1;\n") == []
+    allowed = (
+        "-- safemigrate: statement-timeout=5h\n"
+        "-- safemigrate: allow timeout-guard-off -- the backfill needs it, agreed\nSELECT 1;\n"
+    )
+    assert capped(allowed) == []
+
+
+def test_only_the_step_a_directive_starts_is_judged_by_it() -> None:
+    sql = "-- safemigrate: statement-timeout=5h group-start\nSELECT 1;\nSELECT 2;\n"
+    sql += "-- safemigrate: group-end\n"
+    [finding] = capped(sql)
+    assert finding.line == 2
