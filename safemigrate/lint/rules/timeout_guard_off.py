@@ -30,8 +30,15 @@ Catches: (an error) a statement that sets `lock_timeout` to 0 (no limit), above 
 no ceiling, and lifting statement_timeout to 0 is then only a warning). The statements judged:
 - `SET`, `SET SESSION`, `SET LOCAL` of either setting to 0 or above its ceiling, and
   `SET ... TO DEFAULT`, `RESET lock_timeout`, `RESET statement_timeout`, `RESET ALL`;
-- `set_config('lock_timeout' | 'statement_timeout', value, is_local)` with constant arguments
-  (anywhere in a statement, DO blocks included); a value computed at run time is not checked;
+- `set_config('lock_timeout' | 'statement_timeout', value, is_local)` anywhere in a statement,
+  DO blocks included (`||` of literals counts as a constant); a NULL value resets the setting
+  (back to the default); a name or value only known at run time may be 0 and is refused;
+- a write to `pg_settings` (`UPDATE pg_settings SET setting = '0' WHERE name = 'lock_timeout'`,
+  in a DO block too: its update rule calls `set_config(name, setting, false)`), judged the
+  same; a name or value that is not a constant is refused;
+- the `-- safemigrate: statement-timeout=DUR` directive, as `SET LOCAL statement_timeout`:
+  above `max_statement_timeout`, or 0, it needs the allow comment (a value that is 0 only once
+  rounded to whole milliseconds, such as `0.4ms`, is refused where the directive is read);
 - a call of a function or procedure whose own `SET lock_timeout` / `SET statement_timeout`
   clause (`CREATE FUNCTION ... SET`, `CREATE PROCEDURE ... SET`, `ALTER FUNCTION ... SET`)
   does the same: the call runs under the function's setting, whatever the caller set (the
