@@ -14,7 +14,6 @@ one Run per target and thread.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -23,7 +22,7 @@ from .. import gate
 from ..adoption import switch_event
 from ..blockers.watcher import Watcher
 from ..config import Settings
-from ..db import ServerError, Session, bootstrap, foreign_history
+from ..db import Session, bootstrap, foreign_history
 from ..db import journal as dbjournal
 from ..db.activity import Monitor
 from ..db.created import CreatedInRun
@@ -31,7 +30,7 @@ from ..db.journal import JournalTable
 from ..db.schema import function_timeouts, lint_catalog
 from ..db.steps import AlsoApplied, SessionSteps
 from ..durations import format_duration
-from ..errors import BadInputError, ConnectionFailedError, SessionStateLostError
+from ..errors import BadInputError, ConnectionFailedError
 from ..events import (
     Connected,
     ConnectionLost,
@@ -60,6 +59,7 @@ from .journal_reading import Pending, applied_history, read_plan
 from .reconnection import RECONNECT_LOCK_WAIT_MS, Outage
 from .refusals import refuse_pooling, refuse_standby
 from .run_lock import Clock, RunLock, Sleep, holding_run_lock
+from .session_replay import replay_settings
 
 
 def run_started(
@@ -354,49 +354,13 @@ class Run:
                 if key not in seen:
                     state.apply(key, step, where)
             state.new_session()
-        replayed = self._replay(session, state)
+        replayed = replay_settings(session, state)
         if reconnecting:
             waited_ms = self.outage.waited_ms(self.clock())
             self.emit(Reconnected(self.outage.attempts, waited_ms, replayed))
             self.outage.end()
         elif replayed:
             self.emit(SessionReplayed(replayed, len(history)))
-
-    def _replay(self, session: Session, state: SessionState) -> tuple[str, ...]:
-        """Replay the settings of ``state`` on ``session``; the statements replayed. When the
-        server refuses one (its role dropped since, the runner no longer superuser), each is
-        replayed on its own: one the operator accepted as lost (accept_lost_session_state
-        naming its migration or a later one) is left out, the first other one is refused
-        with the migration and statement that made it (issue 21 review21c F5)."""
-        replayed = state.replay
-        if not replayed:
-            return replayed
-        try:
-            session.replay(replayed)
-            return replayed
-        except ServerError:
-            session.rollback_quietly()
-        done: list[str] = []
-        for setting in state.settings:
-            try:
-                session.replay([setting.sql])
-            except ServerError as err:
-                session.rollback_quietly()
-                if state.accepted(setting):
-                    continue
-                version = re.match(r"\d+", setting.where)
-                accept = version.group(0) if version else str(setting.version)
-                raise SessionStateLostError(
-                    f"{setting.where or 'an applied step'}: a new session cannot replay the "
-                    f"session setting `{setting.sql}` of this applied step: {err.message}",
-                    sqlstate=err.sqlstate,
-                    hint="if the later steps do not need it, rerun with "
-                    f"`--accept-lost-session-state {accept}` (or accept_lost_session_state = "
-                    f'"{accept}" in the config): they then run without it; else give the '
-                    "runner what it needs again (the role, the privilege)",
-                ) from None
-            done.append(setting.sql)
-        return tuple(done)
 
     def session_changers(self) -> frozenset[str]:
         """The functions the migrations create whose bodies change the session."""

@@ -219,6 +219,10 @@ def test_issue_21_review21c_f5_a_replay_the_runner_may_no_longer_make_names_its_
         ), failed["error"]
         assert "session_replication_role" not in failed["error"]
         assert "--accept-lost-session-state 0002" in failed["hint"]
+        # status says it too, on the migration that made the setting.
+        shown = run("status", "--dir", str(directory), "--dsn", as_owner)
+        assert shown.exit_code == 0, shown.output
+        assert "up cannot go on: 0002_quiet.sql:4: a new session cannot replay" in shown.stdout
         accepted = run(*_up(directory, as_owner, "--accept-lost-session-state", "0002"))
         assert accepted.exit_code == 0, accepted.output
         assert conn.execute("SELECT to_regclass('t2') IS NOT NULL").fetchone() == (True,)
