@@ -315,6 +315,10 @@ class Kept:
     where: str = ""
     #: The version of the migration whose step made it (set by SessionState).
     version: int | None = None
+    #: For a changed default of new sessions (DEFAULTS): the (role, database) whose sessions
+    #: it reaches; a None part is every role or database, an empty role the runner's own
+    #: (CURRENT_USER, SESSION_USER). None: every session.
+    applies_to: tuple[str | None, str | None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

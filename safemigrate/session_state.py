@@ -349,8 +349,13 @@ def changes_of(node: Any, text: str) -> tuple[SessionChange, ...]:
         return _dropped(node)
     if isinstance(node, ast.DoStmt):
         return _do_block(text)
-    if isinstance(node, ast.AlterRoleSetStmt | ast.AlterDatabaseSetStmt):
-        return _new_defaults(node.setstmt, text)
+    if isinstance(node, ast.AlterRoleSetStmt):
+        role: Any = node.role
+        named = role.rolename if role is not None and role.rolename else None
+        who = None if role is None else str(named) if named is not None else ""
+        return _new_defaults(node.setstmt, text, (who, node.database or None))
+    if isinstance(node, ast.AlterDatabaseSetStmt):
+        return _new_defaults(node.setstmt, text, (None, str(node.dbname)))
     changes = _made_temporary(node)
     lowered = text.lower()
     if "set_config" in lowered or "advisory" in lowered:
@@ -360,18 +365,22 @@ def changes_of(node: Any, text: str) -> tuple[SessionChange, ...]:
     return changes
 
 
-def _new_defaults(setstmt: Any, text: str) -> tuple[SessionChange, ...]:
+def _new_defaults(
+    setstmt: Any, text: str, applies_to: tuple[str | None, str | None]
+) -> tuple[SessionChange, ...]:
     """ALTER ROLE / DATABASE ... SET or RESET: nothing changes in the session that runs it,
     but every new session starts with the new default (issue 21 review21c F2). So a new
     session of the run differs from the one the history ran in: state no replay can give back
-    (the value the old session had is not known after the fact), refused when lost."""
+    (the value the old session had is not known after the fact), refused when lost by a new
+    session it reaches: ``applies_to`` (role, database), see SessionState.identity."""
     name = str(setstmt.name).lower() if setstmt is not None and setstmt.name else None
     if name in RUNNER_SETTINGS:
         return ()  # the runner sets its own on every step
     what = " ".join(text.split())
     if len(what) > 80:
         what = what[:77] + "..."
-    return (Kept(DEFAULTS, name, f"{what} (a new session starts with the new default)"),)
+    what = f"{what} (a new session starts with the new default)"
+    return (Kept(DEFAULTS, name, what, applies_to=applies_to),)
 
 
 def _settings_writes(node: Any) -> tuple[SessionChange, ...]:
@@ -712,6 +721,9 @@ class SessionState:
     #: accept_lost_session_state: what steps of migrations up to this version kept is not
     #: refused when lost (the operator accepted that later steps run without it).
     accepted_through: int | None = None
+    #: The (login role, database) of the run's sessions: a changed default of new sessions
+    #: of another role or database does not reach them. None: unknown, every one does.
+    identity: tuple[str, str] | None = None
 
     @property
     def replay(self) -> tuple[str, ...]:
@@ -754,6 +766,9 @@ class SessionState:
 
     def _keep(self, change: Kept, key: tuple[int, int], where: str, statement: Statement) -> None:
         spot = f"{where}:{statement.line}" if where else ""
+        earlier = self.kept.get((change.kind, change.name))
+        if earlier is not None and self.reaches(earlier) and not self.reaches(change):
+            return  # another role's default does not undo the change of the run's own
         self.kept[(change.kind, change.name)] = replace(change, where=spot, version=key[0])
 
     def _savepoint(self, change: Savepoint, stack: list[Any]) -> None:
@@ -848,7 +863,7 @@ class SessionState:
     def refusal(self, step: Step, functions: Mapping[str, Needs] | frozenset[str]) -> Kept | None:
         """The lost thing ``step`` could depend on (see could_depend), if any: the step must
         not run on this session."""
-        lost = [k for k in self.lost.values() if not self.accepted(k)]
+        lost = [k for k in self.lost.values() if not self.accepted(k) and self.reaches(k)]
         if not lost:
             return None
         for statement in step.statements:
@@ -857,6 +872,17 @@ class SessionState:
                 if could_depend(needs, kept, functions):
                     return kept
         return None
+
+    def reaches(self, kept: Kept) -> bool:
+        """True when the run's new sessions lack ``kept``: always, but for a changed default
+        of another role's or database's sessions (role settings apply to the login role, by
+        name: ALTER ROLE docs; CURRENT_USER, which a SET ROLE may have made another role,
+        counts as the runner's)."""
+        if kept.applies_to is None or self.identity is None:
+            return True
+        role, database = kept.applies_to
+        user, dbname = self.identity
+        return role in (None, "", user) and database in (None, dbname)
 
     def accepted(self, kept: Kept | Setting) -> bool:
         """True when the operator accepted ``kept`` as lost (accept_lost_session_state): a
@@ -880,6 +906,7 @@ def history_state(
     *,
     changers: frozenset[str] = frozenset(),
     accepted_through: int | None = None,
+    identity: tuple[str, str] | None = None,
 ) -> SessionState:
     """The state a new run's first session starts from: the settings of every applied step of
     ``history`` ((version, index), step, file) in journal order, as one session would have
@@ -888,7 +915,7 @@ def history_state(
     it: the journal says it was made, and no new session has it. So a refusal a lost session
     caused is made again by every rerun, until the operator accepts it (``accepted_through``)
     or a step ends it."""
-    state = SessionState(changers=changers, accepted_through=accepted_through)
+    state = SessionState(changers=changers, accepted_through=accepted_through, identity=identity)
     for key, step, where in history:
         state.apply(key, step, where)
     state.new_session()

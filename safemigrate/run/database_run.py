@@ -341,10 +341,12 @@ class Run:
                     f"accept_lost_session_state (--accept-lost-session-state): {problem}",
                     hint="name the migration whose applied step made the state up refused",
                 )
+            target = session.target()
             state = self.session_state = history_state(
                 history,
                 changers=self.session_changers(),
                 accepted_through=self.settings.accept_lost_session_state,
+                identity=(target.user, target.dbname),
             )
         else:
             # A reconnection: the steps the lost session applied, a COMMIT whose answer was

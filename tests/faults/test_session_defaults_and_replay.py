@@ -155,6 +155,32 @@ def test_issue_21_review21c_f2_alter_database_set_is_refused_on_a_new_session(
     assert _flagged(conn) == {"public": 0, "app": ROWS}
 
 
+def test_issue_21_review21c_f2_another_roles_new_default_does_not_refuse_the_rerun(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    """The default of the application's role reaches none of the runner's sessions: the
+    rerun goes on, in public, as the uninterrupted run did."""
+    conn = connect()
+    _orders(conn)
+    role = f"app_reader_{uuid.uuid4().hex[:8]}"
+    conn.execute(f"CREATE ROLE {role}")
+    try:
+        directory = write_migrations(
+            tmp_path / "m",
+            {
+                "0002_default.sql": f"ALTER ROLE {role} SET search_path = app, public;\n",
+                "0003_gate.sql": GATE_FILE,
+                "0004_flag.sql": BATCHED_UPDATE,
+            },
+        )
+        _killed_at_the_gate(_up(directory, db_dsn), connect, spawn)
+        rerun = run(*_up(directory, db_dsn))
+        assert rerun.exit_code == 0, rerun.output
+        assert _flagged(conn) == {"public": ROWS, "app": 0}
+    finally:
+        conn.execute(f"DROP ROLE {role}")
+
+
 def test_issue_21_review21c_f5_a_dropped_role_ended_by_reset_role_does_not_wedge_up(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:

@@ -51,8 +51,8 @@ def steps(sql: str) -> list[Step]:
     return build_steps("/m/0001_m.sql", sql)
 
 
-def folded(*files: str) -> SessionState:
-    state = SessionState()
+def folded(*files: str, identity: tuple[str, str] | None = None) -> SessionState:
+    state = SessionState(identity=identity)
     for n, sql in enumerate(files, start=1):
         for step in steps(sql):
             state.apply((n, step.index), step, f"000{n}_m.sql")
@@ -587,3 +587,30 @@ def test_an_accepted_version_must_name_a_migration_that_makes_session_state() ->
     )
     assert accepted_version_problem(2, migrations) is None
     assert accepted_version_problem(3, migrations) is None
+
+
+def test_a_new_default_of_another_role_or_database_does_not_reach_the_runs_sessions() -> None:
+    cases = {
+        "ALTER ROLE app_reader SET search_path = app;\n": False,
+        "ALTER ROLE runner SET search_path = app;\n": True,
+        "ALTER ROLE CURRENT_USER SET search_path = app;\n": True,
+        "ALTER ROLE ALL SET search_path = app;\n": True,
+        "ALTER ROLE runner IN DATABASE other SET search_path = app;\n": False,
+        "ALTER ROLE ALL IN DATABASE shop SET search_path = app;\n": True,
+        "ALTER DATABASE other SET search_path = app;\n": False,
+        "ALTER DATABASE shop SET search_path = app;\n": True,
+    }
+    [step] = steps("SELECT 1;\n")
+    for text, refused in cases.items():
+        state = folded(text)
+        state.identity = ("runner", "shop")
+        state.new_session()
+        assert (state.refusal(step, frozenset()) is not None) is refused, text
+    # Another role's default after the run's own does not hide the run's.
+    state = folded(
+        "ALTER ROLE runner SET search_path = app;\n",
+        "ALTER ROLE other SET search_path = x;\n",
+        identity=("runner", "shop"),
+    )
+    state.new_session()
+    assert state.refusal(step, frozenset()) is not None
