@@ -35,6 +35,7 @@ from pglast import ast, enums
 from pglast.stream import RawStream
 
 from . import pg_settings_writes
+from .errors import BadInputError
 from .lint.context import walk
 from .lint.plpgsql import (
     do_block_sql,
@@ -943,3 +944,14 @@ def accepted_version_problem(version: int, migrations: Iterable[Migration]) -> s
             if needs.opaque or needs.calls:
                 return None  # a call may change the session in ways the parse cannot see
     return f"{found[0].filename} makes no session state a new session could lack"
+
+
+def refuse_accepted_version(version: int | None, migrations: Iterable[Migration]) -> None:
+    """Raise BadInputError (exit 2) when ``version`` (accept_lost_session_state) accepts
+    nothing: see accepted_version_problem."""
+    problem = accepted_version_problem(version, migrations) if version is not None else None
+    if problem is not None:
+        raise BadInputError(
+            f"accept_lost_session_state (--accept-lost-session-state): {problem}",
+            hint="name the migration whose applied step made the state up refused",
+        )

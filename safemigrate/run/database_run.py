@@ -30,7 +30,7 @@ from ..db.journal import JournalTable
 from ..db.schema import function_timeouts, lint_catalog
 from ..db.steps import AlsoApplied, SessionSteps
 from ..durations import format_duration
-from ..errors import BadInputError, ConnectionFailedError
+from ..errors import ConnectionFailedError
 from ..events import (
     Connected,
     ConnectionLost,
@@ -48,9 +48,9 @@ from ..policy import worst_case
 from ..session_state import (
     Needs,
     SessionState,
-    accepted_version_problem,
     function_needs,
     history_state,
+    refuse_accepted_version,
     session_changing_functions,
 )
 from ..target import Target
@@ -330,17 +330,7 @@ class Run:
             # The run's first session: the steps applied by earlier runs. What they kept
             # (in any migration) is lost with those runs' sessions: read from the journal's
             # history, so a rerun refuses again what the interrupted run refused.
-            accepted = self.settings.accept_lost_session_state
-            problem = (
-                accepted_version_problem(accepted, self.migrations)
-                if accepted is not None
-                else None
-            )
-            if problem is not None:
-                raise BadInputError(
-                    f"accept_lost_session_state (--accept-lost-session-state): {problem}",
-                    hint="name the migration whose applied step made the state up refused",
-                )
+            refuse_accepted_version(self.settings.accept_lost_session_state, self.migrations)
             target = session.target()
             state = self.session_state = history_state(
                 history,

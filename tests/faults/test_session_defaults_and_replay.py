@@ -277,6 +277,18 @@ def test_issue_21_review21c_f10_an_accepted_version_that_accepts_nothing_is_bad_
         [failed] = by_kind(result.events(), "run_failed")
         assert words in failed["error"]
         assert journal_rows(db_dsn) == []
+        dry = run(
+            "up",
+            "--dir",
+            str(directory),
+            "--dsn",
+            db_dsn,
+            "--dry-run",
+            "--accept-lost-session-state",
+            version,
+        )
+        assert dry.exit_code == 2, dry.output
+        assert words in dry.stderr
     accepted = run(*_up(directory, db_dsn, "--accept-lost-session-state", "0002"))
     assert accepted.exit_code == 0, accepted.output
 
