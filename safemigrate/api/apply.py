@@ -7,7 +7,7 @@ no driver.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..core.errors import BadInputError, InterruptedRunError
@@ -27,6 +27,9 @@ from ..settings.config import Settings
 from .inputs import ignore, read_migrations, read_migrations_leniently
 
 if TYPE_CHECKING:
+    from ..core.model import Migration
+    from ..db import Session
+    from ..db.journal import JournalTable
     from ..run.connection import Database
     from ..run.executor import RunResult
 
@@ -142,6 +145,27 @@ class StatusReport:
         }
 
 
+def _replay_problem(
+    session: Session, journal: JournalTable, migrations: list[Migration], settings: Settings
+) -> tuple[int, str] | None:
+    """(version, message) of the session setting of an applied step that ``up`` could not
+    replay on its new session (issue 21 review21c F5: status said nothing while every ``up``
+    failed), or None."""
+    from ..run.journal_reading import applied_history
+    from ..run.session_replay import replay_problem
+    from ..statements.session_state import history_state
+
+    state = history_state(
+        applied_history(session, journal, migrations),
+        accepted_through=settings.accept_lost_session_state,
+    )
+    found = replay_problem(session, state)
+    if found is None:
+        return None
+    setting, refusal = found
+    return setting.version or 0, f"up cannot go on: {refusal.message}; {refusal.hint}"
+
+
 def status(
     settings: Settings,
     *,
@@ -170,6 +194,7 @@ def status(
             session, settings, migrations, dbjournal.read(session, journal)
         )
         progress, recipes = dbstarted.records(session, journal)
+        replay = _replay_problem(session, journal, migrations, settings) if journal_exists else None
     entries = [e for e in found.entries if e.version not in invalid]
     if not invalid:
         refuse_empty_directory(migrations, entries, str(settings.dir))
@@ -189,6 +214,13 @@ def status(
             )
         )
     every.sort(key=lambda m: m.version)
+    if replay is not None:
+        # Where up would stop: on the migration whose setting a new session cannot replay.
+        version, message = replay
+        every = [
+            replace(m, problems=(*m.problems, message)) if m.version == version else m
+            for m in every
+        ]
     switch = (
         switch_event(
             found.history,

@@ -55,7 +55,10 @@ def plan(
     ``on_event`` is told where it connected (a Connected event) before anything is read, so
     that a refusal can still say which database it was.
     """
+    from ..statements.session_state import refuse_accepted_version
+
     migrations = read_migrations(settings)
+    refuse_accepted_version(settings.accept_lost_session_state, migrations)
     target_version = resolve_target(migrations, target)
     if not use_database:
         planned = pending_steps(migrations, [], target=target_version)

@@ -106,7 +106,9 @@ from .sinks import FleetSink, LiveSink, target_printer
     metavar="VERSION",
     help="Run steps that could depend on session-lived state (a temporary table, a setting "
     "changed in a DO block or a function, ...) that applied steps of migrations up to VERSION "
-    "made and a new session cannot have; without it they are refused (exit 1) "
+    "made and a new session cannot have, and leave out their session settings a new session "
+    "cannot replay; without it they are refused (exit 1); a VERSION that is no migration "
+    "making session state is bad input (exit 2) "
     "[default: the config's accept_lost_session_state, else none].",
 )
 @click.option(

@@ -26,8 +26,9 @@ class ExitCode(enum.IntEnum):
     OK = 0
     """success"""
     STEP_FAILED = 1
-    """a step failed with an SQL error, or could depend on session state a new session lost (see
-    Lost connections) (for `status --exit-code`: something is pending or partial)
+    """a step failed with an SQL error, or could depend on session state a new session lost, or a
+    new session cannot replay a session setting of an applied step (see Lost connections) (for
+    `status --exit-code`: something is pending or partial)
     """
     BAD_INPUT = 2
     """bad input: migration file, configuration, flag or DSN; out-of-order migration; a step

@@ -278,6 +278,10 @@ CURSOR = "cursor WITH HOLD"
 ADVISORY = "session advisory lock"
 UNKNOWN = "unknown setting"
 KINDS = (TEMPORARY, PREPARED, LISTENING, CURSOR, ADVISORY, UNKNOWN)
+#: A setting's default for new sessions changed (ALTER ROLE / DATABASE ... SET or RESET): the
+#: session that ran it keeps its value, a new one starts with the new default. Not in KINDS:
+#: DISCARD ALL and RESET go back to the old session's defaults, which a new one lacks.
+DEFAULTS = "session default changed"
 
 
 @dataclass(frozen=True)
@@ -291,6 +295,10 @@ class Setting:
     #: True when it puts the setting back to its default (RESET, SET ... TO DEFAULT, SET ROLE
     #: NONE): a new session already has that for a role.
     resets: bool = False
+    #: Where the statement that made it is, for people: ``0002_x.sql:3`` (set by SessionState).
+    where: str = field(default="", compare=False)
+    #: The version of the migration whose step made it (set by SessionState).
+    version: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -307,6 +315,10 @@ class Kept:
     where: str = ""
     #: The version of the migration whose step made it (set by SessionState).
     version: int | None = None
+    #: For a changed default of new sessions (DEFAULTS): the (role, database) whose sessions
+    #: it reaches; a None part is every role or database, an empty role the runner's own
+    #: (CURRENT_USER, SESSION_USER). None: every session.
+    applies_to: tuple[str | None, str | None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

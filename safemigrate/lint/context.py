@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pglast import ast, enums
 
-from ..core.model import QualifiedName, Statement
+from ..core.model import QualifiedName, Statement, StepOptions
 from ..statements import parsed as statements
 from .catalog import DEFAULT_SCHEMA, Catalog
 from .options import TimeoutCeilings
@@ -187,6 +187,9 @@ class StatementContext:
     #: The parse trees of the statements after this one in its transaction (empty when the
     #: statement is its own step); None when not known (inside a DO block).
     following: tuple[Any, ...] | None = None
+    #: The directives of the step this statement starts (``-- safemigrate: lock-timeout=``,
+    #: ``statement-timeout=``...); None for any other statement.
+    step_options: StepOptions | None = None
 
     def table(self, range_var: Any) -> QualifiedName:
         """The resolved name of a RangeVar."""

@@ -18,6 +18,8 @@ from typing import Any, Literal
 from pglast import ast
 from pglast.enums import VariableSetKind
 
+from ..statements import pg_settings_writes
+from ..statements.pg_settings_writes import folded_string, is_null
 from .context import walk
 
 #: The settings the runner's guard consists of.
@@ -115,11 +117,16 @@ class TimeoutChange:
     #: true)), the session (SET), while a function runs (its SET clause), or as the default
     #: of later sessions (ALTER ROLE / DATABASE / SYSTEM).
     scope: Scope = "session"
+    #: True when the value (or the setting's name) is only known when the statement runs:
+    #: set_config() or a write to pg_settings with arguments that are not constants.
+    unknown: bool = False
 
     @property
     def shown(self) -> str:
         """The value for people, with the server's rounding when it changes what was written
         (``'100us' (0 on the server)``)."""
+        if self.unknown:
+            return "a value known only when it runs"
         if self.value_ms is None:
             return "default"
         plain = self.written.strip("'")
@@ -131,7 +138,9 @@ class TimeoutChange:
     def switches_off_lock_timeout(self) -> bool:
         """True when lock_timeout ends up 0 (no limit) or back at a default (usually 0): the
         guard the runner keeps in every case, on a fresh database too."""
-        return "lock_timeout" in self.setting and (self.value_ms is None or self.value_ms == 0)
+        return "lock_timeout" in self.setting and (
+            self.unknown or self.value_ms is None or self.value_ms == 0
+        )
 
 
 def _constant(node: Any) -> Any:
@@ -184,31 +193,66 @@ def _of_set(stmt: Any, *, how: str, scope: Scope, defaults_count: bool) -> Itera
         yield TimeoutChange(name, value_ms, how, _written(constant), scope)
 
 
+#: The name of a guarded setting the parse cannot read: either may be the one changed.
+EITHER = " or ".join(GUARDED)
+
+
 def _of_set_config(call: Any) -> TimeoutChange | None:
-    """The change a ``set_config(name, value, is_local)`` call with constant arguments makes
-    (``is_local`` not constant: taken as a session-level change, the longer-lasting one)."""
+    """The change a ``set_config(name, value, is_local)`` call makes to a guarded setting
+    (``is_local`` not constant: taken as a session-level change, the longer-lasting one). A
+    NULL value resets the setting (to the session's default); a name or value that is not a
+    constant (``||`` of literals is one) is an unknown change, which the guard refuses."""
     if not isinstance(call, ast.FuncCall):
         return None
     funcname, args = call.funcname or (), call.args or ()
     if not funcname or str(funcname[-1].sval).lower() != "set_config" or len(args) != 3:
         return None
-    name, value, local = (_constant(a) for a in args)
-    if not isinstance(name, ast.String) or str(name.sval).lower() not in GUARDED:
-        return None
-    text = _text_of(value) if value is not None else None
-    value_ms = guc_ms(text) if text is not None else None
-    if value_ms is None:
-        return None
+    name_text = folded_string(args[0])
+    local = _constant(args[2])
     is_local = isinstance(local, ast.Boolean) and bool(local.boolval)
     if isinstance(local, ast.String):
         is_local = str(local.sval).lower() in ("t", "true", "on", "yes", "1")
-    return TimeoutChange(
-        str(name.sval).lower(),
-        value_ms,
-        "set_config()",
-        _written(value),
-        "transaction" if is_local else "session",
-    )
+    scope: Scope = "transaction" if is_local else "session"
+    if name_text is None:
+        return TimeoutChange(EITHER, None, "set_config()", scope=scope, unknown=True)
+    name = name_text.lower()
+    if name not in GUARDED:
+        return None
+    if is_null(args[1]):
+        return TimeoutChange(name, None, "set_config() with a NULL value", scope=scope)
+    text = folded_string(args[1])
+    if text is None:
+        return TimeoutChange(name, None, "set_config()", scope=scope, unknown=True)
+    value_ms = guc_ms(text)
+    if value_ms is None:
+        return None  # the server refuses the value: nothing changes
+    constant = _constant(args[1])
+    written = _written(constant) if constant is not None else f"'{text}'"
+    return TimeoutChange(name, value_ms, "set_config()", written, scope)
+
+
+def _of_settings_writes(node: Any) -> list[TimeoutChange]:
+    """The changes the writes to pg_settings in ``node`` make (its update rule calls
+    ``set_config(name, setting, false)``: a session-level change; NULL resets)."""
+    changes: list[TimeoutChange] = []
+    how = "UPDATE pg_settings"
+    for write in pg_settings_writes.writes_in(node):
+        names = write.names
+        if names is None:
+            changes.append(TimeoutChange(EITHER, None, how, unknown=True))
+            continue
+        for name in names:
+            if name not in GUARDED:
+                continue
+            if write.kind == "null":
+                changes.append(TimeoutChange(name, None, f"{how} ... SET setting = NULL"))
+            elif write.kind == "unknown":
+                changes.append(TimeoutChange(name, None, how, unknown=True))
+            else:
+                value_ms = guc_ms(write.value)
+                if value_ms is not None:
+                    changes.append(TimeoutChange(name, value_ms, how, f"'{write.value}'"))
+    return changes
 
 
 def function_settings(options: Any) -> tuple[str, ...]:
@@ -290,8 +334,9 @@ def timeout_changes(
     node: Any, function_timeouts: Mapping[str, tuple[str, ...]] | None = None
 ) -> list[TimeoutChange]:
     """What statement ``node`` (a pglast node) does to lock_timeout and statement_timeout:
-    SET, RESET, set_config() anywhere in it, ALTER ROLE/DATABASE/SYSTEM ... SET, and calls
-    of functions whose own SET clause changes one (``function_timeouts``: see
+    SET, RESET, set_config() and writes to pg_settings anywhere in it, ALTER
+    ROLE/DATABASE/SYSTEM ... SET, and calls of functions whose own SET clause changes one
+    (``function_timeouts``: see
     Catalog.function_timeouts). A CREATE/ALTER FUNCTION's SET clause changes nothing until
     the function is called: the call is what is judged."""
     if isinstance(node, ast.VariableSetStmt):
@@ -321,6 +366,7 @@ def timeout_changes(
         )
         return of_function(name, function_timeouts, how)
     changes = [c for c in (_of_set_config(n) for n in walk(node)) if c is not None]
+    changes += _of_settings_writes(node)
     if function_timeouts:
         changes += _of_calls(node, function_timeouts)
     return changes

@@ -28,10 +28,11 @@ import pglast
 from pglast import ast
 
 from ..core.errors import MigrationFileError
-from ..core.model import DEFAULT_PG_VERSION, QualifiedName
+from ..core.model import DEFAULT_PG_VERSION, QualifiedName, StepOptions
 from ..source import (
     ConcurrentIndexes,
     FileProblem,
+    ParsedFile,
     ParsedStatement,
     name_problem,
     parse_file,
@@ -250,6 +251,7 @@ def lint_text(
             ceilings=ceilings or TimeoutCeilings(),
             safe_rewrites=safe_rewrites,
             following=_following(parsed.statements, transactions, index),
+            step_options=_step_options(parsed, stmt) if steps_known else None,
         )
         # A SET LOCAL search_path (or role) is over once a statement of another transaction
         # runs: that statement's rules already resolve without it (issue 20 review F2).
@@ -271,6 +273,14 @@ def lint_text(
     findings = list(dict.fromkeys(findings))
     findings.sort(key=lambda f: (f.line, f.column))
     return FileResult(findings, bool(refusals))
+
+
+def _step_options(parsed: ParsedFile, stmt: ParsedStatement) -> StepOptions | None:
+    """The directives of the step ``stmt`` starts; None when it starts none."""
+    if stmt.step is None:
+        return None
+    step = parsed.steps[stmt.step]
+    return step.options if step.statements and step.statements[0] is stmt.statement else None
 
 
 def _following(

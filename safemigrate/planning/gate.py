@@ -75,7 +75,14 @@ NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)
 GUARD_RULES = frozenset({timeout_guard_off.RULE.id, run_lock_release.RULE.id})
 #: Words of a statement that may trip a guard rule (lower case): a pending set without any is
 #: not linted for the guard alone (lint_gate = "off"), which keeps such runs fast.
-_GUARD_WORDS = ("lock_timeout", "statement_timeout", "set_config", "reset", "advisory_unlock")
+_GUARD_WORDS = (
+    "lock_timeout",
+    "statement_timeout",
+    "set_config",
+    "pg_settings",
+    "reset",
+    "advisory_unlock",
+)
 _GUARD_KINDS = frozenset({"DiscardStmt", "AlterRoleSetStmt", "AlterDatabaseSetStmt"})
 #: Costs that grow with the tables' size (a brief strong lock or a lifted timeout does not).
 _SIZED = frozenset({"rewrite", "scan", "index build"})
@@ -460,6 +467,9 @@ def may_trip_guard(
     if function_timeouts:
         return True
     for p in planned:
+        if p.step.options.statement_timeout_ms is not None:
+            return True  # a statement-timeout= directive above its ceiling
+
         for statement in p.step.statements:
             if statement.kind in _GUARD_KINDS:
                 return True

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ..core.durations import format_duration
-from ..core.errors import ConnectionFailedError, SessionStateLostError
+from ..core.errors import ConnectionFailedError
 from ..core.events import (
     Connected,
     ConnectionLost,
@@ -31,7 +31,7 @@ from ..core.events import (
 )
 from ..core.model import Migration
 from ..core.reached import Target
-from ..db import ServerError, Session, bootstrap, foreign_history
+from ..db import Session, bootstrap, foreign_history
 from ..db import journal as dbjournal
 from ..db.activity import Monitor
 from ..db.created import CreatedInRun
@@ -49,6 +49,7 @@ from ..statements.session_state import (
     SessionState,
     function_needs,
     history_state,
+    refuse_accepted_version,
     session_changing_functions,
 )
 from .connection import Database, ignore, journal_table, open_monitor, open_session, server_settings
@@ -57,6 +58,7 @@ from .journal_reading import Pending, applied_history, read_plan
 from .reconnection import RECONNECT_LOCK_WAIT_MS, Outage
 from .refusals import refuse_pooling, refuse_standby
 from .run_lock import Clock, RunLock, Sleep, holding_run_lock
+from .session_replay import replay_settings
 from .watcher import Watcher
 
 
@@ -328,10 +330,13 @@ class Run:
             # The run's first session: the steps applied by earlier runs. What they kept
             # (in any migration) is lost with those runs' sessions: read from the journal's
             # history, so a rerun refuses again what the interrupted run refused.
+            refuse_accepted_version(self.settings.accept_lost_session_state, self.migrations)
+            target = session.target()
             state = self.session_state = history_state(
                 history,
                 changers=self.session_changers(),
                 accepted_through=self.settings.accept_lost_session_state,
+                identity=(target.user, target.dbname),
             )
         else:
             # A reconnection: the steps the lost session applied, a COMMIT whose answer was
@@ -341,18 +346,7 @@ class Run:
                 if key not in seen:
                     state.apply(key, step, where)
             state.new_session()
-        replayed = state.replay
-        if replayed:
-            try:
-                session.replay(replayed)
-            except ServerError as err:
-                raise SessionStateLostError(
-                    "could not give the new session the session settings of the applied "
-                    f"steps ({'; '.join(replayed)}): {err.message}",
-                    sqlstate=err.sqlstate,
-                    hint="the database changed since those steps ran (a role or extension "
-                    "gone?); fix it, then rerun",
-                ) from None
+        replayed = replay_settings(session, state)
         if reconnecting:
             waited_ms = self.outage.waited_ms(self.clock())
             self.emit(Reconnected(self.outage.attempts, waited_ms, replayed))

@@ -254,8 +254,9 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "accept_lost_session_state": (
             "Session-lived state (a temporary table, a setting changed in a `DO` block or a "
             "function, ...) that applied steps of migrations up to this version made is accepted "
-            "as lost: steps that could depend on it run on a new session instead of being refused "
-            "(see Lost connections)."
+            "as lost: steps that could depend on it run on a new session instead of being refused, "
+            "and their session settings a new session cannot replay are left out (see Lost "
+            "connections); a version that is no migration making session state is bad input."
         ),
         "gate_small_table": (
             "With a database, an error finding about lock cost on existing tables smaller than "

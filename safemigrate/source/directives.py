@@ -126,6 +126,14 @@ def parse_directive(line: int, body: str) -> Directive:
                 raise _Invalid(
                     "lock-timeout=0 would wait forever; the runner always keeps a lock timeout"
                 )
+            if ms == 0 and not _is_zero(value):
+                # Whole milliseconds, as the server keeps them: 0.4ms would silently be no
+                # statement timeout at all (issue 21 review21c F8).
+                raise _Invalid(
+                    f"statement-timeout={value} is 0 in whole milliseconds, which is no "
+                    "statement timeout at all; write statement-timeout=0 for none, or at "
+                    "least 1ms"
+                )
             directive.options[key.replace("-", "_") + "_ms"] = ms
         elif key == "max-attempts" and has_value:
             if (
@@ -151,6 +159,12 @@ def parse_directive(line: int, body: str) -> Directive:
             raise _Invalid(f"unknown safemigrate directive {word!r}", hint=_KNOWN)
     directive.groups = (group,) if group is not None else ()
     return directive
+
+
+def _is_zero(value: str) -> bool:
+    """True when the duration ``value`` is written as zero (``0``, ``0s``, ``0.0ms``)."""
+    number = value.strip().rstrip("abcdefghijklmnopqrstuvwxyz").strip()
+    return bool(number) and set(number) <= {"0", "."} and "0" in number
 
 
 def _duration(value: str, key: str) -> int:

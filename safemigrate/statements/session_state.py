@@ -34,9 +34,11 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
+from ..core.errors import BadInputError
 from ..core.model import (
     ADVISORY,
     CURSOR,
+    DEFAULTS,
     KINDS,
     LISTENING,
     PREPARED,
@@ -44,6 +46,7 @@ from ..core.model import (
     UNKNOWN,
     Ended,
     Kept,
+    Migration,
     Savepoint,
     SessionChange,
     Setting,
@@ -57,6 +60,7 @@ from ..lint.plpgsql import (
     function_body_sql,
     function_body_static_sql,
 )
+from . import pg_settings_writes
 from .parsed import tree_of
 
 #: What the runner sets itself on every step: never replayed (a replayed 0 would switch the
@@ -198,24 +202,28 @@ def _set_config(call: Any, once: bool) -> SessionChange | None:
     lowered = name.lower() if name is not None else None
     if lowered in RUNNER_SETTINGS:
         return None
-    if once and lowered is not None and value is not None and local is False:
-        replay = ast.SelectStmt(
-            targetList=(
-                ast.ResTarget(
-                    val=ast.FuncCall(
-                        funcname=(ast.String(sval="pg_catalog"), ast.String(sval="set_config")),
-                        args=(
-                            ast.A_Const(val=ast.String(sval=name)),
-                            ast.A_Const(val=ast.String(sval=value)),
-                            ast.A_Const(val=ast.Boolean(boolval=False)),
-                        ),
-                    )
-                ),
-            )
-        )
-        return _setting(lowered, replay)
+    if once and name is not None and lowered is not None and value is not None and local is False:
+        return _setting(lowered, _set_config_call(name, value))
     why = "non-constant arguments" if once else "a call that may run any number of times"
     return Kept(UNKNOWN, lowered, f"set_config({name or '?'}, ...) with {why}")
+
+
+def _set_config_call(name: str, value: str) -> Any:
+    """``SELECT pg_catalog.set_config(name, value, false)``, as a tree to deparse."""
+    return ast.SelectStmt(
+        targetList=(
+            ast.ResTarget(
+                val=ast.FuncCall(
+                    funcname=(ast.String(sval="pg_catalog"), ast.String(sval="set_config")),
+                    args=(
+                        ast.A_Const(val=ast.String(sval=name)),
+                        ast.A_Const(val=ast.String(sval=value)),
+                        ast.A_Const(val=ast.Boolean(boolval=False)),
+                    ),
+                )
+            ),
+        )
+    )
 
 
 def _calls(node: Any) -> tuple[SessionChange, ...]:
@@ -342,11 +350,61 @@ def changes_of(node: Any, text: str) -> tuple[SessionChange, ...]:
         return _dropped(node)
     if isinstance(node, ast.DoStmt):
         return _do_block(text)
+    if isinstance(node, ast.AlterRoleSetStmt):
+        role: Any = node.role
+        named = role.rolename if role is not None and role.rolename else None
+        who = None if role is None else str(named) if named is not None else ""
+        return _new_defaults(node.setstmt, text, (who, node.database or None))
+    if isinstance(node, ast.AlterDatabaseSetStmt):
+        return _new_defaults(node.setstmt, text, (None, str(node.dbname)))
     changes = _made_temporary(node)
     lowered = text.lower()
     if "set_config" in lowered or "advisory" in lowered:
         changes += _calls(node)
+    if "pg_settings" in lowered:
+        changes += _settings_writes(node)
     return changes
+
+
+def _new_defaults(
+    setstmt: Any, text: str, applies_to: tuple[str | None, str | None]
+) -> tuple[SessionChange, ...]:
+    """ALTER ROLE / DATABASE ... SET or RESET: nothing changes in the session that runs it,
+    but every new session starts with the new default (issue 21 review21c F2). So a new
+    session of the run differs from the one the history ran in: state no replay can give back
+    (the value the old session had is not known after the fact), refused when lost by a new
+    session it reaches: ``applies_to`` (role, database), see SessionState.identity."""
+    name = str(setstmt.name).lower() if setstmt is not None and setstmt.name else None
+    if name in RUNNER_SETTINGS:
+        return ()  # the runner sets its own on every step
+    what = " ".join(text.split())
+    if len(what) > 80:
+        what = what[:77] + "..."
+    what = f"{what} (a new session starts with the new default)"
+    return (Kept(DEFAULTS, name, what, applies_to=applies_to),)
+
+
+def _settings_writes(node: Any) -> tuple[SessionChange, ...]:
+    """What ``UPDATE pg_settings`` changes: its update rule calls ``set_config(name,
+    setting, false)`` for each row (issue 21 review21c F3). Replayed when the statement is
+    the UPDATE itself and its name and value are constants (NULL resets); else unknown."""
+    found: list[SessionChange] = []
+    for write in pg_settings_writes.writes_in(node):
+        top = pg_settings_writes.of_update(node) == write
+        if write.names is None or write.kind == "unknown" or not top:
+            for name in write.names or (None,):
+                if name not in RUNNER_SETTINGS:
+                    what = f"UPDATE pg_settings of {name or 'a setting the parse cannot name'}"
+                    found.append(Kept(UNKNOWN, name, f"{what} with a value known only then"))
+            continue
+        for name in write.names:
+            if name in RUNNER_SETTINGS:
+                continue
+            if write.kind == "null":
+                found.append(_reset(name))
+            else:
+                found.append(_setting(name, _set_config_call(name, write.value)))
+    return tuple(found)
 
 
 def _do_block(text: str) -> tuple[SessionChange, ...]:
@@ -468,7 +526,7 @@ def could_depend(needs: Needs, kept: Kept, functions: Mapping[str, Needs] | froz
     the migrations create in ``functions`` whose body could: see function_needs; a bare set
     of names counts every one), or ``kept`` has no name to look for (a session advisory lock:
     mutual exclusion with the application; a setting changed out of sight)."""
-    if kept.kind in (ADVISORY, UNKNOWN) or kept.name is None:
+    if kept.kind in (ADVISORY, UNKNOWN, DEFAULTS) or kept.name is None:
         return True
     if needs.opaque:
         return True
@@ -667,6 +725,9 @@ class SessionState:
     #: The tables (lower-case name, no schema) on which an applied CREATE TRIGGER made one
     #: of ``changers`` fire: a write to one of them calls it as surely as a SELECT f() does.
     triggers: dict[str, set[str]] = field(default_factory=dict)
+    #: The (login role, database) of the run's sessions: a changed default of new sessions
+    #: of another role or database does not reach them. None: unknown, every one does.
+    identity: tuple[str, str] | None = None
 
     @property
     def replay(self) -> tuple[str, ...]:
@@ -692,7 +753,8 @@ class SessionState:
                 if isinstance(change, Savepoint):
                     self._savepoint(change, savepoints)
                 elif isinstance(change, Setting):
-                    self._set(change)
+                    spot = f"{where}:{statement.line}" if where else ""
+                    self._set(replace(change, where=spot, version=key[0]))
                 elif isinstance(change, Kept):
                     self._keep(change, key, where, statement)
                 else:
@@ -718,10 +780,8 @@ class SessionState:
         is noted for the statements after it."""
         if not self.changers or (not self.triggers and statement.kind != "CreateTrigStmt"):
             return []
-        try:
-            nodes: list[Any] = [raw.stmt for raw in pglast.parse_sql(statement.text)]
-        except pglast.parser.ParseError:
-            return []
+        tree = tree_of(statement)
+        nodes: list[Any] = [] if tree is None else [tree]
         fired: set[str] = set()
         for node in nodes:
             if isinstance(node, ast.CreateTrigStmt):
@@ -737,6 +797,9 @@ class SessionState:
 
     def _keep(self, change: Kept, key: tuple[int, int], where: str, statement: Statement) -> None:
         spot = f"{where}:{statement.line}" if where else ""
+        earlier = self.kept.get((change.kind, change.name))
+        if earlier is not None and self.reaches(earlier) and not self.reaches(change):
+            return  # another role's default does not undo the change of the run's own
         self.kept[(change.kind, change.name)] = replace(change, where=spot, version=key[0])
 
     def _savepoint(self, change: Savepoint, stack: list[Any]) -> None:
@@ -756,11 +819,15 @@ class SessionState:
 
     def _set(self, change: Setting) -> None:
         # A setting changed out of sight is known again once a replayable change sets it
-        # (RESET ALL: every one but the role's, which RESET ALL leaves alone).
+        # (RESET ALL: every one but the role's, which RESET ALL leaves alone). A default
+        # changed for new sessions (ALTER ROLE / DATABASE) only by a value: a reset goes back
+        # to the old session's default, which a new session does not start with.
         for store in (self.kept, self.lost):
             for k, unknown in list(store.items()):
                 name = unknown.name
-                if unknown.kind != UNKNOWN or name is None or name.endswith("()"):
+                if unknown.kind not in (UNKNOWN, DEFAULTS) or name is None or name.endswith("()"):
+                    continue
+                if unknown.kind == DEFAULTS and (change.resets or change.target == ALL):
                     continue
                 if name == change.target or (
                     change.target == ALL and name not in ("role", AUTHORIZATION)
@@ -774,10 +841,26 @@ class SessionState:
                 elif _custom(setting.target):
                     # A custom setting (``app.x``) once set stays defined in the session,
                     # empty, after RESET ALL; on a new session RESET defines it so.
-                    kept.append(_reset(setting.target))
+                    kept.append(replace(_reset(setting.target), where=change.where))
+            # RESET ALL itself is not replayed: a new session starts there (issue 21
+            # review21c F5: a replay of what changes nothing must not be able to fail).
             self.settings = kept
-        elif change.target not in (ROLE, AUTHORIZATION):
+            return
+        if change.target == ROLE and change.resets:
+            # RESET ROLE ends the role changes since the session authorization last changed:
+            # what was set under them keeps its value (PostgreSQL docs, SET ROLE), and is
+            # replayed as the runner (the role may be gone since: review21c F5).
+            settings = self.settings
+            auth = max((i for i, s in enumerate(settings) if s.target == AUTHORIZATION), default=-1)
+            self.settings = [s for i, s in enumerate(settings) if i <= auth or s.target != ROLE]
+            return
+        if change.target == AUTHORIZATION and change.resets:
+            self.settings = [s for s in self.settings if s.target not in (ROLE, AUTHORIZATION)]
+            return
+        if change.target not in (ROLE, AUTHORIZATION):
             self.settings = [s for s in self.settings if s.target != change.target]
+            if change.resets and not _custom(change.target):
+                return  # back to the default a new session starts with: nothing to replay
         self.settings.append(change)
 
     def _compact(self) -> None:
@@ -811,7 +894,7 @@ class SessionState:
     def refusal(self, step: Step, functions: Mapping[str, Needs] | frozenset[str]) -> Kept | None:
         """The lost thing ``step`` could depend on (see could_depend), if any: the step must
         not run on this session."""
-        lost = [k for k in self.lost.values() if not self.accepted(k)]
+        lost = [k for k in self.lost.values() if not self.accepted(k) and self.reaches(k)]
         if not lost:
             return None
         for statement in step.statements:
@@ -821,8 +904,20 @@ class SessionState:
                     return kept
         return None
 
-    def accepted(self, kept: Kept) -> bool:
-        """True when the operator accepted ``kept`` as lost (accept_lost_session_state)."""
+    def reaches(self, kept: Kept) -> bool:
+        """True when the run's new sessions lack ``kept``: always, but for a changed default
+        of another role's or database's sessions (role settings apply to the login role, by
+        name: ALTER ROLE docs; CURRENT_USER, which a SET ROLE may have made another role,
+        counts as the runner's)."""
+        if kept.applies_to is None or self.identity is None:
+            return True
+        role, database = kept.applies_to
+        user, dbname = self.identity
+        return role in (None, "", user) and database in (None, dbname)
+
+    def accepted(self, kept: Kept | Setting) -> bool:
+        """True when the operator accepted ``kept`` as lost (accept_lost_session_state): a
+        thing kept, or a setting a new session could not replay."""
         through = self.accepted_through
         return through is not None and kept.version is not None and kept.version <= through
 
@@ -867,6 +962,7 @@ def history_state(
     *,
     changers: frozenset[str] = frozenset(),
     accepted_through: int | None = None,
+    identity: tuple[str, str] | None = None,
 ) -> SessionState:
     """The state a new run's first session starts from: the settings of every applied step of
     ``history`` ((version, index), step, file) in journal order, as one session would have
@@ -875,7 +971,7 @@ def history_state(
     it: the journal says it was made, and no new session has it. So a refusal a lost session
     caused is made again by every rerun, until the operator accepts it (``accepted_through``)
     or a step ends it."""
-    state = SessionState(changers=changers, accepted_through=accepted_through)
+    state = SessionState(changers=changers, accepted_through=accepted_through, identity=identity)
     for key, step, where in history:
         state.apply(key, step, where)
     state.new_session()
@@ -903,3 +999,32 @@ def first_refusal(
 def describe(kept: Kept) -> str:
     """``temporary table tmp (made at 0002_x.sql:3)``, for messages."""
     return f"{kept.what} (made at {kept.where})" if kept.where else kept.what
+
+
+def accepted_version_problem(version: int, migrations: Iterable[Migration]) -> str | None:
+    """Why ``version`` (accept_lost_session_state) accepts nothing: no migration of the
+    directory has it, or that migration makes no session state a new session could lack (no
+    setting, nothing session-lived); None when it names one that does (issue 21 review21c
+    F10: a version accepted by mistake, kept in the config, accepted every later loss)."""
+    found = [m for m in migrations if m.version == version]
+    if not found:
+        return f"{version} is not a migration of the directory"
+    for step in found[0].steps:
+        for statement in step.statements:
+            if any(isinstance(c, Setting | Kept) for c in statement.session_changes):
+                return None
+            needs = statement_needs(statement)
+            if needs.opaque or needs.calls:
+                return None  # a call may change the session in ways the parse cannot see
+    return f"{found[0].filename} makes no session state a new session could lack"
+
+
+def refuse_accepted_version(version: int | None, migrations: Iterable[Migration]) -> None:
+    """Raise BadInputError (exit 2) when ``version`` (accept_lost_session_state) accepts
+    nothing: see accepted_version_problem."""
+    problem = accepted_version_problem(version, migrations) if version is not None else None
+    if problem is not None:
+        raise BadInputError(
+            f"accept_lost_session_state (--accept-lost-session-state): {problem}",
+            hint="name the migration whose applied step made the state up refused",
+        )

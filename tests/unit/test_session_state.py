@@ -16,6 +16,7 @@ import pytest
 from safemigrate.core.model import (
     ADVISORY,
     CURSOR,
+    DEFAULTS,
     LISTENING,
     PREPARED,
     TEMPORARY,
@@ -50,8 +51,8 @@ def steps(sql: str) -> list[Step]:
     return build_steps("/m/0001_m.sql", sql)
 
 
-def folded(*files: str) -> SessionState:
-    state = SessionState()
+def folded(*files: str, identity: tuple[str, str] | None = None) -> SessionState:
+    state = SessionState(identity=identity)
     for n, sql in enumerate(files, start=1):
         for step in steps(sql):
             state.apply((n, step.index), step, f"000{n}_m.sql")
@@ -217,12 +218,13 @@ def test_a_later_change_of_a_setting_supersedes_an_earlier_one_across_files() ->
         "SET search_path = b;\nCREATE TABLE t (id int);\n",
         "RESET timezone;\n",
     )
-    assert state.replay == ("SET search_path = b", "RESET timezone")
+    # The RESET is not replayed: a new session starts at the default (review21c F5).
+    assert state.replay == ("SET search_path = b",)
 
 
 def test_reset_all_supersedes_every_setting_but_the_role() -> None:
     state = folded("SET ROLE owner;\nSET search_path = a;\nRESET ALL;\nSET timezone = 'UTC';\n")
-    assert state.replay == ("SET ROLE owner", "RESET ALL", "SET timezone = 'UTC'")
+    assert state.replay == ("SET ROLE owner", "SET timezone = 'UTC'")
 
 
 def test_each_setting_replays_in_the_role_it_first_ran_in() -> None:
@@ -257,7 +259,7 @@ def test_discard_all_in_the_history_replays_as_the_resets_it_is() -> None:
     state = folded(
         "SET ROLE a;\nSET search_path = x;\n", "DISCARD ALL;\n", "SET timezone = 'UTC';\n"
     )
-    assert state.replay == ("RESET ALL", "SET timezone = 'UTC'")
+    assert state.replay == ("SET timezone = 'UTC'",)
 
 
 def test_kept_state_is_lost_with_its_session_and_ended_by_later_steps() -> None:
@@ -449,3 +451,166 @@ def test_a_refusal_names_the_lost_state_the_step_could_depend_on() -> None:
     refused = state.refusal(uses, frozenset())
     assert refused is not None and refused.where == "0001_m.sql:1"
     assert state.refusal(other, frozenset()) is None
+
+
+# -- issue 21 review21c F5: the replay folds to its net effect ------------------------------
+
+
+def test_a_set_later_reset_or_set_to_default_replays_nothing() -> None:
+    state = folded(
+        "SET session_replication_role = replica;\nINSERT INTO t VALUES (1);\n"
+        "SET session_replication_role = DEFAULT;\n",
+        "SET search_path = app;\n",
+        "RESET search_path;\nSET timezone TO DEFAULT;\n",
+    )
+    assert state.replay == ()
+
+
+def test_a_role_change_ended_by_reset_role_is_not_replayed() -> None:
+    """review21c F5 (rr/run2.sh): SET ROLE r; SET search_path; RESET ROLE; DROP ROLE r must
+    not replay SET ROLE r for ever; the search_path set under it keeps its value."""
+    state = folded(
+        "SET ROLE rr_owner;\nSET search_path = app, public;\nCREATE TABLE owned (id int);\n",
+        "RESET ROLE;\nDROP ROLE rr_owner;\n",
+    )
+    assert state.replay == ("SET search_path = app, public",)
+
+
+def test_reset_role_keeps_the_session_authorization_and_ends_roles_after_it() -> None:
+    state = folded(
+        "SET ROLE a;\nSET SESSION AUTHORIZATION b;\nSET ROLE c;\nSET work_mem = '8MB';\n"
+        "SET ROLE NONE;\n"
+    )
+    assert state.replay == ("SET SESSION AUTHORIZATION b", "SET work_mem = '8MB'")
+    state = folded("SET SESSION AUTHORIZATION b;\nSET ROLE c;\nRESET SESSION AUTHORIZATION;\n")
+    assert state.replay == ()
+
+
+def test_a_custom_setting_reset_is_still_replayed() -> None:
+    state = folded("SET app.x = '1';\n", "RESET app.x;\n")
+    assert state.replay == ("RESET app.x",)
+
+
+def test_each_replayed_setting_knows_the_migration_and_line_that_made_it() -> None:
+    state = folded("CREATE TABLE t (id int);\nSET log_min_duration_statement = 0;\n")
+    [setting] = state.settings
+    assert (setting.where, setting.version) == ("0001_m.sql:2", 1)
+    assert not state.accepted(setting)
+    state.accepted_through = 1
+    assert state.accepted(setting)
+
+
+# -- issue 21 review21c F3: UPDATE pg_settings is a session change ---------------------------
+
+
+def test_a_constant_pg_settings_update_replays_as_set_config() -> None:
+    state = folded("UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path';\n")
+    assert state.replay == ("SELECT pg_catalog.set_config('search_path', 'app', FALSE)",)
+    assert state.search_path == state.replay
+    state = folded(
+        "SET search_path = app;\n",
+        "UPDATE pg_catalog.pg_settings SET setting = NULL WHERE name = 'search_path';\n",
+    )
+    assert state.replay == ()
+
+
+def test_a_pg_settings_update_the_parse_cannot_read_is_lost_state() -> None:
+    for text in (
+        "UPDATE pg_settings SET setting = current_setting('x') WHERE name = 'search_path';\n",
+        "UPDATE pg_settings SET setting = 'app' WHERE name = current_setting('y');\n",
+        "DO $$ BEGIN UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path'; END $$;\n",
+    ):
+        state = folded(text)
+        assert state.replay == ()
+        state.new_session()
+        assert [k.kind for k in state.lost.values()] == [UNKNOWN], text
+
+
+def test_pg_settings_updates_of_the_runner_timeouts_are_not_session_state() -> None:
+    state = folded("UPDATE pg_settings SET setting = '5s' WHERE name = 'lock_timeout';\n")
+    assert state.replay == () and state.kept == {}
+
+
+# -- issue 21 review21c F2: ALTER ROLE / DATABASE ... SET changes what a new session starts with
+
+
+def test_alter_role_or_database_set_is_lost_on_a_new_session() -> None:
+    for text in (
+        "ALTER ROLE CURRENT_USER IN DATABASE f2 SET search_path = app, public;\n",
+        "ALTER DATABASE f2 SET search_path = app, public;\n",
+        "ALTER ROLE app RESET search_path;\n",
+        "ALTER DATABASE f2 RESET ALL;\n",
+    ):
+        state = folded(text)
+        assert state.replay == ()
+        state.new_session()
+        [lost] = state.lost.values()
+        assert lost.kind == DEFAULTS and "new session" in lost.what, text
+
+
+def test_a_new_default_is_known_again_after_a_plain_set_but_not_after_a_reset() -> None:
+    state = folded("ALTER DATABASE d SET search_path = app;\n", "RESET search_path;\n")
+    state.new_session()
+    assert list(state.lost) == [(DEFAULTS, "search_path")]
+    state = folded("ALTER DATABASE d SET search_path = app;\n", "SET search_path = public;\n")
+    state.new_session()
+    assert state.lost == {}
+    assert state.replay == ("SET search_path = public",)
+
+
+def test_alter_role_set_of_the_runner_timeouts_is_not_session_state() -> None:
+    state = folded("ALTER ROLE app SET statement_timeout = '5s';\n")
+    assert state.kept == {}
+
+
+# -- issue 21 review21c F10: accept_lost_session_state names a migration that made state ------
+
+
+def test_an_accepted_version_must_name_a_migration_that_makes_session_state() -> None:
+    from safemigrate.core.model import Migration
+    from safemigrate.statements.session_state import accepted_version_problem
+
+    def migration(version: int, sql: str) -> Migration:
+        name = f"{version:04d}_m.sql"
+        return Migration(version, f"{version:04d}", "m", Path(name), tuple(build_steps(name, sql)))
+
+    migrations = [
+        migration(1, "CREATE TABLE t (id int);\n"),
+        migration(2, "CREATE TEMP TABLE tmp1 AS SELECT 1 AS x;\n"),
+        migration(3, "SET search_path = app;\n"),
+    ]
+    assert accepted_version_problem(9999, migrations) == (
+        "9999 is not a migration of the directory"
+    )
+    assert accepted_version_problem(1, migrations) == (
+        "0001_m.sql makes no session state a new session could lack"
+    )
+    assert accepted_version_problem(2, migrations) is None
+    assert accepted_version_problem(3, migrations) is None
+
+
+def test_a_new_default_of_another_role_or_database_does_not_reach_the_runs_sessions() -> None:
+    cases = {
+        "ALTER ROLE app_reader SET search_path = app;\n": False,
+        "ALTER ROLE runner SET search_path = app;\n": True,
+        "ALTER ROLE CURRENT_USER SET search_path = app;\n": True,
+        "ALTER ROLE ALL SET search_path = app;\n": True,
+        "ALTER ROLE runner IN DATABASE other SET search_path = app;\n": False,
+        "ALTER ROLE ALL IN DATABASE shop SET search_path = app;\n": True,
+        "ALTER DATABASE other SET search_path = app;\n": False,
+        "ALTER DATABASE shop SET search_path = app;\n": True,
+    }
+    [step] = steps("SELECT 1;\n")
+    for text, refused in cases.items():
+        state = folded(text)
+        state.identity = ("runner", "shop")
+        state.new_session()
+        assert (state.refusal(step, frozenset()) is not None) is refused, text
+    # Another role's default after the run's own does not hide the run's.
+    state = folded(
+        "ALTER ROLE runner SET search_path = app;\n",
+        "ALTER ROLE other SET search_path = x;\n",
+        identity=("runner", "shop"),
+    )
+    state.new_session()
+    assert state.refusal(step, frozenset()) is not None

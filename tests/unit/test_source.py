@@ -900,3 +900,16 @@ def test_scan_directory_collects_every_problem_and_discover_raises_the_first(
     with pytest.raises(MigrationFileError) as info:
         discover(tmp_path)
     assert info.value.message == scan.problems[0].error().message
+
+
+@pytest.mark.parametrize("value", ["0.4ms", "0.0004s", "0.0001s"])
+def test_a_statement_timeout_directive_that_rounds_to_zero_is_refused(value: str) -> None:
+    """issue 21 review21c F8: 0.4ms is 0 in whole milliseconds, i.e. no statement timeout."""
+    err = error(f"-- safemigrate: statement-timeout={value}\nSELECT 1;")
+    assert "is 0 in whole milliseconds" in str(err)
+
+
+@pytest.mark.parametrize("value", ["0", "0s", "0.0ms"])
+def test_a_statement_timeout_directive_written_as_zero_means_none(value: str) -> None:
+    [step] = steps(f"-- safemigrate: statement-timeout={value}\nSELECT 1;")
+    assert step.options.statement_timeout_ms == 0

@@ -30,8 +30,15 @@ Catches: (an error) a statement that sets `lock_timeout` to 0 (no limit), above 
 no ceiling, and lifting statement_timeout to 0 is then only a warning). The statements judged:
 - `SET`, `SET SESSION`, `SET LOCAL` of either setting to 0 or above its ceiling, and
   `SET ... TO DEFAULT`, `RESET lock_timeout`, `RESET statement_timeout`, `RESET ALL`;
-- `set_config('lock_timeout' | 'statement_timeout', value, is_local)` with constant arguments
-  (anywhere in a statement, DO blocks included); a value computed at run time is not checked;
+- `set_config('lock_timeout' | 'statement_timeout', value, is_local)` anywhere in a statement,
+  DO blocks included (`||` of literals counts as a constant); a NULL value resets the setting
+  (back to the default); a name or value only known at run time may be 0 and is refused;
+- a write to `pg_settings` (`UPDATE pg_settings SET setting = '0' WHERE name = 'lock_timeout'`,
+  in a DO block too: its update rule calls `set_config(name, setting, false)`), judged the
+  same; a name or value that is not a constant is refused;
+- the `-- safemigrate: statement-timeout=DUR` directive, as `SET LOCAL statement_timeout`:
+  above `max_statement_timeout`, or 0, it needs the allow comment (a value that is 0 only once
+  rounded to whole milliseconds, such as `0.4ms`, is refused where the directive is read);
 - a call of a function or procedure whose own `SET lock_timeout` / `SET statement_timeout`
   clause (`CREATE FUNCTION ... SET`, `CREATE PROCEDURE ... SET`, `ALTER FUNCTION ... SET`)
   does the same: the call runs under the function's setting, whatever the caller set (the
@@ -105,6 +112,11 @@ def refusal(change: TimeoutChange, max_lock_ms: int, max_statement_ms: int) -> s
     """
     if change.setting == "statement_timeout" and max_statement_ms == 0:
         return None
+    if change.unknown:
+        return (
+            f"{change.how} sets {change.setting} to a value known only when it runs (its "
+            "name or value is not a constant), which may be 0 (no limit)"
+        )
     if change.value_ms is None:
         return (
             f"{change.how} puts {change.setting} back to the server's default, which is "
@@ -159,15 +171,18 @@ _SETTING_NODES = (
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     functions = ctx.state.catalog.function_timeouts
+    directives = _directive_changes(ctx)
     if (
         # Cheap first: walking every statement's tree costs a large history dearly.
         ctx.text
         and not functions
+        and not directives
         and not isinstance(node, _SETTING_NODES)
         and "set_config" not in ctx.text.lower()
+        and "pg_settings" not in ctx.text.lower()
     ):
         return
-    for change in [*timeout_changes(node, functions), *_write_changes(node, ctx)]:
+    for change in [*directives, *timeout_changes(node, functions), *_write_changes(node, ctx)]:
         why = refusal(change, ctx.ceilings.lock_ms, ctx.ceilings.statement_ms)
         if why is None:
             lifted = ctx.ceilings.statement_ms == 0 and unbounded_statement_timeout(change)
@@ -198,12 +213,37 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         # a fresh database: the lock timeout guard itself stays, and a default outlives the
         # run. The rest is harmless where nothing can be stalled (the gate's fresh database).
         relaxable = change.scope != "default" and not change.switches_off_lock_timeout
+        directive = change.how.startswith(DIRECTIVE)
         yield hit(
             RULE,
-            f"{why}: it removes the guard safemigrate runs every step under",
-            _HINT,
+            f"{why}: it {'lifts' if directive else 'removes'} the guard safemigrate runs "
+            "every step under",
+            _DIRECTIVE_HINT if directive else _HINT,
             cost=Cost("timeout") if relaxable else None,
         )
+
+
+#: How a step's own directive is named in messages.
+DIRECTIVE = "the directive"
+_DIRECTIVE_HINT = (
+    "give the step a timeout within the ceiling; if it really needs longer, allow it with "
+    "the reason (or raise the ceiling in the config)"
+)
+
+
+def _directive_changes(ctx: StatementContext) -> list[TimeoutChange]:
+    """The statement_timeout the step's ``statement-timeout=`` directive gives it, judged
+    like ``SET LOCAL statement_timeout`` against max_statement_timeout (issue 21 review21c
+    F8: a directive above the ceiling passed unjudged); its 0 (none) is judged as the SQL's
+    0 is. A value that is 0 only once rounded is refused where the directive is read. The
+    ``lock-timeout=`` directive is the runner's own lock timeout for the step, never 0, and
+    is left to the author."""
+    options = ctx.step_options
+    if options is None or options.statement_timeout_ms is None:
+        return []
+    value_ms = options.statement_timeout_ms
+    how = f"{DIRECTIVE} statement-timeout={format_duration(value_ms) if value_ms else 0}"
+    return [TimeoutChange("statement_timeout", value_ms, how, str(value_ms), "transaction")]
 
 
 #: pg_trigger.tgtype's event bits (catalog/pg_trigger.h TRIGGER_TYPE_*).

@@ -73,8 +73,9 @@ def test_switching_the_guard_off_is_an_error(sql: str, words: str) -> None:
         "SET statement_timeout = '1h';",
         "SET timezone = 'UTC';",
         "RESET timezone;",
-        "SELECT set_config('lock_timeout', current_setting('x.y'), true);",
         "SELECT set_config('search_path', '', false);",
+        "UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path';",
+        "UPDATE pg_settings SET setting = '5s' WHERE name = 'lock_timeout';",
         "ALTER ROLE app RESET lock_timeout;",
         "ALTER ROLE app SET statement_timeout = '30s';",
     ],
@@ -366,3 +367,83 @@ def test_lock_timeout_switched_off_is_an_error_before_new_tables_too() -> None:
     [finding] = capped(sql)
     assert finding.severity == "error"
     assert finding.cost is None  # never relaxed, not even on a fresh database
+
+
+@pytest.mark.parametrize(
+    ("sql", "words"),
+    [
+        # issue 21 review21c F1: pg_settings' update rule calls set_config(name, setting, false)
+        (
+            "UPDATE pg_settings SET setting = '0' WHERE name = 'lock_timeout';",
+            "UPDATE pg_settings sets lock_timeout to 0",
+        ),
+        (
+            "UPDATE pg_catalog.pg_settings s SET setting = '100us' "
+            "WHERE s.name IN ('lock_timeout');",
+            "which the server rounds to 0",
+        ),
+        (
+            "UPDATE pg_settings SET setting = '5h' WHERE 'statement_timeout' = name AND true;",
+            "above max_statement_timeout",
+        ),
+        ("UPDATE pg_settings SET setting = NULL WHERE name = 'lock_timeout';", "back to the"),
+        (
+            "DO $$ BEGIN UPDATE pg_settings SET setting = '0' WHERE name = 'lock_timeout'; END $$;",
+            "UPDATE pg_settings sets lock_timeout to 0",
+        ),
+        # a NULL value resets: the session's default, usually 0
+        ("SELECT set_config('lock_timeout', NULL, true);", "NULL value puts lock_timeout back"),
+        ("DO $$ BEGIN PERFORM set_config('lock_timeout', NULL, true); END $$;", "NULL value"),
+        # what is only known when it runs: refused (an allow comment says why it is fine)
+        (
+            "SELECT set_config('lock_timeout', current_setting('x.y'), true);",
+            "a value known only when it runs",
+        ),
+        (
+            "SELECT set_config(name, '0', true) FROM pg_settings WHERE name = 'lock_timeout';",
+            "lock_timeout or statement_timeout to a value known only when it runs",
+        ),
+        (
+            "UPDATE pg_settings SET setting = '0' WHERE name = current_setting('x.y');",
+            "known only when it runs",
+        ),
+        (
+            "UPDATE pg_settings SET setting = current_setting('x.y') WHERE name = 'lock_timeout';",
+            "known only when it runs",
+        ),
+        # ``||`` of literals is a constant
+        ("SELECT set_config('lock_' || 'timeout', '0', true);", "sets lock_timeout to 0"),
+    ],
+)
+def test_pg_settings_writes_null_and_unknown_values_are_judged(sql: str, words: str) -> None:
+    [finding] = capped(sql)
+    assert finding.severity == "error"
+    assert words in finding.message
+
+
+# -- issue 21 review21c F8: the statement-timeout= directive judged as SET LOCAL is ----------
+
+
+def test_a_statement_timeout_directive_above_the_ceiling_is_an_error() -> None:
+    [finding] = capped("-- safemigrate: statement-timeout=5h\nSELECT 1;\n")
+    assert finding.severity == "error" and finding.line == 2
+    assert "statement-timeout=5h sets statement_timeout to 5h, above" in finding.message
+    [finding] = capped("-- safemigrate: statement-timeout=0\nSELECT 1;\n")
+    assert "to 0: no limit at all" in finding.message
+
+
+def test_a_statement_timeout_directive_within_the_ceiling_or_allowed_is_fine() -> None:
+    assert capped("-- safemigrate: statement-timeout=1h\nSELECT 1;\n") == []
+    assert uncapped("-- safemigrate: statement-timeout=99h\nSELECT 1;\n") == []
+    allowed = (
+        "-- safemigrate: statement-timeout=5h\n"
+        "-- safemigrate: allow timeout-guard-off -- the backfill needs it, agreed\nSELECT 1;\n"
+    )
+    assert capped(allowed) == []
+
+
+def test_only_the_step_a_directive_starts_is_judged_by_it() -> None:
+    sql = "-- safemigrate: statement-timeout=5h group-start\nSELECT 1;\nSELECT 2;\n"
+    sql += "-- safemigrate: group-end\n"
+    [finding] = capped(sql)
+    assert finding.line == 2
