@@ -17,6 +17,7 @@ from psycopg import sql
 from ..batches import ReplicaLag
 from ..model import QualifiedName, StepProgress
 from ..shapes import StepRecord
+from . import journal as dbjournal
 from .journal import JournalTable
 from .session import Session
 
@@ -40,7 +41,7 @@ class Recorded:
 
 def progress_table(journal: JournalTable) -> JournalTable:
     """The progress table of batched steps, next to the journal."""
-    return JournalTable(journal.schema, f"{journal.table}_batches")
+    return dbjournal.family_table(journal, dbjournal.BATCHES)
 
 
 def _table(table: QualifiedName) -> sql.Identifier:
@@ -73,6 +74,10 @@ def ensure_progress(session: Session, journal: JournalTable) -> None:
     its rows belong to (the text those runs last started)."""
     progress = progress_table(journal)
     exists, keyed = _progress_state(session, journal)
+    if exists:
+        # The table may have appeared since the run started (a step made it): check it here,
+        # before the batch writes to it.
+        dbjournal.refuse_foreign_family_table(session, journal, dbjournal.BATCHES)
     if keyed:
         _ensure_key_columns(session, progress)
         return
