@@ -1,7 +1,14 @@
 """Step checksums: what drift detection compares. Pure, no I/O.
 
-Two checksums of a step's statements (each statement's text exactly as written in the file,
-without its semicolon), both SHA-256 hex digests over the texts each followed by a NUL byte:
+Three checksums of a step's statements (each statement's text exactly as written in the file,
+without its semicolon), SHA-256 hex digests over the statements each followed by a NUL byte:
+
+- :func:`token_checksum`: of each statement's tokens, as PostgreSQL's own scanner (pglast)
+  cuts them: every token but comments, each with its exact text (keywords as written, string
+  constants and quoted names with every character inside them, ``$$`` bodies whole). Blanks
+  and comments between tokens do not count, so a statement reindented, rewrapped or given one
+  more space is the same statement (review21c F4), and two statements that differ in any
+  token are not. New journal rows store this one.
 
 - :func:`raw_checksum`: of the texts as written. Journals written by safemigrate 0.x before
   normalized checksums hold this one.
@@ -11,15 +18,17 @@ without its semicolon), both SHA-256 hex digests over the texts each followed by
   identifiers (``"..."``), where such characters are part of a value or a name. Outside those
   tokens a line end is whitespace between tokens (or ends a ``--`` comment, which a CR or LF
   both end), so removing blanks before it leaves the token sequence the server parses
-  unchanged. New journal rows store this one.
+  unchanged. Rows written before token checksums hold this one.
 
 Where a line end falls is decided with PostgreSQL's own scanner (pglast): every token other
 than a comment protects the characters it spans. If the text does not scan, nothing is
 normalized (the raw checksum is the normalized one): a checksum that sees too much only means
 a drift report, never a missed change.
 
-A step matches a journal row when the row's checksum equals either checksum
-(:func:`matches`), so rows written before normalization keep matching their unchanged files.
+A step matches a journal row when the row's checksum equals any of the three
+(:func:`matches`), so rows written by earlier releases keep matching their unchanged files
+(their layout can only be compared as they recorded it: bytes, or bytes without trailing
+blanks).
 """
 
 from __future__ import annotations
@@ -48,6 +57,12 @@ EMPTY = hashlib.sha256().hexdigest()
 def raw_checksum(texts: Iterable[str]) -> str:
     """SHA-256 of the statements' texts exactly as written (the previous release's checksum)."""
     return _digest(texts)
+
+
+def token_spans(text: str) -> list[tuple[int, int]] | None:
+    """Half-open character spans of ``text``'s tokens other than comments, in order; None
+    when it does not scan."""
+    return _protected(text)
 
 
 def _protected(text: str) -> list[tuple[int, int]] | None:
@@ -93,12 +108,62 @@ def normalize(text: str) -> str:
     return "".join(out)
 
 
+def tokens(text: str) -> list[str] | None:
+    """The texts of ``text``'s tokens other than comments, in order; None when it does not
+    scan."""
+    from pglast import parser
+
+    try:
+        scanned = parser.scan(text)
+    except parser.ParseError:
+        return None
+    return [text[t.start : t.end + 1] for t in scanned if t.name not in _COMMENTS]
+
+
+def _token_text(text: str) -> str:
+    """What :func:`token_checksum` digests of one statement: each token's length and text (the
+    length keeps ``ab`` apart from ``a b``); the text as written when it does not scan."""
+    found = tokens(text)
+    if found is None:
+        return "unscanned:" + text
+    return "".join(f"{len(token)}:{token}" for token in found)
+
+
+def token_checksum(texts: Iterable[str]) -> str:
+    """SHA-256 of the statements' tokens (see :func:`tokens`): what new rows store."""
+    return _digest(_token_text(text) for text in texts)
+
+
+def token_differences(old: str, new: str) -> tuple[str, str] | None:
+    """The first token where two statements differ, as (old, new) with a few tokens around
+    it, for people (``<end>`` past the last); None when the tokens are the same."""
+    left, right = tokens(old), tokens(new)
+    if left is None or right is None:
+        return None if old == new else (old, new)
+    for index in range(max(len(left), len(right))):
+        a = left[index] if index < len(left) else None
+        b = right[index] if index < len(right) else None
+        if a != b:
+            start = max(0, index - 2)
+            return (
+                " ".join(left[start : index + 3]) or "<end>",
+                " ".join(right[start : index + 3]) or "<end>",
+            )
+    return None
+
+
 def normalized_checksum(texts: Iterable[str]) -> str:
     """SHA-256 of the statements' normalized texts (see :func:`normalize`): what new rows store."""
     return _digest(normalize(text) for text in texts)
 
 
-def matches(stored: str, texts: Iterable[str]) -> bool:
-    """True when a journal row's checksum is the raw or the normalized checksum of ``texts``."""
+def all_checksums(texts: Iterable[str]) -> tuple[str, str, str]:
+    """The token, normalized and raw checksums of ``texts``: any of them may be stored."""
     texts = list(texts)
-    return stored in (normalized_checksum(texts), raw_checksum(texts))
+    return (token_checksum(texts), normalized_checksum(texts), raw_checksum(texts))
+
+
+def matches(stored: str, texts: Iterable[str]) -> bool:
+    """True when a journal row's checksum is the token, normalized or raw checksum of
+    ``texts``."""
+    return stored in all_checksums(texts)

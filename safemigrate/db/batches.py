@@ -224,12 +224,12 @@ def other_text(session: Session, journal: JournalTable, record: StepRecord) -> S
     rows = session.rows(
         sql.SQL(
             _SUMMARY + "FROM {} WHERE version = {} AND step = {} "
-            "AND checksum IS DISTINCT FROM {} GROUP BY 1, 2, 3 ORDER BY 7 DESC LIMIT 1"
+            "AND (checksum IS NULL OR checksum <> ALL({})) GROUP BY 1, 2, 3 ORDER BY 7 DESC LIMIT 1"
         ).format(
             progress_table(journal).ident,
             sql.Literal(record.version),
             sql.Literal(record.step),
-            sql.Literal(record.checksum),
+            sql.Literal(list(record.checksums)),
         )
     )
     found = _summaries(rows)
@@ -264,8 +264,10 @@ def unfinished(session: Session, journal: JournalTable) -> list[StepProgress]:
 def recorded(session: Session, journal: JournalTable, record: StepRecord) -> Recorded:
     """The batches the progress table holds for the step ``record`` names, with its text."""
     progress = progress_table(journal).ident
-    where = sql.SQL("version = {} AND step = {} AND checksum = {}").format(
-        sql.Literal(record.version), sql.Literal(record.step), sql.Literal(record.checksum)
+    where = sql.SQL("version = {} AND step = {} AND checksum = ANY({})").format(
+        sql.Literal(record.version),
+        sql.Literal(record.step),
+        sql.Literal(list(record.checksums)),
     )
     rows = session.rows(
         sql.SQL(

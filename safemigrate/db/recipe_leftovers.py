@@ -61,7 +61,7 @@ def drop_earlier(
 ) -> None:
     """Drop what another text of the step ``record`` names made (newest first), forget its
     rows; under session-level ``timeouts``."""
-    earlier = [r for r in rows if r[0] != record.checksum]
+    earlier = [r for r in rows if not record.same_text(r[0])]
     if not earlier:
         return
     set_session_timeouts(session, timeouts)
@@ -111,11 +111,13 @@ def drop_earlier(
                     )
                 )
         session.execute(
-            sql.SQL("DELETE FROM {} WHERE version = {} AND step = {} AND checksum <> {}").format(
+            sql.SQL(
+                "DELETE FROM {} WHERE version = {} AND step = {} AND checksum <> ALL({})"
+            ).format(
                 objects.objects_table(journal).ident,
                 sql.Literal(record.version),
                 sql.Literal(record.step),
-                sql.Literal(record.checksum),
+                sql.Literal(list(record.checksums)),
             )
         )
     finally:

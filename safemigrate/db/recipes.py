@@ -186,10 +186,10 @@ class _Ledger:
         if started_before and not any(r.kind == objects.STEP for r in rows):
             raise _unrecorded(self.record)
         for row in reversed(rows):
-            if row.kind != objects.STEP and row.checksum != self.record.checksum:
+            if row.kind != objects.STEP and not self.record.same_text(row.checksum):
                 self.drop(row, "made by an earlier text of this step")
         self.mine = [
-            r for r in rows if r.kind != objects.STEP and r.checksum == self.record.checksum
+            r for r in rows if r.kind != objects.STEP and self.record.same_text(r.checksum)
         ]
 
     def find(self, kind: str, column: str = "") -> objects.RecipeObject | None:
@@ -264,7 +264,7 @@ class _Ledger:
             rewrite = self.rewrite
             wanted = "p" if rewrite.kind == "primary_key" else "u"
             same = (
-                row.checksum == self.record.checksum
+                self.record.same_text(row.checksum)
                 and str(conname) == row.name
                 and contype == wanted
                 and bool(deferrable) == rewrite.deferrable
@@ -417,7 +417,7 @@ class _Ledger:
         self.mine = [
             r
             for r in objects.read(self.session, self.journal, self.record)
-            if r.kind != objects.STEP and r.checksum == self.record.checksum
+            if r.kind != objects.STEP and self.record.same_text(r.checksum)
         ]
 
     def clean_up(self) -> None:
