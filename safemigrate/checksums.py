@@ -134,24 +134,6 @@ def token_checksum(texts: Iterable[str]) -> str:
     return _digest(_token_text(text) for text in texts)
 
 
-def token_differences(old: str, new: str) -> tuple[str, str] | None:
-    """The first token where two statements differ, as (old, new) with a few tokens around
-    it, for people (``<end>`` past the last); None when the tokens are the same."""
-    left, right = tokens(old), tokens(new)
-    if left is None or right is None:
-        return None if old == new else (old, new)
-    for index in range(max(len(left), len(right))):
-        a = left[index] if index < len(left) else None
-        b = right[index] if index < len(right) else None
-        if a != b:
-            start = max(0, index - 2)
-            return (
-                " ".join(left[start : index + 3]) or "<end>",
-                " ".join(right[start : index + 3]) or "<end>",
-            )
-    return None
-
-
 def normalized_checksum(texts: Iterable[str]) -> str:
     """SHA-256 of the statements' normalized texts (see :func:`normalize`): what new rows store."""
     return _digest(normalize(text) for text in texts)
