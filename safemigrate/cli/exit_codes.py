@@ -42,6 +42,8 @@ UP_EXIT_CODES = exit_codes_epilog(
         2: "bad input: migration file, configuration, flag or DSN; a step released the run lock",
         3: "the run lock is held by another run, or this run lost it, or another live session "
         "is building an invalid index the step would drop",
+        6: "the database could not be reached, or the connection was lost (for longer than "
+        "reconnect_timeout, or max_attempts times while one step ran) or is unsafe",
     }
 )
 STATUS_EXIT_CODES = exit_codes_epilog(

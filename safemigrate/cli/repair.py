@@ -23,9 +23,10 @@ from .sinks import target_printer
     "--accept-edited",
     is_flag=True,
     help="Also accept the current text of applied steps edited in their place, for an edit "
-    "that changes nothing that ran (a comment inside a statement, a change already made on "
-    "the server). SQL inserted among applied steps, or an edit that leaves a later step of "
-    "the migration not applied (group markers removed), is never accepted.",
+    "that changes nothing that ran (a keyword's case, a change already made on the server; "
+    "blanks and comments are no edit at all). SQL inserted among applied steps, or an edit "
+    "that leaves a later step of the migration not applied (group markers removed), is never "
+    "accepted.",
 )
 @click.option(
     "--forget-batches",

@@ -46,7 +46,7 @@ from .sinks import FleetSink, LiveSink, target_printer
 @click.option(
     "--max-attempts",
     metavar="N",
-    help="Attempts per step on lock timeout or deadlock "
+    help="Attempts per step on lock timeout, deadlock or lost connection "
     "[default: the config's max_attempts, else 10].",
 )
 @click.option(

@@ -1,7 +1,14 @@
 """Step checksums: what drift detection compares. Pure, no I/O.
 
-Two checksums of a step's statements (each statement's text exactly as written in the file,
-without its semicolon), both SHA-256 hex digests over the texts each followed by a NUL byte:
+Three checksums of a step's statements (each statement's text exactly as written in the file,
+without its semicolon), SHA-256 hex digests over the statements each followed by a NUL byte:
+
+- :func:`token_checksum`: of each statement's tokens, as PostgreSQL's own scanner (pglast)
+  cuts them: every token but comments, each with its exact text (keywords as written, string
+  constants and quoted names with every character inside them, ``$$`` bodies whole). Blanks
+  and comments between tokens do not count, so a statement reindented, rewrapped or given one
+  more space is the same statement (review21c F4), and two statements that differ in any
+  token are not. New journal rows store this one.
 
 - :func:`raw_checksum`: of the texts as written. Journals written by safemigrate 0.x before
   normalized checksums hold this one.
@@ -11,15 +18,17 @@ without its semicolon), both SHA-256 hex digests over the texts each followed by
   identifiers (``"..."``), where such characters are part of a value or a name. Outside those
   tokens a line end is whitespace between tokens (or ends a ``--`` comment, which a CR or LF
   both end), so removing blanks before it leaves the token sequence the server parses
-  unchanged. New journal rows store this one.
+  unchanged. Rows written before token checksums hold this one.
 
 Where a line end falls is decided with PostgreSQL's own scanner (pglast): every token other
 than a comment protects the characters it spans. If the text does not scan, nothing is
 normalized (the raw checksum is the normalized one): a checksum that sees too much only means
 a drift report, never a missed change.
 
-A step matches a journal row when the row's checksum equals either checksum
-(:func:`matches`), so rows written before normalization keep matching their unchanged files.
+A step matches a journal row when the row's checksum equals any of the three
+(:func:`matches`), so rows written by earlier releases keep matching their unchanged files
+(their layout can only be compared as they recorded it: bytes, or bytes without trailing
+blanks).
 """
 
 from __future__ import annotations
@@ -56,6 +65,12 @@ def raw_checksum(texts: Iterable[str], verbatim: Iterable[str] = ()) -> str:
     """SHA-256 of the statements' texts exactly as written (the previous release's checksum),
     each followed by its ``verbatim`` part (the data lines of a COPY ... FROM STDIN)."""
     return _digest(_with_verbatim(texts, verbatim))
+
+
+def token_spans(text: str) -> list[tuple[int, int]] | None:
+    """Half-open character spans of ``text``'s tokens other than comments, in order; None
+    when it does not scan."""
+    return _protected(text)
 
 
 def _protected(text: str) -> list[tuple[int, int]] | None:
@@ -101,15 +116,52 @@ def normalize(text: str) -> str:
     return "".join(out)
 
 
-def normalized_checksum(texts: Iterable[str], verbatim: Iterable[str] = ()) -> str:
-    """SHA-256 of the statements' normalized texts (see :func:`normalize`): what new rows store.
+def tokens(text: str) -> list[str] | None:
+    """The texts of ``text``'s tokens other than comments, in order; None when it does not
+    scan."""
+    from pglast import parser
 
-    Each text is followed by its ``verbatim`` part, not normalized: the data lines of a COPY
-    ... FROM STDIN, where a tab at the end of a line is an empty last column."""
+    try:
+        scanned = parser.scan(text)
+    except parser.ParseError:
+        return None
+    return [text[t.start : t.end + 1] for t in scanned if t.name not in _COMMENTS]
+
+
+def _token_text(text: str) -> str:
+    """What :func:`token_checksum` digests of one statement: each token's length and text (the
+    length keeps ``ab`` apart from ``a b``); the text as written when it does not scan."""
+    found = tokens(text)
+    if found is None:
+        return "unscanned:" + text
+    return "".join(f"{len(token)}:{token}" for token in found)
+
+
+def token_checksum(texts: Iterable[str], verbatim: Iterable[str] = ()) -> str:
+    """SHA-256 of the statements' tokens (see :func:`tokens`): what new rows store. Each is
+    followed by its ``verbatim`` part as written: the data lines of a COPY ... FROM STDIN,
+    which are data, not tokens (a tab at the end of a line is an empty last column)."""
+    return _digest(_with_verbatim((_token_text(text) for text in texts), verbatim))
+
+
+def normalized_checksum(texts: Iterable[str], verbatim: Iterable[str] = ()) -> str:
+    """SHA-256 of the statements' normalized texts (see :func:`normalize`), each followed by
+    its ``verbatim`` part, not normalized: what rows written before token checksums hold."""
     return _digest(_with_verbatim((normalize(text) for text in texts), verbatim))
 
 
-def matches(stored: str, texts: Iterable[str]) -> bool:
-    """True when a journal row's checksum is the raw or the normalized checksum of ``texts``."""
-    texts = list(texts)
-    return stored in (normalized_checksum(texts), raw_checksum(texts))
+def all_checksums(texts: Iterable[str], verbatim: Iterable[str] = ()) -> tuple[str, str, str]:
+    """The token, normalized and raw checksums of ``texts`` (with their ``verbatim`` parts):
+    any of them may be stored."""
+    texts, verbatim = list(texts), list(verbatim)
+    return (
+        token_checksum(texts, verbatim),
+        normalized_checksum(texts, verbatim),
+        raw_checksum(texts, verbatim),
+    )
+
+
+def matches(stored: str, texts: Iterable[str], verbatim: Iterable[str] = ()) -> bool:
+    """True when a journal row's checksum is the token, normalized or raw checksum of
+    ``texts`` (with their ``verbatim`` parts)."""
+    return stored in all_checksums(texts, verbatim)

@@ -46,7 +46,8 @@ class ExitCode(enum.IntEnum):
     applied a migration the journal holds as partially applied
     """
     CONNECTION = 6
-    """the database could not be reached, the connection was lost, it cannot keep a session
+    """the database could not be reached, the connection was lost (for longer than
+    `reconnect_timeout`, or `max_attempts` times while one step ran), it cannot keep a session
     (transaction pooling), or it is a standby
     """
     LINT_GATE = 7

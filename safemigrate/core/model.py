@@ -397,9 +397,31 @@ class Statement:
         return summarize(self.run_text)
 
 
+#: How a line break or tab inside a token (a string constant, a quoted name) is shown.
+_SHOWN = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def flatten(sql: str) -> str:
+    """``sql`` on one line: blanks and comments between tokens become one space, and every
+    token keeps its text, its blanks included (line breaks and tabs shown as ``\\n``,
+    ``\\t``), so that two statements that differ show differently (review21c F4: blanks
+    inside a string constant were collapsed like the blanks between tokens)."""
+    spans = checksums.token_spans(sql)
+    if spans is None:
+        return " ".join(sql.split())
+    out: list[str] = []
+    end = 0
+    for start, stop in spans:
+        if out and start > end:
+            out.append(" ")
+        out.append(sql[start:stop].translate(_SHOWN))
+        end = stop
+    return "".join(out)
+
+
 def summarize(sql: str, limit: int = 60) -> str:
-    """Collapse whitespace and cut ``sql`` to about ``limit`` characters."""
-    flat = " ".join(sql.split())
+    """``sql`` on one line (:func:`flatten`), cut to about ``limit`` characters."""
+    flat = flatten(sql)
     return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
 
 
@@ -456,14 +478,29 @@ class Step:
 
     @functools.cached_property
     def checksum(self) -> str:
-        """The normalized checksum of the statements' text: what new journal rows store.
+        """The token checksum of the statements: what new journal rows store.
 
-        See :mod:`safemigrate.core.checksums` (line ends and trailing blanks outside literals do not
-        count); drift detection also accepts :attr:`raw_checksum`, what older journals hold.
+        See :mod:`safemigrate.core.checksums` (blanks and comments between tokens do not
+        count); drift detection also accepts :attr:`normalized_checksum` and
+        :attr:`raw_checksum`, what journals of earlier releases hold. A COPY's data lines
+        count as written.
         """
+        return checksums.token_checksum(
+            (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
+        )
+
+    @functools.cached_property
+    def normalized_checksum(self) -> str:
+        """The statements' text without trailing blanks (the checksum releases before token
+        checksums stored)."""
         return checksums.normalized_checksum(
             (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
         )
+
+    @functools.cached_property
+    def checksums(self) -> frozenset[str]:
+        """Every checksum a journal row of this step's text may hold (token, normalized, raw)."""
+        return frozenset((self.checksum, self.normalized_checksum, self.raw_checksum))
 
     @functools.cached_property
     def raw_checksum(self) -> str:
@@ -525,7 +562,8 @@ class JournalEntry:
     name: str
     step: int
     #: The step's checksum when it was recorded: the normalized one (``Step.checksum``), or in
-    #: rows written by releases before it, the raw one (``Step.raw_checksum``); both match.
+    #: rows written by releases before it, the normalized or raw one; all match
+    #: (``Step.checksums``).
     checksum: str
     #: ``applied``, ``baseline`` (recorded without running) or ``started`` (autocommit step begun).
     state: str = "applied"

@@ -17,6 +17,7 @@ from psycopg import sql
 from ..core.model import QualifiedName, StepProgress
 from ..planning.shapes import StepRecord
 from ..statements.batches import ReplicaLag
+from . import journal as dbjournal
 from .journal import JournalTable
 from .session import Session
 
@@ -40,7 +41,7 @@ class Recorded:
 
 def progress_table(journal: JournalTable) -> JournalTable:
     """The progress table of batched steps, next to the journal."""
-    return JournalTable(journal.schema, f"{journal.table}_batches")
+    return dbjournal.family_table(journal, dbjournal.BATCHES)
 
 
 def _table(table: QualifiedName) -> sql.Identifier:
@@ -73,6 +74,10 @@ def ensure_progress(session: Session, journal: JournalTable) -> None:
     its rows belong to (the text those runs last started)."""
     progress = progress_table(journal)
     exists, keyed = _progress_state(session, journal)
+    if exists:
+        # The table may have appeared since the run started (a step made it): check it here,
+        # before the batch writes to it.
+        dbjournal.refuse_foreign_family_table(session, journal, dbjournal.BATCHES)
     if keyed:
         _ensure_key_columns(session, progress)
         return
@@ -219,12 +224,12 @@ def other_text(session: Session, journal: JournalTable, record: StepRecord) -> S
     rows = session.rows(
         sql.SQL(
             _SUMMARY + "FROM {} WHERE version = {} AND step = {} "
-            "AND checksum IS DISTINCT FROM {} GROUP BY 1, 2, 3 ORDER BY 7 DESC LIMIT 1"
+            "AND (checksum IS NULL OR checksum <> ALL({})) GROUP BY 1, 2, 3 ORDER BY 7 DESC LIMIT 1"
         ).format(
             progress_table(journal).ident,
             sql.Literal(record.version),
             sql.Literal(record.step),
-            sql.Literal(record.checksum),
+            sql.Literal(list(record.checksums)),
         )
     )
     found = _summaries(rows)
@@ -259,8 +264,10 @@ def unfinished(session: Session, journal: JournalTable) -> list[StepProgress]:
 def recorded(session: Session, journal: JournalTable, record: StepRecord) -> Recorded:
     """The batches the progress table holds for the step ``record`` names, with its text."""
     progress = progress_table(journal).ident
-    where = sql.SQL("version = {} AND step = {} AND checksum = {}").format(
-        sql.Literal(record.version), sql.Literal(record.step), sql.Literal(record.checksum)
+    where = sql.SQL("version = {} AND step = {} AND checksum = ANY({})").format(
+        sql.Literal(record.version),
+        sql.Literal(record.step),
+        sql.Literal(list(record.checksums)),
     )
     rows = session.rows(
         sql.SQL(

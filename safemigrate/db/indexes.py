@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from psycopg import sql
@@ -94,6 +96,29 @@ def refuse_live_build(session: Session, oid: int, qualified: str) -> None:
         f"finish (SELECT * FROM pg_stat_progress_create_index), or stop it with "
         f"pg_cancel_backend({pid}), then rerun",
     )
+
+
+#: How often :func:`wait_for_live_build` looks again.
+BUILD_POLL_S = 0.2
+
+
+def wait_for_live_build(
+    session: Session,
+    oid: int,
+    limit_ms: int,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bool:
+    """Wait while another live backend builds the index ``oid`` (review21c F6: the backend of
+    a killed run goes on with its CONCURRENTLY build by itself), up to ``limit_ms`` (0: no
+    limit). True when no build is going on any more."""
+    started = clock()
+    while builder_pid(session, oid) is not None:
+        if limit_ms and (clock() - started) * 1000 >= limit_ms:
+            return False
+        sleep(BUILD_POLL_S)
+    return True
 
 
 def drop_concurrently_sql(index: IndexInfo) -> sql.Composed:

@@ -49,28 +49,79 @@ def exists(session: Session, journal: JournalTable) -> bool:
 #: The columns every journal has had (later ones were added with defaults).
 _REQUIRED = ("version", "name", "step", "checksum", "state")
 
+#: The suffixes of the tables next to the journal (``<journal table><suffix>``, in its
+#: schema): batch progress, recipe records, the repair log.
+BATCHES = "_batches"
+RECIPES = "_recipes"
+REPAIRS = "_repairs"
+#: The columns each of them has had since its first release (later ones were added).
+_FAMILY_REQUIRED = {
+    BATCHES: ("version", "step", "batch", "last_key", "walked", "changed"),
+    RECIPES: ("version", "step", "kind", "name", "state", "checksum"),
+    REPAIRS: ("action", "version", "step", "old_checksum"),
+}
+
+
+def family_table(journal: JournalTable, suffix: str) -> JournalTable:
+    """The table of the journal's family with ``suffix`` (one of :data:`_FAMILY_REQUIRED`)."""
+    return JournalTable(journal.schema, journal.table + suffix)
+
+
+def _columns(session: Session, table: JournalTable) -> set[str] | None:
+    """The columns of ``table``; None when there is no such table."""
+    rows = session.rows(
+        sql.SQL(
+            "SELECT t.oid IS NOT NULL, a.attname FROM (SELECT to_regclass({}) AS oid) t "
+            "LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum > 0 "
+            "AND NOT a.attisdropped"
+        ).format(sql.Literal(session.render(table.ident)))
+    )
+    if not rows or not rows[0][0]:
+        return None
+    return {str(r[1]) for r in rows if r[1] is not None}
+
+
+def _refuse_lacking(
+    session: Session, table: JournalTable, required: tuple[str, ...], what: str, after: str
+) -> None:
+    """Refuse (exit 2) ``table`` when it exists without one of the ``required`` columns;
+    ``after`` ends the message (what was run)."""
+    columns = _columns(session, table)
+    if columns is None:
+        return
+    lacking = [c for c in required if c not in columns]
+    if lacking:
+        raise BadInputError(
+            f"{table} exists but is not {what}: it has no "
+            f"{', '.join(lacking)} column{'s' if len(lacking) > 1 else ''}{after}",
+            hint="rename that table, or give safemigrate a journal of its own: journal_table "
+            "or journal_schema (config, SAFEMIGRATE_JOURNAL_TABLE, SAFEMIGRATE_JOURNAL_SCHEMA)",
+        )
+
+
+def refuse_foreign_family_table(session: Session, journal: JournalTable, suffix: str) -> None:
+    """Refuse (exit 2) a table in the place of the journal's ``suffix`` table that is not
+    safemigrate's (review21c F9: an application's own ``safemigrate_history_batches``):
+    writing or reading it would fail with an SQL error of the runner's own, or one blamed on
+    the user's step."""
+    _refuse_lacking(
+        session,
+        family_table(journal, suffix),
+        _FAMILY_REQUIRED[suffix],
+        f"safemigrate's {suffix.lstrip('_')} table of journal {journal}",
+        # A step may have made it during the run: the steps before it stay applied.
+        "; nothing more was run",
+    )
+
 
 def refuse_foreign_table(session: Session, journal: JournalTable) -> None:
     """Refuse (exit 2) a table in the journal's place that is not a journal (issue 22 review
     F2b: an application's own ``safemigrate_history``, or journal_table naming another tool's
-    history): reading or writing it would fail with an SQL error of the runner's own."""
-    columns = {
-        str(r[0])
-        for r in session.rows(
-            sql.SQL(
-                "SELECT attname FROM pg_attribute WHERE attrelid = {}::regclass "
-                "AND attnum > 0 AND NOT attisdropped"
-            ).format(sql.Literal(session.render(journal.ident)))
-        )
-    }
-    lacking = [c for c in _REQUIRED if c not in columns]
-    if lacking:
-        raise BadInputError(
-            f"{journal} exists but is not a safemigrate journal: it has no "
-            f"{', '.join(lacking)} column{'s' if len(lacking) > 1 else ''}; nothing was run",
-            hint="name a table of safemigrate's own: journal_table or journal_schema (config, "
-            "SAFEMIGRATE_JOURNAL_TABLE, SAFEMIGRATE_JOURNAL_SCHEMA)",
-        )
+    history), and one in the place of a table of its family (review21c F9): reading or
+    writing it would fail with an SQL error of the runner's own."""
+    _refuse_lacking(session, journal, _REQUIRED, "a safemigrate journal", "; nothing was run")
+    for suffix in _FAMILY_REQUIRED:
+        refuse_foreign_family_table(session, journal, suffix)
 
 
 #: The journal table's comment.

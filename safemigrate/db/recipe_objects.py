@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from psycopg import sql
 
 from ..planning.shapes import StepRecord
+from . import journal as dbjournal
 from .journal import JournalTable
 from .session import Session
 
@@ -89,7 +90,7 @@ def exclusive_sql(journal: JournalTable, record: StepRecord) -> sql.Composed:
 
 def objects_table(journal: JournalTable) -> JournalTable:
     """The table next to the journal where recipes record what they created."""
-    return JournalTable(journal.schema, f"{journal.table}_recipes")
+    return dbjournal.family_table(journal, dbjournal.RECIPES)
 
 
 def ensure(session: Session, journal: JournalTable) -> None:
@@ -101,6 +102,8 @@ def ensure(session: Session, journal: JournalTable) -> None:
         )
     )
     if found:
+        # The table may have appeared since the run started (a step made it).
+        dbjournal.refuse_foreign_family_table(session, journal, dbjournal.RECIPES)
         return
     session.execute(
         sql.SQL(

@@ -14,13 +14,14 @@ Ownership: each object the recipe creates is recorded in ``<journal>_recipes`` (
 before it. A rerun after an interruption, a retry after a lock timeout or a reconnect resumes
 from that record: it reuses an object only when the record names it for this step and this
 text and the catalog still has it (same oid), and otherwise chooses its names again. An index
-recorded as about to be built (its oid not known yet) is taken as the recipe's only when it is
-INVALID, as an interrupted build leaves it, and has exactly the definition the recipe intended
-(``rewrites.index_shape`` of pg_get_indexdef); a valid index of that name, or one of another
-definition, is someone else's: never attached nor dropped, the recipe takes the next free name
-(issue 21 review D1). The attach re-checks, inside its transaction, that the constraint uses
-the index the record names. A recorded index someone attached by hand as the constraint the
-step adds counts as done (D8).
+recorded as about to be built (its oid not known yet) is taken as the recipe's only when it has
+that name, backs no constraint and has exactly the definition the recipe intended
+(``rewrites.index_shape`` of pg_get_indexdef): INVALID, as an interrupted build leaves it, or
+VALID, as the backend of a killed run leaves it once it finished the build by itself (review21c
+F6; a live build is waited for first); one of another definition is someone else's: never
+attached nor dropped, the recipe takes the next free name (issue 21 review D1). The attach
+re-checks, inside its transaction, that the constraint uses the index the record names. A
+recorded index someone attached by hand as the constraint the step adds counts as done (D8).
 
 A failure other than a lock timeout (rows that violate the constraint, duplicates) drops what
 the record names, and nothing else, and raises the server's error. Objects recorded for an
@@ -182,10 +183,10 @@ class _Ledger:
         if started_before and not any(r.kind == objects.STEP for r in rows):
             raise _unrecorded(self.record)
         for row in reversed(rows):
-            if row.kind != objects.STEP and row.checksum != self.record.checksum:
+            if row.kind != objects.STEP and not self.record.same_text(row.checksum):
                 self._made_by_earlier_text(row).drop(row, "made by an earlier text of this step")
         self.mine = [
-            r for r in rows if r.kind != objects.STEP and r.checksum == self.record.checksum
+            r for r in rows if r.kind != objects.STEP and self.record.same_text(r.checksum)
         ]
 
     def _made_by_earlier_text(self, row: objects.RecipeObject) -> _Ledger:
@@ -220,10 +221,14 @@ class _Ledger:
           ``valid`` / ``not-valid`` while no constraint uses it; ``attached`` once it backs
           the constraint this step adds (finished by hand: issue 21 review D8), ``attached-
           other`` when it backs another one;
-        - an index recorded as about to be built (no oid yet): ``not-valid`` only for an
-          INVALID index of that name on the table with exactly the definition the recipe
-          intended (an interrupted build leaves that); a valid one, or one of another
-          definition, is someone else's that took the name meanwhile (issue 21 review D1).
+        - an index recorded as about to be built (no oid yet): the recipe's only when it has
+          that name, is on the table, backs no constraint and has exactly the definition the
+          recipe intended: ``not-valid`` when INVALID (an interrupted build leaves that),
+          ``valid`` when VALID (the backend of a killed run finishes its CONCURRENTLY build by
+          itself: review21c F6); one of another definition is someone else's that took the
+          name meanwhile (issue 21 review D1). A user who builds an index of exactly that
+          definition under exactly that name between the record and the rerun has it taken
+          as the recipe's: the accepted price of not leaving a second unique index behind.
         """
         session = self.session
         if row.kind in (objects.CONSTRAINT, objects.HELPER):
@@ -269,7 +274,7 @@ class _Ledger:
             rewrite = self.rewrite
             wanted = "p" if rewrite.kind == "primary_key" else "u"
             same = (
-                row.checksum == self.record.checksum
+                self.record.same_text(row.checksum)
                 and str(conname) == row.name
                 and contype == wanted
                 and bool(deferrable) == rewrite.deferrable
@@ -278,9 +283,24 @@ class _Ledger:
             return "attached" if same else "attached-other"
         if str(relname) != row.name:
             return None  # renamed by someone: the recipe's drop and attach name it
-        if not built and valid:
-            return None
         return "valid" if valid else "not-valid"
+
+    def index_oid(self, row: objects.RecipeObject) -> int | None:
+        """The oid of the recorded index: recorded once built, else the oid of the index of
+        its name on the table (one recorded as about to be built)."""
+        if row.oid is not None:
+            return row.oid
+        found = self.session.scalar(
+            sql.SQL(
+                "SELECT c.oid::bigint FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+                "WHERE c.relnamespace = {} AND c.relname = {} AND i.indrelid = {}"
+            ).format(
+                sql.Literal(self.table.namespace),
+                sql.Literal(row.name),
+                sql.Literal(self.table.oid),
+            )
+        )
+        return int(str(found)) if found is not None else None
 
     def attached_to(self, row: objects.RecipeObject) -> str:
         """The constraint the recorded index ``row`` backs (its state is ``attached-other``)."""
@@ -386,7 +406,11 @@ class _Ledger:
                 # Another relation took the name after it was chosen: not the recipe's.
                 self.forget(row)
             raise
-        session.execute(objects.built_sql(self.journal, self.record, name, self.table.oid))
+        self.record_built(name)
+
+    def record_built(self, name: str) -> None:
+        """Record the index ``name`` as built: its row gets the index's oid."""
+        self.session.execute(objects.built_sql(self.journal, self.record, name, self.table.oid))
         self.reload()
 
     def drop(self, row: objects.RecipeObject, why: str) -> None:
@@ -412,7 +436,7 @@ class _Ledger:
         self.mine = [
             r
             for r in objects.read(self.session, self.journal, self.record)
-            if r.kind != objects.STEP and r.checksum == self.record.checksum
+            if r.kind != objects.STEP and self.record.same_text(r.checksum)
         ]
 
     def clean_up(self) -> None:
@@ -645,10 +669,27 @@ def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.
         )
         return
     if index is not None and state == "not-valid":
+        oid = ledger.index_oid(index)
+        # The backend of a killed run goes on with its build by itself (review21c F6): wait
+        # for it (its build runs under the same statement_timeout, so the wait ends), then
+        # look again: a finished build is the recipe's valid index.
+        if oid is not None and dbindex.wait_for_live_build(
+            session, oid, ledger.timeouts.statement_timeout_ms
+        ):
+            state = ledger.state(index)
+            if state is None:
+                ledger.forget(index)
+                index, name = None, choose_name(session, rewrite, table)
+    if index is not None and index.state == objects.INTENDED and state == "valid":
+        # The killed run's build finished: the index is the recipe's (see state()); record
+        # its oid, as the build would have, so that the attach checks it like any other.
+        ledger.record_built(index.name)
+    if index is not None and state == "not-valid":
         # An interrupted CONCURRENTLY build leaves its index invalid: drop it, build again;
         # unless another live backend is still building it (issue 21 review21b F3).
-        if index.oid is not None:
-            dbindex.refuse_live_build(session, index.oid, index.name)
+        oid = ledger.index_oid(index)
+        if oid is not None:
+            dbindex.refuse_live_build(session, oid, index.name)
         ledger.drop(index, "left invalid by an interrupted build")
         index = None
     if index is None:

@@ -24,13 +24,14 @@ from psycopg import sql
 from ..planning.pending import Repair, RepairAction
 from ..planning.policy import Timeouts
 from . import batch_queries as dbbatch
+from . import journal as dbjournal
 from . import recipe_objects as objects
 from . import steps as dbsteps
 from .journal import JournalTable
 from .session import Session
 
 #: The suffix of the repair log's name: ``<journal table>_repairs``.
-LOG_SUFFIX = "_repairs"
+LOG_SUFFIX = dbjournal.REPAIRS
 
 
 @dataclass(frozen=True)

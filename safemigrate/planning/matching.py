@@ -1,5 +1,6 @@
 """Where a recorded text is in the directory now: journal rows against the current steps by
-their normalised text, wherever it is (issue 21 review D2, D3, D5). Pure, no I/O.
+their statements' tokens, wherever they are (issue 21 review D2, D3, D5; review21c F4: blanks
+and comments between tokens do not count, see ``checksums``). Pure, no I/O.
 
 Every row the runner keeps about a step -- applied, ``started``, batch progress, a recipe's
 record -- names a place (version, step) and the checksum of the text it ran. Files are
@@ -42,8 +43,7 @@ def statement_checksums(step: Step) -> set[str]:
         return set()
     found: set[str] = set()
     for statement in step.statements:
-        found.add(checksums.normalized_checksum([statement.text], [statement.copy_data]))
-        found.add(checksums.raw_checksum([statement.text], [statement.copy_data]))
+        found.update(checksums.all_checksums([statement.text], [statement.copy_data]))
     return found
 
 
@@ -63,7 +63,7 @@ class Texts:
                 if (migration.version, step.index) in done or step.empty:
                     continue
                 place = Place(migration, step)
-                for checksum in {step.checksum, step.raw_checksum}:
+                for checksum in step.checksums:
                     self.steps.setdefault(checksum, []).append(place)
                 for checksum in statement_checksums(step):
                     self.statements.setdefault(checksum, []).append(place)

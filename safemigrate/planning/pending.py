@@ -195,8 +195,9 @@ def version_label(version: int, migrations: Sequence[Migration]) -> str:
 
 
 def _step_matches(entry: JournalEntry, step: Step) -> bool:
-    """True when the row's checksum is the step's normalized or raw (older release) checksum."""
-    return entry.checksum in (step.checksum, step.raw_checksum)
+    """True when the row's checksum is one of the step's (token; normalized or raw: rows of
+    earlier releases): the same statements, whatever blanks and comments lie between tokens."""
+    return entry.checksum in step.checksums
 
 
 def _moves(
@@ -317,7 +318,7 @@ def _started_steps(
         migration = on_disk.get(version)
         steps = migration.steps if migration is not None else ()
         step = steps[index] if index < len(steps) else None
-        if step is not None and checksum in (step.checksum, step.raw_checksum):
+        if step is not None and checksum in step.checksums:
             continue
         name = rows.row.name if rows.row is not None else names.get(version, str(version))
         if migration is not None:
@@ -501,8 +502,8 @@ _FILLED_HINT = (
 #: How to go on when an applied step's text was edited in its place.
 ACCEPT_EDITED_HINT = (
     "restore the applied text (changes go in a new migration); if the edit changes nothing "
-    "that ran (a comment inside the statement, or a change already made on the server by "
-    "hand), `safemigrate repair --accept-edited` records the current text"
+    "that ran (a keyword's case, or a change already made on the server by hand), "
+    "`safemigrate repair --accept-edited` records the current text"
 )
 
 
@@ -784,8 +785,9 @@ def _refuse_rerun(status: MigrationStatus, texts: Texts) -> MigrationStatus:
             hint=(
                 f"make the files hold the applied text as it was applied ({repair.applied_file} "
                 f"step {repair.step + 1}) and take it out of {now.migration.filename}; to run it "
-                "again on purpose, write it in a new migration as another text (a comment "
-                "inside the statement makes it one)"
+                "again on purpose, write it in a new migration as another statement (blanks "
+                "and comments do not make one: a token must differ, e.g. the table named "
+                "with its schema)"
             ),
         )
     return status
@@ -952,8 +954,8 @@ def repairs_of(
             f"{first.step + 1}: applied, but its text has changed; repair records as applied "
             "only text that ran",
             hint="restore the applied text (changes go in a new migration); if the edit changes "
-            "nothing that ran (a comment inside the statement, or a change already made on the "
-            "server by hand), rerun repair with --accept-edited",
+            "nothing that ran (a keyword's case, or a change already made on the server by "
+            "hand), rerun repair with --accept-edited",
         )
     unasked = [
         r

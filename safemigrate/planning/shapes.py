@@ -36,7 +36,20 @@ class StepRecord:
     name: str
     #: 0-based position of the step in its migration.
     step: int
+    #: The checksum the row stores (the step's token checksum).
     checksum: str
+    #: The other checksums of the same text that rows of earlier releases hold (normalized,
+    #: raw): a started row, batch or recipe record under one of them is this text's too.
+    earlier: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def checksums(self) -> tuple[str, ...]:
+        """Every checksum a row of this step's text may hold, the stored one first."""
+        return (self.checksum, *(c for c in self.earlier if c != self.checksum))
+
+    def same_text(self, checksum: str | None) -> bool:
+        """True when a row's ``checksum`` is one of this text's."""
+        return checksum in self.checksums
 
 
 class _Facts:
@@ -257,6 +270,7 @@ def step_record(planned: PlannedStep) -> StepRecord:
         name=planned.migration.name,
         step=planned.step.index,
         checksum=planned.step.checksum,
+        earlier=(planned.step.normalized_checksum, planned.step.raw_checksum),
     )
 
 

@@ -23,11 +23,14 @@ from ..core.errors import ConnectionFailedError
 from ..core.events import (
     Connected,
     ConnectionLost,
+    Event,
     EventSink,
     FreshDatabase,
     Reconnected,
     RunStarted,
     SessionReplayed,
+    StepApplied,
+    StepStarted,
 )
 from ..core.model import Migration
 from ..core.reached import Target
@@ -55,7 +58,7 @@ from ..statements.session_state import (
 from .connection import Database, ignore, journal_table, open_monitor, open_session, server_settings
 from .executor import Executor, RunResult, StopCheck
 from .journal_reading import Pending, applied_history, read_plan
-from .reconnection import RECONNECT_LOCK_WAIT_MS, Outage
+from .reconnection import RECONNECT_LOCK_WAIT_MS, LostSteps, Outage
 from .refusals import refuse_pooling, refuse_standby
 from .run_lock import Clock, RunLock, Sleep, holding_run_lock
 from .session_replay import replay_settings
@@ -123,7 +126,7 @@ class Run:
         self.journal = journal_table(settings)
         self.migrations = list(migrations)
         self.target_version = target_version
-        self.emit = on_event
+        self._sink = on_event
         self.capture_locks = capture_locks
         self.clock = clock
         self.sleep = sleep
@@ -136,6 +139,8 @@ class Run:
         self._functions: Mapping[str, Needs] | None = None
         self._changers: frozenset[str] | None = None
         self.outage = Outage(settings.reconnect_timeout_ms, settings.deadline_ms, self.started_at)
+        #: The step running now and how often the connection was lost during each step.
+        self.lost_steps = LostSteps(settings.max_attempts)
         #: The --target version as its file writes it (``0003``), for the run header.
         self.up_to_version = next(
             (m.version_text for m in self.migrations if m.version == target_version), None
@@ -150,6 +155,16 @@ class Run:
         #: when no other session was connected to it then (the pre-check is skipped).
         self.fresh = False
         self.alone = False
+
+    def emit(self, event: Event) -> None:
+        """Send ``event`` to the caller's sink, noting which step is running (LostSteps)."""
+        if isinstance(event, StepStarted):
+            self.lost_steps.started(
+                event.ref.version, event.ref.step, f"{event.ref.file}:{event.ref.line}"
+            )
+        elif isinstance(event, StepApplied):
+            self.lost_steps.applied()
+        self._sink(event)
 
     def cancel(self) -> None:
         """Cancel the statement the run is sending now, from another thread (the main thread,
@@ -175,6 +190,7 @@ class Run:
                 if not self.outage.ongoing:
                     if settings.reconnect_timeout_ms == 0 or not err.mid_run:
                         raise
+                    self._refuse_lost_again(err)
                     self.outage.begin(now)
                     self.emit(ConnectionLost(err.message, settings.reconnect_timeout_ms))
                 if self.outage.exhausted(now):
@@ -184,6 +200,21 @@ class Run:
                         hint="rerun safemigrate up: it resumes after the last recorded step",
                     ) from None
                 self.sleep(self.outage.next_wait_s())
+
+    def _refuse_lost_again(self, err: ConnectionFailedError) -> None:
+        """End the run (exit 6) when the step running has lost the connection max_attempts
+        times: it would be run again forever (review21c F7)."""
+        losses = self.lost_steps.lost()
+        if self.lost_steps.exhausted(losses):
+            raise ConnectionFailedError(
+                f"{err.message} while {self.lost_steps.where} ran: {losses} times during "
+                f"that step (max_attempts {self.settings.max_attempts}); it is not run again: "
+                "the step "
+                "ends its own backend, or something terminates it each time (a watchdog, "
+                "a statement that runs too long for it)",
+                hint="fix the step (or what terminates it), then rerun safemigrate up: it "
+                "resumes after the last recorded step",
+            ) from None
 
     def _on_one_session(self) -> RunResult:
         """One session's part of the run: lock, journal, plan, execute."""

@@ -6,7 +6,7 @@ A run cut off mid-run (server restart, terminated backend) reconnects for up to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..planning.backoff import Backoff
 
@@ -68,3 +68,41 @@ class Outage:
     def next_wait_s(self) -> float:
         """The pause before the next attempt (jittered, growing to a second)."""
         return self.backoff.wait_ms(self.attempts + 1) / 1000
+
+
+@dataclass
+class LostSteps:
+    """How often the connection was lost while each step ran (review21c F7). Pure data.
+
+    A step that ends its own backend (``pg_terminate_backend(pg_backend_pid())``), or one a
+    watchdog terminates each time it runs longer than N seconds, loses the connection every
+    time it runs; every reconnection succeeds, so the outage's budget never runs out. Each
+    loss therefore counts against the step, as a failed attempt does: after ``max_losses``
+    the run ends (exit 6) naming the step instead of running it again.
+    """
+
+    max_losses: int
+    #: The step that has started and not been applied yet: (version, step), its place.
+    running: tuple[int, int] | None = None
+    where: str = ""
+    losses: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def started(self, version: int, step: int, where: str) -> None:
+        """A step begins (again, after a reconnection)."""
+        self.running, self.where = (version, step), where
+
+    def applied(self) -> None:
+        """The running step is applied: a later loss is not its own."""
+        self.running = None
+
+    def lost(self) -> int:
+        """The connection was lost: the losses of the running step so far, this one
+        included (0 between steps)."""
+        if self.running is None:
+            return 0
+        self.losses[self.running] = self.losses.get(self.running, 0) + 1
+        return self.losses[self.running]
+
+    def exhausted(self, losses: int) -> bool:
+        """True when a step lost ``losses`` times must not run again."""
+        return losses >= self.max_losses

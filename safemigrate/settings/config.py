@@ -195,7 +195,9 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "statement_timeout": "Longest a step may run (0 = no limit).",
         "concurrent_lock_timeout": "Lock timeout of CONCURRENTLY and other autocommit steps.",
         "concurrent_statement_timeout": "Statement timeout of those steps (0 = none).",
-        "max_attempts": "Attempts per step on lock timeout or deadlock (1 to 1000).",
+        "max_attempts": (
+            "Attempts per step on lock timeout, deadlock or lost connection (1 to 1000)."
+        ),
         "backoff_initial": "Pause before the first retry; doubles each retry.",
         "backoff_max": "Longest pause between retries (at least backoff_initial).",
         "deadline": "Time limit of the whole run (none = no limit).",

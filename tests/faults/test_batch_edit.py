@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 
+from safemigrate.source import build_steps
 from tests.faults.helpers import Spawn, interrupted_at_row
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, up_args, write_migrations
@@ -168,3 +169,43 @@ def test_the_run_itself_refuses_batches_of_another_text_that_status_could_not_se
     # From now on status sees it too.
     status = run("status", "--dir", str(directory), "--dsn", db_dsn)
     assert status.exit_code == 5, status.output
+
+
+def test_review21c_f4_a_layout_edit_of_a_started_batch_resumes_it_without_repair(
+    spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
+) -> None:
+    """One more space and a comment inside the statement are the same statement: the rerun
+    resumes the 8 batches (before: exit 5, and ``repair --forget-batches`` as the hint offered
+    ran them twice)."""
+    _tables(db_dsn)
+    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
+    _interrupted_after_8_batches(spawn, connect, db_dsn, directory)
+    (directory / "0001_flag.sql").write_text(
+        _step("orders").replace("SET n = n + 1", "SET n = n  + 1 /* once */")
+    )
+    status = run("status", "--dir", str(directory), "--dsn", db_dsn)
+    assert status.exit_code == 0, status.output
+    resumed = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert resumed.exit_code == 0, resumed.output
+    progress = [e for e in resumed.events() if e["event"] == "batch_progress"]
+    assert progress[0]["resumed_batches"] == 8
+    assert _counts(db_dsn, "orders") == {1: ROWS}
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def test_review21c_f4_batches_an_earlier_release_keyed_by_its_checksum_are_resumed(
+    spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
+) -> None:
+    """Rows written before token checksums hold the normalized one: still this text's."""
+    _tables(db_dsn)
+    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
+    _interrupted_after_8_batches(spawn, connect, db_dsn, directory)
+    [step] = build_steps(str(directory / "0001_flag.sql"), _step("orders"))
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        for table in ("safemigrate_history", "safemigrate_history_batches"):
+            conn.execute(f"UPDATE {table} SET checksum = %s", [step.normalized_checksum])
+    resumed = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert resumed.exit_code == 0, resumed.output
+    progress = [e for e in resumed.events() if e["event"] == "batch_progress"]
+    assert progress[0]["resumed_batches"] == 8
+    assert _counts(db_dsn, "orders") == {1: ROWS}

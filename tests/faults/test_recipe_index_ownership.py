@@ -21,8 +21,15 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.faults.helpers import Spawn, by_kind, terminate_runner_backends
-from tests.faults.recipe_stages import JOURNAL, before_closing_transaction, killed_at
+from tests.faults.helpers import (
+    Spawn,
+    backends,
+    by_kind,
+    terminate_runner_backends,
+    wait_for_lock_wait,
+    wait_until,
+)
+from tests.faults.recipe_stages import JOURNAL, RUNNER_ENV, before_closing_transaction, killed_at
 from tests.faults.test_recipe_ownership import RETRY_ENV, TABLES
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import invalid_indexes, journal_rows, run, up_args, write_migrations
@@ -42,8 +49,9 @@ USERS = {
     "unique-on-another-column": "CREATE UNIQUE INDEX orders_note_key ON orders (amount)",
     # The attach fails on it (not unique): the clean-up used to drop it.
     "plain-on-the-same-column": "CREATE INDEX orders_note_key ON orders (note)",
-    # Even the recipe's own definition, valid, is not proof: an index the recipe was building
-    # when it was interrupted is invalid.
+    # Exactly the recipe's own definition under the recorded name, valid: taken as the
+    # recipe's (review21c F6: the backend of a killed run finishes its build by itself, and
+    # that index must not be left behind next to a second one). The accepted trade-off.
     "same-definition": "CREATE UNIQUE INDEX orders_note_key ON orders (note)",
 }
 
@@ -107,14 +115,19 @@ def test_issue_21_review_d1_an_index_taking_the_intended_name_between_attempts_i
         rerun = run("up", "--dir", str(migrations), "--dsn", db_dsn)
         assert rerun.exit_code == 0, rerun.output
 
+    if users == "same-definition":
+        # Indistinguishable from the recipe's own finished build: attached, nothing doubled.
+        after = _index(db_dsn, "orders_note_key")
+        assert after is not None and after[:3] == before[:3] and after[3]
+        assert _unique_constraints(db_dsn) == [("orders_note_key", "UNIQUE (note)")]
+        assert invalid_indexes(db_dsn) == []
+        assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
+        return
     # The user's index is exactly as it was, attached to nothing; the recipe took the next
     # name, as the plain statement run now would.
     assert _index(db_dsn, "orders_note_key") == before
     expected = [("orders_note_key1", "UNIQUE (note)")]
-    if users == "same-definition":
-        assert _unique_constraints(db_dsn) == expected
-    else:
-        assert [c for c in _unique_constraints(db_dsn) if c[1] == "UNIQUE (note)"] == expected
+    assert [c for c in _unique_constraints(db_dsn) if c[1] == "UNIQUE (note)"] == expected
     assert invalid_indexes(db_dsn) == []
     assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
 
@@ -206,3 +219,53 @@ def test_issue_21_review_d8_a_recipe_finished_by_hand_counts_as_done(
     assert invalid_indexes(db_dsn) == []
     assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
     assert watch.execute(f"SELECT count(*) FROM {JOURNAL}_recipes").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("rerun_at", ["after-the-build", "during-the-build"])
+def test_review21c_f6_the_index_a_killed_runs_backend_finishes_is_the_recipes_own(
+    rerun_at: str, spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
+) -> None:
+    """kill -9 of the client during a UNIQUE recipe's CONCURRENTLY build: its backend goes on
+    and finishes the build (VALID, the recorded name and definition). Before, the rerun took
+    that index for someone else's and built ``orders_note_key1``, leaving a second valid
+    unique index behind; now it attaches the one the record names, and a rerun started while
+    the build still runs waits for it (behind the run lock the dead client's backend holds)."""
+    migrations = write_migrations(
+        tmp_path / "m",
+        {"0001_setup.sql": SETUP, "0002_change.sql": "ALTER TABLE orders ADD UNIQUE (note);\n"},
+    )
+    where = ("--dir", str(migrations), "--dsn", db_dsn)
+    assert run("up", *where, "--target", "1").exit_code == 0
+    # An old snapshot: the build waits for it before it can mark the index valid.
+    old = connect()
+    old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    old.execute("SELECT 1").fetchall()
+    watch = connect()
+    runner = spawn("up", *where, "--format", "json", env=RUNNER_ENV)
+    wait_for_lock_wait(watch, wait_event="virtualxid", timeout=30)
+    runner.kill()  # SIGKILL: the client only; its backend goes on with the build
+    recorded = watch.execute(f"SELECT kind, name, state FROM {JOURNAL}_recipes ORDER BY 1")
+    assert ("index", "orders_note_key", "intended") in recorded.fetchall()
+    if rerun_at == "during-the-build":
+        rerun = spawn("up", *where, "--wait-for-lock", "60s", env=RUNNER_ENV)
+        old.execute("COMMIT")
+        assert rerun.wait() == 0, rerun.output
+    else:
+        old.execute("COMMIT")
+        wait_until(lambda: not backends(watch), timeout=30)
+        built = _index(db_dsn, "orders_note_key")
+        assert built is not None and built[2] and not built[3]  # valid, attached to nothing
+        result = run("up", *where, env=RUNNER_ENV)
+        assert result.exit_code == 0, result.output
+        assert "orders_note_key1" not in result.output
+    index = _index(db_dsn, "orders_note_key")
+    assert index is not None and index[2] and index[3]
+    assert _unique_constraints(db_dsn) == [("orders_note_key", "UNIQUE (note)")]
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        names = conn.execute(
+            "SELECT indexrelid::regclass::text FROM pg_index "
+            "WHERE indrelid = 'orders'::regclass ORDER BY 1"
+        ).fetchall()
+    assert ("orders_note_key1",) not in names
+    assert invalid_indexes(db_dsn) == []
+    assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]

@@ -131,7 +131,13 @@ def test_an_edited_applied_statement_is_accepted_only_when_asked(
         {"0001_t.sql": "CREATE TABLE t (\n    id int -- the key\n);\n"},
     )
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
-    (directory / "0001_t.sql").write_text("CREATE TABLE t (\n    id int -- the id\n);\n")
+    # Comments and blanks between tokens are no edit at all (review21c F4).
+    (directory / "0001_t.sql").write_text("CREATE TABLE t (\n  id   int -- the id\n);\n")
+    for command in ("status", "up"):
+        same = run(command, "--dir", str(directory), "--dsn", db_dsn)
+        assert same.exit_code == 0, same.output
+    # A token that differs (a keyword's case) is.
+    (directory / "0001_t.sql").write_text("CREATE TABLE t (\n    id INT -- the id\n);\n")
     up = run("up", "--dir", str(directory), "--dsn", db_dsn)
     assert up.exit_code == 5, up.output
     assert "--accept-edited" in up.stderr
@@ -140,7 +146,7 @@ def test_an_edited_applied_statement_is_accepted_only_when_asked(
     assert "cannot repair without --accept-edited: 0001_t.sql step 1" in refused.stderr
     accepted = run("repair", "--dir", str(directory), "--dsn", db_dsn, "--accept-edited")
     assert accepted.exit_code == 0, accepted.output
-    assert "0001_t.sql step 1: accept the current text `CREATE TABLE t ( id int -- the id )`" in (
+    assert "0001_t.sql step 1: accept the current text `CREATE TABLE t ( id INT )`" in (
         accepted.stdout
     )
     assert [a for a, *_ in _log(db_dsn)] == ["accept"]
@@ -156,7 +162,7 @@ _PLUS = "UPDATE accounts SET balance = balance + 10;\n"
 _TIMES = "UPDATE accounts SET balance = balance * 2;\n"
 
 
-def _refused_everywhere(dsn: str, directory: Path, message: str) -> None:
+def _refused_everywhere(dsn: str, directory: Path, message: str, balance: int = 220) -> None:
     """up refuses (drift), repair refuses with ``message`` (exit 2), nothing runs twice."""
     before = journal_rows(dsn)
     for args in ((), ("--dry-run",), ("--accept-edited",), ("--forget-batches",)):
@@ -165,7 +171,7 @@ def _refused_everywhere(dsn: str, directory: Path, message: str) -> None:
         assert message in repair.stderr, repair.stderr
     assert journal_rows(dsn) == before
     assert run("up", "--dir", str(directory), "--dsn", dsn).exit_code == 5
-    assert _balance(dsn) == 220
+    assert _balance(dsn) == balance
 
 
 def test_issue_21_review_d2_an_applied_step_split_into_a_new_file_is_not_forgotten(
@@ -228,9 +234,7 @@ def test_issue_21_review_d2_an_applied_file_renamed_and_edited_is_not_forgotten(
     )
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
     (directory / "0002_i.sql").unlink()
-    (directory / "0003_i.sql").write_text(
-        _PLUS + "UPDATE accounts SET balance = balance /* doubled */ * 2;\n"
-    )
+    (directory / "0003_i.sql").write_text(_PLUS + "UPDATE accounts SET balance = balance * (2);\n")
     _refused_everywhere(
         db_dsn,
         directory,
@@ -270,3 +274,46 @@ def test_issue_21_review_d6_accept_edited_refuses_a_group_split_by_removed_marke
         )
         assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 5
         assert _balance(db_dsn) == 220
+
+
+def test_review21c_f4_an_applied_statement_moved_with_one_more_space_is_not_run_again(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """The split of review21c F4: 0002's applied UPDATE moves to a new 0003 with one more
+    space (an editor, a formatter). Before, the exact-bytes match missed it: ``repair`` forgot
+    the applied step as the hint said and ``up`` ran the UPDATE again (120, not 110)."""
+    directory = write_migrations(
+        tmp_path / "m",
+        {"0001_init.sql": _ACCOUNTS, "0002_two.sql": "CREATE TABLE log1 (id int);\n" + _PLUS},
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    (directory / "0002_two.sql").write_text("CREATE TABLE log1 (id int);\n")
+    (directory / "0003_split.sql").write_text("UPDATE accounts  SET balance = balance + 10;\n")
+    _refused_everywhere(
+        db_dsn,
+        directory,
+        "cannot repair: 0002_two.sql step 2: applied, and its text is now 0003_split.sql step 1 "
+        "(line 1), which is not applied: up would run it again",
+        balance=110,
+    )
+
+
+def test_review21c_f4_an_applied_file_moved_and_reformatted_is_followed_as_a_rename(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = write_migrations(
+        tmp_path / "m",
+        {"0001_init.sql": _ACCOUNTS, "0002_two.sql": "CREATE TABLE log1 (id int);\n" + _PLUS},
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    (directory / "0002_two.sql").unlink()
+    (directory / "0003_two_formatted.sql").write_text(
+        "CREATE TABLE log1  (id int);\n-- the interest\nUPDATE accounts\n"
+        "   SET balance = balance + 10;\n"
+    )
+    repair = run("repair", "--dir", str(directory), "--dsn", db_dsn)
+    assert repair.exit_code == 0, repair.output
+    assert "0002_two.sql step 2: follow the rename to 0003_two_formatted.sql" in repair.stdout
+    up = run("up", "--dir", str(directory), "--dsn", db_dsn)
+    assert up.exit_code == 0 and "nothing to apply" in up.stdout, up.output
+    assert _balance(db_dsn) == 110

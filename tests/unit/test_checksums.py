@@ -7,12 +7,19 @@ import hashlib
 
 import pytest
 
-from safemigrate.core.checksums import matches, normalize, normalized_checksum, raw_checksum
+from safemigrate.core.checksums import (
+    matches,
+    normalize,
+    normalized_checksum,
+    raw_checksum,
+    token_checksum,
+)
+from safemigrate.core.model import summarize
 from safemigrate.source import build_steps
 
 
 def checksum(sql: str) -> str:
-    """The normalized checksum of a one-statement step."""
+    """The checksum new rows store (tokens) of a one-statement step."""
     [step] = build_steps("/m/0001_x.sql", sql)
     return step.checksum
 
@@ -77,12 +84,56 @@ def test_blanks_outside_a_literal_on_its_closing_line_do_not_count() -> None:
     [
         "CREATE TABLE t (\n    id bigint,\n    note text\n);\n",
         "CREATE TABLE t (\n    id int,\n    note text NOT NULL\n);\n",
-        "CREATE TABLE t (id int, note text);\n",  # line breaks removed: not only line ends
-        "CREATE TABLE t (\n    id int,\n        note text\n);\n",  # leading blanks still count
+        "create table t (\n    id int,\n    note text\n);\n",  # keywords as written count
+        'CREATE TABLE "t" (\n    id int,\n    note text\n);\n',  # a quoted name is a token
     ],
 )
 def test_real_changes_count(edited: str) -> None:
     assert checksum(edited) != checksum(BASE)
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "CREATE TABLE t (id int, note text);\n",  # line breaks removed
+        "CREATE TABLE t (\n    id int,\n        note text\n);\n",  # reindented
+        "CREATE  TABLE t (\n    id int, -- the key\n    note /* free */ text\n);\n",  # comments
+    ],
+)
+def test_review21c_f4_blanks_and_comments_between_tokens_do_not_count(edited: str) -> None:
+    """One more space (as a formatter adds while splitting a file) is the same statement."""
+    assert checksum(edited) == checksum(BASE)
+    assert normalized_checksum([edited]) != normalized_checksum([BASE])
+
+
+@pytest.mark.parametrize(
+    ("base", "edited"),
+    [
+        ("SELECT 'a b'", "SELECT 'a  b'"),  # inside a string constant
+        ("SELECT 'a'\n'b'", "SELECT 'a' || 'b'"),
+        ("SELECT 1.5", "SELECT 1 .5"),  # one token or two
+        ("SELECT a+b", "SELECT a + -b"),
+        ("SELECT $$ x $$", "SELECT $$x$$"),
+    ],
+)
+def test_review21c_f4_every_token_counts(base: str, edited: str) -> None:
+    assert token_checksum([base]) != token_checksum([edited])
+
+
+def test_review21c_f4_one_line_texts_that_differ_show_differently() -> None:
+    """Blanks inside a literal are kept, line breaks shown: never collapsed into equal texts."""
+    assert summarize("UPDATE t  SET a = 'x  y' -- why\n WHERE b = 'p\nq'", 200) == (
+        "UPDATE t SET a = 'x  y' WHERE b = 'p\\nq'"
+    )
+    assert summarize("SELECT 'a b'") != summarize("SELECT 'a  b'")
+    assert summarize("ALTER TABLE public.t ADD COLUMN c int[]") == (
+        "ALTER TABLE public.t ADD COLUMN c int[]"
+    )
+
+
+def test_review21c_f4_statements_stay_apart() -> None:
+    assert token_checksum(["SELECT 1", "SELECT 2"]) != token_checksum(["SELECT 1 SELECT 2"])
+    assert matches(token_checksum(["SELECT  1"]), ["SELECT 1"])
 
 
 def test_raw_checksum_is_the_previous_releases() -> None:

@@ -11,7 +11,7 @@ import pytest
 from safemigrate.core.errors import RunLockHeldError
 from safemigrate.core.events import Event, RunLockWaiting
 from safemigrate.planning.backoff import Backoff
-from safemigrate.run.reconnection import Outage
+from safemigrate.run.reconnection import LostSteps, Outage
 from safemigrate.run.run_lock import RUN_LOCK_POLL, acquire_run_lock
 
 
@@ -175,3 +175,24 @@ def test_a_recovered_outage_starts_over_with_a_full_budget() -> None:
     lost.begin(1_100.0)
     assert not lost.exhausted(1_104.0)
     assert lost.next_wait_s() == 0.2
+
+
+def test_review21c_f7_losses_of_one_step_add_up_and_end_at_max_attempts() -> None:
+    lost = LostSteps(max_losses=3)
+    assert lost.lost() == 0  # between steps: nobody's loss
+    lost.started(2, 1, "0002_x.sql:1")
+    assert [lost.lost() for _ in range(2)] == [1, 2]
+    assert not lost.exhausted(2)
+    lost.started(2, 1, "0002_x.sql:1")  # rerun after the reconnection: the same step
+    assert lost.exhausted(lost.lost())
+    assert lost.where == "0002_x.sql:1"
+
+
+def test_review21c_f7_an_applied_step_takes_its_losses_with_it() -> None:
+    lost = LostSteps(max_losses=2)
+    lost.started(2, 1, "0002_x.sql:1")
+    assert lost.lost() == 1
+    lost.applied()
+    assert lost.lost() == 0
+    lost.started(3, 1, "0003_y.sql:1")
+    assert not lost.exhausted(lost.lost())  # another step's first loss
