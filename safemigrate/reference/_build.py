@@ -1,4 +1,8 @@
-"""Short constructors the family modules write their rows with. Pure."""
+"""Short constructors the family modules write their rows with. Pure.
+
+Every family module imports this vocabulary whole (``from .._build import *``: the lock modes,
+the targets, the constructors), so that a family's own names are the only ones it spells out.
+"""
 
 from __future__ import annotations
 

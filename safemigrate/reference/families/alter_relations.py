@@ -16,33 +16,7 @@ from typing import Any
 from pglast import ast
 
 from ...statements.locks import INDEX_ACCESS_EXCLUSIVE_OPTIONS
-from .._build import (
-    AE,
-    AS,
-    AT,
-    ITAB,
-    LOCK_LEVEL,
-    MOVED,
-    OT,
-    OTHER,
-    SRE,
-    SUE,
-    N,
-    alter,
-    code,
-    depends,
-    doc,
-    ex,
-    f,
-    lock,
-    named,
-    not_,
-    reject,
-    row,
-    since,
-    stmt,
-    tablecmds,
-)
+from .._build import *
 from ..model import Effect, Fact, Row
 
 #: Index storage parameters that take ACCESS EXCLUSIVE (reloptions.c): GIN's fastupdate and

@@ -15,46 +15,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ...statements.locks import SERIAL_TYPES, TABLE_ACCESS_EXCLUSIVE_OPTIONS
-from .._build import (
-    AE,
-    AS,
-    AT,
-    CASC,
-    CT,
-    DEFAULT,
-    LOCK_LEVEL,
-    MOVED,
-    NO_BLOCK,
-    OT,
-    OTHER,
-    PARTS,
-    REF,
-    REFING,
-    RS,
-    SEQS,
-    SH,
-    SRE,
-    SUE,
-    N,
-    alter,
-    between,
-    code,
-    depends,
-    doc,
-    does,
-    ex,
-    f,
-    lock,
-    named,
-    not_,
-    part,
-    reject,
-    row,
-    since,
-    stmt,
-    tablecmds,
-    until,
-)
+from .._build import *
 from ..model import ABSENT, PRESENT, Effect, Example, Fact, Field, Lock, Row, Source
 
 PAGE = "sql-altertable"
