@@ -60,6 +60,18 @@ AT = enums.AlterTableType
 OT = enums.ObjectType
 CT = enums.ConstrType
 
+#: The subcommands that enable or disable triggers (ALTER TABLE and ALTER FOREIGN TABLE).
+TRIGGER_SWITCHES = (
+    AT.AT_EnableTrig,
+    AT.AT_EnableAlwaysTrig,
+    AT.AT_EnableReplicaTrig,
+    AT.AT_DisableTrig,
+    AT.AT_EnableTrigAll,
+    AT.AT_DisableTrigAll,
+    AT.AT_EnableTrigUser,
+    AT.AT_DisableTrigUser,
+)
+
 ANY_TX = Transaction.ANY
 NO_BLOCK = Transaction.NOT_IN_BLOCK
 CONTROL = Transaction.CONTROL

@@ -728,16 +728,7 @@ ALTER_FOREIGN_TABLE = [
     _ft_sub(
         "enable-disable-trigger",
         "DISABLE/ENABLE [ REPLICA | ALWAYS ] TRIGGER",
-        (
-            AT.AT_EnableTrig,
-            AT.AT_EnableAlwaysTrig,
-            AT.AT_EnableReplicaTrig,
-            AT.AT_DisableTrig,
-            AT.AT_EnableTrigAll,
-            AT.AT_DisableTrigAll,
-            AT.AT_EnableTrigUser,
-            AT.AT_DisableTrigUser,
-        ),
+        TRIGGER_SWITCHES,
         SRE,
         "ALTER FOREIGN TABLE remote_orders DISABLE TRIGGER ALL",
     ),

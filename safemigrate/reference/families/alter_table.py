@@ -1088,16 +1088,7 @@ TRIGGERS_RULES_SECURITY = [
     _simple(
         "enable-disable-trigger",
         "DISABLE/ENABLE [ REPLICA | ALWAYS ] TRIGGER",
-        (
-            AT.AT_EnableTrig,
-            AT.AT_EnableAlwaysTrig,
-            AT.AT_EnableReplicaTrig,
-            AT.AT_DisableTrig,
-            AT.AT_EnableTrigAll,
-            AT.AT_DisableTrigAll,
-            AT.AT_EnableTrigUser,
-            AT.AT_DisableTrigUser,
-        ),
+        TRIGGER_SWITCHES,
         [
             named(SRE),
             lock(PARTS, SRE, "a partitioned table's partitions, where its triggers are cloned"),
