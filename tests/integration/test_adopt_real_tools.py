@@ -23,15 +23,19 @@ from tests.fixtures_db import MakeDatabase
 from tests.support.runner import run, write_migrations
 
 
-def _program(env: str, name: str) -> str | None:
-    """The tool's program: ``$env``, this interpreter's environment, else the PATH."""
+def _program(env: str, name: str, what: str) -> str:
+    """The tool's program: ``$env``, this interpreter's environment, else the PATH; without
+    it the test is skipped (see :func:`_missing`), ``what`` saying how to install it."""
     explicit = os.environ.get(env)
     if explicit:
         return explicit
     import sys
 
     beside = Path(sys.executable).parent / name
-    return str(beside) if beside.exists() else shutil.which(name)
+    found = str(beside) if beside.exists() else shutil.which(name)
+    if found is None:
+        _missing(what)
+    return found
 
 
 def _missing(what: str) -> NoReturn:
@@ -39,6 +43,11 @@ def _missing(what: str) -> NoReturn:
     if os.environ.get("SAFEMIGRATE_TEST_REAL_TOOLS") == "required":
         pytest.fail(f"{what} is not installed, and SAFEMIGRATE_TEST_REAL_TOOLS=required")
     pytest.skip(f"{what} is not installed")
+
+
+def _run_tool(argv: list[str]) -> None:
+    """Run a tool's command to its end; a failure fails the test."""
+    subprocess.run(argv, check=True, capture_output=True, timeout=120)
 
 
 def _url(dsn: str, scheme: str) -> str:
@@ -139,7 +148,7 @@ DBMATE_SECOND = {
 def _dbmate(program: str, dsn: str, directory: Path, *more: str) -> None:
     """``dbmate up`` of ``directory`` on ``dsn`` (``more``: options before ``up``)."""
     url = _url(dsn, "postgres")
-    subprocess.run(
+    _run_tool(
         [
             program,
             "--url",
@@ -150,18 +159,13 @@ def _dbmate(program: str, dsn: str, directory: Path, *more: str) -> None:
             *more,
             "up",
         ],
-        check=True,
-        capture_output=True,
-        timeout=120,
     )
 
 
 def test_a_dbmate_project_switches_with_one_command(
     db_dsn: str, other_dsn: str, tmp_path: Path
 ) -> None:
-    program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
-    if program is None:
-        _missing("dbmate (npm install dbmate)")
+    program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate", "dbmate (npm install dbmate)")
     directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_FIRST)
     _dbmate(program, db_dsn, directory)
     write_migrations(directory, DBMATE_SECOND)
@@ -228,7 +232,7 @@ YOYO_SECOND = {
 
 
 def _yoyo(program: str, dsn: str, directory: Path) -> None:
-    subprocess.run(
+    _run_tool(
         [
             program,
             "apply",
@@ -238,18 +242,13 @@ def _yoyo(program: str, dsn: str, directory: Path) -> None:
             _url(dsn, "postgresql+psycopg"),
             str(directory),
         ],
-        check=True,
-        capture_output=True,
-        timeout=120,
     )
 
 
 def test_a_yoyo_project_switches_with_one_command(
     db_dsn: str, other_dsn: str, tmp_path: Path
 ) -> None:
-    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
-    if program is None:
-        _missing("yoyo-migrations (the bench extra)")
+    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo", "yoyo-migrations (the bench extra)")
     directory = write_migrations(tmp_path / "migrations", YOYO_FIRST)
     _yoyo(program, db_dsn, directory)
     write_migrations(directory, YOYO_SECOND)
