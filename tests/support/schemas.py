@@ -54,14 +54,29 @@ def schema_dump(dsn: str) -> str:
     return "\n".join(line for line in lines if not re.match(r"^\\(un)?restrict ", line))
 
 
+def _names(dsn: str, query: str) -> list[str]:
+    """The one column of names ``query`` reads from ``dsn``."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(query).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def constraint_names(dsn: str) -> list[str]:
     """The constraints of the public schema, the journal's left out."""
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute(
-            "SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace "
-            "AND conname NOT LIKE 'safemigrate_history%' ORDER BY 1"
-        ).fetchall()
-    return [str(r[0]) for r in rows]
+    return _names(
+        dsn,
+        "SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace "
+        "AND conname NOT LIKE 'safemigrate_history%' ORDER BY 1",
+    )
+
+
+def public_tables(dsn: str) -> list[str]:
+    """The tables of the public schema (the journal's among them), by name."""
+    return _names(
+        dsn,
+        "SELECT relname FROM pg_class WHERE relkind = 'r' "
+        "AND relnamespace = 'public'::regnamespace ORDER BY 1",
+    )
 
 
 def assert_schema_psql_gives(db_dsn: str, reference_dsn: str, migrations: Path) -> None:
