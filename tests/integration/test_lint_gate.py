@@ -70,12 +70,6 @@ def _tables_exist(dsn: str) -> bool:
     return bool(row and row[0])
 
 
-def _journal_exists(dsn: str) -> bool:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute("SELECT to_regclass('public.safemigrate_history')").fetchone()
-    return row is not None and row[0] is not None
-
-
 def _constraint_exists(dsn: str) -> bool:
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(

@@ -1,4 +1,5 @@
-"""Comparing schemas: pg_dump of the public schema, and the constraints in it."""
+"""Comparing schemas: pg_dump of the public schema, the constraints and tables in it, whether
+a relation (the journal) exists."""
 
 from __future__ import annotations
 
@@ -52,6 +53,18 @@ def schema_dump(dsn: str) -> str:
     lines = [line for line in out.splitlines() if line and not line.startswith("--")]
     # pg_dump 17+ writes a random \restrict key.
     return "\n".join(line for line in lines if not re.match(r"^\\(un)?restrict ", line))
+
+
+def relation_exists(dsn: str, name: str) -> bool:
+    """Whether relation ``name`` (schema-qualified or on the search_path) exists."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()
+    return bool(row and row[0])
+
+
+def journal_exists(dsn: str) -> bool:
+    """Whether the default journal, public.safemigrate_history, has been created."""
+    return relation_exists(dsn, "public.safemigrate_history")
 
 
 def _names(dsn: str, query: str) -> list[str]:
