@@ -26,12 +26,6 @@ from tests.support.runner import write_migrations
 APP = "app-row-lock"
 
 
-def _pid(conn: psycopg.Connection[Any]) -> int:
-    row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    assert row is not None
-    return int(row[0])
-
-
 def _runner_row_wait(conn: psycopg.Connection[Any]) -> bool:
     row = conn.execute(
         "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
@@ -64,7 +58,7 @@ def test_issue_21_review21b_f8_a_batch_waiting_on_a_row_lock_yields_to_the_appli
     wait_until(lambda: _runner_row_wait(admin), what="the batch waiting for row 500")
 
     app = connect(application_name=APP)
-    app_pid = _pid(app)
+    app_pid = app.info.backend_pid
     waited: list[float] = []
     errors: list[BaseException] = []
 

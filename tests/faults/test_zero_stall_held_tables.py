@@ -34,12 +34,6 @@ Conn = psycopg.Connection[Any]
 APP = "app-held-table"
 
 
-def _pid(conn: Conn) -> int:
-    row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    assert row is not None
-    return int(row[0])
-
-
 def _up(spawn: Spawn, migrations: Path, dsn: str) -> Runner:
     # No pre-check: the step really queues behind the holder, for up to its 30s lock timeout.
     return spawn(
@@ -59,7 +53,7 @@ def _app_gets_through_while_the_holder_is_open(
     step while ``holder`` still keeps the step waiting; then the run finishes once the holder
     commits."""
     app = connect(application_name=APP)
-    app_pid = _pid(app)
+    app_pid = app.info.backend_pid
     done = threading.Event()
     errors: list[BaseException] = []
 
