@@ -69,6 +69,38 @@ def _own(
     )
 
 
+def _rename(
+    command: str, page: str, objtype: Any, relation: str, new_name: str, part: str = "RENAME"
+) -> Row:
+    """The RENAME row of a relation kind: ACCESS EXCLUSIVE on it (RenameRelation)."""
+    return _own(
+        command,
+        page,
+        "rename",
+        "RENAME",
+        stmt(ast.RenameStmt, f("renameType", objtype)),
+        [named(AE)],
+        [ex(f"{command} {relation} RENAME TO {new_name}", {relation: N})],
+        [doc(page, part), tablecmds("RenameRelation")],
+    )
+
+
+def _set_schema(
+    command: str, page: str, objtype: Any, relation: str, part: str = "SET SCHEMA"
+) -> Row:
+    """The SET SCHEMA row of a relation kind: ACCESS EXCLUSIVE on it (AlterTableNamespace)."""
+    return _own(
+        command,
+        page,
+        "set-schema",
+        "SET SCHEMA",
+        stmt(ast.AlterObjectSchemaStmt, f("objectType", objtype)),
+        [named(AE)],
+        [ex(f"{command} {relation} SET SCHEMA archive", {relation: N})],
+        [doc(page, part), tablecmds("AlterTableNamespace")],
+    )
+
+
 # ALTER INDEX ---------------------------------------------------------------------------------
 
 _I = OT.OBJECT_INDEX
@@ -262,16 +294,7 @@ ALTER_VIEW = [
         ],
         sources=[doc(_VP, "SET ( view_option_name [= view_option_value] [, ... ] )"), _RELOPTIONS],
     ),
-    _own(
-        _view,
-        _VP,
-        "rename",
-        "RENAME",
-        stmt(ast.RenameStmt, f("renameType", _V)),
-        [named(AE)],
-        [ex("ALTER VIEW open_orders RENAME TO new_orders", {"open_orders": N})],
-        [doc(_VP, "RENAME"), tablecmds("RenameRelation")],
-    ),
+    _rename(_view, _VP, _V, "open_orders", "new_orders"),
     _own(
         _view,
         _VP,
@@ -283,16 +306,7 @@ ALTER_VIEW = [
         [doc(_VP, "RENAME COLUMN"), tablecmds("renameatt")],
         versions=since(13),
     ),
-    _own(
-        _view,
-        _VP,
-        "set-schema",
-        "SET SCHEMA",
-        stmt(ast.AlterObjectSchemaStmt, f("objectType", _V)),
-        [named(AE)],
-        [ex("ALTER VIEW open_orders SET SCHEMA archive", {"open_orders": N})],
-        [doc(_VP, "SET SCHEMA"), tablecmds("AlterTableNamespace")],
-    ),
+    _set_schema(_view, _VP, _V, "open_orders"),
 ]
 
 # ALTER MATERIALIZED VIEW ---------------------------------------------------------------------
@@ -456,21 +470,7 @@ ALTER_MATVIEW = [
         ],
         sources=[doc(_MP), LOCK_LEVEL],
     ),
-    _own(
-        _mv,
-        _MP,
-        "rename",
-        "RENAME",
-        stmt(ast.RenameStmt, f("renameType", _M)),
-        [named(AE)],
-        [
-            ex(
-                "ALTER MATERIALIZED VIEW account_totals RENAME TO account_sums",
-                {"account_totals": N},
-            )
-        ],
-        [doc(_MP), tablecmds("RenameRelation")],
-    ),
+    _rename(_mv, _MP, _M, "account_totals", "account_sums", part=""),
     _own(
         _mv,
         _MP,
@@ -486,16 +486,7 @@ ALTER_MATVIEW = [
         ],
         [doc(_MP), tablecmds("renameatt")],
     ),
-    _own(
-        _mv,
-        _MP,
-        "set-schema",
-        "SET SCHEMA",
-        stmt(ast.AlterObjectSchemaStmt, f("objectType", _M)),
-        [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals SET SCHEMA archive", {"account_totals": N})],
-        [doc(_MP), tablecmds("AlterTableNamespace")],
-    ),
+    _set_schema(_mv, _MP, _M, "account_totals", ""),
     _own(
         _mv,
         _MP,
@@ -593,26 +584,8 @@ ALTER_SEQUENCE = [
             reject("0A000", "on a sequence owned by a table column (change the table's owner)")
         ],
     ),
-    _own(
-        _seq,
-        _SP,
-        "rename",
-        "RENAME",
-        stmt(ast.RenameStmt, f("renameType", _S)),
-        [named(AE)],
-        [ex("ALTER SEQUENCE counter RENAME TO counter2", {"counter": N})],
-        [doc(_SP, "RENAME"), tablecmds("RenameRelation")],
-    ),
-    _own(
-        _seq,
-        _SP,
-        "set-schema",
-        "SET SCHEMA",
-        stmt(ast.AlterObjectSchemaStmt, f("objectType", _S)),
-        [named(AE)],
-        [ex("ALTER SEQUENCE counter SET SCHEMA archive", {"counter": N})],
-        [doc(_SP, "SET SCHEMA"), tablecmds("AlterTableNamespace")],
-    ),
+    _rename(_seq, _SP, _S, "counter", "counter2"),
+    _set_schema(_seq, _SP, _S, "counter"),
 ]
 
 # ALTER FOREIGN TABLE -------------------------------------------------------------------------
@@ -769,16 +742,7 @@ ALTER_FOREIGN_TABLE = [
         ],
         rejects=[reject("42804", "when the columns do not match the parent's")],
     ),
-    _own(
-        _ft,
-        _FP,
-        "rename",
-        "RENAME",
-        stmt(ast.RenameStmt, f("renameType", _F)),
-        [named(AE)],
-        [ex("ALTER FOREIGN TABLE remote_orders RENAME TO remote_orders2", _R)],
-        [doc(_FP, "RENAME"), tablecmds("RenameRelation")],
-    ),
+    _rename(_ft, _FP, _F, "remote_orders", "remote_orders2"),
     _own(
         _ft,
         _FP,
@@ -789,16 +753,7 @@ ALTER_FOREIGN_TABLE = [
         [ex("ALTER FOREIGN TABLE remote_orders RENAME COLUMN note TO memo", _R)],
         [doc(_FP, "RENAME"), tablecmds("renameatt")],
     ),
-    _own(
-        _ft,
-        _FP,
-        "set-schema",
-        "SET SCHEMA",
-        stmt(ast.AlterObjectSchemaStmt, f("objectType", _F)),
-        [named(AE)],
-        [ex("ALTER FOREIGN TABLE remote_orders SET SCHEMA archive", _R)],
-        [doc(_FP, "SET SCHEMA"), tablecmds("AlterTableNamespace")],
-    ),
+    _set_schema(_ft, _FP, _F, "remote_orders"),
 ]
 
 ROWS: tuple[Row, ...] = (
