@@ -486,7 +486,7 @@ ALTER_MATVIEW = [
         ],
         [doc(_MP), tablecmds("renameatt")],
     ),
-    _set_schema(_mv, _MP, _M, "account_totals", ""),
+    _set_schema(_mv, _MP, _M, "account_totals", part=""),
     _own(
         _mv,
         _MP,
