@@ -101,6 +101,28 @@ def _set_schema(
     )
 
 
+def _all_in_tablespace(command: str, page: str, objtype: Any, what: str, part: str) -> Row:
+    """The ALL IN TABLESPACE row of a relation kind: ACCESS EXCLUSIVE on each relation it
+    moves (AlterTableMoveAll), whose files are copied."""
+    return _own(
+        command,
+        page,
+        "all-in-tablespace",
+        "ALL IN TABLESPACE ... SET TABLESPACE",
+        stmt(ast.AlterTableMoveAllStmt, f("objtype", objtype)),
+        [lock(MOVED, AE)],
+        [
+            ex(
+                f"{command} ALL IN TABLESPACE pg_default OWNED BY sm_reference_role"
+                " SET TABLESPACE pg_default",
+                rewrites=False,
+            )
+        ],
+        [doc(page, part), tablecmds("AlterTableMoveAll")],
+        rewrites=Fact(Effect.DEPENDS, (MOVED,), f"each {what} moved is copied"),
+    )
+
+
 # ALTER INDEX ---------------------------------------------------------------------------------
 
 _I = OT.OBJECT_INDEX
@@ -224,23 +246,7 @@ ALTER_INDEX = [
         ],
         sources=[doc(_IP, "ALTER [ COLUMN ] column_number SET STATISTICS integer"), LOCK_LEVEL],
     ),
-    _own(
-        _index,
-        _IP,
-        "all-in-tablespace",
-        "ALL IN TABLESPACE ... SET TABLESPACE",
-        stmt(ast.AlterTableMoveAllStmt, f("objtype", _I)),
-        [lock(MOVED, AE)],
-        [
-            ex(
-                "ALTER INDEX ALL IN TABLESPACE pg_default OWNED BY sm_reference_role"
-                " SET TABLESPACE pg_default",
-                rewrites=False,
-            )
-        ],
-        [doc(_IP, "SET TABLESPACE"), tablecmds("AlterTableMoveAll")],
-        rewrites=Fact(Effect.DEPENDS, (MOVED,), "each index moved is copied"),
-    ),
+    _all_in_tablespace(_index, _IP, _I, "index", part="SET TABLESPACE"),
 ]
 
 # ALTER VIEW ----------------------------------------------------------------------------------
@@ -502,23 +508,7 @@ ALTER_MATVIEW = [
         ],
         [doc(_MP), code("src/backend/commands/alter.c", "ExecAlterObjectDependsStmt")],
     ),
-    _own(
-        _mv,
-        _MP,
-        "all-in-tablespace",
-        "ALL IN TABLESPACE ... SET TABLESPACE",
-        stmt(ast.AlterTableMoveAllStmt, f("objtype", _M)),
-        [lock(MOVED, AE)],
-        [
-            ex(
-                "ALTER MATERIALIZED VIEW ALL IN TABLESPACE pg_default OWNED BY sm_reference_role"
-                " SET TABLESPACE pg_default",
-                rewrites=False,
-            )
-        ],
-        [doc(_MP), tablecmds("AlterTableMoveAll")],
-        rewrites=Fact(Effect.DEPENDS, (MOVED,), "each materialized view moved is copied"),
-    ),
+    _all_in_tablespace(_mv, _MP, _M, "materialized view", part=""),
 ]
 
 # ALTER SEQUENCE ------------------------------------------------------------------------------
