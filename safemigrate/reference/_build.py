@@ -1,4 +1,8 @@
-"""Short constructors the family modules write their rows with. Pure."""
+"""Short constructors the family modules write their rows with. Pure.
+
+Every family module imports this vocabulary whole (``from .._build import *``: the lock modes,
+the targets, the constructors), so that a family's own names are the only ones it spells out.
+"""
 
 from __future__ import annotations
 
@@ -55,6 +59,18 @@ TYPE_REL = Target.TYPE_RELATION
 AT = enums.AlterTableType
 OT = enums.ObjectType
 CT = enums.ConstrType
+
+#: The subcommands that enable or disable triggers (ALTER TABLE and ALTER FOREIGN TABLE).
+TRIGGER_SWITCHES = (
+    AT.AT_EnableTrig,
+    AT.AT_EnableAlwaysTrig,
+    AT.AT_EnableReplicaTrig,
+    AT.AT_DisableTrig,
+    AT.AT_EnableTrigAll,
+    AT.AT_DisableTrigAll,
+    AT.AT_EnableTrigUser,
+    AT.AT_DisableTrigUser,
+)
 
 ANY_TX = Transaction.ANY
 NO_BLOCK = Transaction.NOT_IN_BLOCK

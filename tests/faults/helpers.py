@@ -225,6 +225,17 @@ def refused(result: Result) -> dict[str, Any]:
     return failed
 
 
+def assert_through_by_yielding(runner: Runner) -> list[dict[str, Any]]:
+    """Assert that the run succeeded and got through by yielding to the queue (at least one
+    yield), not by a lock timeout of the step; return its events."""
+    assert runner.wait() == 0, runner.output
+    events = runner.events()
+    assert not [f for f in by_kind(events, "attempt_failed") if f["sqlstate"] == "55P03"]
+    [summary] = by_kind(events, "run_summary")
+    assert summary["steps"][0]["yields"] >= 1
+    return events
+
+
 def index_valid(conn: psycopg.Connection[Any], name: str) -> bool | None:
     """pg_index.indisvalid of index ``name``; None when there is no such index."""
     row = conn.execute(

@@ -18,6 +18,7 @@ import psycopg
 from tests.faults.helpers import Spawn, by_kind, terminate_runner_backends, wait_for_lock_wait
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.tables import rows_by_n
 
 ROWS = 20_000
 BATCH = 250
@@ -39,12 +40,6 @@ def _setup(dsn: str, tmp_path: Path) -> Path:
             """
         },
     )
-
-
-def _counts(dsn: str) -> dict[int, int]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute("SELECT n, count(*) FROM counters GROUP BY n ORDER BY n").fetchall()
-    return {int(n): int(c) for n, c in rows}
 
 
 def _progress(dsn: str) -> tuple[int, int]:
@@ -79,7 +74,7 @@ def test_sigkill_at_random_moments_never_applies_a_batch_twice(
     terminate_runner_backends(watch)
     holder.rollback()
     assert _progress(db_dsn) == (ROWS // 2 // BATCH, ROWS // 2)
-    assert _counts(db_dsn) == {0: ROWS // 2, 1: ROWS // 2}
+    assert rows_by_n(db_dsn, "counters") == {0: ROWS // 2, 1: ROWS // 2}
     kills = 1
     for _ in range(12):
         runner = spawn(*args, env=env)
@@ -95,11 +90,11 @@ def test_sigkill_at_random_moments_never_applies_a_batch_twice(
             for e in by_kind(runner.events(), "batch_progress")
         )
         # Part of the rows are done, never more than once.
-        assert set(_counts(db_dsn)) <= {0, 1}
+        assert set(rows_by_n(db_dsn, "counters")) <= {0, 1}
     assert kills >= 3
     final = run(*args, env=env)
     assert final.exit_code == 0, final.output
-    assert _counts(db_dsn) == {1: ROWS}
+    assert rows_by_n(db_dsn, "counters") == {1: ROWS}
     assert [r[2] for r in journal_rows(db_dsn)] == ["applied"]
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         batches = conn.execute(

@@ -20,6 +20,7 @@ from safemigrate.source import build_steps
 from tests.faults.helpers import Spawn, interrupted_at_row
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, up_args, write_migrations
+from tests.support.tables import rows_by_n
 
 ROWS = 5000
 BATCH = 250
@@ -36,12 +37,6 @@ def _tables(dsn: str) -> None:
             conn.execute(f"ANALYZE {table}")
 
 
-def _counts(dsn: str, table: str) -> dict[int, int]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute(f"SELECT n, count(*) FROM {table} GROUP BY n ORDER BY n").fetchall()
-    return {int(n): int(c) for n, c in rows}
-
-
 def _step(table: str) -> str:
     return f"-- safemigrate: batch-size={BATCH}\nUPDATE {table} SET n = n + 1 WHERE n >= 0;\n"
 
@@ -54,7 +49,7 @@ def _interrupted_after_8_batches(
     _tables(db_dsn)
     directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
     interrupted_at_row(spawn, connect, up_args(directory, db_dsn), f"id = {HELD_KEY}", ENV)
-    assert _counts(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
+    assert rows_by_n(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
     assert (1, 0, "started") in journal_rows(db_dsn)
     return directory
 
@@ -88,8 +83,8 @@ def test_issue_21_item_4_an_edited_started_batch_is_refused_naming_what_was_done
     ) in refused.stderr
     assert "of an earlier text committed; its text has changed since" in refused.stderr
     assert "repair --forget-batches" in refused.stderr
-    assert _counts(db_dsn, "invoices") == {0: ROWS}
-    assert _counts(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
+    assert rows_by_n(db_dsn, "invoices") == {0: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
     status = run("status", "--dir", str(directory), "--dsn", db_dsn)
     assert status.exit_code == 5 and " drifted " in status.stdout, status.output
 
@@ -113,8 +108,8 @@ def test_issue_21_item_4_an_edited_started_batch_is_refused_naming_what_was_done
     assert finished.exit_code == 0, finished.output
     # The current text ran from its first key, every invoice once; the orders the old text
     # changed are as it left them.
-    assert _counts(db_dsn, "invoices") == {1: ROWS}
-    assert _counts(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
+    assert rows_by_n(db_dsn, "invoices") == {1: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
     progress = [e for e in finished.events() if e["event"] == "batch_progress"]
     assert progress[0]["resumed_batches"] == 0
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
@@ -129,8 +124,8 @@ def test_the_text_restored_continues_its_batches_exactly_once(
     # Back to the text the batches ran with; blanks at line ends do not change it.
     (directory / "0001_flag.sql").write_text(_step("orders").replace(";\n", ";   \n"))
     assert _resumed_batches(directory, db_dsn) == 8
-    assert _counts(db_dsn, "orders") == {1: ROWS}
-    assert _counts(db_dsn, "invoices") == {0: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {1: ROWS}
+    assert rows_by_n(db_dsn, "invoices") == {0: ROWS}
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
@@ -144,7 +139,7 @@ def test_progress_rows_of_an_earlier_release_are_keyed_to_the_text_that_started_
     status = run("status", "--dir", str(directory), "--dsn", db_dsn)
     assert status.exit_code == 0, status.output
     assert _resumed_batches(directory, db_dsn) == 8
-    assert _counts(db_dsn, "orders") == {1: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {1: ROWS}
     keyed = conn.execute(
         "SELECT count(*) FROM safemigrate_history_batches WHERE checksum IS NULL"
     ).fetchone()
@@ -165,7 +160,7 @@ def test_the_run_itself_refuses_batches_of_another_text_that_status_could_not_se
         "0001_flag.sql:2 (step 1): 8 batches (keys up to 2000, 2,000 rows changed, the last at "
     ) in refused.stderr
     assert "of another text of this step were committed by an earlier run" in refused.stderr
-    assert _counts(db_dsn, "invoices") == {0: ROWS}
+    assert rows_by_n(db_dsn, "invoices") == {0: ROWS}
     # From now on status sees it too.
     status = run("status", "--dir", str(directory), "--dsn", db_dsn)
     assert status.exit_code == 5, status.output

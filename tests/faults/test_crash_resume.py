@@ -22,6 +22,7 @@ from tests.faults.helpers import (
     FAST_BACKOFF,
     RUNNER_APP,
     Gate,
+    Runner,
     Spawn,
     advisory_locks,
     backends,
@@ -130,6 +131,37 @@ def _table_t_with_rows(connect: ConnectFactory) -> None:
     )
 
 
+def _up_waiting_for_a_snapshot(
+    connect: ConnectFactory, spawn: Spawn, migrations: Path, db_dsn: str
+) -> tuple[psycopg.Connection[Any], tuple[str, ...], Runner]:
+    """A watcher session, the ``up`` arguments, and the runner started with them, once its
+    step waits for an old transaction's snapshot (``virtualxid``)."""
+    watcher = connect()
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    runner = spawn(*args)
+    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+    return watcher, args, runner
+
+
+def _killed_while_recording(
+    runner: Runner, watcher: psycopg.Connection[Any], locker: psycopg.Connection[Any], db_dsn: str
+) -> None:
+    """Kill -9 the runner while ``locker`` keeps it from recording step 1, then let go of the
+    journal row: the step is left "started"."""
+    kill_9(runner, watcher)
+    locker.execute("ROLLBACK")
+    assert journal_rows(db_dsn) == [(1, 0, "started")]
+
+
+def _rerun_records_it_without_running_it(args: tuple[str, ...], db_dsn: str) -> None:
+    """The rerun finds step 1 done and records it applied without running its SQL again."""
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    (applied,) = by_kind(rerun.events(), "step_applied")
+    assert applied["skipped"], applied
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
 @pytest.mark.parametrize(
     "statement",
     [
@@ -155,10 +187,7 @@ def test_an_index_build_killed_midway_is_dropped_and_rebuilt_by_the_rerun(
     # An old transaction with a snapshot: the build waits for it before it can mark the
     # index valid, and that is when the runner dies.
     old = old_snapshot(connect)
-    watcher = connect()
-    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
-    runner = spawn(*args)
-    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
 
     kill_9(runner, watcher)
     assert invalid_indexes(db_dsn) == ["t_a_idx"]
@@ -266,10 +295,7 @@ def test_sigterm_during_a_concurrent_build_cancels_it_and_the_rerun_rebuilds_it(
         tmp_path / "m", {"0001_index_t_a.sql": "CREATE INDEX t_a_idx ON t (a);\n"}
     )
     old = old_snapshot(connect)
-    watcher = connect()
-    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
-    runner = spawn(*args)
-    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
 
     os.kill(runner.pid, signal.SIGTERM)
     assert runner.wait(timeout=30) == 130, runner.output
@@ -312,74 +338,54 @@ def test_a_crash_after_the_build_but_before_its_journal_row_does_not_build_twice
     _table_t_with_rows(connect)
     migrations = write_migrations(tmp_path / "m", {"0001_index_t_a.sql": statement + "\n"})
     old = old_snapshot(connect)
-    watcher = connect()
-    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
-    runner = spawn(*args)
+    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
     # The build is under way (its "started" row is written); block the "applied" row, then let
     # the build finish, and kill the runner while it waits to record it.
-    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
     locker = _hold_journal_row(connect, 1)
     old.execute("COMMIT")
     wait_for_lock_wait(watcher, wait_event="transactionid")
     assert _indexes_on_t(watcher) == [("t_a_idx", True)]
 
-    kill_9(runner, watcher)
-    locker.execute("ROLLBACK")
-    assert journal_rows(db_dsn) == [(1, 0, "started")]
+    _killed_while_recording(runner, watcher, locker, db_dsn)
 
-    rerun = run(*args, env=FAST_BACKOFF)
-    assert rerun.exit_code == 0, rerun.output
+    _rerun_records_it_without_running_it(args, db_dsn)
     assert _indexes_on_t(watcher) == [("t_a_idx", True)]
-    (applied,) = by_kind(rerun.events(), "step_applied")
-    assert applied["skipped"], applied
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
+def _t_a_idx_to_drop_concurrently(connect: ConnectFactory, tmp_path: Path) -> Path:
+    """Table t with index t_a_idx, and a migrations folder that drops it CONCURRENTLY."""
+    _table_t_with_rows(connect)
+    connect().execute("CREATE INDEX t_a_idx ON t (a)")
+    return write_migrations(
+        tmp_path / "m", {"0001_drop_t_a_idx.sql": "DROP INDEX CONCURRENTLY t_a_idx;\n"}
+    )
 
 
 def test_a_crash_during_drop_index_concurrently_is_finished_by_the_rerun(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t_with_rows(connect)
-    connect().execute("CREATE INDEX t_a_idx ON t (a)")
-    migrations = write_migrations(
-        tmp_path / "m", {"0001_drop_t_a_idx.sql": "DROP INDEX CONCURRENTLY t_a_idx;\n"}
-    )
+    migrations = _t_a_idx_to_drop_concurrently(connect, tmp_path)
     # An application transaction that has used t: the drop waits for it to end.
     app = reader_of(connect)
-    watcher = connect()
-    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
-    runner = spawn(*args)
-    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
     # Let the drop finish, but kill the runner before it records the step as applied.
     locker = _hold_journal_row(connect, 1)
     app.execute("COMMIT")
     wait_for_lock_wait(watcher, wait_event="transactionid")
     assert _indexes_on_t(watcher) == []
 
-    kill_9(runner, watcher)
-    locker.execute("ROLLBACK")
-    assert journal_rows(db_dsn) == [(1, 0, "started")]
+    _killed_while_recording(runner, watcher, locker, db_dsn)
 
-    rerun = run(*args, env=FAST_BACKOFF)
-    assert rerun.exit_code == 0, rerun.output
-    (applied,) = by_kind(rerun.events(), "step_applied")
-    assert applied["skipped"], applied
+    _rerun_records_it_without_running_it(args, db_dsn)
     assert _indexes_on_t(watcher) == []
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
 def test_a_drop_index_concurrently_killed_midway_is_completed_by_the_rerun(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t_with_rows(connect)
-    connect().execute("CREATE INDEX t_a_idx ON t (a)")
-    migrations = write_migrations(
-        tmp_path / "m", {"0001_drop_t_a_idx.sql": "DROP INDEX CONCURRENTLY t_a_idx;\n"}
-    )
+    migrations = _t_a_idx_to_drop_concurrently(connect, tmp_path)
     app = reader_of(connect)
-    watcher = connect()
-    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
-    runner = spawn(*args)
-    wait_for_lock_wait(watcher, wait_event="virtualxid", timeout=30)
+    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
 
     kill_9(runner, watcher)
     # The interrupted drop left the index behind, marked invalid.

@@ -16,7 +16,6 @@ import contextlib
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -29,6 +28,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from bench.harness.trials import Cluster, corpus, reference_snapshot
 from safemigrate.infra.throwaway import ThrowawayServer
+from safemigrate.infra.throwaway.cluster import free_port
 from tests.faults.helpers import own_throwaway
 from tests.support.runner import EXAMPLE, journal_rows, run, schema_snapshot
 
@@ -38,13 +38,6 @@ def _pgbouncer() -> str | None:
     if found:
         return found
     return "/usr/sbin/pgbouncer" if os.access("/usr/sbin/pgbouncer", os.X_OK) else None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +55,7 @@ def pgbouncer(server: ThrowawayServer, pool_mode: str) -> Iterator[int]:
     assert program is not None
     run_as = pwd.getpwnam("postgres") if os.geteuid() == 0 else None
     folder = Path(tempfile.mkdtemp(prefix="sm-pgbouncer-", dir="/tmp"))
-    port = _free_port()
+    port = free_port()
     (folder / "userlist.txt").write_text('"postgres" ""\n')
     (folder / "pgbouncer.ini").write_text(
         "[databases]\n"

@@ -22,6 +22,7 @@ from tests.faults.recipe_stages import before_closing_transaction, killed_at
 from tests.fixtures_db import ConnectFactory
 from tests.support.rewrite_cases import SETUP
 from tests.support.runner import journal_rows, run, up_args, write_migrations
+from tests.support.tables import rows_by_n
 
 ROWS = 5000
 BATCH = 250
@@ -47,12 +48,6 @@ def _orders(dsn: str, *, keyed_by_code: bool = False) -> None:
         conn.execute("ANALYZE orders")
 
 
-def _counts(dsn: str) -> dict[int, int]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute("SELECT n, count(*) FROM orders GROUP BY n ORDER BY n").fetchall()
-    return {int(n): int(c) for n, c in rows}
-
-
 def _stopped_after_8_batches(
     spawn: Spawn, connect: ConnectFactory, dsn: str, tmp_path: Path, keyed_by_code: bool = False
 ) -> Path:
@@ -62,7 +57,7 @@ def _stopped_after_8_batches(
     directory = write_migrations(tmp_path / "m", {"0001_flag.sql": STEP})
     held = "code = '002001'" if keyed_by_code else "id = 2001"
     interrupted_at_row(spawn, connect, up_args(directory, dsn), held, ENV)
-    assert _counts(dsn) == {0: ROWS - 2000, 1: 2000}
+    assert rows_by_n(dsn, "orders") == {0: ROWS - 2000, 1: 2000}
     return directory
 
 
@@ -92,7 +87,7 @@ def test_issue_21_review_d3_sql_inserted_above_a_started_batched_step_is_followe
     finished = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     assert finished.exit_code == 0, finished.output
     assert _resumed(finished) == 8
-    assert _counts(db_dsn) == {1: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {1: ROWS}
     assert journal_rows(db_dsn) == [(1, 0, "applied"), (1, 1, "applied")]
 
 
@@ -106,7 +101,7 @@ def test_issue_21_review_d3_a_started_batched_step_renamed_to_a_new_version_resu
     assert status.exit_code == 5, status.output
     assert "missing" in status.stdout
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 5
-    assert _counts(db_dsn) == {0: ROWS - 2000, 1: 2000}
+    assert rows_by_n(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
     repaired = run("repair", "--dir", str(directory), "--dsn", db_dsn)
     assert repaired.exit_code == 0, repaired.output
     assert "0001_flag.sql step 1: follow its started text to 0002_flag.sql step 1" in (
@@ -115,7 +110,7 @@ def test_issue_21_review_d3_a_started_batched_step_renamed_to_a_new_version_resu
     finished = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     assert finished.exit_code == 0, finished.output
     assert _resumed(finished) == 8
-    assert _counts(db_dsn) == {1: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {1: ROWS}
     assert journal_rows(db_dsn) == [(2, 0, "applied")]
 
 
@@ -139,7 +134,7 @@ def test_issue_21_review_d3_an_orphaned_started_batched_step_is_reported_then_fo
     )
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
     assert journal_rows(db_dsn) == [(2, 0, "applied")]
-    assert _counts(db_dsn) == {0: ROWS - 2000, 1: 2000}
+    assert rows_by_n(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
 
 
 def test_issue_21_review_d4_a_new_primary_key_does_not_change_the_key_batches_continue_on(
@@ -153,7 +148,7 @@ def test_issue_21_review_d4_a_new_primary_key_does_not_change_the_key_batches_co
     finished = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     assert finished.exit_code == 0, finished.output
     assert _resumed(finished) == 8
-    assert _counts(db_dsn) == {1: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {1: ROWS}
 
 
 def test_issue_21_review_d4_batches_whose_key_is_gone_are_refused_nothing_run(
@@ -169,11 +164,11 @@ def test_issue_21_review_d4_batches_whose_key_is_gone_are_refused_nothing_run(
     assert "walking the key (code text) up to (002000)" in refused.stderr
     assert "its key is (id)" in refused.stderr
     assert "give the table back a unique index on (code)" in refused.stderr
-    assert _counts(db_dsn) == {0: ROWS - 2000, 1: 2000}
+    assert rows_by_n(db_dsn, "orders") == {0: ROWS - 2000, 1: 2000}
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("CREATE UNIQUE INDEX orders_code ON orders (code)")
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
-    assert _counts(db_dsn) == {1: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {1: ROWS}
 
 
 def _indexes(dsn: str) -> list[tuple[str, str]]:

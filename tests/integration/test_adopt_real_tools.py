@@ -9,46 +9,15 @@ from PyPI (the ``bench`` extra); CI installs both.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict
 
 from tests.fixtures_db import MakeDatabase
+from tests.support.real_tools import dbmate_program, run_tool, tool_url, yoyo_program
 from tests.support.runner import run, write_migrations
-
-
-def _program(env: str, name: str) -> str | None:
-    """The tool's program: ``$env``, this interpreter's environment, else the PATH."""
-    explicit = os.environ.get(env)
-    if explicit:
-        return explicit
-    import sys
-
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.exists() else shutil.which(name)
-
-
-def _missing(what: str) -> NoReturn:
-    """Skip without the tool, or fail where CI requires it (``SAFEMIGRATE_TEST_REAL_TOOLS``)."""
-    if os.environ.get("SAFEMIGRATE_TEST_REAL_TOOLS") == "required":
-        pytest.fail(f"{what} is not installed, and SAFEMIGRATE_TEST_REAL_TOOLS=required")
-    pytest.skip(f"{what} is not installed")
-
-
-def _url(dsn: str, scheme: str) -> str:
-    """The URL form of a conninfo DSN (dbmate and yoyo take URLs); a unix socket folder goes in
-    the query, which both pass on to their driver."""
-    parts: dict[str, Any] = conninfo_to_dict(dsn)
-    user, host, port, dbname = (parts.get(k) for k in ("user", "host", "port", "dbname"))
-    if host and str(host).startswith("/"):
-        return f"{scheme}://{user or 'postgres'}@/{dbname}?host={host}&port={port}"
-    return f"{scheme}://{user or 'postgres'}@{host}:{port}/{dbname}"
 
 
 @pytest.fixture
@@ -138,8 +107,8 @@ DBMATE_SECOND = {
 
 def _dbmate(program: str, dsn: str, directory: Path, *more: str) -> None:
     """``dbmate up`` of ``directory`` on ``dsn`` (``more``: options before ``up``)."""
-    url = _url(dsn, "postgres")
-    subprocess.run(
+    url = tool_url(dsn, "postgres")
+    run_tool(
         [
             program,
             "--url",
@@ -150,18 +119,13 @@ def _dbmate(program: str, dsn: str, directory: Path, *more: str) -> None:
             *more,
             "up",
         ],
-        check=True,
-        capture_output=True,
-        timeout=120,
     )
 
 
 def test_a_dbmate_project_switches_with_one_command(
     db_dsn: str, other_dsn: str, tmp_path: Path
 ) -> None:
-    program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
-    if program is None:
-        _missing("dbmate (npm install dbmate)")
+    program = dbmate_program()
     directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_FIRST)
     _dbmate(program, db_dsn, directory)
     write_migrations(directory, DBMATE_SECOND)
@@ -228,28 +192,23 @@ YOYO_SECOND = {
 
 
 def _yoyo(program: str, dsn: str, directory: Path) -> None:
-    subprocess.run(
+    run_tool(
         [
             program,
             "apply",
             "--batch",
             "--no-config-file",
             "--database",
-            _url(dsn, "postgresql+psycopg"),
+            tool_url(dsn, "postgresql+psycopg"),
             str(directory),
         ],
-        check=True,
-        capture_output=True,
-        timeout=120,
     )
 
 
 def test_a_yoyo_project_switches_with_one_command(
     db_dsn: str, other_dsn: str, tmp_path: Path
 ) -> None:
-    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
-    if program is None:
-        _missing("yoyo-migrations (the bench extra)")
+    program = yoyo_program()
     directory = write_migrations(tmp_path / "migrations", YOYO_FIRST)
     _yoyo(program, db_dsn, directory)
     write_migrations(directory, YOYO_SECOND)

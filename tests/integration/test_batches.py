@@ -9,6 +9,7 @@ import psycopg
 import pytest
 
 from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.tables import rows_by_n
 
 
 def _table(dsn: str, rows: int, *, key: str = "id bigint PRIMARY KEY") -> None:
@@ -19,12 +20,6 @@ def _table(dsn: str, rows: int, *, key: str = "id bigint PRIMARY KEY") -> None:
                 "INSERT INTO items (id, n) SELECT g, 0 FROM generate_series(1, %s) g", [rows]
             )
         conn.execute("ANALYZE items")
-
-
-def _counts(dsn: str) -> dict[int, int]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute("SELECT n, count(*) FROM items GROUP BY n").fetchall()
-    return {int(n): int(c) for n, c in rows}
 
 
 def _batch_rows(dsn: str) -> list[tuple[Any, ...]]:
@@ -48,7 +43,7 @@ def test_a_batched_update_changes_every_row_once_in_batches(db_dsn: str, tmp_pat
     )
     result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     assert result.exit_code == 0, result.output
-    assert _counts(db_dsn) == {1: 2500}
+    assert rows_by_n(db_dsn, "items") == {1: 2500}
     assert [(b, w, c, k) for b, w, c, k in _batch_rows(db_dsn)] == [
         (1, 1000, 1000, ["1000"]),
         (2, 1000, 1000, ["2000"]),
@@ -181,7 +176,7 @@ def test_what_cannot_be_batched_is_refused_with_exit_2(
     assert result.exit_code == 2, result.output
     error = [x for x in result.output.splitlines() if x.startswith("error:")]
     assert error and f"0001_backfill.sql:{line}: " in error[0] and message in error[0], error
-    assert _counts(db_dsn) == {0: 10}
+    assert rows_by_n(db_dsn, "items") == {0: 10}
 
 
 def test_a_table_created_in_the_same_migration_is_changed_as_written(

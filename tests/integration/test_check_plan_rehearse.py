@@ -38,6 +38,7 @@ from tests.support.runner import (
     schema_snapshot,
     write_migrations,
 )
+from tests.support.schemas import journal_exists
 
 FINDING_KEYS = {"file", "line", "column", "rule", "severity", "message", "hint"}
 CLUSTER_PREFIX = "safemigrate-pg-"
@@ -425,17 +426,11 @@ def test_plan_lists_invalid_indexes(db_dsn: str) -> None:
     assert "invalid indexes present: scratch_a_key" in text.stdout
 
 
-def _journal_exists(db_dsn: str) -> bool:
-    with psycopg.connect(db_dsn, autocommit=True) as conn:
-        row = conn.execute("SELECT to_regclass('public.safemigrate_history')").fetchone()
-    return row is not None and row[0] is not None
-
-
 def test_plan_writes_nothing(db_dsn: str) -> None:
     fresh = run("plan", "--dir", str(EXAMPLE), "--dsn", db_dsn, "--format", "json")
     assert fresh.exit_code == 0, fresh.output
     assert len(_document(fresh.stdout)["steps"]) == 22
-    assert not _journal_exists(db_dsn)
+    assert not journal_exists(db_dsn)
 
     _apply_up_to_3(db_dsn)
     rows, schema = journal_rows(db_dsn), schema_snapshot(db_dsn)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -30,10 +29,6 @@ def _type_of(dsn: str, table: str, column: str) -> str:
 
 def _up(directory: Path, dsn: str, *args: str, env: dict[str, str] | None = None) -> Result:
     return run("up", "--dir", str(directory), "--dsn", dsn, *args, env=env)
-
-
-def _events(result: Result) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
 
 
 def _in_use(dsn: str) -> None:
@@ -98,7 +93,7 @@ def test_correctness_findings_keep_their_severity_on_tables_created_in_the_run(
     )
     result = _up(tmp_path, db_dsn, "--format", "json")
     assert result.exit_code == 0, result.output
-    [gate] = [e for e in _events(result) if e["event"] == "lint_findings"]
+    [gate] = [e for e in result.events() if e["event"] == "lint_findings"]
     assert [(f["file"], f["rule"]) for f in gate["findings"]] == [("0003_drop.sql", "rename")]
 
 
@@ -128,7 +123,7 @@ def test_a_database_in_use_with_one_big_and_one_small_table(tmp_path: Path, db_d
     write_migrations(tmp_path, {"0002_big.sql": REWRITE.replace("acct", "big")})
     big = _up(tmp_path, db_dsn, "--format", "json")
     assert big.exit_code == 7, big.output
-    [gate] = [e for e in _events(big) if e["event"] == "lint_findings"]
+    [gate] = [e for e in big.events() if e["event"] == "lint_findings"]
     [finding] = gate["findings"]
     assert finding["blocking"] is True and finding["rule"] == "column-type-change"
     # Never analyzed: its real size judges it, rows are not known.
@@ -201,11 +196,11 @@ def test_a_fresh_database_is_bootstrapped_and_says_so(tmp_path: Path, db_dsn: st
     )
     result = _up(tmp_path, db_dsn, "--format", "json", env={"SAFEMIGRATE_GATE_SMALL_TABLE": "0"})
     assert result.exit_code == 0, result.output
-    kinds = [e["event"] for e in _events(result)]
+    kinds = [e["event"] for e in result.events()]
     assert kinds[:4] == ["connected", "fresh_database", "lint_findings", "run_started"]
-    fresh = _events(result)[1]
+    fresh = result.events()[1]
     assert fresh == {"event": "fresh_database", "resumed": False, "alone": True}
-    gate = _events(result)[2]
+    gate = result.events()[2]
     assert {f["rule"] for f in gate["findings"]} == {"timeout-guard-off"}
     assert all(not f["blocking"] for f in gate["findings"])
     assert all("fresh database" in f["not_blocking_because"] for f in gate["findings"])

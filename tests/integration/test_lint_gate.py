@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import psycopg
 
@@ -70,22 +69,12 @@ def _tables_exist(dsn: str) -> bool:
     return bool(row and row[0])
 
 
-def _journal_exists(dsn: str) -> bool:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute("SELECT to_regclass('public.safemigrate_history')").fetchone()
-    return row is not None and row[0] is not None
-
-
 def _constraint_exists(dsn: str) -> bool:
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(
             "SELECT count(*) FROM pg_constraint WHERE conname = 'orders_customer_fk'"
         ).fetchone()
     return row == (1,)
-
-
-def _events(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
 
 
 def test_pending_foreign_key_without_not_valid_exits_7_and_writes_nothing(
@@ -126,7 +115,7 @@ def test_refusal_in_json_is_lint_findings_then_run_failed(tmp_path: Path, db_dsn
     in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
     result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--format", "json")
     assert result.exit_code == 7, result.output
-    events = _events(result.stdout)
+    events = result.events()
     assert [e["event"] for e in events] == ["connected", "lint_findings", "run_failed"]
     gate = events[1]
     assert gate["gate"] == "error" and gate["refused"] is True
@@ -153,7 +142,7 @@ def test_warn_prints_the_findings_and_applies(tmp_path: Path, db_dsn: str) -> No
     write_migrations(tmp_path, {"0003_fk2.sql": UNSAFE_FK.replace("orders_customer_fk", "fk2")})
     as_json = run(*up_args(tmp_path, db_dsn), env={"SAFEMIGRATE_LINT_GATE": "warn"})
     assert as_json.exit_code == 0, as_json.output
-    kinds = [e["event"] for e in _events(as_json.stdout)]
+    kinds = [e["event"] for e in as_json.events()]
     assert kinds.index("lint_findings") < kinds.index("run_started")
 
 

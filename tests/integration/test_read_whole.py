@@ -14,18 +14,10 @@ import psycopg
 import pytest
 
 from tests.support.runner import journal_rows, run
+from tests.support.schemas import public_tables
 
 NUL_FILE = b"CREATE TABLE h (id int);\x00\nCREATE TABLE h2 (id int);\n"
 COPY_FILE = b"CREATE TABLE c (id int);\nCOPY c (id) FROM STDIN;\n"
-
-
-def _tables(dsn: str) -> list[str]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute(
-            "SELECT relname FROM pg_class WHERE relkind = 'r' "
-            "AND relnamespace = 'public'::regnamespace ORDER BY 1"
-        ).fetchall()
-    return [str(r[0]) for r in rows]
 
 
 def _directory(tmp_path: Path, last: bytes) -> Path:
@@ -58,7 +50,7 @@ def test_issue_21_every_command_refuses_the_file_up_front_and_nothing_runs(
     assert dry.exit_code == 2, dry.output
     # Nothing ran: not even the first migration, which comes before the bad file.
     assert journal_rows(db_dsn) == []
-    assert _tables(db_dsn) == []
+    assert public_tables(db_dsn) == []
 
     check = run("check", "--dir", str(directory))
     assert check.exit_code == 2, check.output
@@ -81,7 +73,7 @@ def test_a_nul_byte_in_another_tools_layout_is_refused_too(db_dsn: str, tmp_path
     result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--layout", "dbmate")
     assert result.exit_code == 2, result.output
     assert "20240101000000_create.sql:2: NUL byte in the SQL" in result.stderr
-    assert _tables(db_dsn) == []
+    assert public_tables(db_dsn) == []
 
 
 def test_issue_21_review_d9_a_nul_byte_in_dbmates_down_block_is_refused_too(
@@ -96,7 +88,7 @@ def test_issue_21_review_d9_a_nul_byte_in_dbmates_down_block_is_refused_too(
         result = run(command, "--dir", str(directory), "--dsn", db_dsn, "--layout", "dbmate")
         assert result.exit_code == 2, result.output
         assert "20240101000000_create.sql:5: NUL byte in the SQL" in result.stderr
-    assert _tables(db_dsn) == []
+    assert public_tables(db_dsn) == []
 
 
 def test_the_data_of_a_pg_dump_copy_is_refused_as_the_copy(db_dsn: str, tmp_path: Path) -> None:

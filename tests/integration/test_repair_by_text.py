@@ -15,6 +15,7 @@ from typing import Any
 import psycopg
 
 from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.schemas import relation_exists
 
 
 def _balance(dsn: str) -> int:
@@ -24,15 +25,9 @@ def _balance(dsn: str) -> int:
     return int(row[0])
 
 
-def _exists(dsn: str, relation: str) -> bool:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [relation]).fetchone()
-    return bool(row and row[0])
-
-
 def _log(dsn: str) -> list[tuple[Any, ...]]:
     with psycopg.connect(dsn, autocommit=True) as conn:
-        if not _exists(dsn, "safemigrate_history_repairs"):
+        if not relation_exists(dsn, "safemigrate_history_repairs"):
             return []
         return conn.execute(
             "SELECT action, version, step, reason FROM safemigrate_history_repairs ORDER BY id"
@@ -87,7 +82,7 @@ def test_issue_21_item_2_sql_inserted_above_an_applied_update_is_refused_and_not
     done = run("up", "--dir", str(directory), "--dsn", db_dsn)
     assert done.exit_code == 0, done.output
     assert _balance(db_dsn) == 110
-    assert _exists(db_dsn, "interest_log")
+    assert relation_exists(db_dsn, "interest_log")
 
 
 def test_issue_21_item_2_sql_added_to_an_applied_empty_migration_is_forgotten_then_run(
@@ -118,7 +113,7 @@ def test_issue_21_item_2_sql_added_to_an_applied_empty_migration_is_forgotten_th
     # The SQL now runs, once.
     up = run("up", "--dir", str(directory), "--dsn", db_dsn)
     assert up.exit_code == 0, up.output
-    assert _exists(db_dsn, "items_sku")
+    assert relation_exists(db_dsn, "items_sku")
     status = run("status", "--dir", str(directory), "--dsn", db_dsn, "--exit-code")
     assert status.exit_code == 0, status.output
 

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from psycopg import sql
 from bench.harness.databases import create_database, drop_database, unique_name
 from safemigrate.db.runlock import lock_keys
 from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
+from safemigrate.infra.throwaway.cluster import free_port
 from tests.faults.helpers import Gate
 from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
 from tests.support.runner import Result, journal_rows, run, start_process, write_migrations
@@ -108,13 +108,6 @@ def scram_server() -> Iterator[ThrowawayServer]:
         yield server
     finally:
         server.stop()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -265,7 +258,7 @@ def test_the_password_never_appears_in_any_failure_output(
         return databases.new()
 
     if path == "refused":
-        port = _free_port()
+        port = free_port()
     elif path == "auth-failure":
         password = WRONG
     elif path == "missing-database":

@@ -23,13 +23,13 @@ from tests.fixtures_db import PgServer
 from tests.integration import test_adopt_history as tools
 from tests.integration.test_adopt_real_tools import (
     _dbmate,
-    _missing,
-    _program,
     _yoyo,
     journal,
 )
 from tests.integration.test_check_plan_rehearse import _rehearse
+from tests.support.real_tools import dbmate_program, yoyo_program
 from tests.support.runner import run, write_migrations
+from tests.support.schemas import journal_exists
 
 #: A yoyo project whose files happen to look like safemigrate's: the first migration is
 #: idempotent, the second is not (applied twice, it would duplicate the row).
@@ -39,20 +39,6 @@ YOYO_LOOKALIKE = {
 }
 
 
-def _yoyo_program() -> str:
-    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
-    if program is None:
-        _missing("yoyo-migrations (the bench extra)")
-    return program
-
-
-def _dbmate_program() -> str:
-    program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
-    if program is None:
-        _missing("dbmate (npm install dbmate)")
-    return program
-
-
 def _rows(dsn: str) -> int:
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute("SELECT count(*) FROM items").fetchone()
@@ -60,17 +46,11 @@ def _rows(dsn: str) -> int:
     return int(row[0])
 
 
-def _journal_exists(dsn: str) -> bool:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute("SELECT to_regclass('public.safemigrate_history')").fetchone()
-    return row is not None and row[0] is not None
-
-
 @pytest.fixture
 def yoyo_lookalike(db_dsn: str, tmp_path: Path) -> Path:
     """A database where the real yoyo applied YOYO_LOOKALIKE; its directory."""
     directory = write_migrations(tmp_path / "migrations", YOYO_LOOKALIKE)
-    _yoyo(_yoyo_program(), db_dsn, directory)
+    _yoyo(yoyo_program(), db_dsn, directory)
     assert _rows(db_dsn) == 1
     return directory
 
@@ -89,7 +69,7 @@ def test_issue_22_item_1_yoyo_history_under_another_layout_is_refused_not_reappl
         assert 'set layout = "yoyo"' in result.output
     # Nothing ran twice, nothing was written.
     assert _rows(db_dsn) == 1
-    assert not _journal_exists(db_dsn)
+    assert not journal_exists(db_dsn)
 
 
 def test_issue_22_item_1_auto_adopts_yoyo_history_with_safemigrate_looking_names(
@@ -152,7 +132,7 @@ def test_issue_22_item_6_the_dbmate_switch_is_announced_and_status_says_what_wil
     db_dsn: str, tmp_path: Path
 ) -> None:
     directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
-    _dbmate(_dbmate_program(), db_dsn, directory)
+    _dbmate(dbmate_program(), db_dsn, directory)
     env = {"SAFEMIGRATE_LAYOUT": "dbmate"}
     where = ["--dir", str(directory), "--dsn", db_dsn]
 
@@ -362,7 +342,7 @@ def _dbmate_project(db_dsn: str, tmp_path: Path, name: str, up: str, down: str) 
     """DBMATE_SET applied by dbmate itself, then one more file ``name`` (``up`` and ``down``
     parts) not applied yet; returns the migrations directory."""
     directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
-    _dbmate(_dbmate_program(), db_dsn, directory)
+    _dbmate(dbmate_program(), db_dsn, directory)
     body = f"-- migrate:up\n{up}\n\n-- migrate:down\n{down}\n"
     return write_migrations(directory, {name: body})
 
@@ -402,7 +382,7 @@ def _rows_of(dsn: str, query: str) -> list[tuple[Any, ...]]:
 def test_issue_22_item_6_a_teammates_dbmate_up_after_the_switch_finds_nothing_to_do(
     db_dsn: str, tmp_path: Path
 ) -> None:
-    program = _dbmate_program()
+    program = dbmate_program()
     directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
     _dbmate(program, db_dsn, directory)
     write_migrations(
@@ -445,7 +425,7 @@ def test_issue_22_item_6_a_later_yoyo_apply_runs_nothing_again(
     where = ["--dir", str(yoyo_lookalike), "--dsn", db_dsn]
     assert run("up", *where, env={"SAFEMIGRATE_LAYOUT": "auto"}).exit_code == 0
     assert _rows(db_dsn) == 2
-    _yoyo(_yoyo_program(), db_dsn, yoyo_lookalike)  # the real yoyo finds 0003 applied
+    _yoyo(yoyo_program(), db_dsn, yoyo_lookalike)  # the real yoyo finds 0003 applied
     assert _rows(db_dsn) == 2
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from tests.integration.test_adopt_real_tools import _dbmate, _missing, _program, _url, journal
+from tests.integration.test_adopt_real_tools import _dbmate, journal
+from tests.support.real_tools import dbmate_program, tool_url, yoyo_program
 from tests.support.runner import run, up_args, write_migrations
 
 DBMATE = {
@@ -40,9 +41,7 @@ def _count(dsn: str, table: str) -> int:
 
 
 def _dbmate_up(dsn: str, directory: Path, *more: str) -> None:
-    program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
-    if program is None:
-        _missing("dbmate (npm install dbmate)")
+    program = dbmate_program()
     _dbmate(program, dsn, directory, *more)
 
 
@@ -91,13 +90,11 @@ def test_dbmate_with_its_own_migrations_table_is_refused_then_adopted_by_the_set
 def test_yoyos_schema_parameter_is_the_search_path(db_dsn: str, tmp_path: Path) -> None:
     """issue 22 review F9b: yoyo's `?schema=app` was refused ("unknown URL query parameter"),
     and without it yoyo's app._yoyo_migration was not found and both migrations ran again."""
-    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
-    if program is None:
-        _missing("yoyo-migrations (the bench extra)")
+    program = yoyo_program()
     directory = write_migrations(tmp_path / "migrations", YOYO)
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("CREATE SCHEMA app")
-    url = _url(db_dsn, "postgresql+psycopg")
+    url = tool_url(db_dsn, "postgresql+psycopg")
     url += ("&" if "?" in url else "?") + "schema=app"
     subprocess.run(
         [program, "apply", "--batch", "--no-config-file", "--database", url, str(directory)],
@@ -140,7 +137,7 @@ def test_golang_migrates_x_migrations_table_points_at_the_setting(
             "INSERT INTO gm_history VALUES (2, false)"
         )
     layout = {"SAFEMIGRATE_LAYOUT": "golang-migrate"}
-    url = _url(db_dsn, "postgres")
+    url = tool_url(db_dsn, "postgres")
     url += ("&" if "?" in url else "?") + "x-migrations-table=gm_history"
 
     refused = run("up", "--dir", str(directory), "--dsn", url, env=layout)

@@ -16,9 +16,10 @@ import psycopg
 import pytest
 
 from tests.fixtures_db import PgServer
-from tests.integration.test_adopt_real_tools import _dbmate, _url, _yoyo
+from tests.integration.test_adopt_real_tools import _dbmate, _yoyo
 from tests.integration.test_check_plan_rehearse import _rehearse
-from tests.integration.test_switch import DBMATE_SET, _dbmate_program, _pg_dump, _yoyo_program
+from tests.integration.test_switch import DBMATE_SET, _pg_dump
+from tests.support.real_tools import dbmate_program, tool_url, yoyo_program
 from tests.support.runner import run, up_args, write_migrations
 
 PLAIN = {
@@ -171,7 +172,7 @@ def test_issue_22_review_f4_rehearse_refuses_a_dump_with_dbmates_table_but_not_i
     pg_server: PgServer, db_dsn: str, tmp_path: Path, rehearse_tmp: Path
 ) -> None:
     directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_SET)
-    _dbmate(_dbmate_program(), db_dsn, directory)
+    _dbmate(dbmate_program(), db_dsn, directory)
     write_migrations(
         directory,
         {"20260101000003_more.sql": "-- migrate:up\nALTER TABLE users ADD COLUMN note text;\n"},
@@ -220,7 +221,7 @@ def test_issue_22_review_f5_a_dbmate_migration_whose_file_is_gone_is_named_and_r
     db_dsn: str, tmp_path: Path
 ) -> None:
     directory = write_migrations(tmp_path / "db" / "migrations", DBMATE_THREE)
-    _dbmate(_dbmate_program(), db_dsn, directory)
+    _dbmate(dbmate_program(), db_dsn, directory)
     (directory / "20260115000001_late.sql").unlink()
     write_migrations(
         directory,
@@ -287,7 +288,7 @@ def test_issue_22_review_f1_yoyo_finishing_a_partial_migration_is_refused_not_ru
     directory = write_migrations(
         tmp_path / "migrations", {"0001.t.sql": "CREATE TABLE t (id int);\n"}
     )
-    _yoyo(_yoyo_program(), db_dsn, directory)
+    _yoyo(yoyo_program(), db_dsn, directory)
     write_migrations(
         directory,
         {
@@ -302,7 +303,7 @@ def test_issue_22_review_f1_yoyo_finishing_a_partial_migration_is_refused_not_ru
     assert failed.exit_code == 1, failed.output
     # A teammate creates t2 and runs yoyo, which runs 0002 whole (its first INSERT again).
     _execute(db_dsn, "CREATE TABLE t2 (id int)")
-    _yoyo(_yoyo_program(), db_dsn, directory)
+    _yoyo(yoyo_program(), db_dsn, directory)
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         before = conn.execute("SELECT id FROM t ORDER BY id").fetchall()
     assert before == [(5,), (5,), (6,)]
@@ -394,11 +395,11 @@ def test_issue_22_review_f9b_yoyos_schema_parameter_finds_its_history_there(
         "0002.seed.sql": "INSERT INTO items VALUES (1);\n",
     }
     directory = write_migrations(tmp_path / "migrations", files)
-    url = _url(db_dsn, "postgresql+psycopg")
+    url = tool_url(db_dsn, "postgresql+psycopg")
     url += ("&" if "?" in url else "?") + "schema=app"
     subprocess.run(
         [
-            _yoyo_program(),
+            yoyo_program(),
             "apply",
             "--batch",
             "--no-config-file",
@@ -461,11 +462,11 @@ def test_issue_22_review_f9_dbmates_migrations_table_is_adopted_with_tool_histor
         "20260101000002_seed.sql": _up("INSERT INTO items VALUES (1);"),
     }
     directory = write_migrations(tmp_path / "db" / "migrations", files)
-    url = _url(db_dsn, "postgres")
+    url = tool_url(db_dsn, "postgres")
     url += ("&" if "?" in url else "?") + "sslmode=disable"
     subprocess.run(
         [
-            _dbmate_program(),
+            dbmate_program(),
             "--url",
             url,
             "--migrations-dir",
@@ -513,7 +514,7 @@ def test_issue_22_review_f13_a_yoyo_rollback_after_safemigrate_applied_is_refuse
     directory = write_migrations(
         tmp_path / "migrations", {"0001.a.sql": "CREATE TABLE a (id int);\n"}
     )
-    _yoyo(_yoyo_program(), db_dsn, directory)
+    _yoyo(yoyo_program(), db_dsn, directory)
     write_migrations(
         directory,
         {"0002.b.sql": "CREATE TABLE b (id int);\n", "0002.b.rollback.sql": "DROP TABLE b;\n"},
@@ -521,8 +522,8 @@ def test_issue_22_review_f13_a_yoyo_rollback_after_safemigrate_applied_is_refuse
     env = {"SAFEMIGRATE_LAYOUT": "yoyo"}
     where = ["--dir", str(directory), "--dsn", db_dsn]
     assert run("up", *where, env=env).exit_code == 0
-    url = _url(db_dsn, "postgresql+psycopg")
-    yoyo = [_yoyo_program(), "rollback", "--batch", "--no-config-file", "--database", url]
+    url = tool_url(db_dsn, "postgresql+psycopg")
+    yoyo = [yoyo_program(), "rollback", "--batch", "--no-config-file", "--database", url]
     subprocess.run([*yoyo, "-r", "0002.b", str(directory)], check=True, capture_output=True)
 
     for command in (["status"], ["up"], ["adopt"]):
@@ -537,6 +538,6 @@ def test_issue_22_review_f13_a_yoyo_rollback_after_safemigrate_applied_is_refuse
     assert rows == [("0001.a",)]  # not written back
 
     # The way out the hint names: yoyo applies it again and records it.
-    _yoyo(_yoyo_program(), db_dsn, directory)
+    _yoyo(yoyo_program(), db_dsn, directory)
     assert run("status", *where, env=env).exit_code == 0
     assert run("up", *where, env=env).exit_code == 0

@@ -17,14 +17,9 @@ from pathlib import Path
 
 import psycopg
 
-from tests.integration.test_adopt_real_tools import _missing, _program, _url
+from tests.support.real_tools import dbmate_program, tool_url, yoyo_program
 from tests.support.runner import run, write_migrations
-
-
-def _exists(dsn: str, table: str) -> bool:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()
-    return bool(row and row[0])
+from tests.support.schemas import relation_exists
 
 
 def _rows(dsn: str, query: str) -> list[str]:
@@ -36,9 +31,7 @@ def _yoyo_directory(db_dsn: str, tmp_path: Path) -> tuple[Path, Callable[..., No
     """A yoyo directory (0001.a, then 0002.b with its rollback file), and ``yoyo ARGS`` on it
     (or on ``directory=``) against ``db_dsn`` in batch mode; skipped (or failed, in CI) without
     yoyo."""
-    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
-    if program is None:
-        _missing("yoyo-migrations (the bench extra)")
+    program = yoyo_program()
     directory = write_migrations(
         tmp_path / "migrations",
         {
@@ -47,7 +40,7 @@ def _yoyo_directory(db_dsn: str, tmp_path: Path) -> tuple[Path, Callable[..., No
             "0002.b.rollback.sql": "DROP TABLE b;\n",
         },
     )
-    url = _url(db_dsn, "postgresql+psycopg")
+    url = tool_url(db_dsn, "postgresql+psycopg")
 
     def yoyo(*args: str, directory: Path = directory) -> None:
         subprocess.run(
@@ -71,7 +64,7 @@ def test_a_yoyo_rollback_after_the_switch_is_drift_and_repair_forgets_it(
     layout = {"SAFEMIGRATE_LAYOUT": "yoyo"}
     assert run("up", "--dir", str(directory), "--dsn", db_dsn, env=layout).exit_code == 0
     yoyo("rollback", "-r", "0002.b")
-    assert not _exists(db_dsn, "b")
+    assert not relation_exists(db_dsn, "b")
 
     for command in ("status", "up"):
         refused = run(command, "--dir", str(directory), "--dsn", db_dsn, env=layout)
@@ -86,7 +79,7 @@ def test_a_yoyo_rollback_after_the_switch_is_drift_and_repair_forgets_it(
     assert "0002.b.sql step 1: forget (yoyo rolled it back" in repaired.output
     again = run("up", "--dir", str(directory), "--dsn", db_dsn, env=layout)
     assert again.exit_code == 0, again.output
-    assert _exists(db_dsn, "b")
+    assert relation_exists(db_dsn, "b")
     assert _rows(db_dsn, "SELECT migration_id FROM _yoyo_migration ORDER BY 1") == [
         "0001.a",
         "0002.b",
@@ -98,9 +91,7 @@ def test_a_dbmate_rollback_after_the_switch_is_drift_and_reapplying_with_dbmate_
 ) -> None:
     """issue 22 review F13 (dmt/): `dbmate rollback` of a migration safemigrate applied; the
     next `up` wrote its row back and dbmate said "Applied: 3" with table z missing."""
-    program = _program("SAFEMIGRATE_TEST_DBMATE", "dbmate")
-    if program is None:
-        _missing("dbmate (npm install dbmate)")
+    program = dbmate_program()
     directory = write_migrations(
         tmp_path / "db" / "migrations",
         {
@@ -108,7 +99,7 @@ def test_a_dbmate_rollback_after_the_switch_is_drift_and_reapplying_with_dbmate_
             "-- migrate:down\nDROP TABLE a;\n",
         },
     )
-    url = _url(db_dsn, "postgres")
+    url = tool_url(db_dsn, "postgres")
     url += ("&" if "?" in url else "?") + "sslmode=disable"
 
     def dbmate(command: str) -> None:
@@ -138,7 +129,7 @@ def test_a_dbmate_rollback_after_the_switch_is_drift_and_reapplying_with_dbmate_
     layout = {"SAFEMIGRATE_LAYOUT": "dbmate"}
     assert run("up", "--dir", str(directory), "--dsn", db_dsn, env=layout).exit_code == 0
     dbmate("rollback")
-    assert not _exists(db_dsn, "z")
+    assert not relation_exists(db_dsn, "z")
 
     refused = run("up", "--dir", str(directory), "--dsn", db_dsn, env=layout)
     assert refused.exit_code == 5, refused.output
@@ -146,7 +137,7 @@ def test_a_dbmate_rollback_after_the_switch_is_drift_and_reapplying_with_dbmate_
     assert _rows(db_dsn, "SELECT version FROM schema_migrations") == ["20260101000001"]
 
     dbmate("up")  # the other way out: the tool applies it again and records it
-    assert _exists(db_dsn, "z")
+    assert relation_exists(db_dsn, "z")
     status = run("status", "--dir", str(directory), "--dsn", db_dsn, env=layout)
     assert status.exit_code == 0, status.output
 
@@ -231,9 +222,9 @@ def test_a_yoyo_rollback_only_its_log_shows_is_the_same_drift_and_repair_forgets
     leave = {"SAFEMIGRATE_LAYOUT": "yoyo", "SAFEMIGRATE_TOOL_HISTORY": "leave"}
     where = ["--dir", str(directory), "--dsn", db_dsn]
     assert run("up", *where, env=leave).exit_code == 0  # adopts both, lists no row
-    assert not _exists(db_dsn, "safemigrate_history_tool_rows")
+    assert not relation_exists(db_dsn, "safemigrate_history_tool_rows")
     yoyo("rollback", "-r", "0002.b")
-    assert not _exists(db_dsn, "b")
+    assert not relation_exists(db_dsn, "b")
 
     for command in ("status", "up"):
         refused = run(command, *where, env=leave)
@@ -246,4 +237,4 @@ def test_a_yoyo_rollback_only_its_log_shows_is_the_same_drift_and_repair_forgets
     assert "0002.b.sql step 1: forget (yoyo rolled it back" in repaired.output
     again = run("up", *where, env=leave)
     assert again.exit_code == 0, again.output
-    assert _exists(db_dsn, "b")
+    assert relation_exists(db_dsn, "b")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests.integration.test_adopt_real_tools import _missing, _program, _url
+from tests.support.real_tools import tool_url, yoyo_program
 from tests.support.runner import journal_rows, run, write_migrations
 
 SAME_DAY = {
@@ -28,10 +28,8 @@ SAME_DAY = {
 
 
 def _yoyo_apply(dsn: str, directory: Path) -> None:
-    program = _program("SAFEMIGRATE_TEST_YOYO", "yoyo")
-    if program is None:
-        _missing("yoyo-migrations (the bench extra)")
-    url = _url(dsn, "postgresql+psycopg")
+    program = yoyo_program()
+    url = tool_url(dsn, "postgresql+psycopg")
     subprocess.run(
         [program, "apply", "--batch", "--no-config-file", "--database", url, str(directory)],
         check=True,

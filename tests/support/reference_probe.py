@@ -222,6 +222,17 @@ def _storage_effects(
             obs.built.add(baseline.by_oid[table].name)
 
 
+def _ran(conn: psycopg.Connection[Any], statement: str, obs: Observation) -> bool:
+    """Run ``statement``; on a server error, record it in ``obs`` and return False."""
+    try:
+        conn.execute(statement)
+    except psycopg.Error as exc:
+        obs.error = exc.sqlstate
+        obs.error_text = str(exc).splitlines()[0] if str(exc) else ""
+        return False
+    return True
+
+
 def probe_rolled_back(
     conn: psycopg.Connection[Any], baseline: Baseline, statement: str, setup: Sequence[str] = ()
 ) -> Observation:
@@ -245,11 +256,7 @@ def probe_rolled_back(
                 held = obs.held_before.get(relation.name, LockMode.ACCESS_SHARE)
                 obs.held_before[relation.name] = max(held, MODES[mode_name])
         counters_before = _counters(conn)
-        try:
-            conn.execute(statement)
-        except psycopg.Error as exc:
-            obs.error = exc.sqlstate
-            obs.error_text = str(exc).splitlines()[0] if str(exc) else ""
+        if not _ran(conn, statement, obs):
             return obs
         added = _locks(conn) - locks_before
         for oid, mode_name in added:
@@ -290,11 +297,7 @@ def probe_session(dsn: str, statement: str, setup: Sequence[str] = ()) -> Observ
         baseline_oids = {oid for (oid,) in conn.execute("SELECT oid::int FROM pg_class")}
         for statement_before in setup:
             conn.execute(statement_before)
-        try:
-            conn.execute(statement)
-        except psycopg.Error as exc:
-            obs.error = exc.sqlstate
-            obs.error_text = str(exc).splitlines()[0] if str(exc) else ""
+        if not _ran(conn, statement, obs):
             return obs
         names: dict[int, str] = dict(
             conn.execute(

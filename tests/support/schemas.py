@@ -1,4 +1,5 @@
-"""Comparing schemas: pg_dump of the public schema, and the constraints in it."""
+"""Comparing schemas: pg_dump of the public schema, the constraints and tables in it, whether
+a relation (the journal) exists."""
 
 from __future__ import annotations
 
@@ -54,14 +55,41 @@ def schema_dump(dsn: str) -> str:
     return "\n".join(line for line in lines if not re.match(r"^\\(un)?restrict ", line))
 
 
+def relation_exists(dsn: str, name: str) -> bool:
+    """Whether relation ``name`` (schema-qualified or on the search_path) exists."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()
+    return bool(row and row[0])
+
+
+def journal_exists(dsn: str) -> bool:
+    """Whether the default journal, public.safemigrate_history, has been created."""
+    return relation_exists(dsn, "public.safemigrate_history")
+
+
+def _names(dsn: str, query: str) -> list[str]:
+    """The one column of names ``query`` reads from ``dsn``."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(query).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def constraint_names(dsn: str) -> list[str]:
     """The constraints of the public schema, the journal's left out."""
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute(
-            "SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace "
-            "AND conname NOT LIKE 'safemigrate_history%' ORDER BY 1"
-        ).fetchall()
-    return [str(r[0]) for r in rows]
+    return _names(
+        dsn,
+        "SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace "
+        "AND conname NOT LIKE 'safemigrate_history%' ORDER BY 1",
+    )
+
+
+def public_tables(dsn: str) -> list[str]:
+    """The tables of the public schema (the journal's among them), by name."""
+    return _names(
+        dsn,
+        "SELECT relname FROM pg_class WHERE relkind = 'r' "
+        "AND relnamespace = 'public'::regnamespace ORDER BY 1",
+    )
 
 
 def assert_schema_psql_gives(db_dsn: str, reference_dsn: str, migrations: Path) -> None:

@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import tempfile
 from pathlib import Path
 
 from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError
+from safemigrate.infra.throwaway.cluster import free_port
 from safemigrate.infra.throwaway.programs import run_program, tail
 from safemigrate.infra.throwaway.server_user import server_user
 
 #: The application_name the standby's WAL receiver shows in pg_stat_replication.
 STANDBY_NAME = "test_standby"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Standby:
@@ -36,7 +30,7 @@ class Standby:
         self.base = Path(tempfile.mkdtemp(prefix="sm-standby-", dir="/tmp"))
         self.data_dir = self.base / "data"
         self.socket_dir = self.base / "socket"
-        self.port = _free_port()
+        self.port = free_port()
         self._started = False
 
     def _run(self, *args: object, timeout: float = 120, new_session: bool = False) -> str:

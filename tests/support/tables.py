@@ -107,3 +107,13 @@ def first_value(dsn: str, query: str) -> Any:
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(query.encode()).fetchone()
     return row[0] if row else None
+
+
+def rows_by_n(dsn: str, table: str) -> dict[int, int]:
+    """How many rows of ``table`` hold each value of its column ``n`` (a batched change's
+    progress: how many rows it has changed how often)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(
+            sql.SQL("SELECT n, count(*) FROM {} GROUP BY n").format(sql.Identifier(table))
+        ).fetchall()
+    return {int(n): int(c) for n, c in rows}

@@ -39,7 +39,7 @@ def test_conninfo_values_are_quoted_only_when_needed(value: str, quoted: str) ->
 
 
 def test_free_port_can_be_listened_on() -> None:
-    port = cluster._free_port()
+    port = cluster.free_port()
     assert 1024 <= port <= 65535
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
         listener.bind(("127.0.0.1", port))

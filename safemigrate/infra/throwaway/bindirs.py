@@ -116,20 +116,28 @@ def _is_wheel_dir(bindir: Path) -> bool:
     return any(resolved.is_relative_to(root.resolve()) for root in _wheel_roots())
 
 
+def _ask(
+    argv: list[str], timeout_s: float, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run a program that answers a question on stdout (no input, output kept, any exit)."""
+    return subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+
+
 def _pg_config_bindir() -> Path | None:
     """Return what ``pg_config --bindir`` says, or None."""
     pg_config = shutil.which("pg_config")
     if pg_config is None:
         return None
     try:
-        done = subprocess.run(
-            [pg_config, "--bindir"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        done = _ask([pg_config, "--bindir"], 10)
     except (OSError, subprocess.SubprocessError):
         return None
     answer = done.stdout.strip()
@@ -250,15 +258,7 @@ def _cached_version(program: str, mtime_ns: int) -> int:
     """Run ``postgres --version`` once per program file and version (mtime in the cache key)."""
     # --version is answered before postgres's root check, so this may run as ourselves.
     try:
-        done = subprocess.run(
-            [program, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            env=child_env(),
-        )
+        done = _ask([program, "--version"], 30, child_env())
     except (OSError, subprocess.SubprocessError) as exc:
         raise ThrowawayServerError(f"cannot run {program} --version: {exc}") from exc
     major = _major_version_of(done.stdout)

@@ -56,7 +56,7 @@ _SETTING_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 _SHUTDOWN_MODES = ("fast", "immediate")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
@@ -357,7 +357,7 @@ class ThrowawayServer:
         self._clear_stale_lock_files()
         for attempt in range(attempts):
             if self._port is None or attempt > 0:
-                self._port = _free_port()
+                self._port = free_port()
                 self._write_settings()
             status, output = run_program(
                 [

@@ -44,23 +44,26 @@ def _stat_fields(stat: str) -> list[str]:
     return stat.rsplit(")", 1)[-1].split()
 
 
-def _children(pid: int) -> list[int]:
-    """Return the PIDs of the direct children of ``pid`` (Linux only; elsewhere empty)."""
-    children: list[int] = []
+def _proc_pids() -> list[int]:
+    """The PIDs /proc lists (Linux only; elsewhere none)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return children
-    for entry in entries:
-        if not entry.isdigit():
-            continue
+        return []
+    return [int(entry) for entry in entries if entry.isdigit()]
+
+
+def _children(pid: int) -> list[int]:
+    """Return the PIDs of the direct children of ``pid`` (Linux only; elsewhere empty)."""
+    children: list[int] = []
+    for entry in _proc_pids():
         try:
             status = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
         fields = _stat_fields(status)
         if len(fields) > 1 and fields[1] == str(pid):
-            children.append(int(entry))
+            children.append(entry)
     return children
 
 
@@ -74,16 +77,20 @@ def wait_gone(pids: Sequence[int], timeout: float) -> list[int]:
     return alive
 
 
+def _kill_all(pids: list[int]) -> list[int]:
+    """SIGKILL each of ``pids``; return those still alive after the kill timeout."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return wait_gone(pids, _KILL_TIMEOUT_S)
+
+
 def kill_tree(pid: int) -> None:
     """SIGKILL a postmaster and every process it started; return once all of them are gone."""
     # Stopped first, it cannot start new children while we list the current ones.
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGSTOP)
-    victims = [pid, *_children(pid)]
-    for victim in victims:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(victim, signal.SIGKILL)
-    alive = wait_gone(victims, _KILL_TIMEOUT_S)
+    alive = _kill_all([pid, *_children(pid)])
     if alive:
         raise ThrowawayServerError(
             f"PostgreSQL processes {', '.join(map(str, alive))} survived SIGKILL for "
@@ -100,25 +107,17 @@ def _processes_in(folder: Path) -> list[int]:
     """
     target = str(folder.resolve())
     found: list[int] = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if entry.isdigit() and int(entry) != os.getpid():
+    for entry in _proc_pids():
+        if entry != os.getpid():
             with contextlib.suppress(OSError):
                 if os.readlink(f"/proc/{entry}/cwd") == target:
-                    found.append(int(entry))
+                    found.append(entry)
     return found
 
 
 def kill_processes_in(data_dir: Path) -> None:
     """SIGKILL every process left working in ``data_dir`` and wait until they are gone."""
-    leftovers = _processes_in(data_dir)
-    for pid in leftovers:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    alive = wait_gone(leftovers, _KILL_TIMEOUT_S)
+    alive = _kill_all(_processes_in(data_dir))
     if alive:
         raise ThrowawayServerError(
             f"PostgreSQL processes {', '.join(map(str, alive))} in {data_dir} survived SIGKILL"

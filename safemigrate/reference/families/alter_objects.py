@@ -14,28 +14,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from .._build import (
-    AE,
-    AS,
-    ITAB,
-    NO_BLOCK,
-    OT,
-    OTHER,
-    REFUSED,
-    SUE,
-    N,
-    code,
-    doc,
-    ex,
-    f,
-    lock,
-    not_,
-    reject,
-    row,
-    since,
-    stmt,
-    until,
-)
+from .._build import *
 from ..model import PRESENT, Example, Row
 
 _ALTER = code("src/backend/commands/alter.c", "ExecRenameStmt / ExecAlterOwnerStmt")

@@ -16,33 +16,7 @@ from typing import Any
 from pglast import ast
 
 from ...statements.locks import INDEX_ACCESS_EXCLUSIVE_OPTIONS
-from .._build import (
-    AE,
-    AS,
-    AT,
-    ITAB,
-    LOCK_LEVEL,
-    MOVED,
-    OT,
-    OTHER,
-    SRE,
-    SUE,
-    N,
-    alter,
-    code,
-    depends,
-    doc,
-    ex,
-    f,
-    lock,
-    named,
-    not_,
-    reject,
-    row,
-    since,
-    stmt,
-    tablecmds,
-)
+from .._build import *
 from ..model import Effect, Fact, Row
 
 #: Index storage parameters that take ACCESS EXCLUSIVE (reloptions.c): GIN's fastupdate and
@@ -92,6 +66,60 @@ def _own(
     prefix = command.lower().replace("alter ", "alter-").replace(" ", "-")
     return row(
         f"{prefix}.{id}", command, form, key, locks, sources or [doc(page, form)], examples, **facts
+    )
+
+
+def _rename(
+    command: str, page: str, objtype: Any, relation: str, new_name: str, part: str = "RENAME"
+) -> Row:
+    """The RENAME row of a relation kind: ACCESS EXCLUSIVE on it (RenameRelation)."""
+    return _own(
+        command,
+        page,
+        "rename",
+        "RENAME",
+        stmt(ast.RenameStmt, f("renameType", objtype)),
+        [named(AE)],
+        [ex(f"{command} {relation} RENAME TO {new_name}", {relation: N})],
+        [doc(page, part), tablecmds("RenameRelation")],
+    )
+
+
+def _set_schema(
+    command: str, page: str, objtype: Any, relation: str, part: str = "SET SCHEMA"
+) -> Row:
+    """The SET SCHEMA row of a relation kind: ACCESS EXCLUSIVE on it (AlterTableNamespace)."""
+    return _own(
+        command,
+        page,
+        "set-schema",
+        "SET SCHEMA",
+        stmt(ast.AlterObjectSchemaStmt, f("objectType", objtype)),
+        [named(AE)],
+        [ex(f"{command} {relation} SET SCHEMA archive", {relation: N})],
+        [doc(page, part), tablecmds("AlterTableNamespace")],
+    )
+
+
+def _all_in_tablespace(command: str, page: str, objtype: Any, what: str, part: str) -> Row:
+    """The ALL IN TABLESPACE row of a relation kind: ACCESS EXCLUSIVE on each relation it
+    moves (AlterTableMoveAll), whose files are copied."""
+    return _own(
+        command,
+        page,
+        "all-in-tablespace",
+        "ALL IN TABLESPACE ... SET TABLESPACE",
+        stmt(ast.AlterTableMoveAllStmt, f("objtype", objtype)),
+        [lock(MOVED, AE)],
+        [
+            ex(
+                f"{command} ALL IN TABLESPACE pg_default OWNED BY sm_reference_role"
+                " SET TABLESPACE pg_default",
+                rewrites=False,
+            )
+        ],
+        [doc(page, part), tablecmds("AlterTableMoveAll")],
+        rewrites=Fact(Effect.DEPENDS, (MOVED,), f"each {what} moved is copied"),
     )
 
 
@@ -218,23 +246,7 @@ ALTER_INDEX = [
         ],
         sources=[doc(_IP, "ALTER [ COLUMN ] column_number SET STATISTICS integer"), LOCK_LEVEL],
     ),
-    _own(
-        _index,
-        _IP,
-        "all-in-tablespace",
-        "ALL IN TABLESPACE ... SET TABLESPACE",
-        stmt(ast.AlterTableMoveAllStmt, f("objtype", _I)),
-        [lock(MOVED, AE)],
-        [
-            ex(
-                "ALTER INDEX ALL IN TABLESPACE pg_default OWNED BY sm_reference_role"
-                " SET TABLESPACE pg_default",
-                rewrites=False,
-            )
-        ],
-        [doc(_IP, "SET TABLESPACE"), tablecmds("AlterTableMoveAll")],
-        rewrites=Fact(Effect.DEPENDS, (MOVED,), "each index moved is copied"),
-    ),
+    _all_in_tablespace(_index, _IP, _I, "index", part="SET TABLESPACE"),
 ]
 
 # ALTER VIEW ----------------------------------------------------------------------------------
@@ -288,16 +300,7 @@ ALTER_VIEW = [
         ],
         sources=[doc(_VP, "SET ( view_option_name [= view_option_value] [, ... ] )"), _RELOPTIONS],
     ),
-    _own(
-        _view,
-        _VP,
-        "rename",
-        "RENAME",
-        stmt(ast.RenameStmt, f("renameType", _V)),
-        [named(AE)],
-        [ex("ALTER VIEW open_orders RENAME TO new_orders", {"open_orders": N})],
-        [doc(_VP, "RENAME"), tablecmds("RenameRelation")],
-    ),
+    _rename(_view, _VP, _V, "open_orders", "new_orders"),
     _own(
         _view,
         _VP,
@@ -309,16 +312,7 @@ ALTER_VIEW = [
         [doc(_VP, "RENAME COLUMN"), tablecmds("renameatt")],
         versions=since(13),
     ),
-    _own(
-        _view,
-        _VP,
-        "set-schema",
-        "SET SCHEMA",
-        stmt(ast.AlterObjectSchemaStmt, f("objectType", _V)),
-        [named(AE)],
-        [ex("ALTER VIEW open_orders SET SCHEMA archive", {"open_orders": N})],
-        [doc(_VP, "SET SCHEMA"), tablecmds("AlterTableNamespace")],
-    ),
+    _set_schema(_view, _VP, _V, "open_orders"),
 ]
 
 # ALTER MATERIALIZED VIEW ---------------------------------------------------------------------
@@ -482,21 +476,7 @@ ALTER_MATVIEW = [
         ],
         sources=[doc(_MP), LOCK_LEVEL],
     ),
-    _own(
-        _mv,
-        _MP,
-        "rename",
-        "RENAME",
-        stmt(ast.RenameStmt, f("renameType", _M)),
-        [named(AE)],
-        [
-            ex(
-                "ALTER MATERIALIZED VIEW account_totals RENAME TO account_sums",
-                {"account_totals": N},
-            )
-        ],
-        [doc(_MP), tablecmds("RenameRelation")],
-    ),
+    _rename(_mv, _MP, _M, "account_totals", "account_sums", part=""),
     _own(
         _mv,
         _MP,
@@ -512,16 +492,7 @@ ALTER_MATVIEW = [
         ],
         [doc(_MP), tablecmds("renameatt")],
     ),
-    _own(
-        _mv,
-        _MP,
-        "set-schema",
-        "SET SCHEMA",
-        stmt(ast.AlterObjectSchemaStmt, f("objectType", _M)),
-        [named(AE)],
-        [ex("ALTER MATERIALIZED VIEW account_totals SET SCHEMA archive", {"account_totals": N})],
-        [doc(_MP), tablecmds("AlterTableNamespace")],
-    ),
+    _set_schema(_mv, _MP, _M, "account_totals", part=""),
     _own(
         _mv,
         _MP,
@@ -537,23 +508,7 @@ ALTER_MATVIEW = [
         ],
         [doc(_MP), code("src/backend/commands/alter.c", "ExecAlterObjectDependsStmt")],
     ),
-    _own(
-        _mv,
-        _MP,
-        "all-in-tablespace",
-        "ALL IN TABLESPACE ... SET TABLESPACE",
-        stmt(ast.AlterTableMoveAllStmt, f("objtype", _M)),
-        [lock(MOVED, AE)],
-        [
-            ex(
-                "ALTER MATERIALIZED VIEW ALL IN TABLESPACE pg_default OWNED BY sm_reference_role"
-                " SET TABLESPACE pg_default",
-                rewrites=False,
-            )
-        ],
-        [doc(_MP), tablecmds("AlterTableMoveAll")],
-        rewrites=Fact(Effect.DEPENDS, (MOVED,), "each materialized view moved is copied"),
-    ),
+    _all_in_tablespace(_mv, _MP, _M, "materialized view", part=""),
 ]
 
 # ALTER SEQUENCE ------------------------------------------------------------------------------
@@ -619,26 +574,8 @@ ALTER_SEQUENCE = [
             reject("0A000", "on a sequence owned by a table column (change the table's owner)")
         ],
     ),
-    _own(
-        _seq,
-        _SP,
-        "rename",
-        "RENAME",
-        stmt(ast.RenameStmt, f("renameType", _S)),
-        [named(AE)],
-        [ex("ALTER SEQUENCE counter RENAME TO counter2", {"counter": N})],
-        [doc(_SP, "RENAME"), tablecmds("RenameRelation")],
-    ),
-    _own(
-        _seq,
-        _SP,
-        "set-schema",
-        "SET SCHEMA",
-        stmt(ast.AlterObjectSchemaStmt, f("objectType", _S)),
-        [named(AE)],
-        [ex("ALTER SEQUENCE counter SET SCHEMA archive", {"counter": N})],
-        [doc(_SP, "SET SCHEMA"), tablecmds("AlterTableNamespace")],
-    ),
+    _rename(_seq, _SP, _S, "counter", "counter2"),
+    _set_schema(_seq, _SP, _S, "counter"),
 ]
 
 # ALTER FOREIGN TABLE -------------------------------------------------------------------------
@@ -754,16 +691,7 @@ ALTER_FOREIGN_TABLE = [
     _ft_sub(
         "enable-disable-trigger",
         "DISABLE/ENABLE [ REPLICA | ALWAYS ] TRIGGER",
-        (
-            AT.AT_EnableTrig,
-            AT.AT_EnableAlwaysTrig,
-            AT.AT_EnableReplicaTrig,
-            AT.AT_DisableTrig,
-            AT.AT_EnableTrigAll,
-            AT.AT_DisableTrigAll,
-            AT.AT_EnableTrigUser,
-            AT.AT_DisableTrigUser,
-        ),
+        TRIGGER_SWITCHES,
         SRE,
         "ALTER FOREIGN TABLE remote_orders DISABLE TRIGGER ALL",
     ),
@@ -804,16 +732,7 @@ ALTER_FOREIGN_TABLE = [
         ],
         rejects=[reject("42804", "when the columns do not match the parent's")],
     ),
-    _own(
-        _ft,
-        _FP,
-        "rename",
-        "RENAME",
-        stmt(ast.RenameStmt, f("renameType", _F)),
-        [named(AE)],
-        [ex("ALTER FOREIGN TABLE remote_orders RENAME TO remote_orders2", _R)],
-        [doc(_FP, "RENAME"), tablecmds("RenameRelation")],
-    ),
+    _rename(_ft, _FP, _F, "remote_orders", "remote_orders2"),
     _own(
         _ft,
         _FP,
@@ -824,16 +743,7 @@ ALTER_FOREIGN_TABLE = [
         [ex("ALTER FOREIGN TABLE remote_orders RENAME COLUMN note TO memo", _R)],
         [doc(_FP, "RENAME"), tablecmds("renameatt")],
     ),
-    _own(
-        _ft,
-        _FP,
-        "set-schema",
-        "SET SCHEMA",
-        stmt(ast.AlterObjectSchemaStmt, f("objectType", _F)),
-        [named(AE)],
-        [ex("ALTER FOREIGN TABLE remote_orders SET SCHEMA archive", _R)],
-        [doc(_FP, "SET SCHEMA"), tablecmds("AlterTableNamespace")],
-    ),
+    _set_schema(_ft, _FP, _F, "remote_orders"),
 ]
 
 ROWS: tuple[Row, ...] = (

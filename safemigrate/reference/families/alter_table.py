@@ -15,47 +15,8 @@ from typing import Any
 from pglast import ast, enums
 
 from ...statements.locks import SERIAL_TYPES, TABLE_ACCESS_EXCLUSIVE_OPTIONS
-from .._build import (
-    AE,
-    AS,
-    AT,
-    CASC,
-    CT,
-    DEFAULT,
-    LOCK_LEVEL,
-    MOVED,
-    NO_BLOCK,
-    OT,
-    OTHER,
-    PARTS,
-    REF,
-    REFING,
-    RS,
-    SEQS,
-    SH,
-    SRE,
-    SUE,
-    N,
-    alter,
-    between,
-    code,
-    depends,
-    doc,
-    does,
-    ex,
-    f,
-    lock,
-    named,
-    not_,
-    part,
-    reject,
-    row,
-    since,
-    stmt,
-    tablecmds,
-    until,
-)
-from ..model import ABSENT, PRESENT, Effect, Example, Fact, Field, Lock, Row, Source
+from .._build import *
+from ..model import ABSENT, PRESENT, Effect, Example, Fact, Field, Lock, Row, Source, Target
 
 PAGE = "sql-altertable"
 CASCADE = enums.DropBehavior.DROP_CASCADE
@@ -350,6 +311,16 @@ def _constraint(
 _VALIDATED = f("def_.skip_validation", False)
 _NOT_VALID = f("def_.skip_validation", True)
 
+#: ADD UNIQUE's examples, the same before PostgreSQL 18 and since (only the locks differ).
+_ADD_UNIQUE_EXAMPLES = [
+    ex(
+        "ALTER TABLE events ADD CONSTRAINT events_id_at_key UNIQUE (id, at)",
+        {"events": N, "events_2024": PARTS, "events_default": PARTS},
+    ),
+    ex("ALTER TABLE orders ADD CONSTRAINT orders_note_key UNIQUE (note)", {"orders": N}),
+    ex("ALTER TABLE orders ADD CONSTRAINT orders_status_key UNIQUE (status)", error="23505"),
+]
+
 ADD_CONSTRAINT = [
     _constraint(
         "check",
@@ -480,16 +451,7 @@ ADD_CONSTRAINT = [
         f("def_.contype", CT.CONSTR_UNIQUE),
         f("def_.indexname", ABSENT),
         locks=[named(AE), lock(PARTS, SH)],
-        examples=[
-            ex(
-                "ALTER TABLE events ADD CONSTRAINT events_id_at_key UNIQUE (id, at)",
-                {"events": N, "events_2024": PARTS, "events_default": PARTS},
-            ),
-            ex("ALTER TABLE orders ADD CONSTRAINT orders_note_key UNIQUE (note)", {"orders": N}),
-            ex(
-                "ALTER TABLE orders ADD CONSTRAINT orders_status_key UNIQUE (status)", error="23505"
-            ),
-        ],
+        examples=_ADD_UNIQUE_EXAMPLES,
         builds=does(N, PARTS),
         rejects=[reject("23505", "when a value is duplicated")],
         versions=until(17),
@@ -502,16 +464,7 @@ ADD_CONSTRAINT = [
         f("def_.contype", CT.CONSTR_UNIQUE),
         f("def_.indexname", ABSENT),
         locks=[named(AE), lock(PARTS, AE)],
-        examples=[
-            ex(
-                "ALTER TABLE events ADD CONSTRAINT events_id_at_key UNIQUE (id, at)",
-                {"events": N, "events_2024": PARTS, "events_default": PARTS},
-            ),
-            ex("ALTER TABLE orders ADD CONSTRAINT orders_note_key UNIQUE (note)", {"orders": N}),
-            ex(
-                "ALTER TABLE orders ADD CONSTRAINT orders_status_key UNIQUE (status)", error="23505"
-            ),
-        ],
+        examples=_ADD_UNIQUE_EXAMPLES,
         builds=does(N, PARTS),
         rejects=[reject("23505", "when a value is duplicated")],
         versions=since(18),
@@ -610,6 +563,16 @@ def _simple(
         examples,
         **facts,
     )
+
+
+def _add_identity_examples(measures: dict[str, Target]) -> list[Example]:
+    """ADD GENERATED AS IDENTITY's examples; ``measures`` is what the partitioned table's
+    example locks (its partitions too since PostgreSQL 17)."""
+    return [
+        ex("ALTER TABLE orders ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", {"orders": N}),
+        ex("ALTER TABLE orphan ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", error="55000"),
+        ex("ALTER TABLE measures ALTER COLUMN k ADD GENERATED ALWAYS AS IDENTITY", measures),
+    ]
 
 
 COLUMNS = [
@@ -856,18 +819,7 @@ COLUMNS = [
         "ADD GENERATED AS IDENTITY",
         AT.AT_AddIdentity,
         [named(AE)],
-        [
-            ex(
-                "ALTER TABLE orders ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", {"orders": N}
-            ),
-            ex(
-                "ALTER TABLE orphan ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", error="55000"
-            ),
-            ex(
-                "ALTER TABLE measures ALTER COLUMN k ADD GENERATED ALWAYS AS IDENTITY",
-                {"measures": N},
-            ),
-        ],
+        _add_identity_examples({"measures": N}),
         [doc(PAGE, "ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY"), LOCK_LEVEL],
         rejects=[_IDENTITY_REJECTED],
         versions=until(16),
@@ -878,18 +830,7 @@ COLUMNS = [
         "ADD GENERATED AS IDENTITY",
         AT.AT_AddIdentity,
         [named(AE), lock(PARTS, AE)],
-        [
-            ex(
-                "ALTER TABLE orders ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", {"orders": N}
-            ),
-            ex(
-                "ALTER TABLE orphan ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY", error="55000"
-            ),
-            ex(
-                "ALTER TABLE measures ALTER COLUMN k ADD GENERATED ALWAYS AS IDENTITY",
-                {"measures": N, "measures_1": PARTS, "measures_2": PARTS},
-            ),
-        ],
+        _add_identity_examples({"measures": N, "measures_1": PARTS, "measures_2": PARTS}),
         [doc(PAGE, "ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY"), LOCK_LEVEL],
         rejects=[_IDENTITY_REJECTED],
         versions=since(17),
@@ -1127,16 +1068,7 @@ TRIGGERS_RULES_SECURITY = [
     _simple(
         "enable-disable-trigger",
         "DISABLE/ENABLE [ REPLICA | ALWAYS ] TRIGGER",
-        (
-            AT.AT_EnableTrig,
-            AT.AT_EnableAlwaysTrig,
-            AT.AT_EnableReplicaTrig,
-            AT.AT_DisableTrig,
-            AT.AT_EnableTrigAll,
-            AT.AT_DisableTrigAll,
-            AT.AT_EnableTrigUser,
-            AT.AT_DisableTrigUser,
-        ),
+        TRIGGER_SWITCHES,
         [
             named(SRE),
             lock(PARTS, SRE, "a partitioned table's partitions, where its triggers are cloned"),

@@ -12,26 +12,7 @@ from typing import Any
 
 from pglast import ast
 
-from .._build import (
-    AE,
-    AT,
-    OT,
-    SH,
-    TYPE_REL,
-    USERS,
-    alter,
-    code,
-    doc,
-    does,
-    ex,
-    f,
-    lock,
-    reject,
-    row,
-    since,
-    stmt,
-    tablecmds,
-)
+from .._build import *
 from ..model import ABSENT, PRESENT, Row
 
 _DP = "sql-alterdomain"

@@ -15,36 +15,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from .._build import (
-    AE,
-    AS,
-    DEFAULT,
-    NO_BLOCK,
-    OT,
-    OTHER,
-    PARENT,
-    PARTS,
-    RE,
-    REFING,
-    SH,
-    SRE,
-    SUE,
-    VQ,
-    N,
-    code,
-    depends,
-    doc,
-    does,
-    ex,
-    f,
-    lock,
-    named,
-    part,
-    reject,
-    row,
-    since,
-    stmt,
-)
+from .._build import *
 from ..model import ABSENT, PRESENT, Row
 
 _INDEXCMDS = "src/backend/commands/indexcmds.c"

@@ -15,37 +15,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from .._build import (
-    AE,
-    AS,
-    EX,
-    OTHER,
-    PARTS,
-    RE,
-    REF,
-    REFING,
-    RS,
-    SEQS,
-    SH,
-    SRE,
-    SUE,
-    VQ,
-    N,
-    code,
-    depends,
-    doc,
-    does,
-    ex,
-    f,
-    lock,
-    named,
-    not_,
-    part,
-    reject,
-    row,
-    since,
-    stmt,
-)
+from .._build import *
 from ..model import ABSENT, PRESENT, DataChange, Key, Row
 
 _CASCADE = enums.DropBehavior.DROP_CASCADE

@@ -16,32 +16,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from .._build import (
-    AE,
-    CASC,
-    DEFAULT,
-    ITAB,
-    NO_BLOCK,
-    OT,
-    OTHER,
-    PARENT,
-    PARTS,
-    REF,
-    REFING,
-    SEQS,
-    SUE,
-    N,
-    code,
-    doc,
-    ex,
-    f,
-    lock,
-    named,
-    not_,
-    reject,
-    row,
-    stmt,
-)
+from .._build import *
 from ..model import Example, Row
 
 _CASCADE = enums.DropBehavior.DROP_CASCADE
@@ -212,7 +187,7 @@ _INDEX = [
     code("src/backend/commands/tablecmds.c", "RangeVarCallbackForDropRelation"),
 ]
 
-INDEXES = [
+INDEX_ROWS = [
     row(
         "drop-index",
         "DROP INDEX",
@@ -630,4 +605,4 @@ OTHER_NODES = [
     ),
 ]
 
-ROWS: tuple[Row, ...] = (*RELATIONS, *INDEXES, *OBJECTS, *OTHER_NODES)
+ROWS: tuple[Row, ...] = (*RELATIONS, *INDEX_ROWS, *OBJECTS, *OTHER_NODES)

@@ -10,36 +10,7 @@ from __future__ import annotations
 
 from pglast import ast, enums
 
-from .._build import (
-    AE,
-    AS,
-    EX,
-    IDX,
-    INDEXES,
-    ITAB,
-    MOVED,
-    NO_BLOCK,
-    PARTS,
-    SESSION,
-    SH,
-    SUE,
-    VQ,
-    N,
-    code,
-    depends,
-    doc,
-    does,
-    ex,
-    f,
-    lock,
-    named,
-    not_,
-    reject,
-    row,
-    since,
-    stmt,
-    until,
-)
+from .._build import *
 from ..model import ABSENT, PRESENT, DataChange, Row
 
 _VACUUM = code("src/backend/commands/vacuum.c", "ExecVacuum")

@@ -17,28 +17,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from .._build import (
-    AS,
-    CONTROL,
-    NO_BLOCK,
-    OT,
-    OTHER,
-    SESSION,
-    SUE,
-    N,
-    code,
-    doc,
-    ex,
-    f,
-    lock,
-    named,
-    not_,
-    reject,
-    row,
-    since,
-    stmt,
-    until,
-)
+from .._build import *
 from ..model import Row
 
 _TX = enums.TransactionStmtKind

@@ -40,9 +40,27 @@ def version_problem(path: Path, digits: str) -> FileProblem | None:
     return None
 
 
+def file_problem(path: Path, message: str, hint: str | None = None) -> FileProblem:
+    """A problem of the whole file ``path`` (no line of it in particular)."""
+    return FileProblem(str(path), None, message, hint=hint)
+
+
 def misnamed(path: Path, expected: str, hint: str | None = None) -> FileProblem:
     """The problem of a file whose name the tool's layout does not accept."""
-    return FileProblem(str(path), None, f"file name does not match {expected}", hint=hint)
+    return file_problem(path, f"file name does not match {expected}", hint)
+
+
+def numbered_file(match: re.Match[str], path: Path, notes: Iterable[str]) -> MigrationFile:
+    """The file of a layout whose names read ``<version>_<name>`` and whose history records
+    the version as a number (leading zeros dropped: golang-migrate's and sqlx's bigint)."""
+    return MigrationFile(
+        int(match["version"]),
+        match["version"],
+        match["name"],
+        path,
+        origin_id=str(int(match["version"])),
+        notes=tuple(notes),
+    )
 
 
 def finish(

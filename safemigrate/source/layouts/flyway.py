@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..parse import FileProblem
 from ..scanning import DirectoryScan, MigrationFile
-from .common import NO_TRANSACTION, WHOLE_FILE, entries, finish
+from .common import NO_TRANSACTION, WHOLE_FILE, entries, file_problem, finish
 
 NAME = "flyway"
 FILENAME = re.compile(r"^V(?P<version>[0-9]+(?:[._][0-9]+)*)__(?P<name>.+)\.sql$")
@@ -107,9 +107,8 @@ def scan(directory: Path) -> DirectoryScan:
         version = pack(numbers)
         if version is None:
             problems.append(
-                FileProblem(
-                    str(path),
-                    None,
+                file_problem(
+                    path,
                     f"Flyway version {match['version']} does not fit safemigrate's numeric "
                     "version (at most 3 parts of up to 9, 5 and 4 digits)",
                 )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..parse import FileProblem
 from ..scanning import DirectoryScan, MigrationFile
-from .common import DOWN_IGNORED, WHOLE_FILE, entries, finish, version_problem
+from .common import DOWN_IGNORED, WHOLE_FILE, entries, finish, numbered_file, version_problem
 
 NAME = "golang-migrate"
 FILENAME = re.compile(r"^(?P<version>[0-9]+)_(?P<name>.*)\.(?P<direction>down|up)\.(?P<ext>.*)$")
@@ -44,16 +44,7 @@ def scan(directory: Path) -> DirectoryScan:
         notes = ([DOWN_IGNORED] if down in names else []) + [
             WHOLE_FILE.format(tool="golang-migrate")
         ]
-        files.append(
-            MigrationFile(
-                int(match["version"]),
-                match["version"],
-                match["name"],
-                path,
-                origin_id=str(int(match["version"])),
-                notes=tuple(notes),
-            )
-        )
+        files.append(numbered_file(match, path, notes))
     return finish(files, problems, [])
 
 

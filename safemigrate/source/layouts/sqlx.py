@@ -20,6 +20,7 @@ from .common import (
     WHOLE_FILE,
     entries,
     finish,
+    numbered_file,
     read_sql,
     version_problem,
 )
@@ -56,16 +57,7 @@ def scan(directory: Path) -> DirectoryScan:
             if text.startswith(NO_TRANSACTION_MARKER)
             else WHOLE_FILE.format(tool="sqlx")
         )
-        files.append(
-            MigrationFile(
-                int(match["version"]),
-                match["version"],
-                match["name"],
-                path,
-                origin_id=str(int(match["version"])),
-                notes=tuple(notes),
-            )
-        )
+        files.append(numbered_file(match, path, notes))
     return finish(files, problems, [])
 
 

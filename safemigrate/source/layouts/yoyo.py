@@ -26,6 +26,7 @@ from .common import (
     WHOLE_FILE,
     comment_line,
     entries,
+    file_problem,
     finish,
     read_sql,
     version_problem,
@@ -88,9 +89,8 @@ def scan(directory: Path) -> DirectoryScan:
         if path.suffix == ".py" or origin_id.startswith("post-apply"):
             what = "a Python migration" if path.suffix == ".py" else "a post-apply hook"
             problems.append(
-                FileProblem(
-                    str(path),
-                    None,
+                file_problem(
+                    path,
                     f"{what} cannot be run by safemigrate",
                     hint="write it as SQL, or apply it with yoyo before switching",
                 )
@@ -99,9 +99,8 @@ def scan(directory: Path) -> DirectoryScan:
         digits = version_digits(origin_id)
         if digits is None:
             problems.append(
-                FileProblem(
-                    str(path),
-                    None,
+                file_problem(
+                    path,
                     "yoyo migration id does not start with digits",
                     hint="safemigrate orders migrations by a numeric version: ids like "
                     "0001.name or 20261201_01_abcde-name",
