@@ -184,7 +184,7 @@ def test_review21c_f4_a_layout_edit_of_a_started_batch_resumes_it_without_repair
     assert resumed.exit_code == 0, resumed.output
     progress = [e for e in resumed.events() if e["event"] == "batch_progress"]
     assert progress[0]["resumed_batches"] == 8
-    assert _counts(db_dsn, "orders") == {1: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {1: ROWS}
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
@@ -203,4 +203,4 @@ def test_review21c_f4_batches_an_earlier_release_keyed_by_its_checksum_are_resum
     assert resumed.exit_code == 0, resumed.output
     progress = [e for e in resumed.events() if e["event"] == "batch_progress"]
     assert progress[0]["resumed_batches"] == 8
-    assert _counts(db_dsn, "orders") == {1: ROWS}
+    assert rows_by_n(db_dsn, "orders") == {1: ROWS}
