@@ -172,9 +172,7 @@ def test_review21c_f4_a_layout_edit_of_a_started_batch_resumes_it_without_repair
     """One more space and a comment inside the statement are the same statement: the rerun
     resumes the 8 batches (before: exit 5, and ``repair --forget-batches`` as the hint offered
     ran them twice)."""
-    _tables(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
-    _interrupted_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _interrupted_after_8_batches(spawn, connect, db_dsn, tmp_path)
     (directory / "0001_flag.sql").write_text(
         _step("orders").replace("SET n = n + 1", "SET n = n  + 1 /* once */")
     )
@@ -192,9 +190,7 @@ def test_review21c_f4_batches_an_earlier_release_keyed_by_its_checksum_are_resum
     spawn: Spawn, connect: ConnectFactory, db_dsn: str, tmp_path: Path
 ) -> None:
     """Rows written before token checksums hold the normalized one: still this text's."""
-    _tables(db_dsn)
-    directory = write_migrations(tmp_path / "m", {"0001_flag.sql": _step("orders")})
-    _interrupted_after_8_batches(spawn, connect, db_dsn, directory)
+    directory = _interrupted_after_8_batches(spawn, connect, db_dsn, tmp_path)
     [step] = build_steps(str(directory / "0001_flag.sql"), _step("orders"))
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         for table in ("safemigrate_history", "safemigrate_history_batches"):

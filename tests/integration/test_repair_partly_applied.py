@@ -1,7 +1,9 @@
 """``repair --accept-edited`` in a migration that is only partly applied (issue 21).
 
 A run applied 0002's first two steps and stopped (a lock timeout, Ctrl-C); the operator then
-edited step 1 in place (a comment inside the statement). ``repair --accept-edited`` refused
+edited step 1 in place (parentheses that change no value: a token edit, so drift; a comment
+or a blank is no drift at all since statements are matched by their tokens). ``repair
+--accept-edited`` refused
 ("step 3 after it is not applied: the edit may have split the applied step"), although the
 edited step is followed by an applied one: a split's pieces come right after the split step.
 Now it accepts the edit, as in a fully applied migration, and ``up`` runs step 3 only once. An
@@ -52,7 +54,7 @@ def test_accept_edited_accepts_an_edited_step_of_a_partly_applied_migration(
     db_dsn: str, tmp_path: Path
 ) -> None:
     directory = _partly_applied(db_dsn, tmp_path)
-    edited = STEPS.replace("balance + 10", "balance /* bonus */ + 10")
+    edited = STEPS.replace("balance + 10", "balance + (10)")
     (directory / "0002_i.sql").write_text(edited)
     args = ("--dir", str(directory), "--dsn", db_dsn)
     assert run("up", *args).exit_code == 5
@@ -73,7 +75,7 @@ def test_an_edited_step_right_before_a_step_not_applied_is_still_refused(
     db_dsn: str, tmp_path: Path
 ) -> None:
     directory = _partly_applied(db_dsn, tmp_path)
-    (directory / "0002_i.sql").write_text(STEPS.replace("balance * 2", "balance /* x */ * 2"))
+    (directory / "0002_i.sql").write_text(STEPS.replace("balance * 2", "balance * (2)"))
     refused = run("repair", "--dir", str(directory), "--dsn", db_dsn, "--accept-edited")
     assert refused.exit_code == 2, refused.output
     assert "step 2: applied, but its text has changed and step 3 (line 3)" in refused.stderr
