@@ -10,7 +10,7 @@
   blocker only while it still runs the transaction that was sampled.
 
 The watcher talks to a :class:`MonitorSession` (``safemigrate.db.activity.Monitor`` in a run)
-and reads time from a :class:`Clock`, so both can be replaced in tests.
+and reads time from a :class:`WatchClock`, so both can be replaced in tests.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ class MonitorSession(Protocol):
         ...
 
 
-class Clock(Protocol):
+class WatchClock(Protocol):
     """Time as the watcher sees it."""
 
     def now(self) -> float:
@@ -164,13 +164,13 @@ class Watcher:
         runner_pid: int,
         emit: Callable[[Event], None],
         *,
-        clock: Clock | None = None,
+        clock: WatchClock | None = None,
     ) -> None:
         self.monitor = monitor
         self.settings = settings
         self.runner_pid = runner_pid
         self.emit = emit
-        self.clock: Clock = clock or SystemClock()
+        self.clock: WatchClock = clock or SystemClock()
         self.policy = CancelPolicy.of(settings)
         self._thread: _WatchThread | None = None
         #: The search_path statements the monitor last ran (follow_search_path).

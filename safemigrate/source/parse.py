@@ -49,7 +49,7 @@ from .directives import AllowComment, Directive, invalid_inside, read_comments
 
 #: Where a statement runs: its own step, an explicit BEGIN/COMMIT block, a group, or alone in
 #: autocommit mode (a statement PostgreSQL refuses in a transaction block).
-Context = Literal["own", "explicit", "group", "autocommit"]
+TransactionContext = Literal["own", "explicit", "group", "autocommit"]
 #: What kind of refusal a FileProblem is: the SQL does not parse; a statement that cannot run
 #: in a transaction block is inside one (the linter has a rule for it); a COPY that reads from
 #: or writes to the client (refused only in a step that is to run, see
@@ -97,7 +97,7 @@ class ParsedStatement:
     column: int
     #: The runner's view: rewritten text, locks, non-transactional, notes.
     statement: Statement
-    context: Context
+    context: TransactionContext
     #: The block it is in (context explicit or group), else None.
     block: Block | None
     #: The index of its step in ParsedFile.steps; None when a problem kept it out of any step.
