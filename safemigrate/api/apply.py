@@ -159,7 +159,7 @@ def status(
     from ..run.connection import journal_table, open_session, resolve_database
 
     # Leniently: a file that does not parse is shown as invalid, with what is applied.
-    migrations, invalid = read_migrations_leniently(settings)
+    migrations, invalid = read_migrations_leniently(settings, for_journal=True)
     db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:

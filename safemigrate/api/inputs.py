@@ -11,6 +11,7 @@ from ..errors import MigrationFileError
 from ..events import Event
 from ..model import Migration
 from ..source import MigrationFile, discover, load_migrations, parse_migration
+from ..source.journal_steps import journal_migration
 from ..source.layouts import refuse_foreign_layout
 from ..source.layouts import resolve as resolve_layout
 
@@ -33,11 +34,15 @@ def read_migrations(settings: Settings) -> list[Migration]:
 
 
 def read_migrations_leniently(
-    settings: Settings,
+    settings: Settings, *, for_journal: bool = False
 ) -> tuple[list[Migration], dict[int, tuple[MigrationFile, str]]]:
     """The migrations that parse, and for each file that does not (read, UTF-8, SQL, a
     directive) its problem by version. Problems of the directory itself (names, duplicate
-    versions, another tool's layout) still raise: no version can be shown for them."""
+    versions, another tool's layout) still raise: no version can be shown for them.
+
+    ``for_journal``: read as ``status`` compares them with the journal (``journal_steps``:
+    the same steps and checksums; a plain file's statements without trees or locks)."""
+    read = journal_migration if for_journal else parse_migration
     layout = resolve_layout(settings.dir, settings.layout)
     if settings.layout == "safemigrate":
         refuse_foreign_layout(settings.dir)
@@ -46,7 +51,7 @@ def read_migrations_leniently(
     for file in discover(settings.dir, layout):
         try:
             migrations.append(
-                parse_migration(
+                read(
                     file,
                     concurrent_indexes=settings.concurrent_indexes,
                     safe_rewrites=settings.safe_rewrites,

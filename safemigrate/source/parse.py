@@ -22,7 +22,6 @@ from pglast import parser
 
 from .. import batches, rewrites, session_state
 from .. import statements as sqlinfo
-from ..errors import MigrationFileError
 from ..locks import statement_locks
 from ..model import (
     ConcurrentIndexes,
@@ -44,29 +43,12 @@ from ..policy import (
     index_form,
 )
 from .directives import AllowComment, Directive, invalid_inside, read_comments
+from .positions import line_starts, position
+from .scanning import FileProblem, ProblemKind
 
 #: Where a statement runs: its own step, an explicit BEGIN/COMMIT block, a group, or alone in
 #: autocommit mode (a statement PostgreSQL refuses in a transaction block).
 Context = Literal["own", "explicit", "group", "autocommit"]
-#: What kind of refusal a FileProblem is: the SQL does not parse; a statement that cannot run
-#: in a transaction block is inside one (the linter has a rule for it); anything else.
-ProblemKind = Literal["syntax", "non-transactional-in-block", "file"]
-
-
-@dataclass(frozen=True)
-class FileProblem:
-    """One reason the runner refuses a migration file."""
-
-    path: str
-    line: int | None
-    message: str
-    hint: str | None = None
-    column: int = 1
-    kind: ProblemKind = "file"
-
-    def error(self) -> MigrationFileError:
-        """The MigrationFileError the runner raises for this problem."""
-        return MigrationFileError(self.path, self.message, line=self.line, hint=self.hint)
 
 
 @dataclass(frozen=True)
@@ -120,23 +102,6 @@ class ParsedFile:
         """Raise the first problem, the one the runner reports, as a MigrationFileError."""
         if self.problems:
             raise self.problems[0].error()
-
-
-def line_starts(text: str) -> list[int]:
-    """Offsets where the lines of ``text`` begin."""
-    starts = [0]
-    find = text.find
-    i = find("\n")
-    while i >= 0:
-        starts.append(i + 1)
-        i = find("\n", i + 1)
-    return starts
-
-
-def position(starts: list[int], offset: int) -> tuple[int, int]:
-    """1-based line and column of character ``offset``, given the file's line_starts."""
-    line = bisect_right(starts, offset)
-    return line, offset - starts[line - 1] + 1
 
 
 def one_line(message: str, limit: int = 200) -> str:

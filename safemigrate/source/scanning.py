@@ -10,9 +10,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ..errors import MigrationFileError
-from .parse import FileProblem
+
+#: What kind of refusal a FileProblem is: the SQL does not parse; a statement that cannot run
+#: in a transaction block is inside one (the linter has a rule for it); anything else.
+ProblemKind = Literal["syntax", "non-transactional-in-block", "file"]
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """One reason the runner refuses a migration file."""
+
+    path: str
+    line: int | None
+    message: str
+    hint: str | None = None
+    column: int = 1
+    kind: ProblemKind = "file"
+
+    def error(self) -> MigrationFileError:
+        """The MigrationFileError the runner raises for this problem."""
+        return MigrationFileError(self.path, self.message, line=self.line, hint=self.hint)
+
 
 #: The most digits a version may have: it is stored as a PostgreSQL bigint.
 MAX_VERSION_DIGITS = 18
