@@ -159,15 +159,14 @@ def status(
     from ..run.connection import journal_table, open_session, resolve_database
 
     # Leniently: a file that does not parse is shown as invalid, with what is applied.
-    migrations, invalid = read_migrations_leniently(settings, for_journal=True)
+    migrations, invalid = read_migrations_leniently(settings)
     db = database or resolve_database(dsn, environ, require_dsn=settings.require_dsn)
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
         journal_exists = dbjournal.exists(session, journal)
-        found = foreign_history.adoption(
-            session, settings, migrations, dbjournal.read(session, journal)
-        )
+        rows = dbjournal.read(session, journal, found=journal_exists)
+        found = foreign_history.adoption(session, settings, migrations, rows)
         progress, recipes = dbstarted.records(session, journal)
     entries = [e for e in found.entries if e.version not in invalid]
     if not invalid:

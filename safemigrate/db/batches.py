@@ -11,14 +11,19 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from psycopg import sql
 
-from ..batches import ReplicaLag
 from ..model import QualifiedName, StepProgress
-from ..shapes import StepRecord
 from .journal import JournalTable
 from .session import Session
+
+if TYPE_CHECKING:
+    # Types only: the step shapes and the batch planner load the runner policy and the parser,
+    # which reading the journal does not use.
+    from ..batches import ReplicaLag
+    from ..shapes import StepRecord
 
 #: SQLSTATE undefined_table.
 UNDEFINED_TABLE = "42P01"
@@ -392,4 +397,6 @@ def replica_lag(session: Session) -> ReplicaLag | None:
     )
     if not rows:
         return None
+    from ..batches import ReplicaLag
+
     return ReplicaLag(str(rows[0][0]), float(rows[0][1]))

@@ -19,12 +19,16 @@ a recipe first runs, like the batch progress table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from psycopg import sql
 
-from ..shapes import StepRecord
 from .journal import JournalTable
 from .session import Session
+
+if TYPE_CHECKING:
+    # Types only: the step shapes load the runner policy, which reading the journal does not use.
+    from ..shapes import StepRecord
 
 #: What a row records.
 STEP = "step"

@@ -73,7 +73,17 @@ def read_sql(path: Path) -> str:
     try:
         data = path.read_bytes()
     except OSError as err:
-        raise MigrationFileError(str(path), f"cannot read: {err.strerror}") from None
+        raise unreadable(path, err) from None
+    return decode_sql(path, data)
+
+
+def unreadable(path: Path, err: OSError) -> MigrationFileError:
+    """The error of a migration file that cannot be read."""
+    return MigrationFileError(str(path), f"cannot read: {err.strerror}")
+
+
+def decode_sql(path: Path, data: bytes) -> str:
+    """The text of the migration file ``path`` whose bytes are ``data`` (see read_sql)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
