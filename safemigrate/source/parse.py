@@ -140,12 +140,18 @@ def parse_file(
     *,
     concurrent_indexes: ConcurrentIndexes = "rewrite",
     safe_rewrites: SafeRewrites = "rewrite",
+    runner_facts: bool = True,
 ) -> ParsedFile:
     """Read the migration file ``path`` whose SQL is ``text``, collecting every problem.
 
     Problems come in the order the runner meets them: the SQL does not parse (then nothing
     else is read); bad directive comments; directives inside statements; then, in file order,
     what the statements and directives make of the transactions and steps.
+
+    ``runner_facts`` False (the linter, whose rules read none of them) leaves out what only
+    the runner reads of a statement: its locks, its session changes and the index builds'
+    definitions (each a deparse and a parse of the statement). The steps, their modes and
+    the problems are the same.
     """
     starts = line_starts(text)
     nul = text.find("\0")
@@ -190,7 +196,7 @@ def parse_file(
             inside = invalid_inside(directive)
             problems.append(FileProblem(path, inside.line, inside.message))
 
-    walk = _Walk(path, text, starts, concurrent_indexes, problems, safe_rewrites)
+    walk = _Walk(path, text, starts, concurrent_indexes, problems, safe_rewrites, runner_facts)
     # Statements and directives in file order (no comment starts where a statement does).
     events: list[tuple[int, Directive | tuple[Any, slice]]] = [(d.offset, d) for d in directives]
     events += [(s.start, (node, s)) for node, s in split]
@@ -301,6 +307,8 @@ class _Walk:
     policy: ConcurrentIndexes
     problems: list[FileProblem]
     rewrite_policy: SafeRewrites = "rewrite"
+    #: False: leave out what only the runner reads (see parse_file).
+    runner_facts: bool = True
     parsed: list[ParsedStatement] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     #: The step options of directives waiting for their statement, and the line of the last.
@@ -410,7 +418,7 @@ class _Walk:
             column,
             type(node).__name__,
             non_transactional=sqlinfo.is_non_transactional(node),
-            session_changes=session_state.changes_of(node, text),
+            session_changes=session_state.changes_of(node, text) if self.runner_facts else (),
             tree=node,
         )
         member = ParsedStatement(node, span.start, span.stop, line, column, statement, "own", None)
@@ -471,23 +479,16 @@ class _Walk:
             statement = self.plain_index(statement, node)
         elif kind == "AlterTableStmt":
             statement = self.plain_constraint(statement, node)
-        elif statement.non_transactional and kind == "IndexStmt":
+        elif statement.non_transactional and kind == "IndexStmt" and self.runner_facts:
             statement = dataclasses.replace(statement, index_build=sqlinfo.index_build(node))
         elif statement.non_transactional and kind == "DropStmt":
             statement = dataclasses.replace(statement, index_drop=sqlinfo.index_drop(node))
         table = sqlinfo.created_table(node)
         if table is not None:
             self.created.add(table)
-        run_node = node
-        if statement.rewritten is not None:
-            run_node = pglast.parse_sql(statement.rewritten)[0].stmt
-        recipe = statement.constraint_rewrite
-        locks, catalog_locks = statement_locks(run_node)
-        member.statement = statement = dataclasses.replace(
-            statement,
-            locks=tuple(locks) if recipe is None else _recipe_locks(recipe),
-            catalog_locks=tuple(catalog_locks),
-        )
+        if self.runner_facts:
+            statement = self.with_locks(statement, node)
+        member.statement = statement
 
         open_ = self.open
         if open_ is not None:
@@ -509,6 +510,19 @@ class _Walk:
         else:
             self.emit(TxMode.OWN, [member], _options(self.pending))
         self.pending = {}
+
+    def with_locks(self, statement: Statement, node: Any) -> Statement:
+        """``statement`` with the locks of what the runner executes of it."""
+        run_node = node
+        if statement.rewritten is not None:
+            run_node = pglast.parse_sql(statement.rewritten)[0].stmt
+        recipe = statement.constraint_rewrite
+        locks, catalog_locks = statement_locks(run_node)
+        return dataclasses.replace(
+            statement,
+            locks=tuple(locks) if recipe is None else _recipe_locks(recipe),
+            catalog_locks=tuple(catalog_locks),
+        )
 
     def batched(self, member: ParsedStatement, statement: Statement) -> Statement:
         """The statement marked ``batch-size=N``, its batch target set; a refusal is a
@@ -582,7 +596,7 @@ class _Walk:
             statement,
             rewritten=sqlinfo.add_concurrently(statement.text),
             non_transactional=True,
-            index_build=sqlinfo.index_build(node),
+            index_build=sqlinfo.index_build(node) if self.runner_facts else None,
             notes=(chosen.note,),
         )
 
