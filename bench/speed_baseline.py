@@ -5,8 +5,9 @@ by default) beside squawk, and ``status`` on 1,000 applied migrations, each as t
 user runs, **this checkout and the baseline revision alternated in every round** (its
 ``safemigrate`` package extracted with ``git archive`` and run from there), with
 ``python -c pass`` as the interpreter's floor. The machines are shared and noisy: every row
-gives the best and the median of ``--rounds`` runs, and the ratios are of the best runs of the
-same round set. Before timing, the output of both revisions is compared byte for byte (check:
+gives the best and the median wall time of ``--rounds`` runs and the median CPU time (which
+waiting for a core does not inflate), and the ratios are of the best wall times and of the
+median CPU times of the same round set. Before timing, the output of both revisions is compared byte for byte (check:
 text and JSON; status: text and JSON), so a speed-up that changed what users see fails.
 
     .venv/bin/python bench/speed_baseline.py                  # baseline 8d41ec9, 7 rounds
@@ -19,6 +20,7 @@ Results in ``bench/results/speed_baseline.json`` (``*.quick.json`` with ``--quic
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -72,18 +74,26 @@ def same_output(commands: dict[str, list[str]], baseline: Path) -> dict[str, boo
     return same
 
 
-def rounds(rows: dict[str, tuple[list[str], Path | None]], count: int) -> dict[str, list[float]]:
-    """Wall times of every row, ``count`` rounds, the order rotating every round."""
+def rounds(
+    rows: dict[str, tuple[list[str], Path | None]], count: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall times and CPU times (user + system, of the process and its children) of every
+    row, ``count`` rounds, the order rotating every round. The CPU time is the steadier
+    figure on a loaded machine: waiting for a core does not count."""
     names = list(rows)
-    times: dict[str, list[float]] = {n: [] for n in names}
+    wall: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
     for round_ in range(count):
         shift = round_ % len(names)
         for name in names[shift:] + names[:shift]:
             argv, src = rows[name]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             began = time.perf_counter()
             run(argv, src)
-            times[name].append(time.perf_counter() - began)
-    return times
+            wall[name].append(time.perf_counter() - began)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--migrations", type=int, default=1000, help="applied, for status")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the directory check reads")
     parser.add_argument("--storage", default="ram", help="disk or ram (status only reads)")
+    parser.add_argument("--pg-bindir", help="the PostgreSQL server programs (default: auto)")
     parser.add_argument("--quick", action="store_true", help="50 migrations, 2 rounds")
     parser.add_argument("--out", type=Path, help="results file")
     args = parser.parse_args(argv)
@@ -107,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         directory = work / "migrations"
         generate(directory, args.migrations)
         corpus = args.corpus if args.corpus.is_dir() else directory
-        with c.server(storage=args.storage) as instance:
+        with c.server(storage=args.storage, bindir=args.pg_bindir) as instance:
             dsn = c.url(instance, c.create_database(instance, prefix="speed"))
             up = run([py, "-m", "safemigrate", "up", "--dir", str(directory), "--dsn", dsn], None)
             if up.returncode != 0:
@@ -140,18 +151,20 @@ def main(argv: list[str] | None = None) -> int:
             if squawk is not None:
                 files = sorted(str(p) for p in corpus.glob("*.sql"))
                 rows["squawk"] = ([squawk, "--reporter", "json", *files], None)
-            times = rounds(rows, args.rounds)
+            times, cpu = rounds(rows, args.rounds)
     best = {name: min(values) for name, values in times.items()}
-    ratios: dict[str, float] = {
-        "status_over_baseline": best["status"] / best[f"status ({args.baseline})"],
-        "check_over_baseline": best["check --cache off"]
-        / best[f"check --cache off ({args.baseline})"],
-    }
-    if "squawk" in best:
-        ratios["check_over_squawk"] = best["check --cache off"] / best["squawk"]
-        ratios["baseline_check_over_squawk"] = (
-            best[f"check --cache off ({args.baseline})"] / best["squawk"]
+    cpu_median = {name: statistics.median(values) for name, values in cpu.items()}
+    ratios: dict[str, float] = {}
+    for label, of in (("", best), ("cpu_", cpu_median)):
+        ratios[f"{label}status_over_baseline"] = of["status"] / of[f"status ({args.baseline})"]
+        ratios[f"{label}check_over_baseline"] = (
+            of["check --cache off"] / of[f"check --cache off ({args.baseline})"]
         )
+        if "squawk" in of:
+            ratios[f"{label}check_over_squawk"] = of["check --cache off"] / of["squawk"]
+            ratios[f"{label}baseline_check_over_squawk"] = (
+                of[f"check --cache off ({args.baseline})"] / of["squawk"]
+            )
     data: dict[str, Any] = {
         "baseline": args.baseline,
         "migrations": args.migrations,
@@ -162,7 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         "times_s": times,
         "best_s": best,
         "median_s": {name: statistics.median(values) for name, values in times.items()},
-        "ratios_of_best": ratios,
+        "cpu_s": cpu,
+        "cpu_median_s": cpu_median,
+        #: Of the best wall times, and (``cpu_``) of the median CPU times.
+        "ratios": ratios,
         "goals": {
             "status_s": {"goal": GOALS["status_s"], "best": best["status"]},
             **(
@@ -177,9 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         "speed_baseline.quick.json" if args.quick else "speed_baseline.json"
     )
     c.write_json(out, data)
-    print(f"{'row':<40} {'best s':>8} {'median s':>9}")
+    print(f"{'row':<40} {'best s':>8} {'median s':>9} {'median CPU s':>13}")
     for name in times:
-        print(f"{name:<40} {best[name]:>8.3f} {data['median_s'][name]:>9.3f}")
+        print(
+            f"{name:<40} {best[name]:>8.3f} {data['median_s'][name]:>9.3f} "
+            f"{cpu_median[name]:>13.3f}"
+        )
     for name, value in ratios.items():
         print(f"{name}: {value:.2f}")
     print("same output as the baseline:", "yes" if all(same.values()) else f"NO {same}")

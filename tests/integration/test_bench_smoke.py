@@ -120,3 +120,11 @@ def test_rewrites_quick(bindir: str, tmp_path: Path) -> None:
         assert row["exit"] == 0, row
         assert row["requests"] > 0, row
         assert row["schema_identical"], row
+
+
+def test_speed_baseline_quick(bindir: str, tmp_path: Path) -> None:
+    out = tmp_path / "speed_baseline.json"
+    _run("speed_baseline.py", "--pg-bindir", bindir, "--baseline", "HEAD", "--out", str(out))
+    data = json.loads(out.read_text())
+    assert data["same_output"] and all(data["same_output"].values()), data["same_output"]
+    assert {"status_over_baseline", "check_over_baseline"} <= set(data["ratios"])
