@@ -7,8 +7,9 @@ user runs, **this checkout and the baseline revision alternated in every round**
 ``python -c pass`` as the interpreter's floor. The machines are shared and noisy: every row
 gives the best and the median wall time of ``--rounds`` runs and the median CPU time (which
 waiting for a core does not inflate), and the ratios are of the best wall times and of the
-median CPU times of the same round set. Before timing, the output of both revisions is compared byte for byte (check:
-text and JSON; status: text and JSON), so a speed-up that changed what users see fails.
+median CPU times of the same round set. Before timing, the output of both revisions is
+compared byte for byte (check: text and JSON; status: text and JSON), so a speed-up that
+changed what users see fails.
 
     .venv/bin/python bench/speed_baseline.py                  # baseline 8d41ec9, 7 rounds
     .venv/bin/python bench/speed_baseline.py --baseline main --rounds 11
@@ -43,6 +44,7 @@ GOALS = {"status_s": 0.3, "check_over_squawk": 2.0}
 
 def extract(revision: str, into: Path) -> Path:
     """The ``safemigrate`` package of ``revision``, extracted under ``into``."""
+    into.mkdir()
     archive = subprocess.run(
         ["git", "-C", str(c.REPO), "archive", revision, "safemigrate"],
         check=True,
@@ -55,7 +57,10 @@ def extract(revision: str, into: Path) -> Path:
 def run(argv: list[str], src: Path | None) -> subprocess.CompletedProcess[bytes]:
     """``argv`` with ``src`` (a revision's code) first on PYTHONPATH, or this checkout."""
     env = c.child_env(PYTHONPATH=str(src if src is not None else c.REPO))
-    return subprocess.run(argv, env=env, capture_output=True, stdin=subprocess.DEVNULL)
+    # From an empty folder: ``-m`` puts the working directory first on sys.path, so a run
+    # from the checkout would import the checkout's package whatever PYTHONPATH says.
+    with tempfile.TemporaryDirectory(prefix="bench-cwd-") as cwd:
+        return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL)
 
 
 def same_output(commands: dict[str, list[str]], baseline: Path) -> dict[str, bool]:
@@ -114,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="bench-speed-") as tmp:
         work = Path(tmp)
-        baseline = extract(args.baseline, work)
+        baseline = extract(args.baseline, work / "baseline")
         directory = work / "migrations"
         generate(directory, args.migrations)
         corpus = args.corpus if args.corpus.is_dir() else directory
