@@ -15,7 +15,8 @@ the :mod:`safemigrate.run` package.
 The commands live in one module per group (``apply``: up, status; ``journal_edits``: repair,
 baseline, adopt; ``preview``: plan, rehearse; ``new_migration``: new; ``fleet_commands``: the
 ``--targets`` commands); ``check`` has its own module, so that a check answered from its cache
-imports no parser. Every one is a name of this package.
+imports no parser. Every one is a name of this package, imported on first use: ``status``
+loads its own module, not the planner's or the linter's.
 """
 
 from __future__ import annotations

@@ -190,9 +190,8 @@ def status(
     with open_session(settings, db) as session:
         target = session.target()
         journal_exists = dbjournal.exists(session, journal)
-        found = foreign_history.adoption(
-            session, settings, migrations, dbjournal.read(session, journal)
-        )
+        rows = dbjournal.read(session, journal, found=journal_exists)
+        found = foreign_history.adoption(session, settings, migrations, rows)
         progress, recipes = dbstarted.records(session, journal)
         replay = _replay_problem(session, journal, migrations, settings) if journal_exists else None
     entries = [e for e in found.entries if e.version not in invalid]

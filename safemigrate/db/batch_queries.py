@@ -11,15 +11,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from psycopg import sql
 
 from ..core.model import QualifiedName, StepProgress
-from ..planning.shapes import StepRecord
-from ..statements.batches import ReplicaLag
 from . import journal as dbjournal
 from .journal import JournalTable
 from .session import Session
+
+if TYPE_CHECKING:
+    # Types only: the step shapes and the batch planner load the runner policy and the parser,
+    # which reading the journal does not use.
+    from ..planning.shapes import StepRecord
+    from ..statements.batches import ReplicaLag
 
 #: SQLSTATE undefined_table.
 UNDEFINED_TABLE = "42P01"
@@ -399,4 +404,6 @@ def replica_lag(session: Session) -> ReplicaLag | None:
     )
     if not rows:
         return None
+    from ..statements.batches import ReplicaLag
+
     return ReplicaLag(str(rows[0][0]), float(rows[0][1]))

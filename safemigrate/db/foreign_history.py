@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from psycopg import sql
 
@@ -50,9 +51,12 @@ from ..settings.config import Settings
 from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of
-from . import steps as dbsteps
 from .journal import JournalTable
 from .session import ServerError, Session
+
+if TYPE_CHECKING:
+    # The step runner (and the policy and recipes it loads) only for writing: status reads.
+    from . import steps as dbsteps
 
 #: The state of the stand-in entries of forgotten versions while adopting (never returned).
 FORGOTTEN = "forgotten"
@@ -776,6 +780,8 @@ def record(
     statement = sql.SQL(
         "INSERT INTO {} (version, name, step, checksum, state, application_name) VALUES {}"
     ).format(journal.ident, rows)
+    from . import steps as dbsteps
+
     dbsteps.run_in_transaction(session, [], timeouts, statement)
 
 
@@ -789,6 +795,8 @@ def adopt(
     """Record in the journal what the tool applied and the journal does not know; returns the
     adoption (its ``adopted`` entries are those written). The caller holds the run lock and
     has ensured the journal."""
+    from . import steps as dbsteps
+
     found = adoption(session, settings, migrations, journal_entries)
     timeouts = dbsteps.Timeouts(settings.lock_timeout_ms, settings.statement_timeout_ms)
     record(session, journal, found.adopted, timeouts)
@@ -820,6 +828,8 @@ def _create_marks(session: Session, settings: Settings, timeouts: dbsteps.Timeou
         "origin_id text NOT NULL, marked_at timestamptz NOT NULL DEFAULT clock_timestamp(), "
         "PRIMARY KEY (tool_table, version))"
     ).format(_marks_table(settings))
+    from . import steps as dbsteps
+
     dbsteps.run_in_transaction(session, [], timeouts, statement)
 
 
@@ -839,6 +849,8 @@ def _mark_agreed(
     recorded = applied_versions(history, VERSION_OF[history.tool], files) | set(caught)
     agreed = [(v, files[v]) for v in sorted(done & recorded) if v in files]
     if agreed:
+        from . import steps as dbsteps
+
         dbsteps.run_in_transaction(session, [], timeouts, _mark(settings, history, agreed))
 
 
@@ -867,6 +879,8 @@ def catch_up(
     ]
     statements = [rows[(m.version, max(len(m.steps) - 1, 0))] for m in missing]
     if statements:
+        from . import steps as dbsteps
+
         dbsteps.run_in_transaction(session, [], timeouts, sql.SQL("; ").join(statements))
     return [m.version for m in missing]
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from psycopg import sql
 
 from ..core.errors import BadInputError
 from ..core.model import JournalEntry
-from ..planning.shapes import StepRecord
 from .session import Session
+
+if TYPE_CHECKING:
+    # Types only: the step shapes load the runner policy, which reading the journal does not use.
+    from ..planning.shapes import StepRecord
 
 #: A journal statement, composed and ready for the step that carries it.
 Record = sql.Composed
@@ -177,9 +181,14 @@ def ensure(
     return True
 
 
-def read(session: Session, journal: JournalTable) -> list[JournalEntry]:
-    """Every journal row, ordered by version and step; empty when there is no journal yet."""
-    if not exists(session, journal):
+def read(
+    session: Session, journal: JournalTable, *, found: bool | None = None
+) -> list[JournalEntry]:
+    """Every journal row, ordered by version and step; empty when there is no journal yet.
+
+    ``found``: what :func:`exists` just answered, when the caller asked it (``status``), so
+    that the journal is not looked up twice."""
+    if not (exists(session, journal) if found is None else found):
         return []
     refuse_foreign_table(session, journal)
     rows = session.rows(

@@ -28,13 +28,17 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from psycopg import sql
 
-from ..planning.shapes import StepRecord
 from . import journal as dbjournal
 from .journal import JournalTable
 from .session import Session
+
+if TYPE_CHECKING:
+    # Types only: the step shapes load the runner policy, which reading the journal does not use.
+    from ..planning.shapes import StepRecord
 
 #: What a row records.
 STEP = "step"

@@ -204,7 +204,8 @@ def lint_text(
     """
     # The runner's view is always taken under "rewrite": the rules judge the lint's own
     # concurrent_indexes and safe_rewrites policies themselves.
-    parsed = parse_file(path, text, concurrent_indexes="rewrite")
+    # No runner facts (locks, session changes, index definitions): no rule reads them.
+    parsed = parse_file(path, text, concurrent_indexes="rewrite", runner_facts=False)
     refusals = [p for p in parsed.problems if p.kind != "non-transactional-in-block"]
     findings = [problem_finding(p) for p in refusals]
     steps_known = not refusals

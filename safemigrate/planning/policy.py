@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..core.model import ConcurrentIndexes, ConstraintRewrite, QualifiedName, SafeRewrites, Step
-from ..settings.config import Settings
 from ..statements import recipes as rewrites
-from .backoff import Backoff
-from .shapes import shape_of
+
+if TYPE_CHECKING:
+    from ..settings.config import Settings
+    from .backoff import Backoff
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,10 @@ class StepPolicy:
 def step_policy(step: Step, settings: Settings) -> StepPolicy:
     """Directives override the run's settings; the shape a step runs in (``shapes``) says
     whether it gets the concurrent (CONCURRENTLY-style) lock and statement timeouts."""
+    # The step shapes (and the journal reading they load) here, not at the top: the file
+    # reader and the linter read the safer-form decisions only.
+    from .shapes import shape_of
+
     shape = shape_of(step)
     lock = settings.concurrent_lock_timeout_ms if shape.WAITS_LONG else settings.lock_timeout_ms
     statement = (
@@ -76,6 +81,8 @@ def attempt_timeouts(policy: StepPolicy, remaining_ms: float | None) -> Timeouts
 
 def backoff_of(settings: Settings) -> Backoff:
     """The backoff between a step's attempts, from the settings."""
+    from .backoff import Backoff
+
     return Backoff(settings.backoff_initial_ms, settings.backoff_max_ms)
 
 
@@ -104,6 +111,8 @@ def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
     between attempts is at its ceiling, the deadline caps each figure. Polite waiting (see
     ``polite_step_ms``) comes on top: max_attempts counts only lock timeouts and deadlocks,
     lock_wait_budget bounds a step's polite waiting, the deadline bounds the whole run."""
+    from .shapes import shape_of
+
     backoff = backoff_of(settings)
     ordinary: list[int] = []
     autocommit: list[int] = []

@@ -12,15 +12,18 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..core.durations import format_duration
 from ..core.errors import LockNotAcquiredError, SafemigrateError
 from ..core.events import Connected, Event, EventSink
 from ..db import ServerError, Session
 from ..db import dsn as dbdsn
-from ..db.activity import Monitor
 from ..db.journal import JournalTable
 from ..settings.config import Settings
+
+if TYPE_CHECKING:
+    from ..db.activity import Monitor
 
 
 def ignore(_: Event) -> None:
@@ -131,6 +134,9 @@ def server_settings(settings: Settings, session: Session) -> Settings:
 def open_monitor(settings: Settings, db: Database) -> Monitor | None:
     """The second session that reports blockers; the run goes on without it if it cannot
     connect (e.g. max_connections reached): the lock timeouts still guard every step."""
+    # Here, not at the top: the read-only commands (status) open no monitor.
+    from ..db.activity import Monitor
+
     try:
         monitor = Monitor.open(
             db.dsn, application_name=settings.application_name, secrets=db.secrets

@@ -6,9 +6,15 @@ problem), ``layouts`` reads other tools' directories, and both return the types 
 raises its first problem) and the linter (which reports them all); ``directives`` reads the
 ``-- safemigrate:`` comments. SQL is split and recognised with pglast (PostgreSQL's own
 parser); the original text of every statement is kept.
+
+``parse``'s names are imported on first use: it loads the parser and the runner's policy,
+which scanning a directory does not need.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ..core.model import ConcurrentIndexes, SafeRewrites
 from .directives import DIRECTIVE_PREFIX, AllowComment
@@ -20,17 +26,16 @@ from .files import (
     parse_migration,
     scan_directory,
 )
-from .parse import (
-    Block,
-    FileProblem,
-    ParsedFile,
-    ParsedStatement,
-    TransactionContext,
-    build_steps,
-    parse_file,
-    split_sql,
-)
-from .scanning import MAX_VERSION_DIGITS, DirectoryScan, MigrationFile, read_sql
+from .scanning import MAX_VERSION_DIGITS, DirectoryScan, FileProblem, MigrationFile, read_sql
+
+if TYPE_CHECKING:
+    from .parse import Block as Block
+    from .parse import ParsedFile as ParsedFile
+    from .parse import ParsedStatement as ParsedStatement
+    from .parse import TransactionContext as TransactionContext
+    from .parse import build_steps as build_steps
+    from .parse import parse_file as parse_file
+    from .parse import split_sql as split_sql
 
 __all__ = [
     "DIRECTIVE_PREFIX",
@@ -56,3 +61,25 @@ __all__ = [
     "scan_directory",
     "split_sql",
 ]
+
+#: The names of ``parse``, imported on first use (PEP 562).
+_PARSE_NAMES = frozenset(
+    {
+        "Block",
+        "TransactionContext",
+        "ParsedFile",
+        "ParsedStatement",
+        "build_steps",
+        "parse_file",
+        "split_sql",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    """Import ``parse`` on first use of one of its names."""
+    if name not in _PARSE_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.parse"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value

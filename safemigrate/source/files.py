@@ -9,8 +9,7 @@ from pathlib import Path
 from ..core.errors import MigrationFileError
 from ..core.model import ConcurrentIndexes, Migration, SafeRewrites
 from .layouts import scan as scan_layout
-from .parse import FileProblem, build_steps
-from .scanning import MAX_VERSION_DIGITS, DirectoryScan, MigrationFile, read_sql
+from .scanning import MAX_VERSION_DIGITS, DirectoryScan, FileProblem, MigrationFile, read_sql
 
 # File names are not SQL; a pattern is the right tool for them (SQL itself only goes to pglast).
 FILENAME_PATTERN = re.compile(r"^(?P<version>[0-9]+)_(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)\.sql$")
@@ -116,6 +115,10 @@ def parse_migration(
     safe_rewrites: SafeRewrites = "rewrite",
 ) -> Migration:
     """Parse one migration file into steps."""
+    # The parser and the runner's policy are imported here: scanning a directory, and
+    # reading it for status (``journal_steps``), need neither.
+    from .parse import build_steps
+
     text = read_sql(file.path) if file.text is None else file.text
     steps = build_steps(
         str(file.path),

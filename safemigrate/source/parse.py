@@ -20,7 +20,6 @@ from typing import Any, Literal
 import pglast
 from pglast import parser
 
-from ..core.errors import MigrationFileError
 from ..core.model import (
     ConcurrentIndexes,
     ConstraintRewrite,
@@ -46,31 +45,12 @@ from ..statements import recipes as rewrites
 from ..statements.locks import statement_locks
 from .copy_data import blank_copy_data, client_copy_refusal
 from .directives import AllowComment, Directive, invalid_inside, read_comments
+from .positions import line_starts, position
+from .scanning import FileProblem, ProblemKind
 
 #: Where a statement runs: its own step, an explicit BEGIN/COMMIT block, a group, or alone in
 #: autocommit mode (a statement PostgreSQL refuses in a transaction block).
 TransactionContext = Literal["own", "explicit", "group", "autocommit"]
-#: What kind of refusal a FileProblem is: the SQL does not parse; a statement that cannot run
-#: in a transaction block is inside one (the linter has a rule for it); a COPY that reads from
-#: or writes to the client (refused only in a step that is to run, see
-#: pending.refuse_client_copy: an applied pg_dump file is fine); anything else.
-ProblemKind = Literal["syntax", "non-transactional-in-block", "client-copy", "file"]
-
-
-@dataclass(frozen=True)
-class FileProblem:
-    """One reason the runner refuses a migration file."""
-
-    path: str
-    line: int | None
-    message: str
-    hint: str | None = None
-    column: int = 1
-    kind: ProblemKind = "file"
-
-    def error(self) -> MigrationFileError:
-        """The MigrationFileError the runner raises for this problem."""
-        return MigrationFileError(self.path, self.message, line=self.line, hint=self.hint)
 
 
 @dataclass(frozen=True)
@@ -129,23 +109,6 @@ class ParsedFile:
                 raise problem.error()
 
 
-def line_starts(text: str) -> list[int]:
-    """Offsets where the lines of ``text`` begin."""
-    starts = [0]
-    find = text.find
-    i = find("\n")
-    while i >= 0:
-        starts.append(i + 1)
-        i = find("\n", i + 1)
-    return starts
-
-
-def position(starts: list[int], offset: int) -> tuple[int, int]:
-    """1-based line and column of character ``offset``, given the file's line_starts."""
-    line = bisect_right(starts, offset)
-    return line, offset - starts[line - 1] + 1
-
-
 def one_line(message: str, limit: int = 200) -> str:
     """``message`` on one line, cut to ``limit`` characters (parse errors quote the input)."""
     flat = " ".join(message.split())
@@ -182,12 +145,18 @@ def parse_file(
     *,
     concurrent_indexes: ConcurrentIndexes = "rewrite",
     safe_rewrites: SafeRewrites = "rewrite",
+    runner_facts: bool = True,
 ) -> ParsedFile:
     """Read the migration file ``path`` whose SQL is ``text``, collecting every problem.
 
     Problems come in the order the runner meets them: the SQL does not parse (then nothing
     else is read); bad directive comments; directives inside statements; then, in file order,
     what the statements and directives make of the transactions and steps.
+
+    ``runner_facts`` False (the linter, whose rules read none of them) leaves out what only
+    the runner reads of a statement: its locks, its session changes and the index builds'
+    definitions (each a deparse and a parse of the statement). The steps, their modes and
+    the problems are the same.
     """
     starts = line_starts(text)
     nul = text.find("\0")
@@ -237,7 +206,7 @@ def parse_file(
             inside = invalid_inside(directive)
             problems.append(FileProblem(path, inside.line, inside.message))
 
-    walk = _Walk(path, text, starts, concurrent_indexes, problems, safe_rewrites)
+    walk = _Walk(path, text, starts, concurrent_indexes, problems, safe_rewrites, runner_facts)
     walk.copy_data = blanked.data
     # Statements and directives in file order (no comment starts where a statement does).
     events: list[tuple[int, Directive | tuple[Any, slice]]] = [(d.offset, d) for d in directives]
@@ -339,6 +308,8 @@ class _Walk:
     policy: ConcurrentIndexes
     problems: list[FileProblem]
     rewrite_policy: SafeRewrites = "rewrite"
+    #: False: leave out what only the runner reads (see parse_file).
+    runner_facts: bool = True
     parsed: list[ParsedStatement] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     #: The step options of directives waiting for their statement, and the line of the last.
@@ -450,7 +421,7 @@ class _Walk:
             column,
             type(node).__name__,
             non_transactional=sqlinfo.is_non_transactional(node),
-            session_changes=session_state.changes_of(node, text),
+            session_changes=session_state.changes_of(node, text) if self.runner_facts else (),
             tree=node,
             client_copy=sqlinfo.client_copy(node),
             copy_data=self.text[self.copy_data.get(span.stop, slice(0, 0))],
@@ -513,23 +484,16 @@ class _Walk:
             statement = self.plain_index(statement, node)
         elif kind == "AlterTableStmt":
             statement = self.plain_constraint(statement, node)
-        elif statement.non_transactional and kind == "IndexStmt":
+        elif statement.non_transactional and kind == "IndexStmt" and self.runner_facts:
             statement = dataclasses.replace(statement, index_build=sqlinfo.index_build(node))
         elif statement.non_transactional and kind == "DropStmt":
             statement = dataclasses.replace(statement, index_drop=sqlinfo.index_drop(node))
         table = sqlinfo.created_table(node)
         if table is not None:
             self.created.add(table)
-        run_node = node
-        if statement.rewritten is not None:
-            run_node = pglast.parse_sql(statement.rewritten)[0].stmt
-        recipe = statement.constraint_rewrite
-        locks, catalog_locks = statement_locks(run_node)
-        member.statement = statement = dataclasses.replace(
-            statement,
-            locks=tuple(locks) if recipe is None else _recipe_locks(recipe),
-            catalog_locks=tuple(catalog_locks),
-        )
+        if self.runner_facts:
+            statement = self.with_locks(statement, node)
+        member.statement = statement
 
         open_ = self.open
         if open_ is not None:
@@ -551,6 +515,19 @@ class _Walk:
         else:
             self.emit(TxMode.OWN, [member], _options(self.pending))
         self.pending = {}
+
+    def with_locks(self, statement: Statement, node: Any) -> Statement:
+        """``statement`` with the locks of what the runner executes of it."""
+        run_node = node
+        if statement.rewritten is not None:
+            run_node = pglast.parse_sql(statement.rewritten)[0].stmt
+        recipe = statement.constraint_rewrite
+        locks, catalog_locks = statement_locks(run_node)
+        return dataclasses.replace(
+            statement,
+            locks=tuple(locks) if recipe is None else _recipe_locks(recipe),
+            catalog_locks=tuple(catalog_locks),
+        )
 
     def batched(self, member: ParsedStatement, statement: Statement) -> Statement:
         """The statement marked ``batch-size=N``, its batch target set; a refusal is a
@@ -624,7 +601,7 @@ class _Walk:
             statement,
             rewritten=sqlinfo.add_concurrently(statement.text),
             non_transactional=True,
-            index_build=sqlinfo.index_build(node),
+            index_build=sqlinfo.index_build(node) if self.runner_facts else None,
             notes=(chosen.note,),
         )
 

@@ -10,9 +10,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ..core.errors import MigrationFileError
-from .parse import FileProblem
+
+#: What kind of refusal a FileProblem is: the SQL does not parse; a statement that cannot run
+#: in a transaction block is inside one (the linter has a rule for it); a COPY that reads from
+#: or writes to the client (refused only in a step that is to run, see
+#: pending.refuse_client_copy: an applied pg_dump file is fine); anything else.
+ProblemKind = Literal["syntax", "non-transactional-in-block", "client-copy", "file"]
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """One reason the runner refuses a migration file."""
+
+    path: str
+    line: int | None
+    message: str
+    hint: str | None = None
+    column: int = 1
+    kind: ProblemKind = "file"
+
+    def error(self) -> MigrationFileError:
+        """The MigrationFileError the runner raises for this problem."""
+        return MigrationFileError(self.path, self.message, line=self.line, hint=self.hint)
+
 
 #: The most digits a version may have: it is stored as a PostgreSQL bigint.
 MAX_VERSION_DIGITS = 18
@@ -52,7 +75,17 @@ def read_sql(path: Path) -> str:
     try:
         data = path.read_bytes()
     except OSError as err:
-        raise MigrationFileError(str(path), f"cannot read: {err.strerror}") from None
+        raise unreadable(path, err) from None
+    return decode_sql(path, data)
+
+
+def unreadable(path: Path, err: OSError) -> MigrationFileError:
+    """The error of a migration file that cannot be read."""
+    return MigrationFileError(str(path), f"cannot read: {err.strerror}")
+
+
+def decode_sql(path: Path, data: bytes) -> str:
+    """The text of the migration file ``path`` whose bytes are ``data`` (see read_sql)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -146,7 +146,17 @@ def index_definition(node: Any) -> str:
     Used to recognise an existing index (valid or invalid) as the one a statement builds: both
     the statement and ``pg_get_indexdef()`` output go through the same normalisation.
     """
-    copy = _unnamed_plain_copy(node, ast.RangeVar(relname="_", inh=True, relpersistence="p"))
+    return _definition(_unnamed_plain_copy(node, _definition_table()))
+
+
+def _definition_table() -> Any:
+    """The table an index definition is written on (``index_definition``)."""
+    return ast.RangeVar(relname="_", inh=True, relpersistence="p")
+
+
+def _definition(copy: Any) -> str:
+    """``index_definition`` of the unnamed plain copy ``copy`` (changed in place)."""
+    copy.relation = _definition_table()
     copy.accessMethod = copy.accessMethod or "btree"
     for option in copy.options or ():
         # PostgreSQL stores reloptions as text and pg_get_indexdef() quotes numbers
@@ -164,22 +174,28 @@ def index_definition(node: Any) -> str:
 PROBE_TABLE = "_safemigrate_probe"
 
 
+def _probe_table() -> Any:
+    """The probe table as a statement names it (``probe_statement``)."""
+    return ast.RangeVar(relname=PROBE_TABLE, inh=True, relpersistence="t")
+
+
 def probe_statement(node: Any) -> str:
     """``node`` (a CREATE INDEX) rewritten to build a plain, unnamed index on the probe table."""
-    copy = _unnamed_plain_copy(
-        node, ast.RangeVar(relname=PROBE_TABLE, inh=True, relpersistence="t")
-    )
-    return str(RawStream()(copy))
+    return str(RawStream()(_unnamed_plain_copy(node, _probe_table())))
 
 
 def index_build(node: Any) -> IndexBuild:
     """The IndexBuild description of a CREATE INDEX statement."""
+    # One copy of the statement (a deparse and a parse) for both texts: the probe first,
+    # before the definition's normalisation changes the copy.
+    copy = _unnamed_plain_copy(node, _probe_table())
+    probe_sql = str(RawStream()(copy))
     return IndexBuild(
         table=qualified(node.relation),
         name=node.idxname or None,
-        definition=index_definition(node),
+        definition=_definition(copy),
         if_not_exists=bool(node.if_not_exists),
-        probe_sql=probe_statement(node),
+        probe_sql=probe_sql,
     )
 
 

@@ -123,3 +123,14 @@ def test_rewrites_quick(bindir: str, tmp_path: Path) -> None:
         assert row["exit"] == 0, row
         assert row["requests"] > 0, row
         assert row["schema_identical"], row
+
+
+def test_speed_baseline_quick(bindir: str, tmp_path: Path) -> None:
+    git = ["git", "-C", str(ROOT), "rev-parse", "--verify", "HEAD"]
+    if subprocess.run(git, capture_output=True, check=False).returncode != 0:
+        pytest.skip("not a git checkout: no baseline revision to extract")
+    out = tmp_path / "speed_baseline.json"
+    _run("speed_baseline.py", "--pg-bindir", bindir, "--baseline", "HEAD", "--out", str(out))
+    data = json.loads(out.read_text())
+    assert data["same_output"] and all(data["same_output"].values()), data["same_output"]
+    assert {"status_over_baseline", "check_over_baseline"} <= set(data["ratios"])

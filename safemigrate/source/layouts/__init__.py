@@ -10,6 +10,7 @@ down part noted and ignored); the tool's own id for matching its history table
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -65,21 +66,26 @@ def scan(directory: Path, layout: str) -> DirectoryScan:
     return scanner(directory)
 
 
-def detect(directory: Path) -> str:
-    """The layout ``directory`` is written in, from its names and first lines."""
+def detect(directory: Path, head: Callable[[Path], str] | None = None) -> str:
+    """The layout ``directory`` is written in, from its names and first lines (``head``: how
+    a file's first kilobytes are read, when the caller reads the files anyway)."""
     if not directory.is_dir():
         return "safemigrate"
-    paths = sorted(p for p in directory.iterdir() if not p.name.startswith("."))
-    if any(p.is_dir() and (p / "up.sql").is_file() for p in paths):
+    # Unsorted: every test below asks whether any file has a mark. The directory entries know
+    # whether they are files without a stat each (a thousand files: most of the time here).
+    with os.scandir(directory) as found:
+        entries = [e for e in found if not e.name.startswith(".")]
+    if any(e.is_dir() and (Path(e.path) / "up.sql").is_file() for e in entries):
         return diesel.NAME
-    sql = [p for p in paths if p.is_file() and p.suffix == ".sql"]
+    sql = [Path(e.path) for e in entries if e.is_file() and e.name.endswith(".sql")]
     if any(_FLYWAY.match(p.name) for p in sql):
         return "flyway"
     if any(golang_migrate.FILENAME.match(p.name) for p in sql):
         return golang_migrate.NAME
     if any(p.name.endswith(".rollback.sql") or _YOYO_ID.match(p.name) for p in sql):
         return yoyo.NAME
-    heads = {p: _head(p) for p in sql}
+    read = head or _head
+    heads = {p: read(p) for p in sql}
     if any(_DBMATE_UP.search(text) for text in heads.values()):
         return dbmate.NAME
     if any(_YOYO_HEADER.search(text) for text in heads.values()):
@@ -93,9 +99,18 @@ def _head(path: Path) -> str:
     """The first few kilobytes of ``path`` as text (detection needs no more)."""
     try:
         with path.open("rb") as handle:
-            return handle.read(4096).decode("utf-8", errors="replace")
+            return head_text(handle.read(HEAD_BYTES))
     except OSError:
         return ""
+
+
+#: How much of a file ``detect`` reads.
+HEAD_BYTES = 4096
+
+
+def head_text(data: bytes) -> str:
+    """What ``detect`` reads of a file whose first bytes are ``data``."""
+    return data[:HEAD_BYTES].decode("utf-8", errors="replace")
 
 
 def layout_notes(directory: Path, layout: str) -> list[str]:
@@ -105,10 +120,10 @@ def layout_notes(directory: Path, layout: str) -> list[str]:
     return [f"{p.name}: {flyway.REPEATABLE_NOTE}" for p in flyway.repeatables(directory)]
 
 
-def refuse_foreign_layout(directory: Path) -> None:
+def refuse_foreign_layout(directory: Path, head: Callable[[Path], str] | None = None) -> None:
     """Refuse to read another tool's directory as safemigrate's own: a dbmate file read whole
-    would run its down part too."""
-    found = detect(directory)
+    would run its down part too (``head``: as for :func:`detect`)."""
+    found = detect(directory, head)
     if found != "safemigrate":
         raise BadInputError(
             f"{directory} looks like a {found} migrations directory, but the layout setting "

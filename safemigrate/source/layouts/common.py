@@ -6,8 +6,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..parse import FileProblem
-from ..scanning import MAX_VERSION_DIGITS, DirectoryScan, MigrationFile, read_sql
+from ..scanning import MAX_VERSION_DIGITS, DirectoryScan, FileProblem, MigrationFile, read_sql
 
 #: A note for files whose tool keeps a down part: safemigrate only ever goes forward.
 DOWN_IGNORED = "its down part is ignored: safemigrate only applies migrations forward"

@@ -15,8 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..parse import FileProblem
-from ..scanning import DirectoryScan, MigrationFile
+from ..scanning import DirectoryScan, FileProblem, MigrationFile
 from .common import DOWN_IGNORED, NO_TRANSACTION, WHOLE_FILE, entries, finish, version_problem
 
 if sys.version_info >= (3, 11):

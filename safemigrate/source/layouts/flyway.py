@@ -20,8 +20,7 @@ import re
 import zlib
 from pathlib import Path
 
-from ..parse import FileProblem
-from ..scanning import DirectoryScan, MigrationFile
+from ..scanning import DirectoryScan, FileProblem, MigrationFile
 from .common import NO_TRANSACTION, WHOLE_FILE, entries, file_problem, finish
 
 NAME = "flyway"

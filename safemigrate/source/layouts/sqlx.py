@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..parse import FileProblem
-from ..scanning import DirectoryScan, MigrationFile
+from ..scanning import DirectoryScan, FileProblem, MigrationFile
 from .common import (
     DOWN_IGNORED,
     NO_TRANSACTION,

@@ -18,8 +18,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..parse import FileProblem
-from ..scanning import DirectoryScan, MigrationFile
+from ..scanning import DirectoryScan, FileProblem, MigrationFile
 from .common import (
     DOWN_IGNORED,
     NO_TRANSACTION,
