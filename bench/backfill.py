@@ -19,8 +19,8 @@ batches (psql's is the whole backfill), duration <= 1.5x psql's.
 
 Output: bench/results/backfill.json and a Markdown table on stdout.
 
-    /work/.venv/bin/python bench/backfill.py            # 1,000,000 rows, on disk
-    /work/.venv/bin/python bench/backfill.py --quick    # 20,000 rows, a smoke run
+    .venv/bin/python bench/backfill.py            # 1,000,000 rows, on disk
+    .venv/bin/python bench/backfill.py --quick    # 20,000 rows, a smoke run
 """
 
 from __future__ import annotations

@@ -30,10 +30,10 @@ bootstrapped with the default settings), interleaved, each run on a fresh databa
 - up, another session connected: the same, with one idle session on the database, so the
   pre-check and its catalog look-ups run as on any database: the fast path's A/B.
 
-    /work/.venv/bin/python bench/cli_scale.py --profile     # 1,000 migrations; ~4 min
-    /work/.venv/bin/python bench/cli_scale.py --sizes 10,1000,10000 --runners psql,up
-    /work/.venv/bin/python bench/cli_scale.py --quick       # sizes 10 and 50, 1 run; ~10 s
-    /work/.venv/bin/python bench/cli_scale.py --corpus ../shared/corpora/langfuse/migrations
+    .venv/bin/python bench/cli_scale.py --profile     # 1,000 migrations; ~4 min
+    .venv/bin/python bench/cli_scale.py --sizes 10,1000,10000 --runners psql,up
+    .venv/bin/python bench/cli_scale.py --quick       # sizes 10 and 50, 1 run; ~10 s
+    .venv/bin/python bench/cli_scale.py --corpus ../shared/corpora/langfuse/migrations
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ Scenario (every runner in the same run, on the same throwaway server, each on fr
 Every database ends with migrations_example/ applied (checked). Output: bench/results/fleet.json
 and a Markdown table on stdout.
 
-    /work/.venv/bin/python bench/fleet.py            # full: ~1 min here
-    /work/.venv/bin/python bench/fleet.py --quick    # tiny smoke run
+    .venv/bin/python bench/fleet.py            # full: ~1 min here
+    .venv/bin/python bench/fleet.py --quick    # tiny smoke run
 """
 
 from __future__ import annotations

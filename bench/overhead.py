@@ -17,8 +17,8 @@ Runs are interleaved (the order rotates each round). Every runner's resulting sc
 compared (normalised pg_dump, runners' own bookkeeping tables left out). Then one extra
 safemigrate run is profiled with pyinstrument, and one in-process run counts its round trips.
 
-    /work/.venv/bin/python bench/overhead.py            # 5 runs each, ~6 min
-    /work/.venv/bin/python bench/overhead.py --quick    # first 76 files, 1 run, ~8 s
+    .venv/bin/python bench/overhead.py            # 5 runs each, ~6 min
+    .venv/bin/python bench/overhead.py --quick    # first 76 files, 1 run, ~8 s
 """
 
 from __future__ import annotations

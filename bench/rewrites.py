@@ -32,10 +32,10 @@ when a worker works on the table (cost delay 10 ms, so it lasts a while).
 
 Output: bench/results/rewrites.json and a Markdown table on stdout.
 
-    /work/.venv/bin/python bench/rewrites.py                 # full: 1,000,000 rows
-    /work/.venv/bin/python bench/rewrites.py --rows 200000   # smaller and quicker
-    /work/.venv/bin/python bench/rewrites.py --autovacuum --rounds 10
-    /work/.venv/bin/python bench/rewrites.py --quick         # tiny smoke run
+    .venv/bin/python bench/rewrites.py                 # full: 1,000,000 rows
+    .venv/bin/python bench/rewrites.py --rows 200000   # smaller and quicker
+    .venv/bin/python bench/rewrites.py --autovacuum --rounds 10
+    .venv/bin/python bench/rewrites.py --quick         # tiny smoke run
 """
 
 from __future__ import annotations

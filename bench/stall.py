@@ -19,8 +19,8 @@ Runners: none (control: blocker only), ``psql -f``, yoyo-migrations (``yoyo appl
 Output: bench/results/stall.json (every request of every trial plus the summary), docs/stall.png
 (latency over time, one panel per runner) and a Markdown table on stdout.
 
-    /work/.venv/bin/python bench/stall.py            # full: 2 scenarios x 3 rounds, ~9 min
-    /work/.venv/bin/python bench/stall.py --quick    # tiny smoke run, ~12 s
+    .venv/bin/python bench/stall.py            # full: 2 scenarios x 3 rounds, ~9 min
+    .venv/bin/python bench/stall.py --quick    # tiny smoke run, ~12 s
 """
 
 from __future__ import annotations

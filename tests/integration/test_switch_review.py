@@ -1,6 +1,6 @@
 """Issue 22 review: the switch from another tool, attacked with the real tools.
 
-Each test cites the review finding it closes (/work/notes/review22/findings.md, "issue 22
+Each test cites the review finding it closes ("issue 22
 review F<n>").
 """
 
