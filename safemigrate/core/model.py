@@ -482,10 +482,16 @@ class Step:
 
         See :mod:`safemigrate.core.checksums` (blanks and comments between tokens do not
         count); drift detection also accepts :attr:`normalized_checksum` and
-        :attr:`raw_checksum`, what journals of earlier releases hold. A COPY's data lines
-        count as written.
+        :attr:`raw_checksum`, what journals of earlier releases hold, and the token checksum
+        as this release first wrote it. A COPY's data lines count as written (CR LF line ends
+        of a text-format block as LF).
         """
-        return checksums.token_checksum(
+        return self._token_checksums[0]
+
+    @functools.cached_property
+    def _token_checksums(self) -> tuple[str, str]:
+        """The token checksum and the legacy token checksum, from one scan."""
+        return checksums.token_checksums(
             (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
         )
 
@@ -499,8 +505,11 @@ class Step:
 
     @functools.cached_property
     def checksums(self) -> frozenset[str]:
-        """Every checksum a journal row of this step's text may hold (token, normalized, raw)."""
-        return frozenset((self.checksum, self.normalized_checksum, self.raw_checksum))
+        """Every checksum a journal row of this step's text may hold (token, normalized, raw,
+        and the token checksum before continued constants and CR LF data lines were read)."""
+        return frozenset(
+            (self.checksum, self.normalized_checksum, self.raw_checksum, self._token_checksums[1])
+        )
 
     @functools.cached_property
     def raw_checksum(self) -> str:

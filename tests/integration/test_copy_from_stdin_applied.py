@@ -169,3 +169,24 @@ def test_issue_21_review_d9_a_real_pg_dump_baseline_is_adopted(db_dsn: str, tmp_
         result = _cli(command, directory, db_dsn)
         assert result.exit_code == 0, (command, result.output)
     assert "u" in set(public_tables(db_dsn))
+
+
+def test_review21d_4_a_baselined_dump_converted_to_crlf_is_not_drift(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """git's autocrlf turns every LF into CR LF: psql and the server read the same rows, so
+    the applied COPY steps still match (a data line's edit is still drift)."""
+    directory = _directory(tmp_path)
+    _psql(db_dsn, directory / "0001_dump.sql")
+    assert run("baseline", "1", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    dump = directory / "0001_dump.sql"
+    dump.write_bytes(DUMP.replace("\n", "\r\n").encode())
+    status = _cli("status", directory, db_dsn)
+    assert status.exit_code == 0, status.output
+    # What the claim rests on: the server loads the CR LF file as the same rows.
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE t")
+    _psql(db_dsn, dump)
+    assert _rows(db_dsn) == ROWS
+    dump.write_bytes(DUMP.replace("\n", "\r\n").replace("4\tDROP", "4\tdrop").encode())
+    assert _cli("status", directory, db_dsn).exit_code == 5

@@ -312,3 +312,25 @@ def test_review21c_f4_an_applied_file_moved_and_reformatted_is_followed_as_a_ren
     up = run("up", "--dir", str(directory), "--dsn", db_dsn)
     assert up.exit_code == 0 and "nothing to apply" in up.stdout, up.output
     assert _balance(db_dsn) == 110
+
+
+def test_review21d_2_a_split_reindented_continued_constant_is_not_run_again(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """'one, ' newline 'two' is one constant: the blanks before its second piece are not a
+    token, so re-indenting it in a split-off file is the applied text, and repair refuses."""
+    directory = tmp_path / "m"
+    directory.mkdir()
+    (directory / "0001_base.sql").write_text("CREATE TABLE notes (t text);\n")
+    two = directory / "0002_two.sql"
+    two.write_text("CREATE TABLE log1 (id int);\nINSERT INTO notes VALUES ('one, '\n    'two');\n")
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    two.write_text("CREATE TABLE log1 (id int);\n")
+    split = "INSERT INTO notes VALUES ('one, ' -- why\n        'two');\n"
+    (directory / "0003_split.sql").write_text(split)
+    repair = run("repair", "--dir", str(directory), "--dsn", db_dsn)
+    assert repair.exit_code == 2, repair.output
+    assert "0003_split.sql step 1" in repair.output
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 5
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT t FROM notes").fetchall() == [("one, two",)]

@@ -8,6 +8,9 @@ import hashlib
 import pytest
 
 from safemigrate.core.checksums import (
+    continued_pieces,
+    copy_data_lines,
+    legacy_token_checksum,
     matches,
     normalize,
     normalized_checksum,
@@ -165,3 +168,112 @@ def test_non_ascii_text_before_a_line_end_keeps_the_token_positions_right() -> N
     """The scanner's offsets are characters, not UTF-8 bytes, even after 4-byte characters."""
     text = "SELECT '😀é\n x', 1   \r\n, 'ü  \n'  \n"
     assert normalize(text) == "SELECT '😀é\n x', 1\n, 'ü  \n'\n"
+
+
+# review21d finding 2: the scanner returns a continued string constant ('a' newline 'b') as
+# one token spanning the blanks between its pieces; only the pieces count.
+CONTINUED = "INSERT INTO notes VALUES ('one, '\n    'two')"
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "INSERT INTO notes VALUES ('one, '\n        'two')",  # re-indented
+        "INSERT INTO notes VALUES ('one, '\n\n\t'two')",  # a blank line and a tab
+        "INSERT INTO notes VALUES ('one, '   \r\n'two')",  # blanks before a CR LF
+        "INSERT INTO notes VALUES ('one, ' -- why\n  -- more\n    'two')",  # comments
+    ],
+)
+def test_review21d_2_blanks_between_pieces_of_a_continued_constant_do_not_count(
+    edited: str,
+) -> None:
+    assert checksum(edited) == checksum(CONTINUED)
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "INSERT INTO notes VALUES ('one,'\n    'two')",  # a piece's text
+        "INSERT INTO notes VALUES ('one, ''two')",  # one piece: the value one, 'two
+        "INSERT INTO notes VALUES ('one, two')",  # the same value, other tokens
+        "INSERT INTO notes VALUES (E'one, '\n    'two')",  # the prefix
+        "INSERT INTO notes VALUES ('one, '\n    'two'\n    '')",  # one more piece
+    ],
+)
+def test_review21d_2_the_pieces_themselves_count(edited: str) -> None:
+    assert checksum(edited) != checksum(CONTINUED)
+
+
+@pytest.mark.parametrize(
+    ("token", "pieces"),
+    [
+        ("'one, '\n    'two'", ["'one, '", "'two'"]),
+        ("E'a\\''\n 'b\\''\n 'c'", ["E'a\\''", "'b\\''", "'c'"]),  # backslash escapes
+        ("U&'a\\0020'\n 'b'", ["U&'a\\0020'", "'b'"]),
+        ("B'10'\n -- x\n '1'", ["B'10'", "'1'"]),
+        ("X'1f'\n 'a0'", ["X'1f'", "'a0'"]),
+        ("'a'''\n ''''", ["'a'''", "''''"]),  # doubled quotes
+        ("'x'", ["'x'"]),
+        ("$$a$$", None),  # dollar quotes never continue
+    ],
+)
+def test_continued_pieces_follow_the_scanner(token: str, pieces: list[str] | None) -> None:
+    assert continued_pieces(token) == pieces
+
+
+def test_the_scanner_spans_a_continued_constant_as_one_token() -> None:
+    """What the fix rests on (pglast's scanner is PostgreSQL's)."""
+    from pglast import parser
+
+    for text, names in [
+        ("SELECT 'a'\n 'b'", ["SELECT", "SCONST"]),
+        ("SELECT E'a'\n 'b'", ["SELECT", "SCONST"]),
+        ("SELECT U&'a'\n 'b'", ["SELECT", "USCONST"]),
+        ("SELECT $$a$$\n $$b$$", ["SELECT", "SCONST", "SCONST"]),
+        ("SELECT 'a' 'b'", ["SELECT", "SCONST", "SCONST"]),  # no newline: not continued
+    ]:
+        assert [t.name for t in parser.scan(text)] == names
+
+
+def test_rows_of_a_continued_constant_written_before_the_fix_still_match() -> None:
+    old = legacy_token_checksum([CONTINUED])
+    assert old != token_checksum([CONTINUED])
+    assert matches(old, [CONTINUED])
+    assert not matches(old, ["INSERT INTO notes VALUES ('one, '\n        'two')"])
+
+
+# review21d finding 4: a text-format COPY block converted from LF to CR LF loads the same rows.
+COPY = "COPY public.t (id, s) FROM stdin"
+DATA = "1\ta;b\n2\tx\\\\y\n3\t\\N\n\\."
+
+
+def crlf(data: str) -> str:
+    return data.replace("\n", "\r\n") + "\r"
+
+
+def test_review21d_4_copy_data_converted_to_crlf_is_not_drift() -> None:
+    assert token_checksum([COPY], [crlf(DATA)]) == token_checksum([COPY], [DATA])
+    assert copy_data_lines(COPY, crlf(DATA)) == DATA
+
+
+def test_rows_of_crlf_copy_data_written_before_the_fix_still_match() -> None:
+    old = legacy_token_checksum([COPY], [crlf(DATA)])
+    assert old != token_checksum([COPY], [crlf(DATA)])
+    assert matches(old, [COPY], [crlf(DATA)])
+
+
+@pytest.mark.parametrize(
+    ("statement", "data"),
+    [
+        (COPY, "1\ta\n2\tb\r\n\\.\r"),  # mixed line ends: the server refuses the block
+        (COPY, "1\ta\r\n2\tb\n\\."),  # likewise
+        ("COPY t FROM stdin CSV", crlf('1,"a\nb"\n\\.')),  # a CSV value holds its line end
+        ("COPY t FROM stdin WITH (FORMAT csv)", crlf("1,a\n\\.")),
+    ],
+)
+def test_crlf_copy_data_counts_as_written_where_the_server_reads_other_rows(
+    statement: str, data: str
+) -> None:
+    assert copy_data_lines(statement, data) == data
+    lf = data.replace("\r\n", "\n").removesuffix("\r")
+    assert token_checksum([statement], [data]) != token_checksum([statement], [lf])
