@@ -44,7 +44,7 @@ from .catalog import Catalog
 from .context import FileState, StatementContext, Transaction, show, walk
 from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize
 from .options import TimeoutCeilings
-from .plpgsql import do_block_sql, do_language, function_body_sql
+from .plpgsql import do_block_sql, do_language, function_body_queries
 from .rules import CHECKS, SUPPRESSIBLE
 from .rules.meta import (
     ALLOW_WITHOUT_REASON,
@@ -53,6 +53,7 @@ from .rules.meta import (
     UNKNOWN_RULE_IN_ALLOW,
     UNUSED_ALLOW,
 )
+from ..statements.session_state import written_tables
 from .search_path import end_of_transaction
 from .state import record
 
@@ -152,7 +153,8 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
 
 
 def _called_functions(node: Any, base: StatementContext) -> list[str]:
-    """The texts of the PL/pgSQL functions created earlier in the file that ``node`` calls."""
+    """The texts of the functions created earlier in the file that ``node`` calls, or fires
+    as triggers of the tables it writes (issue 21 review21d F1)."""
     if not base.state.functions or isinstance(node, ast.CreateFunctionStmt):
         return []
     names: list[str] = []
@@ -160,15 +162,20 @@ def _called_functions(node: Any, base: StatementContext) -> list[str]:
     for call in calls:
         if isinstance(call, ast.FuncCall):
             funcname: Any = call.funcname
-            name = str(funcname[-1].sval)
-            if name in base.state.functions and name not in names:
-                names.append(name)
-    return [base.state.functions[n] for n in names]
+            names.append(str(funcname[-1].sval))
+    if base.state.trigger_functions:
+        for table in sorted(written_tables(node)):
+            names += base.state.trigger_functions.get(table, [])
+    known = [n for n in dict.fromkeys(names) if n in base.state.functions]
+    return [base.state.functions[n] for n in known]
 
 
 def _lint_calls(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
-    """The hits of the statements run by functions the statement calls (created in the file)."""
-    queries = [q for text in _called_functions(stmt.node, base) for q in function_body_sql(text)]
+    """The hits of the statements run by functions the statement calls or fires (created in
+    the file): their bodies are judged as the same statements written at the call."""
+    queries = [
+        q for text in _called_functions(stmt.node, base) for q in function_body_queries(text)
+    ]
     return _lint_embedded(queries, base, stmt.line) if queries else []
 
 
