@@ -276,7 +276,8 @@ def _standard_body_sql(node: Any) -> list[str]:
     if body is None:
         return []
     if isinstance(body, ast.ReturnStmt):
-        return [f"SELECT {RawStream()(body.returnval)}"]
+        value: Any = body.returnval
+        return [f"SELECT {RawStream()(value)}"] if value is not None else []
     statements: list[Any] = []
     for part in body if isinstance(body, tuple | list) else (body,):
         statements += list(part) if isinstance(part, tuple | list) else [part]

@@ -13,7 +13,9 @@ How a file is read:
 2. Each statement goes through every rule, then its effects are recorded in the file state
    (tables created, constraints validated, enum values added). A DO block's PL/pgSQL
    statements are linted the same way, in the DO block's transaction, located at the DO
-   statement. CREATE FUNCTION / PROCEDURE bodies are not looked into.
+   statement. A CREATE FUNCTION / PROCEDURE body (PL/pgSQL or LANGUAGE sql, the
+   SQL-standard BEGIN ATOMIC and RETURN forms too) is linted the same way where the file
+   calls the function, directly or through another, or fires it as a trigger by a write.
 3. Allow comments remove the findings they name from the statement right after them.
 """
 
@@ -39,6 +41,7 @@ from ..source import (
     read_sql,
     split_sql,
 )
+from ..statements.session_state import written_tables
 from .allow import Allow, find_allows
 from .catalog import Catalog
 from .context import FileState, StatementContext, Transaction, show, walk
@@ -53,7 +56,6 @@ from .rules.meta import (
     UNKNOWN_RULE_IN_ALLOW,
     UNUSED_ALLOW,
 )
-from ..statements.session_state import written_tables
 from .search_path import end_of_transaction
 from .state import record
 
@@ -117,9 +119,12 @@ def _statements_of(sql: str) -> list[tuple[Any, str]]:
         return []
 
 
-def _lint_embedded(queries: list[str], base: StatementContext, line: int) -> list[Hit]:
+def _lint_embedded(
+    queries: list[str], base: StatementContext, line: int, seen: frozenset[str] = frozenset()
+) -> list[Hit]:
     """The hits of the SQL a DO block or a called function runs (its transaction: the block
-    the statement is in, else its own)."""
+    the statement is in, else its own), and of the functions that SQL calls or fires in turn
+    (``seen``: the functions already being linted, so recursion ends)."""
     tx = base.tx if base.tx.is_block else Transaction("do", line)
     hits: list[Hit] = []
     for query in queries:
@@ -141,6 +146,7 @@ def _lint_embedded(queries: list[str], base: StatementContext, line: int) -> lis
                 safe_rewrites=base.safe_rewrites,
             )
             hits.extend(_run_rules(node, ctx))
+            hits.extend(_lint_calls_of(node, ctx, line, seen))
             record(node, ctx)
     return hits
 
@@ -153,7 +159,7 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
 
 
 def _called_functions(node: Any, base: StatementContext) -> list[str]:
-    """The texts of the functions created earlier in the file that ``node`` calls, or fires
+    """The names of the functions created earlier in the file that ``node`` calls, or fires
     as triggers of the tables it writes (issue 21 review21d F1)."""
     if not base.state.functions or isinstance(node, ast.CreateFunctionStmt):
         return []
@@ -166,17 +172,23 @@ def _called_functions(node: Any, base: StatementContext) -> list[str]:
     if base.state.trigger_functions:
         for table in sorted(written_tables(node)):
             names += base.state.trigger_functions.get(table, [])
-    known = [n for n in dict.fromkeys(names) if n in base.state.functions]
-    return [base.state.functions[n] for n in known]
+    return [n for n in dict.fromkeys(names) if n in base.state.functions]
+
+
+def _lint_calls_of(
+    node: Any, base: StatementContext, line: int, seen: frozenset[str] = frozenset()
+) -> list[Hit]:
+    """The hits of the statements run by functions ``node`` calls or fires (created in the
+    file), directly or through one another: their bodies are judged as the same statements
+    written at the call."""
+    names = [n for n in _called_functions(node, base) if n not in seen]
+    queries = [q for n in names for q in function_body_queries(base.state.functions[n])]
+    return _lint_embedded(queries, base, line, seen | set(names)) if queries else []
 
 
 def _lint_calls(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
-    """The hits of the statements run by functions the statement calls or fires (created in
-    the file): their bodies are judged as the same statements written at the call."""
-    queries = [
-        q for text in _called_functions(stmt.node, base) for q in function_body_queries(text)
-    ]
-    return _lint_embedded(queries, base, stmt.line) if queries else []
+    """The hits of the statements run by functions the statement calls or fires."""
+    return _lint_calls_of(stmt.node, base, stmt.line)
 
 
 def transactions_of(statements: tuple[ParsedStatement, ...]) -> list[Transaction]:
