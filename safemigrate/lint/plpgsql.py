@@ -11,6 +11,7 @@ from typing import Any
 
 import pglast
 from pglast import ast
+from pglast.stream import RawStream
 
 
 def do_language(node: Any) -> str:
@@ -266,3 +267,44 @@ def function_body_static_sql(create_text: str, node: Any = None) -> list[str] | 
 def function_body_sql(create_text: str) -> list[str]:
     """The SQL statements a PL/pgSQL CREATE FUNCTION / PROCEDURE runs when called."""
     return do_block_sql(create_text)
+
+
+def _standard_body_sql(node: Any) -> list[str]:
+    """The statements of a SQL-standard body (``BEGIN ATOMIC ... END``, ``RETURN expr``), as
+    SQL texts: a RETURN runs as ``SELECT expr``."""
+    body: Any = getattr(node, "sql_body", None)
+    if body is None:
+        return []
+    if isinstance(body, ast.ReturnStmt):
+        value: Any = body.returnval
+        return [f"SELECT {RawStream()(value)}"] if value is not None else []
+    statements: list[Any] = []
+    for part in body if isinstance(body, tuple | list) else (body,):
+        statements += list(part) if isinstance(part, tuple | list) else [part]
+    return [RawStream()(s) for s in statements if isinstance(s, ast.Node)]
+
+
+def function_body_queries(create_text: str, node: Any = None) -> list[str]:
+    """The SQL statements a CREATE FUNCTION / PROCEDURE runs when called, as far as the parse
+    shows them: a PL/pgSQL body's (as function_body_sql reads them), a LANGUAGE sql body's
+    (``AS $$...$$`` as function_body_static_sql reads it, or the SQL-standard ``BEGIN ATOMIC``
+    and ``RETURN`` forms); empty for another language or a body that does not parse."""
+    if node is None:
+        try:
+            node = pglast.parse_sql(create_text)[0].stmt
+        except (pglast.parser.ParseError, IndexError):
+            return []
+    if not isinstance(node, ast.CreateFunctionStmt):
+        return []
+    language = "sql"
+    for option in node.options or ():
+        if isinstance(option, ast.DefElem) and option.defname == "language":
+            arg: Any = option.arg
+            language = str(arg.sval).lower()
+    if language == "plpgsql":
+        return function_body_sql(create_text)
+    if language != "sql":
+        return []
+    if getattr(node, "sql_body", None) is not None:
+        return _standard_body_sql(node)
+    return function_body_static_sql(create_text, node) or []

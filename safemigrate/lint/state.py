@@ -219,6 +219,11 @@ def _record_acting(node: Any, ctx: StatementContext) -> None:
         return
     if isinstance(node, ast.CreateTrigStmt | ast.RuleStmt) and node.relation is not None:
         state.acting_tables.add(ctx.table(node.relation))
+        if isinstance(node, ast.CreateTrigStmt) and node.funcname:
+            fired = state.trigger_functions.setdefault(str(node.relation.relname).lower(), [])
+            name = str(node.funcname[-1].sval)
+            if name not in fired:
+                fired.append(name)
         return
     if not isinstance(node, ast.CreateStmt | ast.AlterTableStmt) or node.relation is None:
         return
@@ -406,14 +411,15 @@ def _is_utc(node: Any) -> bool:
 
 
 def _record_function(node: Any, ctx: StatementContext) -> None:
-    """Keep a PL/pgSQL function's text, so a call later in the file lints what it runs, and
+    """Keep a PL/pgSQL or LANGUAGE sql function's text, so a call later in the file (or a
+    write that fires it as a trigger) lints what it runs, and
     whether a column default calling the function is volatile."""
     options = {str(o.defname): o.arg for o in node.options or () if isinstance(o, ast.DefElem)}
     language = str(getattr(options.get("language"), "sval", "")).lower()
     if not node.funcname:
         return
     name = str(node.funcname[-1].sval)
-    if language == "plpgsql":
+    if language in ("plpgsql", "sql", ""):
         ctx.state.functions[name] = ctx.text
     if not node.is_procedure:
         arguments = [

@@ -13,7 +13,9 @@ How a file is read:
 2. Each statement goes through every rule, then its effects are recorded in the file state
    (tables created, constraints validated, enum values added). A DO block's PL/pgSQL
    statements are linted the same way, in the DO block's transaction, located at the DO
-   statement. CREATE FUNCTION / PROCEDURE bodies are not looked into.
+   statement. A CREATE FUNCTION / PROCEDURE body (PL/pgSQL or LANGUAGE sql, the
+   SQL-standard BEGIN ATOMIC and RETURN forms too) is linted the same way where the file
+   calls the function, directly or through another, or fires it as a trigger by a write.
 3. Allow comments remove the findings they name from the statement right after them.
 """
 
@@ -39,12 +41,13 @@ from ..source import (
     read_sql,
     split_sql,
 )
+from ..statements.session_state import written_tables
 from .allow import Allow, find_allows
 from .catalog import Catalog
 from .context import FileState, StatementContext, Transaction, show, walk
 from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize
 from .options import TimeoutCeilings
-from .plpgsql import do_block_sql, do_language, function_body_sql
+from .plpgsql import do_block_sql, do_language, function_body_queries
 from .rules import CHECKS, SUPPRESSIBLE
 from .rules.meta import (
     ALLOW_WITHOUT_REASON,
@@ -116,9 +119,12 @@ def _statements_of(sql: str) -> list[tuple[Any, str]]:
         return []
 
 
-def _lint_embedded(queries: list[str], base: StatementContext, line: int) -> list[Hit]:
+def _lint_embedded(
+    queries: list[str], base: StatementContext, line: int, seen: frozenset[str] = frozenset()
+) -> list[Hit]:
     """The hits of the SQL a DO block or a called function runs (its transaction: the block
-    the statement is in, else its own)."""
+    the statement is in, else its own), and of the functions that SQL calls or fires in turn
+    (``seen``: the functions already being linted, so recursion ends)."""
     tx = base.tx if base.tx.is_block else Transaction("do", line)
     hits: list[Hit] = []
     for query in queries:
@@ -140,6 +146,7 @@ def _lint_embedded(queries: list[str], base: StatementContext, line: int) -> lis
                 safe_rewrites=base.safe_rewrites,
             )
             hits.extend(_run_rules(node, ctx))
+            hits.extend(_lint_calls_of(node, ctx, line, seen))
             record(node, ctx)
     return hits
 
@@ -152,7 +159,8 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
 
 
 def _called_functions(node: Any, base: StatementContext) -> list[str]:
-    """The texts of the PL/pgSQL functions created earlier in the file that ``node`` calls."""
+    """The names of the functions created earlier in the file that ``node`` calls, or fires
+    as triggers of the tables it writes (issue 21 review21d F1)."""
     if not base.state.functions or isinstance(node, ast.CreateFunctionStmt):
         return []
     names: list[str] = []
@@ -160,16 +168,27 @@ def _called_functions(node: Any, base: StatementContext) -> list[str]:
     for call in calls:
         if isinstance(call, ast.FuncCall):
             funcname: Any = call.funcname
-            name = str(funcname[-1].sval)
-            if name in base.state.functions and name not in names:
-                names.append(name)
-    return [base.state.functions[n] for n in names]
+            names.append(str(funcname[-1].sval))
+    if base.state.trigger_functions:
+        for table in sorted(written_tables(node)):
+            names += base.state.trigger_functions.get(table, [])
+    return [n for n in dict.fromkeys(names) if n in base.state.functions]
+
+
+def _lint_calls_of(
+    node: Any, base: StatementContext, line: int, seen: frozenset[str] = frozenset()
+) -> list[Hit]:
+    """The hits of the statements run by functions ``node`` calls or fires (created in the
+    file), directly or through one another: their bodies are judged as the same statements
+    written at the call."""
+    names = [n for n in _called_functions(node, base) if n not in seen]
+    queries = [q for n in names for q in function_body_queries(base.state.functions[n])]
+    return _lint_embedded(queries, base, line, seen | set(names)) if queries else []
 
 
 def _lint_calls(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
-    """The hits of the statements run by functions the statement calls (created in the file)."""
-    queries = [q for text in _called_functions(stmt.node, base) for q in function_body_sql(text)]
-    return _lint_embedded(queries, base, stmt.line) if queries else []
+    """The hits of the statements run by functions the statement calls or fires."""
+    return _lint_calls_of(stmt.node, base, stmt.line)
 
 
 def transactions_of(statements: tuple[ParsedStatement, ...]) -> list[Transaction]:

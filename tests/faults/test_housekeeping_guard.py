@@ -221,3 +221,51 @@ def test_up_refuses_a_migration_that_switches_the_guard_off_and_check_reports_it
     (migrations / "0002_b.sql").write_text(allowed, encoding="utf-8")
     result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    ("body", "call"),
+    [
+        (  # a LANGUAGE sql function (review21d F1, fn/m)
+            "CREATE FUNCTION no_lt() RETURNS void LANGUAGE sql AS "
+            "$$ SELECT set_config('lock_timeout', '0', true) $$;\n",
+            "SELECT no_lt();\n",
+        ),
+        (  # a SQL procedure (fn/m5)
+            "CREATE PROCEDURE no_lt() LANGUAGE sql AS $$ SET LOCAL lock_timeout = 0 $$;\n",
+            "CALL no_lt();\n",
+        ),
+        (  # a plpgsql trigger function fired by the step's write (fn/m4)
+            "CREATE FUNCTION big_audit() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN PERFORM set_config('lock_timeout', '0', true); RETURN NEW; END $$;\n"
+            "CREATE TRIGGER big_audit BEFORE INSERT ON a FOR EACH ROW "
+            "EXECUTE FUNCTION big_audit();\n",
+            "INSERT INTO a VALUES (1);\n",
+        ),
+    ],
+    ids=["sql_function", "sql_procedure", "trigger_function"],
+)
+def test_up_refuses_a_guard_switched_off_inside_a_function_body_it_calls_or_fires(
+    body: str, call: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_a.sql": "CREATE TABLE a (id int);\n",
+            "0002_b.sql": (
+                f"{body}-- safemigrate: group-start\n{call}ALTER TABLE a ADD b int;\n"
+                "-- safemigrate: group-end\n"
+            ),
+        },
+    )
+    line = len(body.splitlines()) + 2  # the call, after the body and group-start
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn, "--no-lock-precheck")
+    assert result.exit_code == 2, result.output
+    assert f"0002_b.sql:{line}" in result.stderr, result.stderr
+    assert "lock_timeout" in result.stderr
+    table = connect().execute("SELECT to_regclass('public.a')").fetchone()
+    assert table is not None and table[0] is None  # nothing applied, not even 0001
+
+    checked = run("check", "--dir", str(migrations))
+    assert checked.exit_code == 1, checked.output
+    assert "timeout-guard-off" in checked.output

@@ -16,9 +16,10 @@ from ..findings import Hit, hit, make_rule
 
 DOC = """
 Catches: (an error) a statement that releases session-level advisory locks:
-- `pg_advisory_unlock_all()` anywhere in a statement (DO blocks and the PL/pgSQL functions the
-  file creates and calls included): it releases every session advisory lock, the run lock
-  safemigrate holds for the whole run among them. No allow comment suppresses it;
+- `pg_advisory_unlock_all()` anywhere in a statement (DO blocks and the PL/pgSQL or LANGUAGE
+  sql functions the file creates and calls, or fires as triggers, included): it releases
+  every session advisory lock, the run lock safemigrate holds for the whole run among them.
+  No allow comment suppresses it;
 - `pg_advisory_unlock(...)` and `pg_advisory_unlock_shared(...)` of any key: the key may be
   the run lock's (computed keys cannot be told apart); allowed with a reason when the
   migration releases a lock it took itself with `pg_advisory_lock` on its own key;

@@ -31,8 +31,12 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
 - `SET`, `SET SESSION`, `SET LOCAL` of either setting to 0 or above its ceiling, and
   `SET ... TO DEFAULT`, `RESET lock_timeout`, `RESET statement_timeout`, `RESET ALL`;
 - `set_config('lock_timeout' | 'statement_timeout', value, is_local)` anywhere in a statement,
-  DO blocks included (`||` of literals counts as a constant); a NULL value resets the setting
-  (back to the default); a name or value only known at run time may be 0 and is refused;
+  DO blocks included, and in the body of a function or procedure the file creates (PL/pgSQL
+  or LANGUAGE sql: `AS $$...$$`, `BEGIN ATOMIC`, `RETURN`), judged where it is called
+  (`SELECT f()`, `CALL p()`, through another such function) or fired as a trigger by a write
+  to its table; a `SET` in such a body the same way (`||` of literals counts as a constant);
+  a NULL value resets the setting (back to the default); a name or value only known at run
+  time may be 0 and is refused;
 - a write to `pg_settings` (`UPDATE pg_settings SET setting = '0' WHERE name = 'lock_timeout'`,
   in a DO block too: its update rule calls `set_config(name, setting, false)`), judged the
   same; a name or value that is not a constant is refused;

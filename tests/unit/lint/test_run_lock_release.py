@@ -81,3 +81,16 @@ def test_the_runner_refuses_it_whatever_lint_gate_says(tmp_path: Path) -> None:
     for mode in ("error", "warn", "off"):
         with pytest.raises(MigrationFileError, match=r"0001_a\.sql:1: refused: pg_advisory"):
             refuse_unguarding(planned, Settings(lint_gate=mode))
+
+
+@pytest.mark.parametrize(
+    "create",
+    [
+        "CREATE FUNCTION s3() RETURNS void LANGUAGE sql AS $$ SELECT pg_advisory_unlock_all() $$",
+        "CREATE FUNCTION s3() RETURNS void LANGUAGE sql BEGIN ATOMIC "
+        "SELECT pg_advisory_unlock_all(); END",
+    ],
+)
+def test_an_unlock_in_a_sql_function_body_is_reported_at_the_call(create: str) -> None:
+    found = [f for f in lint(f"{create};\nSELECT s3();\n") if f.rule == "run-lock-release"]
+    assert [f.line for f in found] == [2]

@@ -447,3 +447,65 @@ def test_only_the_step_a_directive_starts_is_judged_by_it() -> None:
     sql += "-- safemigrate: group-end\n"
     [finding] = capped(sql)
     assert finding.line == 2
+
+
+#: review21d F1: bodies the guard did not read (LANGUAGE sql, SQL-standard, procedures,
+#: trigger functions fired by a write).
+_SQL_BODIES = {
+    "sql_dollar": (
+        "CREATE FUNCTION f() RETURNS void LANGUAGE sql AS "
+        "$$ SELECT set_config('lock_timeout', '0', true) $$;\nSELECT f();\n"
+    ),
+    "sql_quoted": (
+        "CREATE FUNCTION f() RETURNS text LANGUAGE sql AS "
+        "'SELECT set_config(''lock_timeout'',''0'',true)';\nSELECT f();\n"
+    ),
+    "begin_atomic": (
+        "CREATE FUNCTION f() RETURNS void LANGUAGE sql BEGIN ATOMIC "
+        "SELECT set_config('lock_timeout', '0', true); END;\nSELECT f();\n"
+    ),
+    "return": (
+        "CREATE FUNCTION f() RETURNS text LANGUAGE sql "
+        "RETURN set_config('lock_timeout', '0', true);\nSELECT f();\n"
+    ),
+    "set_local": (
+        "CREATE FUNCTION f() RETURNS void LANGUAGE sql AS $$ SET LOCAL lock_timeout = 0 $$;\n"
+        "SELECT f();\n"
+    ),
+    "procedure": (
+        "CREATE PROCEDURE p() LANGUAGE sql AS "
+        "$$ SELECT set_config('lock_timeout', '0', true) $$;\nCALL p();\n"
+    ),
+    "through_another": (
+        "CREATE FUNCTION g() RETURNS void LANGUAGE sql AS "
+        "$$ SELECT set_config('lock_timeout', '0', true) $$;\n"
+        "CREATE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN PERFORM g(); END $$;\n"
+        "SELECT f();\n"
+    ),
+    "plpgsql_trigger": (
+        "CREATE TABLE big (id int);\n"
+        "CREATE FUNCTION a() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN PERFORM set_config('lock_timeout', '0', true); RETURN NEW; END $$;\n"
+        "CREATE TRIGGER a BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION a();\n"
+        "INSERT INTO big VALUES (1);\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SQL_BODIES))
+def test_sql_function_bodies_and_fired_triggers_are_judged_at_the_call(name: str) -> None:
+    sql = _SQL_BODIES[name]
+    found = uncapped(sql)
+    assert found, name
+    last_line = len(sql.rstrip("\n").splitlines())
+    assert {f.line for f in found} == {last_line}
+    assert "lock_timeout" in found[0].message
+
+
+def test_a_sql_function_with_a_harmless_body_is_not_reported() -> None:
+    sql = (
+        "CREATE FUNCTION f() RETURNS void LANGUAGE sql AS "
+        "$$ SELECT set_config('lock_timeout', '2s', true) $$;\nSELECT f();\n"
+        "CREATE TABLE big (id int);\nINSERT INTO big VALUES (1);\n"
+    )
+    assert uncapped(sql) == []
