@@ -10,12 +10,15 @@ runs, with file:line.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from safemigrate.infra.throwaway import find_server_bindir
+from tests.fixtures_db import TEST_PG_ENV
 from tests.support.runner import Result, environment, journal_rows, psql_binary, run
 from tests.support.schemas import public_tables
 
@@ -146,13 +149,30 @@ def test_issue_21_review_d9_a_pending_copy_from_stdin_is_refused_before_anything
     assert set(public_tables(db_dsn)) == {"first", "safemigrate_history"}
 
 
+def _pg_dump_for(dsn: str) -> str:
+    """A pg_dump that can dump the test server: the server's own (its bindir), else the one
+    beside psql; pg_dump refuses a server of a later major version than its own."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        server_major = conn.info.server_version // 10000
+    psql = psql_binary()
+    candidates = [find_server_bindir(os.environ.get(TEST_PG_ENV)) / "pg_dump"]
+    if psql is not None:
+        candidates.append(Path(psql).with_name("pg_dump"))
+    for candidate in candidates:
+        if not candidate.exists():
+            continue
+        version = subprocess.run(
+            [str(candidate), "--version"], check=True, capture_output=True, text=True
+        ).stdout.split()[-1]
+        if int(version.split(".")[0]) >= server_major:
+            return str(candidate)
+    pytest.skip(f"no pg_dump of PostgreSQL {server_major} or later is installed")
+
+
 def test_issue_21_review_d9_a_real_pg_dump_baseline_is_adopted(db_dsn: str, tmp_path: Path) -> None:
     """pg_dump's own file (15.14 and later write ``\\restrict KEY`` / ``\\unrestrict KEY``
     around it), loaded with psql, then baselined: status, up and repair accept it."""
-    psql = psql_binary()
-    pg_dump = str(Path(psql).with_name("pg_dump")) if psql is not None else None
-    if pg_dump is None or not Path(pg_dump).exists():
-        pytest.skip("pg_dump is not installed")
+    pg_dump = _pg_dump_for(db_dsn)
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE t (a int, b text)")
         conn.execute("INSERT INTO t VALUES (1, 'x; y $$ q'), (2, NULL)")
