@@ -30,6 +30,7 @@ from .apply import up
 from .inputs import ignore, read_migrations
 
 if TYPE_CHECKING:
+    from ..core.reached import Target
     from ..db import Session
     from ..db.journal import JournalTable
     from ..run.connection import Database
@@ -185,7 +186,7 @@ def _plan_against(
         lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         guard=guard_error(planned, findings, context),
         fresh=context.fresh,
-        session_state=_lost_state_refusal(history, planned, migrations, settings),
+        session_state=_lost_state_refusal(history, planned, migrations, settings, target),
     )
     return report, pending.layout, {p.migration.version for p in planned}
 
@@ -217,17 +218,21 @@ def _lost_state_refusal(
     planned: Sequence[PlannedStep],
     migrations: list[Migration],
     settings: Settings,
+    target: Target,
 ) -> SafemigrateError | None:
     """The refusal up would raise before a pending step that could depend on session state
     the applied history left and no new session has (a temporary table, a setting a DO block
     or a function changed), as up's run judges it; None when it would refuse none."""
     from ..run.executor import lost_state_error
-    from ..statements.session_state import first_refusal, function_facts, history_state
+    from ..run.session_replay import first_session_state
+    from ..statements.session_state import first_refusal, function_facts
 
     statements = [s for m in migrations for step in m.steps for s in step.statements]
     facts = function_facts(statements)
-    state = history_state(
+    state = first_session_state(
         history,
+        migrations,
+        target,
         changers=facts.changers,
         accepted_through=settings.accept_lost_session_state,
     )

@@ -51,8 +51,6 @@ from ..statements.session_state import (
     Needs,
     SessionState,
     function_needs,
-    history_state,
-    refuse_accepted_version,
     session_changing_functions,
 )
 from .connection import Database, ignore, journal_table, open_monitor, open_session, server_settings
@@ -61,7 +59,7 @@ from .journal_reading import Pending, applied_history, read_plan
 from .reconnection import RECONNECT_LOCK_WAIT_MS, LostSteps, Outage
 from .refusals import refuse_pooling, refuse_standby
 from .run_lock import Clock, RunLock, Sleep, holding_run_lock
-from .session_replay import replay_settings
+from .session_replay import first_session_state, replay_settings
 from .watcher import Watcher
 
 
@@ -361,13 +359,12 @@ class Run:
             # The run's first session: the steps applied by earlier runs. What they kept
             # (in any migration) is lost with those runs' sessions: read from the journal's
             # history, so a rerun refuses again what the interrupted run refused.
-            refuse_accepted_version(self.settings.accept_lost_session_state, self.migrations)
-            target = session.target()
-            state = self.session_state = history_state(
+            state = self.session_state = first_session_state(
                 history,
+                self.migrations,
+                session.target(),
                 changers=self.session_changers(),
                 accepted_through=self.settings.accept_lost_session_state,
-                identity=(target.user, target.dbname),
             )
         else:
             # A reconnection: the steps the lost session applied, a COMMIT whose answer was

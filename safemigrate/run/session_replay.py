@@ -13,10 +13,37 @@ from __future__ import annotations
 import re
 
 from ..core.errors import SessionStateLostError
-from ..core.model import Setting
+from ..core.model import Migration, Setting
+from ..core.reached import Target
 from ..db import Session
 from ..db.session import ServerError
-from ..statements.session_state import SessionState
+from ..statements.session_state import (
+    SessionState,
+    history_state,
+    refuse_accepted_version,
+)
+from .journal_reading import AppliedStep
+
+
+def first_session_state(
+    history: list[AppliedStep],
+    migrations: list[Migration],
+    target: Target,
+    *,
+    changers: frozenset[str],
+    accepted_through: int | None,
+) -> SessionState:
+    """What the run's first session starts from, as ``up`` judges it and ``plan`` previews it:
+    the applied ``history`` folded, with what earlier runs' sessions kept (in any migration)
+    lost with them, a changed default of new sessions counted only where it reaches the
+    ``target``'s login role and database. A bad accepted version is refused first."""
+    refuse_accepted_version(accepted_through, migrations)
+    return history_state(
+        history,
+        changers=changers,
+        accepted_through=accepted_through,
+        identity=(target.user, target.dbname),
+    )
 
 
 def replay_settings(session: Session, state: SessionState) -> tuple[str, ...]:
