@@ -10,7 +10,7 @@ What is generated, and from what:
 - the configuration keys (docs/configuration.md) from the settings table
   (``safemigrate.settings.config.key_facts``, KEYS) and the flags click declares for them;
 - the exit codes (README.md, docs/exit-codes.md) from ``safemigrate.core.errors.ExitCode``, whose
-  members' docstrings say what each code means;
+  members say what each code means (the ``--help`` epilogs start from the same text);
 - one page per lint rule (docs/rules/RULE.md) and their index from the rule's own text, what
   ``safemigrate check --explain RULE`` prints.
 
@@ -22,7 +22,6 @@ fails when any of it is stale.
 from __future__ import annotations
 
 import argparse
-import ast
 import inspect
 import re
 import sys
@@ -190,27 +189,11 @@ def configuration_keys() -> str:
 
 
 def exit_code_meanings() -> list[tuple[int, str, str]]:
-    """(code, name, meaning) of every ExitCode member, the meaning read from the string that
-    follows the member in its class (its attribute docstring)."""
+    """(code, name, meaning) of every ExitCode member, the meaning with every case
+    (``full_meaning``, which starts with the text ``--help`` says)."""
     from safemigrate.core.errors import ExitCode
 
-    tree = ast.parse(textwrap.dedent(inspect.getsource(ExitCode)))
-    body = tree.body[0]
-    assert isinstance(body, ast.ClassDef)
-    meanings: dict[str, str] = {}
-    for statement, following in zip(body.body, body.body[1:], strict=False):
-        if (
-            isinstance(statement, ast.Assign)
-            and isinstance(statement.targets[0], ast.Name)
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-            and isinstance(following.value.value, str)
-        ):
-            meanings[statement.targets[0].id] = " ".join(following.value.value.split())
-    missing = [member.name for member in ExitCode if member.name not in meanings]
-    if missing:
-        raise ValueError(f"ExitCode members without a meaning (a docstring): {missing}")
-    return [(int(member), member.name, meanings[member.name]) for member in ExitCode]
+    return [(int(member), member.name, member.full_meaning) for member in ExitCode]
 
 
 def exit_codes_table(prefix: str) -> str:

@@ -9,19 +9,9 @@ from typing import TypeAlias
 
 from ..core.errors import ExitCode, SafemigrateError
 
-#: What each exit code means, for the ``--help`` epilogs (the README has the same table).
-CODE_TEXT: dict[int, str] = {
-    0: "success",
-    1: "a step failed with an SQL error",
-    2: "bad input: migration file, configuration, flag or DSN",
-    3: "the run lock is held by another run",
-    4: "a lock could not be acquired within the attempts or the deadline",
-    5: "drift: an applied migration was edited, or its file is gone, or a started batched "
-    "step was edited after some of its batches ran",
-    6: "the database could not be reached, or the connection was lost or is unsafe",
-    7: "refused by the lint gate: an error finding on a pending step (nothing applied)",
-    130: "interrupted (Ctrl-C or SIGTERM); the running step was rolled back",
-}
+#: What each exit code means, for the ``--help`` epilogs: ExitCode's own text, the one the
+#: docs' tables start from.
+CODE_TEXT: dict[int, str] = {int(code): code.meaning for code in ExitCode}
 
 
 def exit_codes_epilog(meanings: dict[int, str]) -> str:

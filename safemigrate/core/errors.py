@@ -19,45 +19,69 @@ def _escape_controls(text: str) -> str:
 class ExitCode(enum.IntEnum):
     """Process exit codes, listed in the README, docs/exit-codes.md and ``safemigrate --help``.
 
-    The string after each member is what the code means: the single source of the docs' exit
-    code tables, which tools/docs_reference.py generates from it (one line each).
+    Each member is its code and what the code means, the one source of every text about it:
+    ``meaning`` is true of every command that returns the code (the ``--help`` epilogs say it
+    when a command has nothing more exact), ``full_meaning`` adds the cases only some commands
+    meet (the docs' exit-code tables, which tools/docs_reference.py generates from it).
     """
 
-    OK = 0
-    """success"""
-    STEP_FAILED = 1
-    """a step failed with an SQL error, or could depend on session state a new session lost, or a
-    new session cannot replay a session setting of an applied step (see Lost connections) (for
-    `status --exit-code`: something is pending or partial)
-    """
-    BAD_INPUT = 2
-    """bad input: migration file, configuration, flag or DSN; out-of-order migration; a step
-    released the run lock (rolled back)
-    """
-    RUN_LOCK_HELD = 3
-    """the run lock is held by another run, or this run lost it (nothing of the next step ran),
-    or an invalid index the step would drop as a leftover is being built by another live session
-    """
-    LOCK_NOT_ACQUIRED = 4
-    """a lock could not be acquired within the attempts, the lock-wait budget or the deadline"""
-    DRIFT = 5
-    """drift: an applied step was edited, or an applied migration's file is gone, or a started
-    batched step was edited after some of its batches ran, or another tool's history records as
-    applied a migration the journal holds as partially applied
-    """
-    CONNECTION = 6
-    """the database could not be reached, the connection was lost (for longer than
-    `reconnect_timeout`, or `max_attempts` times while one step ran), it cannot keep a session
-    (transaction pooling), or it is a standby
-    """
-    LINT_GATE = 7
-    """refused by the lint gate: an error finding on a pending step is not suppressed with a
-    reason; nothing was written
-    """
-    INTERRUPTED = 130
-    """interrupted by Ctrl-C or SIGTERM: the running statement was cancelled, its step rolled
-    back, the run lock released
-    """
+    meaning: str
+    full_meaning: str
+
+    def __new__(cls, code: int, meaning: str, more: str = "") -> ExitCode:
+        member = int.__new__(cls, code)
+        member._value_ = code
+        member.meaning = " ".join(meaning.split())
+        # ``more`` starts with its own punctuation, so the full text reads as one sentence.
+        member.full_meaning = " ".join((meaning + more).split())
+        return member
+
+    OK = 0, "success"
+    STEP_FAILED = (
+        1,
+        "a step failed with an SQL error",
+        """, or could depend on session state a new session lost, or a new session cannot replay a
+        session setting of an applied step (see Lost connections) (for `status --exit-code`:
+        something is pending or partial)""",
+    )
+    BAD_INPUT = (
+        2,
+        "bad input: migration file, configuration, flag or DSN",
+        "; out-of-order migration; a step released the run lock (rolled back)",
+    )
+    RUN_LOCK_HELD = (
+        3,
+        "the run lock is held by another run",
+        """, or this run lost it (nothing of the next step ran), or an invalid index the step
+        would drop as a leftover is being built by another live session""",
+    )
+    LOCK_NOT_ACQUIRED = (
+        4,
+        "a lock could not be acquired within the attempts, the lock-wait budget or the deadline",
+    )
+    DRIFT = (
+        5,
+        """drift: an applied step was edited, or an applied migration's file is gone, or a started
+        batched step was edited after some of its batches ran""",
+        """, or another tool's history records as applied a migration the journal holds as
+        partially applied""",
+    )
+    CONNECTION = (
+        6,
+        "the database could not be reached, or the connection was lost or is unsafe",
+        """ (lost: for longer than `reconnect_timeout`, or `max_attempts` times while one step
+        ran; unsafe: it cannot keep a session (transaction pooling), or it is a standby)""",
+    )
+    LINT_GATE = (
+        7,
+        """refused by the lint gate: an error finding on a pending step is not suppressed with a
+        reason; nothing was written""",
+    )
+    INTERRUPTED = (
+        130,
+        """interrupted by Ctrl-C or SIGTERM: the running statement was cancelled, its step rolled
+        back, the run lock released""",
+    )
 
 
 class SafemigrateError(Exception):

@@ -71,6 +71,18 @@ def test_the_group_lists_every_exit_code() -> None:
     assert "lint gate" in meanings[7]
 
 
+def test_help_and_docs_say_each_code_from_the_same_text() -> None:
+    # --help says ExitCode's meaning; the docs' tables say its full meaning, which starts with it.
+    from tools import docs_reference
+
+    _, meanings = listed_codes(help_of())
+    table = {code: text for code, _, text in docs_reference.exit_code_meanings()}
+    for code in ExitCode:
+        assert meanings[int(code)] == code.meaning
+        assert table[int(code)] == code.full_meaning
+        assert code.full_meaning.startswith(code.meaning)
+
+
 @pytest.mark.parametrize("command", ["up", "plan", "rehearse"])
 def test_lint_gate_flag_is_offered(command: str) -> None:
     assert "--lint-gate [off|warn|error]" in help_of(command)
