@@ -22,10 +22,10 @@ injected at moments drawn from a seeded random generator:
   ``--wait-for-lock 60s`` they wait and find nothing to do.
 - ``mixed`` (issue 21's soak; on the ``mixed`` corpus, bench/harness/mixed_corpus.py: session
   SETs across files, batched changes, constraint recipes): each of several faults is drawn
-  from kill -9 of the runner, pg_terminate_backend of its backend and a fast server restart,
-  and lands at the start of a random step, during the batches, or between recipe parts; a
-  killed runner is run again, the others must reconnect. Every batch must be applied exactly
-  once, to the table the search_path of its file names.
+  from kill -9 of the runner, pg_terminate_backend of its backend and a fast or immediate
+  server restart, and lands at the start of a random step, during the batches, or between
+  recipe parts; a killed runner is run again, the others must reconnect. Every batch must be
+  applied exactly once, to the table the search_path of its file names.
 
 After every trial: the schema equals the reference application's (one psql session running
 every file in turn, autocommit per statement), the journal has exactly one row per step and
@@ -80,7 +80,7 @@ KINDS = (
 #: The kinds that restart or kill the server: they need a server of their own.
 SERVER_KINDS = frozenset({"restart-fast", "restart-immediate", "outage", "mixed"})
 #: The faults a ``mixed`` trial draws from.
-MIXED_FAULTS = ("kill9", "terminate", "restart-fast")
+MIXED_FAULTS = ("kill9", "terminate", "restart-fast", "restart-immediate")
 #: The application_names of a runner's two sessions.
 RUNNER_APPS = ("safemigrate", "safemigrate-monitor")
 #: Settings of the trials' own server: prepared transactions are the gates that survive
@@ -756,7 +756,7 @@ def concurrent_trial(
 
 def mixed_trial(cluster: Cluster, source: Corpus, seed: int, *, faults: int = 3) -> TrialResult:
     """Faults of every kind at every kind of moment (see the module docstring): kill -9 (then
-    a rerun), pg_terminate_backend and a fast restart (the same run reconnects)."""
+    a rerun), pg_terminate_backend and a fast or immediate restart (the same run reconnects)."""
     if cluster.throwaway is None:
         raise ValueError("mixed needs a server of the trial's own")
     rng = random.Random(f"mixed-{source.name}-{seed}")
