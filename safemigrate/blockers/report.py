@@ -107,7 +107,7 @@ def way_out(
 
 def gave_up_tries(failures: int, polite_ms: float) -> str:
     """``2 failed attempts, 9min 58s of polite waiting``: what a step spent before it gave up,
-    in the README's words (polite waits are not attempts)."""
+    in the manual's words (polite waits are not attempts)."""
     from ..core.durations import format_duration
 
     parts = [f"{failures} failed attempt{'s' if failures != 1 else ''}"]

@@ -349,7 +349,7 @@ class StepApplied(Event):
     #: With lock capture on (rehearse): "relation mode" of every table lock held just before
     #: the step committed; None when not captured (or an autocommit step).
     locks_taken: tuple[str, ...] | None = None
-    #: How ``attempts`` (every try, the last included) went, in the README's words: attempts
+    #: How ``attempts`` (every try, the last included) went, in the manual's words: attempts
     #: lost to a lock timeout or deadlock (what max_attempts counts), pre-checks that found
     #: long holders and yields (polite, not attempts), and the polite waiting they took.
     failed_attempts: int = 0

@@ -4,7 +4,7 @@
 :func:`adopted_entries` turns it into journal entries for the migrations on disk that the
 journal does not know yet (``state = 'baseline'``, ``application_name`` naming the origin), so
 that ``up``, ``status`` and ``plan`` treat them as applied. ``up`` records those entries in the
-journal before its first step (see the README, "Coming from another tool").
+journal before its first step (see docs/switching.md).
 """
 
 from __future__ import annotations

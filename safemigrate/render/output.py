@@ -208,7 +208,7 @@ def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> 
         lines = ["steps that had to wait:"]
         for s in event.steps:
             who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
-            # The README's words: failed attempts (what max_attempts counts) apart from the
+            # The manual's words: failed attempts (what max_attempts counts) apart from the
             # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
             parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
             if s.prechecks:
@@ -372,7 +372,7 @@ def worst_case_text(event: RunStarted) -> str:
 
 
 def _tries(event: StepApplied) -> str:
-    """How the step's tries went, in the README's words (issue 22 review F6): pre-checks and
+    """How the step's tries went, in the manual's words (issue 22 review F6): pre-checks and
     yields are polite waits, not attempts; failed attempts (what max_attempts counts) apart.
     ``, 7 pre-checks (35.5s polite)``, ``, 2 failed attempts``; empty for a first try."""
     waits = [
@@ -570,7 +570,7 @@ class LiveStatus:
                     )
                 )
             elif attempt.failures or attempt.attempt > 1 or waited > 500:
-                # Attempts in the README's sense: max_attempts counts the failed ones only.
+                # Attempts in the manual's sense: max_attempts counts the failed ones only.
                 number = f"{attempt.failures + 1}/{attempt.max_attempts}"
                 waits.append((f"attempt {number}", f"attempt {number}"))
                 lock = format_duration(min(waited, attempt.lock_timeout_ms))

@@ -76,9 +76,9 @@ can be stalled it is accepted:
   or generated column calling a user function, nor when the database has an event trigger:
   each write then runs user code or locks or writes an existing table. `check` knows the tables
   created earlier in the same file; `up` those created by every earlier pending step;
-- on a fresh database (nothing of its own, no journal: see the README's "The lint gate"), any
-  statement_timeout a migration sets and a long lock_timeout are accepted by `up` (`check`
-  still reports them).
+- on a fresh database (nothing of its own, no journal: see docs/lint-gate.md, "A fresh
+  database"), any statement_timeout a migration sets and a long lock_timeout are accepted by
+  `up` (`check` still reports them).
 lock_timeout set to 0 or back to its default is refused in every case: the lock timeout guard
 itself always stays.
 
