@@ -51,7 +51,7 @@ from ..settings.config import Settings
 from ..source import MigrationFile, discover, scan_directory
 from ..source.layouts import VERSION_OF, resolve
 from ..source.layouts.flyway import origin_of
-from .journal import JournalTable
+from .journal import TOOL_ROWS, JournalTable, family_table
 from .session import ServerError, Session
 
 if TYPE_CHECKING:
@@ -509,13 +509,11 @@ def tool_rows(
     return rows
 
 
-#: The table beside the journal that lists the tool rows safemigrate saw or wrote:
-#: ``<journal_table>_tool_rows``.
-MARKS_SUFFIX = "_tool_rows"
-
-
 def _marks_table(settings: Settings) -> sql.Identifier:
-    return sql.Identifier(settings.journal_schema, settings.journal_table + MARKS_SUFFIX)
+    """The table of the journal's family that lists the tool rows safemigrate saw or wrote:
+    ``<journal_table>_tool_rows``."""
+    journal = JournalTable(settings.journal_schema, settings.journal_table)
+    return family_table(journal, TOOL_ROWS).ident
 
 
 def _mark(

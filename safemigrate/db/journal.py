@@ -54,15 +54,19 @@ def exists(session: Session, journal: JournalTable) -> bool:
 _REQUIRED = ("version", "name", "step", "checksum", "state")
 
 #: The suffixes of the tables next to the journal (``<journal table><suffix>``, in its
-#: schema): batch progress, recipe records, the repair log.
+#: schema): batch progress, recipe records, the repair log, and the rows of another tool's
+#: history table that safemigrate saw or wrote (db.foreign_history: one gone later is a rollback
+#: by that tool).
 BATCHES = "_batches"
 RECIPES = "_recipes"
 REPAIRS = "_repairs"
+TOOL_ROWS = "_tool_rows"
 #: The columns each of them has had since its first release (later ones were added).
 _FAMILY_REQUIRED = {
     BATCHES: ("version", "step", "batch", "last_key", "walked", "changed"),
     RECIPES: ("version", "step", "kind", "name", "state", "checksum"),
     REPAIRS: ("action", "version", "step", "old_checksum"),
+    TOOL_ROWS: ("tool_table", "version", "origin_id"),
 }
 
 

@@ -1,11 +1,12 @@
 """A user's table named like one of the journal's family is refused, naming it (review21c F9).
 
-``<journal>_batches`` and ``<journal>_recipes`` are safemigrate's own tables next to the
-journal. Before, an application table with such a name made the runner's own SQL fail: exit 1
-blamed on the user's batched or recipe step ("column p.version does not exist"), or "a
-statement of the runner's own failed" on every later run. Now such a table is refused with
-exit 2 and a one-line error naming it: up front when it is there before the run, and before
-the first write to it when a step of the same run made it.
+``<journal>_batches``, ``<journal>_recipes``, ``<journal>_repairs`` and ``<journal>_tool_rows``
+are safemigrate's own tables next to the journal. Before, an application table with such a
+name made the runner's own SQL fail: exit 1 blamed on the user's batched or recipe step
+("column p.version does not exist"), or "a statement of the runner's own failed" on every
+later run. Now such a table is refused with exit 2 and a one-line error naming it: up front
+when it is there before the run, and (the batches and recipes tables) before the first write
+to it when a step of the same run made it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ def test_review21c_f9_a_family_table_made_by_a_step_is_refused_before_its_first_
         assert conn.execute("SELECT count(*) FROM orders WHERE n > 0").fetchone() == (0,)
 
 
-@pytest.mark.parametrize("suffix", ["_batches", "_recipes", "_repairs"])
+# ``_tool_rows`` (the rows of another tool's history safemigrate saw or wrote) was outside the
+# family before (issue 23): a user table of that name was not refused up front.
+@pytest.mark.parametrize("suffix", ["_batches", "_recipes", "_repairs", "_tool_rows"])
 def test_review21c_f9_a_family_table_there_before_the_run_is_refused_up_front(
     db_dsn: str, tmp_path: Path, suffix: str
 ) -> None:
@@ -69,5 +72,6 @@ def test_review21c_f9_a_family_table_there_before_the_run_is_refused_up_front(
         assert f"public.safemigrate_history{suffix} exists but is not safemigrate's" in (
             result.output
         ), (command, result.output)
+    assert {(r[0], r[2]) for r in journal_rows(db_dsn)} == {(1, "applied")}
     with psycopg.connect(db_dsn) as conn:
         assert conn.execute("SELECT count(*) FROM orders WHERE n > 0").fetchone() == (0,)
