@@ -22,17 +22,33 @@ from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from .catalog_facts import SIZES_LOCK_TIMEOUT_MS
 from .session import ServerError, Session, set_timeouts_sql
 
-# System schemas (pg_catalog, pg_toast, other sessions' pg_temp_N, information_schema) hold no
-# table a migration alters.
-_USER_TABLES = """
+
+def _user_schema(namespace: str) -> sql.Composed:
+    """The condition that the pg_namespace row ``namespace`` (a query's alias) is a user schema.
+
+    System schemas hold nothing a migration alters: information_schema, and every schema
+    named pg_*: pg_catalog, pg_toast, and the pg_temp_N / pg_toast_temp_N of temporary
+    objects (PostgreSQL reserves the pg_ prefix: CREATE SCHEMA refuses it)."""
+    return sql.SQL("{n}.nspname <> 'information_schema' AND {n}.nspname NOT LIKE 'pg\\_%'").format(
+        n=sql.Identifier(namespace)
+    )
+
+
+def _user_tables(joins: sql.Composable) -> sql.Composed:
+    """The FROM and WHERE of a read of the user tables (pg_class ``c``, its schema ``n``),
+    with ``joins`` after the schema's."""
+    return sql.SQL(
+        """
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'p') AND n.nspname <> 'information_schema'
-  AND n.nspname NOT LIKE 'pg\\_%'
+{joins}
+WHERE c.relkind IN ('r', 'p') AND {user}
 """
+    ).format(joins=joins, user=_user_schema("n"))
+
 
 # One row per column (a table without columns: one row of NULLs). An array column reports its
 # element type (a "true array": varlena with an element type), as SQL writes int4[].
-_COLUMNS = (
+_COLUMNS = sql.SQL(
     """
 SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid), c.relkind = 'p',
   dn.nspname::text, d.relname::text,
@@ -42,10 +58,13 @@ SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid), c.relkind =
   pg_type_is_visible(coalesce(et.oid, t.oid)), et.oid IS NOT NULL,
   CASE WHEN a.attcollation IN (0, 100) THEN NULL ELSE co.collname END::text,
   CASE a.attgenerated WHEN 's' THEN 'stored' WHEN 'v' THEN 'virtual' END
+{tables}
+ORDER BY 1, 2, a.attnum
 """
-    + _USER_TABLES.replace(
-        "WHERE",
-        """LEFT JOIN pg_partitioned_table p ON p.partrelid = c.oid
+).format(
+    tables=_user_tables(
+        sql.SQL(
+            """LEFT JOIN pg_partitioned_table p ON p.partrelid = c.oid
 LEFT JOIN pg_class d ON d.oid = p.partdefid
 LEFT JOIN pg_namespace dn ON dn.oid = d.relnamespace
 LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -53,27 +72,21 @@ LEFT JOIN pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_namespace tn ON tn.oid = t.typnamespace
 LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typlen = -1 AND t.typelem <> 0
 LEFT JOIN pg_namespace etn ON etn.oid = et.typnamespace
-LEFT JOIN pg_collation co ON co.oid = a.attcollation
-WHERE""",
-        1,
+LEFT JOIN pg_collation co ON co.oid = a.attcollation"""
+        )
     )
-    + "ORDER BY 1, 2, a.attnum"
 )
 
 # CHECK constraints (with their definition, to find the column an IS NOT NULL test proves) and
 # indexes (key columns in order; expression keys left out, as the linter leaves them out).
-_CONSTRAINTS_AND_INDEXES = (
+_CONSTRAINTS_AND_INDEXES = sql.SQL(
     """
 SELECT 'check', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
   k.conname::text, k.convalidated, pg_get_constraintdef(k.oid), NULL::text[],
   ARRAY(SELECT a.attname::text FROM pg_attribute a
         WHERE a.attrelid = c.oid AND a.attnum = ANY (k.conkey)),
   NULL::bool
-"""
-    + _USER_TABLES.replace(
-        "WHERE", "JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'c'\nWHERE", 1
-    )
-    + """
+{checks}
 UNION ALL
 SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
   ic.relname::text, i.indisvalid, NULL,
@@ -86,12 +99,13 @@ SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
             WHERE d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid
               AND d.refclassid = 'pg_class'::regclass AND d.refobjid = c.oid))),
   i.indexprs IS NOT NULL OR i.indpred IS NOT NULL OR NOT i.indisvalid
+{indexes}
 """
-    + _USER_TABLES.replace(
-        "WHERE",
-        "JOIN pg_index i ON i.indrelid = c.oid JOIN pg_class ic ON ic.oid = i.indexrelid\nWHERE",
-        1,
-    )
+).format(
+    checks=_user_tables(sql.SQL("JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'c'")),
+    indexes=_user_tables(
+        sql.SQL("JOIN pg_index i ON i.indrelid = c.oid JOIN pg_class ic ON ic.oid = i.indexrelid")
+    ),
 )
 
 
@@ -101,7 +115,8 @@ SELECT 'index', n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
 # Domains in user schemas: the base type as a column of it would show it, whether the domain
 # has a constraint (NOT NULL, or a CHECK: pg_constraint.contypid), NOT NULL, its default's
 # text and its collation when not the default one.
-_DOMAINS = """
+_DOMAINS = sql.SQL(
+    """
 SELECT n.nspname::text, t.typname::text, pg_type_is_visible(t.oid),
   CASE WHEN et.oid IS NULL THEN b.typname ELSE et.typname END::text, t.typtypmod,
   et.oid IS NOT NULL,
@@ -112,13 +127,15 @@ FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
 JOIN pg_type b ON b.oid = t.typbasetype
 LEFT JOIN pg_collation co ON co.oid = t.typcollation
 LEFT JOIN pg_type et ON et.oid = b.typelem AND b.typlen = -1 AND b.typelem <> 0
-WHERE t.typtype = 'd' AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+WHERE t.typtype = 'd' AND {user}
 """
+).format(user=_user_schema("n"))
 
 # Functions in user schemas, for the volatility of a column default that calls one: the
 # argument types as a migration's type names give them (int4, text, varchar[]), and what
 # decides whether the planner inlines a SQL function.
-_FUNCTIONS = """
+_FUNCTIONS = sql.SQL(
+    """
 SELECT p.proname::text, p.provolatile = 'v', l.lanname::text, p.prosrc, p.prosecdef,
   p.proretset, p.proconfig IS NOT NULL, p.proisstrict,
   ARRAY(SELECT CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname || '[]' END::text
@@ -128,35 +145,40 @@ SELECT p.proname::text, p.provolatile = 'v', l.lanname::text, p.prosrc, p.prosec
         ORDER BY arg.ord)
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
-WHERE p.prokind = 'f' AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+WHERE p.prokind = 'f' AND {user}
 """
+).format(user=_user_schema("n"))
 
 
 # Routines whose source may set the search_path when called (lint.search_path): a mention
 # is enough, the gate then takes the search_path after a call for unknown (a SET ROLE too:
 # "$user" follows the role, issue 20 review F2).
-_PATH_FUNCTIONS = """
+_PATH_FUNCTIONS = sql.SQL(
+    """
 SELECT DISTINCT lower(p.proname::text)
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+WHERE {user}
   AND (strpos(lower(p.prosrc), 'search_path') > 0 OR strpos(lower(p.prosrc), 'set_config') > 0
        OR lower(p.prosrc) ~ 'set\\s+(local\\s+|session\\s+)?role|session\\s+authorization')
 """
+).format(user=_user_schema("n"))
 
 
 # An enabled event trigger runs user code on DDL (timeout-guard-off, issue 20 review F3).
-_EVENT_TRIGGERS = "SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D')"
+_EVENT_TRIGGERS = sql.SQL("SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D')")
 
 
 # Each user table's parents: partitions and inheritance children (not index partitions).
-_PARENTS = """
+_PARENTS = sql.SQL(
+    """
 SELECT n.nspname::text, c.relname::text, pn.nspname::text, pc.relname::text
 FROM pg_inherits i
 JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_class pc ON pc.oid = i.inhparent JOIN pg_namespace pn ON pn.oid = pc.relnamespace
-WHERE c.relkind IN ('r', 'p') AND n.nspname NOT LIKE 'pg\\_%'
+WHERE c.relkind IN ('r', 'p') AND {user}
 ORDER BY 1, 2, i.inhseqno
 """
+).format(user=_user_schema("n"))
 
 
 # Every user table's size and row estimate (materialized views too): pg_table_size is the heap
@@ -165,7 +187,8 @@ ORDER BY 1, 2, i.inhseqno
 # functions open the relations with ACCESS SHARE: a table that another session holds (or
 # waits for) in ACCESS EXCLUSIVE, through itself, its TOAST table or an index, is skipped
 # (no size: judged as large) rather than waited for.
-_SIZES = """
+_SIZES = sql.SQL(
+    """
 WITH exclusive AS (
   SELECT l.relation FROM pg_locks l
   WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock' AND l.pid IS DISTINCT FROM
@@ -180,14 +203,14 @@ SELECT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
       AND coalesce(s.last_analyze, s.last_autoanalyze, s.last_vacuum, s.last_autovacuum)
         IS NOT NULL)) THEN NULL ELSE c.reltuples END
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
-  AND n.nspname NOT LIKE 'pg\\_%'
+WHERE c.relkind IN ('r', 'p', 'm') AND {user}
   AND c.oid NOT IN (SELECT relation FROM exclusive)
   AND (c.reltoastrelid = 0 OR c.reltoastrelid NOT IN (SELECT relation FROM exclusive))
   AND NOT EXISTS (
     SELECT FROM pg_index i WHERE i.indrelid = c.oid
       AND i.indexrelid IN (SELECT relation FROM exclusive))
 """
+).format(user=_user_schema("n"))
 # (A partitioned table holds no rows: since PostgreSQL 14 ANALYZE gives it the sum of its
 # partitions' reltuples, which are counted themselves.)
 # The size read's own lock timeout (catalog.SIZES_LOCK_TIMEOUT_MS): a lock taken between the
@@ -204,7 +227,8 @@ WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname <> 'information_schema'
 # or UPDATE of the referenced row deletes or updates its rows: taken as both), or that reach
 # it through a rule (a view's, which writes its base table, or a DO ALSO / INSTEAD rule
 # naming it: any INSERT, UPDATE or DELETE).
-_WRITE_FUNCTIONS = """
+_WRITE_FUNCTIONS = sql.SQL(
+    """
 WITH RECURSIVE doms(typ, base) AS (
   SELECT oid, oid FROM pg_type WHERE typtype = 'd'
   UNION SELECT doms.typ, t.typbasetype FROM doms
@@ -252,12 +276,13 @@ SELECT DISTINCT n.nspname::text, c.relname::text, pg_table_is_visible(c.oid),
 FROM up JOIN uses u ON u.rel = up.rel
 JOIN pg_class c ON c.oid = up.top JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_proc p ON p.oid = u.fn JOIN pg_namespace pn ON pn.oid = p.pronamespace
-WHERE n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
-  AND pn.nspname <> 'information_schema' AND pn.nspname NOT LIKE 'pg\\_%'
+WHERE {table_user} AND {function_user}
 ORDER BY 1, 2, 5
 """
+).format(table_user=_user_schema("n"), function_user=_user_schema("pn"))
 
-_FUNCTION_TIMEOUTS = """
+_FUNCTION_TIMEOUTS = sql.SQL(
+    """
 SELECT p.proname::text,
   ARRAY(SELECT CASE WHEN et.oid IS NULL THEN t.typname ELSE et.typname || '[]' END::text
         FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS arg(type, ord)
@@ -267,16 +292,14 @@ SELECT p.proname::text,
   ARRAY(SELECT c FROM unnest(p.proconfig) c
         WHERE c LIKE 'lock\\_timeout=%' OR c LIKE 'statement\\_timeout=%')
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE p.proconfig IS NOT NULL AND n.nspname <> 'information_schema'
-  AND n.nspname NOT LIKE 'pg\\_%'
+WHERE p.proconfig IS NOT NULL AND {user}
 """
+).format(user=_user_schema("n"))
 
 # Tables whose access method is not heap.
-_ACCESS_METHODS = (
-    "SELECT n.nspname::text, c.relname::text, am.amname::text"
-    + _USER_TABLES.replace("WHERE", "JOIN pg_am am ON am.oid = c.relam\nWHERE", 1)
-    + "AND am.amname <> 'heap'"
-)
+_ACCESS_METHODS = sql.SQL(
+    "SELECT n.nspname::text, c.relname::text, am.amname::text {tables} AND am.amname <> 'heap'"
+).format(tables=_user_tables(sql.SQL("JOIN pg_am am ON am.oid = c.relam")))
 
 
 def lint_catalog(session: Session) -> Catalog:
@@ -286,7 +309,7 @@ def lint_catalog(session: Session) -> Catalog:
     current = session.scalar(sql.SQL("SELECT current_schema()"))
     catalog = Catalog(search_path_schema=str(current) if current else DEFAULT_SCHEMA)
     visible: set[QualifiedName] = set()
-    for row in session.rows(sql.SQL(_COLUMNS)):
+    for row in session.rows(_COLUMNS):
         schema, table, found, partitioned, default_schema, default_name = row[:6]
         column, not_null, typmod, type_name, type_schema, type_visible, array = row[6:13]
         collation, generated = row[13:]
@@ -308,7 +331,7 @@ def lint_catalog(session: Session) -> Catalog:
         )
         if not_null:
             catalog.not_null_proven.add((name, column))
-    for row in session.rows(sql.SQL(_CONSTRAINTS_AND_INDEXES)):
+    for row in session.rows(_CONSTRAINTS_AND_INDEXES):
         kind, schema, table, _found, object_name, valid, definition, keys, read, expressions = row
         name = QualifiedName(schema, table)
         if kind == "index":
@@ -329,21 +352,17 @@ def lint_catalog(session: Session) -> Catalog:
             catalog.unvalidated_checks.add((name, object_name))
             if proves is not None:
                 catalog.pending_not_null[(name, object_name)] = proves
-    for schema, table, method in session.rows(sql.SQL(_ACCESS_METHODS)):
+    for schema, table, method in session.rows(_ACCESS_METHODS):
         catalog.access_methods[QualifiedName(schema, table)] = method
     _read_domains(session, catalog)
     _read_functions(session, catalog)
-    catalog.event_triggers = bool(
-        session.scalar(
-            sql.SQL("SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D')")
-        )
-    )
-    catalog.path_functions.update(str(row[0]) for row in session.rows(sql.SQL(_PATH_FUNCTIONS)))
+    catalog.event_triggers = bool(session.scalar(_EVENT_TRIGGERS))
+    catalog.path_functions.update(str(row[0]) for row in session.rows(_PATH_FUNCTIONS))
     catalog.function_timeouts.update(function_timeouts(session))
     _read_write_functions(session, catalog)
     _read_sizes(session, catalog, visible)
     catalog.live = True
-    for schema, table, parent_schema, parent in session.rows(sql.SQL(_PARENTS)):
+    for schema, table, parent_schema, parent in session.rows(_PARENTS):
         child = QualifiedName(schema, table)
         catalog.parents[child] = (
             *catalog.parents.get(child, ()),
@@ -355,7 +374,7 @@ def lint_catalog(session: Session) -> Catalog:
 
 def _read_domains(session: Session, catalog: Catalog) -> None:
     """The user schemas' domains, keyed as a column type names them."""
-    rows = session.rows(sql.SQL(_DOMAINS))
+    rows = session.rows(_DOMAINS)
     for schema, name, found, base, typmod, array, constrained, not_null, default, collation in rows:
         domain = Domain(
             catalog_type(base, typmod, array=array),
@@ -372,7 +391,7 @@ def _read_domains(session: Session, catalog: Catalog) -> None:
 
 def _read_functions(session: Session, catalog: Catalog) -> None:
     """The user schemas' functions: whether a column default calling each is volatile."""
-    for row in session.rows(sql.SQL(_FUNCTIONS)):
+    for row in session.rows(_FUNCTIONS):
         name, volatile, language, source, definer, returns_set, has_set, strict, types = row
         if language == "sql" and not (definer or returns_set or has_set or strict) and source:
             # A BEGIN ATOMIC / RETURN body has no prosrc: its declared volatility decides.
@@ -387,7 +406,7 @@ def _read_write_functions(session: Session, catalog: Catalog) -> None:
     and, for a table the search_path finds, by the current schema too (as the linter names
     an unqualified one)."""
     found: dict[QualifiedName, list[tuple[int, str, str]]] = {}
-    for schema, table, visible, events, what, function in session.rows(sql.SQL(_WRITE_FUNCTIONS)):
+    for schema, table, visible, events, what, function in session.rows(_WRITE_FUNCTIONS):
         use = (int(events), str(what), str(function))
         found.setdefault(QualifiedName(schema, table), []).append(use)
         if visible and schema != catalog.search_path_schema:
@@ -399,7 +418,7 @@ def function_timeouts(session: Session) -> dict[str, tuple[str, ...]]:
     """The user routines whose own SET clauses set lock_timeout or statement_timeout, by
     signature (``name(argtypes)``), each setting as ``name=value`` (pg_proc.proconfig)."""
     found: dict[str, tuple[str, ...]] = {}
-    for name, types, settings in session.rows(sql.SQL(_FUNCTION_TIMEOUTS)):
+    for name, types, settings in session.rows(_FUNCTION_TIMEOUTS):
         if settings:
             found[f"{name}({','.join(types)})"] = tuple(str(s) for s in settings)
     return found
@@ -414,7 +433,7 @@ def _read_sizes(session: Session, catalog: Catalog, visible: set[QualifiedName])
     existing table is then judged as large)."""
     query = sql.SQL("BEGIN READ ONLY; {}; {}; COMMIT").format(
         set_timeouts_sql(SIZES_LOCK_TIMEOUT_MS, session.housekeeping_timeouts[1], local=True),
-        sql.SQL(_SIZES),
+        _SIZES,
     )
     try:
         rows = session.rows(query)

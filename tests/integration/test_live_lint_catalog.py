@@ -142,6 +142,32 @@ def test_lint_catalog_reads_the_live_schema(db_dsn: str) -> None:
     assert catalog.default_partitions[events] == QualifiedName("public", "events_default")
 
 
+def test_objects_in_information_schema_are_not_read_as_the_users(db_dsn: str) -> None:
+    # A superuser can create objects in information_schema; it is still a system schema, and
+    # its tables are not the user's (issue 23: the read of table parents left it in).
+    execute_sql(
+        db_dsn,
+        "CREATE TABLE parent (id int);"
+        "CREATE TABLE information_schema.child () INHERITS (parent);"
+        "CREATE TABLE information_schema.loose (id int NOT NULL);"
+        "CREATE DOMAIN information_schema.label AS text NOT NULL;"
+        "CREATE FUNCTION information_schema.pick() RETURNS text LANGUAGE sql"
+        " SET lock_timeout = 0 AS $$ SELECT 'search_path' $$;",
+    )
+    session = Session.open(db_dsn, application_name="live-catalog-test")
+    try:
+        catalog = lint_catalog(session)
+    finally:
+        session.close()
+    tables = {*catalog.tables, *catalog.parents, *catalog.sizes, *catalog.write_functions}
+    assert {t.schema for t in tables} == {"public"}, tables
+    assert catalog.parents == {}
+    assert not any(d.startswith("information_schema.") for d in catalog.domains)
+    assert "pick()" not in catalog.functions
+    assert "pick" not in catalog.path_functions
+    assert "pick()" not in catalog.function_timeouts
+
+
 def test_indexes_checks_domains_and_functions_of_the_live_schema_are_known(
     tmp_path: Path, db_dsn: str
 ) -> None:
