@@ -17,6 +17,8 @@ from ..lint import Finding
 from ..settings.config import Settings
 from ..statements import recipes as rewrites
 from ..statements.batches import estimated_batches
+from ..statements.locks import default_rewrites
+from ..statements.volatility import created_volatile
 from .gate import GateVerdict
 from .pending import PlannedStep
 from .policy import backoff_of, step_policy
@@ -204,8 +206,15 @@ def build(
     relations the database's catalog names (a DROP INDEX's table, ...)."""
     steps = []
     backoff = backoff_of(settings)
+    # The volatile functions the planned steps created so far: a default calling one rewrites
+    # the table, as the linter's add-column-volatile-default says (issue 23).
+    created: frozenset[str] = frozenset()
     for item in planned:
         step = item.step
+        rewritten: set[QualifiedName] = set()
+        for statement in step.statements:
+            rewritten |= default_rewrites(statement.tree, created)
+            created = created_volatile([statement.tree], created)
         policy = step_policy(step, settings)
         first = step.line
         last = step.last_line
@@ -222,7 +231,7 @@ def build(
                 PlannedLock(
                     str(need.relation),
                     need.mode.sql_name,
-                    need.rewrites,
+                    need.rewrites or need.relation in rewritten,
                     need.scans,
                     need.mode.blocks_reads,
                     need.mode.blocks_writes,

@@ -15,14 +15,14 @@ their conflict table are plain data in ``model`` (re-exported here).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from typing import Any
 
 from pglast import ast, enums
 
 from ..core.model import CONFLICTS, CatalogLock, LockMode, LockNeed, QualifiedName, Via, merge_needs
 from .parsed import qualified
-from .volatility import volatile_call
+from .volatility import volatile_call, volatile_default
 
 __all__ = [
     "CONFLICTS",
@@ -31,6 +31,7 @@ __all__ = [
     "LockNeed",
     "Via",
     "catalog_lock_needs",
+    "default_rewrites",
     "is_volatile",
     "lock_needs",
     "statement_locks",
@@ -82,8 +83,9 @@ def is_volatile(expr: Any) -> bool:
     return volatile_call(expr) is not None
 
 
-def _column_rewrites(column: Any) -> bool:
-    """True when adding ``column`` (a ColumnDef) to an existing table rewrites the table."""
+def _column_rewrites(column: Any, created_volatile: Set[str] = frozenset()) -> bool:
+    """True when adding ``column`` (a ColumnDef) to an existing table rewrites the table
+    (``created_volatile``: the names of volatile functions the migrations created)."""
     type_name = column.typeName
     if type_name is not None and type_name.names[-1].sval.lower() in SERIAL_TYPES:
         return True
@@ -93,9 +95,26 @@ def _column_rewrites(column: Any) -> bool:
             return True
         if kind == enums.ConstrType.CONSTR_GENERATED:
             return True
-        if kind == enums.ConstrType.CONSTR_DEFAULT and is_volatile(constraint.raw_expr):
+        if kind == enums.ConstrType.CONSTR_DEFAULT and volatile_default(
+            constraint.raw_expr, created_volatile
+        ):
             return True
     return False
+
+
+def default_rewrites(node: Any, created_volatile: Set[str]) -> frozenset[QualifiedName]:
+    """The tables the ALTER TABLE ``node`` rewrites by adding a column, the functions named in
+    ``created_volatile`` (volatile ones the migrations created) counted as volatile defaults:
+    what the parse's lock needs, which know only the built-in ones, miss (issue 23)."""
+    if not isinstance(node, ast.AlterTableStmt) or node.objtype != enums.ObjectType.OBJECT_TABLE:
+        return frozenset()
+    return frozenset(
+        qualified(node.relation)
+        for cmd in node.cmds or ()
+        if isinstance(cmd, ast.AlterTableCmd)
+        and cmd.subtype == _AT.AT_AddColumn
+        and _column_rewrites(cmd.def_, created_volatile)
+    )
 
 
 def _constraint_needs(table: QualifiedName, constraint: Any) -> list[LockNeed]:

@@ -1,4 +1,5 @@
-"""The VOLATILE functions PostgreSQL ships, by name, and whether an expression calls one. Pure.
+"""The VOLATILE functions PostgreSQL ships, by name, whether an expression calls one, and
+which volatile functions migrations create (``created_volatile``, for ``plan``). Pure.
 
 A column default calling a volatile function is computed for every existing row, so ADD COLUMN
 rewrites the table (tablecmds.c ATExecAddColumn: ``contain_volatile_functions`` on the default
@@ -21,10 +22,10 @@ txid_current) are not listed: their value is computed once and stored in the cat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Set
 from typing import Any
 
-from pglast import ast
+from pglast import ast, enums
 
 from .parsed import walk
 
@@ -300,3 +301,45 @@ def volatile_call(expr: Any, also_volatile: Callable[[str], bool] | None = None)
             if name in VOLATILE_FUNCTIONS or (also_volatile is not None and also_volatile(name)):
                 return name
     return None
+
+
+def volatile_default(expr: Any, created_volatile: Set[str] = frozenset()) -> bool:
+    """True when the column default ``expr`` is volatile, so ADD COLUMN rewrites the table: it
+    calls a built-in volatile function or one named in ``created_volatile`` (the functions the
+    migrations created VOLATILE, see ``created_volatile``)."""
+    known = created_volatile.__contains__ if created_volatile else None
+    return volatile_call(expr, known) is not None
+
+
+def created_volatile(trees: Iterable[Any], known: Set[str] = frozenset()) -> frozenset[str]:
+    """The names of the volatile functions the migrations created: ``known`` after the
+    statements ``trees`` (pglast nodes, in order). CREATE [OR REPLACE] FUNCTION adds a name
+    declared VOLATILE or declaring nothing (VOLATILE is the default: CREATE FUNCTION page) and
+    drops one declared STABLE or IMMUTABLE; ALTER FUNCTION does the same when it changes the
+    volatility; DROP FUNCTION drops the name. Overloads are not told apart, and a LANGUAGE sql
+    function the planner inlines is judged by what it declares, not by the expression it is
+    inlined as (the linter's finer reading): the answer errs on the side of a rewrite."""
+    names = set(known)
+    for tree in trees:
+        if isinstance(tree, ast.CreateFunctionStmt) and tree.funcname and not tree.is_procedure:
+            _set_volatility(names, str(tree.funcname[-1].sval), tree.options, "volatile")
+        elif isinstance(tree, ast.AlterFunctionStmt) and tree.func and tree.func.objname:
+            _set_volatility(names, str(tree.func.objname[-1].sval), tree.actions, None)
+        elif isinstance(tree, ast.DropStmt) and tree.removeType == enums.ObjectType.OBJECT_FUNCTION:
+            for obj in tree.objects or ():
+                if isinstance(obj, ast.ObjectWithArgs) and obj.objname:
+                    names.discard(str(obj.objname[-1].sval))
+    return frozenset(names)
+
+
+def _set_volatility(names: set[str], name: str, options: Any, default: str | None) -> None:
+    """Add ``name`` to ``names`` or drop it as the ``volatility`` option in ``options`` says
+    (``default`` when it says nothing; None: leave ``names`` as they are)."""
+    said = default
+    for option in options or ():
+        if isinstance(option, ast.DefElem) and option.defname == "volatility":
+            said = str(getattr(option.arg, "sval", "")).lower()
+    if said == "volatile":
+        names.add(name)
+    elif said is not None:
+        names.discard(name)

@@ -13,9 +13,10 @@ from pathlib import Path
 import pglast
 import pytest
 
+from safemigrate.core.model import QualifiedName
 from safemigrate.lint import volatility as lint_volatility
 from safemigrate.statements import volatility
-from safemigrate.statements.locks import lock_needs
+from safemigrate.statements.locks import default_rewrites, lock_needs
 from tests.support.runner import run, write_migrations
 
 
@@ -75,3 +76,55 @@ def test_plan_and_check_agree_that_a_random_normal_default_rewrites(tmp_path: Pa
     assert "rewrite" in lock_line
     assert "add-column-volatile-default" in check.stdout
     assert "rewrites the whole table" in check.stdout
+
+
+def _trees(sql: str) -> list[object]:
+    return [raw.stmt for raw in pglast.parse_sql(sql)]
+
+
+def test_a_default_calling_a_created_volatile_function_is_volatile() -> None:
+    """CREATE FUNCTION page: VOLATILE is the default; STABLE and IMMUTABLE are not volatile,
+    and ALTER FUNCTION or DROP FUNCTION change what a later default calls."""
+    created = volatility.created_volatile(
+        _trees(
+            "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$BEGIN RETURN 1; END$$;"
+            "CREATE FUNCTION g() RETURNS int LANGUAGE sql VOLATILE AS 'SELECT 1';"
+            "CREATE FUNCTION h() RETURNS int LANGUAGE sql STABLE AS 'SELECT 1';"
+            "CREATE FUNCTION k() RETURNS int LANGUAGE sql AS 'SELECT 1';"
+            "ALTER FUNCTION k() IMMUTABLE;"
+            "CREATE FUNCTION d() RETURNS int LANGUAGE sql AS 'SELECT 1';"
+            "DROP FUNCTION d();"
+        )
+    )
+    assert created == {"f", "g"}
+    default = pglast.parse_sql("SELECT coalesce(f(), 0)")[0].stmt
+    assert volatility.volatile_default(default, created)
+    assert not volatility.volatile_default(default)
+    assert not volatility.volatile_default(pglast.parse_sql("SELECT h()")[0].stmt, created)
+
+
+def test_a_created_volatile_default_rewrites_the_table() -> None:
+    node = pglast.parse_sql("ALTER TABLE t ADD COLUMN x int DEFAULT f()")[0].stmt
+    assert default_rewrites(node, {"f"}) == {QualifiedName(None, "t")}
+    assert default_rewrites(node, set()) == set()
+
+
+def test_plan_and_check_agree_that_a_created_volatile_default_rewrites(tmp_path: Path) -> None:
+    """Issue 23: a function the migrations created with no volatility clause is VOLATILE, so
+    both ``plan``'s lock line and ``check`` say the table is rewritten."""
+    directory = write_migrations(
+        tmp_path / "migrations",
+        {
+            "0001_t.sql": (
+                "CREATE TABLE t (id int);\n"
+                "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$BEGIN RETURN 1; END$$;\n"
+            ),
+            "0002_x.sql": "ALTER TABLE t ADD COLUMN x int DEFAULT f();\n",
+        },
+    )
+    plan = run("plan", "--dir", str(directory), cwd=tmp_path)
+    check = run("check", "--dir", str(directory), cwd=tmp_path)
+    lock_lines = [line for line in plan.stdout.splitlines() if "lock:" in line]
+    assert "rewrite" in lock_lines[-1]
+    assert "ACCESS EXCLUSIVE on t" in lock_lines[-1]
+    assert "add-column-volatile-default" in check.stdout
