@@ -162,8 +162,8 @@ def up(
     the run with exit 7. Each step is judged against the database as it will be: a finding
     about lock cost does not block on a table created earlier in the run, on an existing
     table smaller than --gate-small-table (8MB), or on a fresh database, which the run says
-    it bootstraps. A statement that switches the runner's timeouts off or releases its run
-    lock is refused (exit 2) whatever --lint-gate says.
+    it bootstraps. A statement that switches the runner's timeouts off, releases its run lock
+    or ends or cancels its own backend is refused (exit 2) whatever --lint-gate says.
 
     Another tool's history table that records migrations of the directory is adopted when the
     layout says so (announced once), and otherwise refused with exit 2: nothing another tool

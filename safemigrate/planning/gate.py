@@ -37,9 +37,10 @@ that existed when the run started) keep their severity everywhere. Without a dat
 without ``--dsn``, and ``check``) nothing of this applies: the files are judged as if every
 table existed and were large.
 
-The guard (``timeout-guard-off``, ``run-lock-release``): a pending statement that switches the
-runner's timeouts off or releases its run lock is refused before anything is applied (exit 2),
-whatever ``lint_gate`` says, unless allowed with a reason where the rule allows that.
+The guard (``timeout-guard-off``, ``run-lock-release``, ``self-termination``): a pending
+statement that switches the runner's timeouts off, releases its run lock or ends or cancels the
+runner's own backend is refused before anything is applied (exit 2), whatever ``lint_gate``
+says, unless allowed with a reason where the rule allows that.
 
 ``lint_gate_after`` exempts the migrations up to that version while they are pending in
 order (the history a fresh database is built from, CI, a new developer), like
@@ -63,7 +64,7 @@ from ..lint import Finding, lint_directory, lint_paths
 from ..lint.catalog import Catalog
 from ..lint.findings import CostFacts
 from ..lint.options import timeout_ceilings
-from ..lint.rules import run_lock_release, timeout_guard_off
+from ..lint.rules import run_lock_release, self_termination, timeout_guard_off
 from ..lint.rules.meta import META_RULES
 from ..settings.config import Settings
 from ..source.layouts import resolve as resolve_layout
@@ -72,7 +73,9 @@ from .pending import PlannedStep
 #: Rules about the files and allow comments themselves: shown, never blocking.
 NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)
 #: The guard's rules: their error findings refuse a run (exit 2) whatever lint_gate says.
-GUARD_RULES = frozenset({timeout_guard_off.RULE.id, run_lock_release.RULE.id})
+GUARD_RULES = frozenset(
+    {timeout_guard_off.RULE.id, run_lock_release.RULE.id, self_termination.RULE.id}
+)
 #: Words of a statement that may trip a guard rule (lower case): a pending set without any is
 #: not linted for the guard alone (lint_gate = "off"), which keeps such runs fast.
 _GUARD_WORDS = (
@@ -82,6 +85,7 @@ _GUARD_WORDS = (
     "pg_settings",
     "reset",
     "advisory_unlock",
+    "pg_backend_pid",
 )
 _GUARD_KINDS = frozenset({"DiscardStmt", "AlterRoleSetStmt", "AlterDatabaseSetStmt"})
 #: Costs that grow with the tables' size (a brief strong lock or a lifted timeout does not).
@@ -460,9 +464,9 @@ def created_relations(
 def may_trip_guard(
     planned: Sequence[PlannedStep], function_timeouts: Mapping[str, object] | None = None
 ) -> bool:
-    """True when some pending statement may trip a guard rule, so that the files must be
-    linted for the guard even with lint_gate = "off": it names a guarded setting or an
-    advisory unlock, or is a DISCARD / ALTER ROLE or DATABASE ... SET, or the database holds a
+    """True when some pending statement may trip a guard rule, so that the files must be linted for
+    the guard even with lint_gate = "off": it names a guarded setting, an advisory unlock or
+    pg_backend_pid(), or is a DISCARD / ALTER ROLE or DATABASE ... SET, or the database holds a
     function with its own timeout (``function_timeouts``) that a statement may call."""
     if function_timeouts:
         return True
@@ -484,9 +488,10 @@ def guard_error(
     findings: Sequence[Finding],
     context: GateContext | None = None,
 ) -> MigrationFileError | None:
-    """The refusal (exit 2, file:line) of the first pending statement a guard rule finds
-    that switches the runner's timeouts off or releases its run lock, and that blocks here
-    (see :func:`judgement`); None when there is none. Whatever lint_gate says."""
+    """The refusal (exit 2, file:line) of the first pending statement a guard rule finds that
+    switches the runner's timeouts off, releases its run lock or ends or cancels the runner's own
+    backend, and that blocks here (see :func:`judgement`); None when there is none. Whatever
+    lint_gate says."""
     guarded = [f for f in findings if f.rule in GUARD_RULES]
     judged = judge(planned, guarded, "error", context)
     if not judged.blocking:

@@ -5,7 +5,9 @@ server's default (and statement_timeout the same way, against ``max_statement_ti
 unless the project sets 0, no ceiling), directly, through set_config() or through a function's
 own SET clause (the lint rule ``timeout-guard-off`` has the exact list; values are judged as
 the server rounds them), or that releases the run lock (``run-lock-release``:
-pg_advisory_unlock_all(), pg_advisory_unlock(...), DISCARD ALL) is refused before anything is
+pg_advisory_unlock_all(), pg_advisory_unlock(...), DISCARD ALL), or that ends or cancels the
+runner's own backend (``self-termination``: pg_terminate_backend(pg_backend_pid()),
+pg_cancel_backend(pg_backend_pid())) is refused before anything is
 applied (exit 2), unless an allow comment with a reason names the rule where the rule allows
 one: the same comment and the same judgement as ``safemigrate check``, whatever ``lint_gate``
 says. ``up`` makes this judgement in ``gate.judge_run``, from the same lint as the gate, with
@@ -32,12 +34,12 @@ def refuse_unguarding(
     *,
     findings: Sequence[Finding] | None = None,
 ) -> None:
-    """Raise MigrationFileError (exit 2, file:line) for the first pending statement that
-    switches the guard off or releases the run lock without an allow comment naming its rule
-    with a reason; ``catalog`` is the live schema, ``context`` what the gate knows of the
-    database (a fresh database accepts a migration's own statement_timeout). ``findings``:
-    the run's one lint of the pending files (``gate.lint_pending``), the same the gate judges
-    (``gate.verdict(..., findings=...)``); without it the files are linted here."""
+    """Raise MigrationFileError (exit 2, file:line) for the first pending statement that switches
+    the guard off, releases the run lock or signals the runner's own backend without an allow
+    comment naming its rule with a reason; ``catalog`` is the live schema, ``context`` what the gate
+    knows of the database (a fresh database accepts a migration's own statement_timeout).
+    ``findings``: the run's one lint of the pending files (``gate.lint_pending``), the same the gate
+    judges (``gate.verdict(..., findings=...)``); without it the files are linted here."""
     steps = list(planned)
     if findings is None:
         functions = catalog.function_timeouts if catalog is not None else None

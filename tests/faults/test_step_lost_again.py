@@ -1,7 +1,8 @@
 """A step that loses the connection each time it runs ends the run (review21c F7).
 
-``SELECT pg_terminate_backend(pg_backend_pid())`` (or a watchdog that terminates every
-statement older than N seconds) ends the runner's backend each time the step runs. Before,
+A step that ends the runner's backend each time it runs: through a pid read from
+pg_stat_activity (which the lint rule ``self-termination`` cannot tell from another session's),
+or a watchdog that terminates every statement older than N seconds. Before,
 every reconnection succeeded, the outage budget started over, and ``up`` reran the step
 forever (364 cycles in 90 s). Now each loss counts against the step running: after
 max_attempts of them the run ends with exit 6 naming the step, and the steps before it stay
@@ -16,6 +17,9 @@ from pathlib import Path
 from tests.faults.helpers import FAST_BACKOFF
 from tests.support.runner import journal_rows, run, write_migrations
 
+#: The row of the session a statement runs in: a pid read from a view, as a watchdog reads it.
+_OWN_ROW = " FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+
 
 def test_review21c_f7_a_step_that_terminates_its_own_backend_ends_the_run_with_exit_6(
     db_dsn: str, tmp_path: Path
@@ -24,7 +28,7 @@ def test_review21c_f7_a_step_that_terminates_its_own_backend_ends_the_run_with_e
         tmp_path / "m",
         {
             "0001_base.sql": "CREATE TABLE big (id int PRIMARY KEY);\n",
-            "0002_suicide.sql": "SELECT pg_terminate_backend(pg_backend_pid());\n",
+            "0002_suicide.sql": f"SELECT pg_terminate_backend(pid){_OWN_ROW};\n",
         },
     )
     started = time.monotonic()
@@ -42,7 +46,8 @@ def test_review21c_f7_a_step_that_terminates_its_own_backend_ends_the_run_with_e
 def test_review21c_f7_losses_count_per_step_not_across_the_run(db_dsn: str, tmp_path: Path) -> None:
     """Two steps that each end their backend once (a sequence, which no rollback resets,
     says whether it is the first time) run to the end under max_attempts 2: one loss each."""
-    once = "SELECT CASE WHEN nextval('{0}') = 1 THEN pg_terminate_backend(pg_backend_pid()) END;\n"
+    once = "SELECT CASE WHEN nextval('{0}') = 1 THEN pg_terminate_backend(pid) END" + _OWN_ROW
+    once += ";\n"
     directory = write_migrations(
         tmp_path / "m",
         {
@@ -57,3 +62,22 @@ def test_review21c_f7_losses_count_per_step_not_across_the_run(db_dsn: str, tmp_
     assert result.exit_code == 0, result.output
     assert result.output.count("reconnected after") == 2, result.output
     assert {(r[0], r[2]) for r in journal_rows(db_dsn)} == {(v, "applied") for v in (1, 2, 3)}
+
+
+def test_a_direct_self_termination_is_refused_before_anything_is_applied(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """``pg_terminate_backend(pg_backend_pid())`` itself is refused by the guard (exit 2,
+    rule self-termination) whatever lint_gate says: no step runs, no reconnection."""
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_base.sql": "CREATE TABLE big (id int PRIMARY KEY);\n",
+            "0002_suicide.sql": "SELECT pg_terminate_backend(pg_backend_pid());\n",
+        },
+    )
+    result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--lint-gate", "off")
+    assert result.exit_code == 2, result.output
+    assert "0002_suicide.sql:1: refused: pg_terminate_backend" in result.output, result.output
+    assert "reconnected after" not in result.output
+    assert [r[0] for r in journal_rows(db_dsn)] == []

@@ -29,6 +29,7 @@ from . import (
     require_concurrent_index_drop,
     require_concurrent_reindex,
     run_lock_release,
+    self_termination,
     set_not_null,
     table_rewrite,
     timeout_guard_off,
@@ -61,6 +62,7 @@ _MODULES = (
     enum_value_used_in_same_transaction,
     timeout_guard_off,
     run_lock_release,
+    self_termination,
 )
 
 #: The statement rules' checks, in the order their findings are listed for one statement.

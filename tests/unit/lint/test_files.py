@@ -217,6 +217,7 @@ STATEMENT_RULES = {
     "enum-value-used-in-same-transaction": "error",
     "timeout-guard-off": "error",
     "run-lock-release": "error",
+    "self-termination": "error",
 }
 META_RULES = (
     "invalid-migration-file",
