@@ -30,6 +30,7 @@ __all__ = [
     "clamp",
     "describe",
     "matches",
+    "newer_forms",
     "other_rows",
     "parts",
     "row_for",
@@ -181,6 +182,20 @@ def other_rows(node: Any, parents: tuple[Any, ...]) -> tuple[Row, ...]:
     no row"."""
     return tuple(
         row for row in _table_index().get(type(node), ()) if row.key.matches(node, parents)
+    )
+
+
+def newer_forms(match: Match, version: int) -> tuple[Row, ...]:
+    """The rows, for other server majors than ``version`` only, that know ``match``'s node
+    more precisely than its row on ``version`` (a VIRTUAL generated column is an ADD COLUMN
+    on 17 to the less specific row, but its own row says 18+): the form ``version`` lacks."""
+    if match.row is None:
+        return ()
+    mine = match.row.key.specificity
+    return tuple(
+        row
+        for row in other_rows(match.node, match.parents)
+        if version not in row.versions and row.key.specificity > mine
     )
 
 

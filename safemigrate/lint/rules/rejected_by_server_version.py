@@ -21,8 +21,8 @@ before 15, `ALTER COLUMN ... SET EXPRESSION` before 17, a `VIRTUAL` generated co
 column). Judged for a pg_version from 12 to 18, the versions the table covers.
 
 Why it hurts: the target server's parser has no such form, so the statement fails with a
-syntax error (SQLSTATE 42601, as PostgreSQL 15 answers each form newer than 15) and the
-migration stops there; on servers of different majors the same file works on some and
+syntax error (SQLSTATE 42601, as PostgreSQL 15 answers each form newer than 15; a
+data-modifying MERGE in WITH before 17: 0A000) and the migration stops there; on servers of different majors the same file works on some and
 fails on others.
 
 Applies to: the server majors the message names (pg_version setting).
@@ -40,9 +40,12 @@ RULE = make_rule(
     DOC,
 )
 
-#: What PostgreSQL 15's parser answers for each form newer than 15 (syntax_error): checked
-#: by tests/integration/test_version_rejections.py.
+#: What PostgreSQL answers for a form its parser lacks (syntax_error), as PostgreSQL 15 does
+#: for each form newer than 15 (the bi* cases of tests/lint_corpus say what it showed).
 SYNTAX_ERROR = "42601"
+#: The forms the parser has but the server refuses before their version: PostgreSQL 15
+#: answers "MERGE not supported in WITH query" (feature_not_supported).
+SQLSTATE_BY_ROW = {"with.merge": "0A000"}
 
 
 def _forms(rows: tuple[Row, ...]) -> str:
@@ -64,14 +67,15 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         return
     for match in found:
         if match.row is not None:
-            continue
-        rows = lookup.other_rows(match.node, match.parents)
+            rows = lookup.newer_forms(match, ctx.pg_version)
+        else:
+            rows = lookup.other_rows(match.node, match.parents)
         if not rows:
             continue  # unknown-statement's
         yield hit(
             RULE,
             f"{summarize(ctx.text)!r}: PostgreSQL {ctx.pg_version} (pg_version) has no such "
             f"form (the reference has {_forms(rows)}): the server refuses it (SQLSTATE "
-            f"{SYNTAX_ERROR}) and the migration stops",
+            f"{SQLSTATE_BY_ROW.get(rows[0].id, SYNTAX_ERROR)}) and the migration stops",
             "write the form this server version has, or set pg_version to the server's major",
         )

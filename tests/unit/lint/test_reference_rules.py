@@ -35,6 +35,7 @@ def test_a_subcommand_no_row_knows_is_reported_by_name() -> None:
     # so the table has no row for it (tests/unit/test_reference_table.py INTERNAL_SUBTYPES).
     [raw] = pglast.parse_sql("ALTER TABLE orders ADD COLUMN note text")
     node = raw.stmt
+    assert isinstance(node, ast.AlterTableStmt)
     node.cmds = (ast.AlterTableCmd(subtype=enums.AlterTableType.AT_ReAddIndex),)
     [finding] = unknown_statement.check(node, _context())
     assert finding.rule == UNKNOWN and finding.severity == "warning"
