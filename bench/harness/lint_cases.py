@@ -33,7 +33,7 @@ from safemigrate.lint.rules import SUPPRESSIBLE
 CORPUS = REPO / "tests" / "lint_corpus"
 DEFAULT_PG_VERSION = 16
 #: File name prefixes of the blind sets.
-BLIND_PREFIXES = ("ba", "bb", "bc", "bd", "be", "bf", "bg", "bh", "bi")
+BLIND_PREFIXES = ("ba", "bb", "bc", "bd", "be", "bf", "bg", "bh")
 
 
 @dataclass(frozen=True)
