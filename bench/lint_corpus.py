@@ -249,6 +249,17 @@ def overall(rows: list[Row], squawk: bool) -> dict[str, str]:
     }
 
 
+#: The bi* set: not blind, so not among the blind sets' figures.
+REFERENCE_SET = (
+    "The `bi*` cases (32) are not blind: the work that made `check` read the reference table "
+    "(issue 25) wrote them from its rows, on topics the corpus covered thinly (server-version "
+    "rejections, REINDEX SCHEMA and DISCARD ALL in a transaction, SHARE UPDATE EXCLUSIVE "
+    "subcommands, MERGE, data-modifying WITH), each verified on PostgreSQL 15 (pg_locks, "
+    "relfilenode, pg_stat_xact_user_tables, the SQLSTATE); `check` got 24/32 before it read "
+    "the table and 31/32 after (the miss, ADD CONSTRAINT ... NOT ENFORCED before 18, is kept "
+    "as `xfail`: the table has no row for it)."
+)
+
 #: What the blind sets found when they were first run, before any rule changed for them.
 FIRST_BLIND_MEASUREMENT = (
     "Each round was run once on the code of its day before any rule changed for it. Round 1 "
@@ -325,7 +336,11 @@ def render(
         "PostgreSQL's "
         "documentation and source, a real PostgreSQL 15 server on which they verified every "
         "label (relfilenode, pg_locks, scan counters) and the rules' `--explain` texts, but "
-        "not the linter's code or the other cases. " + FIRST_BLIND_MEASUREMENT + " The "
+        "not the linter's code or the other cases. "
+        + FIRST_BLIND_MEASUREMENT
+        + " "
+        + REFERENCE_SET
+        + " The "
         "independent figures are those first measurements: 94.3%, 94.2%, 96.0%, then 98.0% "
         "(squawk 51.4%, 47.5%, 54.0%, 49.0% on the same rounds): the last round, the first "
         "measured on code that had met the earlier ones, clears the 97% goal; the tables "

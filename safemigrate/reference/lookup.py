@@ -22,9 +22,19 @@ from typing import Any
 
 from pglast import ast, enums
 
-from .model import NEWEST, Row
+from .model import NEWEST, OLDEST, Row
 
-__all__ = ["AmbiguousRowError", "Match", "matches", "parts", "row_for"]
+__all__ = [
+    "AmbiguousRowError",
+    "Match",
+    "clamp",
+    "describe",
+    "matches",
+    "newer_forms",
+    "other_rows",
+    "parts",
+    "row_for",
+]
 
 _CT = enums.ConstrType
 #: Inline column constraints that act on existing rows (the others are part of the column).
@@ -158,3 +168,51 @@ def matches(statement: Any, version: int = NEWEST, rows: Sequence[Row] = ()) -> 
 def unknown(statements: Iterable[Any], version: int = NEWEST) -> list[Match]:
     """The parts of ``statements`` the table does not know."""
     return [m for s in statements for m in matches(s, version) if m.row is None]
+
+
+def clamp(version: int) -> int:
+    """The server major the table answers for ``version``: the table covers OLDEST to NEWEST,
+    so an older target is judged as the oldest it covers and a newer one as the newest."""
+    return min(max(version, OLDEST), NEWEST)
+
+
+def other_rows(node: Any, parents: tuple[Any, ...]) -> tuple[Row, ...]:
+    """The rows that match ``node`` on some server major, whichever (empty when no row of
+    any version matches it): what tells "this server has no such form" from "the table has
+    no row"."""
+    return tuple(
+        row for row in _table_index().get(type(node), ()) if row.key.matches(node, parents)
+    )
+
+
+def newer_forms(match: Match, version: int) -> tuple[Row, ...]:
+    """The rows, for other server majors than ``version`` only, that know ``match``'s node
+    more precisely than its row on ``version`` (a VIRTUAL generated column is an ADD COLUMN
+    on 17 to the less specific row, but its own row says 18+): the form ``version`` lacks."""
+    if match.row is None:
+        return ()
+    mine = match.row.key.specificity
+    return tuple(
+        row
+        for row in other_rows(match.node, match.parents)
+        if version not in row.versions and row.key.specificity > mine
+    )
+
+
+def describe(node: Any, parents: tuple[Any, ...] = ()) -> str:
+    """What ``node`` is, in pglast's terms, for a message naming an unknown form: the node
+    kind, and for a subcommand or an object-typed statement the enum member that tells its
+    form (``AlterTableStmt OBJECT_TABLE > AlterTableCmd AT_DetachPartition``)."""
+    own = _kind(node)
+    if parents:
+        return f"{_kind(parents[-1])} > {own}"
+    return own
+
+
+def _kind(node: Any) -> str:
+    text = type(node).__name__
+    for attr in ("objtype", "subtype", "kind", "removeType", "renameType", "contype"):
+        value = getattr(node, attr, None)
+        if value is not None and hasattr(value, "name"):
+            text += f" {value.name}"
+    return text

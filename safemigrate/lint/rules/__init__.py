@@ -24,6 +24,7 @@ from . import (
     enum_value_used_in_same_transaction,
     lock_table,
     non_transactional_in_transaction,
+    rejected_by_server_version,
     rename,
     require_concurrent_index,
     require_concurrent_index_drop,
@@ -35,6 +36,7 @@ from . import (
     timeout_guard_off,
     unbounded_data_change,
     unique_without_index,
+    unknown_statement,
 )
 from .meta import META_RULES
 
@@ -63,6 +65,8 @@ _MODULES = (
     timeout_guard_off,
     run_lock_release,
     self_termination,
+    rejected_by_server_version,
+    unknown_statement,
 )
 
 #: The statement rules' checks, in the order their findings are listed for one statement.

@@ -13,6 +13,8 @@ from typing import Any
 from pglast import ast
 
 from ...core.model import summarize
+from ...reference import lookup
+from ...reference.model import Transaction
 from ...statements import parsed as sqlinfo
 from ..context import StatementContext
 from ..findings import Hit, hit, make_rule
@@ -20,12 +22,16 @@ from ..findings import Hit, hit, make_rule
 DOC = """
 Catches: a statement PostgreSQL refuses to run inside a transaction block (CREATE/DROP INDEX
 CONCURRENTLY, REINDEX ... CONCURRENTLY, ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY,
-VACUUM, CREATE DATABASE, ALTER SYSTEM, ...) written inside a BEGIN/COMMIT block, a
-`-- safemigrate: group-start` group or a DO block. Before PostgreSQL 12 this includes
-`ALTER TYPE ... ADD VALUE`, which the runner always runs inside a transaction.
+VACUUM, CREATE DATABASE, ALTER SYSTEM, REINDEX SCHEMA, COMMIT PREPARED, ...: every row of
+docs/reference.md whose Transaction is "not in a transaction block") written inside a
+BEGIN/COMMIT block, a `-- safemigrate: group-start` group or a DO block. Also such a statement
+the runner does not yet run in autocommit mode (REINDEX SCHEMA), even as its own step: the
+runner runs it in a transaction. Before PostgreSQL 12 this includes `ALTER TYPE ... ADD
+VALUE`, which the runner always runs inside a transaction.
 
-Why it hurts: PostgreSQL fails the statement ("cannot run inside a transaction block"), and
-`safemigrate up` refuses the whole file before applying anything (exit 2).
+Why it hurts: PostgreSQL fails the statement ("cannot run inside a transaction block", SQLSTATE
+25001), and for most of them `safemigrate up` refuses the whole file before applying anything
+(exit 2); for the others the step fails when it runs.
 
 Applies to: every version; ALTER TYPE ... ADD VALUE is refused in a block before 12 only.
 Source: PostgreSQL docs, CREATE INDEX / DROP INDEX / REINDEX (CONCURRENTLY "cannot be executed
@@ -48,6 +54,16 @@ def _adds_enum_value(node: Any) -> bool:
     return isinstance(node, ast.AlterEnumStmt) and bool(node.newVal) and not node.oldVal
 
 
+def _refused_in_block(node: Any, version: int) -> bool:
+    """True when the reference table says PostgreSQL refuses ``node`` (or a part of it) in a
+    transaction block on server major ``version`` (its Transaction column)."""
+    try:
+        found = lookup.matches(node, lookup.clamp(version))
+    except lookup.AmbiguousRowError:
+        return False
+    return any(m.row is not None and m.row.transaction is Transaction.NOT_IN_BLOCK for m in found)
+
+
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if ctx.pg_version < 12 and _adds_enum_value(node):
         yield hit(
@@ -58,13 +74,35 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             "apply it by hand outside a transaction, or target PostgreSQL 12 or later",
         )
         return
-    if not ctx.in_transaction_block() or not sqlinfo.is_non_transactional(node):
+    # The runner refuses the file for what statements.parsed knows (a conditional refusal
+    # such as CREATE SUBSCRIPTION's slot included) and runs those alone; PostgreSQL refuses
+    # what the reference's Transaction column says (REINDEX SCHEMA, COMMIT PREPARED, ...).
+    runner_refuses = sqlinfo.is_non_transactional(node)
+    server_refuses = not runner_refuses and _refused_in_block(node, ctx.pg_version)
+    if server_refuses and not ctx.in_transaction_block():
+        if isinstance(node, ast.TransactionStmt):
+            return  # transaction control: the runner's parse judges where it may be
+        yield hit(
+            RULE,
+            f"{summarize(ctx.text)!r} cannot run inside a transaction block, and safemigrate "
+            "runs it in its step's transaction: PostgreSQL refuses it (SQLSTATE 25001) and "
+            "the step fails",
+            "run it by hand outside safemigrate (the runner does not run it in autocommit "
+            "mode yet)",
+        )
+        return
+    if not ctx.in_transaction_block() or not (runner_refuses or server_refuses):
         return
     text = summarize(ctx.text)
+    outcome = (
+        "safemigrate up refuses the whole file (exit 2)"
+        if runner_refuses
+        else "the step fails with SQLSTATE 25001 when it runs"
+    )
     yield hit(
         RULE,
         f"{text!r} cannot run inside a transaction block, and it is {ctx.where()}: PostgreSQL "
-        "refuses it, and safemigrate up refuses the whole file (exit 2)",
+        f"refuses it, and {outcome}",
         "move it out of the block into its own statement; safemigrate runs it alone in "
         "autocommit mode",
     )

@@ -104,10 +104,17 @@ def test_add_column_that_needs_a_value_per_row_is_an_error(column: str, kind: st
 
 
 def test_virtual_generated_column_is_fine() -> None:
-    assert rules("ALTER TABLE orders ADD COLUMN t2 numeric GENERATED ALWAYS AS (t * 2);") == []
+    # Virtual generated columns are new in PostgreSQL 18 (sql-altertable.html, 18): before
+    # that the form is a syntax error (rejected-by-server-version, issue 25).
+    virtual = "ALTER TABLE orders ADD COLUMN t2 numeric GENERATED ALWAYS AS (t * 2) VIRTUAL;"
     assert (
-        rules("ALTER TABLE orders ADD COLUMN t2 numeric GENERATED ALWAYS AS (t * 2) VIRTUAL;") == []
+        rules(
+            "ALTER TABLE orders ADD COLUMN t2 numeric GENERATED ALWAYS AS (t * 2);", pg_version=18
+        )
+        == []
     )
+    assert rules(virtual, pg_version=18) == []
+    assert rules(virtual, pg_version=17) == ["rejected-by-server-version"]
 
 
 def test_serial_on_a_new_table_is_fine() -> None:

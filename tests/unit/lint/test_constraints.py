@@ -150,7 +150,9 @@ def test_set_not_null_on_a_new_table_is_fine() -> None:
 
 
 def test_not_null_constraint_postgresql_18_syntax() -> None:
-    assert rules("ALTER TABLE orders ADD CONSTRAINT nn NOT NULL customer_id;") == [SNN]
+    assert rules("ALTER TABLE orders ADD CONSTRAINT nn NOT NULL customer_id;", pg_version=18) == [
+        SNN
+    ]
     sql = (
         "ALTER TABLE orders ADD CONSTRAINT nn NOT NULL customer_id NOT VALID;\n"
         "ALTER TABLE orders VALIDATE CONSTRAINT nn;\n"

@@ -196,6 +196,8 @@ def test_empty_report() -> None:
 
 
 STATEMENT_RULES = {
+    "rejected-by-server-version": "error",
+    "unknown-statement": "warning",
     "require-concurrent-index": "error",
     "require-concurrent-index-drop": "warning",
     "require-concurrent-reindex": "error",
