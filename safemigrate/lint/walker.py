@@ -15,7 +15,9 @@ How a file is read:
    statements are linted the same way, in the DO block's transaction, located at the DO
    statement. A CREATE FUNCTION / PROCEDURE body (PL/pgSQL or LANGUAGE sql, the
    SQL-standard BEGIN ATOMIC and RETURN forms too) is linted the same way where the file
-   calls the function, directly or through another, or fires it as a trigger by a write.
+   calls the function, directly or through another, or fires it as a trigger by a write;
+   a function a CREATE OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds (PostgreSQL calls it
+   with no call written) gives that CREATE its timeout-guard-off and run-lock-release hits.
 3. Allow comments remove the findings they name from the statement right after them.
 """
 
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pglast
-from pglast import ast
+from pglast import ast, enums
 
 from ..core.errors import MigrationFileError
 from ..core.model import DEFAULT_PG_VERSION, QualifiedName, StepOptions
@@ -45,10 +47,10 @@ from ..statements.session_state import written_tables
 from .allow import Allow, find_allows
 from .catalog import Catalog
 from .context import FileState, StatementContext, Transaction, show, walk
-from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize
+from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize, hit
 from .options import TimeoutCeilings
 from .plpgsql import do_block_sql, do_language, function_body_queries
-from .rules import CHECKS, SUPPRESSIBLE
+from .rules import CHECKS, SUPPRESSIBLE, run_lock_release, timeout_guard_off
 from .rules.meta import (
     ALLOW_WITHOUT_REASON,
     EMPTY_MIGRATION,
@@ -58,6 +60,7 @@ from .rules.meta import (
 )
 from .search_path import end_of_transaction
 from .state import record
+from .timeouts import of_function
 
 _META_IDS = frozenset(
     r.id
@@ -191,6 +194,97 @@ def _lint_calls(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
     return _lint_calls_of(stmt.node, base, stmt.line)
 
 
+#: The CREATE OPERATOR / CREATE AGGREGATE keys naming a function PostgreSQL calls itself.
+_BINDING_KEYS = frozenset(
+    {
+        *("function", "procedure", "restrict", "join"),
+        *("sfunc", "finalfunc", "combinefunc", "serialfunc", "deserialfunc"),
+        *("msfunc", "minvfunc", "mfinalfunc"),
+    }
+)
+#: The rules whose findings a bound function's body gives the CREATE that binds it.
+_GUARD_RULES = frozenset({timeout_guard_off.RULE.id, run_lock_release.RULE.id})
+
+
+def _bound_functions(node: Any) -> tuple[str, list[str]]:
+    """What ``node`` is called in messages and the functions it binds for PostgreSQL to call
+    without their names being written: an operator's, an aggregate's, a cast's, an event
+    trigger's (issue 21 review21e G1-G4). Empty when it binds none."""
+    if isinstance(node, ast.DefineStmt) and node.kind in (
+        enums.ObjectType.OBJECT_OPERATOR,
+        enums.ObjectType.OBJECT_AGGREGATE,
+    ):
+        kind = "OPERATOR" if node.kind == enums.ObjectType.OBJECT_OPERATOR else "AGGREGATE"
+        names = []
+        for item in node.definition or ():
+            arg = getattr(item, "arg", None)
+            if not isinstance(item, ast.DefElem) or item.defname not in _BINDING_KEYS:
+                continue
+            if isinstance(arg, ast.TypeName) and arg.names:
+                names.append(str(arg.names[-1].sval))
+            elif isinstance(arg, ast.String):
+                names.append(str(arg.sval))
+        defined: Any = node.defnames
+        return f"CREATE {kind} {defined[-1].sval}", names
+    if isinstance(node, ast.CreateCastStmt) and node.func is not None and node.func.objname:
+        return "CREATE CAST", [str(node.func.objname[-1].sval)]
+    if isinstance(node, ast.CreateEventTrigStmt) and node.funcname:
+        return f"CREATE EVENT TRIGGER {node.trigname}", [str(node.funcname[-1].sval)]
+    return "", []
+
+
+_EVENT_TRIGGER_HINT = (
+    "create the event trigger's function in the same file, without changing the timeouts; "
+    "if it is known to be harmless, allow it with the reason"
+)
+
+
+def _lint_bound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
+    """The timeout-guard-off and run-lock-release findings of the functions a CREATE
+    OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds, reported at that CREATE: PostgreSQL
+    calls them later without their names being written (an operator, an aggregate or a cast
+    in an expression, an event trigger on every later DDL of this and later runs), so no
+    call is there to judge. An event trigger's function whose body the files do not hold
+    may do anything on every later DDL: refused too."""
+    what, names = _bound_functions(stmt.node)
+    hits: list[Hit] = []
+    for name in dict.fromkeys(names):
+        how = f"{what} has PostgreSQL call {name}()"
+        for change in of_function(
+            name, ctx.state.catalog.function_timeouts, how + ", whose SET clause"
+        ):
+            why = timeout_guard_off.refusal(change, ctx.ceilings.lock_ms, ctx.ceilings.statement_ms)
+            if why is not None:
+                hits.append(
+                    hit(
+                        timeout_guard_off.RULE,
+                        f"{why}: it removes the guard safemigrate runs every step under",
+                        _BOUND_HINT,
+                    )
+                )
+        if name in ctx.state.functions:
+            queries = function_body_queries(ctx.state.functions[name])
+            for found in _lint_embedded(queries, ctx, stmt.line, frozenset({name})):
+                if found.rule in _GUARD_RULES:
+                    hits.append(replace(found, message=f"{how}, which runs: {found.message}"))
+        elif isinstance(stmt.node, ast.CreateEventTrigStmt):
+            hits.append(
+                hit(
+                    timeout_guard_off.RULE,
+                    f"{how} on every later DDL (this run's and later runs'), and its body is "
+                    "not in the migrations: it may switch lock_timeout off",
+                    _EVENT_TRIGGER_HINT,
+                )
+            )
+    return hits
+
+
+_BOUND_HINT = (
+    "bind a function that leaves lock_timeout and statement_timeout alone; if the setting "
+    "must change, allow it with the reason"
+)
+
+
 def transactions_of(statements: tuple[ParsedStatement, ...]) -> list[Transaction]:
     """The linter's Transaction of each statement: one per block, shared by its statements."""
     blocks: dict[int, Transaction] = {}
@@ -278,6 +372,7 @@ def lint_text(
         end_of_transaction(state, tx.id)
         hits = _with_facts(_run_rules(stmt.node, ctx), state)
         hits.extend(_with_facts(_lint_calls(stmt, ctx), state))
+        hits.extend(_with_facts(_lint_bound(stmt, ctx), state))
         record(stmt.node, ctx)
         if isinstance(stmt.node, ast.DoStmt):
             hits.extend(_with_facts(_lint_do_block(stmt, ctx), state))

@@ -53,6 +53,13 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   trigger for that event, CHECK constraint, column default or column's domain CHECK (its
   partitions' and children's too, and those of the tables its cascading foreign keys, its
   rules or a view's base reach) calls such a function;
+- a `CREATE OPERATOR` (`FUNCTION =`, `PROCEDURE =`, `RESTRICT =`, `JOIN =`), `CREATE
+  AGGREGATE` (`SFUNC =`, `FINALFUNC =` and the other support functions), `CREATE CAST ...
+  WITH FUNCTION` or `CREATE EVENT TRIGGER ... EXECUTE FUNCTION` binding a function whose body
+  (one the files create) or SET clause does any of the above: PostgreSQL calls it later
+  without its name being written (an event trigger on every later DDL, in this run and later
+  ones), so the finding is reported at that CREATE; a `CREATE EVENT TRIGGER` whose function
+  is not in the migrations (its body unknown) is refused too, unless allowed with a reason;
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too).
 
