@@ -1,7 +1,6 @@
 -- expect: unsafe rejected-by-server-version
 -- doc: https://www.postgresql.org/docs/18/sql-createtable.html (NOT ENFORCED is new in 18)
 -- pg-version: 15
--- xfail: the reference table has no row for ADD CONSTRAINT ... NOT ENFORCED (new in 18), so the CHECK row answers on 15
 -- verified: PG15: in a transaction the server answers SQLSTATE 42601 (syntax error at or near "ENFORCED")
 -- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL, score int, note text, doubled int GENERATED ALWAYS AS (score * 2) STORED);
 -- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint REFERENCES accounts (id), total numeric, status text);

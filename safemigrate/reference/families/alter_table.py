@@ -294,7 +294,13 @@ INLINE_CONSTRAINTS = [
 
 
 def _constraint(
-    id: str, form: str, *fields: Field, locks: list[Lock], examples: list[Example], **facts: Any
+    id: str,
+    form: str,
+    *fields: Field,
+    locks: list[Lock],
+    examples: list[Example],
+    sources: tuple[Source, ...] = (),
+    **facts: Any,
 ) -> Row:
     return row(
         f"alter-table.add-constraint.{id}",
@@ -302,7 +308,7 @@ def _constraint(
         form,
         alter(T, AT.AT_AddConstraint, *fields),
         locks,
-        [doc(PAGE, "ADD table_constraint [ NOT VALID ]"), LOCK_LEVEL],
+        [doc(PAGE, "ADD table_constraint [ NOT VALID ]"), LOCK_LEVEL, *sources],
         examples,
         **facts,
     )
@@ -310,6 +316,11 @@ def _constraint(
 
 _VALIDATED = f("def_.skip_validation", False)
 _NOT_VALID = f("def_.skip_validation", True)
+#: NOT ENFORCED (PostgreSQL 18+): the parser also marks the constraint NOT VALID
+#: (processCASbits), so a NOT ENFORCED row tests both and is more specific than the NOT VALID
+#: row, which is what older servers answer for it (and what tells them they lack the form).
+_NOT_ENFORCED = (_NOT_VALID, f("def_.is_enforced", False))
+_NOT_ENFORCED_DOC = doc("sql-createtable", "NOT ENFORCED")
 
 #: ADD UNIQUE's examples, the same before PostgreSQL 18 and since (only the locks differ).
 _ADD_UNIQUE_EXAMPLES = [
@@ -421,6 +432,51 @@ ADD_CONSTRAINT = [
                 between(12, 17),
             )
         ],
+    ),
+    _constraint(
+        "check-not-enforced",
+        "ADD CONSTRAINT ... CHECK ... NOT ENFORCED",
+        f("def_.contype", CT.CONSTR_CHECK),
+        *_NOT_ENFORCED,
+        locks=[named(AE), lock(PARTS, AE)],
+        examples=[
+            ex(
+                "ALTER TABLE events ADD CONSTRAINT events_kind_check CHECK (kind <> '')"
+                " NOT ENFORCED",
+                {"events": N, "events_2024": PARTS, "events_default": PARTS},
+            ),
+            ex(
+                "ALTER TABLE orders ADD CONSTRAINT orders_qty_cap CHECK (qty > 50) NOT ENFORCED",
+                {"orders": N},
+            ),
+        ],
+        sources=(_NOT_ENFORCED_DOC, tablecmds("ATAddCheckNNConstraint")),
+        versions=since(18),
+        note="Not validated: rows that violate it stay (from the manual and the source; not "
+        "yet run on 18).",
+    ),
+    _constraint(
+        "foreign-key-not-enforced",
+        "ADD CONSTRAINT ... FOREIGN KEY ... NOT ENFORCED",
+        f("def_.contype", CT.CONSTR_FOREIGN),
+        *_NOT_ENFORCED,
+        locks=[named(SRE), lock(OTHER, SRE), lock(PARTS, SRE)],
+        examples=[
+            ex(
+                "ALTER TABLE items ADD CONSTRAINT items_price_fk"
+                " FOREIGN KEY (price) REFERENCES tickets (id) NOT ENFORCED",
+                {"items": N, "tickets": OTHER},
+            ),
+            ex(
+                "ALTER TABLE events ADD CONSTRAINT events_id_fk"
+                " FOREIGN KEY (id) REFERENCES orders (id) NOT ENFORCED",
+                {"events": N, "orders": OTHER, "events_2024": PARTS, "events_default": PARTS},
+            ),
+        ],
+        sources=(_NOT_ENFORCED_DOC, tablecmds("ATAddForeignKeyConstraint")),
+        versions=since(18),
+        note="Not validated and no triggers are made; the referenced table is still locked "
+        "SHARE ROW EXCLUSIVE (from the manual and the source; not yet run on 18).",
     ),
     _constraint(
         "primary-key",
