@@ -39,7 +39,7 @@ from ..planning.policy import (
     constraint_recipe,
     index_form,
 )
-from ..statements import batches, session_state
+from ..statements import batches, session_state, transaction_block
 from ..statements import parsed as sqlinfo
 from ..statements import recipes as rewrites
 from ..statements.locks import statement_locks
@@ -420,7 +420,7 @@ class _Walk:
             line,
             column,
             type(node).__name__,
-            non_transactional=sqlinfo.is_non_transactional(node),
+            non_transactional=transaction_block.refuses_a_block(node),
             session_changes=session_state.changes_of(node, text) if self.runner_facts else (),
             tree=node,
             client_copy=sqlinfo.client_copy(node),

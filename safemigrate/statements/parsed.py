@@ -67,7 +67,9 @@ def qualified(range_var: Any) -> QualifiedName:
 
 
 def is_non_transactional(node: Any) -> bool:
-    """True when PostgreSQL refuses to run ``node`` inside a transaction block."""
+    """True when PostgreSQL refuses to run ``node`` inside a transaction block, by the forms
+    this module knows (a conditional refusal such as CREATE SUBSCRIPTION's slot included);
+    statements.transaction_block adds the reference table's rows."""
     if isinstance(node, _ALWAYS_NON_TRANSACTIONAL):
         return True
     if isinstance(node, ast.IndexStmt):
@@ -75,7 +77,11 @@ def is_non_transactional(node: Any) -> bool:
     if isinstance(node, ast.DropStmt):
         return bool(node.concurrent)
     if isinstance(node, ast.ReindexStmt):
+        # REINDEX page: "REINDEX SCHEMA/DATABASE/SYSTEM cannot be executed inside a
+        # transaction block", nor any REINDEX ... CONCURRENTLY (indexcmds.c ExecReindex,
+        # PreventInTransactionBlock; SQLSTATE 25001).
         whole = node.kind in (
+            enums.ReindexObjectType.REINDEX_OBJECT_SCHEMA,
             enums.ReindexObjectType.REINDEX_OBJECT_SYSTEM,
             enums.ReindexObjectType.REINDEX_OBJECT_DATABASE,
         )

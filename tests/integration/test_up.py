@@ -414,3 +414,24 @@ def test_status_json_on_drift_stays_one_document_and_exits_5(db_dsn: str, tmp_pa
     assert document["migrations"][0]["state"] == "drifted"
     assert "its text has changed" in document["migrations"][0]["problems"][0]
     assert "error: 0001_a.sql step 1 (line 1): applied, but its text has changed" in result.stderr
+
+
+def test_reindex_schema_alone_runs_in_autocommit_and_is_journaled(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    # REINDEX page: "REINDEX SCHEMA ... cannot be executed inside a transaction block"
+    # (indexcmds.c ExecReindex, PreventInTransactionBlock: SQLSTATE 25001). The runner must
+    # run it alone in autocommit mode, as the reference table's row says.
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_t.sql": "CREATE TABLE t (a int PRIMARY KEY); INSERT INTO t VALUES (1);",
+            "0002_reindex.sql": "REINDEX SCHEMA public;",
+            "0003_after.sql": "CREATE TABLE u (b int);",
+        },
+    )
+    result = run("up", "--dir", str(directory), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert "25001" not in result.output
+    assert (2, 0, "applied") in journal_rows(db_dsn)
+    assert (3, 0, "applied") in journal_rows(db_dsn)

@@ -1,5 +1,5 @@
--- expect: unsafe non-transactional-in-transaction
--- doc: https://www.postgresql.org/docs/current/sql-reindex.html (REINDEX SCHEMA cannot be executed inside a transaction block; safemigrate runs a plain statement in its step's transaction)
+-- expect: unsafe require-concurrent-reindex
+-- doc: https://www.postgresql.org/docs/current/sql-reindex.html (REINDEX locks out writes to each table of the schema while it rebuilds its indexes, and takes ACCESS EXCLUSIVE on each index; as its own statement safemigrate runs it alone in autocommit mode, as REINDEX SCHEMA cannot be executed inside a transaction block)
 -- pg-version: 15
 -- verified: PG15: in a transaction block the server answers SQLSTATE 25001 (REINDEX SCHEMA cannot run inside a transaction block)
 -- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL, score int, note text, doubled int GENERATED ALWAYS AS (score * 2) STORED);

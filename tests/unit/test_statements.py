@@ -34,8 +34,14 @@ def same_index(statement: str, indexdef: str) -> bool:
         "DROP INDEX CONCURRENTLY i",
         "REINDEX TABLE CONCURRENTLY t",
         "REINDEX (CONCURRENTLY) INDEX i",
+        # REINDEX page: "REINDEX SCHEMA/DATABASE/SYSTEM cannot be executed inside a
+        # transaction block" (indexcmds.c ExecReindex, PreventInTransactionBlock; 25001).
+        "REINDEX SCHEMA public",
+        "REINDEX SCHEMA CONCURRENTLY public",
         "REINDEX DATABASE d",
         "REINDEX SYSTEM d",
+        # DISCARD page: "DISCARD ALL cannot be executed inside a transaction block".
+        "DISCARD ALL",
         "ALTER TABLE p DETACH PARTITION c CONCURRENTLY",
         "VACUUM",
         "VACUUM FULL t",
@@ -69,6 +75,9 @@ def test_refused_in_a_transaction_block(sql: str) -> None:
         "CLUSTER t",
         "CREATE TABLE t (a int)",
         "SELECT 'VACUUM'",
+        "DISCARD PLANS",
+        # Transaction control: transaction_kind judges where it may be, not this test.
+        "COMMIT PREPARED 'x'",
     ],
 )
 def test_allowed_in_a_transaction_block(sql: str) -> None:

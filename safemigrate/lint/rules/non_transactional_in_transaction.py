@@ -13,9 +13,7 @@ from typing import Any
 from pglast import ast
 
 from ...core.model import summarize
-from ...reference import lookup
-from ...reference.model import Transaction
-from ...statements import parsed as sqlinfo
+from ...statements import transaction_block
 from ..context import StatementContext
 from ..findings import Hit, hit, make_rule
 
@@ -24,10 +22,10 @@ Catches: a statement PostgreSQL refuses to run inside a transaction block (CREAT
 CONCURRENTLY, REINDEX ... CONCURRENTLY, ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY,
 VACUUM, CREATE DATABASE, ALTER SYSTEM, REINDEX SCHEMA, COMMIT PREPARED, ...: every row of
 docs/reference.md whose Transaction is "not in a transaction block") written inside a
-BEGIN/COMMIT block, a `-- safemigrate: group-start` group or a DO block. Also such a statement
-the runner does not yet run in autocommit mode (REINDEX SCHEMA), even as its own step: the
-runner runs it in a transaction. Before PostgreSQL 12 this includes `ALTER TYPE ... ADD
-VALUE`, which the runner always runs inside a transaction.
+BEGIN/COMMIT block, a `-- safemigrate: group-start` group or a DO block (as its own statement
+the runner runs every such row alone in autocommit mode: it reads the same rows). Before
+PostgreSQL 12 this includes `ALTER TYPE ... ADD VALUE`, which the runner always runs inside a
+transaction.
 
 Why it hurts: PostgreSQL fails the statement ("cannot run inside a transaction block", SQLSTATE
 25001), and for most of them `safemigrate up` refuses the whole file before applying anything
@@ -54,16 +52,6 @@ def _adds_enum_value(node: Any) -> bool:
     return isinstance(node, ast.AlterEnumStmt) and bool(node.newVal) and not node.oldVal
 
 
-def _refused_in_block(node: Any, version: int) -> bool:
-    """True when the reference table says PostgreSQL refuses ``node`` (or a part of it) in a
-    transaction block on server major ``version`` (its Transaction column)."""
-    try:
-        found = lookup.matches(node, lookup.clamp(version))
-    except lookup.AmbiguousRowError:
-        return False
-    return any(m.row is not None and m.row.transaction is Transaction.NOT_IN_BLOCK for m in found)
-
-
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if ctx.pg_version < 12 and _adds_enum_value(node):
         yield hit(
@@ -74,11 +62,14 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             "apply it by hand outside a transaction, or target PostgreSQL 12 or later",
         )
         return
-    # The runner refuses the file for what statements.parsed knows (a conditional refusal
-    # such as CREATE SUBSCRIPTION's slot included) and runs those alone; PostgreSQL refuses
-    # what the reference's Transaction column says (REINDEX SCHEMA, COMMIT PREPARED, ...).
-    runner_refuses = sqlinfo.is_non_transactional(node)
-    server_refuses = not runner_refuses and _refused_in_block(node, ctx.pg_version)
+    # The runner refuses the file for what statements.transaction_block says on the newest
+    # server (a conditional refusal such as CREATE SUBSCRIPTION's slot included) and runs
+    # those alone; PostgreSQL refuses what the reference's Transaction column says on the
+    # target's version (COMMIT PREPARED, a form refused on older majors only, ...).
+    runner_refuses = transaction_block.refuses_a_block(node)
+    server_refuses = not runner_refuses and transaction_block.refused_by_the_reference(
+        node, ctx.pg_version
+    )
     if server_refuses and not ctx.in_transaction_block():
         if isinstance(node, ast.TransactionStmt):
             return  # transaction control: the runner's parse judges where it may be
