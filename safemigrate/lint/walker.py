@@ -50,7 +50,7 @@ from .context import FileState, StatementContext, Transaction, show, walk
 from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize, hit
 from .options import TimeoutCeilings
 from .plpgsql import do_block_sql, do_language, function_body_queries
-from .rules import CHECKS, SUPPRESSIBLE, run_lock_release, timeout_guard_off
+from .rules import CHECKS, SUPPRESSIBLE, run_lock_release, self_termination, timeout_guard_off
 from .rules.meta import (
     ALLOW_WITHOUT_REASON,
     EMPTY_MIGRATION,
@@ -203,7 +203,9 @@ _BINDING_KEYS = frozenset(
     }
 )
 #: The rules whose findings a bound function's body gives the CREATE that binds it.
-_GUARD_RULES = frozenset({timeout_guard_off.RULE.id, run_lock_release.RULE.id})
+_GUARD_RULES = frozenset(
+    {timeout_guard_off.RULE.id, run_lock_release.RULE.id, self_termination.RULE.id}
+)
 
 
 def _bound_functions(node: Any) -> tuple[str, list[str]]:

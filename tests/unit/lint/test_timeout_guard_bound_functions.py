@@ -94,6 +94,26 @@ def test_a_bound_function_that_releases_the_run_lock_is_reported_at_the_create()
     assert "CREATE OPERATOR ===" in finding.message
 
 
+@pytest.mark.parametrize(
+    "create",
+    [
+        "CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, PROCEDURE = lt_op);\n",
+        "CREATE AGGREGATE lt_agg(int) (SFUNC = lt_op, STYPE = int);\n",
+    ],
+)
+def test_a_bound_function_that_ends_the_runners_backend_is_reported_at_the_create(
+    create: str,
+) -> None:
+    # A blind check of the bound-function fix found self-termination missing from this path.
+    sql = (
+        "CREATE FUNCTION lt_op(int, int) RETURNS int LANGUAGE sql AS "
+        "$$ SELECT CASE WHEN pg_terminate_backend(pg_backend_pid()) THEN 1 ELSE 0 END $$;\n"
+        + create
+    )
+    [finding] = _findings(sql, "self-termination")
+    assert finding.line == 2
+
+
 def test_a_bound_function_with_a_harmless_body_is_not_reported() -> None:
     sql = (
         "CREATE FUNCTION ok(int, int) RETURNS bool LANGUAGE sql AS $$ SELECT $1 = $2 $$;\n"
