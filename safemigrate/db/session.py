@@ -171,6 +171,9 @@ class Session:
                 autocommit=True,
                 application_name=application_name,
                 connect_timeout=connect_timeout,
+                # Migration files are read as UTF-8 and the runner reads replies as text: a
+                # connection parameter beats a role's or database's client_encoding setting.
+                client_encoding="UTF8",
                 # Keepalives make the server notice a vanished client (network loss) on an
                 # idle connection; without them a half-open connection can hold the run lock
                 # for hours.

@@ -39,7 +39,7 @@ from ..planning.policy import (
     constraint_recipe,
     index_form,
 )
-from ..statements import batches, session_state, transaction_block
+from ..statements import batches, client_encoding, session_state, transaction_block
 from ..statements import parsed as sqlinfo
 from ..statements import recipes as rewrites
 from ..statements.locks import statement_locks
@@ -431,6 +431,10 @@ class _Walk:
         copy = _client_copy_problem(self.path, node, line)
         if copy is not None:
             self.problems.append(copy)
+        encoding = client_encoding.encoding_change(node, text)
+        if encoding is not None:
+            message, hint = client_encoding.refusal(encoding)
+            self.problems.append(FileProblem(self.path, line, message, hint=hint))
         if not self.transaction_control(member):
             self.ordinary(member)
 
