@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.durations import format_duration
@@ -34,6 +35,7 @@ from ..core.events import (
     StepProgress,
     StepRef,
     StepStarted,
+    StepSummary,
     StepYielded,
     WaitingForHolders,
 )
@@ -69,198 +71,239 @@ def _where(ref: StepRef) -> str:
 def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> list[str]:
     """The lines a person sees for an event (possibly none); ``verbose`` lists every lint
     finding, not only the blocking ones."""
-    if isinstance(event, Connected):
-        return [paint(f"target: {event.target.describe()}", "bold", colour)]
-    if isinstance(event, RunStarted):
-        return run_header(event, colour)
-    if isinstance(event, HistoryAdopted):
-        return [paint(switch_text(event), "bold", colour)]
     if isinstance(event, LintFindings):
         return lint_findings_text(event, colour, verbose=verbose)
-    if isinstance(event, FreshDatabase):
-        return [fresh_database_text(event)]
-    if isinstance(event, ConnectionLost):
-        return [
-            paint(
-                f"connection lost: {event.error}; reconnecting for up to "
-                f"{format_duration(event.reconnect_timeout_ms)}",
-                "yellow",
-                colour,
-            )
-        ]
-    if isinstance(event, Reconnected):
-        replayed = (
-            f"; session settings applied again: {'; '.join(event.replayed)}"
-            if event.replayed
-            else ""
+    render = _EVENT_TEXTS.get(type(event))
+    return [] if render is None else render(event, colour)
+
+
+def _connected_text(event: Connected, colour: bool) -> list[str]:
+    return [paint(f"target: {event.target.describe()}", "bold", colour)]
+
+
+def _history_adopted_text(event: HistoryAdopted, colour: bool) -> list[str]:
+    return [paint(switch_text(event), "bold", colour)]
+
+
+def _fresh_database_lines(event: FreshDatabase, colour: bool) -> list[str]:
+    return [fresh_database_text(event)]
+
+
+def _connection_lost_text(event: ConnectionLost, colour: bool) -> list[str]:
+    return [
+        paint(
+            f"connection lost: {event.error}; reconnecting for up to "
+            f"{format_duration(event.reconnect_timeout_ms)}",
+            "yellow",
+            colour,
         )
-        return [
-            f"reconnected after {format_duration(event.waited_ms)} ({event.attempts} "
-            f"attempt{'s' if event.attempts != 1 else ''}), run lock taken again, resuming "
-            f"from the journal{replayed}"
-        ]
-    if isinstance(event, SessionReplayed):
-        steps = f"{event.applied_steps} applied step{'s' if event.applied_steps != 1 else ''}"
-        return [f"session settings of the {steps} replayed: {'; '.join(event.replayed)}"]
-    if isinstance(event, RunLockWaiting):
-        return [
-            f"waiting for the run lock held by {event.holder} "
-            f"({format_duration(event.waited_ms)} of {format_duration(event.wait_for_lock_ms)})"
-        ]
-    if isinstance(event, StepStarted):
-        return step_notes(event)
-    if isinstance(event, AttemptFailed):
-        then = (
-            f"retrying in {format_duration(event.wait_ms)}"
-            if event.wait_ms is not None
-            else "giving up"
+    ]
+
+
+def _reconnected_text(event: Reconnected, colour: bool) -> list[str]:
+    replayed = (
+        f"; session settings applied again: {'; '.join(event.replayed)}" if event.replayed else ""
+    )
+    return [
+        f"reconnected after {format_duration(event.waited_ms)} ({event.attempts} "
+        f"attempt{'s' if event.attempts != 1 else ''}), run lock taken again, resuming "
+        f"from the journal{replayed}"
+    ]
+
+
+def _session_replayed_text(event: SessionReplayed, colour: bool) -> list[str]:
+    steps = f"{event.applied_steps} applied step{'s' if event.applied_steps != 1 else ''}"
+    return [f"session settings of the {steps} replayed: {'; '.join(event.replayed)}"]
+
+
+def _run_lock_waiting_text(event: RunLockWaiting, colour: bool) -> list[str]:
+    return [
+        f"waiting for the run lock held by {event.holder} "
+        f"({format_duration(event.waited_ms)} of {format_duration(event.wait_for_lock_ms)})"
+    ]
+
+
+def _step_started_text(event: StepStarted, colour: bool) -> list[str]:
+    return step_notes(event)
+
+
+def _attempt_failed_text(event: AttemptFailed, colour: bool) -> list[str]:
+    then = (
+        f"retrying in {format_duration(event.wait_ms)}"
+        if event.wait_ms is not None
+        else "giving up"
+    )
+    if event.precheck and event.wait_ms is not None:
+        then = f"retrying once they are gone (at most {format_duration(event.wait_ms)})"
+    if event.precheck:
+        # A polite wait, not an attempt: max_attempts does not count it (README).
+        what = f"pre-check: not issued (not an attempt): {event.reason}"
+    else:
+        failed = event.failures or event.attempt
+        what = (
+            f"attempt {failed}/{event.max_attempts} failed after lock_timeout "
+            f"{format_duration(event.lock_timeout_ms)}: {event.reason} [{event.sqlstate}]"
         )
-        if event.precheck and event.wait_ms is not None:
-            then = f"retrying once they are gone (at most {format_duration(event.wait_ms)})"
-        if event.precheck:
-            # A polite wait, not an attempt: max_attempts does not count it (README).
-            what = f"pre-check: not issued (not an attempt): {event.reason}"
-        else:
-            failed = event.failures or event.attempt
-            what = (
-                f"attempt {failed}/{event.max_attempts} failed after lock_timeout "
-                f"{format_duration(event.lock_timeout_ms)}: {event.reason} [{event.sqlstate}]"
-            )
-        lines = [
-            paint(
-                f"  ! {_where(event.ref)}: {what}; {then} -- {event.ref.sql}",
-                "yellow",
-                colour,
-            )
-        ]
-        label = "held by" if event.precheck else "blocked by"
-        lines += [f"      {label} {b.describe()}" for b in event.blockers]
-        if event.waiting is not None:
-            lines.append(f"      {event.waiting.describe()}")
-        return lines
-    if isinstance(event, StepYielded):
-        lines = [
-            paint(
-                f"  ~ {_where(event.ref)}: yielded after waiting "
-                f"{format_duration(event.waited_ms)} for {event.relation} (grace "
-                f"{format_duration(event.grace_ms)}): {_plural(len(event.queued), 'session')} "
-                f"queued behind it; rolled back, retrying once the holders are gone "
-                f"-- {event.ref.sql}",
-                "yellow",
-                colour,
-            )
-        ]
-        lines += [f"      queued behind: {b.describe()}" for b in event.queued]
-        lines += [f"      held by {b.describe()}" for b in event.holders]
-        return lines
-    if isinstance(event, WaitingForHolders):
-        who = ", ".join(f"pid {b.pid} '{b.application_name}'" for b in event.holders)
-        return [
-            f"  ... {_where(event.ref)} waiting for {who or 'the holders'} to finish "
-            f"(after a {'pre-check' if event.after == 'precheck' else event.after}; retrying "
-            f"as soon as they are gone, at most {format_duration(event.max_wait_ms)}; polite "
-            f"wait {format_duration(event.polite_wait_ms)} of "
-            f"{format_duration(event.lock_wait_budget_ms)} budget)"
-        ]
-    if isinstance(event, BlockerAction):
-        verb = {
-            "cancel": "cancelled",
-            "terminate": "terminated",
-            "would-cancel": "would cancel (dry run)",
-            "would-terminate": "would terminate (dry run)",
-        }.get(event.action, event.action)
-        outcome = (
-            ""
-            if event.action.startswith("would-")
-            else ("; it is gone" if event.cleared else "; it is still there")
+    lines = [paint(f"  ! {_where(event.ref)}: {what}; {then} -- {event.ref.sql}", "yellow", colour)]
+    label = "held by" if event.precheck else "blocked by"
+    lines += [f"      {label} {b.describe()}" for b in event.blockers]
+    if event.waiting is not None:
+        lines.append(f"      {event.waiting.describe()}")
+    return lines
+
+
+def _step_yielded_text(event: StepYielded, colour: bool) -> list[str]:
+    lines = [
+        paint(
+            f"  ~ {_where(event.ref)}: yielded after waiting "
+            f"{format_duration(event.waited_ms)} for {event.relation} (grace "
+            f"{format_duration(event.grace_ms)}): {_plural(len(event.queued), 'session')} "
+            f"queued behind it; rolled back, retrying once the holders are gone "
+            f"-- {event.ref.sql}",
+            "yellow",
+            colour,
         )
-        return [
-            paint(
-                f"  ! {_where(event.ref)}: {verb} blocker pid {event.pid} "
-                f"'{event.application_name}' ({event.reason}){outcome}",
-                "red",
-                colour,
-            )
-        ]
-    if isinstance(event, (AttemptStarted, StepProgress)):
-        if isinstance(event, StepProgress):
-            return [
-                f"  ... {_where(event.ref)} still running after "
-                f"{format_duration(event.elapsed_ms)} (attempt {event.attempt})"
-            ]
+    ]
+    lines += [f"      queued behind: {b.describe()}" for b in event.queued]
+    lines += [f"      held by {b.describe()}" for b in event.holders]
+    return lines
+
+
+def _waiting_for_holders_text(event: WaitingForHolders, colour: bool) -> list[str]:
+    who = ", ".join(f"pid {b.pid} '{b.application_name}'" for b in event.holders)
+    return [
+        f"  ... {_where(event.ref)} waiting for {who or 'the holders'} to finish "
+        f"(after a {'pre-check' if event.after == 'precheck' else event.after}; retrying "
+        f"as soon as they are gone, at most {format_duration(event.max_wait_ms)}; polite "
+        f"wait {format_duration(event.polite_wait_ms)} of "
+        f"{format_duration(event.lock_wait_budget_ms)} budget)"
+    ]
+
+
+#: What a blocker action did, in the text log's words.
+_BLOCKER_VERBS = {
+    "cancel": "cancelled",
+    "terminate": "terminated",
+    "would-cancel": "would cancel (dry run)",
+    "would-terminate": "would terminate (dry run)",
+}
+
+
+def _blocker_action_text(event: BlockerAction, colour: bool) -> list[str]:
+    verb = _BLOCKER_VERBS.get(event.action, event.action)
+    outcome = (
+        ""
+        if event.action.startswith("would-")
+        else ("; it is gone" if event.cleared else "; it is still there")
+    )
+    return [
+        paint(
+            f"  ! {_where(event.ref)}: {verb} blocker pid {event.pid} "
+            f"'{event.application_name}' ({event.reason}){outcome}",
+            "red",
+            colour,
+        )
+    ]
+
+
+def _step_progress_text(event: StepProgress, colour: bool) -> list[str]:
+    return [
+        f"  ... {_where(event.ref)} still running after "
+        f"{format_duration(event.elapsed_ms)} (attempt {event.attempt})"
+    ]
+
+
+def _index_progress_lines(event: IndexProgress, colour: bool) -> list[str]:
+    return [f"  ... {_where(event.ref)} {index_progress_text(event)}"]
+
+
+def _batch_progress_lines(event: BatchProgress, colour: bool) -> list[str]:
+    return [f"  ... {_where(event.ref)} {batch_progress_text(event)}"]
+
+
+def _replica_lag_wait_text(event: ReplicaLagWait, colour: bool) -> list[str]:
+    return [
+        paint(
+            f"  ! {_where(event.ref)}: waiting before the next batch: standby "
+            f"{event.standby} replays {format_duration(event.lag_ms)} behind (limit "
+            f"{format_duration(event.max_replica_lag_ms)}; waited "
+            f"{format_duration(event.waited_ms)})",
+            "yellow",
+            colour,
+        )
+    ]
+
+
+def _run_summary_text(event: RunSummary, colour: bool) -> list[str]:
+    lines = ["steps that had to wait:"]
+    lines += [_step_summary_line(s) for s in event.steps]
+    if event.blocker_actions:
+        lines.append(f"  blocker actions: {event.blocker_actions}")
+    return lines
+
+
+def _step_summary_line(s: StepSummary) -> str:
+    """One step of the run summary: what it spent waiting, and on whom."""
+    who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
+    # The manual's words: failed attempts (what max_attempts counts) apart from the
+    # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
+    parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
+    if s.prechecks:
+        parts.append(_plural(s.prechecks, "pre-check"))
+    if s.yields:
+        parts.append(_plural(s.yields, "yield"))
+    if s.polite_wait_ms:
+        parts.append(f"{format_duration(s.polite_wait_ms)} polite waiting")
+    spent = f"{', '.join(parts)}; " if parts else ""
+    return (
+        f"  {s.file}:{s.line} step {s.step}: {spent}"
+        f"{format_duration(s.lock_wait_ms)} waiting for locks{' in all' if parts else ''}"
+        f"{who}"
+    )
+
+
+def _index_cleanup_text(event: IndexCleanup, colour: bool) -> list[str]:
+    return [f"  - {_where(event.ref)}: dropped {event.index} ({event.reason})"]
+
+
+def _recipe_part_started_text(event: RecipePartStarted, colour: bool) -> list[str]:
+    return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
+
+
+def _step_applied_text(event: StepApplied, colour: bool) -> list[str]:
+    attempts = _tries(event)
+    skipped = f" (not run: {event.skipped})" if event.skipped else ""
+    mark = paint("ok", "green", colour)
+    timing = paint(f"{format_duration(event.duration_ms)}{attempts}", "dim", colour)
+    lines = [f"  {mark} {_where(event.ref)}  {event.ref.sql}  {timing}{skipped}"]
+    if event.locks_taken is not None:
+        taken = ", ".join(event.locks_taken) or "no table locks"
+        lines.append(paint(f"      locks taken: {taken}", "dim", colour))
+    return lines
+
+
+def _run_finished_text(event: RunFinished, colour: bool) -> list[str]:
+    if event.applied_steps == 0:
         return []
-    if isinstance(event, IndexProgress):
-        return [f"  ... {_where(event.ref)} {index_progress_text(event)}"]
-    if isinstance(event, BatchProgress):
-        return [f"  ... {_where(event.ref)} {batch_progress_text(event)}"]
-    if isinstance(event, ReplicaLagWait):
-        return [
-            paint(
-                f"  ! {_where(event.ref)}: waiting before the next batch: standby "
-                f"{event.standby} replays {format_duration(event.lag_ms)} behind (limit "
-                f"{format_duration(event.max_replica_lag_ms)}; waited "
-                f"{format_duration(event.waited_ms)})",
-                "yellow",
-                colour,
-            )
-        ]
-    if isinstance(event, RunSummary):
-        lines = ["steps that had to wait:"]
-        for s in event.steps:
-            who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
-            # The manual's words: failed attempts (what max_attempts counts) apart from the
-            # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
-            parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
-            if s.prechecks:
-                parts.append(_plural(s.prechecks, "pre-check"))
-            if s.yields:
-                parts.append(_plural(s.yields, "yield"))
-            if s.polite_wait_ms:
-                parts.append(f"{format_duration(s.polite_wait_ms)} polite waiting")
-            spent = f"{', '.join(parts)}; " if parts else ""
-            lines.append(
-                f"  {s.file}:{s.line} step {s.step}: {spent}"
-                f"{format_duration(s.lock_wait_ms)} waiting for locks{' in all' if parts else ''}"
-                f"{who}"
-            )
-        if event.blocker_actions:
-            lines.append(f"  blocker actions: {event.blocker_actions}")
-        return lines
-    if isinstance(event, IndexCleanup):
-        return [f"  - {_where(event.ref)}: dropped {event.index} ({event.reason})"]
-    if isinstance(event, RecipePartStarted):
-        return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
-    if isinstance(event, StepApplied):
-        attempts = _tries(event)
-        skipped = f" (not run: {event.skipped})" if event.skipped else ""
-        mark = paint("ok", "green", colour)
-        timing = paint(f"{format_duration(event.duration_ms)}{attempts}", "dim", colour)
-        lines = [f"  {mark} {_where(event.ref)}  {event.ref.sql}  {timing}{skipped}"]
-        if event.locks_taken is not None:
-            taken = ", ".join(event.locks_taken) or "no table locks"
-            lines.append(paint(f"      locks taken: {taken}", "dim", colour))
-        return lines
-    if isinstance(event, RunFinished):
-        if event.applied_steps == 0:
-            return []
-        return [
-            paint(
-                f"applied {event.applied_steps} step{'s' if event.applied_steps != 1 else ''} "
-                f"of {event.applied_migrations} migration"
-                f"{'s' if event.applied_migrations != 1 else ''} in "
-                f"{format_duration(event.duration_ms)}",
-                "green",
-                colour,
-            )
-        ]
-    if isinstance(event, RunFailed):
-        lines = [paint(f"error: {event.error}", "red", colour)]
-        if event.detail:
-            lines.append(f"  detail: {event.detail}")
-        if event.hint:
-            lines.append(f"  hint: {event.hint}")
-        return lines
-    return []
+    return [
+        paint(
+            f"applied {event.applied_steps} step{'s' if event.applied_steps != 1 else ''} "
+            f"of {event.applied_migrations} migration"
+            f"{'s' if event.applied_migrations != 1 else ''} in "
+            f"{format_duration(event.duration_ms)}",
+            "green",
+            colour,
+        )
+    ]
+
+
+def _run_failed_text(event: RunFailed, colour: bool) -> list[str]:
+    lines = [paint(f"error: {event.error}", "red", colour)]
+    if event.detail:
+        lines.append(f"  detail: {event.detail}")
+    if event.hint:
+        lines.append(f"  hint: {event.hint}")
+    return lines
 
 
 def switch_text(event: HistoryAdopted, *, journal_exists: bool = False) -> str:
@@ -503,6 +546,36 @@ def batch_progress_text(event: BatchProgress) -> str:
     return text
 
 
+#: The text of each kind of event, by its class (the events are one level below Event); a
+#: kind not here (an attempt starting, the fleet's own) shows nothing in the log. LintFindings
+#: is event_text's own: it alone reads ``verbose``.
+_EVENT_TEXTS: dict[type[Event], Callable[[Any, bool], list[str]]] = {
+    Connected: _connected_text,
+    RunStarted: run_header,
+    HistoryAdopted: _history_adopted_text,
+    FreshDatabase: _fresh_database_lines,
+    ConnectionLost: _connection_lost_text,
+    Reconnected: _reconnected_text,
+    SessionReplayed: _session_replayed_text,
+    RunLockWaiting: _run_lock_waiting_text,
+    StepStarted: _step_started_text,
+    AttemptFailed: _attempt_failed_text,
+    StepYielded: _step_yielded_text,
+    WaitingForHolders: _waiting_for_holders_text,
+    BlockerAction: _blocker_action_text,
+    StepProgress: _step_progress_text,
+    IndexProgress: _index_progress_lines,
+    BatchProgress: _batch_progress_lines,
+    ReplicaLagWait: _replica_lag_wait_text,
+    RunSummary: _run_summary_text,
+    IndexCleanup: _index_cleanup_text,
+    RecipePartStarted: _recipe_part_started_text,
+    StepApplied: _step_applied_text,
+    RunFinished: _run_finished_text,
+    RunFailed: _run_failed_text,
+}
+
+
 class LiveStatus:
     """The state behind the one-line live status a terminal shows during ``up``."""
 
@@ -616,6 +689,54 @@ def _shorten(text: str, room: int, *, middle: bool = False) -> str:
     return text[: room - 3] + "..."
 
 
+@dataclass
+class _LiveLine:
+    """The parts of the live line while it is made to fit (see _fit_status); ``waits`` are
+    (long, compact) forms, shown compact once ``compact`` is set."""
+
+    position: str
+    file: str
+    where: str
+    elapsed: str
+    waits: list[tuple[str, str]]
+    extra: str
+    pid: str
+    app: str
+    state: str
+    query: str
+    compact: bool = False
+
+    def render(self) -> str:
+        """The line as it stands: position, file and step; elapsed; waits; blocker; extra."""
+        items = [" ".join(p for p in (self.position, self.file, self.where) if p)]
+        if self.elapsed:
+            items.append(self.elapsed)
+        items += [short if self.compact else long for long, short in self.waits]
+        if self.pid:
+            blocker = " ".join(p for p in (self.pid, self.app) if p)
+            if self.state:
+                blocker += f" ({self.state})"
+            if self.query:
+                blocker += f": {self.query}"
+            items.append(blocker)
+        if self.extra:
+            items.append(self.extra)
+        return " | ".join(items)
+
+    def shrink(self, name: str, floor: int, width: int, *, middle: bool = False) -> None:
+        """Shorten part ``name`` by what the line is too long for ``width``, to no fewer than
+        ``floor`` characters."""
+        text = getattr(self, name)
+        assert isinstance(text, str)
+        room = len(text) - (len(self.render()) - width)
+        setattr(self, name, _shorten(text, max(room, floor), middle=middle))
+
+    def drop(self, *names: str) -> None:
+        """Leave parts ``names`` out of the line."""
+        for name in names:
+            setattr(self, name, [] if name == "waits" else "")
+
+
 def _fit_status(
     position: str,
     file: str,
@@ -629,75 +750,52 @@ def _fit_status(
     """The live line from its parts, made to fit ``width`` (see LiveStatus.line). ``waits``
     are (long, compact) forms."""
     pid, app, state, query = who if who is not None else ("", "", "", "")
-    parts: dict[str, object] = {
-        "file": file,
-        "where": where,
-        "elapsed": elapsed,
-        "waits": [long for long, _ in waits],
-        "extra": " | ".join(extra),
-        "app": app,
-        "state": state,
-        "query": query,
-    }
+    line = _LiveLine(
+        position, file, where, elapsed, waits, " | ".join(extra), pid, app, state, query
+    )
+    if width is None or len(line.render()) <= width:
+        return line.render()
+    _shorten_line(line, width)
+    return _last_resorts(line, file, width)
 
-    def render() -> str:
-        head = " ".join(str(p) for p in (position, parts["file"], parts["where"]) if p)
-        items = [head]
-        if parts["elapsed"]:
-            items.append(str(parts["elapsed"]))
-        waiting = parts["waits"]
-        assert isinstance(waiting, list)
-        items += [str(w) for w in waiting]
-        if pid:
-            blocker = " ".join(str(p) for p in (pid, parts["app"]) if p)
-            if parts["state"]:
-                blocker += f" ({parts['state']})"
-            if parts["query"]:
-                blocker += f": {parts['query']}"
-            items.append(blocker)
-        if parts["extra"]:
-            items.append(str(parts["extra"]))
-        return " | ".join(items)
 
-    def shrink(key: str, floor: int, *, middle: bool = False) -> None:
-        text = str(parts[key])
-        room = len(text) - (len(render()) - limit)
-        parts[key] = _shorten(text, max(room, floor), middle=middle)
-
-    if width is None or len(render()) <= width:
-        return render()
-    limit = width
-    # In order, each only while the line is still too long: the blocker's query first, the
-    # pid never (README, Live progress).
+def _shorten_line(line: _LiveLine, width: int) -> None:
+    """Shorten or drop the line's parts, in order, each only while the line is still too long
+    for ``width``: the blocker's query first, the pid never (README, Live progress)."""
     reductions: list[Callable[[], None]] = [
-        lambda: shrink("query", 2 * _SHORTEST),
-        lambda: shrink("file", 2 * _SHORTEST, middle=True),
-        lambda: shrink("query", _SHORTEST),
-        lambda: parts.update(query=""),
-        lambda: shrink("extra", _SHORTEST),
-        lambda: parts.update(waits=[short for _, short in waits]),
-        lambda: parts.update(state=""),
-        lambda: shrink("file", _SHORTEST, middle=True),
-        lambda: parts.update(elapsed=""),
-        lambda: parts.update(app=""),
-        lambda: parts.update(file="", where="", extra=""),
-        lambda: parts.update(waits=[]),
+        lambda: line.shrink("query", 2 * _SHORTEST, width),
+        lambda: line.shrink("file", 2 * _SHORTEST, width, middle=True),
+        lambda: line.shrink("query", _SHORTEST, width),
+        lambda: line.drop("query"),
+        lambda: line.shrink("extra", _SHORTEST, width),
+        lambda: setattr(line, "compact", True),
+        lambda: line.drop("state"),
+        lambda: line.shrink("file", _SHORTEST, width, middle=True),
+        lambda: line.drop("elapsed"),
+        lambda: line.drop("app"),
+        lambda: line.drop("file", "where", "extra"),
+        lambda: line.drop("waits"),
     ]
     for reduce in reductions:
-        if len(render()) <= width:
+        if len(line.render()) <= width:
             break
         reduce()
-    spare = width - len(render())
-    if spare > 0 and parts["file"] and parts["file"] != file:
+
+
+def _last_resorts(line: _LiveLine, file: str, width: int) -> str:
+    """The shortened line, given back what room is left of the file's name (``file`` whole);
+    narrower than anything else, the pid alone, else the line cut at ``width``."""
+    spare = width - len(line.render())
+    if spare > 0 and line.file and line.file != file:
         # A later step freed room: give the file's name back as much of it as fits.
-        parts["file"] = _shorten(file, len(str(parts["file"])) + spare, middle=True)
-    if len(render()) <= width:
-        return render()
-    if len(render()) > width and pid:
+        line.file = _shorten(file, len(line.file) + spare, middle=True)
+    if len(line.render()) <= width:
+        return line.render()
+    if line.pid:
         # Narrower than anything else: the pid alone.
-        number = pid.rsplit(" ", 1)[-1]
+        number = line.pid.rsplit(" ", 1)[-1]
         return f"pid {number}" if width >= len(number) + 4 else number[:width]
-    return render()[:width]
+    return line.render()[:width]
 
 
 def step_notes(event: StepStarted) -> list[str]:
