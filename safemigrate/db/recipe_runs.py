@@ -81,45 +81,53 @@ def _table(session: Session, table: QualifiedName) -> _Table | None:
     return _Table(int(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else None
 
 
+def _which(session: Session, query: str, owner: int, names: Sequence[str]) -> set[str]:
+    """Which of ``names`` the catalog ``query`` finds for ``owner`` (a namespace's or a
+    table's oid): the query's two ``{}`` are the owner and the array of names."""
+    rows = session.rows(sql.SQL(query).format(sql.Literal(owner), sql.Literal(list(names))))
+    return {str(r[0]) for r in rows}
+
+
 def _constraint_names(session: Session, namespace: int, names: Sequence[str]) -> set[str]:
     """Which of ``names`` a constraint of the namespace has."""
-    rows = session.rows(
-        sql.SQL(
-            "SELECT conname::text FROM pg_constraint WHERE connamespace = {} AND conname = ANY({})"
-        ).format(sql.Literal(namespace), sql.Literal(list(names)))
+    return _which(
+        session,
+        "SELECT conname::text FROM pg_constraint WHERE connamespace = {} AND conname = ANY({})",
+        namespace,
+        names,
     )
-    return {str(r[0]) for r in rows}
 
 
 def _relation_names(session: Session, namespace: int, names: Sequence[str]) -> set[str]:
     """Which of ``names`` a relation of the namespace has."""
-    rows = session.rows(
-        sql.SQL(
-            "SELECT relname::text FROM pg_class WHERE relnamespace = {} AND relname = ANY({})"
-        ).format(sql.Literal(namespace), sql.Literal(list(names)))
+    return _which(
+        session,
+        "SELECT relname::text FROM pg_class WHERE relnamespace = {} AND relname = ANY({})",
+        namespace,
+        names,
     )
-    return {str(r[0]) for r in rows}
 
 
 def _columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
     """Which of ``columns`` the table has."""
-    rows = session.rows(
-        sql.SQL(
-            "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
-            "AND attnum > 0 AND NOT attisdropped"
-        ).format(sql.Literal(table_oid), sql.Literal(list(columns)))
+    return _which(
+        session,
+        "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
+        "AND attnum > 0 AND NOT attisdropped",
+        table_oid,
+        columns,
     )
-    return {str(r[0]) for r in rows}
 
 
 def _not_null_columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
-    rows = session.rows(
-        sql.SQL(
-            "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
-            "AND attnotnull AND NOT attisdropped"
-        ).format(sql.Literal(table_oid), sql.Literal(list(columns)))
+    """Which of ``columns`` the table has NOT NULL."""
+    return _which(
+        session,
+        "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
+        "AND attnotnull AND NOT attisdropped",
+        table_oid,
+        columns,
     )
-    return {str(r[0]) for r in rows}
 
 
 def choose_name(session: Session, rewrite: ConstraintRewrite, table: _Table) -> str:
