@@ -15,7 +15,7 @@ from .terminal import colour, terminal_width
 if TYPE_CHECKING:
     from ..core.events import Event
     from ..core.reached import Target
-    from ..render.output import LiveStatus
+    from ..render.live_line import LiveStatus
 
 #: Off a terminal, at most one progress line this often (seconds).
 PROGRESS_LINE_EVERY_S = 5.0
@@ -31,7 +31,7 @@ class LiveSink:
     """
 
     def __init__(self, fmt: str, *, live: bool, verbose: bool = False) -> None:
-        from ..render.output import LiveStatus
+        from ..render.live_line import LiveStatus
 
         self.fmt = fmt
         self.live = live
@@ -132,7 +132,7 @@ class FleetSink(LiveSink):
     def _log_lines(self, event: Event, now: float) -> list[str] | None:
         from ..core.events import IndexProgress, StepProgress
         from ..render.fleet_report import TargetEvent, TargetFinished, TargetStarted
-        from ..render.output import LiveStatus
+        from ..render.live_line import LiveStatus
 
         if not isinstance(event, TargetEvent):
             return super()._log_lines(event, now)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -26,6 +27,10 @@ from .options import (
 from .plan import plan_fleet, print_plan
 from .signals import interrupt_on_sigterm
 from .sinks import FleetSink, LiveSink, target_printer
+
+if TYPE_CHECKING:
+    from ..settings.config import Settings
+    from ..settings.fleet_targets import TargetSpec
 
 
 @click.command(epilog=UP_EXIT_CODES)
@@ -121,31 +126,14 @@ from .sinks import FleetSink, LiveSink, target_printer
 def up(
     invocation: Invocation,
     dsn: str | None,
-    require_dsn: bool | None,
     target: str | None,
-    lock_timeout: str | None,
-    statement_timeout: str | None,
-    max_attempts: str | None,
-    deadline: str | None,
-    wait_for_lock: str | None,
-    allow_out_of_order: bool | None,
-    lock_precheck: bool | None,
-    yield_after: str | None,
-    lock_wait_budget: str | None,
-    redact_queries: bool | None,
-    cancel_blockers: str | None,
-    cancel_blockers_only: str | None,
-    cancel_blockers_dry_run: bool | None,
-    lint_gate: str | None,
-    gate_small_table: str | None,
     verbose: bool,
-    safe_rewrites: str | None,
     targets_file: Path | None,
     concurrency: int,
     canary: int,
     keep_going: bool,
-    accept_lost_session_state: str | None,
     dry_run: bool,
+    **setting_flags: str | bool | None,
 ) -> Returned:
     """Apply pending migrations, step by step.
 
@@ -173,60 +161,73 @@ def up(
     With --targets (or targets in the config) it runs on every target, --concurrency at a
     time, and exits with the worst target's code.
     """
-    from .. import api
-
-    fmt = invocation.format
-    live = fmt == "text" and sys.stdout.isatty()
     interrupt_on_sigterm()
-    # Read once: the fleet, the dry run and the run itself all go by the same settings.
-    settings = invocation.settings(
-        lock_timeout=lock_timeout,
-        statement_timeout=statement_timeout,
-        max_attempts=max_attempts,
-        deadline=deadline,
-        wait_for_lock=wait_for_lock,
-        allow_out_of_order=allow_out_of_order,
-        lock_precheck=lock_precheck,
-        yield_after=yield_after,
-        lock_wait_budget=lock_wait_budget,
-        redact_queries=redact_queries,
-        cancel_blockers=cancel_blockers,
-        cancel_blockers_only=cancel_blockers_only,
-        cancel_blockers_dry_run=cancel_blockers_dry_run,
-        lint_gate=lint_gate,
-        gate_small_table=gate_small_table,
-        require_dsn=require_dsn,
-        safe_rewrites=safe_rewrites,
-        accept_lost_session_state=accept_lost_session_state,
-    )
+    live = invocation.format == "text" and sys.stdout.isatty()
+    # The other options are settings keys (None: not given). Read once: the fleet, the dry
+    # run and the run itself all go by the same settings.
+    settings = invocation.settings(**setting_flags)
     specs = fleet_specs(settings, targets_file, dsn)
     if specs is not None:
         if dry_run:
             return plan_fleet(invocation, specs, target, concurrency, gate=True)
-        with FleetSink(fmt, live=live, verbose=verbose) as fleet_sink:
-            fleet_report = api.up_fleet(
-                specs,
-                target=target,
-                concurrency=concurrency,
-                canary=canary,
-                keep_going=keep_going,
-                on_event=fleet_sink,
-            )
-        return finish_fleet(invocation, fleet_report)
-    if dry_run:
-        # The same settings as the real run: the plan shows its timeouts, attempts and gate.
-        report = api.plan(
-            settings, dsn=dsn, use_database=True, target=target, on_event=target_printer(fmt)
+        return _up_fleet(
+            invocation, specs, target, concurrency, canary, keep_going, live=live, verbose=verbose
         )
-        print_plan(invocation, report, target_shown=True)
-        # After the plan, which says why (with --format json, in its lint_gate).
-        if report.guard is not None:
-            raise report.guard
-        if report.gate is not None and report.gate.refuses:
-            raise report.gate.error()
-        if report.session_state is not None:
-            raise report.session_state
+    if dry_run:
+        _dry_run(invocation, settings, dsn, target)
         return None
-    with LiveSink(fmt, live=live, verbose=verbose) as sink:
+    from .. import api
+
+    with LiveSink(invocation.format, live=live, verbose=verbose) as sink:
         api.up(settings, dsn=dsn, target=target, on_event=sink)
     return None
+
+
+def _up_fleet(
+    invocation: Invocation,
+    specs: list[TargetSpec],
+    target: str | None,
+    concurrency: int,
+    canary: int,
+    keep_going: bool,
+    *,
+    live: bool,
+    verbose: bool,
+) -> Returned:
+    """``up`` on many targets: their events through one fleet sink; the worst target's code."""
+    from .. import api
+
+    with FleetSink(invocation.format, live=live, verbose=verbose) as fleet_sink:
+        fleet_report = api.up_fleet(
+            specs,
+            target=target,
+            concurrency=concurrency,
+            canary=canary,
+            keep_going=keep_going,
+            on_event=fleet_sink,
+        )
+    return finish_fleet(invocation, fleet_report)
+
+
+def _dry_run(
+    invocation: Invocation, settings: Settings, dsn: str | None, target: str | None
+) -> None:
+    """``up --dry-run``: the plan of what up would run now, with the same settings as the real
+    run (its timeouts, attempts and gate); then the refusal the run would meet, if any."""
+    from .. import api
+
+    report = api.plan(
+        settings,
+        dsn=dsn,
+        use_database=True,
+        target=target,
+        on_event=target_printer(invocation.format),
+    )
+    print_plan(invocation, report, target_shown=True)
+    # After the plan, which says why (with --format json, in its lint_gate).
+    if report.guard is not None:
+        raise report.guard
+    if report.gate is not None and report.gate.refuses:
+        raise report.gate.error()
+    if report.session_state is not None:
+        raise report.session_state

@@ -81,44 +81,27 @@ def _table(session: Session, table: QualifiedName) -> _Table | None:
     return _Table(int(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else None
 
 
-def _constraint_names(session: Session, namespace: int, names: Sequence[str]) -> set[str]:
-    """Which of ``names`` a constraint of the namespace has."""
-    rows = session.rows(
-        sql.SQL(
-            "SELECT conname::text FROM pg_constraint WHERE connamespace = {} AND conname = ANY({})"
-        ).format(sql.Literal(namespace), sql.Literal(list(names)))
-    )
-    return {str(r[0]) for r in rows}
+#: "Which of these names exist": a constraint's or a relation's of a namespace, a column or
+#: a NOT NULL column of a table. Their two ``{}`` are the owner's oid and the array of names.
+_CONSTRAINT_NAMES = sql.SQL(
+    "SELECT conname::text FROM pg_constraint WHERE connamespace = {} AND conname = ANY({})"
+)
+_RELATION_NAMES = sql.SQL(
+    "SELECT relname::text FROM pg_class WHERE relnamespace = {} AND relname = ANY({})"
+)
+_COLUMNS = sql.SQL(
+    "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
+    "AND attnum > 0 AND NOT attisdropped"
+)
+_NOT_NULL_COLUMNS = sql.SQL(
+    "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
+    "AND attnotnull AND NOT attisdropped"
+)
 
 
-def _relation_names(session: Session, namespace: int, names: Sequence[str]) -> set[str]:
-    """Which of ``names`` a relation of the namespace has."""
-    rows = session.rows(
-        sql.SQL(
-            "SELECT relname::text FROM pg_class WHERE relnamespace = {} AND relname = ANY({})"
-        ).format(sql.Literal(namespace), sql.Literal(list(names)))
-    )
-    return {str(r[0]) for r in rows}
-
-
-def _columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
-    """Which of ``columns`` the table has."""
-    rows = session.rows(
-        sql.SQL(
-            "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
-            "AND attnum > 0 AND NOT attisdropped"
-        ).format(sql.Literal(table_oid), sql.Literal(list(columns)))
-    )
-    return {str(r[0]) for r in rows}
-
-
-def _not_null_columns(session: Session, table_oid: int, columns: Sequence[str]) -> set[str]:
-    rows = session.rows(
-        sql.SQL(
-            "SELECT attname::text FROM pg_attribute WHERE attrelid = {} AND attname = ANY({}) "
-            "AND attnotnull AND NOT attisdropped"
-        ).format(sql.Literal(table_oid), sql.Literal(list(columns)))
-    )
+def _which(session: Session, query: sql.SQL, owner: int, names: Sequence[str]) -> set[str]:
+    """Which of ``names`` the catalog ``query`` (one of those above) finds for ``owner``."""
+    rows = session.rows(query.format(sql.Literal(owner), sql.Literal(list(names))))
     return {str(r[0]) for r in rows}
 
 
@@ -130,13 +113,13 @@ def choose_name(session: Session, rewrite: ConstraintRewrite, table: _Table) -> 
     if rewrite.check_references:
         # A bare name that is the table's: its column if it has one, else the whole row.
         either = [name for kind, name in rewrite.check_references if kind == "either"]
-        columns = _columns(session, table.oid, either)
+        columns = _which(session, _COLUMNS, table.oid, either)
         addition = rewrites.check_name_addition(rewrite.check_references, columns)
         rewrite = dataclasses.replace(rewrite, name_addition=addition)
     candidates = rewrites.name_candidates(rewrite)
-    taken = _constraint_names(session, table.namespace, candidates)
+    taken = _which(session, _CONSTRAINT_NAMES, table.namespace, candidates)
     if rewrite.kind in ("unique", "primary_key"):
-        taken |= _relation_names(session, table.namespace, candidates)
+        taken |= _which(session, _RELATION_NAMES, table.namespace, candidates)
     # Every candidate taken (or the author's name taken): the server says why.
     return next((name for name in candidates if name not in taken), candidates[0])
 
@@ -149,7 +132,7 @@ def choose_helpers(
     candidates = [
         c for column in columns for c in rewrites.helper_candidates(rewrite.table, column)
     ]
-    taken = _constraint_names(session, table.namespace, candidates) | {name}
+    taken = _which(session, _CONSTRAINT_NAMES, table.namespace, candidates) | {name}
     return rewrites.choose_helper_names(rewrite.table, columns, taken)
 
 
@@ -641,7 +624,7 @@ def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.
         column = rewrite.columns[0]
         helper = ledger.find(objects.HELPER, column)
         _begin(ledger, started)
-        if helper is None and column in _not_null_columns(session, table.oid, [column]):
+        if helper is None and column in _which(session, _NOT_NULL_COLUMNS, table.oid, [column]):
             # Already NOT NULL: the plain statement does nothing either.
             steps.final([], applied)
             return
@@ -699,7 +682,7 @@ def _recipe(steps: _Parts, ledger: _Ledger, started: sql.Composed, applied: sql.
     nullable: list[str] = []
     helpers: dict[str, str] = {}
     if rewrite.kind == "primary_key":
-        done = _not_null_columns(session, table.oid, keys)
+        done = _which(session, _NOT_NULL_COLUMNS, table.oid, keys)
         nullable = [c for c in keys if c not in done]
         helpers = _helpers(steps, ledger, nullable, name)
     parts = [p for p in rewrites.recipe_parts(rewrite, name, nullable, helpers) if p.final]

@@ -331,76 +331,26 @@ def run_batched(
     COMMIT``, so a batch and its record commit together and a rerun continues after the last
     recorded batch. The walk that finds no key left commits ``applied``.
     """
-    target = shape.target
     set_session_timeouts(session, timeouts)
     try:
-        key = dbbatch.table_key(session, target.table)
-        if key is None:
-            raise ServerError(dbbatch.UNDEFINED_TABLE, f'relation "{target.table}" does not exist')
-        refusal = key_refusal(key, target.assigned)
-        if refusal is not None:
-            raise NotBatchableError(f"batch-size: {refusal}")
-        dbbatch.ensure_progress(session, journal)
-        other = dbbatch.other_text(session, journal, shape.record)
-        if other is not None:
-            raise edited_batches(other)
-        done = dbbatch.recorded(session, journal, shape.record)
-        key = _resumed_key(session, shape, key, done)
-        walking = (key, dbbatch.key_types(session, target.table, key))
-        resumed = done.batches
-        estimate = dbbatch.estimate_rows(session, target.table)
+        walk = _start_walk(session, shape, journal)
         session.execute(started)
 
         def lag() -> ReplicaLag | None:
             return dbbatch.replica_lag(session)
 
-        statement = BatchStatement(shape.text, target.refname, key)
-
-        def walk(after: Sequence[str] | None) -> sql.Composed:
-            return dbbatch.walk_sql(target.table, key, after, shape.batch_size)
-
+        statement = BatchStatement(shape.text, shape.target.refname, walk.key)
+        done = walk.done
         first = True
         while True:
             before_batch(first, lag)
             first = False
-            try:
-                # One round trip opens the batch: BEGIN, the timeouts, the guard that checks
-                # them, and the walk to the batch's last key.
-                found = dbbatch.walked(
-                    send_guarded(
-                        session,
-                        timeouts,
-                        opening=sql.SQL("BEGIN; {}").format(timeouts_sql(timeouts, local=True)),
-                        guard=True,
-                        released=False,
-                        closing=walk(done.last_key),
-                    )
-                )
-                if found is None:
-                    session.execute(session.as_runner(sql.SQL("{}; COMMIT").format(applied)))
-                    return
-                upto, walked = found
-                text = statement.text(done.last_key, upto, returning=True)
-                # A second one changes the batch's rows and records them, checks that the
-                # batch did not release the run lock (else it is rolled back: issue 21
-                # review21b F4), reads back the count, and commits.
-                batch = dbbatch.batch_sql(
-                    journal,
-                    shape.record,
-                    done.batches + 1,
-                    text,
-                    upto,
-                    walked,
-                    key=walking,
-                    identity=session.runner_identity,
-                )
-                counted = send_guarded(session, timeouts, opening=batch.change, closing=batch.count)
-                changed = int(counted[0][0])
-            except BaseException:
-                session.rollback_quietly()
-                raise
+            batch = _next_batch(session, shape, timeouts, journal, statement, walk, done, applied)
+            if batch is None:
+                return
+            upto, walked, changed = batch
             done = dbbatch.Recorded(
-                done.batches + 1, upto, done.walked + walked, done.changed + changed, walking
+                done.batches + 1, upto, done.walked + walked, done.changed + changed, walk.walking
             )
             on_batch(
                 BatchDone(
@@ -409,13 +359,105 @@ def run_batched(
                     changed,
                     done.walked,
                     done.changed,
-                    max(estimate, done.walked),
+                    max(walk.estimate, done.walked),
                     upto,
-                    resumed,
+                    walk.resumed,
                 )
             )
     finally:
         reset_session_timeouts(session)
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """Where a batched step's walk starts: the key it walks, that key's columns with their
+    types (what each batch records), what earlier runs recorded, and the table's size."""
+
+    key: tuple[str, ...]
+    walking: tuple[tuple[str, ...], tuple[str, ...]]
+    done: dbbatch.Recorded
+    #: The batches earlier runs committed, and about how many rows the table has.
+    resumed: int
+    estimate: int
+
+
+def _start_walk(session: Session, shape: BatchedChange, journal: JournalTable) -> _Walk:
+    """The key to walk and where earlier runs stopped; refused, nothing run, for a table
+    that is gone or has no usable key, a key the statement assigns, or batches recorded for
+    another text of the step."""
+    target = shape.target
+    key = dbbatch.table_key(session, target.table)
+    if key is None:
+        raise ServerError(dbbatch.UNDEFINED_TABLE, f'relation "{target.table}" does not exist')
+    refusal = key_refusal(key, target.assigned)
+    if refusal is not None:
+        raise NotBatchableError(f"batch-size: {refusal}")
+    dbbatch.ensure_progress(session, journal)
+    other = dbbatch.other_text(session, journal, shape.record)
+    if other is not None:
+        raise edited_batches(other)
+    done = dbbatch.recorded(session, journal, shape.record)
+    key = _resumed_key(session, shape, key, done)
+    return _Walk(
+        key,
+        (key, dbbatch.key_types(session, target.table, key)),
+        done,
+        done.batches,
+        dbbatch.estimate_rows(session, target.table),
+    )
+
+
+def _next_batch(
+    session: Session,
+    shape: BatchedChange,
+    timeouts: Timeouts,
+    journal: JournalTable,
+    statement: BatchStatement,
+    walk: _Walk,
+    done: dbbatch.Recorded,
+    applied: sql.Composed,
+) -> tuple[tuple[str, ...], int, int] | None:
+    """The batch after ``done`` in two round trips, committed with its progress row: its
+    last key, the keys it walked and the rows it changed. None when no key is left, and then
+    ``applied`` is committed. Rolled back on any error."""
+    try:
+        # One round trip opens the batch: BEGIN, the timeouts, the guard that checks them,
+        # and the walk to the batch's last key.
+        found = dbbatch.walked(
+            send_guarded(
+                session,
+                timeouts,
+                opening=sql.SQL("BEGIN; {}").format(timeouts_sql(timeouts, local=True)),
+                guard=True,
+                released=False,
+                closing=dbbatch.walk_sql(
+                    shape.target.table, walk.key, done.last_key, shape.batch_size
+                ),
+            )
+        )
+        if found is None:
+            session.execute(session.as_runner(sql.SQL("{}; COMMIT").format(applied)))
+            return None
+        upto, walked = found
+        text = statement.text(done.last_key, upto, returning=True)
+        # A second one changes the batch's rows and records them, checks that the batch did
+        # not release the run lock (else it is rolled back: issue 21 review21b F4), reads
+        # back the count, and commits.
+        batch = dbbatch.batch_sql(
+            journal,
+            shape.record,
+            done.batches + 1,
+            text,
+            upto,
+            walked,
+            key=walk.walking,
+            identity=session.runner_identity,
+        )
+        counted = send_guarded(session, timeouts, opening=batch.change, closing=batch.count)
+        return upto, walked, int(counted[0][0])
+    except BaseException:
+        session.rollback_quietly()
+        raise
 
 
 def _resumed_key(

@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.durations import format_duration
 from ..core.events import (
     AttemptFailed,
-    AttemptStarted,
     BatchProgress,
-    Blocker,
     BlockerAction,
     Connected,
     ConnectionLost,
@@ -34,6 +32,7 @@ from ..core.events import (
     StepProgress,
     StepRef,
     StepStarted,
+    StepSummary,
     StepYielded,
     WaitingForHolders,
 )
@@ -69,198 +68,235 @@ def _where(ref: StepRef) -> str:
 def event_text(event: Event, colour: bool = False, *, verbose: bool = False) -> list[str]:
     """The lines a person sees for an event (possibly none); ``verbose`` lists every lint
     finding, not only the blocking ones."""
-    if isinstance(event, Connected):
-        return [paint(f"target: {event.target.describe()}", "bold", colour)]
-    if isinstance(event, RunStarted):
-        return run_header(event, colour)
-    if isinstance(event, HistoryAdopted):
-        return [paint(switch_text(event), "bold", colour)]
     if isinstance(event, LintFindings):
         return lint_findings_text(event, colour, verbose=verbose)
-    if isinstance(event, FreshDatabase):
-        return [fresh_database_text(event)]
-    if isinstance(event, ConnectionLost):
-        return [
-            paint(
-                f"connection lost: {event.error}; reconnecting for up to "
-                f"{format_duration(event.reconnect_timeout_ms)}",
-                "yellow",
-                colour,
-            )
-        ]
-    if isinstance(event, Reconnected):
-        replayed = (
-            f"; session settings applied again: {'; '.join(event.replayed)}"
-            if event.replayed
-            else ""
+    render = _EVENT_TEXTS.get(type(event))
+    return [] if render is None else render(event, colour)
+
+
+def _connected_text(event: Connected, colour: bool) -> list[str]:
+    return [paint(f"target: {event.target.describe()}", "bold", colour)]
+
+
+def _history_adopted_text(event: HistoryAdopted, colour: bool) -> list[str]:
+    return [paint(switch_text(event), "bold", colour)]
+
+
+def _fresh_database_lines(event: FreshDatabase, colour: bool) -> list[str]:
+    return [fresh_database_text(event)]
+
+
+def _connection_lost_text(event: ConnectionLost, colour: bool) -> list[str]:
+    return [
+        paint(
+            f"connection lost: {event.error}; reconnecting for up to "
+            f"{format_duration(event.reconnect_timeout_ms)}",
+            "yellow",
+            colour,
         )
-        return [
-            f"reconnected after {format_duration(event.waited_ms)} ({event.attempts} "
-            f"attempt{'s' if event.attempts != 1 else ''}), run lock taken again, resuming "
-            f"from the journal{replayed}"
-        ]
-    if isinstance(event, SessionReplayed):
-        steps = f"{event.applied_steps} applied step{'s' if event.applied_steps != 1 else ''}"
-        return [f"session settings of the {steps} replayed: {'; '.join(event.replayed)}"]
-    if isinstance(event, RunLockWaiting):
-        return [
-            f"waiting for the run lock held by {event.holder} "
-            f"({format_duration(event.waited_ms)} of {format_duration(event.wait_for_lock_ms)})"
-        ]
-    if isinstance(event, StepStarted):
-        return step_notes(event)
-    if isinstance(event, AttemptFailed):
-        then = (
-            f"retrying in {format_duration(event.wait_ms)}"
-            if event.wait_ms is not None
-            else "giving up"
+    ]
+
+
+def _reconnected_text(event: Reconnected, colour: bool) -> list[str]:
+    replayed = (
+        f"; session settings applied again: {'; '.join(event.replayed)}" if event.replayed else ""
+    )
+    return [
+        f"reconnected after {format_duration(event.waited_ms)} ({event.attempts} "
+        f"attempt{'s' if event.attempts != 1 else ''}), run lock taken again, resuming "
+        f"from the journal{replayed}"
+    ]
+
+
+def _session_replayed_text(event: SessionReplayed, colour: bool) -> list[str]:
+    steps = f"{event.applied_steps} applied step{'s' if event.applied_steps != 1 else ''}"
+    return [f"session settings of the {steps} replayed: {'; '.join(event.replayed)}"]
+
+
+def _run_lock_waiting_text(event: RunLockWaiting, colour: bool) -> list[str]:
+    return [
+        f"waiting for the run lock held by {event.holder} "
+        f"({format_duration(event.waited_ms)} of {format_duration(event.wait_for_lock_ms)})"
+    ]
+
+
+def _step_started_text(event: StepStarted, colour: bool) -> list[str]:
+    return step_notes(event)
+
+
+def _attempt_failed_text(event: AttemptFailed, colour: bool) -> list[str]:
+    then = (
+        f"retrying in {format_duration(event.wait_ms)}"
+        if event.wait_ms is not None
+        else "giving up"
+    )
+    if event.precheck and event.wait_ms is not None:
+        then = f"retrying once they are gone (at most {format_duration(event.wait_ms)})"
+    if event.precheck:
+        # A polite wait, not an attempt: max_attempts does not count it (README).
+        what = f"pre-check: not issued (not an attempt): {event.reason}"
+    else:
+        failed = event.failures or event.attempt
+        what = (
+            f"attempt {failed}/{event.max_attempts} failed after lock_timeout "
+            f"{format_duration(event.lock_timeout_ms)}: {event.reason} [{event.sqlstate}]"
         )
-        if event.precheck and event.wait_ms is not None:
-            then = f"retrying once they are gone (at most {format_duration(event.wait_ms)})"
-        if event.precheck:
-            # A polite wait, not an attempt: max_attempts does not count it (README).
-            what = f"pre-check: not issued (not an attempt): {event.reason}"
-        else:
-            failed = event.failures or event.attempt
-            what = (
-                f"attempt {failed}/{event.max_attempts} failed after lock_timeout "
-                f"{format_duration(event.lock_timeout_ms)}: {event.reason} [{event.sqlstate}]"
-            )
-        lines = [
-            paint(
-                f"  ! {_where(event.ref)}: {what}; {then} -- {event.ref.sql}",
-                "yellow",
-                colour,
-            )
-        ]
-        label = "held by" if event.precheck else "blocked by"
-        lines += [f"      {label} {b.describe()}" for b in event.blockers]
-        if event.waiting is not None:
-            lines.append(f"      {event.waiting.describe()}")
-        return lines
-    if isinstance(event, StepYielded):
-        lines = [
-            paint(
-                f"  ~ {_where(event.ref)}: yielded after waiting "
-                f"{format_duration(event.waited_ms)} for {event.relation} (grace "
-                f"{format_duration(event.grace_ms)}): {_plural(len(event.queued), 'session')} "
-                f"queued behind it; rolled back, retrying once the holders are gone "
-                f"-- {event.ref.sql}",
-                "yellow",
-                colour,
-            )
-        ]
-        lines += [f"      queued behind: {b.describe()}" for b in event.queued]
-        lines += [f"      held by {b.describe()}" for b in event.holders]
-        return lines
-    if isinstance(event, WaitingForHolders):
-        who = ", ".join(f"pid {b.pid} '{b.application_name}'" for b in event.holders)
-        return [
-            f"  ... {_where(event.ref)} waiting for {who or 'the holders'} to finish "
-            f"(after a {'pre-check' if event.after == 'precheck' else event.after}; retrying "
-            f"as soon as they are gone, at most {format_duration(event.max_wait_ms)}; polite "
-            f"wait {format_duration(event.polite_wait_ms)} of "
-            f"{format_duration(event.lock_wait_budget_ms)} budget)"
-        ]
-    if isinstance(event, BlockerAction):
-        verb = {
-            "cancel": "cancelled",
-            "terminate": "terminated",
-            "would-cancel": "would cancel (dry run)",
-            "would-terminate": "would terminate (dry run)",
-        }.get(event.action, event.action)
-        outcome = (
-            ""
-            if event.action.startswith("would-")
-            else ("; it is gone" if event.cleared else "; it is still there")
+    lines = [paint(f"  ! {_where(event.ref)}: {what}; {then} -- {event.ref.sql}", "yellow", colour)]
+    label = "held by" if event.precheck else "blocked by"
+    lines += [f"      {label} {b.describe()}" for b in event.blockers]
+    if event.waiting is not None:
+        lines.append(f"      {event.waiting.describe()}")
+    return lines
+
+
+def _step_yielded_text(event: StepYielded, colour: bool) -> list[str]:
+    lines = [
+        paint(
+            f"  ~ {_where(event.ref)}: yielded after waiting "
+            f"{format_duration(event.waited_ms)} for {event.relation} (grace "
+            f"{format_duration(event.grace_ms)}): {_plural(len(event.queued), 'session')} "
+            f"queued behind it; rolled back, retrying once the holders are gone "
+            f"-- {event.ref.sql}",
+            "yellow",
+            colour,
         )
-        return [
-            paint(
-                f"  ! {_where(event.ref)}: {verb} blocker pid {event.pid} "
-                f"'{event.application_name}' ({event.reason}){outcome}",
-                "red",
-                colour,
-            )
-        ]
-    if isinstance(event, (AttemptStarted, StepProgress)):
-        if isinstance(event, StepProgress):
-            return [
-                f"  ... {_where(event.ref)} still running after "
-                f"{format_duration(event.elapsed_ms)} (attempt {event.attempt})"
-            ]
-        return []
+    ]
+    lines += [f"      queued behind: {b.describe()}" for b in event.queued]
+    lines += [f"      held by {b.describe()}" for b in event.holders]
+    return lines
+
+
+def _waiting_for_holders_text(event: WaitingForHolders, colour: bool) -> list[str]:
+    who = ", ".join(f"pid {b.pid} '{b.application_name}'" for b in event.holders)
+    return [
+        f"  ... {_where(event.ref)} waiting for {who or 'the holders'} to finish "
+        f"(after a {'pre-check' if event.after == 'precheck' else event.after}; retrying "
+        f"as soon as they are gone, at most {format_duration(event.max_wait_ms)}; polite "
+        f"wait {format_duration(event.polite_wait_ms)} of "
+        f"{format_duration(event.lock_wait_budget_ms)} budget)"
+    ]
+
+
+#: What a blocker action did, in the text log's words.
+_BLOCKER_VERBS = {
+    "cancel": "cancelled",
+    "terminate": "terminated",
+    "would-cancel": "would cancel (dry run)",
+    "would-terminate": "would terminate (dry run)",
+}
+
+
+def _blocker_action_text(event: BlockerAction, colour: bool) -> list[str]:
+    verb = _BLOCKER_VERBS.get(event.action, event.action)
+    outcome = (
+        ""
+        if event.action.startswith("would-")
+        else ("; it is gone" if event.cleared else "; it is still there")
+    )
+    return [
+        paint(
+            f"  ! {_where(event.ref)}: {verb} blocker pid {event.pid} "
+            f"'{event.application_name}' ({event.reason}){outcome}",
+            "red",
+            colour,
+        )
+    ]
+
+
+def _progress_text(event: StepProgress | IndexProgress | BatchProgress, colour: bool) -> list[str]:
+    """A step still running: how far it is (an index build's phase, a batched change's rows,
+    else the time it has taken)."""
     if isinstance(event, IndexProgress):
-        return [f"  ... {_where(event.ref)} {index_progress_text(event)}"]
-    if isinstance(event, BatchProgress):
-        return [f"  ... {_where(event.ref)} {batch_progress_text(event)}"]
-    if isinstance(event, ReplicaLagWait):
-        return [
-            paint(
-                f"  ! {_where(event.ref)}: waiting before the next batch: standby "
-                f"{event.standby} replays {format_duration(event.lag_ms)} behind (limit "
-                f"{format_duration(event.max_replica_lag_ms)}; waited "
-                f"{format_duration(event.waited_ms)})",
-                "yellow",
-                colour,
-            )
-        ]
-    if isinstance(event, RunSummary):
-        lines = ["steps that had to wait:"]
-        for s in event.steps:
-            who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
-            # The manual's words: failed attempts (what max_attempts counts) apart from the
-            # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
-            parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
-            if s.prechecks:
-                parts.append(_plural(s.prechecks, "pre-check"))
-            if s.yields:
-                parts.append(_plural(s.yields, "yield"))
-            if s.polite_wait_ms:
-                parts.append(f"{format_duration(s.polite_wait_ms)} polite waiting")
-            spent = f"{', '.join(parts)}; " if parts else ""
-            lines.append(
-                f"  {s.file}:{s.line} step {s.step}: {spent}"
-                f"{format_duration(s.lock_wait_ms)} waiting for locks{' in all' if parts else ''}"
-                f"{who}"
-            )
-        if event.blocker_actions:
-            lines.append(f"  blocker actions: {event.blocker_actions}")
-        return lines
+        how = index_progress_text(event)
+    elif isinstance(event, BatchProgress):
+        how = batch_progress_text(event)
+    else:
+        how = f"still running after {format_duration(event.elapsed_ms)} (attempt {event.attempt})"
+    return [f"  ... {_where(event.ref)} {how}"]
+
+
+def _replica_lag_wait_text(event: ReplicaLagWait, colour: bool) -> list[str]:
+    return [
+        paint(
+            f"  ! {_where(event.ref)}: waiting before the next batch: standby "
+            f"{event.standby} replays {format_duration(event.lag_ms)} behind (limit "
+            f"{format_duration(event.max_replica_lag_ms)}; waited "
+            f"{format_duration(event.waited_ms)})",
+            "yellow",
+            colour,
+        )
+    ]
+
+
+def _run_summary_text(event: RunSummary, colour: bool) -> list[str]:
+    lines = ["steps that had to wait:"]
+    lines += [_step_summary_line(s) for s in event.steps]
+    if event.blocker_actions:
+        lines.append(f"  blocker actions: {event.blocker_actions}")
+    return lines
+
+
+def _step_summary_line(s: StepSummary) -> str:
+    """One step of the run summary: what it spent waiting, and on whom."""
+    who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
+    # The manual's words: failed attempts (what max_attempts counts) apart from the
+    # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
+    parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
+    if s.prechecks:
+        parts.append(_plural(s.prechecks, "pre-check"))
+    if s.yields:
+        parts.append(_plural(s.yields, "yield"))
+    if s.polite_wait_ms:
+        parts.append(f"{format_duration(s.polite_wait_ms)} polite waiting")
+    spent = f"{', '.join(parts)}; " if parts else ""
+    return (
+        f"  {s.file}:{s.line} step {s.step}: {spent}"
+        f"{format_duration(s.lock_wait_ms)} waiting for locks{' in all' if parts else ''}"
+        f"{who}"
+    )
+
+
+def _step_note_text(event: IndexCleanup | RecipePartStarted, colour: bool) -> list[str]:
+    """What a step does on the way: an invalid index dropped, a recipe's part begun."""
     if isinstance(event, IndexCleanup):
         return [f"  - {_where(event.ref)}: dropped {event.index} ({event.reason})"]
-    if isinstance(event, RecipePartStarted):
-        return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
-    if isinstance(event, StepApplied):
-        attempts = _tries(event)
-        skipped = f" (not run: {event.skipped})" if event.skipped else ""
-        mark = paint("ok", "green", colour)
-        timing = paint(f"{format_duration(event.duration_ms)}{attempts}", "dim", colour)
-        lines = [f"  {mark} {_where(event.ref)}  {event.ref.sql}  {timing}{skipped}"]
-        if event.locks_taken is not None:
-            taken = ", ".join(event.locks_taken) or "no table locks"
-            lines.append(paint(f"      locks taken: {taken}", "dim", colour))
-        return lines
-    if isinstance(event, RunFinished):
-        if event.applied_steps == 0:
-            return []
-        return [
-            paint(
-                f"applied {event.applied_steps} step{'s' if event.applied_steps != 1 else ''} "
-                f"of {event.applied_migrations} migration"
-                f"{'s' if event.applied_migrations != 1 else ''} in "
-                f"{format_duration(event.duration_ms)}",
-                "green",
-                colour,
-            )
-        ]
-    if isinstance(event, RunFailed):
-        lines = [paint(f"error: {event.error}", "red", colour)]
-        if event.detail:
-            lines.append(f"  detail: {event.detail}")
-        if event.hint:
-            lines.append(f"  hint: {event.hint}")
-        return lines
-    return []
+    return [f"  - {_where(event.ref)}: {event.part}: {event.locks}"]
+
+
+def _step_applied_text(event: StepApplied, colour: bool) -> list[str]:
+    attempts = _tries(event)
+    skipped = f" (not run: {event.skipped})" if event.skipped else ""
+    mark = paint("ok", "green", colour)
+    timing = paint(f"{format_duration(event.duration_ms)}{attempts}", "dim", colour)
+    lines = [f"  {mark} {_where(event.ref)}  {event.ref.sql}  {timing}{skipped}"]
+    if event.locks_taken is not None:
+        taken = ", ".join(event.locks_taken) or "no table locks"
+        lines.append(paint(f"      locks taken: {taken}", "dim", colour))
+    return lines
+
+
+def _run_finished_text(event: RunFinished, colour: bool) -> list[str]:
+    if event.applied_steps == 0:
+        return []
+    return [
+        paint(
+            f"applied {event.applied_steps} step{'s' if event.applied_steps != 1 else ''} "
+            f"of {event.applied_migrations} migration"
+            f"{'s' if event.applied_migrations != 1 else ''} in "
+            f"{format_duration(event.duration_ms)}",
+            "green",
+            colour,
+        )
+    ]
+
+
+def _run_failed_text(event: RunFailed, colour: bool) -> list[str]:
+    lines = [paint(f"error: {event.error}", "red", colour)]
+    if event.detail:
+        lines.append(f"  detail: {event.detail}")
+    if event.hint:
+        lines.append(f"  hint: {event.hint}")
+    return lines
 
 
 def switch_text(event: HistoryAdopted, *, journal_exists: bool = False) -> str:
@@ -503,201 +539,34 @@ def batch_progress_text(event: BatchProgress) -> str:
     return text
 
 
-class LiveStatus:
-    """The state behind the one-line live status a terminal shows during ``up``."""
-
-    def __init__(self) -> None:
-        self.step: StepStarted | None = None
-        self.attempt: AttemptStarted | None = None
-        self.attempt_began = 0.0
-        self.step_began = 0.0
-        self.blocker: Blocker | None = None
-        #: "blocked by" (the step waited in the queue) or "held by" (the pre-check saw it).
-        self.blocker_label = "blocked by"
-        #: The polite wait under way (after a pre-check back-off or a yield), and its start.
-        self.waiting: WaitingForHolders | None = None
-        self.waiting_began = 0.0
-        self.index: IndexProgress | None = None
-        self.batch: BatchProgress | ReplicaLagWait | None = None
-
-    def update(self, event: Event, now: float) -> None:
-        """Take in an event that arrived at monotonic time ``now``."""
-        if isinstance(event, StepStarted):
-            self.step, self.step_began, self.blocker, self.index = event, now, None, None
-            self.batch, self.waiting = None, None
-        elif isinstance(event, AttemptStarted):
-            self.attempt, self.attempt_began, self.waiting = event, now, None
-        elif isinstance(event, AttemptFailed) and event.blockers:
-            self.blocker = event.blockers[0]
-            self.blocker_label = "held by" if event.precheck else "blocked by"
-        elif isinstance(event, StepYielded) and event.holders:
-            self.blocker, self.blocker_label = event.holders[0], "held by"
-        elif isinstance(event, WaitingForHolders):
-            self.waiting, self.waiting_began = event, now
-            if event.holders:
-                self.blocker, self.blocker_label = event.holders[0], "held by"
-        elif isinstance(event, IndexProgress):
-            self.index = event
-        elif isinstance(event, (BatchProgress, ReplicaLagWait)):
-            self.batch = event
-        elif isinstance(event, (StepApplied, RunFinished, RunFailed)):
-            self.step = None
-
-    def line(self, now: float, width: int | None = None) -> str | None:
-        """The status line at time ``now``, None when no step runs; with ``width``, at most
-        that many characters, shortened so that the blocker's pid is never lost: its query
-        first, then its state, the file's name, the elapsed time, its application_name."""
-        step = self.step
-        if step is None:
-            return None
-        ref = step.ref
-        position = f"[{step.n}/{step.total}]"
-        where = f"step {ref.step}/{ref.steps}"
-        elapsed = format_duration((now - self.step_began) * 1000)
-        waits: list[tuple[str, str]] = []
-        attempt = self.attempt
-        if attempt is not None and attempt.ref == ref:
-            waited = (now - self.attempt_began) * 1000
-            if self.waiting is not None and self.waiting.ref == ref:
-                polite = format_duration(
-                    self.waiting.polite_wait_ms + (now - self.waiting_began) * 1000
-                )
-                budget = format_duration(self.waiting.lock_wait_budget_ms)
-                waits.append(
-                    (
-                        f"waiting politely {polite} of {budget} (not an attempt)",
-                        f"polite {polite}/{budget}",
-                    )
-                )
-            elif attempt.failures or attempt.attempt > 1 or waited > 500:
-                # Attempts in the manual's sense: max_attempts counts the failed ones only.
-                number = f"{attempt.failures + 1}/{attempt.max_attempts}"
-                waits.append((f"attempt {number}", f"attempt {number}"))
-                lock = format_duration(min(waited, attempt.lock_timeout_ms))
-                timeout = format_duration(attempt.lock_timeout_ms)
-                waits.append((f"lock wait {lock} of {timeout}", f"{lock}/{timeout}"))
-        extra: list[str] = []
-        if self.index is not None and self.index.ref == ref:
-            extra.append(index_progress_text(self.index))
-        batch = self.batch
-        if isinstance(batch, BatchProgress) and batch.ref == ref:
-            extra.append(batch_progress_text(batch))
-        elif isinstance(batch, ReplicaLagWait) and batch.ref == ref:
-            extra.append(f"waiting for standby {batch.standby} ({format_duration(batch.lag_ms)})")
-        return _fit_status(position, ref.file, where, elapsed, waits, extra, self._who(), width)
-
-    def _who(self) -> tuple[str, str, str, str] | None:
-        """The blocker shown: label and pid, application_name, state and age, query."""
-        blocker = self.blocker
-        if blocker is None:
-            return None
-        state = blocker.state or ""
-        if blocker.xact_age_ms is not None:
-            state += f"{' ' if state else ''}{format_duration(blocker.xact_age_ms)}"
-        app = f"'{blocker.application_name}'" if blocker.application_name else ""
-        query = " ".join((blocker.query or "").split())
-        return (f"{self.blocker_label} pid {blocker.pid}", app, state, query)
-
-
-#: The fewest characters a shortened query or file name keeps (less says nothing).
-_SHORTEST = 12
-
-
-def _shorten(text: str, room: int, *, middle: bool = False) -> str:
-    """``text`` in at most ``room`` characters, ``...`` where it was cut (in the middle for a
-    file name, whose end tells most)."""
-    if len(text) <= room:
-        return text
-    if room <= 3:
-        return text[:room]
-    if middle:
-        tail = (room - 3) // 2
-        return text[: room - 3 - tail] + "..." + text[len(text) - tail :]
-    return text[: room - 3] + "..."
-
-
-def _fit_status(
-    position: str,
-    file: str,
-    where: str,
-    elapsed: str,
-    waits: list[tuple[str, str]],
-    extra: list[str],
-    who: tuple[str, str, str, str] | None,
-    width: int | None,
-) -> str:
-    """The live line from its parts, made to fit ``width`` (see LiveStatus.line). ``waits``
-    are (long, compact) forms."""
-    pid, app, state, query = who if who is not None else ("", "", "", "")
-    parts: dict[str, object] = {
-        "file": file,
-        "where": where,
-        "elapsed": elapsed,
-        "waits": [long for long, _ in waits],
-        "extra": " | ".join(extra),
-        "app": app,
-        "state": state,
-        "query": query,
-    }
-
-    def render() -> str:
-        head = " ".join(str(p) for p in (position, parts["file"], parts["where"]) if p)
-        items = [head]
-        if parts["elapsed"]:
-            items.append(str(parts["elapsed"]))
-        waiting = parts["waits"]
-        assert isinstance(waiting, list)
-        items += [str(w) for w in waiting]
-        if pid:
-            blocker = " ".join(str(p) for p in (pid, parts["app"]) if p)
-            if parts["state"]:
-                blocker += f" ({parts['state']})"
-            if parts["query"]:
-                blocker += f": {parts['query']}"
-            items.append(blocker)
-        if parts["extra"]:
-            items.append(str(parts["extra"]))
-        return " | ".join(items)
-
-    def shrink(key: str, floor: int, *, middle: bool = False) -> None:
-        text = str(parts[key])
-        room = len(text) - (len(render()) - limit)
-        parts[key] = _shorten(text, max(room, floor), middle=middle)
-
-    if width is None or len(render()) <= width:
-        return render()
-    limit = width
-    # In order, each only while the line is still too long: the blocker's query first, the
-    # pid never (README, Live progress).
-    reductions: list[Callable[[], None]] = [
-        lambda: shrink("query", 2 * _SHORTEST),
-        lambda: shrink("file", 2 * _SHORTEST, middle=True),
-        lambda: shrink("query", _SHORTEST),
-        lambda: parts.update(query=""),
-        lambda: shrink("extra", _SHORTEST),
-        lambda: parts.update(waits=[short for _, short in waits]),
-        lambda: parts.update(state=""),
-        lambda: shrink("file", _SHORTEST, middle=True),
-        lambda: parts.update(elapsed=""),
-        lambda: parts.update(app=""),
-        lambda: parts.update(file="", where="", extra=""),
-        lambda: parts.update(waits=[]),
-    ]
-    for reduce in reductions:
-        if len(render()) <= width:
-            break
-        reduce()
-    spare = width - len(render())
-    if spare > 0 and parts["file"] and parts["file"] != file:
-        # A later step freed room: give the file's name back as much of it as fits.
-        parts["file"] = _shorten(file, len(str(parts["file"])) + spare, middle=True)
-    if len(render()) <= width:
-        return render()
-    if len(render()) > width and pid:
-        # Narrower than anything else: the pid alone.
-        number = pid.rsplit(" ", 1)[-1]
-        return f"pid {number}" if width >= len(number) + 4 else number[:width]
-    return render()[:width]
+#: The text of each kind of event, by its class (the events are one level below Event); a
+#: kind not here (an attempt starting, the fleet's own) shows nothing in the log. LintFindings
+#: is event_text's own: it alone reads ``verbose``.
+_EVENT_TEXTS: dict[type[Event], Callable[[Any, bool], list[str]]] = {
+    Connected: _connected_text,
+    RunStarted: run_header,
+    HistoryAdopted: _history_adopted_text,
+    FreshDatabase: _fresh_database_lines,
+    ConnectionLost: _connection_lost_text,
+    Reconnected: _reconnected_text,
+    SessionReplayed: _session_replayed_text,
+    RunLockWaiting: _run_lock_waiting_text,
+    StepStarted: _step_started_text,
+    AttemptFailed: _attempt_failed_text,
+    StepYielded: _step_yielded_text,
+    WaitingForHolders: _waiting_for_holders_text,
+    BlockerAction: _blocker_action_text,
+    StepProgress: _progress_text,
+    IndexProgress: _progress_text,
+    BatchProgress: _progress_text,
+    ReplicaLagWait: _replica_lag_wait_text,
+    RunSummary: _run_summary_text,
+    IndexCleanup: _step_note_text,
+    RecipePartStarted: _step_note_text,
+    StepApplied: _step_applied_text,
+    RunFinished: _run_finished_text,
+    RunFailed: _run_failed_text,
+}
 
 
 def step_notes(event: StepStarted) -> list[str]:

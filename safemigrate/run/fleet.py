@@ -123,81 +123,117 @@ def run_fleet(
     """Run ``job`` for every target, at most ``concurrency`` at a time, ``canary`` targets
     first on their own; returns every target's outcome (a job's SafemigrateError is its
     target's failure). Ctrl-C in the main thread interrupts and waits for every job."""
-    concurrency = max(1, concurrency)
-    stopping, interrupted = threading.Event(), threading.Event()
-    report = FleetReport([TargetOutcome(t.name) for t in targets])
-    outcomes = {o.name: o for o in report.outcomes}
-    controls: dict[str, Control] = {}
-
-    def work(target: FleetTarget) -> None:
-        outcome = outcomes[target.name]
-        control = controls[target.name]
-        started = clock()
-
-        def emit(event: Event) -> None:
-            on_event(TargetEvent(target.name, event))
-
-        emit(TargetStarted())
-        try:
-            value = job(target, control, emit)
-            outcome.value = value
-            if isinstance(value, RunResult):
-                outcome.applied_steps = len(value.applied)
-                outcome.attempts = sum(o.attempts for o in value.applied)
-            stopped = isinstance(value, RunResult) and value.stopped
-            if interrupted.is_set() and stopped:
-                outcome.state, outcome.error = TargetState.INTERRUPTED, interrupted_error()
-            else:
-                outcome.state = TargetState.STOPPED if stopped else TargetState.DONE
-        except SafemigrateError as err:
-            if interrupted.is_set():
-                outcome.state, outcome.error = TargetState.INTERRUPTED, interrupted_error()
-            else:
-                outcome.state, outcome.error = TargetState.FAILED, err
-                emit(
-                    RunFailed(
-                        err.message,
-                        int(err.exit_code),
-                        err.hint,
-                        getattr(err, "sqlstate", None),
-                        getattr(err, "detail", None),
-                    )
-                )
-        finally:
-            outcome.duration_ms = (clock() - started) * 1000
-            emit(outcome.finished())
-
+    fleet = _Fleet(targets, job, max(1, concurrency), keep_going, on_event, clock)
     waves = [list(targets[:canary]), list(targets[canary:])] if canary else [list(targets)]
-    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="target") as pool:
+    with ThreadPoolExecutor(max_workers=fleet.concurrency, thread_name_prefix="target") as pool:
         running: dict[Future[None], str] = {}
         try:
             for number, wave in enumerate(waves):
-                queue = list(wave)
-                while queue or running:
-                    while queue and len(running) < concurrency and not stopping.is_set():
-                        target = queue.pop(0)
-                        controls[target.name] = Control(stopping, interrupted)
-                        running[pool.submit(work, target)] = target.name
-                    if not running:
-                        break
-                    done, _ = wait(list(running), timeout=POLL_S, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        name = running.pop(future)
-                        if outcomes[name].state is TargetState.FAILED and not keep_going:
-                            stopping.set()
-                canary_failed = number == 0 and canary and report.failed
-                if stopping.is_set() or canary_failed:
-                    stopping.set()
+                fleet.run_wave(pool, wave, running)
+                canary_failed = number == 0 and canary and fleet.report.failed
+                if fleet.stopping.is_set() or canary_failed:
+                    fleet.stopping.set()
                     break
         except KeyboardInterrupt:
-            interrupted.set()
-            stopping.set()
-            report.interrupted = True
-            for name in running.values():
-                controls[name].cancel()
-            _wait_for_all(list(running), controls, running)
+            fleet.interrupt(running)
     # Workers that never started keep NOT_STARTED.
-    return report
+    return fleet.report
+
+
+class _Fleet:
+    """One run_fleet call: its targets' outcomes and controls, the stopping and interrupted
+    flags the jobs share, the wave that starts jobs and the work of one job."""
+
+    def __init__(
+        self,
+        targets: Sequence[FleetTarget],
+        job: Job,
+        concurrency: int,
+        keep_going: bool,
+        on_event: EventSink,
+        clock: Callable[[], float],
+    ) -> None:
+        self.job, self.concurrency, self.keep_going = job, concurrency, keep_going
+        self.on_event, self.clock = on_event, clock
+        self.stopping, self.interrupted = threading.Event(), threading.Event()
+        self.report = FleetReport([TargetOutcome(t.name) for t in targets])
+        self.outcomes = {o.name: o for o in self.report.outcomes}
+        self.controls: dict[str, Control] = {}
+
+    def run_wave(
+        self, pool: ThreadPoolExecutor, wave: list[FleetTarget], running: dict[Future[None], str]
+    ) -> None:
+        """Run the wave's targets, ``concurrency`` at a time, until all are done or the fleet
+        is stopping (no new target starts; the running ones are waited for). ``running`` is
+        the jobs under way, by future, for Ctrl-C."""
+        queue = list(wave)
+        while queue or running:
+            while queue and len(running) < self.concurrency and not self.stopping.is_set():
+                target = queue.pop(0)
+                self.controls[target.name] = Control(self.stopping, self.interrupted)
+                running[pool.submit(self.work, target)] = target.name
+            if not running:
+                break
+            done, _ = wait(list(running), timeout=POLL_S, return_when=FIRST_COMPLETED)
+            for future in done:
+                name = running.pop(future)
+                if self.outcomes[name].state is TargetState.FAILED and not self.keep_going:
+                    self.stopping.set()
+
+    def interrupt(self, running: Mapping[Future[None], str]) -> None:
+        """Ctrl-C: stop every job (sleeps raise, statements are cancelled) and wait for all."""
+        self.interrupted.set()
+        self.stopping.set()
+        self.report.interrupted = True
+        for name in running.values():
+            self.controls[name].cancel()
+        _wait_for_all(list(running), self.controls, running)
+
+    def work(self, target: FleetTarget) -> None:
+        """One target's job in a worker thread, its outcome recorded and its events sent as
+        the target's (started, a failure, finished)."""
+        outcome = self.outcomes[target.name]
+        started = self.clock()
+
+        def emit(event: Event) -> None:
+            self.on_event(TargetEvent(target.name, event))
+
+        emit(TargetStarted())
+        try:
+            self._done(outcome, self.job(target, self.controls[target.name], emit))
+        except SafemigrateError as err:
+            self._failed(outcome, err, emit)
+        finally:
+            outcome.duration_ms = (self.clock() - started) * 1000
+            emit(outcome.finished())
+
+    def _done(self, outcome: TargetOutcome, value: Any) -> None:
+        """A job that returned ``value``: done, stopped early, or interrupted."""
+        outcome.value = value
+        if isinstance(value, RunResult):
+            outcome.applied_steps = len(value.applied)
+            outcome.attempts = sum(o.attempts for o in value.applied)
+        stopped = isinstance(value, RunResult) and value.stopped
+        if self.interrupted.is_set() and stopped:
+            outcome.state, outcome.error = TargetState.INTERRUPTED, interrupted_error()
+        else:
+            outcome.state = TargetState.STOPPED if stopped else TargetState.DONE
+
+    def _failed(self, outcome: TargetOutcome, err: SafemigrateError, emit: EventSink) -> None:
+        """A job that raised ``err``: interrupted (Ctrl-C's doing), else failed, said once."""
+        if self.interrupted.is_set():
+            outcome.state, outcome.error = TargetState.INTERRUPTED, interrupted_error()
+            return
+        outcome.state, outcome.error = TargetState.FAILED, err
+        emit(
+            RunFailed(
+                err.message,
+                int(err.exit_code),
+                err.hint,
+                getattr(err, "sqlstate", None),
+                getattr(err, "detail", None),
+            )
+        )
 
 
 def _wait_for_all(

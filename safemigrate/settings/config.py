@@ -653,16 +653,22 @@ def _parse_version(raw: object, where: str) -> int:
     )
 
 
+def _require_text(text: str, where: str) -> None:
+    """Refuse an empty string, and one with a NUL (no path or name the server or the OS
+    takes has one)."""
+    if text == "":
+        raise ConfigError(f"{where}: must not be empty")
+    if "\0" in text:
+        raise ConfigError(f"{where}: must not contain a NUL character")
+
+
 def _parse_dir(raw: object, where: str, base: Path) -> Path:
     """Return the migrations directory, joined to ``base`` when relative."""
     # Flags may hand over a Path rather than the string typed.
     text = os.fspath(raw) if isinstance(raw, os.PathLike) else raw
     if not isinstance(text, str):
         raise ConfigError(f"{where}: must be a directory path (a string), not {_describe(raw)}")
-    if text == "":
-        raise ConfigError(f"{where}: must not be empty")
-    if "\0" in text:
-        raise ConfigError(f"{where}: must not contain a NUL character")
+    _require_text(text, where)
     return base / text
 
 
@@ -731,10 +737,7 @@ def _parse_identifier(raw: object, where: str, from_text: bool) -> str:
     """Return a PostgreSQL identifier: non-empty, at most 63 bytes of UTF-8, no NUL."""
     if not isinstance(raw, str):
         raise ConfigError(f"{where}: must be a string, not {_describe(raw, from_text)}")
-    if raw == "":
-        raise ConfigError(f"{where}: must not be empty")
-    if "\0" in raw:
-        raise ConfigError(f"{where}: must not contain a NUL character")
+    _require_text(raw, where)
     size = len(raw.encode("utf-8"))
     if size > _MAX_NAME_BYTES:
         # The server would silently truncate it and so use a different table.

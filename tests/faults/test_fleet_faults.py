@@ -17,6 +17,7 @@ from safemigrate.infra.throwaway.programs import run_program
 from tests.faults.helpers import Spawn, wait_until
 from tests.fixtures_db import TEST_PG_ENV, MakeDatabase
 from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.standby import basebackup_command
 
 # -- Ctrl-C over a fleet ---------------------------------------------------------------------
 
@@ -104,18 +105,7 @@ class StandbyServer(ThrowawayServer):
 
     def _initdb(self) -> None:
         status, output = run_program(
-            [
-                self.bindir / "pg_basebackup",
-                "-D",
-                self.data_dir,
-                "-R",
-                "-X",
-                "stream",
-                "-c",
-                "fast",
-                "-d",
-                self.primary.dsn("postgres"),
-            ],
+            basebackup_command(self.bindir, self.data_dir, self.primary.dsn("postgres")),
             run_as=self._run_as,
             cwd=self._require_base(),
             timeout=120,

@@ -18,16 +18,18 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import uuid
 from pathlib import Path
-from typing import Any
 
-import psycopg
 from psycopg import conninfo
 
-from tests.faults.helpers import Spawn, by_kind, terminate_runner_backends, wait_for_lock_wait
+from tests.faults.helpers import (
+    Spawn,
+    by_kind,
+    flagged,
+    killed_at_gate,
+    two_orders_tables,
+)
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 
@@ -35,35 +37,6 @@ ROWS = 2_000
 GATE = 910_421
 GATE_FILE = f"-- safemigrate: lock-timeout=60s\nSELECT pg_advisory_xact_lock({GATE});\n"
 BATCHED_UPDATE = "-- safemigrate: batch-size=250\nUPDATE orders SET flag = true;\n"
-
-
-def _orders(conn: psycopg.Connection[Any]) -> None:
-    conn.execute("CREATE SCHEMA app")
-    for schema in ("public", "app"):
-        conn.execute(
-            f"CREATE TABLE {schema}.orders (id int PRIMARY KEY, flag bool NOT NULL DEFAULT false);"
-            f"INSERT INTO {schema}.orders (id) SELECT g FROM generate_series(1, {ROWS}) g"
-        )
-
-
-def _flagged(conn: psycopg.Connection[Any]) -> dict[str, int]:
-    rows = conn.execute(
-        "SELECT 'public', count(*) FILTER (WHERE flag) FROM public.orders UNION ALL "
-        "SELECT 'app', count(*) FILTER (WHERE flag) FROM app.orders"
-    ).fetchall()
-    return {str(schema): int(n) for schema, n in rows}
-
-
-def _killed_at_the_gate(args: tuple[str, ...], connect: ConnectFactory, spawn: Spawn) -> None:
-    """Run ``up`` until it waits at the gate (a later migration), then kill -9 it."""
-    gate = connect()
-    gate.execute("SELECT pg_advisory_lock(%s)", [GATE])
-    runner = spawn(*args)
-    wait_for_lock_wait(connect(), wait_event="advisory", timeout=60)
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    terminate_runner_backends(connect())
-    gate.execute("SELECT pg_advisory_unlock(%s)", [GATE])
 
 
 def _up(directory: Path, dsn: str, *more: str) -> tuple[str, ...]:
@@ -110,7 +83,7 @@ def test_issue_21_review21c_f3_a_pg_settings_search_path_is_replayed_after_kill_
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     directory = write_migrations(
         tmp_path / "m",
         {
@@ -119,18 +92,18 @@ def test_issue_21_review21c_f3_a_pg_settings_search_path_is_replayed_after_kill_
             "0004_flag.sql": BATCHED_UPDATE,
         },
     )
-    _killed_at_the_gate(_up(directory, db_dsn), connect, spawn)
+    killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
     rerun = run(*_up(directory, db_dsn))
     assert rerun.exit_code == 0, rerun.output
     # As one session (psql) runs the files: every row of app.orders, none of public's.
-    assert _flagged(conn) == {"public": 0, "app": ROWS}
+    assert flagged(conn) == {"public": 0, "app": ROWS}
 
 
 def test_issue_21_review21c_f2_alter_database_set_is_refused_on_a_new_session(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
     directory = write_migrations(
         tmp_path / "m",
@@ -140,7 +113,7 @@ def test_issue_21_review21c_f2_alter_database_set_is_refused_on_a_new_session(
             "0004_flag.sql": BATCHED_UPDATE,
         },
     )
-    _killed_at_the_gate(_up(directory, db_dsn), connect, spawn)
+    killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
     for _ in range(2):
         rerun = run(*_up(directory, db_dsn))
         assert rerun.exit_code == 1, rerun.output
@@ -148,11 +121,11 @@ def test_issue_21_review21c_f2_alter_database_set_is_refused_on_a_new_session(
         assert "not run: it could depend on" in failed["error"]
         assert "a new session starts with the new default" in failed["error"]
         assert "--accept-lost-session-state 0002" in failed["hint"]
-        assert _flagged(conn) == {"public": 0, "app": 0}
+        assert flagged(conn) == {"public": 0, "app": 0}
     # Accepted: the later steps run as new sessions of the database now start.
     accepted = run(*_up(directory, db_dsn, "--accept-lost-session-state", "0002"))
     assert accepted.exit_code == 0, accepted.output
-    assert _flagged(conn) == {"public": 0, "app": ROWS}
+    assert flagged(conn) == {"public": 0, "app": ROWS}
 
 
 def test_issue_21_review21c_f2_another_roles_new_default_does_not_refuse_the_rerun(
@@ -161,7 +134,7 @@ def test_issue_21_review21c_f2_another_roles_new_default_does_not_refuse_the_rer
     """The default of the application's role reaches none of the runner's sessions: the
     rerun goes on, in public, as the uninterrupted run did."""
     conn = connect()
-    _orders(conn)
+    two_orders_tables(conn, ROWS)
     role = f"app_reader_{uuid.uuid4().hex[:8]}"
     conn.execute(f"CREATE ROLE {role}")
     try:
@@ -173,10 +146,10 @@ def test_issue_21_review21c_f2_another_roles_new_default_does_not_refuse_the_rer
                 "0004_flag.sql": BATCHED_UPDATE,
             },
         )
-        _killed_at_the_gate(_up(directory, db_dsn), connect, spawn)
+        killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
         rerun = run(*_up(directory, db_dsn))
         assert rerun.exit_code == 0, rerun.output
-        assert _flagged(conn) == {"public": ROWS, "app": 0}
+        assert flagged(conn) == {"public": ROWS, "app": 0}
     finally:
         conn.execute(f"DROP ROLE {role}")
 

@@ -71,6 +71,16 @@ def _events(result: Result, kind: str) -> list[dict[str, Any]]:
     return [e for e in result.events() if e.get("event") == kind]
 
 
+def _rerun_applied(directory: Path, db_dsn: str) -> dict[str, Any]:
+    """Run ``up`` again over the one started step: it must succeed and record the step
+    applied. Returns its ``step_applied`` event (``skipped`` says why it did not run)."""
+    rerun = _up(directory, db_dsn)
+    assert rerun.exit_code == 0, rerun.output
+    (applied,) = _events(rerun, "step_applied")
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+    return applied
+
+
 def _timed_out(conn: psycopg.Connection[Any], statement: str) -> None:
     """Run ``statement`` under a 300 ms statement_timeout; it must be cancelled midway."""
     conn.execute("SET statement_timeout = '300ms'")
@@ -172,12 +182,9 @@ def test_a_detach_stopped_midway_is_finalized_by_the_rerun(
     assert _attachment(connect) == [(True,)]
     _leave_started(db_dsn, migrations, "0001_detach.sql")
 
-    rerun = _up(migrations, db_dsn)
-    assert rerun.exit_code == 0, rerun.output
-    (applied,) = _events(rerun, "step_applied")
+    applied = _rerun_applied(migrations, db_dsn)
     assert applied["skipped"] is None
     assert _attachment(connect) == []
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
 def test_a_detach_that_finished_before_it_was_recorded_is_recorded(
@@ -188,11 +195,8 @@ def test_a_detach_that_finished_before_it_was_recorded_is_recorded(
     connect().execute(DETACH)
     _leave_started(db_dsn, migrations, "0001_detach.sql")
 
-    rerun = _up(migrations, db_dsn)
-    assert rerun.exit_code == 0, rerun.output
-    (applied,) = _events(rerun, "step_applied")
+    applied = _rerun_applied(migrations, db_dsn)
     assert "no longer a partition" in applied["skipped"]
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
 def test_a_detach_stopped_before_it_ran_runs(
@@ -202,12 +206,9 @@ def test_a_detach_stopped_before_it_ran_runs(
     migrations = write_migrations(tmp_path / "m", {"0001_detach.sql": DETACH + ";\n"})
     _leave_started(db_dsn, migrations, "0001_detach.sql")
 
-    rerun = _up(migrations, db_dsn)
-    assert rerun.exit_code == 0, rerun.output
-    (applied,) = _events(rerun, "step_applied")
+    applied = _rerun_applied(migrations, db_dsn)
     assert applied["skipped"] is None
     assert _attachment(connect) == []
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
 # -- CREATE / DROP DATABASE -----------------------------------------------------------------
@@ -230,14 +231,11 @@ def test_a_create_database_is_recorded_when_the_database_exists(
         connect().execute(statement)
     _leave_started(db_dsn, migrations, "0001_db.sql")
 
-    rerun = _up(migrations, db_dsn)
-    assert rerun.exit_code == 0, rerun.output
-    (applied,) = _events(rerun, "step_applied")
+    applied = _rerun_applied(migrations, db_dsn)
     assert (applied["skipped"] is not None) == ran, applied
     with connect() as conn:
         found = conn.execute("SELECT count(*) FROM pg_database WHERE datname = %s", [database_name])
         assert found.fetchall() == [(1,)]
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
 def test_a_drop_database_is_recorded_when_the_database_is_gone(
@@ -247,9 +245,7 @@ def test_a_drop_database_is_recorded_when_the_database_is_gone(
         tmp_path / "m", {"0001_db.sql": f"DROP DATABASE {database_name};\n"}
     )
     _leave_started(db_dsn, migrations, "0001_db.sql")
-    rerun = _up(migrations, db_dsn)
-    assert rerun.exit_code == 0, rerun.output
-    (applied,) = _events(rerun, "step_applied")
+    applied = _rerun_applied(migrations, db_dsn)
     assert "is gone" in applied["skipped"]
 
 
@@ -261,11 +257,8 @@ def test_a_vacuum_is_simply_run_again(tmp_path: Path, db_dsn: str, connect: Conn
     migrations = write_migrations(tmp_path / "m", {"0001_vacuum.sql": "VACUUM (ANALYZE) t;\n"})
     connect().execute("VACUUM (ANALYZE) t")
     _leave_started(db_dsn, migrations, "0001_vacuum.sql")
-    rerun = _up(migrations, db_dsn)
-    assert rerun.exit_code == 0, rerun.output
-    (applied,) = _events(rerun, "step_applied")
+    applied = _rerun_applied(migrations, db_dsn)
     assert applied["skipped"] is None
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
 def test_a_started_step_that_cannot_be_checked_stops_the_run_with_a_clear_message(

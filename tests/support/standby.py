@@ -21,6 +21,16 @@ from safemigrate.infra.throwaway.server_user import server_user
 STANDBY_NAME = "test_standby"
 
 
+def basebackup_command(bindir: Path, data_dir: Path, conninfo: str) -> list[str | Path]:
+    """``pg_basebackup -R`` of the server ``conninfo`` reaches into ``data_dir``: a standby's
+    cluster, its WAL streamed during the copy and ``standby.signal`` written, at a fast
+    checkpoint so the copy starts at once."""
+    return [
+        bindir / "pg_basebackup", "-D", data_dir, "-R", "-X", "stream", "-c", "fast",
+        "-d", conninfo,
+    ]  # fmt: skip
+
+
 class Standby:
     """A hot standby streaming from ``primary`` (started by :meth:`start`)."""
 
@@ -56,18 +66,7 @@ class Standby:
             f"host={self.primary.host} port={self.primary.port} user=postgres "
             f"application_name={STANDBY_NAME}"
         )
-        self._run(
-            bindir / "pg_basebackup",
-            "-D",
-            self.data_dir,
-            "-R",
-            "-X",
-            "stream",
-            "-c",
-            "fast",
-            "-d",
-            conninfo,
-        )
+        self._run(*basebackup_command(bindir, self.data_dir, conninfo))
         settings = {
             "port": str(self.port),
             "listen_addresses": "''",

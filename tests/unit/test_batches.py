@@ -16,7 +16,8 @@ from safemigrate.lint.walker import lint_text
 from safemigrate.planning.pending import PlannedStep
 from safemigrate.planning.plan import PlanBatch, build
 from safemigrate.planning.shapes import BatchedChange, InTransaction, step_shape
-from safemigrate.render.output import LiveStatus, batch_progress_text, event_text, plan_batch_text
+from safemigrate.render.live_line import LiveStatus
+from safemigrate.render.output import batch_progress_text, event_text, plan_batch_text
 from safemigrate.settings.config import Settings
 from safemigrate.source import build_steps
 from safemigrate.source.parse import parse_file

@@ -30,8 +30,8 @@ from safemigrate.core.events import (
     WaitingForHolders,
 )
 from safemigrate.core.reached import Target
+from safemigrate.render.live_line import LiveStatus
 from safemigrate.render.output import (
-    LiveStatus,
     event_json,
     event_text,
     journal_text,

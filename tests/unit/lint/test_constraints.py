@@ -65,16 +65,21 @@ def test_not_enforced_constraint_is_fine() -> None:
     assert rules(fk, pg_version=17) == ["rejected-by-server-version"]
 
 
-def test_constraint_on_a_new_table_is_fine() -> None:
-    sql = (
-        "CREATE TABLE lines (order_id int);\n"
-        "ALTER TABLE lines ADD CONSTRAINT fk FOREIGN KEY (order_id) REFERENCES orders(id);"
-    )
-    assert rules(sql) == []
-
-
-def test_constraint_in_create_table_is_fine() -> None:
-    sql = "CREATE TABLE lines (order_id int REFERENCES orders(id), CHECK (order_id > 0));"
+@pytest.mark.parametrize(
+    "sql",
+    [
+        pytest.param(
+            "CREATE TABLE lines (order_id int);\n"
+            "ALTER TABLE lines ADD CONSTRAINT fk FOREIGN KEY (order_id) REFERENCES orders(id);",
+            id="on-a-new-table",
+        ),
+        pytest.param(
+            "CREATE TABLE lines (order_id int REFERENCES orders(id), CHECK (order_id > 0));",
+            id="in-create-table",
+        ),
+    ],
+)
+def test_a_constraint_of_a_new_table_is_fine(sql: str) -> None:
     assert rules(sql) == []
 
 
@@ -114,29 +119,29 @@ def test_validated_check_does_not_help_before_postgresql_12() -> None:
     assert "before PostgreSQL 12" in finding.message
 
 
-def test_check_added_not_valid_but_never_validated_does_not_help() -> None:
-    sql = (
-        "ALTER TABLE orders ADD CONSTRAINT nn CHECK (customer_id IS NOT NULL) NOT VALID;\n"
-        "ALTER TABLE orders ALTER COLUMN customer_id SET NOT NULL;"
-    )
-    assert rules(sql) == [SNN]
-
-
-def test_check_on_another_column_does_not_help() -> None:
-    sql = (
-        "ALTER TABLE orders ADD CONSTRAINT nn CHECK (other IS NOT NULL) NOT VALID;\n"
-        "ALTER TABLE orders VALIDATE CONSTRAINT nn;\n"
-        "ALTER TABLE orders ALTER COLUMN customer_id SET NOT NULL;"
-    )
-    assert rules(sql) == [SNN]
-
-
-def test_check_on_another_table_does_not_help() -> None:
-    sql = (
-        "ALTER TABLE app.orders ADD CONSTRAINT nn CHECK (c IS NOT NULL) NOT VALID;\n"
-        "ALTER TABLE app.orders VALIDATE CONSTRAINT nn;\n"
-        "ALTER TABLE orders ALTER COLUMN c SET NOT NULL;"
-    )
+@pytest.mark.parametrize(
+    "sql",
+    [
+        pytest.param(
+            "ALTER TABLE orders ADD CONSTRAINT nn CHECK (customer_id IS NOT NULL) NOT VALID;\n"
+            "ALTER TABLE orders ALTER COLUMN customer_id SET NOT NULL;",
+            id="added-not-valid-but-never-validated",
+        ),
+        pytest.param(
+            "ALTER TABLE orders ADD CONSTRAINT nn CHECK (other IS NOT NULL) NOT VALID;\n"
+            "ALTER TABLE orders VALIDATE CONSTRAINT nn;\n"
+            "ALTER TABLE orders ALTER COLUMN customer_id SET NOT NULL;",
+            id="on-another-column",
+        ),
+        pytest.param(
+            "ALTER TABLE app.orders ADD CONSTRAINT nn CHECK (c IS NOT NULL) NOT VALID;\n"
+            "ALTER TABLE app.orders VALIDATE CONSTRAINT nn;\n"
+            "ALTER TABLE orders ALTER COLUMN c SET NOT NULL;",
+            id="on-another-table",
+        ),
+    ],
+)
+def test_a_check_that_proves_nothing_of_the_column_does_not_help(sql: str) -> None:
     assert rules(sql) == [SNN]
 
 

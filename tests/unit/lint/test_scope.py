@@ -2,35 +2,37 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .support import lint, only, rules
 
 
-def test_comments_and_strings_are_not_statements() -> None:
-    sql = (
-        "-- DROP TABLE orders;\n"
-        "/* VACUUM FULL orders; DELETE FROM orders; */\n"
-        "SELECT 'DROP TABLE orders', $$ALTER TABLE orders RENAME TO x$$;\n"
-        "COMMENT ON TABLE orders IS 'do not DELETE FROM orders';"
-    )
-    assert rules(sql) == []
-
-
-def test_function_bodies_are_not_run() -> None:
-    sql = (
-        "CREATE FUNCTION purge() RETURNS void LANGUAGE plpgsql AS $$\n"
-        "BEGIN DELETE FROM orders; DROP TABLE legacy; END $$;\n"
-        "CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE sql\n"
-        "BEGIN ATOMIC UPDATE orders SET a = 1; END;\n"
-        "CREATE PROCEDURE p() LANGUAGE sql AS 'VACUUM FULL orders';"
-    )
-    assert rules(sql) == []
-
-
-def test_trigger_and_rule_definitions_are_fine() -> None:
-    sql = (
-        "CREATE TRIGGER t BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION f();\n"
-        "CREATE RULE r AS ON DELETE TO orders DO INSTEAD NOTHING;"
-    )
+@pytest.mark.parametrize(
+    "sql",
+    [
+        pytest.param(
+            "-- DROP TABLE orders;\n"
+            "/* VACUUM FULL orders; DELETE FROM orders; */\n"
+            "SELECT 'DROP TABLE orders', $$ALTER TABLE orders RENAME TO x$$;\n"
+            "COMMENT ON TABLE orders IS 'do not DELETE FROM orders';",
+            id="comments-and-strings-are-not-statements",
+        ),
+        pytest.param(
+            "CREATE FUNCTION purge() RETURNS void LANGUAGE plpgsql AS $$\n"
+            "BEGIN DELETE FROM orders; DROP TABLE legacy; END $$;\n"
+            "CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE sql\n"
+            "BEGIN ATOMIC UPDATE orders SET a = 1; END;\n"
+            "CREATE PROCEDURE p() LANGUAGE sql AS 'VACUUM FULL orders';",
+            id="function-bodies-are-not-run",
+        ),
+        pytest.param(
+            "CREATE TRIGGER t BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION f();\n"
+            "CREATE RULE r AS ON DELETE TO orders DO INSTEAD NOTHING;",
+            id="trigger-and-rule-definitions-are-fine",
+        ),
+    ],
+)
+def test_what_is_not_run_now_is_not_linted(sql: str) -> None:
     assert rules(sql) == []
 
 
@@ -52,45 +54,52 @@ def test_statements_inside_a_do_block_are_checked_at_the_do_line() -> None:
     ]
 
 
-def test_constant_execute_in_a_do_block_is_checked() -> None:
-    sql = "DO $$ BEGIN EXECUTE 'ALTER TABLE orders RENAME COLUMN a TO b'; END $$;"
-    assert rules(sql) == ["rename"]
-
-
-def test_format_with_a_constant_format_in_a_do_block_is_checked() -> None:
-    # issue 13: EXECUTE format() with a constant format string is knowable.
-    sql = "DO $$ BEGIN EXECUTE format('DROP TABLE %I', 'orders'); END $$;"
-    assert rules(sql) == ["drop-table-or-column"]
-
-
-def test_dynamic_sql_from_a_variable_in_a_do_block_is_not_known() -> None:
-    sql = "DO $$ DECLARE q text := 'DROP TABLE orders'; BEGIN EXECUTE q; END $$;"
-    assert rules(sql) == []
-
-
-def test_do_block_in_another_language_is_skipped() -> None:
-    assert rules("DO LANGUAGE plpython3u $$ plpy.execute('DROP TABLE orders') $$;") == []
-
-
-def test_function_created_inside_a_do_block_is_not_run() -> None:
-    sql = (
-        "DO $do$ BEGIN EXECUTE 'CREATE FUNCTION f() RETURNS void LANGUAGE sql "
-        "AS ''DELETE FROM orders'''; END $do$;"
-    )
-    assert rules(sql) == []
-
-
-def test_do_block_comments_and_strings_are_not_statements() -> None:
-    sql = "DO $$ BEGIN -- DROP TABLE orders;\n RAISE NOTICE 'DROP TABLE orders'; END $$;"
-    assert rules(sql) == []
-
-
-def test_table_created_in_a_do_block_is_not_counted_as_new() -> None:
-    # It may be created conditionally: the rules stay on for it.
-    sql = (
-        "DO $$ BEGIN CREATE TABLE t (a int); END $$;\nALTER TABLE t ADD CONSTRAINT c CHECK (a > 0);"
-    )
-    assert rules(sql) == ["constraint-without-not-valid"]
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        pytest.param(
+            "DO $$ BEGIN EXECUTE 'ALTER TABLE orders RENAME COLUMN a TO b'; END $$;",
+            ["rename"],
+            id="constant-execute-is-checked",
+        ),
+        # issue 13: EXECUTE format() with a constant format string is knowable.
+        pytest.param(
+            "DO $$ BEGIN EXECUTE format('DROP TABLE %I', 'orders'); END $$;",
+            ["drop-table-or-column"],
+            id="format-with-a-constant-format-is-checked",
+        ),
+        pytest.param(
+            "DO $$ DECLARE q text := 'DROP TABLE orders'; BEGIN EXECUTE q; END $$;",
+            [],
+            id="dynamic-sql-from-a-variable-is-not-known",
+        ),
+        pytest.param(
+            "DO LANGUAGE plpython3u $$ plpy.execute('DROP TABLE orders') $$;",
+            [],
+            id="another-language-is-skipped",
+        ),
+        pytest.param(
+            "DO $do$ BEGIN EXECUTE 'CREATE FUNCTION f() RETURNS void LANGUAGE sql "
+            "AS ''DELETE FROM orders'''; END $do$;",
+            [],
+            id="a-function-created-inside-is-not-run",
+        ),
+        pytest.param(
+            "DO $$ BEGIN -- DROP TABLE orders;\n RAISE NOTICE 'DROP TABLE orders'; END $$;",
+            [],
+            id="comments-and-strings-are-not-statements",
+        ),
+        # It may be created conditionally: the rules stay on for it.
+        pytest.param(
+            "DO $$ BEGIN CREATE TABLE t (a int); END $$;\n"
+            "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0);",
+            ["constraint-without-not-valid"],
+            id="a-table-created-inside-is-not-counted-as-new",
+        ),
+    ],
+)
+def test_what_a_do_block_runs_is_linted_when_it_is_known(sql: str, expected: list[str]) -> None:
+    assert rules(sql) == expected
 
 
 def test_do_block_inside_a_transaction_block_shares_its_transaction() -> None:
