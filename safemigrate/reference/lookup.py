@@ -15,14 +15,16 @@ can report it instead of passing it silently.
 
 from __future__ import annotations
 
+import enum
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pglast import ast, enums
 
-from .model import NEWEST, OLDEST, Row
+from .model import ABSENT, NEWEST, OLDEST, PRESENT, Field, Row
 
 __all__ = [
     "AmbiguousRowError",
@@ -128,24 +130,104 @@ def by_node(rows: Iterable[Row]) -> dict[Any, tuple[Row, ...]]:
     return {node: tuple(group) for node, group in found.items()}
 
 
+#: What an attribute may hold for :class:`_ClassIndex` to look its value up (hashable, and
+#: equal exactly when :class:`~.model.Field` finds it equal).
+_KEYABLE = (str, int, enum.Enum)
+
+
+@dataclass(frozen=True)
+class _ClassIndex:
+    """The rows of one node class, by the value of the attribute most of their keys test
+    first (``subtype`` of an AlterTableCmd, ``removeType`` of a DropStmt): a statement is
+    tried against the rows its value can match instead of every row of its class. Each
+    bucket keeps the table's order, so a tie names its rows as a scan of the class does."""
+
+    #: The attribute tested (None: the class's rows share no such test).
+    attribute: str | None
+    #: The rows whose test on ``attribute`` the value passes, with the rows that do not test
+    #: it, by the value (a string lower-cased: the test ignores its case).
+    buckets: dict[Any, tuple[Row, ...]]
+    #: The rows that do not test ``attribute``: all a value no bucket holds can match.
+    untested: tuple[Row, ...]
+    #: Every row of the class.
+    every: tuple[Row, ...]
+
+    def candidates(self, node: Any) -> tuple[Row, ...]:
+        """The rows of the class ``node`` can match (a superset: each is still tested)."""
+        if self.attribute is None:
+            return self.every
+        value = getattr(node, self.attribute, None)
+        if value is None or value == "":
+            return self.untested
+        if not isinstance(value, _KEYABLE):
+            return self.every
+        return self.buckets.get(_normal(value), self.untested)
+
+
+def _normal(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
+def _expected(field: Field) -> tuple[Any, ...] | None:
+    """The values a plain equality test on one attribute passes (None: not such a test)."""
+    if field.negate or "." in field.path:
+        return None
+    values = field.equals if isinstance(field.equals, tuple) else (field.equals,)
+    if not values or not all(
+        isinstance(v, _KEYABLE) and v is not PRESENT and v is not ABSENT and v != "" for v in values
+    ):
+        return None
+    return tuple(_normal(v) for v in values)
+
+
+def _class_index(rows: tuple[Row, ...]) -> _ClassIndex:
+    """The index of ``rows`` (all of one node class) on the attribute most of them test."""
+    tested: dict[str, int] = {}
+    for row in rows:
+        for path in {f.path for f in row.key.fields if _expected(f) is not None}:
+            tested[path] = tested.get(path, 0) + 1
+    if not tested:
+        return _ClassIndex(None, {}, rows, rows)
+    attribute = max(tested, key=lambda path: tested[path])
+    tests: list[tuple[Row, set[Any] | None]] = []
+    for row in rows:
+        allowed: set[Any] | None = None
+        for f in row.key.fields:
+            values = _expected(f) if f.path == attribute else None
+            if values is not None:
+                allowed = set(values) if allowed is None else allowed & set(values)
+        tests.append((row, allowed))
+    keys = {v for _, allowed in tests for v in allowed or ()}
+    buckets = {
+        key: tuple(row for row, allowed in tests if allowed is None or key in allowed)
+        for key in keys
+    }
+    untested = tuple(row for row, allowed in tests if allowed is None)
+    return _ClassIndex(attribute, buckets, untested, rows)
+
+
 @cache
-def _table_index() -> dict[Any, tuple[Row, ...]]:
+def _table_index() -> dict[Any, _ClassIndex]:
     from . import ROWS
 
-    return by_node(ROWS)
+    return {node: _class_index(group) for node, group in by_node(ROWS).items()}
 
 
-def row_for(
-    node: Any, parents: tuple[Any, ...] = (), version: int = NEWEST, rows: Sequence[Row] = ()
-) -> Row | None:
-    """The most specific row for ``node`` (inside ``parents``) on server major ``version``,
-    or None when no row matches. Raises :class:`AmbiguousRowError` on a tie."""
-    index = by_node(rows) if rows else _table_index()
-    candidates = [
-        row
-        for row in index.get(type(node), ())
-        if version in row.versions and row.key.matches(node, parents)
-    ]
+def _candidates(node: Any, rows: Sequence[Row]) -> tuple[Row, ...]:
+    if rows:
+        return by_node(rows).get(type(node), ())
+    index = _table_index().get(type(node))
+    return () if index is None else index.candidates(node)
+
+
+def _keyed(node: Any, parents: tuple[Any, ...], rows: Sequence[Row] = ()) -> tuple[Row, ...]:
+    """The rows whose key ``node`` (inside ``parents``) matches, on any server major."""
+    return tuple(row for row in _candidates(node, rows) if row.key.matches(node, parents))
+
+
+def _best(node: Any, keyed: Iterable[Row], version: int) -> Row | None:
+    """The most specific of the ``keyed`` rows on ``version`` (see :func:`row_for`)."""
+    candidates = [row for row in keyed if version in row.versions]
     if not candidates:
         return None
     best = max(row.key.specificity for row in candidates)
@@ -157,11 +239,66 @@ def row_for(
     return top[0]
 
 
+def row_for(
+    node: Any, parents: tuple[Any, ...] = (), version: int = NEWEST, rows: Sequence[Row] = ()
+) -> Row | None:
+    """The most specific row for ``node`` (inside ``parents``) on server major ``version``,
+    or None when no row matches. Raises :class:`AmbiguousRowError` on a tie."""
+    return _best(node, _keyed(node, parents, rows), version)
+
+
+_T = TypeVar("_T")
+
+
+class _ByIdentity(Generic[_T]):
+    """A bounded memo keyed on an object's identity, the oldest entry dropped first. pglast
+    nodes cannot be weakly referenced, so each entry holds its object: its id cannot be
+    reused while remembered. Each step is one call into the dictionary, as a fleet's targets
+    parse in threads."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._kept: OrderedDict[int, tuple[Any, _T]] = OrderedDict()
+
+    def get(self, subject: Any) -> _T | None:
+        kept = self._kept.get(id(subject))
+        return kept[1] if kept is not None and kept[0] is subject else None
+
+    def put(self, subject: Any, value: _T) -> None:
+        self._kept[id(subject)] = (subject, value)
+        if len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+
+
+_Part = tuple[Any, tuple[Any, ...], tuple[Row, ...]]
+#: The parts of the statements asked about lately, each with the rows its key matches on
+#: any server major: the parser, the transaction-block test and the rules ask about each
+#: statement of a file about five times, close together, on two server majors.
+_statement_parts: _ByIdentity[tuple[_Part, ...]] = _ByIdentity(256)
+#: The same parts by their node, for :func:`other_rows` (a rule asks it of a match).
+_node_parts: _ByIdentity[_Part] = _ByIdentity(1024)
+
+
+def _parts_keyed(statement: Any) -> tuple[_Part, ...]:
+    found = _statement_parts.get(statement)
+    if found is None:
+        found = tuple((node, parents, _keyed(node, parents)) for node, parents in parts(statement))
+        _statement_parts.put(statement, found)
+        for part in found:
+            _node_parts.put(part[0], part)
+    return found
+
+
 def matches(statement: Any, version: int = NEWEST, rows: Sequence[Row] = ()) -> list[Match]:
     """Every part of ``statement`` with its row on server major ``version`` (None: unknown)."""
+    if rows:
+        return [
+            Match(node, parents, row_for(node, parents, version, rows))
+            for node, parents in parts(statement)
+        ]
     return [
-        Match(node, parents, row_for(node, parents, version, rows))
-        for node, parents in parts(statement)
+        Match(node, parents, _best(node, keyed, version))
+        for node, parents, keyed in _parts_keyed(statement)
     ]
 
 
@@ -180,9 +317,14 @@ def other_rows(node: Any, parents: tuple[Any, ...]) -> tuple[Row, ...]:
     """The rows that match ``node`` on some server major, whichever (empty when no row of
     any version matches it): what tells "this server has no such form" from "the table has
     no row"."""
-    return tuple(
-        row for row in _table_index().get(type(node), ()) if row.key.matches(node, parents)
-    )
+    part = _node_parts.get(node)
+    if (
+        part is not None
+        and len(part[1]) == len(parents)
+        and all(mine is given for mine, given in zip(part[1], parents, strict=True))
+    ):
+        return part[2]
+    return _keyed(node, parents)
 
 
 def newer_forms(match: Match, version: int) -> tuple[Row, ...]:
