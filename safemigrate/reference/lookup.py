@@ -3,7 +3,9 @@
 A statement is walked the way PostgreSQL executes it: an ALTER TABLE (INDEX, VIEW, ...) is its
 list of subcommands, each with a row, and an ADD COLUMN's inline CHECK, REFERENCES, UNIQUE and
 PRIMARY KEY are parts of their own (PostgreSQL turns them into ADD CONSTRAINT subcommands); a
-CREATE TABLE's foreign keys are parts (they lock the referenced table); a data-modifying query
+CREATE TABLE's foreign keys are parts (they lock the referenced table), and so are its CHECK
+constraints, generated columns and ENFORCED attributes (forms a server major may lack: a
+VIRTUAL column, NOT ENFORCED, PostgreSQL 18); a data-modifying query
 in a WITH clause is a part; what EXPLAIN ANALYZE, CREATE SCHEMA and COPY (query) run are
 statements of their own. The statement's lock on a relation is the strongest of its parts'
 (the ALTER TABLE page: "the lock acquired will be the strictest one required by any
@@ -39,13 +41,24 @@ __all__ = [
 ]
 
 _CT = enums.ConstrType
-#: Inline column constraints that act on existing rows (the others are part of the column).
+#: Inline column constraints that act on existing rows (the others are part of the column),
+#: and the ENFORCED attributes a server major may lack (PostgreSQL 18).
 _COLUMN_PARTS = (
     _CT.CONSTR_CHECK,
     _CT.CONSTR_FOREIGN,
     _CT.CONSTR_PRIMARY,
     _CT.CONSTR_UNIQUE,
     _CT.CONSTR_EXCLUSION,
+    _CT.CONSTR_ATTR_ENFORCED,
+    _CT.CONSTR_ATTR_NOT_ENFORCED,
+)
+#: The constraints of a CREATE TABLE (column or table) with a row of their own.
+_CREATE_PARTS = (
+    _CT.CONSTR_FOREIGN,
+    _CT.CONSTR_CHECK,
+    _CT.CONSTR_GENERATED,
+    _CT.CONSTR_ATTR_ENFORCED,
+    _CT.CONSTR_ATTR_NOT_ENFORCED,
 )
 _DML = (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
 
@@ -88,10 +101,7 @@ def _parts(node: Any, parents: tuple[Any, ...]) -> Iterator[tuple[Any, tuple[Any
                 element.constraints or () if isinstance(element, ast.ColumnDef) else (element,)
             )
             for constraint in constraints:
-                if (
-                    isinstance(constraint, ast.Constraint)
-                    and constraint.contype == _CT.CONSTR_FOREIGN
-                ):
+                if isinstance(constraint, ast.Constraint) and constraint.contype in _CREATE_PARTS:
                     yield constraint, (*parents, node)
     elif isinstance(node, ast.ExplainStmt):
         if any(o.defname == "analyze" and _true(o) for o in node.options or ()):

@@ -16,9 +16,10 @@ DOC = """
 Catches: a statement, or a subcommand of one, that PostgreSQL's reference gives only to other
 server majors than the target's `pg_version`: `MERGE` before 15, `ALTER TABLE ... DETACH
 PARTITION ... CONCURRENTLY` before 14, `SET COMPRESSION` before 14, `SET ACCESS METHOD`
-before 15, `ALTER COLUMN ... SET EXPRESSION` before 17, a `VIRTUAL` generated column or
-`ALTER CONSTRAINT ... NOT ENFORCED` before 18 (every such row of docs/reference.md, its
-Versions column). Judged for a pg_version from 12 to 18, the versions the table covers.
+before 15, `ALTER COLUMN ... SET EXPRESSION` before 17, a `VIRTUAL` generated column or a
+`NOT ENFORCED` constraint before 18, added by `ALTER TABLE` or written in `CREATE TABLE`
+(every such row of docs/reference.md, its Versions column). Judged for a pg_version from 12
+to 18, the versions the table covers.
 
 Why it hurts: the target server's parser has no such form, so the statement fails with a
 syntax error (SQLSTATE 42601, as PostgreSQL 15 answers each form newer than 15; a

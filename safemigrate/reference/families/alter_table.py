@@ -270,6 +270,33 @@ INLINE_CONSTRAINTS = [
         scans=does(N, PARTS),
     ),
     row(
+        "alter-table.add-column.enforced-attribute",
+        "ALTER TABLE",
+        "ADD COLUMN ... column constraint [ NOT ] ENFORCED (inline)",
+        part(
+            ast.Constraint,
+            _ADD_COLUMN_KEY,
+            f("contype", (CT.CONSTR_ATTR_ENFORCED, CT.CONSTR_ATTR_NOT_ENFORCED)),
+        ),
+        [],
+        [
+            *_INLINE_SOURCES,
+            doc("sql-createtable", "NOT ENFORCED"),
+            code("src/backend/parser/parse_utilcmd.c", "transformConstraintAttrs"),
+        ],
+        [
+            ex(
+                "ALTER TABLE orders ADD COLUMN z bigint REFERENCES accounts (id) NOT ENFORCED",
+                {"orders": N, "accounts": OTHER},
+                scans=False,
+                rewrites=False,
+            )
+        ],
+        versions=since(18),
+        note="The attribute of the column constraint before it (new in PostgreSQL 18; before, "
+        "a syntax error, 42601).",
+    ),
+    row(
         "alter-table.add-column.unique",
         "ALTER TABLE",
         "ADD COLUMN ... UNIQUE / PRIMARY KEY (inline)",

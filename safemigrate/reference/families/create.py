@@ -145,6 +145,119 @@ CREATE_INDEX = [
 
 _CT_PAGE = "sql-createtable"
 _DEFINE = code("src/backend/commands/tablecmds.c", "DefineRelation")
+_CREATE = stmt(ast.CreateStmt)
+#: Where the parser reads a column's and a table constraint's clauses (the grammar decides
+#: which forms a server major has) and turns the column attributes into constraint flags.
+_GRAMMAR = code("src/backend/parser/gram.y", "ColConstraintElem, ConstraintAttributeElem")
+_ATTRS = code("src/backend/parser/parse_utilcmd.c", "transformConstraintAttrs")
+_NOT_ENFORCED = doc(_CT_PAGE, "NOT ENFORCED")
+_NEW_IN_18 = "new in PostgreSQL 18; before, a syntax error (42601)"
+
+#: A CREATE TABLE's column and table constraints whose form depends on the server major: the
+#: table is new, so none of them locks, scans or rewrites an existing relation (a foreign key's
+#: referenced table is the exception, its own rows).
+_CREATE_TABLE_FORMS = [
+    row(
+        "create-table.check",
+        "CREATE TABLE",
+        "CREATE TABLE ... CHECK",
+        part(ast.Constraint, _CREATE, f("contype", CT.CONSTR_CHECK)),
+        [],
+        [doc(_CT_PAGE, "CHECK ( expression ) [ NO INHERIT ]")],
+        [
+            ex("CREATE TABLE notes (id int CHECK (id > 0))"),
+            ex("CREATE TABLE notes (id int, CONSTRAINT notes_id_check CHECK (id > 0))"),
+        ],
+    ),
+    row(
+        "create-table.check-not-enforced",
+        "CREATE TABLE",
+        "CREATE TABLE ... CHECK ... NOT ENFORCED (table constraint)",
+        part(ast.Constraint, _CREATE, f("contype", CT.CONSTR_CHECK), f("is_enforced", False)),
+        [],
+        [_NOT_ENFORCED, _GRAMMAR],
+        [ex("CREATE TABLE notes (id int, CHECK (id > 0) NOT ENFORCED)")],
+        versions=since(18),
+        note=f"Not checked on insert or update ({_NEW_IN_18}).",
+    ),
+    row(
+        "create-table.references-not-enforced",
+        "CREATE TABLE",
+        "CREATE TABLE ... FOREIGN KEY ... NOT ENFORCED (table constraint)",
+        part(ast.Constraint, _CREATE, f("contype", CT.CONSTR_FOREIGN), f("is_enforced", False)),
+        [lock(OTHER, SRE)],
+        [
+            _NOT_ENFORCED,
+            _GRAMMAR,
+            code("src/backend/commands/tablecmds.c", "ATAddForeignKeyConstraint"),
+        ],
+        [
+            ex(
+                "CREATE TABLE notes (id int, order_id int,"
+                " FOREIGN KEY (order_id) REFERENCES orders (id) NOT ENFORCED)",
+                {"orders": OTHER},
+            )
+        ],
+        versions=since(18),
+        note="No triggers are made, but the referenced table is opened SHARE ROW EXCLUSIVE as "
+        f"for any foreign key ({_NEW_IN_18}).",
+    ),
+    row(
+        "create-table.enforced-attribute",
+        "CREATE TABLE",
+        "CREATE TABLE ... column constraint [ NOT ] ENFORCED",
+        part(
+            ast.Constraint,
+            _CREATE,
+            f("contype", (CT.CONSTR_ATTR_ENFORCED, CT.CONSTR_ATTR_NOT_ENFORCED)),
+        ),
+        [],
+        [_NOT_ENFORCED, _GRAMMAR, _ATTRS],
+        [
+            ex("CREATE TABLE notes (id int CHECK (id > 0) NOT ENFORCED)"),
+            ex(
+                "CREATE TABLE notes (id int, order_id int REFERENCES orders (id) ENFORCED)",
+                {"orders": OTHER},
+            ),
+        ],
+        versions=since(18),
+        note=f"The attribute of the column constraint before it ({_NEW_IN_18}).",
+    ),
+    row(
+        "create-table.generated-stored",
+        "CREATE TABLE",
+        "CREATE TABLE ... GENERATED ALWAYS AS (...) STORED",
+        part(
+            ast.Constraint,
+            _CREATE,
+            f("contype", CT.CONSTR_GENERATED),
+            f("generated_kind", "s"),
+        ),
+        [],
+        [doc(_CT_PAGE, "GENERATED ALWAYS AS ( generation_expr ) [ STORED | VIRTUAL ]")],
+        [ex("CREATE TABLE notes (id int, doubled int GENERATED ALWAYS AS (id * 2) STORED)")],
+    ),
+    row(
+        "create-table.generated-virtual",
+        "CREATE TABLE",
+        "CREATE TABLE ... GENERATED ALWAYS AS (...) [VIRTUAL]",
+        part(
+            ast.Constraint,
+            _CREATE,
+            f("contype", CT.CONSTR_GENERATED),
+            f("generated_kind", "v"),
+        ),
+        [],
+        [doc(_CT_PAGE, "GENERATED ALWAYS AS ( generation_expr ) [ STORED | VIRTUAL ]"), _GRAMMAR],
+        [
+            ex("CREATE TABLE notes (id int, doubled int GENERATED ALWAYS AS (id * 2) VIRTUAL)"),
+            ex("CREATE TABLE notes (id int, doubled int GENERATED ALWAYS AS (id * 2))"),
+        ],
+        versions=since(18),
+        note="Computed when read, nothing stored; VIRTUAL is the default when neither is "
+        f"written ({_NEW_IN_18}: STORED was required).",
+    ),
+]
 
 CREATE_TABLE = [
     row(
@@ -182,6 +295,7 @@ CREATE_TABLE = [
         ],
         note="Triggers are added to the referenced table: SHARE ROW EXCLUSIVE, writes to it wait.",
     ),
+    *_CREATE_TABLE_FORMS,
     row(
         "create-table.partition-of",
         "CREATE TABLE",

@@ -74,6 +74,17 @@ def test_no_statement_of_the_real_corpus_is_unknown() -> None:
         ("ALTER TABLE t ALTER COLUMN v SET COMPRESSION pglz;", 14, 13),
         # sql-altertable.html SET EXPRESSION: new in 17.
         ("ALTER TABLE t ALTER COLUMN g SET EXPRESSION AS (id + 1);", 17, 16),
+        # sql-createtable.html GENERATED ALWAYS AS ... VIRTUAL: new in 18 (STORED was required,
+        # so a generated column that writes neither is VIRTUAL there and a syntax error before).
+        ("CREATE TABLE u (a int, b int GENERATED ALWAYS AS (a * 2) VIRTUAL);", 18, 17),
+        ("CREATE TABLE u (a int, b int GENERATED ALWAYS AS (a * 2));", 18, 17),
+        # sql-createtable.html NOT ENFORCED: new in 18, as a table constraint and as a column
+        # constraint's attribute (gram.y ConstraintAttributeElem), on CHECK and FOREIGN KEY.
+        ("CREATE TABLE u (a int, CHECK (a > 0) NOT ENFORCED);", 18, 17),
+        ("CREATE TABLE u (a int CHECK (a > 0) NOT ENFORCED);", 18, 17),
+        ("CREATE TABLE u (a int, FOREIGN KEY (a) REFERENCES t (id) NOT ENFORCED);", 18, 17),
+        ("CREATE TABLE u (a int REFERENCES t (id) NOT ENFORCED);", 18, 17),
+        ("ALTER TABLE t ADD COLUMN n int CHECK (n > 0) NOT ENFORCED;", 18, 17),
     ],
 )
 def test_a_form_the_target_version_lacks_is_an_error_naming_the_versions(
@@ -85,6 +96,15 @@ def test_a_form_the_target_version_lacks_is_an_error_naming_the_versions(
     assert f"PostgreSQL {newest_rejecting} (pg_version)" in finding.message
     assert f"PostgreSQL {version}+" in finding.message and "42601" in finding.message
     assert VERSION not in rules(text, pg_version=version)
+
+
+def test_create_table_forms_every_server_has_are_not_judged_by_version() -> None:
+    text = (
+        "CREATE TABLE t (id int PRIMARY KEY);\n"
+        "CREATE TABLE u (a int CHECK (a > 0) REFERENCES t (id),"
+        " b int GENERATED ALWAYS AS (a * 2) STORED, CHECK (b > 0), FOREIGN KEY (b) REFERENCES t);"
+    )
+    assert [r for r in rules(text, pg_version=12) if r in (VERSION, UNKNOWN)] == []
 
 
 def test_versions_outside_the_table_are_not_judged_by_version() -> None:
