@@ -87,7 +87,9 @@ _GUARD_WORDS = (
     "advisory_unlock",
     "pg_backend_pid",
 )
-_GUARD_KINDS = frozenset({"DiscardStmt", "AlterRoleSetStmt", "AlterDatabaseSetStmt"})
+_GUARD_KINDS = frozenset(
+    {"DiscardStmt", "AlterRoleSetStmt", "AlterDatabaseSetStmt", "AlterSystemStmt"}
+)
 #: Costs that grow with the tables' size (a brief strong lock or a lifted timeout does not).
 _SIZED = frozenset({"rewrite", "scan", "index build"})
 

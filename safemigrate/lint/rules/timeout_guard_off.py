@@ -61,7 +61,12 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   ones), so the finding is reported at that CREATE; a `CREATE EVENT TRIGGER` whose function
   is not in the migrations (its body unknown) is refused too, unless allowed with a reason;
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
-  above its ceiling (they change the default of every later session, the applications' too).
+  above its ceiling (they change the default of every later session, the applications' too);
+  for `ALTER SYSTEM` also `SET ... TO DEFAULT`, `RESET` and `RESET ALL`: the server's own
+  default, which every new session falls back to once the configuration is reloaded
+  (`pg_reload_conf()` in the migration or a reload made outside it), goes back to
+  postgresql.conf's value or the built-in 0 (no limit). ALTER SYSTEM cannot run in a
+  transaction block: safemigrate runs it alone, in autocommit mode.
 
 Values are judged as the server stores them, not as written: PostgreSQL reads a timeout as
 whole milliseconds, rounding half to even, so `'100us'`, `0.5` and `'0.0004s'` are 0 on the
@@ -170,6 +175,13 @@ _HINT = (
 )
 
 
+_SYSTEM_HINT = (
+    "leave the server's defaults to its configuration and give the step its timeout with "
+    "-- safemigrate: lock-timeout=DUR (or statement-timeout=DUR); if the default must "
+    "change, allow it with the reason"
+)
+
+
 #: The statements whose own kind may change a timeout; any other only through set_config()
 #: or a call of a function with its own timeouts.
 _SETTING_NODES = (
@@ -225,6 +237,15 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         # run. The rest is harmless where nothing can be stalled (the gate's fresh database).
         relaxable = change.scope != "default" and not change.switches_off_lock_timeout
         directive = change.how.startswith(DIRECTIVE)
+        if change.how.startswith("ALTER SYSTEM"):
+            yield hit(
+                RULE,
+                f"{why}: every new session falls back to it once the configuration is "
+                "reloaded (pg_reload_conf(), or a reload made outside the run), the "
+                "applications' and the runner's reconnections too",
+                _SYSTEM_HINT,
+            )
+            continue
         yield hit(
             RULE,
             f"{why}: it {'lifts' if directive else 'removes'} the guard safemigrate runs "
