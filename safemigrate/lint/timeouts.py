@@ -168,20 +168,22 @@ def _written(value: Any) -> str:
     return f"'{value.sval}'" if isinstance(value, ast.String) else str(_text_of(value))
 
 
-def _of_set(stmt: Any, *, how: str, scope: Scope, defaults_count: bool) -> Iterator[TimeoutChange]:
+def _of_set(
+    stmt: Any, *, how: str, scope: Scope, defaults_count: bool, reset: str = "RESET"
+) -> Iterator[TimeoutChange]:
     """The changes of a VariableSetStmt (on its own, or inside ALTER ROLE/DATABASE/SYSTEM or
-    a function's SET clause)."""
+    a function's SET clause); ``reset`` is how its RESET is named for people."""
     kind = stmt.kind
     if kind == VariableSetKind.VAR_RESET_ALL:
         if defaults_count:
-            yield TimeoutChange(" and ".join(GUARDED), None, "RESET ALL", scope=scope)
+            yield TimeoutChange(" and ".join(GUARDED), None, f"{reset} ALL", scope=scope)
         return
     name = str(stmt.name or "").lower()
     if name not in GUARDED:
         return
     if kind in (VariableSetKind.VAR_RESET, VariableSetKind.VAR_SET_DEFAULT):
         if defaults_count:
-            word = "RESET" if kind == VariableSetKind.VAR_RESET else f"{how} ... TO DEFAULT"
+            word = reset if kind == VariableSetKind.VAR_RESET else f"{how} ... TO DEFAULT"
             yield TimeoutChange(name, None, word, scope=scope)
         return
     if kind != VariableSetKind.VAR_SET_VALUE or not stmt.args or len(stmt.args) != 1:
@@ -192,6 +194,9 @@ def _of_set(stmt: Any, *, how: str, scope: Scope, defaults_count: bool) -> Itera
     if value_ms is not None:
         yield TimeoutChange(name, value_ms, how, _written(constant), scope)
 
+
+#: How ALTER SYSTEM SET is named for people (its findings say when the change takes effect).
+ALTER_SYSTEM = "ALTER SYSTEM SET"
 
 #: The name of a guarded setting the parse cannot read: either may be the one changed.
 EITHER = " or ".join(GUARDED)
@@ -343,10 +348,23 @@ def timeout_changes(
         if node.is_local:
             return list(_of_set(node, how="SET LOCAL", scope="transaction", defaults_count=True))
         return list(_of_set(node, how="SET", scope="session", defaults_count=True))
+    if isinstance(node, ast.AlterSystemStmt):
+        # The server's own default (postgresql.auto.conf), which every new session falls back to
+        # once the configuration is reloaded (pg_reload_conf(), or a reload made outside the
+        # run): back to the default counts too, as postgresql.conf's value or the built-in 0
+        # may be no limit at all.
+        return list(
+            _of_set(
+                node.setstmt,
+                how=ALTER_SYSTEM,
+                scope="default",
+                defaults_count=True,
+                reset="ALTER SYSTEM RESET",
+            )
+        )
     for wrapper, how in (
         (ast.AlterRoleSetStmt, "ALTER ROLE ... SET"),
         (ast.AlterDatabaseSetStmt, "ALTER DATABASE ... SET"),
-        (ast.AlterSystemStmt, "ALTER SYSTEM SET"),
     ):
         if isinstance(node, wrapper):
             # Back to the default of a role or database is the server's business, not a guard

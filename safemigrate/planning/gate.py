@@ -87,7 +87,9 @@ _GUARD_WORDS = (
     "advisory_unlock",
     "pg_backend_pid",
 )
-_GUARD_KINDS = frozenset({"DiscardStmt", "AlterRoleSetStmt", "AlterDatabaseSetStmt"})
+_GUARD_KINDS = frozenset(
+    {"DiscardStmt", "AlterRoleSetStmt", "AlterDatabaseSetStmt", "AlterSystemStmt"}
+)
 #: Costs that grow with the tables' size (a brief strong lock or a lifted timeout does not).
 _SIZED = frozenset({"rewrite", "scan", "index build"})
 
@@ -471,8 +473,9 @@ def may_trip_guard(
     if function_timeouts:
         return True
     for p in planned:
-        if p.step.options.statement_timeout_ms is not None:
-            return True  # a statement-timeout= directive above its ceiling
+        options = p.step.options
+        if options.statement_timeout_ms is not None or options.lock_timeout_ms is not None:
+            return True  # a lock-timeout= or statement-timeout= directive above its ceiling
 
         for statement in p.step.statements:
             if statement.kind in _GUARD_KINDS:

@@ -123,6 +123,12 @@ def parse_directive(line: int, body: str) -> Directive:
         elif key in ("lock-timeout", "statement-timeout") and has_value:
             ms = _duration(value, key)
             if key == "lock-timeout" and ms == 0:
+                if not _is_zero(value):
+                    # Whole milliseconds, as the server keeps them: 0.4ms is 0, no limit.
+                    raise _Invalid(
+                        f"lock-timeout={value} is 0 in whole milliseconds, which would wait "
+                        "forever; the runner always keeps a lock timeout (at least 1ms)"
+                    )
                 raise _Invalid(
                     "lock-timeout=0 would wait forever; the runner always keeps a lock timeout"
                 )

@@ -90,6 +90,7 @@ def test_kill_9_mid_step_then_rerun_gives_the_reference_schema(
             "0011_audit_log.sql": f"""
                 CREATE TABLE audit_log (id bigint PRIMARY KEY, note text);
 
+                -- safemigrate: allow timeout-guard-off -- the test holds the gate past the ceiling
                 -- safemigrate: group-start lock-timeout=60s
                 ALTER TABLE customers ADD COLUMN tier text;
                 SELECT pg_advisory_xact_lock({GATE});
@@ -432,6 +433,7 @@ def test_an_interrupt_while_waiting_for_the_run_lock_exits_130_and_leaves_the_ho
         tmp_path / "m",
         {
             "0001_gate.sql": f"""
+                -- safemigrate: allow timeout-guard-off -- the test holds the gate past the ceiling
                 -- safemigrate: lock-timeout=60s
                 SELECT pg_advisory_xact_lock({GATE});
             """

@@ -45,6 +45,7 @@ MIGRATIONS = {
     """,
     "0002_gate.sql": """
         -- waits for the test's prepared transaction, which survives restarts and crashes
+        -- safemigrate: allow timeout-guard-off -- the test holds the gate past the ceiling
         -- safemigrate: lock-timeout=60s
         SELECT count(*) FROM gate;
     """,
@@ -271,6 +272,7 @@ def test_a_rerun_after_a_crash_applies_the_session_settings_of_the_same_file_fir
         {
             "0001_tz.sql": f"""
                 {SETTING};
+                -- safemigrate: allow timeout-guard-off -- the test holds the gate past the ceiling
                 -- safemigrate: lock-timeout=60s
                 SELECT pg_advisory_xact_lock({GATE_KEY});
                 CREATE TABLE tz AS SELECT current_setting('timezone') AS tz;

@@ -94,6 +94,7 @@ def _temp_table_migrations(tmp_path: Path) -> Path:
             "0001_kept.sql": "CREATE TABLE kept (x int);\n",
             "0002_scratch.sql": f"""
                 CREATE TEMP TABLE scratch AS SELECT 41 AS x;
+                -- safemigrate: allow timeout-guard-off -- the test holds the gate past the ceiling
                 -- safemigrate: lock-timeout=60s
                 SELECT pg_advisory_xact_lock({GATE});
                 INSERT INTO kept SELECT x + 1 FROM scratch;
@@ -113,7 +114,7 @@ def test_issue_21_item_3_a_rerun_refuses_the_step_that_needs_a_lost_temporary_ta
     # The gate step does not use the table and runs; the INSERT would read a table the new
     # session does not have: refused, nothing of it run.
     failed = refused(run(*args))
-    assert failed["error"].startswith("0002_scratch.sql:4 (step 3): not run: it could depend on ")
+    assert failed["error"].startswith("0002_scratch.sql:5 (step 3): not run: it could depend on ")
     assert "temporary table scratch (made at 0002_scratch.sql:1)" in failed["error"]
     assert "safemigrate baseline 0002" in failed["hint"]
     assert journal_rows(db_dsn) == [(1, 0, "applied"), (2, 0, "applied"), (2, 1, "applied")]
@@ -128,7 +129,7 @@ def test_issue_21_item_3_a_reconnection_refuses_the_step_that_needs_a_lost_tempo
     runner = reconnected_at_gate(connect, spawn, GATE, *args)
     assert runner.wait() == 1, runner.output
     [failed] = by_kind(runner.events(), "run_failed")
-    assert "0002_scratch.sql:4 (step 3): not run" in failed["error"]
+    assert "0002_scratch.sql:5 (step 3): not run" in failed["error"]
     assert connect().execute("SELECT count(*) FROM kept").fetchone() == (0,)
     # Without the fault, the same files run through (one session throughout).
     with psycopg.connect(db_dsn, autocommit=True) as conn:

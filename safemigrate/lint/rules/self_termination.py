@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pglast import ast
+from pglast.enums import SubLinkType
 
 from ..context import StatementContext, walk
 from ..findings import Hit, hit, make_rule
@@ -19,8 +20,10 @@ Catches: (an error) `pg_terminate_backend(pg_backend_pid())` and
 `pg_cancel_backend(pg_backend_pid())` anywhere in a statement (DO blocks and the PL/pgSQL or
 LANGUAGE sql functions the file creates and calls, or fires as triggers, included): the
 migration signals the very session safemigrate applies it on. No allow comment suppresses it.
-Only a direct `pg_backend_pid()` argument is recognised: a pid read from a table or from
-pg_stat_activity cannot be told apart from another session's.
+The argument is followed through casts, a scalar subquery (`(SELECT pg_backend_pid())`) and the
+columns of a WITH query or a subquery in FROM that hold it (`WITH me AS (SELECT pg_backend_pid()
+p) SELECT pg_terminate_backend(p) FROM me`). A pid read from a table or from pg_stat_activity,
+or from a PL/pgSQL variable, is not recognised: it cannot be told apart from another session's.
 
 Why it hurts: terminating the runner's backend ends its session, so the step fails with a lost
 connection and the run lock that session held is released with it; cancelling it fails the
@@ -65,25 +68,102 @@ def _name(call: ast.FuncCall) -> str:
     return str(call.funcname[-1].sval).lower() if call.funcname else ""
 
 
-def _targets_itself(call: ast.FuncCall) -> bool:
-    """True when the first argument is a call of pg_backend_pid() itself."""
-    if not call.args:
-        return False
-    first = call.args[0]
-    return isinstance(first, ast.FuncCall) and _name(first) == _OWN_PID
+#: A column of a WITH query or FROM subquery: (its relation's name or alias, column name).
+Column = tuple[str, str]
+
+
+def _own_pid(expr: Any, columns: set[Column]) -> bool:
+    """True when ``expr`` is the runner's own pid: ``pg_backend_pid()``, through casts, a scalar
+    subquery whose one output is it, or a column (of ``columns``) that holds it."""
+    while isinstance(expr, ast.TypeCast):
+        expr = expr.arg
+    if isinstance(expr, ast.FuncCall):
+        return _name(expr) == _OWN_PID and not expr.args
+    if isinstance(expr, ast.SubLink):
+        select = expr.subselect
+        targets = (select.targetList or ()) if isinstance(select, ast.SelectStmt) else ()
+        return (
+            expr.subLinkType == SubLinkType.EXPR_SUBLINK
+            and len(targets) == 1
+            and _own_pid(targets[0].val, columns)
+        )
+    if isinstance(expr, ast.ColumnRef):
+        names = [str(f.sval) for f in expr.fields or () if isinstance(f, ast.String)]
+        if not names or len(names) != len(expr.fields or ()):
+            return False  # a * or an indirection
+        if len(names) == 1:
+            return any(column == names[0] for _, column in columns)
+        return (names[-2], names[-1]) in columns
+    return False
+
+
+def _output_name(target: Any) -> str | None:
+    """The column name PostgreSQL gives a select-list entry (parse_target.c FigureColname, for
+    the forms _own_pid follows)."""
+    if target.name:
+        return str(target.name)
+    expr = target.val
+    while isinstance(expr, ast.TypeCast):
+        expr = expr.arg
+    if isinstance(expr, ast.FuncCall):
+        return _name(expr)
+    if isinstance(expr, ast.ColumnRef) and expr.fields and isinstance(expr.fields[-1], ast.String):
+        return str(expr.fields[-1].sval)
+    if isinstance(expr, ast.SubLink) and isinstance(expr.subselect, ast.SelectStmt):
+        inner = expr.subselect.targetList or ()
+        return _output_name(inner[0]) if len(inner) == 1 else None
+    return None
+
+
+def _pid_columns(node: Any) -> set[Column]:
+    """The columns of the WITH queries and FROM subqueries in ``node`` that hold the runner's own
+    pid, under their names and the aliases they are read by (one query may read another's)."""
+    sources: list[tuple[str, Any, tuple[Any, ...]]] = []
+    aliases: dict[str, set[str]] = {}
+    for child in walk(node):
+        if isinstance(child, ast.CommonTableExpr) and isinstance(child.ctequery, ast.SelectStmt):
+            sources.append((str(child.ctename), child.ctequery, child.aliascolnames or ()))
+        elif isinstance(child, ast.RangeSubselect) and isinstance(child.subquery, ast.SelectStmt):
+            alias = child.alias
+            name = str(alias.aliasname) if alias is not None else ""
+            sources.append((name, child.subquery, (alias.colnames or ()) if alias else ()))
+        elif isinstance(child, ast.RangeVar) and child.alias is not None:
+            aliases.setdefault(str(child.relname), set()).add(str(child.alias.aliasname))
+    columns: set[Column] = set()
+    grown = True
+    while grown:  # until no query's column is found to read another's
+        grown = False
+        for name, select, colnames in sources:
+            for index, target in enumerate(select.targetList or ()):
+                if not isinstance(target, ast.ResTarget) or not _own_pid(target.val, columns):
+                    continue
+                column = str(colnames[index].sval) if index < len(colnames) else None
+                column = column or _output_name(target)
+                if column is None:
+                    continue
+                for relation in (name, *aliases.get(name, ())):
+                    if (relation, column) not in columns:
+                        columns.add((relation, column))
+                        grown = True
+    return columns
 
 
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if ctx.text and _OWN_PID not in ctx.text.lower():
         return  # cheap first: no call can target the runner's own backend
-    called: dict[str, None] = {}
+    columns = _pid_columns(node)
+    called: dict[str, bool] = {}
     for child in walk(node):
-        if isinstance(child, ast.FuncCall) and _name(child) in _EFFECTS and _targets_itself(child):
-            called.setdefault(_name(child))
-    for name in called:
+        if isinstance(child, ast.FuncCall) and _name(child) in _EFFECTS and child.args:
+            first = child.args[0]
+            if _own_pid(first, columns):
+                direct = isinstance(first, ast.FuncCall)
+                called[_name(child)] = called.get(_name(child), True) and direct
+    for name, direct in called.items():
+        written = f"{name}(pg_backend_pid())" if direct else f"{name}() of pg_backend_pid()"
         yield hit(
             RULE,
-            f"{name}(pg_backend_pid()) {_EFFECTS[name]}",
+            f"{written} {_EFFECTS[name]}",
             "remove it; to stop a blocking session, target its pid, never pg_backend_pid()",
             suppressible=False,
         )

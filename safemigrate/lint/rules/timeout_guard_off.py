@@ -40,6 +40,11 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
 - a write to `pg_settings` (`UPDATE pg_settings SET setting = '0' WHERE name = 'lock_timeout'`,
   in a DO block too: its update rule calls `set_config(name, setting, false)`), judged the
   same; a name or value that is not a constant is refused;
+- the `-- safemigrate: lock-timeout=DUR` directive, as `SET LOCAL lock_timeout`: above
+  `max_lock_timeout` it needs the allow comment (or a higher ceiling in the config), and it is
+  accepted where the SET LOCAL would be (a fresh database, a block that only touches new
+  tables); 0, or a value that is 0 once rounded to whole milliseconds, is refused where the
+  directive is read;
 - the `-- safemigrate: statement-timeout=DUR` directive, as `SET LOCAL statement_timeout`:
   above `max_statement_timeout`, or 0, it needs the allow comment (a value that is 0 only once
   rounded to whole milliseconds, such as `0.4ms`, is refused where the directive is read);
@@ -61,7 +66,12 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   ones), so the finding is reported at that CREATE; a `CREATE EVENT TRIGGER` whose function
   is not in the migrations (its body unknown) is refused too, unless allowed with a reason;
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
-  above its ceiling (they change the default of every later session, the applications' too).
+  above its ceiling (they change the default of every later session, the applications' too);
+  for `ALTER SYSTEM` also `SET ... TO DEFAULT`, `RESET` and `RESET ALL`: the server's own
+  default, which every new session falls back to once the configuration is reloaded
+  (`pg_reload_conf()` in the migration or a reload made outside it), goes back to
+  postgresql.conf's value or the built-in 0 (no limit). ALTER SYSTEM cannot run in a
+  transaction block: safemigrate runs it alone, in autocommit mode.
 
 Values are judged as the server stores them, not as written: PostgreSQL reads a timeout as
 whole milliseconds, rounding half to even, so `'100us'`, `0.5` and `'0.0004s'` are 0 on the
@@ -170,6 +180,13 @@ _HINT = (
 )
 
 
+_SYSTEM_HINT = (
+    "leave the server's defaults to its configuration and give the step its timeout with "
+    "-- safemigrate: lock-timeout=DUR (or statement-timeout=DUR); if the default must "
+    "change, allow it with the reason"
+)
+
+
 #: The statements whose own kind may change a timeout; any other only through set_config()
 #: or a call of a function with its own timeouts.
 _SETTING_NODES = (
@@ -225,6 +242,15 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         # run. The rest is harmless where nothing can be stalled (the gate's fresh database).
         relaxable = change.scope != "default" and not change.switches_off_lock_timeout
         directive = change.how.startswith(DIRECTIVE)
+        if change.how.startswith("ALTER SYSTEM"):
+            yield hit(
+                RULE,
+                f"{why}: every new session falls back to it once the configuration is "
+                "reloaded (pg_reload_conf(), or a reload made outside the run), the "
+                "applications' and the runner's reconnections too",
+                _SYSTEM_HINT,
+            )
+            continue
         yield hit(
             RULE,
             f"{why}: it {'lifts' if directive else 'removes'} the guard safemigrate runs "
@@ -243,18 +269,26 @@ _DIRECTIVE_HINT = (
 
 
 def _directive_changes(ctx: StatementContext) -> list[TimeoutChange]:
-    """The statement_timeout the step's ``statement-timeout=`` directive gives it, judged
-    like ``SET LOCAL statement_timeout`` against max_statement_timeout (issue 21 review21c
-    F8: a directive above the ceiling passed unjudged); its 0 (none) is judged as the SQL's
-    0 is. A value that is 0 only once rounded is refused where the directive is read. The
-    ``lock-timeout=`` directive is the runner's own lock timeout for the step, never 0, and
-    is left to the author."""
+    """The timeouts the step's ``lock-timeout=`` and ``statement-timeout=`` directives give it,
+    judged like ``SET LOCAL lock_timeout`` / ``SET LOCAL statement_timeout`` against
+    max_lock_timeout / max_statement_timeout (issue 21: one judgement for every way a
+    migration sets its timeouts; review21c F8: a directive above the ceiling passed
+    unjudged). The value judged is the one the runner sends, in whole milliseconds; a
+    statement-timeout of 0 (none) is judged as the SQL's 0 is. A lock-timeout of 0, and any
+    value that is 0 only once rounded, is refused where the directive is read."""
     options = ctx.step_options
-    if options is None or options.statement_timeout_ms is None:
+    if options is None:
         return []
-    value_ms = options.statement_timeout_ms
-    how = f"{DIRECTIVE} statement-timeout={format_duration(value_ms) if value_ms else 0}"
-    return [TimeoutChange("statement_timeout", value_ms, how, str(value_ms), "transaction")]
+    changes: list[TimeoutChange] = []
+    for setting, key, value_ms in (
+        ("lock_timeout", "lock-timeout", options.lock_timeout_ms),
+        ("statement_timeout", "statement-timeout", options.statement_timeout_ms),
+    ):
+        if value_ms is None:
+            continue
+        how = f"{DIRECTIVE} {key}={format_duration(value_ms) if value_ms else 0}"
+        changes.append(TimeoutChange(setting, value_ms, how, str(value_ms), "transaction"))
+    return changes
 
 
 #: pg_trigger.tgtype's event bits (catalog/pg_trigger.h TRIGGER_TYPE_*).

@@ -29,6 +29,16 @@ RULE = "self-termination"
         "SELECT pg_cancel_backend(pg_backend_pid());",
         "DO $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); END $$;",
         "DO $$ BEGIN PERFORM pg_cancel_backend(pg_backend_pid()); END $$;",
+        # issue 21: the pid reached through a scalar subquery, a WITH query or a FROM subquery
+        "SELECT pg_terminate_backend((SELECT pg_backend_pid()));",
+        "SELECT pg_cancel_backend((SELECT pg_backend_pid()::int));",
+        "WITH me AS (SELECT pg_backend_pid() p) SELECT pg_terminate_backend(p) FROM me;",
+        "WITH me(x) AS (SELECT pg_backend_pid()) SELECT pg_terminate_backend(m.x) FROM me m;",
+        "WITH me AS (SELECT pg_backend_pid()) SELECT pg_terminate_backend(pg_backend_pid) FROM me;",
+        "SELECT pg_cancel_backend(s.pid) FROM (SELECT pg_backend_pid() AS pid) s;",
+        "WITH a AS (SELECT pg_backend_pid() p), b AS (SELECT p AS q FROM a) "
+        "SELECT pg_terminate_backend(q) FROM b;",
+        "DO $$ BEGIN PERFORM pg_terminate_backend((SELECT pg_backend_pid())); END $$;",
     ],
 )
 def test_signalling_the_runners_own_backend_is_an_error(sql: str) -> None:
@@ -44,6 +54,11 @@ def test_signalling_the_runners_own_backend_is_an_error(sql: str) -> None:
         "SELECT pg_cancel_backend(12345);",
         "SELECT pg_backend_pid();",
         "SELECT 'pg_terminate_backend(pg_backend_pid())';",  # text, not a call
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE pid <> (SELECT pg_backend_pid());",
+        "WITH me AS (SELECT pg_backend_pid() p) SELECT pg_terminate_backend(a.pid) "
+        "FROM pg_stat_activity a, me WHERE a.pid <> me.p;",
+        "WITH me AS (SELECT pg_backend_pid() + 1 AS p) SELECT pg_cancel_backend(p) FROM me;",
     ],
 )
 def test_other_sessions_pids_and_text_are_fine(sql: str) -> None:
