@@ -17,7 +17,8 @@ from ..findings import Hit, hit, make_rule
 DOC = """
 Catches: (an error) `pg_terminate_backend(pg_backend_pid())` and
 `pg_cancel_backend(pg_backend_pid())` anywhere in a statement (DO blocks and the PL/pgSQL or
-LANGUAGE sql functions the file creates and calls, or fires as triggers, included): the
+LANGUAGE sql functions the file (or an earlier one) creates and calls, or fires as triggers,
+included): the
 migration signals the very session safemigrate applies it on. No allow comment suppresses it.
 Only a direct `pg_backend_pid()` argument is recognised: a pid read from a table or from
 pg_stat_activity cannot be told apart from another session's.
