@@ -17,7 +17,7 @@ from tests.faults.test_session_state_history import GATE, GATE_FILE
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 
-WHERE = "0003_count.sql:3 (step 2): not run: it could depend on temporary table orders"
+WHERE = "0003_count.sql:4 (step 2): not run: it could depend on temporary table orders"
 
 
 def test_plan_and_dry_run_show_the_lost_session_state_refusal(
