@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.faults.helpers import Spawn, by_kind, flagged, killed_at_gate, two_orders_tables
 from tests.faults.test_session_state_history import BATCHED_UPDATE, GATE, GATE_FILE, ROWS
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import run, write_migrations
+from tests.support.runner import Result, run, write_migrations
 
 TRIGGER = (
     "CREATE TABLE audit (id int);\n"
@@ -27,40 +27,43 @@ TRIGGER = (
 )
 
 
-def test_a_session_changing_trigger_function_refuses_the_batch_on_the_rerun(
-    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
-) -> None:
-    conn = connect()
-    two_orders_tables(conn, ROWS)
+def _rerun_after_kill_at_the_gate(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn, trigger_file: str
+) -> Result:
+    """0002 ``trigger_file``, 0003 the gate, 0004 the batched UPDATE of orders (in public and
+    app): ``up`` killed -9 at the gate, then run again; the rerun's result."""
+    two_orders_tables(connect(), ROWS)
     directory = write_migrations(
         tmp_path / "m",
-        {"0002_trigger.sql": TRIGGER, "0003_gate.sql": GATE_FILE, "0004_flag.sql": BATCHED_UPDATE},
+        {
+            "0002_trigger.sql": trigger_file,
+            "0003_gate.sql": GATE_FILE,
+            "0004_flag.sql": BATCHED_UPDATE,
+        },
     )
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     killed_at_gate(connect, spawn, GATE, *args, timeout=60)
-    rerun = run(*args)
+    return run(*args)
+
+
+def test_a_session_changing_trigger_function_refuses_the_batch_on_the_rerun(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    rerun = _rerun_after_kill_at_the_gate(tmp_path, db_dsn, connect, spawn, TRIGGER)
     assert rerun.exit_code == 1, rerun.output
     [failed] = by_kind(rerun.events(), "run_failed")
     assert "not run: it could depend on audit_app(), a trigger function" in failed["error"]
     assert "(made at 0002_trigger.sql:4)" in failed["error"]
-    assert flagged(conn) == {"public": 0, "app": 0}
+    assert flagged(connect()) == {"public": 0, "app": 0}
 
 
 def test_a_write_to_a_table_without_such_a_trigger_is_no_session_change(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    conn = connect()
-    two_orders_tables(conn, ROWS)
     quiet = TRIGGER.replace("INSERT INTO audit VALUES (1);\n", "INSERT INTO orders VALUES (0);\n")
-    directory = write_migrations(
-        tmp_path / "m",
-        {"0002_trigger.sql": quiet, "0003_gate.sql": GATE_FILE, "0004_flag.sql": BATCHED_UPDATE},
-    )
-    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    killed_at_gate(connect, spawn, GATE, *args, timeout=60)
-    rerun = run(*args)
+    rerun = _rerun_after_kill_at_the_gate(tmp_path, db_dsn, connect, spawn, quiet)
     assert rerun.exit_code == 0, rerun.output
-    assert flagged(conn) == {"public": ROWS_PLUS_ONE, "app": 0}
+    assert flagged(connect()) == {"public": ROWS_PLUS_ONE, "app": 0}
 
 
 ROWS_PLUS_ONE = 2_001
