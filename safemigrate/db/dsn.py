@@ -138,8 +138,8 @@ def _check_value(key: str, value: str, where: str) -> None:
 
 
 def normalize(dsn: str, source: str) -> str:
-    """The DSN in libpq's own form: the URLs other tools write are mapped (README, "Other
-    tools' connection strings"); key=value strings and libpq URLs are returned unchanged.
+    """The DSN in libpq's own form: the URLs other tools write are mapped (docs/connecting.md,
+    "Other tools' connection strings"); key=value strings and libpq URLs are returned unchanged.
 
     - ``postgresql+psycopg://``, ``postgresql+psycopg2://``, ``postgresql+asyncpg://`` ...
       (SQLAlchemy, yoyo): the driver part is dropped;

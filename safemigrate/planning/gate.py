@@ -15,8 +15,8 @@ applies; ``off`` does not lint (the guard below still does). Statements the runn
 safely (a plain CREATE INDEX with ``concurrent_indexes = "rewrite"``) are warnings, not errors,
 exactly as in ``check``.
 
-Against a database (``run.server_settings``, ``db.schema.lint_catalog``) every pending step is
-judged against the database as it will be when the step runs:
+Against a database (``run.connection.server_settings``, ``db.live_schema.lint_catalog``)
+every pending step is judged against the database as it will be when the step runs:
 
 - the pending files are linted in order on top of the live schema, as one run: a relation that
   did not exist when the run started and that an earlier pending step creates is new to every

@@ -211,7 +211,7 @@ def _fit_status(
 
 def _shorten_line(line: _LiveLine, width: int) -> None:
     """Shorten or drop the line's parts, in order, each only while the line is still too long
-    for ``width``: the blocker's query first, the pid never (README, Live progress)."""
+    for ``width``: the blocker's query first, the pid never (docs/blockers.md, Live progress)."""
     reductions: list[Callable[[], None]] = [
         lambda: line.shrink("query", 2 * _SHORTEST, width),
         lambda: line.shrink("file", 2 * _SHORTEST, width, middle=True),

@@ -133,7 +133,7 @@ def _attempt_failed_text(event: AttemptFailed, colour: bool) -> list[str]:
     if event.precheck and event.wait_ms is not None:
         then = f"retrying once they are gone (at most {format_duration(event.wait_ms)})"
     if event.precheck:
-        # A polite wait, not an attempt: max_attempts does not count it (README).
+        # A polite wait, not an attempt: max_attempts does not count it (docs/blockers.md).
         what = f"pre-check: not issued (not an attempt): {event.reason}"
     else:
         failed = event.failures or event.attempt
