@@ -247,8 +247,8 @@ def shape_of(step: Step) -> type[StepShape]:
     """The shape ``step`` runs in, from its statement's facts, its directives and its
     transaction mode (what policy.step_policy reads the timeouts of)."""
     first = step.statements[0] if step.statements else None
-    if first is not None and first.constraint_rewrite is not None:
-        # Policy runs it as its recipe: always a step of its own (see policy).
+    if step.mode is TxMode.RECIPE:
+        # Policy runs it as its recipe: always a step of its own (see safer_forms).
         return ConstraintRecipe
     if step.mode is TxMode.EXPLICIT:
         return ExplicitBlock

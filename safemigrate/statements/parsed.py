@@ -223,6 +223,12 @@ def add_concurrently(text: str) -> str:
     The keyword is inserted after the INDEX token found by PostgreSQL's own scanner, so the rest
     of the author's text (comments, spacing, quoting) is kept exactly.
     """
+    return concurrent_rewrite(text)[0]
+
+
+def concurrent_rewrite(text: str) -> tuple[str, Any]:
+    """``add_concurrently``'s text and its parse tree: the parse that checks the rewrite is
+    the one tree of the rewritten statement (its locks are read from it)."""
     for token in parser.scan(text):
         if token.name == "INDEX":
             rewritten = f"{text[: token.end + 1]} CONCURRENTLY{text[token.end + 1 :]}"
@@ -232,7 +238,7 @@ def add_concurrently(text: str) -> str:
     check = pglast.parse_sql(rewritten)
     if len(check) != 1 or not getattr(check[0].stmt, "concurrent", False):
         raise ValueError("rewriting to CONCURRENTLY did not give a concurrent index build")
-    return rewritten
+    return rewritten, check[0].stmt
 
 
 @functools.lru_cache(maxsize=4096)

@@ -11,6 +11,7 @@ from safemigrate.core.errors import StepFailedError
 from safemigrate.core.model import Migration, QualifiedName
 from safemigrate.planning.pending import PlannedStep
 from safemigrate.planning.policy import StepPolicy, Timeouts, attempt_timeouts
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.planning.shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
@@ -20,7 +21,6 @@ from safemigrate.planning.shapes import (
     StepShape,
     step_shape,
 )
-from safemigrate.source import build_steps
 from safemigrate.statements.recovery import ReindexConcurrently, Rerun
 
 
