@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from copy import deepcopy
 from typing import Any
 
 import pglast
@@ -138,7 +139,9 @@ def created_table(node: Any) -> QualifiedName | None:
 def _unnamed_plain_copy(node: Any, relation: Any) -> Any:
     """A copy of CREATE INDEX ``node`` without name, CONCURRENTLY or IF NOT EXISTS, on
     ``relation``."""
-    copy: Any = pglast.parse_sql(RawStream()(node))[0].stmt
+    # A copy of the tree, not a parse of its text again: the copy is changed here and by the
+    # definition's normalisation, and the statement's own tree must stay as it was parsed.
+    copy: Any = deepcopy(node)
     copy.idxname = None
     copy.concurrent = False
     copy.if_not_exists = False
