@@ -64,7 +64,7 @@ from bench.harness.databases import fresh_database, invalid_indexes, journal_row
 from bench.harness.processes import FAST_BACKOFF, Runner, environment, psql_binary
 from safemigrate.core.model import TxMode
 from safemigrate.infra.throwaway import ThrowawayServer
-from safemigrate.source import load_migrations
+from safemigrate.planning.migrations import load_migrations
 
 #: Every fault kind a trial can inject.
 KINDS = (

@@ -12,9 +12,9 @@ from pathlib import Path
 from ..core.errors import MigrationFileError
 from ..core.events import Event
 from ..core.model import Migration
+from ..planning.migrations import journal_migration, load_migrations
 from ..settings.config import Settings
-from ..source import MigrationFile, discover, load_migrations
-from ..source.journal_steps import journal_migration
+from ..source import MigrationFile, discover
 from ..source.layouts import head_text, refuse_foreign_layout
 from ..source.layouts import resolve as resolve_layout
 from ..source.scanning import decode_sql, unreadable

@@ -34,6 +34,15 @@ class TxMode(enum.Enum):
     EXPLICIT = "explicit block"
     #: A statement that cannot run in a transaction block (e.g. CREATE INDEX CONCURRENTLY).
     AUTOCOMMIT = "autocommit"
+    #: A plain constraint statement run as its non-blocking recipe: parts in autocommit mode,
+    #: the closing ones in a transaction with the journal row.
+    RECIPE = "constraint recipe"
+
+    @property
+    def shown(self) -> str:
+        """The mode as events and ``plan`` show it: a recipe is shown as autocommit (what its
+        first parts run in), as it always has been."""
+        return TxMode.AUTOCOMMIT.value if self is TxMode.RECIPE else self.value
 
 
 @dataclass(frozen=True)

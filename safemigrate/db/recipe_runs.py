@@ -573,7 +573,7 @@ def run_constraint_recipe(
                 reason = "no such table: the server says why"
             else:
                 reason = "the recipe applies to ordinary tables only, not partitioned ones"
-            sink(rewrites.plain_part(plain, reason))
+            sink(rewrites.plain_part(rewrite, plain, reason))
             reset_session_timeouts(session)
             run_plain(plain)
             return None

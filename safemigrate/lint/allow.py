@@ -3,7 +3,7 @@
 An allow comment stands on its own line in the comment lines directly before a statement (only
 comments and blank lines between them) and suppresses the named rules' findings on that
 statement; for a DO block, on the statements inside it. The runner passes over these comments;
-safemigrate.source.parse_file finds them (ParsedFile.allows) and this module reads what they
+safemigrate.source.read_file finds them (ParsedFile.allows) and this module reads what they
 say.
 """
 

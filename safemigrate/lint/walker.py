@@ -2,14 +2,15 @@
 
 How a file is read:
 
-1. safemigrate.source.parse_file reads it once, as the runner does, and leniently: every
-   statement with its transaction (its own step, a BEGIN/COMMIT block, a group) and the
-   runner's view of it (``Statement.rewritten`` for a plain CREATE INDEX it runs CONCURRENTLY),
-   the allow comments, and every reason the runner would refuse the file. Each such reason is
-   an ``invalid-migration-file`` finding (bad input), except a statement that cannot run in a
-   transaction block written inside one: the ``non-transactional-in-transaction`` rule reports
-   that. When the runner would refuse the file, the rules still run, without its view of the
-   statements (``StatementContext.statement`` is None).
+1. safemigrate.planning.safer_forms.parse_file reads it once, as the runner does, and
+   leniently: every statement with its transaction (its own step, a BEGIN/COMMIT block, a
+   group) and the runner's view of it (``Statement.rewritten`` for a plain CREATE INDEX it
+   runs CONCURRENTLY), the allow comments, and every reason the runner would refuse the
+   file. Each such reason is an ``invalid-migration-file`` finding (bad input), except a
+   statement that cannot run in a transaction block written inside one: the
+   ``non-transactional-in-transaction`` rule reports that. When the runner would refuse the
+   file, the rules still run, without its view of the statements
+   (``StatementContext.statement`` is None).
 2. Each statement goes through every rule, then its effects are recorded in the file state
    (tables created, constraints validated, enum values added). A DO block's PL/pgSQL
    statements are linted the same way, in the DO block's transaction, located at the DO
@@ -33,13 +34,13 @@ from pglast import ast, enums
 
 from ..core.errors import MigrationFileError
 from ..core.model import DEFAULT_PG_VERSION, QualifiedName, StepOptions
+from ..planning.safer_forms import parse_file
 from ..source import (
     ConcurrentIndexes,
     FileProblem,
     ParsedFile,
     ParsedStatement,
     name_problem,
-    parse_file,
     read_sql,
     split_sql,
 )

@@ -249,7 +249,7 @@ def build(
                 step=step.index + 1,
                 steps=len(item.migration.steps),
                 line=step.line,
-                mode=step.mode.value,
+                mode=step.mode.shown,
                 sql=step.summary,
                 notes=tuple(n for s in step.statements for n in s.notes),
                 lock_timeout_ms=policy.lock_timeout_ms,

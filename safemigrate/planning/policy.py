@@ -2,7 +2,8 @@
 
 The planning layer: ``pending`` says which steps run, this module says under which guards (its
 timeouts and attempts) and in which form a plain statement with a safer one runs (CONCURRENTLY,
-as its constraint recipe, or as written: what the parser asks of it), ``shapes`` in which
+as its constraint recipe, or as written: decided on the facts the reading gives,
+``source.plain_statements``, and applied to a file by ``safer_forms``), ``shapes`` in which
 transaction shape, and ``plan`` reports them. The executor and the db layer carry it out.
 """
 
@@ -12,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ..core.model import ConcurrentIndexes, ConstraintRewrite, QualifiedName, SafeRewrites, Step
+from ..core.model import ConcurrentIndexes, ConstraintRewrite, SafeRewrites, Step
+from ..source.plain_statements import PlainStatement
 from ..statements import recipes as rewrites
 
 if TYPE_CHECKING:
@@ -138,22 +140,6 @@ def worst_case(steps: Iterable[Step], settings: Settings) -> WorstCase:
 
 
 @dataclass(frozen=True)
-class PlainStatement:
-    """What the parser says of a plain statement that has a safer form (a plain CREATE INDEX,
-    a plain constraint statement): the facts the runner's policy decides on."""
-
-    #: How the statement is written, for messages: ``CREATE INDEX``, ``ADD CHECK`` ...
-    form: str
-    table: QualifiedName
-    #: The table was created earlier in the same migration: empty, unseen by the application.
-    created_here: bool
-    #: A ``-- safemigrate: no-rewrite`` directive applies to it.
-    opted_out: bool
-    #: The block it is in (``an explicit BEGIN/COMMIT block``, ``a group``), else None.
-    inside: str | None
-
-
-@dataclass(frozen=True)
 class SaferForm:
     """How the runner runs a plain statement, under the settings: as written (``run_as``
     None), CONCURRENTLY, as its constraint recipe or in batches; with the operator's note, or
@@ -166,20 +152,6 @@ class SaferForm:
 
 
 AS_WRITTEN = SaferForm()
-
-#: How each plain constraint statement a recipe applies to is written.
-_FORMS = {
-    "foreign_key": "ADD FOREIGN KEY",
-    "check": "ADD CHECK",
-    "not_null": "SET NOT NULL",
-    "unique": "ADD UNIQUE",
-    "primary_key": "ADD PRIMARY KEY",
-}
-
-
-def constraint_form(recipe: ConstraintRewrite) -> str:
-    """How the plain statement of ``recipe`` is written, e.g. ``ADD CHECK``."""
-    return _FORMS[recipe.kind]
 
 
 def index_form(setting: ConcurrentIndexes, plain: PlainStatement) -> SaferForm:

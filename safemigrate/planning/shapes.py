@@ -20,7 +20,8 @@ from ..core.errors import StepFailedError
 from ..core.model import BatchTarget, ConstraintRewrite, IndexBuild, QualifiedName, Step, TxMode
 from ..statements import recipes as rewrites
 from ..statements.batches import BatchDone, ReplicaLag
-from ..statements.recovery import Recovery, Refuse, Rerun, recovery_of
+from ..statements.parsed import tree_of
+from ..statements.recovery import Recovery, Refuse, Rerun, recovery_of, recovery_of_node
 from .pending import PlannedStep
 
 #: What became of a step that released the run lock, by shape (see each shape's RELEASED).
@@ -247,8 +248,8 @@ def shape_of(step: Step) -> type[StepShape]:
     """The shape ``step`` runs in, from its statement's facts, its directives and its
     transaction mode (what policy.step_policy reads the timeouts of)."""
     first = step.statements[0] if step.statements else None
-    if first is not None and first.constraint_rewrite is not None:
-        # Policy runs it as its recipe: always a step of its own (see policy).
+    if step.mode is TxMode.RECIPE:
+        # Policy runs it as its recipe: always a step of its own (see safer_forms).
         return ConstraintRecipe
     if step.mode is TxMode.EXPLICIT:
         return ExplicitBlock
@@ -312,6 +313,9 @@ def step_shape(planned: PlannedStep) -> StepShape:
     if statement.index_drop is not None:
         if planned.started_before:
             dropped = statement.index_drop.names
+    elif statement.rewritten is None and (tree := tree_of(statement)) is not None:
+        # The tree of the file's parse: the statement runs as written.
+        recovery = recovery_of_node(tree)
     else:
         recovery = recovery_of(statement.run_text)
     if planned.started_before and isinstance(recovery, Refuse):
@@ -344,7 +348,7 @@ def started_otherwise(planned: PlannedStep) -> StepFailedError:
     step = planned.step
     where = f"{planned.migration.filename}:{step.line} (step {step.index + 1})"
     row = f"version {planned.migration.version}, step {step.index}"
-    recipe = rewrites.recipe_of(step.statements[0].text) if len(step.statements) == 1 else None
+    recipe = rewrites.recipe_of(step.statements[0]) if len(step.statements) == 1 else None
     if recipe is not None:
         return UnfinishedRecipeError(
             f"{where}: an earlier run started this step as its recipe "

@@ -412,7 +412,7 @@ class Executor:
             raise self._with_leftovers(error) from None
         ref = step_ref(planned)
         notes = tuple(note for s in planned.step.statements for note in s.notes)
-        self.emit(StepStarted(ref, n, total, planned.step.mode.value, notes))
+        self.emit(StepStarted(ref, n, total, planned.step.mode.shown, notes))
         locks, catalog_locks = planned.step.locks, planned.step.catalog_locks
         step = _StepRun(
             planned,

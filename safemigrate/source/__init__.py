@@ -2,13 +2,15 @@
 
 ``files`` finds and reads the files (scan_directory leniently, discover raising the first
 problem), ``layouts`` reads other tools' directories, and both return the types of
-``scanning``; ``parse`` reads one file's SQL once, leniently, for both the runner (build_steps
+``scanning``; ``parse`` reads one file's SQL once, leniently, for both the runner (which
 raises its first problem) and the linter (which reports them all); ``directives`` reads the
 ``-- safemigrate:`` comments. SQL is split and recognised with pglast (PostgreSQL's own
-parser); the original text of every statement is kept.
+parser); the original text of every statement is kept. Facts only: the runner's policy on
+them (``planning.safer_forms``) and the loading of a directory as the runner runs it
+(``planning.migrations``) are planning's.
 
-``parse``'s names are imported on first use: it loads the parser and the runner's policy,
-which scanning a directory does not need.
+``parse``'s names are imported on first use: it loads the parser, which scanning a directory
+does not need.
 """
 
 from __future__ import annotations
@@ -18,14 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.model import ConcurrentIndexes, SafeRewrites
 from .directives import DIRECTIVE_PREFIX, AllowComment
-from .files import (
-    FILENAME_PATTERN,
-    discover,
-    load_migrations,
-    name_problem,
-    parse_migration,
-    scan_directory,
-)
+from .files import FILENAME_PATTERN, discover, name_problem, scan_directory
 from .scanning import MAX_VERSION_DIGITS, DirectoryScan, FileProblem, MigrationFile, read_sql
 
 if TYPE_CHECKING:
@@ -33,8 +28,7 @@ if TYPE_CHECKING:
     from .parse import ParsedFile as ParsedFile
     from .parse import ParsedStatement as ParsedStatement
     from .parse import TransactionContext as TransactionContext
-    from .parse import build_steps as build_steps
-    from .parse import parse_file as parse_file
+    from .parse import read_file as read_file
     from .parse import split_sql as split_sql
 
 __all__ = [
@@ -51,12 +45,9 @@ __all__ = [
     "ParsedStatement",
     "SafeRewrites",
     "TransactionContext",
-    "build_steps",
     "discover",
-    "load_migrations",
     "name_problem",
-    "parse_file",
-    "parse_migration",
+    "read_file",
     "read_sql",
     "scan_directory",
     "split_sql",
@@ -69,8 +60,7 @@ _PARSE_NAMES = frozenset(
         "TransactionContext",
         "ParsedFile",
         "ParsedStatement",
-        "build_steps",
-        "parse_file",
+        "read_file",
         "split_sql",
     }
 )

@@ -1,5 +1,5 @@
-"""safemigrate's own layout on disk: file names, versions, scanning and loading a directory
-(another tool's layout is read by ``layouts``)."""
+"""safemigrate's own layout on disk: file names, versions, scanning a directory (another tool's
+layout is read by ``layouts``; ``planning.migrations`` loads the files as the runner runs them)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import re
 from pathlib import Path
 
 from ..core.errors import MigrationFileError
-from ..core.model import ConcurrentIndexes, Migration, SafeRewrites
 from .layouts import scan as scan_layout
-from .scanning import MAX_VERSION_DIGITS, DirectoryScan, FileProblem, MigrationFile, read_sql
+from .scanning import MAX_VERSION_DIGITS, DirectoryScan, FileProblem, MigrationFile
 
 # File names are not SQL; a pattern is the right tool for them (SQL itself only goes to pglast).
 FILENAME_PATTERN = re.compile(r"^(?P<version>[0-9]+)_(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)\.sql$")
@@ -89,41 +88,3 @@ def discover(directory: Path, layout: str = "safemigrate") -> list[MigrationFile
     if scan.problems:
         raise scan.problems[0].error()
     return scan.files
-
-
-def load_migrations(
-    directory: Path,
-    *,
-    concurrent_indexes: ConcurrentIndexes = "rewrite",
-    safe_rewrites: SafeRewrites = "rewrite",
-    layout: str = "safemigrate",
-) -> list[Migration]:
-    """Discover and parse every migration in ``directory``, ordered by version.
-
-    Raises the first MigrationFileError of the first bad file.
-    """
-    return [
-        parse_migration(f, concurrent_indexes=concurrent_indexes, safe_rewrites=safe_rewrites)
-        for f in discover(directory, layout)
-    ]
-
-
-def parse_migration(
-    file: MigrationFile,
-    *,
-    concurrent_indexes: ConcurrentIndexes = "rewrite",
-    safe_rewrites: SafeRewrites = "rewrite",
-) -> Migration:
-    """Parse one migration file into steps."""
-    # The parser and the runner's policy are imported here: scanning a directory, and
-    # reading it for status (``journal_steps``), need neither.
-    from .parse import build_steps
-
-    text = read_sql(file.path) if file.text is None else file.text
-    steps = build_steps(
-        str(file.path),
-        text,
-        concurrent_indexes=concurrent_indexes,
-        safe_rewrites=safe_rewrites,
-    )
-    return Migration(file.version, file.version_text, file.name, file.path, tuple(steps))

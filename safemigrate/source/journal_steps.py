@@ -4,12 +4,13 @@ full parse where the file is plain.
 A journal row holds the checksum of its step's statements' texts (``checksums``), so ``status``
 needs each file's statement split and where its steps begin and end: not the Python parse
 trees, the locks, the session changes or the runner's policy that ``up`` reads
-(``parse.parse_file``). For a *plain* file, every statement is its own transactional step with
-no options and nothing to refuse, whatever the settings: no ``-- safemigrate:`` comment, no
-NUL byte, and every statement of a kind in :data:`PLAIN_KINDS`. Its steps are made here from
-pglast's split and the node names of its JSON parse tree (``parse_sql_json``: no Python nodes
-built). Any other file (a BEGIN/COMMIT block, a directive, a CREATE INDEX the policy may
-rewrite, a syntax error...) is parsed as ``up`` parses it.
+(``planning.safer_forms.parse_file``). For a *plain* file, every statement is its own
+transactional step with no options and nothing to refuse, whatever the settings: no
+``-- safemigrate:`` comment, no NUL byte, and every statement of a kind in
+:data:`PLAIN_KINDS`. Its steps are made here from pglast's split and the node names of its
+JSON parse tree (``parse_sql_json``: no Python nodes built). Any other file (a BEGIN/COMMIT
+block, a directive, a CREATE INDEX the policy may rewrite, a syntax error...) is parsed as
+``up`` parses it (``planning.migrations.journal_migration`` chooses which).
 
 Either way the steps, their texts, lines, kinds, modes and checksums are the full parse's
 (``tests/unit/test_journal_steps.py`` holds the two readers to that); the statements made here
@@ -19,15 +20,12 @@ carry no tree, locks or session changes, which ``status`` does not read.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 from pglast import parser
 
-from ..core.model import ConcurrentIndexes, Migration, SafeRewrites, Statement, Step, TxMode
+from ..core.model import Statement, Step, TxMode
 from .directives import DIRECTIVE_PREFIX
-from .files import parse_migration
 from .positions import line_starts, position
-from .scanning import MigrationFile, read_sql
 
 #: Parse tree node names of statements that ``parse_file`` makes into a step of their own,
 #: in a transaction, with no note, rewrite or problem, when no directive is in the file: no
@@ -81,7 +79,7 @@ def _plain(tree: dict[str, object]) -> str | None:
 
 
 def plain_steps(text: str) -> tuple[Step, ...] | None:
-    """The steps ``parse_file`` makes of ``text`` when the file is plain (see the module),
+    """The steps the full parse makes of ``text`` when the file is plain (see the module),
     else None (then only the full parse can tell)."""
     if DIRECTIVE_PREFIX in text or "\0" in text:
         return None
@@ -105,22 +103,3 @@ def plain_steps(text: str) -> tuple[Step, ...] | None:
         statement = Statement(text[span], line, column, str(kind))
         steps.append(Step(index, (statement,), TxMode.OWN))
     return tuple(steps)
-
-
-def journal_migration(
-    file: MigrationFile,
-    *,
-    concurrent_indexes: ConcurrentIndexes = "rewrite",
-    safe_rewrites: SafeRewrites = "rewrite",
-) -> Migration:
-    """``file`` read for comparing with the journal: its plain steps, or else the full parse
-    (``parse_migration``, with its MigrationFileError for a file the runner refuses)."""
-    text = read_sql(file.path) if file.text is None else file.text
-    steps = plain_steps(text)
-    if steps is None:
-        return parse_migration(
-            replace(file, text=text),  # read once
-            concurrent_indexes=concurrent_indexes,
-            safe_rewrites=safe_rewrites,
-        )
-    return Migration(file.version, file.version_text, file.name, file.path, steps)

@@ -1,13 +1,13 @@
 """One lenient reading of a migration file's SQL: statements, transactions, steps and problems.
 
-parse_file splits the text with pglast (PostgreSQL's own parser), keeps the original text of
+read_file splits the text with pglast (PostgreSQL's own parser), keeps the original text of
 every statement, reads the ``-- safemigrate:`` comments, and works out which transaction each
 statement runs in (its own, an explicit BEGIN/COMMIT block, a group, or autocommit) and which
-steps the runner makes of them. Of a plain statement with a safer form (a plain CREATE INDEX, a
-plain constraint statement, an UPDATE marked for batches) it says what it is; ``policy`` decides
-under the settings how it runs. Every reason the runner refuses the file is a FileProblem, and
-reading goes on after one, so the linter reports them all; build_steps (the runner) raises the
-first as a MigrationFileError.
+steps it makes of them as written. Facts only: of a plain statement with a safer form (a plain
+CREATE INDEX, a plain constraint statement, an UPDATE marked for batches) it says what it is
+(``plain_statements``), and ``planning.safer_forms`` decides under the settings how it runs.
+Every reason the file is refused is a FileProblem, and reading goes on after one, so the linter
+reports them all; the runner raises the first as a MigrationFileError.
 """
 
 from __future__ import annotations
@@ -20,31 +20,14 @@ from typing import Any, Literal
 import pglast
 from pglast import parser
 
-from ..core.model import (
-    ConcurrentIndexes,
-    ConstraintRewrite,
-    QualifiedName,
-    SafeRewrites,
-    Statement,
-    Step,
-    StepOptions,
-    TxMode,
-    merge_needs,
-)
-from ..planning.policy import (
-    PlainStatement,
-    SaferForm,
-    batch_form,
-    constraint_form,
-    constraint_recipe,
-    index_form,
-)
+from ..core.model import QualifiedName, Statement, Step, StepOptions, TxMode
 from ..statements import batches, client_encoding, session_state, transaction_block
 from ..statements import parsed as sqlinfo
 from ..statements import recipes as rewrites
 from ..statements.locks import statement_locks
 from .copy_data import blank_copy_data, client_copy_refusal
 from .directives import AllowComment, Directive, invalid_inside, read_comments
+from .plain_statements import PlainStatement, SaferCandidate, constraint_form
 from .positions import line_starts, position
 from .scanning import FileProblem, ProblemKind
 
@@ -82,6 +65,8 @@ class ParsedStatement:
     block: Block | None
     #: The index of its step in ParsedFile.steps; None when a problem kept it out of any step.
     step: int | None = None
+    #: A plain statement with a safer form: what its decision needs (planning.safer_forms).
+    candidate: SaferCandidate | None = None
 
     @property
     def text(self) -> str:
@@ -92,13 +77,16 @@ class ParsedStatement:
 @dataclass(frozen=True)
 class ParsedFile:
     """Everything read from one migration file's text; ``problems`` empty when the runner
-    accepts it (then ``steps`` are the steps it runs)."""
+    accepts it (then ``steps`` are the steps it runs, once ``planning.safer_forms`` has decided
+    the safer forms)."""
 
     path: str
     statements: tuple[ParsedStatement, ...]
     steps: tuple[Step, ...]
     allows: tuple[AllowComment, ...]
     problems: tuple[FileProblem, ...]
+    #: False when read without what only the runner reads (see read_file).
+    runner_facts: bool = True
 
     def raise_first(self) -> None:
         """Raise the first problem, the one the runner reports, as a MigrationFileError.
@@ -124,29 +112,7 @@ def split_sql(text: str) -> list[tuple[Any, slice]]:
     return [(r.stmt, s) for r, s in zip(raw, slices, strict=True)]
 
 
-def build_steps(
-    path: str,
-    text: str,
-    *,
-    concurrent_indexes: ConcurrentIndexes = "rewrite",
-    safe_rewrites: SafeRewrites = "rewrite",
-) -> list[Step]:
-    """The steps the runner makes of ``text``; raises the file's first MigrationFileError."""
-    parsed = parse_file(
-        path, text, concurrent_indexes=concurrent_indexes, safe_rewrites=safe_rewrites
-    )
-    parsed.raise_first()
-    return list(parsed.steps)
-
-
-def parse_file(
-    path: str,
-    text: str,
-    *,
-    concurrent_indexes: ConcurrentIndexes = "rewrite",
-    safe_rewrites: SafeRewrites = "rewrite",
-    runner_facts: bool = True,
-) -> ParsedFile:
+def read_file(path: str, text: str, *, runner_facts: bool = True) -> ParsedFile:
     """Read the migration file ``path`` whose SQL is ``text``, collecting every problem.
 
     Problems come in the order the runner meets them: the SQL does not parse (then nothing
@@ -157,6 +123,9 @@ def parse_file(
     the runner reads of a statement: its locks, its session changes and the index builds'
     definitions (each a deparse and a parse of the statement). The steps, their modes and
     the problems are the same.
+
+    The statements with a safer form are read as written: their candidates say what
+    ``planning.safer_forms`` needs to decide how they run.
     """
     starts = line_starts(text)
     nul = text.find("\0")
@@ -172,7 +141,7 @@ def parse_file(
             "as UTF-8)",
             column=column,
         )
-        return ParsedFile(path, (), (), (), (problem,))
+        return ParsedFile(path, (), (), (), (problem,), runner_facts)
     # The rows after a COPY ... FROM STDIN are data, not SQL: the parser reads blanks there.
     blanked = blank_copy_data(text)
     try:
@@ -195,7 +164,7 @@ def parse_file(
         if copy is not None:
             # Nothing parses after it, so no step is known: the file is refused whole.
             problem = dataclasses.replace(copy, kind="file")
-        return ParsedFile(path, (), (), (), (problem,))
+        return ParsedFile(path, (), (), (), (problem,), runner_facts)
 
     directives, allows, directive_problems = read_comments(blanked.sql, tokens, starts)
     problems = [FileProblem(path, p.line, p.message, p.hint) for p in directive_problems]
@@ -206,7 +175,7 @@ def parse_file(
             inside = invalid_inside(directive)
             problems.append(FileProblem(path, inside.line, inside.message))
 
-    walk = _Walk(path, text, starts, concurrent_indexes, problems, safe_rewrites, runner_facts)
+    walk = _Walk(path, text, starts, problems, runner_facts)
     walk.copy_data = blanked.data
     # Statements and directives in file order (no comment starts where a statement does).
     events: list[tuple[int, Directive | tuple[Any, slice]]] = [(d.offset, d) for d in directives]
@@ -219,7 +188,12 @@ def parse_file(
             walk.statement(*event)
     walk.finish()
     return ParsedFile(
-        path, tuple(walk.parsed), tuple(walk.steps), tuple(allows), tuple(walk.problems)
+        path,
+        tuple(walk.parsed),
+        tuple(walk.steps),
+        tuple(allows),
+        tuple(walk.problems),
+        runner_facts,
     )
 
 
@@ -304,10 +278,7 @@ class _Walk:
     text: str
     #: The file's line_starts.
     starts: list[int]
-    #: The concurrent_indexes and safe_rewrites settings (see policy).
-    policy: ConcurrentIndexes
     problems: list[FileProblem]
-    rewrite_policy: SafeRewrites = "rewrite"
     #: False: leave out what only the runner reads (see parse_file).
     runner_facts: bool = True
     parsed: list[ParsedStatement] = field(default_factory=list)
@@ -485,9 +456,9 @@ class _Walk:
         statement = member.statement
         kind = statement.kind
         if kind == "IndexStmt" and not node.concurrent:
-            statement = self.plain_index(statement, node)
+            member.candidate = self.plain_index(node)
         elif kind == "AlterTableStmt":
-            statement = self.plain_constraint(statement, node)
+            member.candidate = self.plain_constraint(statement, node)
         elif statement.non_transactional and kind == "IndexStmt" and self.runner_facts:
             statement = dataclasses.replace(statement, index_build=sqlinfo.index_build(node))
         elif statement.non_transactional and kind == "DropStmt":
@@ -512,7 +483,7 @@ class _Walk:
             self.join(member, open_)
             return
         if any(key in self.pending for key in _BATCH_KEYS):
-            member.statement = statement = self.batched(member, statement)
+            self.batched(member)
         if statement.non_transactional:
             member.context = "autocommit"
             self.emit(TxMode.AUTOCOMMIT, [member], _options(self.pending))
@@ -521,36 +492,28 @@ class _Walk:
         self.pending = {}
 
     def with_locks(self, statement: Statement, node: Any) -> Statement:
-        """``statement`` with the locks of what the runner executes of it."""
-        run_node = node
-        if statement.rewritten is not None:
-            run_node = pglast.parse_sql(statement.rewritten)[0].stmt
-        recipe = statement.constraint_rewrite
-        locks, catalog_locks = statement_locks(run_node)
+        """``statement`` with the locks of its text as written (a safer form's are decided
+        with it, in planning.safer_forms)."""
+        locks, catalog_locks = statement_locks(node)
         return dataclasses.replace(
-            statement,
-            locks=tuple(locks) if recipe is None else _recipe_locks(recipe),
-            catalog_locks=tuple(catalog_locks),
+            statement, locks=tuple(locks), catalog_locks=tuple(catalog_locks)
         )
 
-    def batched(self, member: ParsedStatement, statement: Statement) -> Statement:
-        """The statement marked ``batch-size=N``, its batch target set; a refusal is a
-        problem. On a table created earlier in the file the statement runs as written (the
-        batch options dropped) with a note: nothing is there to batch."""
+    def batched(self, member: ParsedStatement) -> None:
+        """The statement marked ``batch-size=N``: a refusal is a problem, else its batch
+        target is its candidate (policy decides whether it runs in batches)."""
         line = self.pending_line
         if "batch_size" not in self.pending:
             self.problem(line, "batch-pause and max-replica-lag apply only with batch-size=N")
-            return statement
+            return
         refusal = batches.batch_refusal(member.node)
         if refusal is not None:
             self.problem(member.line, f"batch-size: {refusal}")
-            return statement
+            return
         target = batches.batch_target(member.node)
-        chosen = batch_form(self.plain("batch", target.table))
-        if chosen.run_as != "batched":
-            self.pending = {k: v for k, v in self.pending.items() if k not in _BATCH_KEYS}
-            return dataclasses.replace(statement, notes=(chosen.note,) if chosen.note else ())
-        return dataclasses.replace(statement, batch=target)
+        member.candidate = SaferCandidate(
+            "batch", self.plain("batch", target.table), batch=target, problem_at=len(self.problems)
+        )
 
     def opted_out(self) -> bool:
         """True when a ``-- safemigrate: no-rewrite`` directive precedes the statement."""
@@ -560,7 +523,7 @@ class _Walk:
         return bool(self.pending.get("no_rewrite"))
 
     def plain(self, form: str, table: QualifiedName) -> PlainStatement:
-        """What the runner's policy decides a plain statement's form on (see policy)."""
+        """What the runner's policy decides a plain statement's form on."""
         open_ = self.open
         return PlainStatement(
             form,
@@ -570,44 +533,19 @@ class _Walk:
             inside=_inside(open_.mode) if open_ is not None else None,
         )
 
-    def refused(self, statement: Statement, chosen: SaferForm) -> bool:
-        """Record the policy's refusal of ``statement``, if it refuses it."""
-        if chosen.refusal is None:
-            return False
-        self.problem(statement.line, chosen.refusal, hint=chosen.hint)
-        return True
-
-    def plain_constraint(self, statement: Statement, node: Any) -> Statement:
-        """A plain constraint statement as the ``safe_rewrites`` policy runs it."""
+    def plain_constraint(self, statement: Statement, node: Any) -> SaferCandidate | None:
+        """The candidate of a plain constraint statement (a recipe, or why it has none)."""
         found = rewrites.recognise(node, statement.text)
         if found is None:
-            return statement
+            return None
         form = constraint_form(found) if not isinstance(found, str) else "constraint"
         plain = self.plain(form, sqlinfo.qualified(node.relation))
-        chosen = constraint_recipe(self.rewrite_policy, plain, found)
-        if self.refused(statement, chosen) or chosen.note is None:
-            return statement
-        if chosen.run_as != "recipe" or isinstance(found, str):
-            return dataclasses.replace(statement, notes=(chosen.note,))
-        return dataclasses.replace(
-            statement, non_transactional=True, constraint_rewrite=found, notes=(chosen.note,)
-        )
+        return SaferCandidate("constraint", plain, recipe=found, problem_at=len(self.problems))
 
-    def plain_index(self, statement: Statement, node: Any) -> Statement:
-        """A plain CREATE INDEX as the ``concurrent_indexes`` policy runs it."""
+    def plain_index(self, node: Any) -> SaferCandidate:
+        """The candidate of a plain CREATE INDEX (CONCURRENTLY)."""
         plain = self.plain("CREATE INDEX", sqlinfo.qualified(node.relation))
-        chosen = index_form(self.policy, plain)
-        if self.refused(statement, chosen) or chosen.note is None:
-            return statement
-        if chosen.run_as != "concurrently":
-            return dataclasses.replace(statement, notes=(chosen.note,))
-        return dataclasses.replace(
-            statement,
-            rewritten=sqlinfo.add_concurrently(statement.text),
-            non_transactional=True,
-            index_build=sqlinfo.index_build(node) if self.runner_facts else None,
-            notes=(chosen.note,),
-        )
+        return SaferCandidate("index", plain, problem_at=len(self.problems))
 
     def finish(self) -> None:
         open_ = self.open
@@ -621,17 +559,6 @@ class _Walk:
             # A file with only comments (a placeholder, a new file before its SQL) is an empty
             # migration: one step without statements, recorded as applied.
             self.steps.append(Step(0, (), TxMode.OWN))
-
-
-def _recipe_locks(recipe: ConstraintRewrite) -> tuple[Any, ...]:
-    """The locks of a recipe's parts, strongest per relation (what the pre-check looks at)."""
-    parts = rewrites.recipe_parts(recipe, rewrites.planned_name(recipe))
-    # The scans run under the weaker locks of the VALIDATE and the CONCURRENTLY build: a
-    # write-blocking lock here is only held for a moment.
-    return tuple(
-        dataclasses.replace(need, scans=need.scans and not need.mode.blocks_writes)
-        for need in merge_needs(rewrites.iter_locks(parts))
-    )
 
 
 def _same_table(a: QualifiedName, b: QualifiedName) -> bool:

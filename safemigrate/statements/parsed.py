@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from copy import deepcopy
 from typing import Any
 
 import pglast
@@ -138,7 +139,9 @@ def created_table(node: Any) -> QualifiedName | None:
 def _unnamed_plain_copy(node: Any, relation: Any) -> Any:
     """A copy of CREATE INDEX ``node`` without name, CONCURRENTLY or IF NOT EXISTS, on
     ``relation``."""
-    copy: Any = pglast.parse_sql(RawStream()(node))[0].stmt
+    # A copy of the tree, not a parse of its text again: the copy is changed here and by the
+    # definition's normalisation, and the statement's own tree must stay as it was parsed.
+    copy: Any = deepcopy(node)
     copy.idxname = None
     copy.concurrent = False
     copy.if_not_exists = False
@@ -223,6 +226,12 @@ def add_concurrently(text: str) -> str:
     The keyword is inserted after the INDEX token found by PostgreSQL's own scanner, so the rest
     of the author's text (comments, spacing, quoting) is kept exactly.
     """
+    return concurrent_rewrite(text)[0]
+
+
+def concurrent_rewrite(text: str) -> tuple[str, Any]:
+    """``add_concurrently``'s text and its parse tree: the parse that checks the rewrite is
+    the one tree of the rewritten statement (its locks are read from it)."""
     for token in parser.scan(text):
         if token.name == "INDEX":
             rewritten = f"{text[: token.end + 1]} CONCURRENTLY{text[token.end + 1 :]}"
@@ -232,7 +241,7 @@ def add_concurrently(text: str) -> str:
     check = pglast.parse_sql(rewritten)
     if len(check) != 1 or not getattr(check[0].stmt, "concurrent", False):
         raise ValueError("rewriting to CONCURRENTLY did not give a concurrent index build")
-    return rewritten
+    return rewritten, check[0].stmt
 
 
 @functools.lru_cache(maxsize=4096)

@@ -31,10 +31,10 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from ..core.model import ConstraintRewrite, LockNeed, QualifiedName
+from ..core.model import ConstraintRewrite, LockNeed, QualifiedName, Statement
 from . import names as object_names
 from .locks import lock_needs
-from .parsed import one_index_statement, qualified
+from .parsed import one_index_statement, qualified, tree_of
 
 #: The label of the helper CHECK (col IS NOT NULL) constraint of the NOT NULL recipe.
 HELPER_LABEL = "not_null_safemigrate"
@@ -271,16 +271,14 @@ def _recognise(node: Any, text: str) -> ConstraintRewrite | str | None:
     )
 
 
-def recipe_of(text: str) -> ConstraintRewrite | None:
-    """The recipe of the statement ``text`` when it is one of the plain forms the runner can
-    apply as a recipe, else None (whatever directive or setting runs it as written now)."""
-    try:
-        statements = pglast.parse_sql(text)
-    except pglast.parser.ParseError:
+def recipe_of(statement: Statement) -> ConstraintRewrite | None:
+    """The recipe of ``statement`` when it is one of the plain forms the runner can apply as a
+    recipe, else None (whatever directive or setting runs it as written now). Read from the
+    tree the file's parse built."""
+    node = tree_of(statement)
+    if node is None:
         return None
-    if len(statements) != 1:
-        return None
-    found = recognise(statements[0].stmt, text)
+    found = recognise(node, statement.text)
     return found if isinstance(found, ConstraintRewrite) else None
 
 
@@ -514,9 +512,10 @@ def drop_part(
     return _part(f"drop index {name} ({why})", statement, concurrent=True)
 
 
-def plain_part(text: str, reason: str) -> RecipePart:
-    """The author's statement run as written where the recipe cannot run, and why."""
-    needs = tuple(lock_needs(pglast.parse_sql(text)[0].stmt))
+def plain_part(rewrite: ConstraintRewrite, text: str, reason: str) -> RecipePart:
+    """The author's statement ``text`` (of ``rewrite``) run as written where the recipe cannot
+    run, and why; its locks are read from the recipe's tree (the file's parse)."""
+    needs = tuple(lock_needs(_statement(rewrite)))
     return RecipePart(f"run as written ({reason})", text, needs, final=True)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import psycopg
 
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 from tests.faults.helpers import Spawn, interrupted_at_row
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, up_args, write_migrations

@@ -22,7 +22,7 @@ from safemigrate.db import Session
 from safemigrate.db import journal as dbjournal
 from safemigrate.db import steps as dbsteps
 from safemigrate.planning.policy import Timeouts
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.statements.recovery import EnumValue
 from tests.fixtures_db import ConnectFactory, PgServer
 from tests.support.runner import (

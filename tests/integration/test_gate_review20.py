@@ -468,8 +468,8 @@ def test_relations_the_run_creates_are_checked_as_its_own(db_dsn: str, tmp_path:
     from safemigrate.db import Session
     from safemigrate.db.created import CreatedInRun
     from safemigrate.db.journal import JournalTable
+    from safemigrate.planning.migrations import load_migrations
     from safemigrate.planning.pending import pending_steps
-    from safemigrate.source import load_migrations
 
     write_migrations(
         tmp_path,

@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 
 from safemigrate.db.runlock import lock_keys
-from safemigrate.source import load_migrations
+from safemigrate.planning.migrations import load_migrations
 from tests.support.runner import EXAMPLE, journal_rows, run, write_migrations
 
 EDITED = "0003_add_customer_loyalty_points.sql"

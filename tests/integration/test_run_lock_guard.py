@@ -25,8 +25,8 @@ from safemigrate.db.step_timeouts import RunLockReleasedError
 from safemigrate.db.steps import SessionSteps
 from safemigrate.planning.pending import PlannedStep
 from safemigrate.planning.policy import Timeouts
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.planning.shapes import AttemptHooks, step_shape
-from safemigrate.source import build_steps
 from safemigrate.statements.recipes import RecipePart
 from tests.fixtures_db import ConnectFactory
 

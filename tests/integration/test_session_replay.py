@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from safemigrate.db import Session
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.statements.session_state import SessionState
 from tests.fixtures_db import ConnectFactory
 

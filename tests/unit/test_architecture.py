@@ -277,6 +277,22 @@ def test_only_the_db_layer_imports_psycopg_and_only_the_cli_imports_click(module
         assert layer_of(module) == "cli", f"{module} imports click"
 
 
+#: The packages ``source`` may import: it reads files into facts (issue 23). The runner's
+#: policy on those facts (CONCURRENTLY, a recipe, batches) is planning's, which imports source:
+#: source importing planning back would be the policy inside the parser again.
+SOURCE_MAY_IMPORT = frozenset({"core", "statements", "source"})
+
+
+@pytest.mark.parametrize("module", sorted(m for m in NAMED if m.split(".")[0] == "source"))
+def test_source_imports_only_the_vocabulary_and_the_statement_facts(module: str) -> None:
+    reached = sorted(
+        name
+        for name in imports_of(module)
+        if name in MODULES and name.split(".")[0] not in SOURCE_MAY_IMPORT
+    )
+    assert reached == [], f"{module} imports {reached}"
+
+
 def test_no_module_basename_is_both_a_db_and_a_pure_module() -> None:
     # db/recipes.py beside a pure recipes.py meant two things under one name: the db module is
     # named for what it does with the server (recipe_runs, batch_queries, recovery_checks).

@@ -15,12 +15,11 @@ from safemigrate.core.model import BatchTarget, Migration, QualifiedName, TxMode
 from safemigrate.lint.walker import lint_text
 from safemigrate.planning.pending import PlannedStep
 from safemigrate.planning.plan import PlanBatch, build
+from safemigrate.planning.safer_forms import build_steps, parse_file
 from safemigrate.planning.shapes import BatchedChange, InTransaction, step_shape
 from safemigrate.render.live_line import LiveStatus
 from safemigrate.render.output import batch_progress_text, event_text, plan_batch_text
 from safemigrate.settings.config import Settings
-from safemigrate.source import build_steps
-from safemigrate.source.parse import parse_file
 from safemigrate.statements.batches import (
     BatchStatement,
     batch_rate,

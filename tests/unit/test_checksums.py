@@ -18,7 +18,7 @@ from safemigrate.core.checksums import (
     token_checksum,
 )
 from safemigrate.core.model import summarize
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 
 
 def checksum(sql: str) -> str:

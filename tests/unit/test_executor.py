@@ -42,6 +42,7 @@ from safemigrate.db import ServerError
 from safemigrate.planning.backoff import Backoff
 from safemigrate.planning.pending import PlannedStep
 from safemigrate.planning.policy import Timeouts
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.planning.shapes import (
     AttemptHooks,
     AutocommitStatement,
@@ -55,7 +56,6 @@ from safemigrate.planning.shapes import (
 from safemigrate.run.executor import Executor, RunResult, error_line, strongest_held
 from safemigrate.run.watcher import Yielded
 from safemigrate.settings.config import Settings
-from safemigrate.source import build_steps
 from safemigrate.statements.batches import BatchDone, NotBatchableError, ReplicaLag
 from safemigrate.statements.locks import CatalogLock, LockNeed
 from safemigrate.statements.recipes import planned_name, recipe_parts

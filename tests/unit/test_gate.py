@@ -12,10 +12,10 @@ from safemigrate.core.model import JournalEntry, Migration
 from safemigrate.lint import Finding
 from safemigrate.lint.findings import CostFacts, TableSize
 from safemigrate.planning.gate import GateContext, GateVerdict, blocks, judge, judgement, verdict
+from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import PlannedStep, pending_steps
 from safemigrate.render.output import event_text
 from safemigrate.settings.config import Settings
-from safemigrate.source import load_migrations
 
 UNSAFE_FK = (
     "ALTER TABLE orders ADD CONSTRAINT orders_customer_fk\n"

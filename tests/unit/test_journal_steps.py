@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from safemigrate.core.model import Step
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.source.journal_steps import plain_steps
 
 REPO = Path(__file__).resolve().parents[2]

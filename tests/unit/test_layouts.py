@@ -19,7 +19,8 @@ from safemigrate.planning.adoption import (
     checksum_drift,
     yoyo_hash,
 )
-from safemigrate.source import discover, load_migrations, scan_directory
+from safemigrate.planning.migrations import load_migrations
+from safemigrate.source import discover, scan_directory
 from safemigrate.source.layouts import VERSION_OF, detect, new_files
 from safemigrate.source.layouts import flyway as flyway_layout
 from safemigrate.source.layouts.common import DOWN_IGNORED

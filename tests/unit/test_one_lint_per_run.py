@@ -10,10 +10,10 @@ import pytest
 
 from safemigrate.core.errors import MigrationFileError
 from safemigrate.planning import gate
+from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import pending_steps
 from safemigrate.planning.timeout_guard import refuse_unguarding
 from safemigrate.settings.config import Settings
-from safemigrate.source import load_migrations
 
 FILES = {
     "0001_t.sql": "CREATE TABLE orders (id int);\nCREATE TABLE customers (id int PRIMARY KEY);\n",

@@ -22,7 +22,7 @@ from safemigrate.planning.pending import (
     statuses,
     version_label,
 )
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 
 
 def migration(version: int, name: str, *statements: str) -> Migration:

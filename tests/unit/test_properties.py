@@ -32,8 +32,10 @@ from safemigrate.core.durations import UNITS_MS, parse_duration
 from safemigrate.core.errors import ExitCode, SafemigrateError
 from safemigrate.core.model import TxMode
 from safemigrate.lint.walker import lint_text
+from safemigrate.planning.migrations import load_migrations
+from safemigrate.planning.safer_forms import build_steps, parse_file
 from safemigrate.settings.config import KEYS, Settings, load_settings
-from safemigrate.source import FILENAME_PATTERN, build_steps, load_migrations, parse_file
+from safemigrate.source import FILENAME_PATTERN
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ import pytest
 
 from safemigrate.core.errors import MigrationFileError
 from safemigrate.core.model import ConstraintRewrite, LockMode, QualifiedName, TxMode
-from safemigrate.source import build_steps, parse_file
+from safemigrate.planning.safer_forms import build_steps, parse_file
 from safemigrate.statements import recipes as rewrites
 from safemigrate.statements.locks import lock_needs
 from safemigrate.statements.names import make_object_name
@@ -171,10 +171,12 @@ def test_primary_key_makes_only_its_nullable_columns_not_null() -> None:
 # -- what the parse makes of a statement ----------------------------------------------------
 
 
-def test_a_plain_form_on_an_existing_table_becomes_an_autocommit_recipe_step() -> None:
+def test_a_plain_form_on_an_existing_table_becomes_a_recipe_step_shown_as_autocommit() -> None:
     [step] = build_steps("0001_m.sql", "ALTER TABLE t ADD CHECK (a > 0);")
     [statement] = step.statements
-    assert step.mode is TxMode.AUTOCOMMIT
+    # A mode of its own inside; events and plan show it as autocommit, as they always have.
+    assert step.mode is TxMode.RECIPE
+    assert step.mode.shown == "autocommit"
     assert statement.constraint_rewrite is not None
     assert "run as its recipe" in statement.notes[0]
     # The step's locks are the strongest of its parts; the scan is under the weak one.

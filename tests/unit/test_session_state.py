@@ -27,7 +27,7 @@ from safemigrate.core.model import (
     Setting,
     Step,
 )
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.statements.session_state import (
     ALL,
     AUTHORIZATION,

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pglast
 import pytest
 
 from safemigrate.core.errors import StepFailedError
 from safemigrate.core.model import Migration, QualifiedName
 from safemigrate.planning.pending import PlannedStep
 from safemigrate.planning.policy import StepPolicy, Timeouts, attempt_timeouts
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.planning.shapes import (
     AutocommitStatement,
     ConcurrentIndexBuild,
@@ -20,7 +22,6 @@ from safemigrate.planning.shapes import (
     StepShape,
     step_shape,
 )
-from safemigrate.source import build_steps
 from safemigrate.statements.recovery import ReindexConcurrently, Rerun
 
 
@@ -119,6 +120,28 @@ def test_an_index_on_a_table_of_the_same_migration_stays_in_a_transaction() -> N
 
 
 POLICY = StepPolicy(lock_timeout_ms=2_000, statement_timeout_ms=60_000, max_attempts=3)
+
+
+def test_the_shapes_read_the_trees_of_the_files_parse_not_the_text_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 23: a rerun's recovery (REINDEX CONCURRENTLY) and the refusal of an unfinished
+    # recipe are read from the tree the file's parse built.
+    path = Path("/m/0007_add.sql")
+    sql = "REINDEX INDEX CONCURRENTLY t_a;\nALTER TABLE t ADD CHECK (a > 0);\n"
+    steps = build_steps(str(path), sql)
+    plain = build_steps(str(path), "-- safemigrate: no-rewrite\nALTER TABLE t ADD CHECK (a > 0);\n")
+    m = Migration(7, "0007", "add", path, (*steps, *plain))
+
+    def parse_again(text: str) -> None:
+        raise AssertionError(f"parsed again: {text}")
+
+    monkeypatch.setattr(pglast, "parse_sql", parse_again)
+    reindex = step_shape(PlannedStep(m, steps[0], True))
+    assert isinstance(reindex, AutocommitStatement)
+    assert isinstance(reindex.recovery, ReindexConcurrently)
+    with pytest.raises(StepFailedError, match="started this step as its recipe"):
+        step_shape(PlannedStep(m, plain[0], True))
 
 
 @pytest.mark.parametrize(

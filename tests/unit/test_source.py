@@ -8,16 +8,9 @@ import pytest
 
 from safemigrate.core.errors import ExitCode, MigrationFileError
 from safemigrate.core.model import QualifiedName, Step, StepOptions, TxMode
-from safemigrate.source import (
-    ConcurrentIndexes,
-    ParsedFile,
-    build_steps,
-    discover,
-    load_migrations,
-    parse_file,
-    read_sql,
-    scan_directory,
-)
+from safemigrate.planning.migrations import load_migrations
+from safemigrate.planning.safer_forms import build_steps, parse_file
+from safemigrate.source import ConcurrentIndexes, ParsedFile, discover, read_sql, scan_directory
 
 LANGFUSE = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "langfuse"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from safemigrate.core.errors import MigrationFileError
-from safemigrate.source import build_steps, parse_file
+from safemigrate.planning.safer_forms import build_steps, parse_file
 
 
 def test_issue_21_item_8_a_nul_byte_is_refused_with_its_line_not_cut_off() -> None:

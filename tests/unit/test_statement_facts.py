@@ -15,7 +15,7 @@ from safemigrate.core.model import TEMPORARY, Migration, Statement, Step, TxMode
 from safemigrate.lint.catalog import Catalog
 from safemigrate.planning import gate
 from safemigrate.planning.pending import PlannedStep
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.statements import parsed as statements
 from safemigrate.statements import recipes as rewrites
 from safemigrate.statements import session_state

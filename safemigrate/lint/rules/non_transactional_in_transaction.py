@@ -1,7 +1,7 @@
 """non-transactional-in-transaction: a statement that cannot run in a transaction block, in one.
 
 The runner refuses such a file outright (MigrationFileError). The linter reports it as a finding
-instead, with the rest of the file still checked: source.parse_file records it as a problem of
+instead, with the rest of the file still checked: source.read_file records it as a problem of
 kind ``non-transactional-in-block``, leaves the statement in its block and reads on.
 """
 

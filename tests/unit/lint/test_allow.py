@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from safemigrate.lint.allow import is_allow_comment
 from safemigrate.lint.walker import lint_text
-from safemigrate.source import parse_file
+from safemigrate.planning.safer_forms import parse_file
 
 from .support import lint, rules
 
@@ -15,7 +15,7 @@ def test_allow_with_a_reason_suppresses_the_finding() -> None:
 
 
 def test_allow_does_not_make_the_file_invalid() -> None:
-    # The runner passes over allow comments (source.parse_file lists them for the linter).
+    # The runner passes over allow comments (source.read_file lists them for the linter).
     sql = "-- safemigrate: allow rename -- old name unused\nALTER TABLE a RENAME TO b;\nSELECT 1;"
     result = lint_text("0001_x.sql", sql)
     assert not result.bad_input

@@ -119,7 +119,7 @@ def test_every_problem_the_runner_would_refuse_is_a_finding() -> None:
 
 def test_linter_and_runner_agree_on_the_steps_of_a_file() -> None:
     from safemigrate.lint.walker import transactions_of
-    from safemigrate.source import build_steps, parse_file
+    from safemigrate.planning.safer_forms import build_steps, parse_file
 
     sql = (
         "CREATE TABLE a (id int);\n"

@@ -17,10 +17,10 @@ from safemigrate.lint.findings import Finding
 from safemigrate.lint.options import TimeoutCeilings
 from safemigrate.lint.walker import lint_text
 from safemigrate.planning import gate
+from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import PlannedStep, pending_steps
 from safemigrate.planning.timeout_guard import refuse_unguarding
 from safemigrate.settings.config import Settings
-from safemigrate.source import load_migrations
 
 RULE = "timeout-guard-off"
 #: The default ceilings: lock_timeout 10s, statement_timeout 4h.

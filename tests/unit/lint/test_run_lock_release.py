@@ -8,10 +8,10 @@ import pytest
 
 from safemigrate.core.errors import MigrationFileError
 from safemigrate.lint import explain
+from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import pending_steps
 from safemigrate.planning.timeout_guard import refuse_unguarding
 from safemigrate.settings.config import Settings
-from safemigrate.source import load_migrations
 
 from .support import lint, rules
 

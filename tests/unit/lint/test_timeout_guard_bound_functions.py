@@ -11,10 +11,10 @@ import pytest
 from safemigrate.core.errors import ExitCode, MigrationFileError
 from safemigrate.lint import explain
 from safemigrate.lint.walker import lint_text
+from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import pending_steps
 from safemigrate.planning.timeout_guard import refuse_unguarding
 from safemigrate.settings.config import Settings
-from safemigrate.source import load_migrations
 
 _OFF = (
     "CREATE FUNCTION lt_off(x int) RETURNS int LANGUAGE plpgsql AS "

@@ -12,10 +12,10 @@ from safemigrate.lint import explain
 from safemigrate.lint.options import TimeoutCeilings
 from safemigrate.lint.rules.timeout_guard_off import guc_ms
 from safemigrate.lint.walker import lint_text
+from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import pending_steps
 from safemigrate.planning.timeout_guard import refuse_unguarding
 from safemigrate.settings.config import Settings
-from safemigrate.source import load_migrations
 
 from .support import only, rules
 
