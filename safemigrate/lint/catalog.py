@@ -130,6 +130,18 @@ class Catalog:
     #: (``name(argtypes)``): each setting as ``name=value``. A call runs under those,
     #: whatever the caller set.
     function_timeouts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: PL/pgSQL and LANGUAGE sql functions and procedures the migrations created, in the
+    #: earlier files and the current one so far: the CREATE statement's text, by name
+    #: (unqualified, as called); a later CREATE OR REPLACE replaces it. Each file's
+    #: FileState.functions is this dict, so a call, a trigger or a binding in a later file
+    #: judges the body as one in the same file does (issue 21 G5).
+    function_bodies: dict[str, str] = field(default_factory=dict)
+    #: Where each of function_bodies was created, for messages: ``path:line`` of its CREATE
+    #: (the newest), by name: each file's FileState.function_origins.
+    function_origins: dict[str, str] = field(default_factory=dict)
+    #: The functions the migrations' CREATE TRIGGER statements make a write to a table run,
+    #: by table (lower-case name, no schema): each file's FileState.trigger_functions.
+    trigger_functions: dict[str, list[str]] = field(default_factory=dict)
     #: What a write to a live table runs (issue 20 review F3, triggers on existing tables):
     #: per table (keyed like ``tables``), the user functions its enabled triggers, CHECK
     #: constraints, column defaults and columns' domain CHECKs call, its partitions' and
@@ -413,6 +425,9 @@ class Catalog:
             "expression_indexes": sorted(_name(i) for i in self.expression_indexes),
             "access_methods": [[_name(t), m] for t, m in self.access_methods.items()],
             "function_timeouts": [[f, list(v)] for f, v in self.function_timeouts.items()],
+            "function_bodies": [[f, text] for f, text in self.function_bodies.items()],
+            "function_origins": [[f, where] for f, where in self.function_origins.items()],
+            "trigger_functions": [[t, list(fs)] for t, fs in self.trigger_functions.items()],
         }
 
     @classmethod
@@ -464,6 +479,9 @@ class Catalog:
             function_timeouts={
                 str(f): tuple(str(x) for x in v) for f, v in raw["function_timeouts"]
             },
+            function_bodies={str(f): str(text) for f, text in raw["function_bodies"]},
+            function_origins={str(f): str(where) for f, where in raw["function_origins"]},
+            trigger_functions={str(t): [str(f) for f in fs] for t, fs in raw["trigger_functions"]},
         )
 
 

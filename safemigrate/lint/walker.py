@@ -14,10 +14,11 @@ How a file is read:
    (tables created, constraints validated, enum values added). A DO block's PL/pgSQL
    statements are linted the same way, in the DO block's transaction, located at the DO
    statement. A CREATE FUNCTION / PROCEDURE body (PL/pgSQL or LANGUAGE sql, the
-   SQL-standard BEGIN ATOMIC and RETURN forms too) is linted the same way where the file
-   calls the function, directly or through another, or fires it as a trigger by a write;
-   a function a CREATE OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds (PostgreSQL calls it
-   with no call written) gives that CREATE its timeout-guard-off and run-lock-release hits.
+   SQL-standard BEGIN ATOMIC and RETURN forms too), created in the file or an earlier one
+   (the catalog carries them), is linted the same way where the file calls the function,
+   directly or through another, or fires it as a trigger by a write; a function a CREATE
+   OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds (PostgreSQL calls it with no call
+   written) gives that CREATE its timeout-guard-off and run-lock-release hits.
 3. Allow comments remove the findings they name from the statement right after them.
 """
 
@@ -185,8 +186,28 @@ def _lint_calls_of(
     file), directly or through one another: their bodies are judged as the same statements
     written at the call."""
     names = [n for n in _called_functions(node, base) if n not in seen]
-    queries = [q for n in names for q in function_body_queries(base.state.functions[n])]
-    return _lint_embedded(queries, base, line, seen | set(names)) if queries else []
+    here = [n for n in names if _origin_elsewhere(n, base) is None]
+    queries = [q for n in here for q in function_body_queries(base.state.functions[n])]
+    hits = _lint_embedded(queries, base, line, seen | set(names)) if queries else []
+    for name in names:
+        origin = _origin_elsewhere(name, base)
+        if origin is None:
+            continue
+        # A body from an earlier file (or the database): the finding says where it is.
+        queries = function_body_queries(base.state.functions[name])
+        how = f"calling {name}() (created {origin}), which runs"
+        for found in _lint_embedded(queries, base, line, seen | set(names)):
+            hits.append(replace(found, message=f"{how}: {found.message}"))
+    return hits
+
+
+def _origin_elsewhere(name: str, base: StatementContext) -> str | None:
+    """Where function ``name`` was created when not in the file being linted (``at
+    file:line``); None when the file itself created it (or nothing says where)."""
+    origin = base.state.function_origins.get(name)
+    if origin is None or origin.startswith(f"{Path(base.path).name}:"):
+        return None
+    return f"at {origin}"
 
 
 def _lint_calls(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
@@ -265,6 +286,9 @@ def _lint_bound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
                     )
                 )
         if name in ctx.state.functions:
+            origin = _origin_elsewhere(name, ctx)
+            if origin is not None:
+                how = f"{what} has PostgreSQL call {name}() (created {origin})"
             queries = function_body_queries(ctx.state.functions[name])
             for found in _lint_embedded(queries, ctx, stmt.line, frozenset({name})):
                 if found.rule in _GUARD_RULES:
@@ -342,6 +366,11 @@ def lint_text(
         not_null_proven=shared.not_null_proven,
         search_path_schema=shared.search_path_schema,
         search_path=shared.search_path,
+        # The bodies and triggers of the functions earlier files created are called, fired
+        # and bound in this one as if created here (issue 21 G5).
+        functions=shared.function_bodies,
+        function_origins=shared.function_origins,
+        trigger_functions=shared.trigger_functions,
     )
     if shared.live:
         # Against a database, the run's pending files are one run: what an earlier one

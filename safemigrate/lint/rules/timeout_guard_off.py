@@ -31,8 +31,9 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
 - `SET`, `SET SESSION`, `SET LOCAL` of either setting to 0 or above its ceiling, and
   `SET ... TO DEFAULT`, `RESET lock_timeout`, `RESET statement_timeout`, `RESET ALL`;
 - `set_config('lock_timeout' | 'statement_timeout', value, is_local)` anywhere in a statement,
-  DO blocks included, and in the body of a function or procedure the file creates (PL/pgSQL
-  or LANGUAGE sql: `AS $$...$$`, `BEGIN ATOMIC`, `RETURN`), judged where it is called
+  DO blocks included, and in the body of a function or procedure the file or an earlier
+  file creates (PL/pgSQL or LANGUAGE sql: `AS $$...$$`, `BEGIN ATOMIC`, `RETURN`; the newest
+  `CREATE OR REPLACE` is the body), judged where it is called
   (`SELECT f()`, `CALL p()`, through another such function) or fired as a trigger by a write
   to its table; a `SET` in such a body the same way (`||` of literals counts as a constant);
   a NULL value resets the setting (back to the default); a name or value only known at run
@@ -61,10 +62,11 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
 - a `CREATE OPERATOR` (`FUNCTION =`, `PROCEDURE =`, `RESTRICT =`, `JOIN =`), `CREATE
   AGGREGATE` (`SFUNC =`, `FINALFUNC =` and the other support functions), `CREATE CAST ...
   WITH FUNCTION` or `CREATE EVENT TRIGGER ... EXECUTE FUNCTION` binding a function whose body
-  (one the files create) or SET clause does any of the above: PostgreSQL calls it later
-  without its name being written (an event trigger on every later DDL, in this run and later
-  ones), so the finding is reported at that CREATE; a `CREATE EVENT TRIGGER` whose function
-  is not in the migrations (its body unknown) is refused too, unless allowed with a reason;
+  (one the file or an earlier one creates) or SET clause does any of the above: PostgreSQL
+  calls it later without its name being written (an event trigger on every later DDL, in
+  this run and later ones), so the finding is reported at that CREATE; a `CREATE EVENT
+  TRIGGER` whose function is not in the migrations (its body unknown) is refused too, unless
+  allowed with a reason;
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too);
   for `ALTER SYSTEM` also `SET ... TO DEFAULT`, `RESET` and `RESET ALL`: the server's own

@@ -1,0 +1,105 @@
+"""The guard reads a function's body where a step uses it, wherever the function was created
+(issue 21 G5): in an earlier pending file, or already in the database. Before, only a body
+created in the same file was read, and a step calling a function whose body does
+``set_config('lock_timeout', '0', true)`` waited behind a holder for as long as it held,
+under ``--lock-timeout 1s``, then exited 0.
+
+Each test: an application session holds ACCESS SHARE on ``big`` (a plain SELECT in an open
+transaction), the run has ``--lock-timeout 1s``, the pre-check and yielding off, and the
+pending step would queue its ACCESS EXCLUSIVE behind the holder with no lock timeout
+(PostgreSQL docs, 13.3.1 Table-Level Locks: ACCESS EXCLUSIVE conflicts with ACCESS SHARE;
+20.11.2 lock_timeout: 0 turns the timeout off). The guard refuses the run up front: exit 2,
+where the call is and where the body came from, nothing applied, and no wait."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.fixtures_db import ConnectFactory
+from tests.support.runner import Result, journal_rows, run, write_migrations
+
+Conn = psycopg.Connection[Any]
+
+#: A run refused up front ends well within this; the stall it prevents lasted as long as the
+#: holder held (HOLD_S) before the fix.
+REFUSED_WITHIN_S = 5.0
+
+_LT_OFF_BODY = "$$ BEGIN PERFORM set_config('lock_timeout', '0', true); END $$"
+
+#: The step that stalls: the call switches lock_timeout off for the rest of its transaction,
+#: then the ALTER queues behind the holder.
+_STALLING_STEP = "BEGIN;\nSELECT lt_off();\nALTER TABLE big ADD COLUMN c int;\nCOMMIT;\n"
+
+
+@pytest.fixture
+def holder(connect: ConnectFactory) -> Iterator[Conn]:
+    """The application's table ``big`` (a row in it), held in ACCESS SHARE by an open
+    transaction for the whole test."""
+    setup = connect()
+    setup.execute("CREATE TABLE big (id int PRIMARY KEY, a int)")
+    setup.execute("INSERT INTO big VALUES (1, 1)")
+    app = connect(autocommit=False, application_name="app")
+    app.execute("SELECT * FROM big")
+    try:
+        yield app
+    finally:
+        app.rollback()
+
+
+def _up(directory: Path, dsn: str) -> tuple[Result, float]:
+    start = time.monotonic()
+    result = run(
+        "up",
+        "--dir",
+        str(directory),
+        "--dsn",
+        dsn,
+        "--lock-timeout",
+        "1s",
+        "--no-lock-precheck",
+        "--yield-after",
+        "0",
+    )
+    return result, time.monotonic() - start
+
+
+def _column_added(conn: Conn) -> bool:
+    row = conn.execute(
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'c'"
+    ).fetchone()
+    return row is not None and row[0] == 1
+
+
+def _function_exists(conn: Conn, name: str) -> bool:
+    row = conn.execute("SELECT count(*) FROM pg_proc WHERE proname = %s", [name]).fetchone()
+    return row is not None and row[0] > 0
+
+
+def test_up_refuses_a_call_of_a_function_an_earlier_pending_file_creates(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_fn.sql": (
+                f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS\n{_LT_OFF_BODY};\n"
+            ),
+            "0002_use.sql": _STALLING_STEP,
+        },
+    )
+    result, elapsed = _up(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert "0002_use.sql:2" in result.stderr, result.stderr
+    assert "lt_off()" in result.stderr and "0001_fn.sql:1" in result.stderr
+    assert "lock_timeout to 0" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    conn = connect()
+    assert journal_rows(db_dsn) == []
+    assert not _function_exists(conn, "lt_off") and not _column_added(conn)
