@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.model import QualifiedName
+from .event_triggers import LiveEventTrigger
 from .findings import TableSize
 from .types import ColumnType
 
@@ -30,6 +31,10 @@ LIVE_FIELDS = frozenset(
         "run_acting_tables",
         "event_triggers",
         "write_functions",
+        "live_functions",
+        "shadowed_functions",
+        "function_path",
+        "live_event_triggers",
     }
 )
 
@@ -166,6 +171,19 @@ class Catalog:
     run_acting_tables: set[QualifiedName] = field(default_factory=set)
     #: True when the live database has an enabled event trigger: any DDL may run user code.
     event_triggers: bool = False
+    #: With a live catalog: the database's PL/pgSQL and LANGUAGE sql routines in user
+    #: schemas, by name (as called, unqualified): the keys of their bodies in
+    #: function_bodies (``schema.name``, then ``schema.name/2`` ... for overloads), read by
+    #: db.live_functions (issue 21 G5). A call resolves among them by function_path.
+    live_functions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The live_functions keys whose name and argument types pg_catalog has too: an
+    #: unqualified call with those types runs the built-in (pg_catalog is searched first).
+    shadowed_functions: set[str] = field(default_factory=set)
+    #: The live session's search_path as the server resolves it (``current_schemas(true)``:
+    #: pg_catalog first unless placed, ``"$user"`` as the role's schema when it exists).
+    function_path: tuple[str, ...] = ()
+    #: The live database's enabled event triggers, with their events, tags and functions.
+    live_event_triggers: tuple[LiveEventTrigger, ...] = ()
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""

@@ -103,3 +103,87 @@ def test_up_refuses_a_call_of_a_function_an_earlier_pending_file_creates(
     conn = connect()
     assert journal_rows(db_dsn) == []
     assert not _function_exists(conn, "lt_off") and not _column_added(conn)
+
+
+def test_up_refuses_a_call_of_a_function_created_outside_the_migrations(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    # Review 21e G5: created with psql, called by a step (5.8 s wait, exit 0 before).
+    conn = connect()
+    conn.execute(f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS {_LT_OFF_BODY}")
+    directory = write_migrations(tmp_path / "m", {"0001_use.sql": _STALLING_STEP})
+    result, elapsed = _up(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0001_use.sql:2" in result.stderr, result.stderr
+    assert "public.lt_off()" in result.stderr and "already in the database" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    assert journal_rows(db_dsn) == [] and not _column_added(conn)
+    planned = run("plan", "--dir", str(directory), "--dsn", db_dsn)
+    assert planned.exit_code == 0, planned.output
+    assert "up would refuse" in planned.output and "public.lt_off()" in planned.output
+
+
+def test_up_refuses_a_write_that_fires_a_database_trigger_whose_body_switches_it_off(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    conn = connect()
+    conn.execute(
+        "CREATE FUNCTION big_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM set_config('lock_timeout', '0', true); RETURN NEW; END $$"
+    )
+    conn.execute(
+        "CREATE TRIGGER big_audit BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION big_audit()"
+    )
+    step = "BEGIN;\nINSERT INTO big VALUES (2, 2);\nALTER TABLE big ADD COLUMN c int;\nCOMMIT;\n"
+    directory = write_migrations(tmp_path / "m", {"0001_write.sql": step})
+    result, elapsed = _up(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0001_write.sql:2" in result.stderr and "public.big_audit()" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    rows = conn.execute("SELECT count(*) FROM big").fetchone()
+    assert rows == (1,) and journal_rows(db_dsn) == [] and not _column_added(conn)
+
+
+def test_up_refuses_ddl_that_fires_a_live_event_trigger_whose_body_switches_it_off(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    # Review 21e G1, with the event trigger already in the database: ddl_command_start fires
+    # before ALTER TABLE takes its lock (Event Trigger Firing Matrix: ALTER TABLE).
+    conn = connect()
+    conn.execute(
+        f"CREATE FUNCTION et_off() RETURNS event_trigger LANGUAGE plpgsql AS {_LT_OFF_BODY}"
+    )
+    conn.execute(
+        "CREATE EVENT TRIGGER et_off ON ddl_command_start WHEN TAG IN ('ALTER TABLE') "
+        "EXECUTE FUNCTION et_off()"
+    )
+    directory = write_migrations(
+        tmp_path / "m", {"0001_alter.sql": "ALTER TABLE big ADD COLUMN c int;\n"}
+    )
+    result, elapsed = _up(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0001_alter.sql:1" in result.stderr, result.stderr
+    assert "event trigger et_off (ddl_command_start)" in result.stderr
+    assert "public.et_off()" in result.stderr and "lock_timeout to 0" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    assert journal_rows(db_dsn) == [] and not _column_added(conn)
+
+
+def test_the_refusal_does_not_depend_on_lint_gate(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    # With the gate off the run lints only when the guard may refuse something: the
+    # database's bodies count too, not only the pending text (which names no guarded word).
+    conn = connect()
+    conn.execute(f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS {_LT_OFF_BODY}")
+    directory = write_migrations(tmp_path / "m", {"0001_use.sql": _STALLING_STEP})
+    start = time.monotonic()
+    result = run(
+        "up",
+        *("--dir", str(directory), "--dsn", db_dsn, "--lock-timeout", "1s"),
+        *("--no-lock-precheck", "--yield-after", "0", "--lint-gate", "off"),
+    )
+    assert result.exit_code == 2, result.output
+    assert "public.lt_off()" in result.stderr
+    assert time.monotonic() - start < REFUSED_WITHIN_S
+    assert journal_rows(db_dsn) == [] and not _column_added(conn)
