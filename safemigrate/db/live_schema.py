@@ -20,6 +20,7 @@ from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from .catalog_facts import SIZES_LOCK_TIMEOUT_MS
+from .live_functions import may_trip_guard, read_live_functions
 from .session import ServerError, Session, set_timeouts_sql
 
 
@@ -359,6 +360,7 @@ def lint_catalog(session: Session) -> Catalog:
     catalog.event_triggers = bool(session.scalar(_EVENT_TRIGGERS))
     catalog.path_functions.update(str(row[0]) for row in session.rows(_PATH_FUNCTIONS))
     catalog.function_timeouts.update(function_timeouts(session))
+    read_live_functions(session, catalog, _user_schema("n"))  # bodies, event triggers (G5)
     _read_write_functions(session, catalog)
     _read_sizes(session, catalog, visible)
     catalog.live = True
@@ -421,6 +423,16 @@ def function_timeouts(session: Session) -> dict[str, tuple[str, ...]]:
     for name, types, settings in session.rows(_FUNCTION_TIMEOUTS):
         if settings:
             found[f"{name}({','.join(types)})"] = tuple(str(s) for s in settings)
+    return found
+
+
+def guard_probe(session: Session) -> dict[str, tuple[str, ...]]:
+    """function_timeouts, and one mark entry when a routine's body or an event trigger may
+    trip the guard (live_functions.may_trip_guard): the run then lints for the guard even
+    with lint_gate off."""
+    found = function_timeouts(session)
+    if may_trip_guard(session, _user_schema("n")):
+        found["(a routine body or an event trigger)"] = ()
     return found
 
 

@@ -125,11 +125,15 @@ class FileState:
     catalog: Catalog = field(default_factory=Catalog)
     #: True once the file set the session TimeZone to UTC (SET timezone / SET TIME ZONE).
     utc_session: bool = False
-    #: PL/pgSQL and LANGUAGE sql functions and procedures created earlier in the file: the
-    #: CREATE statement's text, by name (unqualified, as called).
+    #: PL/pgSQL and LANGUAGE sql functions and procedures created earlier in the file or in
+    #: an earlier one: the CREATE statement's text, by name (unqualified, as called); the
+    #: catalog's function_bodies when a file is linted on a directory's catalog.
     functions: dict[str, str] = field(default_factory=dict)
-    #: The functions the file's CREATE TRIGGER statements make a write to a table run: by
-    #: table (lower-case name, no schema), the functions' names (unqualified, as created).
+    #: Where each of ``functions`` was created: ``path:line`` (Catalog.function_origins).
+    function_origins: dict[str, str] = field(default_factory=dict)
+    #: The functions the CREATE TRIGGER statements of the file (and of earlier ones) make a
+    #: write to a table run: by table (lower-case name, no schema), the functions' names
+    #: (unqualified, as created).
     trigger_functions: dict[str, list[str]] = field(default_factory=dict)
 
     def resolve(self, name: QualifiedName, *, temp: bool = False) -> QualifiedName:

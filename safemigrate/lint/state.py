@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 from pglast import ast, enums, parse_sql
@@ -421,6 +422,7 @@ def _record_function(node: Any, ctx: StatementContext) -> None:
     name = str(node.funcname[-1].sval)
     if language in ("plpgsql", "sql", ""):
         ctx.state.functions[name] = ctx.text
+        ctx.state.function_origins[name] = f"{PurePath(ctx.path).name}:{ctx.line}"
     if not node.is_procedure:
         arguments = [
             p.argType

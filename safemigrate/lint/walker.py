@@ -15,10 +15,11 @@ How a file is read:
    (tables created, constraints validated, enum values added). A DO block's PL/pgSQL
    statements are linted the same way, in the DO block's transaction, located at the DO
    statement. A CREATE FUNCTION / PROCEDURE body (PL/pgSQL or LANGUAGE sql, the
-   SQL-standard BEGIN ATOMIC and RETURN forms too) is linted the same way where the file
-   calls the function, directly or through another, or fires it as a trigger by a write;
-   a function a CREATE OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds (PostgreSQL calls it
-   with no call written) gives that CREATE its timeout-guard-off and run-lock-release hits.
+   SQL-standard BEGIN ATOMIC and RETURN forms too), created in the file or an earlier one
+   (the catalog carries them), is linted the same way where the file calls the function,
+   directly or through another, or fires it as a trigger by a write; a function a CREATE
+   OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds (PostgreSQL calls it with no call
+   written) gives that CREATE its timeout-guard-off and run-lock-release hits.
 3. Allow comments remove the findings they name from the statement right after them.
 """
 
@@ -46,8 +47,10 @@ from ..source import (
 )
 from ..statements.session_state import written_tables
 from .allow import Allow, find_allows
+from .called_functions import IN_DATABASE, of_schema, resolve
 from .catalog import Catalog
 from .context import FileState, StatementContext, Transaction, show, walk
+from .event_triggers import command_tag, fires
 from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize, hit
 from .options import TimeoutCeilings
 from .plpgsql import do_block_sql, do_language, function_body_queries
@@ -163,31 +166,78 @@ def _lint_do_block(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
 
 
 def _called_functions(node: Any, base: StatementContext) -> list[str]:
-    """The names of the functions created earlier in the file that ``node`` calls, or fires
-    as triggers of the tables it writes (issue 21 review21d F1)."""
-    if not base.state.functions or isinstance(node, ast.CreateFunctionStmt):
+    """The keys (in ``state.functions``) of the functions whose bodies ``node`` runs: those
+    it calls, and those it fires as triggers of the tables it writes (issue 21 review21d F1):
+    the migrations' (this file's and earlier ones'), else, against a database, its own
+    (lint.called_functions resolves the name as the server would)."""
+    state = base.state
+    if not state.functions or isinstance(node, ast.CreateFunctionStmt):
         return []
-    names: list[str] = []
+    keys: list[str] = []
     calls = [node.funccall] if isinstance(node, ast.CallStmt) else walk(node)
     for call in calls:
         if isinstance(call, ast.FuncCall):
             funcname: Any = call.funcname
-            names.append(str(funcname[-1].sval))
-    if base.state.trigger_functions:
+            keys += resolve([str(part.sval) for part in funcname], state)
+    if state.trigger_functions or state.catalog.write_functions:
         for table in sorted(written_tables(node)):
-            names += base.state.trigger_functions.get(table, [])
-    return [n for n in dict.fromkeys(names) if n in base.state.functions]
+            for name in state.trigger_functions.get(table, []):
+                keys += resolve([name], state)
+            keys += _live_write_functions(table, state)
+    return [k for k in dict.fromkeys(keys) if k in state.functions]
+
+
+def _live_write_functions(table: str, state: FileState) -> list[str]:
+    """The database's routines a write to ``table`` (lower-case, no schema) runs: its
+    enabled triggers', CHECKs', defaults' (Catalog.write_functions), whatever the event and
+    in whichever schema a table of the name is, unless the run created the table."""
+    uses_of = state.catalog.write_functions
+    if not uses_of or state.is_new(state.resolve(QualifiedName(None, table))):
+        return []
+    keys: list[str] = []
+    for candidate, uses in uses_of.items():
+        if candidate.name.lower() == table:
+            for _events, _what, function in uses:
+                keys += state.catalog.live_functions.get(function, ())
+    return keys
 
 
 def _lint_calls_of(
     node: Any, base: StatementContext, line: int, seen: frozenset[str] = frozenset()
 ) -> list[Hit]:
-    """The hits of the statements run by functions ``node`` calls or fires (created in the
-    file), directly or through one another: their bodies are judged as the same statements
-    written at the call."""
-    names = [n for n in _called_functions(node, base) if n not in seen]
-    queries = [q for n in names for q in function_body_queries(base.state.functions[n])]
-    return _lint_embedded(queries, base, line, seen | set(names)) if queries else []
+    """The hits of the statements run by functions ``node`` calls or fires, directly or
+    through one another: their bodies are judged as the same statements written at the
+    call; one created elsewhere (an earlier file, the database) is named in the message."""
+    keys = [k for k in _called_functions(node, base) if k not in seen]
+    here = [k for k in keys if _origin_elsewhere(k, base) is None]
+    queries = [q for k in here for q in function_body_queries(base.state.functions[k])]
+    hits = _lint_embedded(queries, base, line, seen | set(keys)) if queries else []
+    for key in keys:
+        origin = _origin_elsewhere(key, base)
+        if origin is None:
+            continue
+        queries = function_body_queries(base.state.functions[key])
+        how = f"calling {_shown(key)}() ({origin}), which runs"
+        for found in _lint_embedded(queries, base, line, seen | set(keys)):
+            hits.append(replace(found, message=f"{how}: {found.message}"))
+    return hits
+
+
+def _shown(key: str) -> str:
+    """A function's key as a message names it (no overload suffix)."""
+    return key.partition("/")[0]
+
+
+def _origin_elsewhere(key: str, base: StatementContext) -> str | None:
+    """Where function ``key`` was created when not in the file being linted (``created at
+    file:line``, ``already in the database``); None when the file itself created it (or
+    nothing says where)."""
+    origin = base.state.function_origins.get(key)
+    if origin is None or origin.startswith(f"{Path(base.path).name}:"):
+        return None
+    if origin == IN_DATABASE:
+        return "already in the database, created outside the migrations"
+    return f"created at {origin}"
 
 
 def _lint_calls(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
@@ -253,24 +303,15 @@ def _lint_bound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
     hits: list[Hit] = []
     for name in dict.fromkeys(names):
         how = f"{what} has PostgreSQL call {name}()"
-        for change in of_function(
-            name, ctx.state.catalog.function_timeouts, how + ", whose SET clause"
-        ):
-            why = timeout_guard_off.refusal(change, ctx.ceilings.lock_ms, ctx.ceilings.statement_ms)
-            if why is not None:
-                hits.append(
-                    hit(
-                        timeout_guard_off.RULE,
-                        f"{why}: it removes the guard safemigrate runs every step under",
-                        _BOUND_HINT,
-                    )
-                )
-        if name in ctx.state.functions:
-            queries = function_body_queries(ctx.state.functions[name])
-            for found in _lint_embedded(queries, ctx, stmt.line, frozenset({name})):
-                if found.rule in _GUARD_RULES:
-                    hits.append(replace(found, message=f"{how}, which runs: {found.message}"))
-        elif isinstance(stmt.node, ast.CreateEventTrigStmt):
+        hits += _set_clause_hits(name, how, ctx)
+        keys = resolve([name], ctx.state)
+        for key in keys:
+            origin = _origin_elsewhere(key, ctx)
+            called = (
+                how if origin is None else f"{what} has PostgreSQL call {_shown(key)}() ({origin})"
+            )
+            hits += _guard_hits_of_body(key, called, stmt, ctx)
+        if not keys and isinstance(stmt.node, ast.CreateEventTrigStmt):
             hits.append(
                 hit(
                     timeout_guard_off.RULE,
@@ -279,6 +320,60 @@ def _lint_bound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
                     _EVENT_TRIGGER_HINT,
                 )
             )
+    return hits
+
+
+def _set_clause_hits(name: str, how: str, ctx: StatementContext) -> list[Hit]:
+    """The timeout-guard-off hits of function ``name``'s own SET clauses, which PostgreSQL
+    calls with no call written (``how`` says through what)."""
+    hits: list[Hit] = []
+    functions = ctx.state.catalog.function_timeouts
+    for change in of_function(name, functions, how + ", whose SET clause"):
+        why = timeout_guard_off.refusal(change, ctx.ceilings.lock_ms, ctx.ceilings.statement_ms)
+        if why is not None:
+            hits.append(
+                hit(
+                    timeout_guard_off.RULE,
+                    f"{why}: it removes the guard safemigrate runs every step under",
+                    _BOUND_HINT,
+                )
+            )
+    return hits
+
+
+def _guard_hits_of_body(
+    key: str, how: str, stmt: ParsedStatement, ctx: StatementContext
+) -> list[Hit]:
+    """The guard rules' hits of the body of function ``key`` run where ``stmt`` is, each
+    message saying how it runs (``how``)."""
+    queries = function_body_queries(ctx.state.functions[key])
+    return [
+        replace(found, message=f"{how}, which runs: {found.message}")
+        for found in _lint_embedded(queries, ctx, stmt.line, frozenset({key}))
+        if found.rule in _GUARD_RULES
+    ]
+
+
+def _lint_event_triggers(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
+    """The guard findings of the database's enabled event triggers ``stmt`` fires (see
+    lint.event_triggers): PostgreSQL runs their functions inside the statement, before or
+    after its work, so a body that switches lock_timeout off leaves the statement's own lock
+    wait unguarded. The migrations' newest body of the function, if they replace it, else
+    the database's; the function's SET clauses too."""
+    hits: list[Hit] = []
+    for trigger in ctx.state.catalog.live_event_triggers:
+        if not fires(trigger, stmt.node):
+            continue
+        tag = command_tag(stmt.node) or "this DDL statement"
+        how = (
+            f"{tag} fires the database's event trigger {trigger.name} ({trigger.event}), "
+            f"which calls {trigger.function}()"
+        )
+        name = trigger.function.partition(".")[2]
+        hits += _set_clause_hits(name, how, ctx)
+        keys = [name] if name in ctx.state.functions else of_schema(trigger.function, ctx.state)
+        for key in keys:
+            hits += _guard_hits_of_body(key, how, stmt, ctx)
     return hits
 
 
@@ -343,6 +438,11 @@ def lint_text(
         not_null_proven=shared.not_null_proven,
         search_path_schema=shared.search_path_schema,
         search_path=shared.search_path,
+        # The bodies and triggers of the functions earlier files created are called, fired
+        # and bound in this one as if created here (issue 21 G5).
+        functions=shared.function_bodies,
+        function_origins=shared.function_origins,
+        trigger_functions=shared.trigger_functions,
     )
     if shared.live:
         # Against a database, the run's pending files are one run: what an earlier one
@@ -376,6 +476,7 @@ def lint_text(
         hits = _with_facts(_run_rules(stmt.node, ctx), state)
         hits.extend(_with_facts(_lint_calls(stmt, ctx), state))
         hits.extend(_with_facts(_lint_bound(stmt, ctx), state))
+        hits.extend(_with_facts(_lint_event_triggers(stmt, ctx), state))
         record(stmt.node, ctx)
         if isinstance(stmt.node, ast.DoStmt):
             hits.extend(_with_facts(_lint_do_block(stmt, ctx), state))

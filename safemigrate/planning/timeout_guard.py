@@ -42,7 +42,12 @@ def refuse_unguarding(
     judges (``gate.verdict(..., findings=...)``); without it the files are linted here."""
     steps = list(planned)
     if findings is None:
-        functions = catalog.function_timeouts if catalog is not None else None
+        functions: dict[str, object] = {}
+        if catalog is not None:
+            functions.update(catalog.function_timeouts)
+            # The database's own bodies and event triggers may trip it too (issue 21 G5).
+            functions.update(catalog.function_bodies)
+            functions.update({t.name: t for t in catalog.live_event_triggers})
         if not gate.may_trip_guard(steps, functions):
             return
         findings = gate.lint_pending(steps, settings, catalog)

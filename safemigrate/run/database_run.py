@@ -39,7 +39,7 @@ from ..db import journal as dbjournal
 from ..db.activity import Monitor
 from ..db.created import CreatedInRun
 from ..db.journal import JournalTable
-from ..db.live_schema import function_timeouts, lint_catalog
+from ..db.live_schema import guard_probe, lint_catalog
 from ..db.steps import AlsoApplied, SessionSteps
 from ..lint.catalog import Catalog
 from ..planning import gate
@@ -328,7 +328,7 @@ class Run:
             server_settings(self.settings, session),
             catalog,
             gate.GateContext(found.fresh, self.settings.gate_small_table_bytes, found.resumed),
-            function_timeouts=lambda: function_timeouts(session),
+            function_timeouts=lambda: guard_probe(session),
         )
         if judged.findings:
             self.emit(judged.event())

@@ -2,7 +2,7 @@
 
 Only CONCURRENTLY builds were exclusive (an index another live backend builds is refused).
 When a recipe part releases the run lock (its VALIDATE calls a function that runs
-``pg_advisory_unlock_all()``, one the migrations do not create, so no guard sees it) a second
+``pg_advisory_unlock_all()`` through a string built at run time, so no guard sees it) a second
 ``up`` takes the run lock while the first still validates, and entered the same recipe: its
 ``started`` row and record were written beside the first run's part. Now every transaction of a
 recipe's parts takes the transaction-level advisory lock of the step's record first
@@ -49,12 +49,13 @@ def test_issue_21_review21b_f6_a_second_run_waits_for_the_recipe_the_first_still
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     admin = connect()
-    # Created outside the migrations: the guard cannot see that it releases the run lock.
+    # Built at run time (reverse()): the guard cannot see that it releases the run lock.
     admin.execute(
         "CREATE SEQUENCE once; "
         "CREATE FUNCTION slow_positive(a int) RETURNS boolean LANGUAGE plpgsql AS $$ "
         "BEGIN IF a = 1 AND nextval('once') = 1 THEN "
-        "PERFORM pg_advisory_unlock_all(); PERFORM pg_sleep(4); END IF; "
+        "EXECUTE 'SELECT pg_advisory_' || reverse('lla_kcolnu') || '()'; "
+        "PERFORM pg_sleep(4); END IF; "
         "RETURN a > 0; END $$; "
         "CREATE TABLE t (id int PRIMARY KEY, a int); "
         "INSERT INTO t SELECT g, g FROM generate_series(1, 1000) g"

@@ -2,13 +2,13 @@
 
 ``pg_advisory_unlock_all()`` releases every session-level advisory lock of the session,
 safemigrate's run lock included (PostgreSQL docs, "Advisory Lock Functions"). The releases here
-are made through dynamic SQL (PL/pgSQL ``EXECUTE`` of a built string), which no static reading
-of the file can see: the runtime checks are what stops the run. A step that releases the lock
-is rolled back and refused (exit 2): a transaction, a recipe part, a batch (the batches before
-it stay committed and recorded); a CONCURRENTLY build, which cannot be undone, is not recorded
-as applied, and a second run never drops it while it is being built (issue 21 review21b F3, F4,
-F6). The guard before each step, part and batch stops a run that lost the lock otherwise
-(exit 3).
+are made through dynamic SQL (PL/pgSQL ``EXECUTE`` of a string built at run time, through
+``reverse()``), which no static reading of the files or of the database's bodies can see: the
+runtime checks are what stops the run. A step that releases the lock is rolled back and
+refused (exit 2): a transaction, a recipe part, a batch (the batches before it stay committed
+and recorded); a CONCURRENTLY build, which cannot be undone, is not recorded as applied, and a
+second run never drops it while it is being built (issue 21 review21b F3, F4, F6). The guard
+before each step, part and batch stops a run that lost the lock otherwise (exit 3).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.support.runner import journal_rows, run, write_migrations
 RELEASE = """
     CREATE FUNCTION release_locks() RETURNS int LANGUAGE plpgsql AS $$
     BEGIN
-        EXECUTE 'SELECT pg_advisory_' || 'unlock_all()';
+        EXECUTE 'SELECT pg_advisory_' || reverse('lla_kcolnu') || '()';
         RETURN 0;
     END $$;
 """
@@ -74,11 +74,11 @@ def test_issue_21_item_7_a_migration_releasing_the_run_lock_is_refused_and_nothi
 RELEASING_INDEX_FUNCTION = """
     CREATE FUNCTION slowrel(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
     BEGIN
-        EXECUTE 'SELECT pg_advisory_' || 'unlock_all()';
+        EXECUTE 'SELECT pg_advisory_' || reverse('lla_kcolnu') || '()';
         WHILE NOT pg_try_advisory_lock_shared(4242) LOOP
             PERFORM pg_sleep(0.02);
         END LOOP;
-        PERFORM pg_advisory_unlock_shared(4242);
+        EXECUTE 'SELECT pg_advisory_' || reverse('derahs_kcolnu') || '(4242)';
         RETURN $1;
     END $$;
 """
@@ -178,7 +178,8 @@ def test_issue_21_review21b_f6_a_recipes_validate_that_released_the_run_lock_is_
             "0001_t.sql": "CREATE TABLE t (id int PRIMARY KEY, a int);\n"
             "INSERT INTO t SELECT g, g FROM generate_series(1, 100) g;\n"
             "CREATE FUNCTION relchk(int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$\n"
-            "BEGIN EXECUTE 'SELECT pg_advisory_' || 'unlock_all()'; RETURN $1 > 0; END $$;\n",
+            "BEGIN EXECUTE 'SELECT pg_advisory_' || reverse('lla_kcolnu') || '()';\n"
+            "RETURN $1 > 0; END $$;\n",
             "0002_check.sql": "ALTER TABLE t ADD CONSTRAINT t_a_chk CHECK (relchk(a));\n",
             "0003_after.sql": "CREATE TABLE after_t (x int);\n",
         },
@@ -214,7 +215,9 @@ def test_issue_21_review21b_f4_a_batch_that_released_the_run_lock_is_rolled_back
     conn.execute(
         """CREATE FUNCTION release_at() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-            IF NEW.id = 1200 THEN EXECUTE 'SELECT pg_advisory_' || 'unlock_all()'; END IF;
+            IF NEW.id = 1200 THEN
+                EXECUTE 'SELECT pg_advisory_' || reverse('lla_kcolnu') || '()';
+            END IF;
             RETURN NEW;
         END $$;
         CREATE TRIGGER release_at AFTER UPDATE ON t FOR EACH ROW EXECUTE FUNCTION release_at()"""

@@ -17,8 +17,10 @@ from ..findings import Hit, hit, make_rule
 DOC = """
 Catches: (an error) a statement that releases session-level advisory locks:
 - `pg_advisory_unlock_all()` anywhere in a statement (DO blocks and the PL/pgSQL or LANGUAGE
-  sql functions the file creates and calls, fires as triggers, or binds to an operator, an
-  aggregate, a cast or an event trigger, reported at that CREATE, included): it releases
+  sql functions the file (or an earlier one; with a database, the database too) creates and
+  calls, fires as triggers, or binds
+  to an operator, an aggregate, a cast or an event trigger, reported at that CREATE,
+  included): it releases
   every session advisory lock, the run lock safemigrate holds for the whole run among them.
   No allow comment suppresses it;
 - `pg_advisory_unlock(...)` and `pg_advisory_unlock_shared(...)` of any key: the key may be

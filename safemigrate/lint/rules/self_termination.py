@@ -18,7 +18,9 @@ from ..findings import Hit, hit, make_rule
 DOC = """
 Catches: (an error) `pg_terminate_backend(pg_backend_pid())` and
 `pg_cancel_backend(pg_backend_pid())` anywhere in a statement (DO blocks and the PL/pgSQL or
-LANGUAGE sql functions the file creates and calls, or fires as triggers, included): the
+LANGUAGE sql functions the file (or an earlier one; with a database, the database too) creates
+and calls, or fires as triggers,
+included): the
 migration signals the very session safemigrate applies it on. No allow comment suppresses it.
 The argument is followed through casts, a scalar subquery (`(SELECT pg_backend_pid())`) and the
 columns of a WITH query or a subquery in FROM that hold it (`WITH me AS (SELECT pg_backend_pid()

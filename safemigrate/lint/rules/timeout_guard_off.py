@@ -31,8 +31,9 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
 - `SET`, `SET SESSION`, `SET LOCAL` of either setting to 0 or above its ceiling, and
   `SET ... TO DEFAULT`, `RESET lock_timeout`, `RESET statement_timeout`, `RESET ALL`;
 - `set_config('lock_timeout' | 'statement_timeout', value, is_local)` anywhere in a statement,
-  DO blocks included, and in the body of a function or procedure the file creates (PL/pgSQL
-  or LANGUAGE sql: `AS $$...$$`, `BEGIN ATOMIC`, `RETURN`), judged where it is called
+  DO blocks included, and in the body of a function or procedure the file or an earlier
+  file creates (PL/pgSQL or LANGUAGE sql: `AS $$...$$`, `BEGIN ATOMIC`, `RETURN`; the newest
+  `CREATE OR REPLACE` is the body), judged where it is called
   (`SELECT f()`, `CALL p()`, through another such function) or fired as a trigger by a write
   to its table; a `SET` in such a body the same way (`||` of literals counts as a constant);
   a NULL value resets the setting (back to the default); a name or value only known at run
@@ -61,10 +62,24 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
 - a `CREATE OPERATOR` (`FUNCTION =`, `PROCEDURE =`, `RESTRICT =`, `JOIN =`), `CREATE
   AGGREGATE` (`SFUNC =`, `FINALFUNC =` and the other support functions), `CREATE CAST ...
   WITH FUNCTION` or `CREATE EVENT TRIGGER ... EXECUTE FUNCTION` binding a function whose body
-  (one the files create) or SET clause does any of the above: PostgreSQL calls it later
-  without its name being written (an event trigger on every later DDL, in this run and later
-  ones), so the finding is reported at that CREATE; a `CREATE EVENT TRIGGER` whose function
-  is not in the migrations (its body unknown) is refused too, unless allowed with a reason;
+  (one the file or an earlier one creates) or SET clause does any of the above: PostgreSQL
+  calls it later without its name being written (an event trigger on every later DDL, in
+  this run and later ones), so the finding is reported at that CREATE; a `CREATE EVENT
+  TRIGGER` whose function is not in the migrations (nor, with a database, one of its PL/pgSQL
+  or LANGUAGE sql routines: its body unknown) is refused too, unless allowed with a reason;
+- with a database (`up`, `plan --dsn`), the same for the routines it already holds
+  (PL/pgSQL and LANGUAGE sql in user schemas, read from `pg_proc`: `prosrc`, `prolang`,
+  `proconfig`, as `pg_get_functiondef` gives them): a call resolves as the server resolves
+  it, through the search_path the step runs under (pg_catalog first, then the session's
+  `"$user", public` or the path the migrations set; a routine with a built-in's name and
+  argument types is the built-in), a write to an existing table runs its enabled triggers'
+  functions, and a `CREATE EVENT TRIGGER` or `CREATE OPERATOR` binding one is judged by its
+  body; and a statement that fires an enabled event trigger of the database
+  (`pg_event_trigger`, decided by its event and `WHEN TAG` list from the manual's Event
+  Trigger Firing Matrix, taken wide: every DROP and ALTER for `sql_drop`, every ALTER TABLE
+  for `table_rewrite`) is judged by that trigger's function body and SET clause, at the
+  statement; without a database (`check`) a call of a function the files do not create is
+  not judged: its body is not known;
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too);
   for `ALTER SYSTEM` also `SET ... TO DEFAULT`, `RESET` and `RESET ALL`: the server's own

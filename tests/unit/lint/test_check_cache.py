@@ -589,6 +589,9 @@ CATALOG_FILES = {
         # (issue 20 review F2).
         "CREATE FUNCTION to_app() RETURNS void LANGUAGE plpgsql AS "
         "$$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+        # A trigger whose function a later file's write fires (issue 21 G5).
+        'CREATE TRIGGER people_pick BEFORE INSERT ON "People" FOR EACH ROW '
+        "EXECUTE FUNCTION pick();\n"
         "SET search_path = app, public;\n"
     ),
 }

@@ -1,0 +1,189 @@
+"""The guard reads a function's body where a step uses it, wherever the function was created
+(issue 21 G5): in an earlier pending file, or already in the database. Before, only a body
+created in the same file was read, and a step calling a function whose body does
+``set_config('lock_timeout', '0', true)`` waited behind a holder for as long as it held,
+under ``--lock-timeout 1s``, then exited 0.
+
+Each test: an application session holds ACCESS SHARE on ``big`` (a plain SELECT in an open
+transaction), the run has ``--lock-timeout 1s``, the pre-check and yielding off, and the
+pending step would queue its ACCESS EXCLUSIVE behind the holder with no lock timeout
+(PostgreSQL docs, 13.3.1 Table-Level Locks: ACCESS EXCLUSIVE conflicts with ACCESS SHARE;
+20.11.2 lock_timeout: 0 turns the timeout off). The guard refuses the run up front: exit 2,
+where the call is and where the body came from, nothing applied, and no wait."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.fixtures_db import ConnectFactory
+from tests.support.runner import Result, journal_rows, run, write_migrations
+
+Conn = psycopg.Connection[Any]
+
+#: A run refused up front ends well within this; the stall it prevents lasted as long as the
+#: holder held (HOLD_S) before the fix.
+REFUSED_WITHIN_S = 5.0
+
+_LT_OFF_BODY = "$$ BEGIN PERFORM set_config('lock_timeout', '0', true); END $$"
+
+#: The step that stalls: the call switches lock_timeout off for the rest of its transaction,
+#: then the ALTER queues behind the holder.
+_STALLING_STEP = "BEGIN;\nSELECT lt_off();\nALTER TABLE big ADD COLUMN c int;\nCOMMIT;\n"
+
+
+@pytest.fixture
+def holder(connect: ConnectFactory) -> Iterator[Conn]:
+    """The application's table ``big`` (a row in it), held in ACCESS SHARE by an open
+    transaction for the whole test."""
+    setup = connect()
+    setup.execute("CREATE TABLE big (id int PRIMARY KEY, a int)")
+    setup.execute("INSERT INTO big VALUES (1, 1)")
+    app = connect(autocommit=False, application_name="app")
+    app.execute("SELECT * FROM big")
+    try:
+        yield app
+    finally:
+        app.rollback()
+
+
+def _up(directory: Path, dsn: str) -> tuple[Result, float]:
+    start = time.monotonic()
+    result = run(
+        "up",
+        "--dir",
+        str(directory),
+        "--dsn",
+        dsn,
+        "--lock-timeout",
+        "1s",
+        "--no-lock-precheck",
+        "--yield-after",
+        "0",
+    )
+    return result, time.monotonic() - start
+
+
+def _column_added(conn: Conn) -> bool:
+    row = conn.execute(
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'c'"
+    ).fetchone()
+    return row is not None and row[0] == 1
+
+
+def _function_exists(conn: Conn, name: str) -> bool:
+    row = conn.execute("SELECT count(*) FROM pg_proc WHERE proname = %s", [name]).fetchone()
+    return row is not None and row[0] > 0
+
+
+def test_up_refuses_a_call_of_a_function_an_earlier_pending_file_creates(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_fn.sql": (
+                f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS\n{_LT_OFF_BODY};\n"
+            ),
+            "0002_use.sql": _STALLING_STEP,
+        },
+    )
+    result, elapsed = _up(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert "0002_use.sql:2" in result.stderr, result.stderr
+    assert "lt_off()" in result.stderr and "0001_fn.sql:1" in result.stderr
+    assert "lock_timeout to 0" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    conn = connect()
+    assert journal_rows(db_dsn) == []
+    assert not _function_exists(conn, "lt_off") and not _column_added(conn)
+
+
+def test_up_refuses_a_call_of_a_function_created_outside_the_migrations(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    # Review 21e G5: created with psql, called by a step (5.8 s wait, exit 0 before).
+    conn = connect()
+    conn.execute(f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS {_LT_OFF_BODY}")
+    directory = write_migrations(tmp_path / "m", {"0001_use.sql": _STALLING_STEP})
+    result, elapsed = _up(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0001_use.sql:2" in result.stderr, result.stderr
+    assert "public.lt_off()" in result.stderr and "already in the database" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    assert journal_rows(db_dsn) == [] and not _column_added(conn)
+    planned = run("plan", "--dir", str(directory), "--dsn", db_dsn)
+    assert planned.exit_code == 0, planned.output
+    assert "up would refuse" in planned.output and "public.lt_off()" in planned.output
+
+
+def test_up_refuses_a_write_that_fires_a_database_trigger_whose_body_switches_it_off(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    conn = connect()
+    conn.execute(
+        "CREATE FUNCTION big_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM set_config('lock_timeout', '0', true); RETURN NEW; END $$"
+    )
+    conn.execute(
+        "CREATE TRIGGER big_audit BEFORE INSERT ON big FOR EACH ROW EXECUTE FUNCTION big_audit()"
+    )
+    step = "BEGIN;\nINSERT INTO big VALUES (2, 2);\nALTER TABLE big ADD COLUMN c int;\nCOMMIT;\n"
+    directory = write_migrations(tmp_path / "m", {"0001_write.sql": step})
+    result, elapsed = _up(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0001_write.sql:2" in result.stderr and "public.big_audit()" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    rows = conn.execute("SELECT count(*) FROM big").fetchone()
+    assert rows == (1,) and journal_rows(db_dsn) == [] and not _column_added(conn)
+
+
+def test_up_refuses_ddl_that_fires_a_live_event_trigger_whose_body_switches_it_off(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    # Review 21e G1, with the event trigger already in the database: ddl_command_start fires
+    # before ALTER TABLE takes its lock (Event Trigger Firing Matrix: ALTER TABLE).
+    conn = connect()
+    conn.execute(
+        f"CREATE FUNCTION et_off() RETURNS event_trigger LANGUAGE plpgsql AS {_LT_OFF_BODY}"
+    )
+    conn.execute(
+        "CREATE EVENT TRIGGER et_off ON ddl_command_start WHEN TAG IN ('ALTER TABLE') "
+        "EXECUTE FUNCTION et_off()"
+    )
+    directory = write_migrations(
+        tmp_path / "m", {"0001_alter.sql": "ALTER TABLE big ADD COLUMN c int;\n"}
+    )
+    result, elapsed = _up(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0001_alter.sql:1" in result.stderr, result.stderr
+    assert "event trigger et_off (ddl_command_start)" in result.stderr
+    assert "public.et_off()" in result.stderr and "lock_timeout to 0" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    assert journal_rows(db_dsn) == [] and not _column_added(conn)
+
+
+def test_the_refusal_does_not_depend_on_lint_gate(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    # With the gate off the run lints only when the guard may refuse something: the
+    # database's bodies count too, not only the pending text (which names no guarded word).
+    conn = connect()
+    conn.execute(f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS {_LT_OFF_BODY}")
+    directory = write_migrations(tmp_path / "m", {"0001_use.sql": _STALLING_STEP})
+    start = time.monotonic()
+    result = run(
+        "up",
+        *("--dir", str(directory), "--dsn", db_dsn, "--lock-timeout", "1s"),
+        *("--no-lock-precheck", "--yield-after", "0", "--lint-gate", "off"),
+    )
+    assert result.exit_code == 2, result.output
+    assert "public.lt_off()" in result.stderr
+    assert time.monotonic() - start < REFUSED_WITHIN_S
+    assert journal_rows(db_dsn) == [] and not _column_added(conn)
