@@ -15,6 +15,7 @@ from ..core.errors import BadInputError, DriftError
 from ..core.events import EventSink
 from ..core.model import JournalEntry, Migration
 from ..core.reached import Target
+from ..planning import named_edit
 from ..planning.adoption import switch_event
 from ..planning.pending import (
     Repair,
@@ -70,6 +71,7 @@ def repair(
     forget_batches: bool = False,
     environ: Mapping[str, str] | None = None,
     on_event: EventSink = ignore,
+    accept_edited_step: str | None = None,
 ) -> RepairReport:
     """Make the journal agree with the files again, recording every change in the repair log.
 
@@ -80,9 +82,13 @@ def repair(
     SQL inserted among applied steps is refused (BadInputError). With ``accept_edited`` it
     accepts the current text of applied steps edited in their place, with ``forget_batches``
     it forgets the batches an earlier text of a started batched step committed; without them
-    those are refused. Runs under the run lock, in one transaction, every statement under
-    lock_timeout and statement_timeout. With ``dry_run`` it reads the journal (no lock,
-    nothing written) and reports what it would do.
+    those are refused. ``accept_edited_step`` (``VERSION:STEP``) accepts the current text of
+    that one applied step, also where ``accept_edited`` refuses it (the last applied step of a
+    partly applied migration), when the migration's other applied steps are unchanged and its
+    applied text is neither still in it with statements added nor split over the steps after
+    it (see ``planning.named_edit``). Runs under the run lock, in one transaction, every
+    statement under lock_timeout and statement_timeout. With ``dry_run`` it reads the
+    journal (no lock, nothing written) and reports what it would do.
     """
     from ..db import foreign_history
     from ..db import journal as dbjournal
@@ -120,11 +126,18 @@ def repair(
             # Only what the tool applied without a file here: the rest is the switch's (up,
             # adopt), not drift.
             entries = [*entries, *(e for e in found.adopted if e.version in tool_only)]
-        return repairs_of(
-            statuses(migrations, entries, progress, recipes),
-            accept_edited=accept_edited,
-            forget_batches=forget_batches,
-        ) + foreign_history.rolled_back_repairs(session, settings, migrations, entries)
+        report = statuses(migrations, entries, progress, recipes)
+        named: list[Repair] = []
+        if accept_edited_step is not None:
+            report, accept = named_edit.accept_named(
+                report, accept_edited_step, migrations, entries
+            )
+            named.append(accept)
+        return (
+            repairs_of(report, accept_edited=accept_edited, forget_batches=forget_batches)
+            + named
+            + foreign_history.rolled_back_repairs(session, settings, migrations, entries)
+        )
 
     with locked_session(
         settings,

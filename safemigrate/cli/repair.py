@@ -29,6 +29,14 @@ from .sinks import target_printer
     "accepted.",
 )
 @click.option(
+    "--accept-edited-step",
+    metavar="VERSION:STEP",
+    help="Accept the current text of this one applied step, edited in its place, also where "
+    "--accept-edited refuses it (the last applied step of a partly applied migration): only "
+    "when the migration's other applied steps are unchanged and its applied text is neither "
+    "still in it with SQL added nor split over the steps after it.",
+)
+@click.option(
     "--forget-batches",
     is_flag=True,
     help="Also forget the batches an earlier text of a started batched step committed (once "
@@ -41,6 +49,7 @@ def repair(
     dry_run: bool,
     wait_for_lock: str | None,
     accept_edited: bool,
+    accept_edited_step: str | None,
     forget_batches: bool,
 ) -> None:
     """Make the journal agree with the files again, after drift: only when asked.
@@ -50,12 +59,13 @@ def repair(
     no SQL and ones the old tool rolled back since the switch (its history table no longer
     records them), follows renamed files and started steps whose text moved, and refuses SQL
     inserted among applied steps and applied text now in a step that would run (exit 2). With
-    --accept-edited, accepts the current text of applied steps edited in place; with
-    --forget-batches, forgets the batches of a started batched step whose text was edited
-    since. Each change is recorded (old and new checksum, who, when) in the repair log,
-    <journal>_repairs. A migration another tool applied whose file is gone is forgotten with
-    a log row only (the tool's row stays), and never adopted from the tool's table again.
-    Runs under the run lock, in one transaction.
+    --accept-edited, accepts the current text of applied steps edited in place (with
+    --accept-edited-step, that of one named step, also the last applied one of a partly
+    applied migration); with --forget-batches, forgets the batches of a started batched
+    step whose text was edited since. Each change is recorded (old and new checksum, who,
+    when) in the repair log, <journal>_repairs. A migration another tool applied whose file
+    is gone is forgotten with a log row only (the tool's row stays), and never adopted from
+    the tool's table again. Runs under the run lock, in one transaction.
     """
     from .. import api
 
@@ -66,6 +76,7 @@ def repair(
         dsn=dsn,
         dry_run=dry_run,
         accept_edited=accept_edited,
+        accept_edited_step=accept_edited_step,
         forget_batches=forget_batches,
         on_event=target_printer(invocation.format),
     )

@@ -77,3 +77,41 @@ class Texts:
         if statements:
             found += [p for p in self.statements.get(checksum, []) if p not in found]
         return found
+
+
+#: How many statements from an edited step on are searched for its recorded text: past this the
+#: search (every run of consecutive statements) is not made, and the caller refuses.
+MAX_SEARCHED_STATEMENTS = 60
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where a step's recorded text is now: consecutive statements spanning steps
+    ``first_step`` to ``last_step`` (0-based indexes of the migration's steps)."""
+
+    first_step: int
+    last_step: int
+    #: The line of its first statement.
+    line: int
+
+
+def searchable(steps: Sequence[Step]) -> bool:
+    """True when :func:`recorded_text_in` searches ``steps`` (few enough statements)."""
+    return sum(len(step.statements) for step in steps) <= MAX_SEARCHED_STATEMENTS
+
+
+def recorded_text_in(checksum: str, steps: Sequence[Step]) -> Found | None:
+    """Where ``checksum`` (an applied step's recorded text) is the text of consecutive
+    statements of ``steps`` (the edited step, then the steps after it that would run); None
+    when it is nowhere there. Found within the first step alone, statements were added around
+    the applied text (they never ran); found across later steps, the step was split (group
+    markers or BEGIN/COMMIT removed) and those steps would run its text again. Every run of
+    consecutive statements is tried: see :func:`searchable` for the bound."""
+    flat = [(step.index, statement) for step in steps for statement in step.statements]
+    for start in range(len(flat)):
+        for end in range(start + 1, len(flat) + 1):
+            run = [statement for _, statement in flat[start:end]]
+            texts = [s.text for s in run]
+            if checksums.matches(checksum, texts, [s.copy_data for s in run]):
+                return Found(flat[start][0], flat[end - 1][0], run[0].line)
+    return None

@@ -603,7 +603,9 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
         )
         found.hint = (
             "restore the applied text (with its group markers or BEGIN/COMMIT); changes go in "
-            "a new migration (`safemigrate new NAME`)"
+            "a new migration (`safemigrate new NAME`); if only this step was edited in its "
+            "place (nothing split), `safemigrate repair --accept-edited-step "
+            f"{migration.version_text}:{edited_at + 1}` accepts it"
         )
     if edited and removed:
         found.unrepairable = found.unrepairable or (

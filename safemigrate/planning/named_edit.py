@@ -1,0 +1,123 @@
+"""``repair --accept-edited-step VERSION:STEP``: the one applied step the operator says was edited
+in its place, accepted also where ``--accept-edited`` refuses it (issue 21): the last applied
+step of a partly applied migration, which from the journal looks like a split group (review D6).
+
+The journal keeps one checksum per applied step, not its statements, so a split cannot be told
+from an edit by the journal alone. The operator's naming of the step is the word that it was
+edited in place; everything the files can show is checked: the step is applied and edited, the
+migration's other applied steps are unchanged, and the recorded text is not (in part or whole)
+in the step itself with statements added (they never ran) nor spread over the steps after it
+that would run (a split: they would run it again). Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..core.errors import BadInputError
+from ..core.model import JournalEntry, Migration
+from . import matching
+from .pending import MigrationStatus, Repair, RepairAction, State
+
+#: The option, as messages name it.
+OPTION = "--accept-edited-step"
+_RESTORE = "restore the applied text; changes go in a new migration (`safemigrate new NAME`)"
+
+
+def _named(text: str, migrations: Sequence[Migration]) -> tuple[Migration, int]:
+    """The migration and 0-based step ``VERSION:STEP`` names; BadInputError if none."""
+    version, colon, number = text.rpartition(":")
+    if not colon or not (version.isascii() and version.isdigit()) or len(version) > 18:
+        raise BadInputError(f"{OPTION}: {text[:40]!r} is not VERSION:STEP (e.g. 0002:2)")
+    if not (number.isascii() and number.isdigit()) or not 1 <= int(number) <= 100_000:
+        raise BadInputError(f"{OPTION}: {text[:40]!r}: STEP is a step number from 1")
+    found = [m for m in migrations if m.version_text == version] or [
+        m for m in migrations if m.version == int(version)
+    ]
+    if not found:
+        raise BadInputError(f"{OPTION} {text}: no migration {version} in the directory")
+    migration = found[0]
+    index = int(number) - 1
+    if index >= len(migration.steps):
+        count = len(migration.steps)
+        raise BadInputError(
+            f"{OPTION} {text}: {migration.filename} has {count} step{'s' if count != 1 else ''}"
+        )
+    return migration, index
+
+
+def _refuse(where: str, why: str, hint: str) -> BadInputError:
+    return BadInputError(f"cannot repair: {where}: {why}", hint=hint)
+
+
+def accept_named(
+    report: Sequence[MigrationStatus],
+    text: str,
+    migrations: Sequence[Migration],
+    entries: Iterable[JournalEntry],
+) -> tuple[list[MigrationStatus], Repair]:
+    """The report without the named step's migration, and the repair that accepts that step's
+    current text; BadInputError (exit 2) naming what to do where accepting it could let
+    text run twice or record text that never ran."""
+    migration, index = _named(text, migrations)
+    step = migration.steps[index]
+    where = f"{migration.filename} step {index + 1} (line {step.line})"
+    applied = {e.step for e in entries if e.version == migration.version and e.done}
+    if index not in applied:
+        raise BadInputError(
+            f"{OPTION} {text}: {where} is not applied: there is nothing to accept",
+            hint="run `safemigrate up`, which runs its current text",
+        )
+    status = next(s for s in report if s.version == migration.version)
+    accepts = [r for r in status.repairs if r.action is RepairAction.ACCEPT and r.step == index]
+    named = f"{migration.filename} step {index + 1}"
+    mine = [p for p in status.problems if p.startswith((f"{named} ", f"{named}:"))]
+    others = [p for p in status.problems if p not in mine]
+    if not mine:
+        raise BadInputError(
+            f"{OPTION} {text}: {where}: its text is what ran: nothing to accept",
+            hint=f"the drift is elsewhere: {others[0]}" if others else None,
+        )
+    if not accepts or status.state is not State.DRIFTED:
+        raise _refuse(where, mine[0], status.hint or _RESTORE)
+    if len(status.repairs) != 1 or others:
+        other = others[0] if others else mine[0]
+        raise _refuse(
+            where,
+            f"only the step named may differ from what ran, but {other}",
+            "restore the other applied steps' text (changes go in a new migration), then "
+            "rerun repair",
+        )
+    accept = accepts[0]
+    # The steps after it that would run, up to the next applied one: where a split's pieces are.
+    later = []
+    for after in migration.steps[index + 1 :]:
+        if after.index in applied:
+            break
+        later.append(after)
+    window = [step, *later]
+    if not matching.searchable(window):
+        raise _refuse(
+            where,
+            f"the {len(later)} steps after it that would run hold too many statements to "
+            "rule out that its applied text is among them",
+            _RESTORE,
+        )
+    found = matching.recorded_text_in(accept.checksum, window)
+    if found is not None and found.last_step == index:
+        raise _refuse(
+            where,
+            f"its applied text is still in it (from line {found.line}), with statements added "
+            "around it that never ran: accepting would record them as applied",
+            "move the added SQL into a new migration (`safemigrate new NAME`)",
+        )
+    if found is not None:
+        steps = f"steps {found.first_step + 1} to {found.last_step + 1}"
+        raise _refuse(
+            where,
+            f"its applied text is now {steps} (line {found.line}): the edit split it (group "
+            "markers or BEGIN/COMMIT removed), and accepting it would run that text again",
+            "restore the group markers or BEGIN/COMMIT; changes go in a new migration "
+            "(`safemigrate new NAME`)",
+        )
+    return [s for s in report if s is not status], accept
