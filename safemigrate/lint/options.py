@@ -16,10 +16,13 @@ POLICIES = ("rewrite", "require", "off")
 class TimeoutCeilings:
     """The highest lock_timeout and statement_timeout a migration may set itself (the
     ``max_lock_timeout`` and ``max_statement_timeout`` settings), in milliseconds; a
-    ``statement_ms`` of 0 is no ceiling."""
+    ``statement_ms`` of 0 is no ceiling. ``concurrent_lock_ms`` is ``concurrent_lock_timeout``,
+    the lock timeout the runner itself gives a CONCURRENTLY (autocommit) step: a
+    ``lock-timeout=`` directive on such a step may go up to it (issue 21)."""
 
     lock_ms: int = 10_000
     statement_ms: int = 14_400_000
+    concurrent_lock_ms: int = 300_000
 
 
 def check_options(pg_version: int, concurrent_indexes: str, safe_rewrites: str) -> None:
@@ -36,4 +39,8 @@ def check_options(pg_version: int, concurrent_indexes: str, safe_rewrites: str) 
 
 def timeout_ceilings(settings: Settings) -> TimeoutCeilings:
     """The ceilings the settings give the timeout-guard-off rule."""
-    return TimeoutCeilings(settings.max_lock_timeout_ms, settings.max_statement_timeout_ms)
+    return TimeoutCeilings(
+        settings.max_lock_timeout_ms,
+        settings.max_statement_timeout_ms,
+        settings.concurrent_lock_timeout_ms,
+    )

@@ -1,8 +1,10 @@
 """The runner's refusal of pending statements that would switch its guard off.
 
-A migration statement that sets lock_timeout to 0, above ``max_lock_timeout`` or back to the
-server's default (and statement_timeout the same way, against ``max_statement_timeout``: 4h
-unless the project sets 0, no ceiling), directly, through set_config() or through a function's
+A migration statement that sets lock_timeout to 0, above ``max_lock_timeout`` (a
+``lock-timeout=`` directive on a CONCURRENTLY step: above ``concurrent_lock_timeout``, the
+step's own default, when that is higher) or back to the server's default (and
+statement_timeout the same way, against ``max_statement_timeout``: 4h unless the project sets
+0, no ceiling), directly, through set_config() or through a function's
 own SET clause (the lint rule ``timeout-guard-off`` has the exact list; values are judged as
 the server rounds them), or that releases the run lock (``run-lock-release``:
 pg_advisory_unlock_all(), pg_advisory_unlock(...), DISCARD ALL), or that ends or cancels the

@@ -283,7 +283,8 @@ KEYS: Mapping[str, str] = MappingProxyType(
         ),
         "max_lock_timeout": (
             "Highest `lock_timeout` a migration may set itself without `allow timeout-guard-off` "
-            "(0 is always refused)."
+            "(0 is always refused); a `lock-timeout=` directive on a CONCURRENTLY step may go "
+            "up to `concurrent_lock_timeout` when that is higher."
         ),
         "max_statement_timeout": (
             "The same for `statement_timeout` (0 in a migration is refused too); `0` here = no "

@@ -6,6 +6,11 @@ no-retry, lock-timeout=DUR, statement-timeout=DUR, max-attempts=N, ``no-rewrite 
 words batch-size=N, batch-pause=DUR, max-replica-lag=DUR; ``allow RULE -- reason``
 is the linter's (safemigrate.lint.allow) and the runner passes over it. Every comment is read
 leniently: a bad one gives a FileProblem and reading goes on.
+
+There is one spelling, ``-- safemigrate:`` in lower case in a ``--`` comment. A comment that
+only looks like one (``-- SafeMigrate:``, ``-- safemigrate :``, ``/* safemigrate: ... */``) is
+refused with the spelling to use rather than ignored: ignored, its batch-size or lock-timeout
+would silently not apply (issue 21, review 21f F5).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ _KNOWN = (
 #: The largest batch-size: a batch is meant to be a short transaction.
 MAX_BATCH_SIZE = 1_000_000
 _OWN_LINE = "a safemigrate directive must be on its own line before a statement"
+_WORD = "safemigrate"
 
 
 @dataclass
@@ -87,6 +93,44 @@ def directive_body(comment: str) -> str | None:
     if not body.startswith(DIRECTIVE_PREFIX):
         return None
     return body[len(DIRECTIVE_PREFIX) :]
+
+
+def may_hold_directive(text: str) -> bool:
+    """False when no comment of ``text`` can be a directive or look like one (a quick test
+    before a full read)."""
+    return _WORD in text.casefold()
+
+
+def look_alike(comment: str) -> str | None:
+    """For the text of a comment (``--`` or ``/* */``) that reads as a directive but is not
+    one, the words after its colon; None for a directive and for every other comment.
+
+    It reads as one when its first word is ``safemigrate`` in any case, followed by a colon
+    (blanks allowed between them).
+    """
+    block = comment.startswith("/*")
+    inner = comment[2:-2] if block else comment[2:]
+    head = inner.strip()
+    if head[: len(_WORD)].casefold() != _WORD:
+        return None
+    rest = head[len(_WORD) :].lstrip()
+    if not rest.startswith(":"):
+        return None
+    if not block and head.startswith(DIRECTIVE_PREFIX):
+        return None
+    return " ".join(rest[1:].split())
+
+
+def look_alike_problem(line: int, comment: str, words: str) -> DirectiveProblem:
+    """The refusal of a comment that looks like a directive (``look_alike``), with the
+    spelling that is read."""
+    kind = "in a block comment" if comment.startswith("/*") else "not written `-- safemigrate:`"
+    return DirectiveProblem(
+        line,
+        f"this comment looks like a safemigrate directive but is {kind}, so it would be "
+        f"ignored: write `-- safemigrate: {words}` (lower case, a -- comment on its own line "
+        "before the statement), or reword the comment",
+    )
 
 
 def allow_body(comment: str) -> str | None:
@@ -192,13 +236,17 @@ def read_comments(
     allows: list[AllowComment] = []
     problems: list[DirectiveProblem] = []
     for token in tokens:
-        if token.name != "SQL_COMMENT":
+        if token.name not in ("SQL_COMMENT", "C_COMMENT"):
             continue
         comment = text[token.start : token.end + 1]
-        body = directive_body(comment)
+        line = bisect_right(starts, token.start)
+        alike = look_alike(comment)
+        if alike is not None:
+            problems.append(look_alike_problem(line, comment, alike))
+            continue
+        body = directive_body(comment) if token.name == "SQL_COMMENT" else None
         if body is None:
             continue
-        line = bisect_right(starts, token.start)
         line_start = starts[line - 1]
         own_line = not text[line_start : token.start].strip()
         words = body.split(None, 1)

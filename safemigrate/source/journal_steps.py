@@ -5,9 +5,9 @@ A journal row holds the checksum of its step's statements' texts (``checksums``)
 needs each file's statement split and where its steps begin and end: not the Python parse
 trees, the locks, the session changes or the runner's policy that ``up`` reads
 (``planning.safer_forms.parse_file``). For a *plain* file, every statement is its own
-transactional step with no options and nothing to refuse, whatever the settings: no
-``-- safemigrate:`` comment, no NUL byte, and every statement of a kind in
-:data:`PLAIN_KINDS`. Its steps are made here from pglast's split and the node names of its
+transactional step with no options and nothing to refuse, whatever the settings: no comment
+that is or looks like a ``-- safemigrate:`` directive (no word ``safemigrate`` in any case), no
+NUL byte, and every statement of a kind in :data:`PLAIN_KINDS`. Its steps are made here from pglast's split and the node names of its
 JSON parse tree (``parse_sql_json``: no Python nodes built). Any other file (a BEGIN/COMMIT
 block, a directive, a CREATE INDEX the policy may rewrite, a syntax error...) is parsed as
 ``up`` parses it (``planning.migrations.journal_migration`` chooses which).
@@ -24,7 +24,7 @@ import json
 from pglast import parser
 
 from ..core.model import Statement, Step, TxMode
-from .directives import DIRECTIVE_PREFIX
+from .directives import may_hold_directive
 from .positions import line_starts, position
 
 #: Parse tree node names of statements that ``parse_file`` makes into a step of their own,
@@ -81,7 +81,7 @@ def _plain(tree: dict[str, object]) -> str | None:
 def plain_steps(text: str) -> tuple[Step, ...] | None:
     """The steps the full parse makes of ``text`` when the file is plain (see the module),
     else None (then only the full parse can tell)."""
-    if DIRECTIVE_PREFIX in text or "\0" in text:
+    if may_hold_directive(text) or "\0" in text:
         return None
     try:
         slices = parser.split(text, only_slices=True)

@@ -49,6 +49,27 @@ def _assert_clean_error(result: Result, code: int, *needles: str) -> None:
             ["0002_unknown.sql:1", "unknown safemigrate directive 'please-be-careful'"],
         ),
         (
+            # Issue 21 (review 21f F5): these were ignored, and the UPDATE ran unbatched, exit 0.
+            {
+                "0002_mixed_case.sql": (
+                    b"SELECT 1;\n-- SafeMigrate: batch-size=500\nUPDATE ok SET id = 1;\n"
+                )
+            },
+            [
+                "0002_mixed_case.sql:2",
+                "looks like a safemigrate directive",
+                "-- safemigrate: batch-size=500",
+            ],
+        ),
+        (
+            {
+                "0002_c_comment.sql": (
+                    b"SELECT 1;\n/* safemigrate: batch-size=500 */\nUPDATE ok SET id = 1;\n"
+                )
+            },
+            ["0002_c_comment.sql:2", "is in a block comment", "-- safemigrate: batch-size=500"],
+        ),
+        (
             {"0002_block.sql": b"BEGIN;\nCREATE INDEX CONCURRENTLY i ON ok (id);\nCOMMIT;\n"},
             ["0002_block.sql:2", "cannot run inside a transaction block"],
         ),
@@ -64,6 +85,8 @@ def _assert_clean_error(result: Result, code: int, *needles: str) -> None:
         "parse-error",
         "bad-duration",
         "unknown-directive",
+        "directive-mixed-case",
+        "directive-block-comment",
         "concurrently-in-block",
         "unclosed-begin",
     ],

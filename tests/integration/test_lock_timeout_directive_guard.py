@@ -49,3 +49,36 @@ def test_refused_on_a_database_in_use_accepted_fresh_or_allowed(
     assert result.exit_code == 0, result.output
     assert [(r[0], r[2]) for r in journal_rows(db_dsn)] == [(1, "applied"), (2, "applied")]
     assert _has(db_dsn, "second")
+
+
+def test_a_concurrently_step_may_wait_up_to_concurrent_lock_timeout(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """Issue 21: the runner gives a CONCURRENTLY step concurrent_lock_timeout (5min) itself,
+    so its directive is held to that, not to max_lock_timeout (10s): 2min is applied, 6min
+    refused with file:line, by check and by up alike."""
+    files = {"0001_t.sql": "CREATE TABLE t (id int);\nINSERT INTO t VALUES (1);\n"}
+    result = run("up", "--dir", str(write_migrations(tmp_path / "m", files)), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+
+    files["0002_i.sql"] = (
+        "-- safemigrate: lock-timeout=2min\nCREATE INDEX CONCURRENTLY t_id ON t (id);\n"
+    )
+    directory = write_migrations(tmp_path / "m2", files)
+    assert run("check", "--dir", str(directory)).exit_code == 0
+    result = run("up", "--dir", str(directory), "--dsn", db_dsn)
+    assert result.exit_code == 0, result.output
+    assert _has(db_dsn, "t_id")
+
+    files["0003_j.sql"] = (
+        "-- safemigrate: lock-timeout=6min\nCREATE INDEX CONCURRENTLY t_id2 ON t (id);\n"
+    )
+    directory = write_migrations(tmp_path / "m3", files)
+    checked = run("check", "--dir", str(directory))
+    assert checked.exit_code != 0 and "above concurrent_lock_timeout (5min)" in checked.output
+    result = run("up", "--dir", str(directory), "--dsn", db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0003_j.sql:2: refused: the directive lock-timeout=6min" in result.output
+    assert "above concurrent_lock_timeout (5min)" in result.output
+    assert {(r[0], r[2]) for r in journal_rows(db_dsn)} == {(1, "applied"), (2, "applied")}
+    assert not _has(db_dsn, "t_id2")

@@ -52,6 +52,8 @@ def _full(text: str) -> list[Step] | None:
         "BEGIN;\nCREATE TABLE t (id int);\nCOMMIT;\n",
         "CREATE INDEX i ON t (id);\n",
         "-- safemigrate: lock-timeout=1s\nCREATE TABLE t (id int);\n",
+        "-- SafeMigrate: lock-timeout=1s\nCREATE TABLE t (id int);\n",
+        "/* safemigrate: no-retry */\nCREATE TABLE t (id int);\n",
         "CREATE TABLE t (id int;\n",
         "SELECT 1;\0\n",
         "COPY t FROM STDIN;\n",

@@ -453,8 +453,59 @@ def test_directive_at_the_end_applies_to_nothing() -> None:
     assert "applies to no statement" in str(err)
 
 
-def test_block_comment_is_not_a_directive() -> None:
-    [step] = steps("/* safemigrate: no-retry */ SELECT 1;")
+# A comment that only looks like a directive is refused, never ignored (issue 21, review 21f
+# F5: `-- SafeMigrate: batch-size=500` ran one full-table UPDATE, exit 0).
+
+
+@pytest.mark.parametrize(
+    ("comment", "kind"),
+    [
+        ("-- SafeMigrate: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- SAFEMIGRATE: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safemigrate : batch-size=500", "not written `-- safemigrate:`"),
+        ("/* safemigrate: batch-size=500 */", "in a block comment"),
+        ("/*safemigrate:batch-size=500*/", "in a block comment"),
+        ("/* SafeMigrate:\n   batch-size=500 */", "in a block comment"),
+    ],
+)
+def test_a_comment_that_looks_like_a_directive_is_refused(comment: str, kind: str) -> None:
+    err = error(f"SELECT 1;\n{comment}\nUPDATE t SET n = n + 1;")
+    assert err.line == 2
+    assert str(err).startswith(
+        f"f.sql:2: this comment looks like a safemigrate directive but is {kind}"
+    )
+    assert "write `-- safemigrate: batch-size=500` (lower case" in str(err)
+
+
+def test_a_block_comment_directive_inside_a_statement_is_refused() -> None:
+    assert error("SELECT /* safemigrate: no-retry */ 1;").line == 1
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "--safemigrate: batch-size=500",
+        "--\tsafemigrate: batch-size=500",
+        "--   safemigrate:batch-size=500",
+    ],
+)
+def test_blanks_around_the_directive_word_are_read(comment: str) -> None:
+    [_, step] = steps(f"SELECT 1;\n{comment}\nUPDATE t SET n = n + 1;")
+    assert step.options.batch_size == 500
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "-- SafeMigrate migration for the orders table",
+        "/* safemigrate runs this file in one transaction */",
+        "-- -- safemigrate: batch-size=500 (switched off)",
+        "-- note: safemigrate: batch-size=500",
+        "/* safemigrates: */",
+    ],
+)
+def test_other_comments_naming_safemigrate_are_comments(comment: str) -> None:
+    [_, step] = steps(f"SELECT 1;\n{comment}\nUPDATE t SET n = n + 1;")
     assert step.options == StepOptions()
 
 

@@ -42,7 +42,9 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   in a DO block too: its update rule calls `set_config(name, setting, false)`), judged the
   same; a name or value that is not a constant is refused;
 - the `-- safemigrate: lock-timeout=DUR` directive, as `SET LOCAL lock_timeout`: above
-  `max_lock_timeout` it needs the allow comment (or a higher ceiling in the config), and it is
+  `max_lock_timeout` it needs the allow comment (or a higher ceiling in the config; on a
+  CONCURRENTLY or other autocommit step, which the runner itself gives
+  `concurrent_lock_timeout`, default 5min, the ceiling is the higher of the two), and it is
   accepted where the SET LOCAL would be (a fresh database, a block that only touches new
   tables); 0, or a value that is 0 once rounded to whole milliseconds, is refused where the
   directive is read;
@@ -140,11 +142,17 @@ RULE = make_rule(
 )
 
 
-def refusal(change: TimeoutChange, max_lock_ms: int, max_statement_ms: int) -> str | None:
+def refusal(
+    change: TimeoutChange,
+    max_lock_ms: int,
+    max_statement_ms: int,
+    lock_key: str = "max_lock_timeout",
+) -> str | None:
     """Why ``change`` switches the guard off or stretches it past its ceiling; None if fine.
 
     A ``max_statement_ms`` of 0 is no ceiling: any statement_timeout is fine (see
-    :func:`unbounded_statement_timeout` for the warning ``check`` gives then).
+    :func:`unbounded_statement_timeout` for the warning ``check`` gives then). ``lock_key``
+    names the setting ``max_lock_ms`` comes from, for the message.
     """
     if change.setting == "statement_timeout" and max_statement_ms == 0:
         return None
@@ -167,7 +175,7 @@ def refusal(change: TimeoutChange, max_lock_ms: int, max_statement_ms: int) -> s
             )
         return f"{change.how} sets {change.setting} to 0: no limit at all"
     ceiling, key = (
-        (max_lock_ms, "max_lock_timeout")
+        (max_lock_ms, lock_key)
         if change.setting == "lock_timeout"
         else (max_statement_ms, "max_statement_timeout")
     )
@@ -226,7 +234,8 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     ):
         return
     for change in [*directives, *timeout_changes(node, functions), *_write_changes(node, ctx)]:
-        why = refusal(change, ctx.ceilings.lock_ms, ctx.ceilings.statement_ms)
+        lock_ms, lock_key = _lock_ceiling(change, ctx)
+        why = refusal(change, lock_ms, ctx.ceilings.statement_ms, lock_key)
         if why is None:
             lifted = ctx.ceilings.statement_ms == 0 and unbounded_statement_timeout(change)
             if lifted:
@@ -277,6 +286,29 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
 
 #: How a step's own directive is named in messages.
 DIRECTIVE = "the directive"
+
+
+def _lock_ceiling(change: TimeoutChange, ctx: StatementContext) -> tuple[int, str]:
+    """The ceiling of ``change``'s lock_timeout and the setting it comes from. A directive on
+    a step the runner gives ``concurrent_lock_timeout`` (a CONCURRENTLY or other autocommit
+    statement, not a constraint recipe: planning.shapes' WAITS_LONG) may go as high as that:
+    the runner's own judgement of how long such a step may wait (issue 21)."""
+    ceilings = ctx.ceilings
+    statement = ctx.statement
+    waits_long = (
+        statement is not None
+        and statement.non_transactional
+        and statement.constraint_rewrite is None
+    )
+    if (
+        waits_long
+        and change.how.startswith(DIRECTIVE)
+        and ceilings.concurrent_lock_ms > ceilings.lock_ms
+    ):
+        return ceilings.concurrent_lock_ms, "concurrent_lock_timeout"
+    return ceilings.lock_ms, "max_lock_timeout"
+
+
 _DIRECTIVE_HINT = (
     "give the step a timeout within the ceiling; if it really needs longer, allow it with "
     "the reason (or raise the ceiling in the config)"

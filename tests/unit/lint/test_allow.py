@@ -142,9 +142,11 @@ def test_allow_at_the_end_of_the_file_is_unused() -> None:
     assert "not followed by a statement" in finding.message
 
 
-def test_block_comment_is_not_an_allow() -> None:
+def test_block_comment_allow_is_refused_not_ignored() -> None:
+    # Issue 21 (review 21f F5): only `-- safemigrate:` is read; a look-alike is refused.
     sql = "/* safemigrate: allow drop-table-or-column -- reason */\nDROP TABLE legacy;"
-    assert rules(sql) == ["drop-table-or-column"]
+    assert rules(sql) == ["invalid-migration-file", "drop-table-or-column"]
+    assert "looks like a safemigrate directive" in lint(sql)[0].message
 
 
 def test_allow_comments_are_found_by_the_parse_beside_other_directives() -> None:

@@ -19,6 +19,7 @@ from safemigrate.lint.walker import lint_text
 from safemigrate.planning import gate
 from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import PlannedStep, pending_steps
+from safemigrate.planning.shapes import shape_of
 from safemigrate.planning.timeout_guard import refuse_unguarding
 from safemigrate.settings.config import Settings
 
@@ -95,3 +96,69 @@ def test_explain_names_the_directive() -> None:
     assert "`-- safemigrate: lock-timeout=DUR` directive, as `SET LOCAL lock_timeout`" in (
         explain(RULE)
     )
+
+
+# A CONCURRENTLY step's ceiling is concurrent_lock_timeout (issue 21): the runner gives such a
+# step that lock timeout itself (planning.policy.step_policy, shapes' WAITS_LONG), so a
+# directive up to it waits no longer than the step's own default would.
+WITH_CONCURRENT = TimeoutCeilings(10_000, 4 * 3_600_000, 300_000)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE INDEX CONCURRENTLY i ON t (a)",
+        "CREATE INDEX i ON t (a)",  # the runner adds CONCURRENTLY: a table it did not create
+        "DROP INDEX CONCURRENTLY i",
+        "REINDEX INDEX CONCURRENTLY i",
+        "VACUUM t",
+    ],
+)
+def test_on_a_concurrently_step_the_ceiling_is_concurrent_lock_timeout(statement: str) -> None:
+    assert found(f"-- safemigrate: lock-timeout=5min\n{statement};\n", WITH_CONCURRENT) == []
+    [finding] = found(f"-- safemigrate: lock-timeout=300001ms\n{statement};\n", WITH_CONCURRENT)
+    assert "above concurrent_lock_timeout (5min)" in finding.message
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT 1",
+        "ALTER TABLE t ADD CHECK (a > 0)",  # its recipe runs under the ordinary lock timeout
+        "UPDATE t SET a = 1",
+    ],
+)
+def test_other_steps_keep_max_lock_timeout(statement: str) -> None:
+    assert found(f"-- safemigrate: lock-timeout=10s\n{statement};\n", WITH_CONCURRENT) == []
+    [finding] = found(f"-- safemigrate: lock-timeout=11s\n{statement};\n", WITH_CONCURRENT)
+    assert "above max_lock_timeout (10s)" in finding.message
+
+
+def test_a_higher_max_lock_timeout_stays_the_ceiling_of_a_concurrently_step() -> None:
+    sql = "-- safemigrate: lock-timeout=20min\nCREATE INDEX CONCURRENTLY i ON t (a);\n"
+    assert found(sql, TimeoutCeilings(1_200_000, 4 * 3_600_000, 300_000)) == []
+    [finding] = found(sql, TimeoutCeilings(1_199_999, 4 * 3_600_000, 300_000))
+    assert "above max_lock_timeout" in finding.message
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE INDEX CONCURRENTLY i ON t (a);\n",
+        "CREATE INDEX i ON t (a);\n",
+        "CREATE TABLE n (a int);\nCREATE INDEX j ON n (a);\n",
+        "VACUUM t;\n",
+        "ALTER TABLE t ADD CHECK (a > 0);\n",
+        "SELECT 1;\n",
+        "-- safemigrate: batch-size=10\nUPDATE t SET a = 1;\n",
+    ],
+)
+def test_the_ceiling_follows_the_timeout_the_runner_gives_the_step(
+    tmp_path: Path, sql: str
+) -> None:
+    """The lint's judgement and the runner's shape agree on which steps wait long."""
+    last = sql.splitlines()[-1]
+    marked = f"{sql[: -len(last) - 1]}-- safemigrate: lock-timeout=1min\n{last}\n"
+    *_, planned = _planned(tmp_path, marked)
+    waits_long = shape_of(planned.step).WAITS_LONG
+    assert (found(marked, WITH_CONCURRENT) == []) is waits_long
