@@ -7,10 +7,11 @@ trees, the locks, the session changes or the runner's policy that ``up`` reads
 (``planning.safer_forms.parse_file``). For a *plain* file, every statement is its own
 transactional step with no options and nothing to refuse, whatever the settings: no comment
 that is or looks like a ``-- safemigrate:`` directive (no word ``safemigrate`` in any case), no
-NUL byte, and every statement of a kind in :data:`PLAIN_KINDS`. Its steps are made here from pglast's split and the node names of its
-JSON parse tree (``parse_sql_json``: no Python nodes built). Any other file (a BEGIN/COMMIT
-block, a directive, a CREATE INDEX the policy may rewrite, a syntax error...) is parsed as
-``up`` parses it (``planning.migrations.journal_migration`` chooses which).
+NUL byte, and every statement of a kind in :data:`PLAIN_KINDS`. Its steps are made here from
+pglast's split and the node names of its JSON parse tree (``parse_sql_json``: no Python nodes
+built). Any other file (a BEGIN/COMMIT block, a directive, a CREATE INDEX the policy may
+rewrite, a syntax error...) is parsed as ``up`` parses it
+(``planning.migrations.journal_migration`` chooses which).
 
 Either way the steps, their texts, lines, kinds, modes and checksums are the full parse's
 (``tests/unit/test_journal_steps.py`` holds the two readers to that); the statements made here
