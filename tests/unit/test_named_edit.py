@@ -13,7 +13,7 @@ from safemigrate.core.errors import BadInputError
 from safemigrate.core.model import JournalEntry, Migration
 from safemigrate.planning import matching, named_edit
 from safemigrate.planning.pending import RepairAction, statuses
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 
 PLUS = "UPDATE accounts SET balance = balance + 10;\n"
 TIMES = "UPDATE accounts SET balance = balance * 2;\n"

@@ -12,10 +12,10 @@ from safemigrate.api.check_command import check
 from safemigrate.core.errors import ExitCode, MigrationFileError
 from safemigrate.lint.directory import lint_directory
 from safemigrate.lint.findings import Finding
+from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import pending_steps
 from safemigrate.planning.timeout_guard import refuse_unguarding
 from safemigrate.settings.config import Settings
-from safemigrate.source import load_migrations
 
 from .support import write
 
