@@ -24,9 +24,9 @@ from .sinks import target_printer
     is_flag=True,
     help="Also accept the current text of applied steps edited in their place, for an edit "
     "that changes nothing that ran (a keyword's case, a change already made on the server; "
-    "blanks and comments are no edit at all). SQL inserted among applied steps, or an edit "
-    "that leaves a later step of the migration not applied (group markers removed), is never "
-    "accepted.",
+    "blanks and comments are no edit at all). SQL inserted among or inside applied steps, or "
+    "an edit that leaves a later step of the migration not applied (group markers removed), is "
+    "never accepted.",
 )
 @click.option(
     "--accept-edited-step",

@@ -302,6 +302,27 @@ def all_checksums(texts: Iterable[str], verbatim: Iterable[str] = ()) -> tuple[s
     )
 
 
+def statement_units(text: str, verbatim: str = "") -> tuple[str, str, str, str]:
+    """What the token, normalized, raw and legacy token checksums each digest of one statement
+    (with its ``verbatim`` part): :func:`digest` of one kind's units of some statements is
+    that kind's checksum of them, so that the checksums of many selections of a step's
+    statements are made without scanning a statement twice (``planning.matching``)."""
+    scanned = _scanned(text)
+    joined = None if scanned is None else [_joined(token) for token in scanned]
+    data = copy_data_lines(text, verbatim) if verbatim else verbatim
+    return (
+        next(_with_verbatim([_token_text(joined, text)], [data])),
+        next(_with_verbatim([normalize(text)], [verbatim])),
+        next(_with_verbatim([text], [verbatim])),
+        next(_with_verbatim([_token_text(scanned, text)], [verbatim])),
+    )
+
+
+def digest(units: Iterable[str]) -> str:
+    """The checksum of statements from their :func:`statement_units` of one kind."""
+    return _digest(units)
+
+
 def matches(stored: str, texts: Iterable[str], verbatim: Iterable[str] = ()) -> bool:
     """True when a journal row's checksum is the token, normalized, raw or legacy token
     checksum of ``texts`` (with their ``verbatim`` parts)."""

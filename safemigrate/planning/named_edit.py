@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from ..core.errors import BadInputError
 from ..core.model import JournalEntry, Migration
-from . import matching
+from . import edited_in_place, matching
 from .pending import MigrationStatus, Repair, RepairAction, State
 
 #: The option, as messages name it.
@@ -77,6 +77,15 @@ def accept_named(
         raise BadInputError(
             f"{OPTION} {text}: {where}: its text is what ran: nothing to accept",
             hint=f"the drift is elsewhere: {others[0]}" if others else None,
+        )
+    added = (
+        edited_in_place.added_problem(migration.filename, step, accepts[0].checksum)
+        if (accepts)
+        else None
+    )
+    if added is not None:
+        raise BadInputError(
+            f"cannot repair: {added}: repair would record it as applied", hint=edited_in_place.HINT
         )
     if not accepts or status.state is not State.DRIFTED:
         raise _refuse(where, mine[0], status.hint or _RESTORE)

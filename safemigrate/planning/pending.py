@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from ..core import checksums
 from ..core.errors import BadInputError, DriftError, MigrationFileError, OutOfOrderError
 from ..core.model import JournalEntry, Migration, Step, StepProgress
+from . import edited_in_place
 from .matching import Texts
 
 
@@ -570,7 +571,14 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
         else:
             edited = True
             step = steps[entry.step]
-            found.problems.append(f"{where} (line {step.line}): applied, but its text has changed")
+            # SQL added inside the step never ran: no option accepts it (review21f F1).
+            added = edited_in_place.added_problem(migration.filename, step, entry.checksum)
+            found.problems.append(
+                added or f"{where} (line {step.line}): applied, but its text has changed"
+            )
+            if added is not None and found.unrepairable is None:
+                found.unrepairable = f"{added}: repair would record it as applied"
+                found.hint = edited_in_place.HINT
             found.hint = found.hint or ACCEPT_EDITED_HINT
             found.repairs.append(
                 Repair(
@@ -593,7 +601,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
     # applied right after an edited one is refused; an edited step followed by an applied one
     # is edited in place, in a partly applied migration as in a fully applied one.
     split = [(e, steps[e + 1]) for e in edits if e + 1 < len(steps) and e + 1 not in applied_at]
-    if split:
+    if split and found.unrepairable is None:
         edited_at, later = split[0]
         found.unrepairable = found.unrepairable or (
             f"{migration.filename} step {edited_at + 1}: applied, but its text has changed "

@@ -92,7 +92,7 @@ def test_sql_added_to_the_applied_text_is_refused(db_dsn: str, tmp_path: Path) -
         args,
         db_dsn,
         "0002:2",
-        "its applied text is still in it (from line 3), with statements added",
+        "SQL was added inside it: line 4 `UPDATE accounts SET balance = balance - 1`",
         "move the added SQL into a new migration",
     )
     assert _balance(db_dsn) == 220

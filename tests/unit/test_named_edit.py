@@ -62,7 +62,7 @@ def test_a_split_group_is_refused_naming_the_steps_it_is_now() -> None:
 def test_statements_added_around_the_applied_text_are_refused() -> None:
     entries = _ran(PLUS + TIMES, 0, 1)
     refused = _refused(PLUS + START + TIMES + MINUS + END, entries, "0002:2")
-    assert "its applied text is still in it (from line 3), with statements added" in (
+    assert "SQL was added inside it: line 4 `UPDATE accounts SET balance = balance - 1`" in (
         refused.message
     )
     assert refused.hint is not None and "new migration" in refused.hint
