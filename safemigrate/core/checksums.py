@@ -51,11 +51,16 @@ _COMMENTS = frozenset({"SQL_COMMENT", "C_COMMENT"})
 _BLANKS = " \t\r"
 
 
+def _feed(digest: Any, text: str) -> None:
+    """One statement's text into a checksum being made: the text, then a NUL byte."""
+    digest.update(text.encode())
+    digest.update(b"\x00")
+
+
 def _digest(texts: Iterable[str]) -> str:
     digest = hashlib.sha256()
     for text in texts:
-        digest.update(text.encode())
-        digest.update(b"\x00")
+        _feed(digest, text)
     return digest.hexdigest()
 
 
@@ -321,6 +326,33 @@ def statement_units(text: str, verbatim: str = "") -> tuple[str, str, str, str]:
 def digest(units: Iterable[str]) -> str:
     """The checksum of statements from their :func:`statement_units` of one kind."""
     return _digest(units)
+
+
+def prefix_digests(
+    units: Iterable[str],
+    *,
+    before: str | None = None,
+    after: str | None = None,
+    shortest: int = 1,
+) -> Iterator[str]:
+    """The checksum of each prefix of ``units`` (one kind's :func:`statement_units` of
+    consecutive statements) of ``shortest`` units or more, shortest first, in one pass over
+    them; ``before`` and ``after`` (one statement's units of that kind, such as a block's
+    BEGIN and COMMIT) stand before and after every prefix when given."""
+    running = hashlib.sha256()
+    if before is not None:
+        _feed(running, before)
+    closing = None if after is None else after.encode() + b"\x00"
+    for length, unit in enumerate(units, start=1):
+        running.update(unit.encode() + b"\x00")
+        if length < shortest:
+            continue
+        if closing is None:
+            yield running.hexdigest()
+            continue
+        closed = running.copy()
+        closed.update(closing)
+        yield closed.hexdigest()
 
 
 def matches(stored: str, texts: Iterable[str], verbatim: Iterable[str] = ()) -> bool:

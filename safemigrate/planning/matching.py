@@ -13,11 +13,12 @@ behind (a started step would start over); it is followed there, or refused.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..core import checksums
-from ..core.model import Migration, Step
+from ..core.model import Migration, Statement, Step, TxMode
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,47 @@ def statement_checksums(step: Step) -> set[str]:
     return found
 
 
+#: A block's BEGIN and COMMIT as most files spell them: tried around every run of statements,
+#: with the spellings of the directory's own blocks.
+_BLOCK_SPELLINGS = (("BEGIN", "COMMIT"), ("begin", "commit"))
+
+
+@dataclass(frozen=True)
+class _Said:
+    """A statement of the directory, in the order up runs them."""
+
+    place: Place
+    statement: Statement
+    #: True when its step is one up would run.
+    pending: bool
+
+
+def _said(migrations: Sequence[Migration], done: set[tuple[int, int]]) -> list[_Said]:
+    """Every statement of the directory in the order up runs them, a block's own BEGIN and
+    COMMIT left out (they are tried around each run instead, :data:`_BLOCK_SPELLINGS`)."""
+    out: list[_Said] = []
+    for migration in sorted(migrations, key=lambda m: m.version):
+        for step in migration.steps:
+            place = Place(migration, step)
+            statements = step.statements
+            if step.mode is TxMode.EXPLICIT and len(statements) > 2:
+                statements = statements[1:-1]
+            pending = (migration.version, step.index) not in done
+            out += [_Said(place, statement, pending) for statement in statements]
+    return out
+
+
+def _blocks(migrations: Sequence[Migration]) -> list[tuple[str, str]]:
+    """The texts of a BEGIN and a COMMIT as the directory's blocks spell them, and as most
+    files do."""
+    found = dict.fromkeys(_BLOCK_SPELLINGS)
+    for migration in migrations:
+        for step in migration.steps:
+            if step.mode is TxMode.EXPLICIT and len(step.statements) > 2:
+                found[(step.statements[0].text, step.statements[-1].text)] = None
+    return list(found)
+
+
 class Texts:
     """The directory's steps that would run (no applied row covers them), by text.
 
@@ -56,6 +98,8 @@ class Texts:
 
     def __init__(self, migrations: Sequence[Migration], covered: Iterable[tuple[int, int]]):
         done = set(covered)
+        self._migrations = migrations
+        self._done = done
         self.steps: dict[str, list[Place]] = {}
         self.statements: dict[str, list[Place]] = {}
         for migration in migrations:
@@ -78,9 +122,60 @@ class Texts:
             found += [p for p in self.statements.get(checksum, []) if p not in found]
         return found
 
+    def runs(self, wanted: Iterable[str]) -> dict[str, list[Place]]:
+        """Each of ``wanted`` (applied steps' recorded texts) that is the text of consecutive
+        statements of the directory, in the order up runs them, at least one of them in a step
+        that would run: the steps up would run it in (review21g P1: an applied group or block
+        split into new files, its statements merged into another step, a group's remainder
+        left in its edited place with the rest moved out). Runs of up to
+        :data:`MAX_SEARCHED_STATEMENTS` statements are tried, bare and inside a BEGIN and
+        COMMIT (a block's own BEGIN and COMMIT are not among the statements), so a block
+        split into groups or plain files, and a group split into blocks, are found alike.
+
+        What one checksum per applied step cannot show: its statements reordered, others put
+        between them, or one of them removed."""
+        wanted = set(wanted) - {checksums.EMPTY}
+        said = _said(self._migrations, self._done)
+        pending = [i for i, s in enumerate(said) if s.pending]
+        if not wanted or not pending:
+            return {}
+        blocks = [
+            (checksums.statement_units(begin), checksums.statement_units(commit))
+            for begin, commit in _blocks(self._migrations)
+        ]
+        units: dict[int, tuple[str, str, str, str]] = {}
+        longest = MAX_SEARCHED_STATEMENTS
+        starts = sorted({i for p in pending for i in range(max(0, p - longest + 1), p + 1)})
+        found: dict[str, list[Place]] = {}
+        for start in starts:
+            first = pending[bisect_left(pending, start)]  # a run must reach it
+            window = range(start, min(len(said), start + longest))
+            for i in window:
+                if i not in units:
+                    units[i] = checksums.statement_units(
+                        said[i].statement.text, said[i].statement.copy_data
+                    )
+            # The four kinds' units often agree: each distinct sequence is hashed once.
+            kinds: dict[tuple[str, ...], set[int]] = {}
+            for kind in range(4):
+                kinds.setdefault(tuple(units[i][kind] for i in window), set()).add(kind)
+            for sequence, of in kinds.items():
+                around: list[tuple[str | None, str | None]] = [(None, None)]
+                around += [(b[k], c[k]) for b, c in blocks for k in sorted(of)]
+                for before, after in dict.fromkeys(around):
+                    digests = checksums.prefix_digests(
+                        sequence, before=before, after=after, shortest=first - start + 1
+                    )
+                    for end, digest in enumerate(digests, start=first):
+                        if digest in wanted and digest not in found:
+                            places = {s.place.key: s.place for s in said[start : end + 1]}
+                            found[digest] = [p for k, p in places.items() if k not in self._done]
+        return found
+
 
 #: How many statements from an edited step on are searched for its recorded text: past this the
-#: search (every run of consecutive statements) is not made, and the caller refuses.
+#: search (every run of consecutive statements) is not made, and the caller refuses. Also the
+#: longest run :meth:`Texts.runs` tries.
 MAX_SEARCHED_STATEMENTS = 60
 
 

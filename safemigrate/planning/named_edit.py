@@ -46,6 +46,13 @@ def _named(text: str, migrations: Sequence[Migration]) -> tuple[Migration, int]:
     return migration, index
 
 
+#: How to go on when the applied text was split over steps that would run.
+_SPLIT_HINT = (
+    "restore the group markers or BEGIN/COMMIT; changes go in a new migration "
+    "(`safemigrate new NAME`)"
+)
+
+
 def _refuse(where: str, why: str, hint: str) -> BadInputError:
     return BadInputError(f"cannot repair: {where}: {why}", hint=hint)
 
@@ -126,7 +133,14 @@ def accept_named(
             where,
             f"its applied text is now {steps} (line {found.line}): the edit split it (group "
             "markers or BEGIN/COMMIT removed), and accepting it would run that text again",
-            "restore the group markers or BEGIN/COMMIT; changes go in a new migration "
+            _SPLIT_HINT,
+        )
+    if status.rerun is not None:
+        # Its applied text is in steps of other files that would run (review21g P1).
+        raise BadInputError(
+            f"cannot repair: {status.rerun}",
+            hint="restore the applied text whole in its place (with its group markers or "
+            "BEGIN/COMMIT) and take it out of the steps named; changes go in a new migration "
             "(`safemigrate new NAME`)",
         )
     return [s for s in report if s is not status], accept

@@ -10,7 +10,7 @@ from ..core import checksums
 from ..core.errors import BadInputError, DriftError, MigrationFileError, OutOfOrderError
 from ..core.model import JournalEntry, Migration, Step, StepProgress
 from . import edited_in_place
-from .matching import Texts
+from .matching import Place, Texts
 
 
 class State(str, enum.Enum):
@@ -146,6 +146,9 @@ class MigrationStatus:
     unrepairable: str | None = None
     #: How a gone migration that had no file name here is named instead (another tool's).
     shown_as: str = ""
+    #: Why forgetting or accepting one of its applied rows would let up run that row's text
+    #: again (it is in steps that would run), also where ``unrepairable`` says another thing.
+    rerun: str | None = None
 
     @property
     def filename(self) -> str:
@@ -766,38 +769,56 @@ def statuses(
             )
         )
     result.sort(key=lambda s: s.version)
-    return [_refuse_rerun(status, texts) for status in result]
+    # The texts of applied rows repair would forget or accept, searched once for all of them.
+    recorded = [r.checksum for s in result for r in s.repairs if _may_rerun(r)]
+    runs = texts.runs(c for c in recorded if not texts.pending(c))
+    return [_refuse_rerun(status, texts, runs) for status in result]
 
 
-def _refuse_rerun(status: MigrationStatus, texts: Texts) -> MigrationStatus:
+def _may_rerun(repair: Repair) -> bool:
+    """True when ``repair`` forgets or accepts an applied row (its text ran)."""
+    return not repair.started and repair.action is not RepairAction.RENAME
+
+
+def _refuse_rerun(
+    status: MigrationStatus, texts: Texts, runs: dict[str, list[Place]]
+) -> MigrationStatus:
     """``status``, refused by repair when forgetting or accepting one of its applied rows
-    would let up run that row's text again: the text is now in a step that would run,
-    in this file or another (issue 21 review D2: a migration split or merged)."""
-    if status.unrepairable is not None:
-        return status
-    for repair in status.repairs:
-        if repair.started or repair.action is RepairAction.RENAME:
-            continue
-        places = [
-            p for p in texts.pending(repair.checksum) if p.key != (repair.version, repair.step)
-        ]
+    would let up run that row's text again: the text is now in a step that would run, in
+    this file or another (issue 21 review D2: a migration split or merged), or in
+    consecutive statements of steps that would run (review21g P1: an applied group's
+    statements split into new files; ``runs``, from :meth:`Texts.runs`)."""
+    for repair in (r for r in status.repairs if _may_rerun(r)):
+        own = (repair.version, repair.step)
+        places = [p for p in texts.pending(repair.checksum) if p.key != own]
+        whole = bool(places)
+        places = places or [p for p in runs.get(repair.checksum, []) if p.key != own]
         if not places:
             continue
-        now = places[0]
-        problem = (
-            f"{repair.applied_file} step {repair.step + 1}: applied, and its text is now "
-            f"{now.where}, which is not applied"
+        applied = f"{repair.applied_file} step {repair.step + 1}"
+        if whole:
+            now, rerun = f"its text is now {places[0].where}, which is not applied", "it"
+        else:
+            steps = ", ".join(p.where for p in places)
+            which = "which is" if len(places) == 1 else "which are"
+            now, rerun = f"its statements are now in {steps}, {which} not applied", "them"
+        problem = f"{applied}: applied, and {now}"
+        refusal = f"{problem}: up would run {rerun} again"
+        if status.unrepairable is not None:
+            return replace(status, rerun=refusal)
+        files = ", ".join(
+            dict.fromkeys(p.migration.filename for p in places[: 1 if whole else None])
         )
         return replace(
             status,
             problems=(*status.problems, problem),
-            unrepairable=f"{problem}: up would run it again",
+            unrepairable=refusal,
+            rerun=refusal,
             hint=(
-                f"make the files hold the applied text as it was applied ({repair.applied_file} "
-                f"step {repair.step + 1}) and take it out of {now.migration.filename}; to run it "
-                "again on purpose, write it in a new migration as another statement (blanks "
-                "and comments do not make one: a token must differ, e.g. the table named "
-                "with its schema)"
+                f"make the files hold the applied text as it was applied ({applied}) and take "
+                f"it out of {files}; to run it again on purpose, write it in a new migration "
+                "as another statement (blanks and comments do not make one: a token must "
+                "differ, e.g. the table named with its schema)"
             ),
         )
     return status
