@@ -85,6 +85,22 @@ def test_a_split_group_is_refused(db_dsn: str, tmp_path: Path) -> None:
     assert _balance(db_dsn) == 219
 
 
+def test_a_split_block_is_refused(db_dsn: str, tmp_path: Path) -> None:
+    # review21g P1: the block's BEGIN and COMMIT are in no step now, so the split was accepted
+    # and up ran step 3 (the block's second statement) again: 218, not 219.
+    directory, args = _applied(db_dsn, tmp_path, PLUS + "BEGIN;\n" + TIMES + MINUS + "COMMIT;\n")
+    (directory / "0002_i.sql").write_text(PLUS + TIMES + MINUS)
+    _refused(
+        args,
+        db_dsn,
+        "0002:2",
+        "its statements are now in 0002_i.sql step 3 (line 3), which is not applied",
+        "BEGIN/COMMIT",
+    )
+    assert run("up", *args).exit_code == 5
+    assert _balance(db_dsn) == 219
+
+
 def test_sql_added_to_the_applied_text_is_refused(db_dsn: str, tmp_path: Path) -> None:
     directory, args = _applied(db_dsn, tmp_path, PLUS + TIMES)
     (directory / "0002_i.sql").write_text(PLUS + START + TIMES + MINUS + END)

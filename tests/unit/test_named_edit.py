@@ -59,6 +59,16 @@ def test_a_split_group_is_refused_naming_the_steps_it_is_now() -> None:
     assert refused.hint is not None and "restore the group markers" in refused.hint
 
 
+def test_a_split_block_is_refused_too() -> None:
+    # A block's BEGIN and COMMIT are in the recorded text but in no step now (review21g P1).
+    entries = _ran(PLUS + "BEGIN;\n" + TIMES + MINUS + "COMMIT;\n", 0, 1)
+    refused = _refused(PLUS + TIMES + MINUS, entries, "0002:2")
+    assert "its statements are now in 0002_i.sql step 3 (line 3), which is not applied" in (
+        refused.message
+    )
+    assert refused.hint is not None and "BEGIN/COMMIT" in refused.hint
+
+
 def test_statements_added_around_the_applied_text_are_refused() -> None:
     entries = _ran(PLUS + TIMES, 0, 1)
     refused = _refused(PLUS + START + TIMES + MINUS + END, entries, "0002:2")
