@@ -563,6 +563,12 @@ class Migration:
     name: str
     path: Path
     steps: tuple[Step, ...]
+    #: What the runner's loader read of the file (``planning.migrations.RunnerReading``: its
+    #: text and parsed statements), kept so that the lint gate judges that reading instead of
+    #: parsing the text again; None for a migration read otherwise (``status``'s plain
+    #: reading, one built by hand). Typed loosely: the reading's types are planning's and
+    #: source's, above this vocabulary. Not compared.
+    reading: object | None = field(default=None, compare=False, repr=False)
 
     @property
     def filename(self) -> str:

@@ -7,12 +7,12 @@ schema the earlier files built (a Catalog passed along the directory).
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from ..core.errors import MigrationFileError
 from ..core.model import DEFAULT_PG_VERSION
-from ..source import MigrationFile, read_sql, scan_directory
+from ..source import MigrationFile, ParsedFile, read_sql, scan_directory
 from .catalog import Catalog
 from .findings import LintReport
 from .memo import FileMemo, chain_keys
@@ -83,6 +83,7 @@ def lint_directory(
     only: Collection[Path] | None = None,
     memo: FileMemo | None = None,
     judged_after: int | None = None,
+    read: Mapping[tuple[str, str], ParsedFile] | None = None,
 ) -> LintReport:
     """Lint every migration of ``directory`` and validate the directory itself (file names,
     duplicate versions), as the runner would before applying anything.
@@ -100,6 +101,9 @@ def lint_directory(
     are left out, as the lint gate leaves them out (history from before adoption); they still
     build the schema the later files are judged on, and a file the runner refuses is still
     reported.
+
+    ``read``: files the caller already read, by (path, text) (the lint gate's, from the
+    runner's reading): a file whose text is still that one is linted without parsing it again.
     """
     check_options(pg_version, concurrent_indexes, safe_rewrites)
     try:
@@ -142,6 +146,7 @@ def lint_directory(
                     ceilings=ceilings,
                     safe_rewrites=safe_rewrites,
                     catalog=catalog,
+                    parsed=read.get((str(path), up_parts[path])) if read else None,
                 )
             )
             if memo is not None and use_memo:

@@ -407,16 +407,19 @@ def lint_text(
     ceilings: TimeoutCeilings | None = None,
     safe_rewrites: str = "rewrite",
     catalog: Catalog | None = None,
+    parsed: ParsedFile | None = None,
 ) -> FileResult:
     """Lint the SQL ``text`` of the migration file ``path`` (used in findings only).
 
     ``catalog`` is the schema earlier files built (lint_directory passes one along the
-    directory); it is updated with what this file does.
+    directory); it is updated with what this file does. ``parsed``: ``text`` as the runner
+    already read it (``planning.migrations.RunnerReading.linted``), so it is not parsed again.
     """
-    # The runner's view is always taken under "rewrite": the rules judge the lint's own
-    # concurrent_indexes and safe_rewrites policies themselves.
-    # No runner facts (locks, session changes, index definitions): no rule reads them.
-    parsed = parse_file(path, text, concurrent_indexes="rewrite", runner_facts=False)
+    if parsed is None:
+        # The runner's view is always taken under "rewrite": the rules judge the lint's own
+        # concurrent_indexes and safe_rewrites policies themselves.
+        # No runner facts (locks, session changes, index definitions): no rule reads them.
+        parsed = parse_file(path, text, concurrent_indexes="rewrite", runner_facts=False)
     refusals = [p for p in parsed.problems if p.kind != "non-transactional-in-block"]
     findings = [problem_finding(p) for p in refusals]
     steps_known = not refusals

@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import LintGateError, MigrationFileError
 from ..core.events import GateFinding, LintFindings
@@ -68,7 +68,11 @@ from ..lint.rules import run_lock_release, self_termination, timeout_guard_off
 from ..lint.rules.meta import META_RULES
 from ..settings.config import Settings
 from ..source.layouts import resolve as resolve_layout
+from .migrations import RunnerReading
 from .pending import PlannedStep
+
+if TYPE_CHECKING:
+    from ..source import ParsedFile
 
 #: Rules about the files and allow comments themselves: shown, never blocking.
 NON_BLOCKING_RULES = frozenset(rule.id for rule in META_RULES)
@@ -324,7 +328,8 @@ def lint_pending(
     Without a database each file is judged after the directory's earlier files (as ``check``
     judges it: against the schema the history built). With ``catalog``, the live database's
     schema, the pending files alone are judged in order on top of it: the applied ones are
-    already in it and are not replayed.
+    already in it and are not replayed. A file the runner's loader read (``Migration.reading``)
+    is judged from that reading, not parsed again.
     """
     paths = list({p.migration.path: None for p in planned})
     if not paths:
@@ -341,6 +346,7 @@ def lint_pending(
         layout=resolve_layout(settings.dir, settings.layout),
         catalog=catalog,
         only=None if catalog is None else paths,
+        read=runner_reads(planned),
     )
     if wanted <= {str(Path(f).resolve()) for f in history.files}:
         return [f for f in history.findings if str(Path(f.file).resolve()) in wanted]
@@ -353,6 +359,21 @@ def lint_pending(
         safe_rewrites=settings.safe_rewrites,
     )
     return list(report.findings)
+
+
+def runner_reads(planned: Sequence[PlannedStep]) -> dict[tuple[str, str], ParsedFile]:
+    """The files of ``planned`` as the runner's loader read them, by (path, text), as the
+    linter reads them (``RunnerReading.linted``): ``lint_directory`` lints a file whose text is
+    still that one from this reading instead of parsing it again."""
+    read: dict[tuple[str, str], ParsedFile] = {}
+    for p in planned:
+        reading = p.migration.reading
+        if not isinstance(reading, RunnerReading):
+            continue  # read otherwise (a library caller's Migration): the linter reads it
+        key = (str(p.migration.path), reading.text)
+        if key not in read:
+            read[key] = reading.linted()
+    return read
 
 
 def resumed_bootstrap(catalog: Catalog | None, context: GateContext | None) -> Catalog | None:
