@@ -58,7 +58,7 @@ from .executor import Executor, RunResult, StopCheck
 from .journal_reading import Pending, applied_history, read_plan
 from .reconnection import RECONNECT_LOCK_WAIT_MS, LostSteps, Outage
 from .refusals import refuse_pooling, refuse_standby
-from .run_lock import Clock, RunLock, Sleep, holding_run_lock
+from .run_lock import Clock, Sleep, holding_run_lock
 from .session_replay import first_session_state, replay_settings
 from .watcher import Watcher
 
@@ -215,91 +215,95 @@ class Run:
             ) from None
 
     def _on_one_session(self) -> RunResult:
-        """One session's part of the run: lock, journal, plan, execute."""
+        """One session's part of the run: connect, take the run lock, refuse a pooling proxy,
+        prepare the journal and the pending steps (:meth:`_prepare`), run them
+        (:meth:`_execute`)."""
         settings = self.settings
         reconnecting = self.outage.ongoing
-        with open_session(settings, self.db, mid_run=reconnecting) as session:
-            target = session.target()
-            self.emit(Connected(target))
-            refuse_standby(target, reconnecting)
-            self._open_sessions.append(session)
-            try:
-                return self._locked(session, target, reconnecting)
-            finally:
-                self._open_sessions.remove(session)
-
-    def _locked(self, session: Session, target: Target, reconnecting: bool) -> RunResult:
-        """The part of the run under the run lock, on ``session``."""
-        settings = self.settings
         if reconnecting:
             # The old backend may hold the lock until the server notices it is gone.
             wait_ms = max(settings.wait_for_lock_ms, RECONNECT_LOCK_WAIT_MS)
             on_wait: EventSink = ignore
         else:
             wait_ms, on_wait = settings.wait_for_lock_ms, self.emit
-        with holding_run_lock(
-            session, self.journal, wait_ms, on_wait, clock=self.clock, sleep=self.sleep
-        ) as lock:
-            return self._holding_lock(session, lock, reconnecting, target)
+        with open_session(settings, self.db, mid_run=reconnecting) as session:
+            target = session.target()
+            self.emit(Connected(target))
+            refuse_standby(target, reconnecting)
+            self._open_sessions.append(session)
+            try:
+                with holding_run_lock(
+                    session, self.journal, wait_ms, on_wait, clock=self.clock, sleep=self.sleep
+                ) as lock:
+                    monitor: Monitor | None = None
+                    try:
+                        # The backend answering must be the lock's holder (the monitor is
+                        # checked below).
+                        refuse_pooling(lock, None)
+                        # Before anything is written (even the journal table): a second
+                        # connection that lands on the same backend means a
+                        # transaction-pooling proxy.
+                        monitor = open_monitor(settings, self.db)
+                        refuse_pooling(lock, monitor.session if monitor is not None else None)
+                        pending, also = self._prepare(session, reconnecting, monitor)
+                        if not pending.steps and monitor is not None:
+                            monitor.close()
+                            monitor = None
+                        return self._execute(session, pending, monitor, target, also)
+                    finally:
+                        if monitor is not None and not monitor.session.closed:
+                            monitor.close()
+            finally:
+                self._open_sessions.remove(session)
 
-    def _holding_lock(
-        self, session: Session, lock: RunLock, reconnecting: bool, target: Target
-    ) -> RunResult:
-        monitor: Monitor | None = None
-        try:
-            # The backend answering must be the lock's holder (the monitor is checked below).
-            refuse_pooling(lock, None)
-            # Before anything is written (even the journal table): a second connection that
-            # lands on the same backend means a transaction-pooling proxy.
-            monitor = open_monitor(self.settings, self.db)
-            refuse_pooling(lock, monitor.session if monitor is not None else None)
-            # Read before ensuring the journal (a missing table reads as empty, and ensure
-            # only creates it), so that the lint gate refuses before anything is written.
-            pending = read_plan(
-                session, self.journal, self.migrations, self.settings, self.target_version
-            )
-            planned = pending.steps
-            # The session state the applied steps left: before the lint gate, which resolves
-            # names in the session's current schema as the steps will.
-            self._restore_session(session, planned, reconnecting)
-            if not reconnecting:
-                # Before anything of theirs runs: no pending statement may switch the guard
-                # off (exit 2), and the lint gate judges them (exit 7).
-                self._lint_gate(planned, session, monitor)
-            dbjournal.ensure(
-                session,
-                self.journal,
-                lock_timeout_ms=self.settings.lock_timeout_ms,
-                bootstrap=self.fresh,
-            )
-            # What another tool applied goes into the journal before the first step runs.
-            adopted = foreign_history.adopt(
-                session,
-                self.journal,
-                self.settings,
+    def _prepare(
+        self, session: Session, reconnecting: bool, monitor: Monitor | None
+    ) -> tuple[Pending, AlsoApplied]:
+        """Under the run lock, before any step: the pending steps read from the journal, the
+        session given the applied steps' state, the guard and the lint gate (a new run's
+        first session only), the journal ensured and another tool's history adopted. Returns
+        the pending steps and what their ``applied`` rows write for that tool."""
+        # Read before ensuring the journal (a missing table reads as empty, and ensure only
+        # creates it), so that the lint gate refuses before anything is written.
+        pending = read_plan(
+            session, self.journal, self.migrations, self.settings, self.target_version
+        )
+        planned = pending.steps
+        # The session state the applied steps left: before the lint gate, which resolves
+        # names in the session's current schema as the steps will.
+        self._restore_session(session, planned, reconnecting)
+        if not reconnecting:
+            # Before anything of theirs runs: no pending statement may switch the guard off
+            # (exit 2), and the lint gate judges them (exit 7).
+            self._lint_gate(planned, session, monitor)
+        dbjournal.ensure(
+            session,
+            self.journal,
+            lock_timeout_ms=self.settings.lock_timeout_ms,
+            bootstrap=self.fresh,
+        )
+        # What another tool applied goes into the journal before the first step runs.
+        adopted = foreign_history.adopt(
+            session,
+            self.journal,
+            self.settings,
+            self.migrations,
+            dbjournal.read(session, self.journal),
+        )
+        also: AlsoApplied = {}
+        if adopted.history is not None:
+            # The old tool's table keeps up with the journal (tool_history = "write").
+            also = foreign_history.tool_rows(adopted.history, self.settings, self.migrations)
+            switch = switch_event(
+                adopted.history,
+                adopted.adopted,
                 self.migrations,
-                dbjournal.read(session, self.journal),
+                str(self.journal),
+                tool_history_written=bool(also),
             )
-            also: AlsoApplied = {}
-            if adopted.history is not None:
-                # The old tool's table keeps up with the journal (tool_history = "write").
-                also = foreign_history.tool_rows(adopted.history, self.settings, self.migrations)
-                switch = switch_event(
-                    adopted.history,
-                    adopted.adopted,
-                    self.migrations,
-                    str(self.journal),
-                    tool_history_written=bool(also),
-                )
-                if switch is not None:
-                    self.emit(switch)
-            if not planned and monitor is not None:
-                monitor.close()
-                monitor = None
-            return self._execute(session, pending, monitor, target, also)
-        finally:
-            if monitor is not None and not monitor.session.closed:
-                monitor.close()
+            if switch is not None:
+                self.emit(switch)
+        return pending, also
 
     def _lint_gate(
         self, planned: Sequence[PlannedStep], session: Session, monitor: Monitor | None = None
@@ -407,6 +411,8 @@ class Run:
         target: Target,
         also_applied: AlsoApplied | None = None,
     ) -> RunResult:
+        """Run the pending steps on ``session``: announce the run, watch it from ``monitor``,
+        hand the steps to the executor and end a bootstrap they complete."""
         try:
             self.emit(
                 run_started(
