@@ -17,7 +17,6 @@ CLI's ``--help``) loads neither psycopg nor pglast. (The commands are not names 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from .core.errors import (
@@ -38,6 +37,7 @@ from .core.errors import (
     StepFailedError,
     UnsafeConnectionError,
 )
+from .core.lazy_names import LazyNames
 
 if TYPE_CHECKING:
     from . import api
@@ -63,6 +63,12 @@ _LAZY = {
     "LintReport": "lint",
     "PlanReport": "planning.plan",
 }
+_load = LazyNames(
+    __name__,
+    globals(),
+    # "": the subpackage of that name itself.
+    {name: (module, name) if module else (name, None) for name, module in _LAZY.items()},
+)
 
 __all__ = [
     "BadInputError",
@@ -97,14 +103,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562)."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name == "api":
-        return importlib.import_module(f"{__name__}.api")
-    module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
-    value = getattr(module, name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+    return _load(name)
 
 
 def __dir__() -> list[str]:

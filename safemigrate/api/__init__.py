@@ -21,8 +21,9 @@ loads its own module, not the planner's or the linter's.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from ..core.lazy_names import LazyNames
 
 if TYPE_CHECKING:
     from .apply import StatusReport, status, up
@@ -55,6 +56,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "plan": ("preview", "plan"),
     "rehearse": ("preview", "rehearse"),
 }
+_load = LazyNames(__name__, globals(), _LAZY)
 
 __all__ = [
     "REPAIR_STATEMENT_TIMEOUT_MS",
@@ -81,12 +83,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562)."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = _LAZY[name]
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+    return _load(name)
 
 
 def __dir__() -> list[str]:

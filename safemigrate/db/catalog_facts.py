@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from psycopg import sql
 
@@ -96,25 +97,34 @@ def relation_sizes(
     up --dry-run failed with exit 4 where up judges)."""
     found: dict[QualifiedName, RelationSize] = {}
     for relation in relations:
-        query = sql.SQL(
-            "BEGIN READ ONLY; {}; "
-            "SELECT c.oid::regclass::text, pg_total_relation_size(c.oid), c.reltuples "
-            "FROM pg_class c WHERE c.oid = to_regclass({}); COMMIT"
-        ).format(
-            set_timeouts_sql(SIZES_LOCK_TIMEOUT_MS, session.housekeeping_timeouts[1], local=True),
-            sql.Literal(table_regclass_text(session, relation)),
+        rows = sizes_without_waiting(
+            session,
+            sql.SQL(
+                "SELECT c.oid::regclass::text, pg_total_relation_size(c.oid), c.reltuples "
+                "FROM pg_class c WHERE c.oid = to_regclass({})"
+            ).format(sql.Literal(table_regclass_text(session, relation))),
         )
-        try:
-            rows = session.rows(query)
-        except ServerError as err:
-            session.rollback_quietly()
-            if err.sqlstate != "55P03":
-                raise
-            continue
         if rows:
             name, size, estimate = rows[0]
             found[relation] = RelationSize(str(name), int(size), float(estimate))
     return found
+
+
+def sizes_without_waiting(session: Session, select: sql.Composable) -> list[tuple[Any, ...]] | None:
+    """The rows of the size query ``select``, read in a read-only transaction whose lock
+    timeout is SIZES_LOCK_TIMEOUT_MS; None when a lock it needs was held that long (55P03):
+    a size is never waited for, it is then not known."""
+    query = sql.SQL("BEGIN READ ONLY; {}; {}; COMMIT").format(
+        set_timeouts_sql(SIZES_LOCK_TIMEOUT_MS, session.housekeeping_timeouts[1], local=True),
+        select,
+    )
+    try:
+        return session.rows(query)
+    except ServerError as err:
+        session.rollback_quietly()
+        if err.sqlstate != "55P03":
+            raise
+        return None
 
 
 def invalid_indexes(session: Session) -> list[str]:

@@ -19,9 +19,9 @@ from ..lint.findings import TableSize
 from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
-from .catalog_facts import SIZES_LOCK_TIMEOUT_MS
+from .catalog_facts import sizes_without_waiting
 from .live_functions import may_trip_guard, read_live_functions
-from .session import ServerError, Session, set_timeouts_sql
+from .session import Session
 
 
 def _user_schema(namespace: str) -> sql.Composed:
@@ -443,16 +443,8 @@ def _read_sizes(session: Session, catalog: Catalog, visible: set[QualifiedName])
     Never waits for a lock: tables held in ACCESS EXCLUSIVE are skipped, and if one is taken
     in between, the read gives up after SIZES_LOCK_TIMEOUT_MS and no size is known (every
     existing table is then judged as large)."""
-    query = sql.SQL("BEGIN READ ONLY; {}; {}; COMMIT").format(
-        set_timeouts_sql(SIZES_LOCK_TIMEOUT_MS, session.housekeeping_timeouts[1], local=True),
-        _SIZES,
-    )
-    try:
-        rows = session.rows(query)
-    except ServerError as err:
-        session.rollback_quietly()
-        if err.sqlstate != "55P03":
-            raise
+    rows = sizes_without_waiting(session, _SIZES)
+    if rows is None:
         return
     current = catalog.search_path_schema
     for schema, table, found, heap, indexes, rows_estimate in rows:

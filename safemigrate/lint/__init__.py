@@ -15,9 +15,9 @@ imported on first use, so a check answered from its cache (``lint.cache``) never
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..core.lazy_names import LazyNames
 from .findings import Finding, LintReport, Rule, Severity
 from .options import TimeoutCeilings
 
@@ -44,15 +44,12 @@ __all__ = [
 
 #: Names imported on first use, and the module of each.
 _LAZY = {"RULES": "rules", "lint_directory": "directory", "lint_paths": "directory"}
+_load = LazyNames(__name__, globals(), {name: (module, name) for name, module in _LAZY.items()})
 
 
 def __getattr__(name: str) -> Any:
     """Import the rules or the directory linter on first use (PEP 562)."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+    return _load(name)
 
 
 def explain(rule_id: str) -> str:

@@ -15,9 +15,9 @@ does not need.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..core.lazy_names import LazyNames
 from ..core.model import ConcurrentIndexes, SafeRewrites
 from .directives import DIRECTIVE_PREFIX, AllowComment
 from .files import FILENAME_PATTERN, discover, name_problem, scan_directory
@@ -64,12 +64,9 @@ _PARSE_NAMES = frozenset(
         "split_sql",
     }
 )
+_load = LazyNames(__name__, globals(), {name: ("parse", name) for name in _PARSE_NAMES})
 
 
 def __getattr__(name: str) -> Any:
     """Import ``parse`` on first use of one of its names."""
-    if name not in _PARSE_NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.parse"), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+    return _load(name)

@@ -317,15 +317,9 @@ _DROP_ON_TABLE = (
     enums.ObjectType.OBJECT_RULE,
     enums.ObjectType.OBJECT_POLICY,
 )
-#: COMMENT ON these objects names a relation (or ``relation.column``, ``name ON relation``).
-_COMMENT_ON_RELATION = (
-    enums.ObjectType.OBJECT_TABLE,
-    enums.ObjectType.OBJECT_INDEX,
-    enums.ObjectType.OBJECT_VIEW,
-    enums.ObjectType.OBJECT_MATVIEW,
-    enums.ObjectType.OBJECT_SEQUENCE,
-    enums.ObjectType.OBJECT_FOREIGN_TABLE,
-)
+#: COMMENT ON these objects names a relation (or ``relation.column``, ``name ON relation``):
+#: the relation kinds a DROP locks, the same six.
+_COMMENT_ON_RELATION = _DROP_RELATIONS
 _COMMENT_ON_PART = (
     enums.ObjectType.OBJECT_COLUMN,
     enums.ObjectType.OBJECT_TABCONSTRAINT,
