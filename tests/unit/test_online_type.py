@@ -21,6 +21,7 @@ from safemigrate.planning.online_type import (
     TypeChangeRefusal,
     plan_type_change,
 )
+from safemigrate.statements.shadow_column import row_value, shadow_check, shadow_index
 from safemigrate.statements.type_change import TypeChange, recognise_type_change
 
 INT4 = ColumnType("int4")
@@ -199,3 +200,41 @@ def test_long_names_are_cut_as_postgresql_cuts_them() -> None:
     found = decide(table=QualifiedName(None, "t" * 60))
     assert isinstance(found, TypeChangeRecipe)
     assert all(len(o.name.encode()) <= 63 for o in found.objects)
+
+
+T = QualifiedName("public", "plain")
+
+
+@pytest.mark.parametrize(
+    ("definition", "expected"),
+    [
+        (
+            "CREATE INDEX plain_qty_idx ON public.plain USING btree (qty, id) INCLUDE (note)",
+            "CREATE INDEX CONCURRENTLY own ON public.plain (qty_new, id) INCLUDE (note)",
+        ),
+        (
+            "CREATE INDEX i ON public.plain USING btree (lower((qty)::text)) WHERE (plain.qty > 0)",
+            "CREATE INDEX CONCURRENTLY own ON public.plain ((lower(CAST(qty_new AS text)))) "
+            "WHERE qty_new > 0",
+        ),
+        (
+            "CREATE UNIQUE INDEX i ON public.plain USING hash (quantity)",
+            "CREATE UNIQUE INDEX CONCURRENTLY own ON public.plain USING hash (quantity)",
+        ),
+    ],
+)
+def test_an_index_is_built_again_on_the_shadow(definition: str, expected: str) -> None:
+    assert shadow_index(definition, T, "qty", "qty_new", "own") == expected
+
+
+def test_a_check_reads_the_shadow() -> None:
+    found = shadow_check("CHECK (((qty >= 0) AND (plain.qty < id)))", T, "qty", "qty_new")
+    assert found == "qty_new >= 0 AND qty_new < id"
+    assert shadow_check("CHECK ((other.qty > 0))", T, "qty", "n") == "other.qty > 0"
+
+
+def test_the_sync_trigger_computes_from_the_new_row() -> None:
+    assert row_value('CAST("Qty" * 2 + plain.id AS numeric)', T) == (
+        'CAST(new."Qty" * 2 + new.id AS numeric)'
+    )
+    assert row_value("coalesce(public.plain.note, 'x')", T) == "COALESCE(new.note, 'x')"
