@@ -88,6 +88,8 @@ SELECT json_build_object(
   'before_row_triggers', (SELECT json_agg(g.tgname::text ORDER BY g.tgname) FROM pg_trigger g
     WHERE g.tgrelid = t.oid AND NOT g.tgisinternal AND g.tgtype & 3 = 3
     AND g.tgtype & 20 <> 0),
+  'update_triggers', (SELECT json_agg(g.tgname::text ORDER BY g.tgname) FROM pg_trigger g
+    WHERE g.tgrelid = t.oid AND NOT g.tgisinternal AND g.tgtype & 16 <> 0),
   'indexes', (SELECT json_agg(json_build_array(x.relname::text,
       pg_get_indexdef(i.indexrelid),
       (SELECT k.contype::text FROM pg_constraint k WHERE k.conindid = i.indexrelid
@@ -172,6 +174,7 @@ def column_facts(
         publications=_names(found["publications"]),
         column_triggers=_names(found["column_triggers"]),
         before_row_triggers=_names(found["before_row_triggers"]),
+        update_triggers=_names(found["update_triggers"]),
         indexes=tuple(
             IndexFact(str(n), str(d), c, bool(e), bool(r))
             for n, d, c, e, r in found["indexes"] or ()

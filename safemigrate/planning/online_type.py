@@ -33,12 +33,15 @@ refused up front (:data:`NOT_YET_BUILT` and :func:`refusal`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.model import LockMode, QualifiedName
 from ..lint.types import ColumnType, column_type, rewrite_reason
 from ..statements import names as object_names
+from ..statements import shadow_column
 from ..statements.type_change import TypeChange
 
 #: The label of every object the recipe creates (columns, trigger, function, indexes, CHECKs).
@@ -115,6 +118,9 @@ class ColumnFacts:
     column_triggers: tuple[str, ...] = ()
     #: The table's other BEFORE row triggers (not internal), by name.
     before_row_triggers: tuple[str, ...] = ()
+    #: The table's user triggers (not internal) that fire on UPDATE, by name: the backfill's
+    #: UPDATEs would fire them, which psql's ALTER does not.
+    update_triggers: tuple[str, ...] = ()
     indexes: tuple[IndexFact, ...] = ()
     checks: tuple[CheckFact, ...] = ()
     not_null: bool = False
@@ -261,6 +267,12 @@ def refusal(facts: ColumnFacts) -> TypeChangeRefusal | None:
         ("publication", "publication row filters or column lists name", facts.publications),
         ("trigger", "triggers' column lists or WHEN read", facts.column_triggers),
     )
+    if facts.update_triggers:
+        return TypeChangeRefusal(
+            "trigger",
+            "the table has triggers that fire on UPDATE, which the backfill's batches would "
+            f"fire: {', '.join(facts.update_triggers)}",
+        )
     for kind, what, found in listed:
         if found:
             return TypeChangeRefusal(kind, f"{what} {col}: {', '.join(found)}")
@@ -402,10 +414,7 @@ def _phases(facts: ColumnFacts, shadow: str, objects: Sequence[OwnObject]) -> tu
         elif obj.kind == "check":
             rebuild.append(PhaseStep(f"add {obj.name} NOT VALID", x))
             rebuild.append(PhaseStep(f"validate {obj.name}", sue, scans=True))
-    swap = [
-        PhaseStep("drop the sync trigger", x),
-        PhaseStep("rename the columns", x),
-    ]
+    swap = [PhaseStep("lock the table, drop the sync trigger and its function", x)]
     if facts.not_null:
         swap.append(PhaseStep(f"set {facts.column} NOT NULL (no scan)", x))
     if facts.default is not None:
@@ -417,6 +426,99 @@ def _phases(facts: ColumnFacts, shadow: str, objects: Sequence[OwnObject]) -> tu
     if facts.privileges:
         swap.append(PhaseStep(f"grant the {len(facts.privileges)} column privileges", x))
     swap.append(PhaseStep("drop the old column with its indexes and CHECKs", x))
+    swap.append(PhaseStep(f"rename {shadow} to {facts.column}", x))
     if any(o.replaces for o in objects):
         swap.append(PhaseStep("give the new indexes and CHECKs their old names", x))
     return (expand, backfill, Phase("rebuild", tuple(rebuild)), Phase("swap", tuple(swap)))
+
+
+@dataclass(frozen=True)
+class RecordedRecipe:
+    """What the runner records of a recipe when it begins it (its expand phase), and resumes
+    from: the names it chose and the SQL texts of its rebuilt objects, so a rerun never plans
+    again against a catalog that now holds the recipe's own objects."""
+
+    table: QualifiedName
+    column: str
+    #: The shadow column's type (with its COLLATE clause), as the author wrote it.
+    new_type: str
+    #: The new value over the table's columns (the backfill's) and over ``NEW`` (the trigger's).
+    backfill_value: str
+    row_value: str
+    shadow: str
+    function: str
+    trigger: str
+    #: (own name, the user's name it takes in the swap, CREATE INDEX CONCURRENTLY on the shadow).
+    indexes: tuple[tuple[str, str, str], ...] = ()
+    #: (own name, the user's name, the CHECK expression on the shadow, validated).
+    checks: tuple[tuple[str, str, str, bool], ...] = ()
+    #: The helper CHECK (shadow IS NOT NULL) that lets the swap SET NOT NULL without a scan.
+    not_null_check: str | None = None
+    default: str | None = None
+    comment: str | None = None
+    statistics_target: int | None = None
+    privileges: tuple[tuple[str, str, bool], ...] = ()
+
+    def to_json(self) -> str:
+        """The record's text (``<journal>_type_changes.recipe``)."""
+        data: dict[str, Any] = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        data["table"] = [self.table.schema, self.table.name]
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> RecordedRecipe:
+        """The record :meth:`to_json` wrote."""
+        data: dict[str, Any] = json.loads(text)
+        schema, name = data.pop("table")
+        return cls(
+            table=QualifiedName(schema, name),
+            indexes=tuple(tuple(i) for i in data.pop("indexes")),
+            checks=tuple(tuple(c) for c in data.pop("checks")),
+            privileges=tuple(tuple(p) for p in data.pop("privileges")),
+            **data,
+        )
+
+    @property
+    def own_names(self) -> tuple[str, ...]:
+        """The indexes and constraints the recipe creates on the table, by name."""
+        made = [i[0] for i in self.indexes] + [c[0] for c in self.checks]
+        return tuple(made + ([self.not_null_check] if self.not_null_check else []))
+
+
+def recorded(recipe: TypeChangeRecipe) -> RecordedRecipe:
+    """The record of ``recipe``: its names, and its indexes and CHECKs rebuilt on the shadow."""
+    change, facts = recipe.change, recipe.facts
+    table, column, shadow = facts.table, facts.column, recipe.shadow
+    new_type = change.new_type
+    if change.collation is not None:
+        new_type = f"{new_type} COLLATE {change.collation}"
+    indexes = []
+    checks = []
+    not_null: str | None = None
+    by_check = {c.name: c for c in facts.checks}
+    for obj in recipe.objects:
+        if obj.kind == "index" and obj.replaces is not None:
+            text = shadow_column.shadow_index(obj.definition, table, column, shadow, obj.name)
+            indexes.append((obj.name, obj.replaces, text))
+        elif obj.kind == "check" and obj.replaces is not None:
+            expression = shadow_column.shadow_check(obj.definition, table, column, shadow)
+            checks.append((obj.name, obj.replaces, expression, by_check[obj.replaces].validated))
+        elif obj.kind == "check":
+            not_null = obj.name
+    return RecordedRecipe(
+        table=table,
+        column=column,
+        new_type=new_type,
+        backfill_value=change.new_value,
+        row_value=shadow_column.row_value(change.new_value, table),
+        shadow=shadow,
+        function=recipe.function,
+        trigger=recipe.trigger,
+        indexes=tuple(indexes),
+        checks=tuple(checks),
+        not_null_check=not_null,
+        default=facts.default,
+        comment=facts.comment,
+        statistics_target=facts.statistics_target,
+        privileges=facts.privileges,
+    )

@@ -72,6 +72,10 @@ CREATE TABLE late (id int PRIMARY KEY, qty int);
 INSERT INTO late VALUES (1, 1);
 CREATE TRIGGER zzzz_late BEFORE INSERT ON late FOR EACH ROW EXECUTE FUNCTION noop();
 
+CREATE TABLE touched (id int PRIMARY KEY, qty int);
+INSERT INTO touched VALUES (1, 1);
+CREATE TRIGGER touched_t AFTER UPDATE ON touched FOR EACH ROW EXECUTE FUNCTION noop();
+
 CREATE TABLE stats (id int PRIMARY KEY, qty int, other int);
 INSERT INTO stats VALUES (1, 1, 1);
 CREATE STATISTICS stats_s ON qty, other FROM stats;
@@ -162,6 +166,7 @@ def test_no_rewrite_or_no_rows_runs_as_written(session: Session) -> None:
         ("ALTER TABLE policed ALTER qty TYPE bigint", "policy", "policed_p"),
         ("ALTER TABLE triggered ALTER qty TYPE bigint", "trigger", "triggered_t"),
         ("ALTER TABLE late ALTER qty TYPE bigint", "trigger", "zzzz_late"),
+        ("ALTER TABLE touched ALTER qty TYPE bigint", "trigger", "touched_t"),
         ("ALTER TABLE stats ALTER qty TYPE bigint", "extended statistics", "stats_s"),
         ("ALTER TABLE exprs ALTER qty TYPE bigint", "expression index", "exprs_idx"),
         ("ALTER TABLE published ALTER qty TYPE bigint", "publication", "online_type_pub"),

@@ -17,9 +17,11 @@ from safemigrate.planning.online_type import (
     ColumnFacts,
     Decision,
     IndexFact,
+    RecordedRecipe,
     TypeChangeRecipe,
     TypeChangeRefusal,
     plan_type_change,
+    recorded,
 )
 from safemigrate.statements.shadow_column import row_value, shadow_check, shadow_index
 from safemigrate.statements.type_change import TypeChange, recognise_type_change
@@ -134,6 +136,7 @@ def test_using_and_unknown_types_are_taken_as_rewrites() -> None:
         ({"owned_sequence": "orders_qty_seq"}, "serial", "orders_qty_seq"),
         ({"batch_key": ()}, "batch key", "no primary key"),
         ({"before_row_triggers": ("zzz_last",)}, "trigger", "zzz_last"),
+        ({"update_triggers": ("touch_updated_at",)}, "trigger", "touch_updated_at"),
     ],
 )
 def test_each_refusal_names_the_object_kind(kwargs: dict[str, Any], kind: str, words: str) -> None:
@@ -238,3 +241,26 @@ def test_the_sync_trigger_computes_from_the_new_row() -> None:
         'CAST(new."Qty" * 2 + new.id AS numeric)'
     )
     assert row_value("coalesce(public.plain.note, 'x')", T) == "COALESCE(new.note, 'x')"
+
+
+def test_the_record_keeps_the_names_and_the_shadow_sql_across_a_rerun() -> None:
+    found = decide(
+        indexes=(IndexFact("orders_qty_idx", "CREATE INDEX orders_qty_idx ON orders (qty)"),),
+        checks=(CheckFact("orders_qty_check", "CHECK ((qty > 0))"),),
+        not_null=True,
+        default="0",
+        privileges=(("app", "SELECT", False),),
+    )
+    assert isinstance(found, TypeChangeRecipe)
+    record = recorded(found)
+    assert RecordedRecipe.from_json(record.to_json()) == record
+    assert record.shadow == found.shadow and record.trigger == found.trigger
+    ((own, old, text),) = record.indexes
+    assert old == "orders_qty_idx" and own != old
+    assert "CONCURRENTLY" in text and found.shadow in text and "(qty)" not in text
+    ((own_check, old_check, expression, validated),) = record.checks
+    assert (old_check, validated) == ("orders_qty_check", True)
+    assert found.shadow in expression
+    assert record.not_null_check is not None
+    assert record.row_value.lower().startswith("cast(new.")
+    assert set(record.own_names) == {own, own_check, record.not_null_check}
