@@ -92,3 +92,13 @@ def row_value(expression: str, table: QualifiedName) -> str:
             if name is not None:
                 node.fields = (ast.String(sval="new"), ast.String(sval=name))
     return _deparse(target)
+
+
+def renamed_index(text: str, name: str) -> str:
+    """``text`` (a CREATE INDEX) building the index under ``name`` instead (a user took the
+    recipe's first name for an object of their own)."""
+    stmt: Any = pglast.parse_sql(text)[0].stmt
+    if not isinstance(stmt, ast.IndexStmt):
+        raise ValueError(f"not a CREATE INDEX: {text}")
+    stmt.idxname = name
+    return _deparse(stmt)

@@ -23,7 +23,12 @@ from safemigrate.planning.online_type import (
     plan_type_change,
     recorded,
 )
-from safemigrate.statements.shadow_column import row_value, shadow_check, shadow_index
+from safemigrate.statements.shadow_column import (
+    renamed_index,
+    row_value,
+    shadow_check,
+    shadow_index,
+)
 from safemigrate.statements.type_change import TypeChange, recognise_type_change
 
 INT4 = ColumnType("int4")
@@ -264,3 +269,16 @@ def test_the_record_keeps_the_names_and_the_shadow_sql_across_a_rerun() -> None:
     assert record.not_null_check is not None
     assert record.row_value.lower().startswith("cast(new.")
     assert set(record.own_names) == {own, own_check, record.not_null_check}
+
+
+def test_an_index_text_is_given_another_name_when_a_user_took_its_own() -> None:
+    text = shadow_index(
+        "CREATE INDEX orders_qty_idx ON public.orders USING btree (qty)",
+        QualifiedName("public", "orders"),
+        "qty",
+        "qty_new",
+        "orders_orders_qty_idx_safemigrate",
+    )
+    again = renamed_index(text, "orders_orders_qty_idx_safemigrate1")
+    assert again == text.replace("_safemigrate ", "_safemigrate1 ")
+    assert "CONCURRENTLY" in again and "qty_new" in again
