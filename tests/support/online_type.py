@@ -6,6 +6,7 @@ description of a table the tests compare with psql's result."""
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 import pglast
@@ -18,6 +19,7 @@ from safemigrate.db.session import Session
 from safemigrate.planning.policy import Timeouts
 from safemigrate.planning.shapes import StepRecord
 from safemigrate.run.type_change import TypeChangeRun, abandon_type_change, run_type_change
+from safemigrate.statements.batches import BatchDone
 from safemigrate.statements.type_change import TypeChange, recognise_type_change
 
 JOURNAL = JournalTable("public", "safemigrate_history")
@@ -105,8 +107,29 @@ def describe(dsn: str, table: str) -> dict[str, Any]:
     }
 
 
+def _main(argv: list[str]) -> None:
+    """``DSN SQL [BATCH_SIZE [PAUSE_MS [HOLD_PHASE HOLD_S]]]``: each phase printed as it
+    begins (``phase NAME DETAIL``); at HOLD_PHASE the run first sleeps HOLD_S seconds, so a
+    fault test can set up a lock holder there."""
+    dsn, statement = argv[0], argv[1]
+    size = int(argv[2]) if len(argv) > 2 else 1000
+    pause = int(argv[3]) if len(argv) > 3 else 0
+    hold = argv[4] if len(argv) > 4 else None
+    hold_s = float(argv[5]) if len(argv) > 5 else 0.0
+
+    def on_phase(phase: str, detail: str) -> None:
+        print(f"phase {phase} {detail}", flush=True)
+        if phase == hold:
+            time.sleep(hold_s)
+
+    def on_batch(batch: BatchDone) -> None:
+        print(f"batch {batch.batch}", flush=True)
+
+    done = change_online(
+        dsn, statement, batch_size=size, batch_pause_ms=pause, on_phase=on_phase, on_batch=on_batch
+    )
+    print(f"done {done}", flush=True)
+
+
 if __name__ == "__main__":
-    dsn, statement = sys.argv[1], sys.argv[2]
-    size = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
-    pause = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-    print(change_online(dsn, statement, batch_size=size, batch_pause_ms=pause), flush=True)
+    _main(sys.argv[1:])
