@@ -120,7 +120,11 @@ def expand_sql(session: Session, recipe: RecordedRecipe) -> sql.Composed:
     table = _ident(recipe.table)
     return sql.SQL(
         "ALTER TABLE {table} ADD COLUMN {shadow} {type}; "
-        "CREATE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS {body}; "
+        # The application's sessions fire it under their own search_path: the value's
+        # functions and types resolve as they did for the migration (CREATE FUNCTION, SET
+        # configuration_parameter FROM CURRENT).
+        "CREATE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql "
+        "SET search_path FROM CURRENT AS {body}; "
         "CREATE TRIGGER {trigger} BEFORE INSERT OR UPDATE ON {table} FOR EACH ROW "
         "EXECUTE FUNCTION {function}()"
     ).format(

@@ -256,8 +256,12 @@ class _Rebuild:
                 phases.build_index(session, run, text)
             except ServerError as error:
                 failed += 1
-                if error.sqlstate == DUPLICATE_TABLE:
-                    # Someone took the name after the look above: the loop takes another.
+                if error.sqlstate == DUPLICATE_TABLE and failed < run.attempts:
+                    # Another relation of the schema has the name (a user took it after the
+                    # plan): not the recipe's; it takes the next free name.
+                    phases.forget(session, run, records.INDEX, name)
+                    self._renamed_index(position, self._free_name(old, name))
+                    self._reload()
                     continue
                 if not is_retryable(error.sqlstate) or failed >= run.attempts:
                     raise

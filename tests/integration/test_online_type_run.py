@@ -5,11 +5,14 @@ is neither adopted nor dropped, and an interrupted change can be abandoned."""
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from collections.abc import Callable
 
 import psycopg
 import pytest
+from psycopg import sql
 
 from safemigrate.statements.batches import ReplicaLag
 from tests.fixtures_db import MakeDatabase
@@ -126,20 +129,103 @@ def test_an_applications_writes_during_the_backfill_reach_the_new_column(
     assert all(r[1] is not None for r in rows) and len(rows) == 5000 + len(written)
 
 
-def test_a_users_object_with_the_recipes_name_is_not_adopted(make_database: MakeDatabase) -> None:
-    online, plain = _databases(make_database)
-    with psycopg.connect(online, autocommit=True) as conn:
-        # The names the recipe would pick first for its index and its CHECK, taken by a
-        # user between the plan and the rebuild (here: before the run, on another table).
-        conn.execute("CREATE TABLE other (a int)")
-        conn.execute("CREATE INDEX plain_plain_qty_idx_safemigrate ON other (a)")
-    change_online(online, STATEMENT)
-    assert describe(online, "plain") == describe(plain, "plain")
-    with psycopg.connect(online, autocommit=True) as conn:
-        kept = conn.execute(
-            "SELECT pg_get_indexdef('plain_plain_qty_idx_safemigrate'::regclass)"
+def _planned(dsn: str) -> dict[str, str]:
+    """The names the recorded recipe gave its index and its CHECK (kind -> name)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT definition FROM safemigrate_history_type_changes WHERE kind = 'recipe'"
         ).fetchone()
-    assert kept == ("CREATE INDEX plain_plain_qty_idx_safemigrate ON public.other USING btree (a)",)
+    assert row is not None
+    recipe = json.loads(str(row[0]))
+    return {"index": recipe["indexes"][0][0], "check": recipe["checks"][0][0]}
+
+
+def test_a_users_objects_with_the_recipes_names_are_not_adopted(
+    make_database: MakeDatabase,
+) -> None:
+    online, plain = _databases(make_database)
+    taken: dict[str, str] = {}
+
+    def on_phase(phase: str, detail: str) -> None:
+        # Between expand and the rebuild, a user takes the names the recipe recorded for its
+        # index (on another table) and its CHECK (on the table itself).
+        if phase != "backfill":
+            return
+        taken.update(_planned(online))
+        for dsn in (online, plain):
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute("CREATE TABLE other (a int)")
+                conn.execute(
+                    sql.SQL("CREATE INDEX {} ON other (a)").format(sql.Identifier(taken["index"]))
+                )
+                conn.execute(
+                    sql.SQL("ALTER TABLE plain ADD CONSTRAINT {} CHECK (id > 0)").format(
+                        sql.Identifier(taken["check"])
+                    )
+                )
+
+    assert change_online(online, STATEMENT, on_phase=on_phase) == "online"
+    assert taken
+    # The user's objects are theirs still, and the result is psql's beside them.
+    assert describe(online, "plain") == describe(plain, "plain")
+    assert describe(online, "other") == describe(plain, "other")
+    with psycopg.connect(online, autocommit=True) as conn:
+        check = conn.execute(
+            "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = %s",
+            [taken["check"]],
+        ).fetchall()
+    assert check == [("CHECK ((id > 0))",)]
+
+
+def test_the_swap_waits_for_a_reader_by_retries_that_never_hold_the_queue_long(
+    make_database: MakeDatabase,
+) -> None:
+    online, plain = _databases(make_database)
+    retries: list[int] = []
+    waits: list[float] = []
+    reader_done = threading.Event()
+
+    def reader() -> None:
+        with psycopg.connect(online) as conn:
+            conn.execute("SELECT count(*) FROM plain")
+            time.sleep(1.8)  # ACCESS SHARE held across several of the swap's attempts
+            conn.rollback()
+        reader_done.set()
+
+    def application() -> None:
+        # Queries that arrive while the swap waits queue behind it, at most one lock timeout.
+        with psycopg.connect(online, autocommit=True) as conn:
+            while not reader_done.is_set():
+                started = time.monotonic()
+                # Not prepared: a prepared statement whose result holds the column fails
+                # once its type changes (0A000, plancache.c), after psql's ALTER too.
+                conn.execute("SELECT qty FROM plain WHERE id = 1", prepare=False)
+                waits.append(time.monotonic() - started)
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=reader), threading.Thread(target=application)]
+
+    def on_phase(phase: str, detail: str) -> None:
+        if phase == "swap":
+            for thread in threads:
+                thread.start()
+            time.sleep(0.2)
+
+    def on_retry(attempt: int, error: Exception) -> None:
+        retries.append(attempt)
+        time.sleep(0.1)
+
+    try:
+        change_online(online, STATEMENT, on_phase=on_phase, on_retry=on_retry)
+    finally:
+        reader_done.set()
+        for thread in threads:
+            thread.join()
+    assert retries  # the lock timeout (500 ms) gave up, and the swap was tried again
+    assert describe(online, "plain") == describe(plain, "plain")
+    # An application query waits for the swap's queued lock request at most about one lock
+    # timeout ("Explicit Locking": a waiting ACCESS EXCLUSIVE request blocks later readers).
+    assert max(waits) < 0.5 + 0.3, max(waits)
 
 
 class _Stop(Exception):
