@@ -14,6 +14,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from safemigrate.core.errors import StepRefusedError
 from safemigrate.statements.batches import ReplicaLag
 from tests.fixtures_db import MakeDatabase
 from tests.support.online_type import abandon, change_online, describe
@@ -260,3 +261,14 @@ def test_a_quick_change_runs_as_written(make_database: MakeDatabase) -> None:
     online, _plain = _databases(make_database)
     assert change_online(online, "ALTER TABLE plain ALTER COLUMN note TYPE varchar") == "as written"
     assert _journal(online) == [(1, 0, "applied")]
+
+
+def test_a_refused_change_runs_nothing(make_database: MakeDatabase) -> None:
+    online, _plain = _databases(make_database)
+    with psycopg.connect(online, autocommit=True) as conn:
+        conn.execute("CREATE VIEW plain_v AS SELECT id, qty FROM plain")
+    before = describe(online, "plain")
+    with pytest.raises(StepRefusedError, match=r"plain_v.*\(view or rule\)"):
+        change_online(online, STATEMENT)
+    assert describe(online, "plain") == before
+    assert _journal(online) == []
