@@ -55,6 +55,7 @@ class TypeChangeRun:
     timeouts: Timeouts
     long_timeouts: Timeouts | None = None
     batch_size: int = 1000
+    #: The pause between batches, for the gate (``before_batch``: the executor's sleeps).
     batch_pause_ms: int = 0
     max_replica_lag_ms: int | None = None
     #: Attempts of each part that takes a lock (expand, ADD CHECK, VALIDATE, a build, swap).

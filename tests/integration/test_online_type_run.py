@@ -103,6 +103,7 @@ def test_an_applications_writes_during_the_backfill_reach_the_new_column(
         batches.append(1)
         if first:
             writer.start()
+        time.sleep(0.02)  # the executor's gate sleeps the batch pause here
 
     try:
         change_online(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pglast
@@ -19,7 +20,7 @@ from safemigrate.db.session import Session
 from safemigrate.planning.policy import Timeouts
 from safemigrate.planning.shapes import StepRecord
 from safemigrate.run.type_change import TypeChangeRun, abandon_type_change, run_type_change
-from safemigrate.statements.batches import BatchDone
+from safemigrate.statements.batches import BatchDone, ReplicaLag
 from safemigrate.statements.type_change import TypeChange, recognise_type_change
 
 JOURNAL = JournalTable("public", "safemigrate_history")
@@ -49,10 +50,20 @@ def run_for(session: Session, **options: Any) -> TypeChangeRun:
 
 
 def change_online(dsn: str, text: str, **options: Any) -> str:
-    """Run the type change ``text`` online on ``dsn``; what it did (``online``, ``as written``)."""
+    """Run the type change ``text`` online on ``dsn``; what it did (``online``, ``as written``,
+    or ``applied`` when the journal has the step applied: the backend of a killed run may have
+    committed the swap, and ``up`` never runs an applied step again)."""
     session = Session.open(dsn, application_name=APP)
     try:
-        return run_type_change(session, _change(text), run_for(session, **options))
+        run = run_for(session, **options)
+        applied = session.scalar(
+            sql.SQL(
+                "SELECT count(*) FROM {} WHERE version = {} AND step = {} AND state = 'applied'"
+            ).format(JOURNAL.ident, sql.Literal(RECORD.version), sql.Literal(RECORD.step))
+        )
+        if applied:
+            return "applied"
+        return run_type_change(session, _change(text), run)
     finally:
         session.close()
 
@@ -125,8 +136,19 @@ def _main(argv: list[str]) -> None:
     def on_batch(batch: BatchDone) -> None:
         print(f"batch {batch.batch}", flush=True)
 
+    def before_batch(first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+        # The executor's gate sleeps the pause between batches; this one stands in for it.
+        if not first:
+            time.sleep(pause / 1000)
+
     done = change_online(
-        dsn, statement, batch_size=size, batch_pause_ms=pause, on_phase=on_phase, on_batch=on_batch
+        dsn,
+        statement,
+        batch_size=size,
+        batch_pause_ms=pause,
+        on_phase=on_phase,
+        on_batch=on_batch,
+        before_batch=before_batch,
     )
     print(f"done {done}", flush=True)
 
