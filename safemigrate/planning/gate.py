@@ -68,6 +68,7 @@ from ..lint.rules import run_lock_release, self_termination, timeout_guard_off
 from ..lint.rules.meta import META_RULES
 from ..settings.config import Settings
 from ..source.layouts import resolve as resolve_layout
+from ..statements import read_only
 from .migrations import RunnerReading
 from .pending import PlannedStep
 
@@ -551,6 +552,8 @@ def judge_run(
     """
     if not planned:
         return GateVerdict(settings.lint_gate, ())
+    # A read-only transaction cannot hold the step's journal row (issue 21 review21f F3).
+    read_only.refuse_read_only([(p.migration, p.step) for p in planned])
     gate_on = settings.lint_gate != "off" and bool(judged_steps(planned, settings))
     probe = function_timeouts() if function_timeouts is not None and not gate_on else None
     if not gate_on and not may_trip_guard(planned, probe):

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from ..lint import Finding
 from ..lint.catalog import Catalog
 from ..settings.config import Settings
+from ..statements import read_only
 from . import gate
 from .pending import PlannedStep
 
@@ -43,6 +44,7 @@ def refuse_unguarding(
     ``findings``: the run's one lint of the pending files (``gate.lint_pending``), the same the gate
     judges (``gate.verdict(..., findings=...)``); without it the files are linted here."""
     steps = list(planned)
+    read_only.refuse_read_only([(p.migration, p.step) for p in steps])  # as gate.judge_run
     if findings is None:
         functions: dict[str, object] = {}
         if catalog is not None:

@@ -60,12 +60,19 @@ from ..lint.plpgsql import (
     function_body_sql,
     function_body_static_sql,
 )
-from . import pg_settings_writes
+from . import pg_settings_writes, read_only
 from .parsed import tree_of
 
 #: What the runner sets itself on every step: never replayed (a replayed 0 would switch the
 #: guard off; each step sets its own values anyway).
 RUNNER_SETTINGS = frozenset({"lock_timeout", "statement_timeout"})
+
+#: Read-write is the runner's too: its journal rows need it (statements.read_only refuses a
+#: pending statement that makes its transactions read-only). Not replayed, so an applied one
+#: (made before that refusal existed) never makes every rerun fail (issue 21 review21f F3).
+READ_ONLY_SETTINGS = read_only.SETTINGS
+#: What a new session never replays.
+NOT_REPLAYED = RUNNER_SETTINGS | READ_ONLY_SETTINGS
 
 #: The targets of role changes: kept in place, so that each other change replays in the role
 #: it first ran in. SET SESSION AUTHORIZATION also resets the role (PostgreSQL docs, SET
@@ -152,9 +159,10 @@ def _variable_set(node: Any, text: str) -> tuple[SessionChange, ...]:
                 ),
             )
             for option in node.args or ()
+            if f"default_{option.defname}" not in NOT_REPLAYED
         )
     name = str(node.name).lower()
-    if name in RUNNER_SETTINGS:
+    if name in NOT_REPLAYED:
         return ()
     resets = kind in (enums.VariableSetKind.VAR_RESET, enums.VariableSetKind.VAR_SET_DEFAULT)
     if name == "role" and [_string(a) for a in node.args or ()] == ["none"]:
@@ -200,7 +208,7 @@ def _set_config(call: Any, once: bool) -> SessionChange | None:
     if local is True:
         return None
     lowered = name.lower() if name is not None else None
-    if lowered in RUNNER_SETTINGS:
+    if lowered in NOT_REPLAYED:
         return None
     if once and name is not None and lowered is not None and value is not None and local is False:
         return _setting(lowered, _set_config_call(name, value))
@@ -398,7 +406,7 @@ def _settings_writes(node: Any) -> tuple[SessionChange, ...]:
                     found.append(Kept(UNKNOWN, name, f"{what} with a value known only then"))
             continue
         for name in write.names:
-            if name in RUNNER_SETTINGS:
+            if name in NOT_REPLAYED:
                 continue
             if write.kind == "null":
                 found.append(_reset(name))
