@@ -8,7 +8,7 @@ from __future__ import annotations
 import pglast
 import pytest
 
-from safemigrate.source import build_steps
+from safemigrate.planning.safer_forms import build_steps
 from safemigrate.statements.read_only import read_only_change
 from safemigrate.statements.session_state import history_state
 
