@@ -60,7 +60,7 @@ from ..lint.plpgsql import (
     function_body_sql,
     function_body_static_sql,
 )
-from . import pg_settings_writes, read_only
+from . import pg_settings_writes, read_only, temp_schema
 from .parsed import tree_of
 
 #: What the runner sets itself on every step: never replayed (a replayed 0 would switch the
@@ -268,31 +268,16 @@ def _calls(node: Any) -> tuple[SessionChange, ...]:
     return tuple(found)
 
 
-def _temporary(relation: Any) -> bool:
-    return relation is not None and (
-        relation.relpersistence == "t" or relation.schemaname == "pg_temp"
-    )
-
-
 def _made_temporary(node: Any) -> tuple[SessionChange, ...]:
-    """A temporary table, view or sequence that outlives its transaction."""
-    relation: Any = None
-    on_commit: Any = None
-    what = "table"
-    if isinstance(node, ast.CreateStmt):
-        relation, on_commit = node.relation, node.oncommit
-    elif isinstance(node, ast.CreateTableAsStmt) and node.into is not None:
-        relation, on_commit = node.into.rel, node.into.onCommit
-    elif isinstance(node, ast.SelectStmt) and node.intoClause is not None:
-        relation, on_commit = node.intoClause.rel, node.intoClause.onCommit
-    elif isinstance(node, ast.ViewStmt):
-        relation, what = node.view, "view"
-    elif isinstance(node, ast.CreateSeqStmt):
-        relation, what = node.sequence, "sequence"
-    if not _temporary(relation) or on_commit == enums.OnCommitAction.ONCOMMIT_DROP:
-        return ()
-    name = str(relation.relname)
-    return (Kept(TEMPORARY, name, f"temporary {what} {name}"),)
+    """A temporary object its CREATE says is temporary (TEMP, or a pg_temp schema) that
+    outlives its transaction; one made so through the search_path is SessionState's to see
+    (it knows the path in force)."""
+    found = temp_schema.made_temporary(node, path_in_temp=False)
+    return () if found is None else (_temporary_kept(found),)
+
+
+def _temporary_kept(found: temp_schema.Created) -> Kept:
+    return Kept(TEMPORARY, found.name, f"temporary {found.what} {found.name}")
 
 
 _RELATION_TYPES = (
@@ -300,16 +285,35 @@ _RELATION_TYPES = (
     enums.ObjectType.OBJECT_VIEW,
     enums.ObjectType.OBJECT_SEQUENCE,
 )
+_TYPE_TYPES = (enums.ObjectType.OBJECT_TYPE, enums.ObjectType.OBJECT_DOMAIN)
+#: Routines: an unqualified name never finds one in pg_temp (PostgreSQL docs, 5.9.3: "the
+#: temporary schema is never searched for functions or operators"), so only a pg_temp one
+#: names a temporary one.
+_ROUTINE_TYPES = (
+    enums.ObjectType.OBJECT_FUNCTION,
+    enums.ObjectType.OBJECT_PROCEDURE,
+    enums.ObjectType.OBJECT_ROUTINE,
+    enums.ObjectType.OBJECT_AGGREGATE,
+)
 
 
 def _dropped(node: Any) -> tuple[SessionChange, ...]:
-    if node.removeType not in _RELATION_TYPES:
-        return ()
+    """The temporary objects a DROP may end: relations and types named unqualified or in a
+    temporary schema, routines in a temporary schema."""
     ends: list[SessionChange] = []
     for obj in node.objects or ():
-        parts = [p.sval for p in obj]
-        if len(parts) == 1 or parts[0] == "pg_temp":
-            ends.append(Ended(TEMPORARY, str(parts[-1])))
+        if node.removeType in _RELATION_TYPES:
+            parts = [str(p.sval) for p in obj]
+        elif node.removeType in _TYPE_TYPES and isinstance(obj, ast.TypeName):
+            parts = [str(p.sval) for p in obj.names or ()]
+        elif node.removeType in _ROUTINE_TYPES and isinstance(obj, ast.ObjectWithArgs):
+            parts = [str(p.sval) for p in obj.objname or ()]
+            if len(parts) == 1:
+                continue
+        else:
+            continue
+        if parts and (len(parts) == 1 or temp_schema.is_temp_schema(parts[-2])):
+            ends.append(Ended(TEMPORARY, parts[-1]))
     return tuple(ends)
 
 
@@ -498,7 +502,7 @@ def _needs(trees: Sequence[Any], text: str) -> Needs:
             elif isinstance(node, ast.CallStmt):
                 opaque = True
             elif isinstance(node, ast.RangeVar):
-                if node.schemaname in (None, "pg_temp"):
+                if node.schemaname is None or temp_schema.is_temp_schema(node.schemaname):
                     names.add((TEMPORARY, str(node.relname)))
                 if node.relname in _SESSION_VIEWS:
                     opaque = True
@@ -514,9 +518,17 @@ def _needs(trees: Sequence[Any], text: str) -> Needs:
                 names.update(
                     (TEMPORARY, str(end.name)) for end in _dropped(node) if isinstance(end, Ended)
                 )
+            elif isinstance(node, ast.TypeName) and node.names:
+                # A type is found in pg_temp first, as a relation is (a temporary type).
+                parts = [str(getattr(p, "sval", "")) for p in node.names]
+                if len(parts) == 1 or temp_schema.is_temp_schema(parts[-2]):
+                    names.add((TEMPORARY, parts[-1]))
             elif isinstance(node, ast.FuncCall) and node.funcname:
                 name = str(node.funcname[-1].sval).lower()
                 calls.add(name)
+                if len(node.funcname) == 2 and temp_schema.is_temp_schema(node.funcname[0].sval):
+                    # Only a pg_temp-qualified call runs a temporary function.
+                    names.add((TEMPORARY, str(node.funcname[-1].sval)))
                 if name == "pg_listening_channels":
                     opaque = True
     return Needs(frozenset(names), frozenset(calls), opaque)
@@ -756,7 +768,16 @@ class SessionState:
         """Fold in the session changes of the applied ``step`` (``key``: version, index),
         made in ``where`` (``file``, for messages)."""
         savepoints: list[tuple[str, list[Setting], dict[Any, Kept], dict[Any, Kept]]] = []
+        # The search_path a SET LOCAL (or set_config(..., true)) gave the step's transaction.
+        local: tuple[str, ...] | str | None = None
         for statement in step.statements:
+            for found in self._made_through_path(statement, local):
+                self._keep(_temporary_kept(found), key, where, statement)
+            lowered = statement.text.lower()
+            if local is not None or any(
+                w in lowered for w in ("search_path", "schema", "set_config")
+            ):
+                local = _local_path(tree_of(statement), lowered, local)
             for change in statement.session_changes:
                 if isinstance(change, Savepoint):
                     self._savepoint(change, savepoints)
@@ -781,6 +802,35 @@ class SessionState:
                 self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
         self.steps.append(key)
         self._compact()
+
+    def _made_through_path(
+        self, statement: Statement, local: tuple[str, ...] | str | None
+    ) -> list[temp_schema.Created]:
+        """The temporary objects ``statement`` makes without saying TEMP (issue 21 review21f
+        F4): unqualified while the search_path in force (``local``, the transaction's, else
+        the session's) puts pg_temp first, or a view of a temporary relation. A path not
+        known counts as one that does: a table made under it may be temporary."""
+        path = local if local is not None else self._session_path()
+        in_temp = path == temp_schema.UNKNOWN or temp_schema.creates_in_temp(path)
+        temporary = frozenset(str(n) for kind, n in self.kept if kind == TEMPORARY and n)
+        if not in_temp and not temporary:
+            return []
+        tree = tree_of(statement)
+        nodes: list[Any] = [] if tree is None else [tree]
+        if isinstance(tree, ast.DoStmt) and in_temp:
+            nodes = [raw.stmt for query in do_block_sql(statement.text) for raw in _parsed(query)]
+        made = (temp_schema.made_temporary(node, in_temp, temporary) for node in nodes)
+        return [found for found in made if found is not None]
+
+    def _session_path(self) -> tuple[str, ...] | str | None:
+        """The session's search_path from its folded settings (None: the default one;
+        UNKNOWN: set out of the parse's sight)."""
+        if (UNKNOWN, "search_path") in self.kept:
+            return temp_schema.UNKNOWN
+        for setting in reversed(self.settings):
+            if setting.target == "search_path":
+                return temp_schema.replayed_path(setting.sql)
+        return None
 
     def _triggered(self, statement: Statement) -> list[str]:
         """The session-changing trigger functions ``statement`` fires (issue 21):
@@ -928,6 +978,39 @@ class SessionState:
         thing kept, or a setting a new session could not replay."""
         through = self.accepted_through
         return through is not None and kept.version is not None and kept.version <= through
+
+
+def _local_path(
+    tree: Any, lowered: str, local: tuple[str, ...] | str | None
+) -> tuple[str, ...] | str | None:
+    """The transaction's own search_path after ``tree`` (its text ``lowered``) ran, from
+    ``local`` before it: a
+    ``SET LOCAL search_path`` or ``set_config('search_path', v, true)`` sets it; a session-
+    level one ends it (its value is in force for the rest of the transaction too)."""
+    if isinstance(tree, ast.VariableSetStmt):
+        if tree.kind == enums.VariableSetKind.VAR_RESET_ALL:
+            return None
+        found = temp_schema.set_path(tree)
+        if found is None:
+            return local
+        return found if tree.is_local else None
+    if tree is None or "set_config" not in lowered:
+        return local
+    for node in walk(tree):
+        found = temp_schema.set_config_path(node)
+        if found is None:
+            continue
+        args = list(node.args or ())
+        is_local = _boolean(args[2]) if len(args) == 3 else None
+        local = found if is_local is True else None if is_local is False else temp_schema.UNKNOWN
+    return local
+
+
+def _parsed(query: str) -> list[Any]:
+    try:
+        return list(pglast.parse_sql(query))
+    except pglast.parser.ParseError:
+        return []
 
 
 #: The statements that write rows of the table they name (and so fire its triggers).

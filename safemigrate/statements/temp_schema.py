@@ -1,0 +1,220 @@
+"""What a statement creates in the session's temporary schema, whether it says TEMP or not.
+Pure: facts from PostgreSQL's parse tree (pglast), no I/O.
+
+An object lives in ``pg_temp`` (and ends with the session) when its CREATE says TEMP or
+TEMPORARY, when its name is qualified with ``pg_temp`` or a ``pg_temp_N`` schema, or when
+its name is unqualified and the search_path in force puts ``pg_temp`` first: PostgreSQL
+creates an unqualified object in the first schema of the path that exists, and a table
+made so is temporary as if TEMP were written (``RangeVarAdjustRelationPersistence`` in
+src/backend/catalog/namespace.c; PostgreSQL docs, 5.9.3 The Schema Search Path). A view
+that reads a temporary relation is temporary too (docs, CREATE VIEW: "If any of the tables
+referenced by the view are temporary, the view is created as a temporary view").
+
+Which entries of the path exist is not known without the database: ``"$user"`` (a schema
+named after the role, which most databases do not have) before ``pg_temp`` is taken as
+missing, any other schema as present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pglast
+from pglast import ast, enums
+
+from ..lint.context import walk
+from ..lint.search_path import path_of_value
+
+#: The entry of a search_path that names the session's own temporary schema.
+TEMP_SCHEMA = "pg_temp"
+#: The search_path entry that names the role's own schema, if it has one.
+USER_SCHEMA = "$user"
+
+
+def is_temp_schema(name: str | None) -> bool:
+    """True for ``pg_temp`` and ``pg_temp_N`` (a session's temporary schema by its own name)."""
+    if name is None:
+        return False
+    lowered = name.lower()
+    if lowered == TEMP_SCHEMA:
+        return True
+    prefix = TEMP_SCHEMA + "_"
+    return lowered.startswith(prefix) and lowered[len(prefix) :].isdigit()
+
+
+def creates_in_temp(path: Iterable[str] | None) -> bool:
+    """True when an unqualified CREATE under the search_path ``path`` makes a temporary
+    object: its first schema that may exist is a temporary one (``"$user"`` counted as
+    missing); False for None (the default path, ``"$user", public``)."""
+    for entry in path or ():
+        if is_temp_schema(entry):
+            return True
+        if entry != USER_SCHEMA:
+            return False
+    return False
+
+
+def _constant(node: Any) -> str | None:
+    if isinstance(node, ast.TypeCast):
+        return _constant(node.arg)
+    if isinstance(node, ast.A_Const) and isinstance(node.val, ast.String):
+        return str(node.val.sval)
+    return None
+
+
+#: What a statement may do to the search_path: a path, or UNKNOWN (a value not known here).
+UNKNOWN = "unknown"
+
+
+def set_path(node: Any) -> tuple[str, ...] | str | None:
+    """The search_path a ``SET search_path`` (``SET SCHEMA``) or a ``SET ... = DEFAULT`` node
+    sets: the entries, one per argument (the server quotes each as one name); ``()`` for
+    DEFAULT and RESET; None when ``node`` sets another setting."""
+    if not isinstance(node, ast.VariableSetStmt) or str(node.name).lower() != "search_path":
+        return None
+    kind = enums.VariableSetKind
+    if node.kind in (kind.VAR_SET_DEFAULT, kind.VAR_RESET):
+        return ()
+    if node.kind != kind.VAR_SET_VALUE:
+        return UNKNOWN
+    values = [_constant(a) for a in node.args or ()]
+    if any(v is None for v in values):
+        return UNKNOWN
+    return tuple(str(v) for v in values)
+
+
+def set_config_path(call: Any) -> tuple[str, ...] | str | None:
+    """The search_path a ``set_config('search_path', value, ...)`` call sets (UNKNOWN when
+    its value is not a constant that splits); None when it is no call of set_config that
+    may name search_path."""
+    funcname: Any = call.funcname if isinstance(call, ast.FuncCall) else None
+    if not funcname or str(funcname[-1].sval).lower() != "set_config":
+        return None
+    if len(funcname) == 2 and funcname[0].sval != "pg_catalog":
+        return None
+    args = list(call.args or ())
+    name = _constant(args[0]) if args else None
+    if name is not None and name.strip().lower() != "search_path":
+        return None
+    value = _constant(args[1]) if len(args) == 3 else None
+    if name is None or value is None:
+        return UNKNOWN
+    path = path_of_value(value)
+    return UNKNOWN if path is None else path
+
+
+def replayed_path(sql: str) -> tuple[str, ...] | str:
+    """The search_path the replayed setting ``sql`` (a ``SET search_path`` or the
+    ``SELECT pg_catalog.set_config(...)`` session_state replays) gives; UNKNOWN when it does
+    not read as one."""
+    try:
+        [raw] = pglast.parse_sql(sql)
+    except (pglast.parser.ParseError, ValueError):
+        return UNKNOWN
+    found = set_path(raw.stmt)
+    if found is not None:
+        return found
+    for node in walk(raw.stmt):
+        found = set_config_path(node)
+        if found is not None:
+            return found
+    return UNKNOWN
+
+
+@dataclass(frozen=True)
+class Created:
+    """An object a statement creates that may live in the temporary schema."""
+
+    #: ``table``, ``view``, ``sequence``, ``type``, ``function``...: for messages.
+    what: str
+    #: The schema its name is qualified with, if any.
+    schema: str | None
+    name: str
+    #: True when its CREATE says TEMP / TEMPORARY.
+    temporary: bool = False
+    #: True when it cannot be temporary whatever the path (UNLOGGED, ON COMMIT DROP: the
+    #: former is an error in pg_temp, the latter ends with its transaction).
+    never_kept: bool = False
+    #: For a view: the unqualified or pg_temp relations it reads.
+    reads: frozenset[str] = frozenset()
+
+
+def _relation(what: str, rel: Any, on_commit: Any = None) -> Created | None:
+    if rel is None:
+        return None
+    return Created(
+        what,
+        rel.schemaname,
+        str(rel.relname),
+        temporary=rel.relpersistence == "t",
+        never_kept=rel.relpersistence == "u" or on_commit == enums.OnCommitAction.ONCOMMIT_DROP,
+    )
+
+
+def _named(what: str, names: Any) -> Created | None:
+    parts = [str(getattr(p, "sval", "")) for p in names or ()]
+    if not parts or not parts[-1]:
+        return None
+    return Created(what, parts[-2] if len(parts) >= 2 else None, parts[-1])
+
+
+_DEFINED = {
+    enums.ObjectType.OBJECT_TYPE: "type",
+    enums.ObjectType.OBJECT_OPERATOR: "operator",
+    enums.ObjectType.OBJECT_AGGREGATE: "aggregate",
+    enums.ObjectType.OBJECT_COLLATION: "collation",
+}
+
+
+def created(node: Any) -> Created | None:
+    """What the top-level ``node`` creates that could be temporary, else None."""
+    if isinstance(node, ast.CreateStmt):
+        return _relation("table", node.relation, node.oncommit)
+    if isinstance(node, ast.CreateTableAsStmt) and node.into is not None:
+        return _relation("table", node.into.rel, node.into.onCommit)
+    if isinstance(node, ast.SelectStmt) and node.intoClause is not None:
+        return _relation("table", node.intoClause.rel, node.intoClause.onCommit)
+    if isinstance(node, ast.CreateSeqStmt):
+        return _relation("sequence", node.sequence)
+    if isinstance(node, ast.ViewStmt):
+        found = _relation("view", node.view)
+        if found is None:
+            return None
+        reads = frozenset(
+            str(n.relname)
+            for n in walk(node.query)
+            if isinstance(n, ast.RangeVar)
+            and (n.schemaname is None or is_temp_schema(n.schemaname))
+        )
+        return Created(found.what, found.schema, found.name, found.temporary, reads=reads)
+    if isinstance(node, ast.CompositeTypeStmt):
+        rel = node.typevar
+        return None if rel is None else Created("type", rel.schemaname, str(rel.relname))
+    if isinstance(node, ast.CreateEnumStmt | ast.CreateRangeStmt):
+        return _named("type", node.typeName)
+    if isinstance(node, ast.CreateDomainStmt):
+        return _named("domain", node.domainname)
+    if isinstance(node, ast.CreateFunctionStmt):
+        return _named("procedure" if node.is_procedure else "function", node.funcname)
+    if isinstance(node, ast.DefineStmt) and node.kind in _DEFINED:
+        return _named(_DEFINED[node.kind], node.defnames)
+    return None
+
+
+def made_temporary(
+    node: Any, path_in_temp: bool, temporary_relations: frozenset[str] = frozenset()
+) -> Created | None:
+    """The temporary object the top-level ``node`` makes, kept after its transaction: one its
+    CREATE says is TEMP, one qualified with a temporary schema, one unqualified while the
+    search_path creates in pg_temp (``path_in_temp``), or a view that reads one of
+    ``temporary_relations`` (the session's temporary tables and views, by name)."""
+    found = created(node)
+    if found is None or found.never_kept:
+        return None
+    if found.temporary or is_temp_schema(found.schema):
+        return found
+    if found.schema is None and (path_in_temp or found.reads & temporary_relations):
+        return found
+    return None

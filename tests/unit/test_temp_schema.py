@@ -1,0 +1,157 @@
+"""Temporary objects made without TEMP: in pg_temp by name or through the search_path
+(issue 21, review 21f F4). Pure: no database."""
+
+from __future__ import annotations
+
+import pytest
+
+from safemigrate.core.model import TEMPORARY, Kept, Step
+from safemigrate.planning.safer_forms import build_steps
+from safemigrate.statements import temp_schema
+from safemigrate.statements.session_state import could_depend, history_state, needs_of
+
+
+def _history(sql: str) -> list[tuple[tuple[int, int], Step, str]]:
+    return [((2, step.index), step, "0002_m.sql") for step in build_steps("/m/0002_m.sql", sql)]
+
+
+def _lost(sql: str) -> list[tuple[str, str]]:
+    return sorted((k.what, k.where) for k in history_state(_history(sql)).lost.values())
+
+
+@pytest.mark.parametrize(
+    ("name", "temporary"),
+    [
+        *(("pg_temp", True), ("PG_TEMP", True), ("pg_temp_3", True), ("pg_temp_", False)),
+        *(("pg_temp_x", False), ("pg_toast_temp_3", False), ("public", False), (None, False)),
+    ],
+)
+def test_the_temporary_schemas_by_name(name: str | None, temporary: bool) -> None:
+    assert temp_schema.is_temp_schema(name) is temporary
+
+
+@pytest.mark.parametrize(
+    ("path", "in_temp"),
+    [
+        (("pg_temp", "public"), True),
+        (("pg_temp_7",), True),
+        (("$user", "pg_temp", "public"), True),  # no schema named after the role, mostly
+        (("public", "pg_temp"), False),
+        (("app", "pg_temp"), False),
+        ((), False),
+        (None, False),
+    ],
+)
+def test_an_unqualified_create_goes_to_the_first_schema_of_the_path(
+    path: tuple[str, ...] | None, in_temp: bool
+) -> None:
+    assert temp_schema.creates_in_temp(path) is in_temp
+
+
+@pytest.mark.parametrize(
+    ("sql", "path"),
+    [
+        ("SET search_path = pg_temp, public", ("pg_temp", "public")),
+        ('SET search_path TO "pg_temp", "My App"', ("pg_temp", "My App")),
+        # One argument is one schema name, commas and all (GUC_LIST_QUOTE).
+        ("SET search_path = 'pg_temp, public'", ("pg_temp, public",)),
+        ("SET SCHEMA 'pg_temp'", ("pg_temp",)),
+        (
+            "SELECT pg_catalog.set_config('search_path', 'pg_temp, \"My App\"', FALSE)",
+            ("pg_temp", "My App"),
+        ),
+        ("SELECT pg_catalog.set_config('search_path', '\"unclosed', FALSE)", "unknown"),
+        ("not sql", "unknown"),
+    ],
+)
+def test_the_path_a_replayed_setting_gives(sql: str, path: tuple[str, ...] | str) -> None:
+    assert temp_schema.replayed_path(sql) == path
+
+
+@pytest.mark.parametrize(
+    ("sql", "lost"),
+    [
+        (
+            "SET search_path = pg_temp, public;\nCREATE TABLE r (id int);\n",
+            [("temporary table r", "0002_m.sql:2")],
+        ),
+        (
+            "SELECT pg_catalog.set_config('search_path', 'pg_temp, public', false);\n"
+            "CREATE TABLE r AS SELECT 1 AS id;\n",
+            [("temporary table r", "0002_m.sql:2")],
+        ),
+        (
+            "SET search_path = pg_temp_3;\nCREATE SEQUENCE s;\nCREATE TYPE ty AS (a int);\n"
+            "CREATE DOMAIN d AS int;\n"
+            "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n",
+            [
+                ("temporary domain d", "0002_m.sql:4"),
+                ("temporary function f", "0002_m.sql:5"),
+                ("temporary sequence s", "0002_m.sql:2"),
+                ("temporary type ty", "0002_m.sql:3"),
+            ],
+        ),
+        (
+            "CREATE FUNCTION pg_temp.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+            "CREATE TYPE pg_temp.e AS ENUM ('a');\nCREATE VIEW pg_temp_2.v AS SELECT 1;\n",
+            [
+                ("temporary function f", "0002_m.sql:1"),
+                ("temporary type e", "0002_m.sql:2"),
+                ("temporary view v", "0002_m.sql:3"),
+            ],
+        ),
+        # The transaction's own path, for the rest of its transaction only.
+        (
+            "BEGIN;\nSET LOCAL search_path = pg_temp;\nCREATE TABLE r (id int);\nCOMMIT;\n"
+            "CREATE TABLE s (id int);\n",
+            [("temporary table r", "0002_m.sql:3")],
+        ),
+        (
+            "BEGIN;\nSELECT set_config('search_path', 'pg_temp', true);\n"
+            "CREATE TABLE r (id int);\nCOMMIT;\nCREATE TABLE s (id int);\n",
+            [("temporary table r", "0002_m.sql:3")],
+        ),
+        # A view of a temporary relation is temporary; a qualified one reads another table.
+        (
+            "CREATE TEMP TABLE tt (a int);\nCREATE VIEW v AS SELECT * FROM tt;\n"
+            "CREATE VIEW w AS SELECT * FROM public.tt;\n",
+            [("temporary table tt", "0002_m.sql:1"), ("temporary view v", "0002_m.sql:2")],
+        ),
+        (
+            "SET search_path = pg_temp;\nDO $$ BEGIN CREATE TABLE d (a int); END $$;\n",
+            [("temporary table d", "0002_m.sql:2")],
+        ),
+        # Not kept, or not temporary: the path puts public first, a reset, UNLOGGED (an
+        # error in pg_temp), ON COMMIT DROP, a qualified name, a later DROP.
+        ("SET search_path = public, pg_temp;\nCREATE TABLE r (id int);\n", []),
+        ("SET search_path = pg_temp;\nRESET search_path;\nCREATE TABLE r (id int);\n", []),
+        ("SET search_path = pg_temp;\nCREATE UNLOGGED TABLE u (a int);\n", []),
+        ("SET search_path = pg_temp;\nCREATE TABLE d (a int) ON COMMIT DROP;\n", []),
+        ("SET search_path = pg_temp;\nCREATE TABLE public.r (a int);\n", []),
+        ("SET search_path = pg_temp;\nCREATE TABLE r (a int);\nDROP TABLE r;\n", []),
+        ("SET search_path = pg_temp;\nCREATE TYPE ty AS (a int);\nDROP TYPE ty;\n", []),
+        (
+            "CREATE FUNCTION pg_temp.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+            "DROP FUNCTION pg_temp.f();\n",
+            [],
+        ),
+    ],
+)
+def test_issue_21_f4_what_a_history_makes_in_pg_temp(sql: str, lost: list[tuple[str, str]]) -> None:
+    assert _lost(sql) == lost
+
+
+@pytest.mark.parametrize(
+    ("sql", "depends"),
+    [
+        ("SELECT pg_temp.f()", True),
+        ("SELECT pg_temp_4.f()", True),
+        ("SELECT f()", False),  # an unqualified call never runs a function in pg_temp
+        ("CREATE TABLE t (a f)", True),  # a type of that name is found in pg_temp first
+        ("CREATE TABLE t (a public.f)", False),
+        ("SELECT * FROM pg_temp_4.f", True),
+    ],
+)
+def test_what_could_depend_on_a_temporary_function_or_type(sql: str, depends: bool) -> None:
+    kept = Kept(TEMPORARY, "f", "temporary function f")
+    assert could_depend(needs_of(sql), kept, frozenset()) is depends
