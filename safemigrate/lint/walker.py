@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pglast
-from pglast import ast, enums
+from pglast import ast
 
 from ..core.errors import MigrationFileError
 from ..core.model import DEFAULT_PG_VERSION, QualifiedName, StepOptions
@@ -45,6 +45,7 @@ from ..source import (
     read_sql,
     split_sql,
 )
+from ..statements.bound_functions import bound_functions
 from ..statements.session_state import written_tables
 from .allow import Allow, find_allows
 from .called_functions import IN_DATABASE, of_schema, resolve
@@ -245,45 +246,10 @@ def _lint_calls(stmt: ParsedStatement, base: StatementContext) -> list[Hit]:
     return _lint_calls_of(stmt.node, base, stmt.line)
 
 
-#: The CREATE OPERATOR / CREATE AGGREGATE keys naming a function PostgreSQL calls itself.
-_BINDING_KEYS = frozenset(
-    {
-        *("function", "procedure", "restrict", "join"),
-        *("sfunc", "finalfunc", "combinefunc", "serialfunc", "deserialfunc"),
-        *("msfunc", "minvfunc", "mfinalfunc"),
-    }
-)
 #: The rules whose findings a bound function's body gives the CREATE that binds it.
 _GUARD_RULES = frozenset(
     {timeout_guard_off.RULE.id, run_lock_release.RULE.id, self_termination.RULE.id}
 )
-
-
-def _bound_functions(node: Any) -> tuple[str, list[str]]:
-    """What ``node`` is called in messages and the functions it binds for PostgreSQL to call
-    without their names being written: an operator's, an aggregate's, a cast's, an event
-    trigger's (issue 21 review21e G1-G4). Empty when it binds none."""
-    if isinstance(node, ast.DefineStmt) and node.kind in (
-        enums.ObjectType.OBJECT_OPERATOR,
-        enums.ObjectType.OBJECT_AGGREGATE,
-    ):
-        kind = "OPERATOR" if node.kind == enums.ObjectType.OBJECT_OPERATOR else "AGGREGATE"
-        names = []
-        for item in node.definition or ():
-            arg = getattr(item, "arg", None)
-            if not isinstance(item, ast.DefElem) or item.defname not in _BINDING_KEYS:
-                continue
-            if isinstance(arg, ast.TypeName) and arg.names:
-                names.append(str(arg.names[-1].sval))
-            elif isinstance(arg, ast.String):
-                names.append(str(arg.sval))
-        defined: Any = node.defnames
-        return f"CREATE {kind} {defined[-1].sval}", names
-    if isinstance(node, ast.CreateCastStmt) and node.func is not None and node.func.objname:
-        return "CREATE CAST", [str(node.func.objname[-1].sval)]
-    if isinstance(node, ast.CreateEventTrigStmt) and node.funcname:
-        return f"CREATE EVENT TRIGGER {node.trigname}", [str(node.funcname[-1].sval)]
-    return "", []
 
 
 _EVENT_TRIGGER_HINT = (
@@ -299,7 +265,7 @@ def _lint_bound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
     in an expression, an event trigger on every later DDL of this and later runs), so no
     call is there to judge. An event trigger's function whose body the files do not hold
     may do anything on every later DDL: refused too."""
-    what, names = _bound_functions(stmt.node)
+    what, names = bound_functions(stmt.node)
     hits: list[Hit] = []
     for name in dict.fromkeys(names):
         how = f"{what} has PostgreSQL call {name}()"

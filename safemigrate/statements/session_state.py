@@ -6,7 +6,9 @@ Statements may change the session they run on for every statement after them: it
 AUTHORIZATION``, ``SET TIME ZONE``, ``SET SCHEMA``, ``SET NAMES``, ``SET SESSION
 CHARACTERISTICS``, ``LOAD``, ``set_config(name, value, false)``, ``DISCARD ALL``), and what lives
 as long as the session (temporary tables, views and sequences, prepared statements, ``LISTEN``,
-cursors ``WITH HOLD``, session advisory locks).
+cursors ``WITH HOLD``, session advisory locks). ``EXECUTE`` of a prepared statement makes what
+its query makes; a use of an operator, aggregate or cast the migrations create is a call of the
+functions it binds.
 
 What a new session gets (see :class:`SessionState`): the settings that every step ``up``
 applied changed, in journal order, as if the whole history had run in one session (as psql
@@ -60,7 +62,7 @@ from ..lint.plpgsql import (
     function_body_sql,
     function_body_static_sql,
 )
-from . import pg_settings_writes, read_only, temp_schema
+from . import bound_functions, pg_settings_writes, read_only, temp_schema
 from .parsed import tree_of
 
 #: What the runner sets itself on every step: never replayed (a replayed 0 would switch the
@@ -523,6 +525,17 @@ def _needs(trees: Sequence[Any], text: str) -> Needs:
                 parts = [str(getattr(p, "sval", "")) for p in node.names]
                 if len(parts) == 1 or temp_schema.is_temp_schema(parts[-2]):
                     names.add((TEMPORARY, parts[-1]))
+            elif isinstance(node, ast.TypeCast):
+                # A cast the migrations create runs its function (issue 21 review21g S1).
+                use = bound_functions.cast_use(node.typeName)
+                if use is not None:
+                    calls.add(use)
+            elif isinstance(node, ast.A_Expr) and node.name:
+                # An operator runs its function: one the migrations create may change the
+                # session as a call of it does (issue 21 review21g S1).
+                last = node.name[-1]
+                if isinstance(last, ast.String):
+                    calls.add(str(last.sval))
             elif isinstance(node, ast.FuncCall) and node.funcname:
                 name = str(node.funcname[-1].sval).lower()
                 calls.add(name)
@@ -594,6 +607,21 @@ def _definitions(statements: Iterable[Statement]) -> Iterable[tuple[str, Stateme
             yield str(funcname[-1].sval).lower(), statement, node
 
 
+def _bindings(statements: Iterable[Statement]) -> Iterable[tuple[str, frozenset[str]]]:
+    """(the name a use is written with, the functions it runs) of each CREATE OPERATOR,
+    CREATE AGGREGATE and CREATE CAST: a use of one calls the functions it binds
+    (statements.bound_functions, the timeout guard's reading), so it is read as a call of
+    them (issue 21 review21g S1)."""
+    for statement in statements:
+        if statement.kind not in ("DefineStmt", "CreateCastStmt"):
+            continue
+        node = tree_of(statement)
+        name = bound_functions.used_as(node)
+        if name is not None:
+            _, functions = bound_functions.bound_functions(node)
+            yield name, frozenset(f.lower() for f in functions)
+
+
 def _own_needs(text: str, node: Any) -> Needs:
     queries = function_body_static_sql(text, node)
     if queries is None:
@@ -621,7 +649,12 @@ class FunctionFacts:
 def function_facts(statements: Iterable[Statement]) -> FunctionFacts:
     """function_needs and session_changing_functions of ``statements`` in one walk; asked
     again for the same function definitions (a run asks for both), the walk is not repeated."""
-    return _function_facts(tuple(s for s in statements if s.kind == "CreateFunctionStmt"))
+    return _function_facts(tuple(s for s in statements if s.kind in _DEFINING))
+
+
+#: The kinds of the statements that define what a call runs: functions, procedures, and the
+#: operators, aggregates and casts that bind them.
+_DEFINING = frozenset({"CreateFunctionStmt", "DefineStmt", "CreateCastStmt"})
 
 
 @functools.lru_cache(maxsize=16)
@@ -630,6 +663,11 @@ def _function_facts(statements: tuple[Statement, ...]) -> FunctionFacts:
     for name, statement, node in _definitions(statements):
         changes, calls = _body_changes(statement.text, node)
         found = _Body(_own_needs(statement.text, node), changes, calls)
+        before = own.get(name)
+        own[name] = found if before is None else before.merged(found)
+    for name, bound in _bindings(statements):
+        # No body of its own: what its functions do, through the same fixpoint as a call.
+        found = _Body(Needs(frozenset(), bound, False), False, bound)
         before = own.get(name)
         own[name] = found if before is None else before.merged(found)
     needs = {name: body.needs for name, body in own.items()}
@@ -748,6 +786,11 @@ class SessionState:
     #: The (login role, database) of the run's sessions: a changed default of new sessions
     #: of another role or database does not reach them. None: unknown, every one does.
     identity: tuple[str, str] | None = None
+    #: The session's prepared statements by name: what running one changes (as changes_of
+    #: reads its query) and the functions and operators it calls.
+    prepared: dict[str, tuple[tuple[SessionChange, ...], frozenset[str]]] = field(
+        default_factory=dict
+    )
 
     @property
     def replay(self) -> tuple[str, ...]:
@@ -788,12 +831,13 @@ class SessionState:
                     self._keep(change, key, where, statement)
                 else:
                     self._end(change)
-            lowered = statement.text.lower() if self.changers else ""
-            if any(name in lowered for name in self.changers):
+            lowered = statement.text.lower()
+            if any(name.lstrip(":") in lowered for name in self.changers):
                 for name in sorted(calls_in(statement) & self.changers):
                     # Its body changes the session in a way no parse of the call can replay.
-                    what = f"{name}(), a function the migrations create that changes the session"
-                    self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
+                    self._keep(_changer_kept(name), key, where, statement)
+            if any(word in lowered for word in _PREPARED_WORDS):
+                self._prepared_statements(tree_of(statement), key, where, statement)
             for name in self._triggered(statement):
                 what = (
                     f"{name}(), a trigger function the migrations create that changes the "
@@ -802,6 +846,45 @@ class SessionState:
                 self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
         self.steps.append(key)
         self._compact()
+
+    def _prepared_statements(
+        self, tree: Any, key: tuple[int, int], where: str, statement: Statement
+    ) -> None:
+        """What a prepared statement changes when run (issue 21 review21g S1): noted at its
+        PREPARE, made at each EXECUTE. A top-level EXECUTE runs it once, so its constant
+        set_config is replayed as such; one inside another statement (EXPLAIN, CREATE TABLE
+        AS) may run it or not: unknown, as such a set_config written there is."""
+        if isinstance(tree, ast.PrepareStmt) and tree.name and tree.query is not None:
+            text = _deparse(tree.query)
+            calls = _needs([tree.query], text).calls
+            self.prepared[str(tree.name)] = (changes_of(tree.query, text), calls)
+            return
+        if isinstance(tree, ast.DeallocateStmt):
+            if tree.isall or not tree.name:
+                self.prepared.clear()
+            else:
+                self.prepared.pop(str(tree.name), None)
+            return
+        if isinstance(tree, ast.DiscardStmt) and tree.target == enums.DiscardMode.DISCARD_ALL:
+            self.prepared.clear()
+            return
+        spot = f"{where}:{statement.line}" if where else ""
+        for node in walk(tree) if tree is not None else ():
+            if not isinstance(node, ast.ExecuteStmt) or node.name not in self.prepared:
+                continue
+            changes, calls = self.prepared[str(node.name)]
+            for change in changes:
+                if isinstance(change, Setting) and node is tree:
+                    self._set(replace(change, where=spot, version=key[0]))
+                elif isinstance(change, Setting):
+                    what = f"{change.sql} through EXECUTE {node.name}, which may run or not"
+                    self._keep(Kept(UNKNOWN, change.target, what), key, where, statement)
+                elif isinstance(change, Kept):
+                    self._keep(change, key, where, statement)
+                elif isinstance(change, Ended):
+                    self._end(change)
+            for name in sorted(calls & self.changers):
+                self._keep(_changer_kept(name), key, where, statement)
 
     def _made_through_path(
         self, statement: Statement, local: tuple[str, ...] | str | None
@@ -948,6 +1031,7 @@ class SessionState:
         """The lineage goes on on a new session: what the old one kept is lost."""
         self.lost.update(self.kept)
         self.kept = {}
+        self.prepared = {}
 
     def refusal(self, step: Step, functions: Mapping[str, Needs] | frozenset[str]) -> Kept | None:
         """The lost thing ``step`` could depend on (see could_depend), if any: the step must
@@ -978,6 +1062,24 @@ class SessionState:
         thing kept, or a setting a new session could not replay."""
         through = self.accepted_through
         return through is not None and kept.version is not None and kept.version <= through
+
+
+#: Words of the statements that prepare, run or end a prepared statement (a cheap test before
+#: the tree is read).
+_PREPARED_WORDS = ("prepare", "execute", "deallocate", "discard")
+
+
+def _changer_kept(name: str) -> Kept:
+    """The unknown session state a call of ``name`` (see session_changing_functions) leaves:
+    a function's, an aggregate's, or an operator's (named by its symbol)."""
+    if name.startswith(bound_functions.CAST_PREFIX):
+        cast = name[len(bound_functions.CAST_PREFIX) :]
+        what = f"cast to {cast}, whose function the migrations create changes the session"
+    elif name[:1].isalpha() or name[:1] == "_":
+        what = f"{name}(), a function the migrations create that changes the session"
+    else:
+        what = f"operator {name}, whose function the migrations create changes the session"
+    return Kept(UNKNOWN, f"{name}()", what)
 
 
 def _local_path(

@@ -1,0 +1,79 @@
+"""The functions a CREATE OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds: PostgreSQL calls
+them later without their names being written (an operator or an aggregate in an expression,
+a cast, an event trigger on DDL). One reading for the timeout guard (lint.walker judges their
+bodies at that CREATE) and the session state (a use of the operator or aggregate is a call of
+its functions). Pure: facts from PostgreSQL's parse tree (pglast), no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pglast import ast, enums
+
+#: The CREATE OPERATOR / CREATE AGGREGATE keys naming a function PostgreSQL calls itself.
+BINDING_KEYS = frozenset(
+    {
+        *("function", "procedure", "restrict", "join"),
+        *("sfunc", "finalfunc", "combinefunc", "serialfunc", "deserialfunc"),
+        *("msfunc", "minvfunc", "mfinalfunc"),
+    }
+)
+
+
+def bound_functions(node: Any) -> tuple[str, list[str]]:
+    """What ``node`` is called in messages and the functions it binds for PostgreSQL to call
+    without their names being written: an operator's, an aggregate's, a cast's, an event
+    trigger's (issue 21 review21e G1-G4). Empty when it binds none."""
+    if isinstance(node, ast.DefineStmt) and node.kind in (
+        enums.ObjectType.OBJECT_OPERATOR,
+        enums.ObjectType.OBJECT_AGGREGATE,
+    ):
+        kind = "OPERATOR" if node.kind == enums.ObjectType.OBJECT_OPERATOR else "AGGREGATE"
+        names = []
+        for item in node.definition or ():
+            arg = getattr(item, "arg", None)
+            if not isinstance(item, ast.DefElem) or item.defname not in BINDING_KEYS:
+                continue
+            if isinstance(arg, ast.TypeName) and arg.names:
+                names.append(str(arg.names[-1].sval))
+            elif isinstance(arg, ast.String):
+                names.append(str(arg.sval))
+        defined: Any = node.defnames
+        return f"CREATE {kind} {defined[-1].sval}", names
+    if isinstance(node, ast.CreateCastStmt) and node.func is not None and node.func.objname:
+        return "CREATE CAST", [str(node.func.objname[-1].sval)]
+    if isinstance(node, ast.CreateEventTrigStmt) and node.funcname:
+        return f"CREATE EVENT TRIGGER {node.trigname}", [str(node.funcname[-1].sval)]
+    return "", []
+
+
+#: How a use of a cast is named among a statement's calls: ``::`` and the target type.
+CAST_PREFIX = "::"
+
+
+def cast_use(type_name: Any) -> str | None:
+    """The call name of a cast to the type ``type_name`` (a TypeName): ``::mt``."""
+    names = getattr(type_name, "names", None)
+    if not names:
+        return None
+    return CAST_PREFIX + str(names[-1].sval).lower()
+
+
+def used_as(node: Any) -> str | None:
+    """The name a later statement uses what the CREATE OPERATOR, CREATE AGGREGATE or CREATE
+    CAST ``node`` makes by, as session_state's needs read calls: its operator symbol, its
+    aggregate's lower-case name, ``::`` and its cast's target type (written ``x::mt`` or
+    ``CAST(x AS mt)``; an implicit or assignment cast runs with no such name written, which
+    is not seen); None for anything else."""
+    if isinstance(node, ast.CreateCastStmt):
+        return cast_use(node.targettype)
+    if not isinstance(node, ast.DefineStmt) or not node.defnames:
+        return None
+    defined: Any = node.defnames
+    name = str(defined[-1].sval)
+    if node.kind == enums.ObjectType.OBJECT_OPERATOR:
+        return name
+    if node.kind == enums.ObjectType.OBJECT_AGGREGATE:
+        return name.lower()
+    return None
