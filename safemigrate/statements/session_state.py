@@ -814,12 +814,11 @@ class SessionState:
         # The search_path a SET LOCAL (or set_config(..., true)) gave the step's transaction.
         local: tuple[str, ...] | str | None = None
         for statement in step.statements:
-            for found in self._made_through_path(statement, local):
-                self._keep(_temporary_kept(found), key, where, statement)
+            if statement.kind in temp_schema.CREATING_KINDS:
+                for found in self._made_through_path(statement, local):
+                    self._keep(_temporary_kept(found), key, where, statement)
             lowered = statement.text.lower()
-            if local is not None or any(
-                w in lowered for w in ("search_path", "schema", "set_config")
-            ):
+            if local is not None or _may_set_path(lowered):
                 local = _local_path(tree_of(statement), lowered, local)
             for change in statement.session_changes:
                 if isinstance(change, Savepoint):
@@ -831,12 +830,11 @@ class SessionState:
                     self._keep(change, key, where, statement)
                 else:
                     self._end(change)
-            lowered = statement.text.lower()
-            if any(name.lstrip(":") in lowered for name in self.changers):
+            if self.changers and any(name.lstrip(":") in lowered for name in self.changers):
                 for name in sorted(calls_in(statement) & self.changers):
                     # Its body changes the session in a way no parse of the call can replay.
                     self._keep(_changer_kept(name), key, where, statement)
-            if any(word in lowered for word in _PREPARED_WORDS):
+            if _may_prepare(lowered, bool(self.prepared)):
                 self._prepared_statements(tree_of(statement), key, where, statement)
             for name in self._triggered(statement):
                 what = (
@@ -1064,9 +1062,18 @@ class SessionState:
         return through is not None and kept.version is not None and kept.version <= through
 
 
-#: Words of the statements that prepare, run or end a prepared statement (a cheap test before
-#: the tree is read).
-_PREPARED_WORDS = ("prepare", "execute", "deallocate", "discard")
+def _may_set_path(lowered: str) -> bool:
+    """A cheap test of a statement's lower-case text before its tree is read: may it set the
+    search_path (SET search_path, SET SCHEMA, set_config)?"""
+    return "search_path" in lowered or "schema" in lowered or "set_config" in lowered
+
+
+def _may_prepare(lowered: str, prepared: bool) -> bool:
+    """A cheap test of a statement's lower-case text before its tree is read: may it prepare,
+    run or end a prepared statement (DISCARD only when one is ``prepared``)?"""
+    if "prepare" in lowered or "execute" in lowered or "deallocate" in lowered:
+        return True
+    return prepared and "discard" in lowered
 
 
 def _changer_kept(name: str) -> Kept:

@@ -17,6 +17,7 @@ missing, any other schema as present.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -105,10 +106,11 @@ def set_config_path(call: Any) -> tuple[str, ...] | str | None:
     return UNKNOWN if path is None else path
 
 
+@functools.lru_cache(maxsize=256)
 def replayed_path(sql: str) -> tuple[str, ...] | str:
     """The search_path the replayed setting ``sql`` (a ``SET search_path`` or the
     ``SELECT pg_catalog.set_config(...)`` session_state replays) gives; UNKNOWN when it does
-    not read as one."""
+    not read as one. Cached: a history asks it of the same setting at every statement."""
     try:
         [raw] = pglast.parse_sql(sql)
     except (pglast.parser.ParseError, ValueError):
@@ -201,6 +203,17 @@ def created(node: Any) -> Created | None:
     if isinstance(node, ast.DefineStmt) and node.kind in _DEFINED:
         return _named(_DEFINED[node.kind], node.defnames)
     return None
+
+
+#: The kinds (parse node names) of the statements ``created`` reads, and a DO block's, whose
+#: statements may too: a cheap test before the search_path is looked at.
+CREATING_KINDS = frozenset(
+    {
+        *("CreateStmt", "CreateTableAsStmt", "SelectStmt", "CreateSeqStmt", "ViewStmt"),
+        *("CompositeTypeStmt", "CreateEnumStmt", "CreateRangeStmt", "CreateDomainStmt"),
+        *("CreateFunctionStmt", "DefineStmt", "DoStmt"),
+    }
+)
 
 
 def made_temporary(
