@@ -1206,7 +1206,8 @@ def accepted_version_problem(version: int, migrations: Iterable[Migration]) -> s
     directory has it, or that migration makes no session state a new session could lack (no
     setting, nothing session-lived); None when it names one that does (issue 21 review21c
     F10: a version accepted by mistake, kept in the config, accepted every later loss)."""
-    found = [m for m in migrations if m.version == version]
+    every = sorted(migrations, key=lambda m: m.version)
+    found = [m for m in every if m.version == version]
     if not found:
         return f"{version} is not a migration of the directory"
     for step in found[0].steps:
@@ -1216,7 +1217,29 @@ def accepted_version_problem(version: int, migrations: Iterable[Migration]) -> s
             needs = statement_needs(statement)
             if needs.opaque or needs.calls:
                 return None  # a call may change the session in ways the parse cannot see
+    if _makes_state_in_context(version, every):
+        return None
     return f"{found[0].filename} makes no session state a new session could lack"
+
+
+def _makes_state_in_context(version: int, migrations: Sequence[Migration]) -> bool:
+    """True when migration ``version`` makes session state only the earlier ones let it make:
+    a table created unqualified under an earlier file's ``SET search_path = pg_temp`` (F4),
+    an ``EXECUTE`` of a statement an earlier file prepared (S1). Read by folding the
+    migrations up to it, as one session runs them."""
+    statements = [s for m in migrations for step in m.steps for s in step.statements]
+    state = SessionState(changers=function_facts(statements).changers)
+    for migration in migrations:
+        if migration.version > version:
+            break
+        for step in migration.steps:
+            state.apply((migration.version, step.index), step, migration.filename)
+            if migration.version == version and (
+                any(k.version == version for k in state.kept.values())
+                or any(s.version == version for s in state.settings)
+            ):
+                return True
+    return False
 
 
 def refuse_accepted_version(version: int | None, migrations: Iterable[Migration]) -> None:

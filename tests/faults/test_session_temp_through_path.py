@@ -120,3 +120,28 @@ def test_issue_21_f4_without_a_fault_the_same_files_run_as_psql_runs_them(
     directory = _migrations(tmp_path / "m", state + "INSERT INTO r VALUES (1);\n")
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
     assert connect().execute("SELECT id FROM public.r").fetchall() == [(42,)]
+
+
+def test_issue_21_f4_the_version_the_refusal_names_is_accepted(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """The path set in one file, the table made in the next: the refusal names the second,
+    and `--accept-lost-session-state` of it is accepted (not bad input, though that file alone
+    changes nothing in the session), and runs the rest without the table."""
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_public_r.sql": "CREATE TABLE public.r (id int);\n",
+            "0002_path.sql": "SET search_path = pg_temp, public;\n",
+            "0003_temp.sql": "CREATE TABLE r (id int);\n",
+            "0004_use.sql": "INSERT INTO r VALUES (1);\n",
+        },
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert run(*args, "--target", "0003").exit_code == 0
+    failed = refused(run(*args))
+    assert "temporary table r (made at 0003_temp.sql:1)" in failed["error"]
+    assert "--accept-lost-session-state 0003" in failed["hint"]
+    accepted = run(*args, "--accept-lost-session-state", "0003")
+    assert accepted.exit_code == 0, accepted.output
+    assert (4, 0, "applied") in journal_rows(db_dsn)

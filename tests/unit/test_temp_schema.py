@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from safemigrate.core.model import TEMPORARY, Kept, Step
@@ -155,3 +157,26 @@ def test_issue_21_f4_what_a_history_makes_in_pg_temp(sql: str, lost: list[tuple[
 def test_what_could_depend_on_a_temporary_function_or_type(sql: str, depends: bool) -> None:
     kept = Kept(TEMPORARY, "f", "temporary function f")
     assert could_depend(needs_of(sql), kept, frozenset()) is depends
+
+
+def test_issue_21_f4_the_version_a_refusal_names_can_be_accepted() -> None:
+    """The refusal of a lost table made under an earlier file's pg_temp path names the file
+    that made it: accept_lost_session_state of that version is no bad input, though its own
+    statements change nothing in the session (only the earlier SET makes CREATE temporary)."""
+    from safemigrate.core.model import Migration
+    from safemigrate.statements.session_state import accepted_version_problem
+
+    def migration(version: int, sql: str) -> Migration:
+        name = f"{version:04d}_m.sql"
+        return Migration(version, f"{version:04d}", "m", Path(name), tuple(build_steps(name, sql)))
+
+    migrations = [
+        migration(1, "SET search_path = pg_temp, public;\n"),
+        migration(2, "CREATE TABLE r (id int);\n"),
+        migration(3, "SET search_path = public;\nCREATE TABLE s (id int);\n"),
+        migration(4, "CREATE TABLE u (id int);\n"),
+    ]
+    assert accepted_version_problem(2, migrations) is None
+    assert accepted_version_problem(4, migrations) == (
+        "0004_m.sql makes no session state a new session could lack"
+    )
