@@ -56,6 +56,7 @@ from ..core.model import (
     Step,
 )
 from ..lint.context import walk
+from ..lint.event_triggers import LiveEventTrigger, fires
 from ..lint.plpgsql import (
     do_block_sql,
     do_block_static_sql,
@@ -786,6 +787,9 @@ class SessionState:
     #: The (login role, database) of the run's sessions: a changed default of new sessions
     #: of another role or database does not reach them. None: unknown, every one does.
     identity: tuple[str, str] | None = None
+    #: The enabled event triggers applied steps created whose functions are among
+    #: ``changers``, by name: every DDL they fire on calls one.
+    event_triggers: dict[str, LiveEventTrigger] = field(default_factory=dict)
     #: The session's prepared statements by name: what running one changes (as changes_of
     #: reads its query) and the functions and operators it calls.
     prepared: dict[str, tuple[tuple[SessionChange, ...], frozenset[str]]] = field(
@@ -840,6 +844,12 @@ class SessionState:
                 what = (
                     f"{name}(), a trigger function the migrations create that changes the "
                     "session, fired by a write to its table"
+                )
+                self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
+            for name in self._fired_event_triggers(statement):
+                what = (
+                    f"{name}(), an event trigger function the migrations create that changes "
+                    "the session, fired by this DDL"
                 )
                 self._keep(Kept(UNKNOWN, f"{name}()", what), key, where, statement)
         self.steps.append(key)
@@ -933,6 +943,45 @@ class SessionState:
             for table in written_tables(node):
                 fired |= self.triggers.get(table, set())
         return sorted(fired)
+
+    def _fired_event_triggers(self, statement: Statement) -> list[str]:
+        """The session-changing functions of the event triggers ``statement`` fires (issue 21
+        review21g S1: the guard reads an event trigger's function as a call at each DDL, as
+        lint.event_triggers' firing matrix says; so does the session state). A CREATE EVENT
+        TRIGGER of one of ``changers`` is noted for the statements after it; a DROP or ALTER
+        ... DISABLE of it ends that."""
+        kind = statement.kind
+        if not self.changers or (not self.event_triggers and kind != "CreateEventTrigStmt"):
+            return []
+        tree = tree_of(statement)
+        if isinstance(tree, ast.CreateEventTrigStmt) and tree.funcname:
+            function = str(tree.funcname[-1].sval).lower()
+            if function in self.changers:
+                clauses: Any = tree.whenclause or ()
+                tags = tuple(
+                    str(getattr(tag, "sval", "")).upper()
+                    for clause in clauses
+                    if isinstance(clause, ast.DefElem) and clause.defname == "tag"
+                    for tag in clause.arg or ()
+                )
+                name = str(tree.trigname)
+                self.event_triggers[name] = LiveEventTrigger(
+                    name, str(tree.eventname), tags, function
+                )
+            return []
+        if isinstance(tree, ast.AlterEventTrigStmt) and tree.tgenabled == "D":
+            self.event_triggers.pop(str(tree.trigname), None)
+            return []
+        if (
+            isinstance(tree, ast.DropStmt)
+            and tree.removeType == enums.ObjectType.OBJECT_EVENT_TRIGGER
+        ):
+            for obj in tree.objects or ():
+                self.event_triggers.pop(str(getattr(obj, "sval", "")), None)
+            return []
+        if tree is None:
+            return []
+        return sorted({t.function for t in self.event_triggers.values() if fires(t, tree)})
 
     def _keep(self, change: Kept, key: tuple[int, int], where: str, statement: Statement) -> None:
         spot = f"{where}:{statement.line}" if where else ""

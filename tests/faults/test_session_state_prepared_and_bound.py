@@ -126,3 +126,28 @@ def test_issue_21_s1_an_operator_or_aggregate_that_changes_the_session_is_refuse
     conn.execute("DROP TYPE IF EXISTS mt")
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
     assert flagged(conn) == {"public": 0, "app": 100}
+
+
+def test_issue_21_s1_an_event_trigger_that_changes_the_session_is_refused_on_a_new_session(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """An event trigger the migrations create whose function sets search_path: each later
+    DDL calls it (the timeout guard reads it so too), so the state it leaves is lost."""
+    conn = connect()
+    two_orders_tables(conn, 100)
+    state = (
+        "CREATE FUNCTION ef() RETURNS event_trigger LANGUAGE plpgsql AS $f$ BEGIN "
+        "PERFORM set_config('search_path', 'app', false); END $f$;\n"
+        "CREATE EVENT TRIGGER et ON ddl_command_start WHEN TAG IN ('CREATE TABLE') "
+        "EXECUTE FUNCTION ef();\n"
+        "CREATE TABLE public.later (a int);\n"
+    )
+    _, args = _two_runs(tmp_path, db_dsn, state)
+    failed = refused(run(*args))
+    assert failed["error"].startswith("0003_update.sql:1 (step 1): not run: it could depend on ")
+    assert (
+        "ef(), an event trigger function the migrations create that changes the session"
+        in (failed["error"])
+    )
+    assert "(made at 0002_state.sql:3)" in failed["error"]
+    assert flagged(conn) == {"public": 0, "app": 0}

@@ -193,3 +193,46 @@ def test_the_version_of_an_execute_of_an_earlier_files_prepared_statement_can_be
         migration(2, "EXECUTE p('app');\n"),
     ]
     assert accepted_version_problem(2, migrations) is None
+
+
+EVENT_FUNCTION = (
+    "CREATE FUNCTION ef() RETURNS event_trigger LANGUAGE plpgsql AS $f$ BEGIN "
+    "PERFORM set_config('search_path', 'app', false); END $f$;\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("sql", "lost_at"),
+    [
+        (
+            "CREATE EVENT TRIGGER et ON ddl_command_start EXECUTE FUNCTION ef();\n"
+            "CREATE TABLE x (a int);\n",
+            ["0002_m.sql:3"],
+        ),
+        # Its WHEN TAG filter, a statement no event trigger fires on, its end.
+        (
+            "CREATE EVENT TRIGGER et ON ddl_command_start WHEN TAG IN ('CREATE INDEX') "
+            "EXECUTE FUNCTION ef();\nCREATE TABLE x (a int);\n",
+            [],
+        ),
+        (
+            "CREATE EVENT TRIGGER et ON ddl_command_start EXECUTE FUNCTION ef();\n"
+            "UPDATE t SET a = 1;\n",
+            [],
+        ),
+        (
+            "CREATE EVENT TRIGGER et ON ddl_command_start EXECUTE FUNCTION ef();\n"
+            "DROP EVENT TRIGGER et;\nCREATE TABLE x (a int);\n",
+            [],
+        ),
+        (
+            "CREATE EVENT TRIGGER et ON ddl_command_start EXECUTE FUNCTION ef();\n"
+            "ALTER EVENT TRIGGER et DISABLE;\nCREATE TABLE x (a int);\n",
+            [],
+        ),
+    ],
+)
+def test_a_ddl_that_fires_a_session_changing_event_trigger_calls_its_function(
+    sql: str, lost_at: list[str]
+) -> None:
+    assert [where for _, _, where in _lost(_state(EVENT_FUNCTION + sql))] == lost_at
