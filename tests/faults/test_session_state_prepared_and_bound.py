@@ -114,6 +114,12 @@ def test_issue_21_s1_an_operator_or_aggregate_that_changes_the_session_is_refuse
     two_orders_tables(conn, 100)
     state, what = BOUND[form]
     directory, args = _two_runs(tmp_path, db_dsn, state)
+    base = ("--dir", str(directory), "--dsn", db_dsn)
+    plan = run("plan", *base)
+    assert "session state: up would stop before this step (exit 1): 0003_update.sql:1" in (
+        plan.stdout
+    )
+    assert run("up", *base, "--dry-run").exit_code == 1
     failed = refused(run(*args))
     assert failed["error"].startswith("0003_update.sql:1 (step 1): not run: it could depend on ")
     assert f"{what} (made at 0002_state.sql:{USE_LINE[form]})" in failed["error"]

@@ -139,6 +139,11 @@ def test_issue_21_f4_the_version_the_refusal_names_is_accepted(
     )
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     assert run(*args, "--target", "0003").exit_code == 0
+    # plan and the dry run show the refusal up is about to make.
+    base = ("--dir", str(directory), "--dsn", db_dsn)
+    plan = run("plan", *base)
+    assert "session state: up would stop before this step (exit 1): 0004_use.sql:1" in plan.stdout
+    assert run("up", *base, "--dry-run").exit_code == 1
     failed = refused(run(*args))
     assert "temporary table r (made at 0003_temp.sql:1)" in failed["error"]
     assert "--accept-lost-session-state 0003" in failed["hint"]
