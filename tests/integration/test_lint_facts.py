@@ -367,6 +367,51 @@ def test_domain_check_is_validated_against_every_column(connect: ConnectFactory)
     assert _directory_verdict(history, add + " NOT VALID;") == []
 
 
+def _table_locks(conn: psycopg.Connection[Any], pid: int, table: str) -> set[str]:
+    """The modes session ``pid`` holds on ``table`` (pg_locks, relation locks granted)."""
+    found = conn.execute(
+        "SELECT mode FROM pg_locks WHERE pid = %s AND granted AND locktype = 'relation'"
+        " AND relation = %s::regclass",
+        (pid, table),
+    ).fetchall()
+    return {str(mode) for (mode,) in found}
+
+
+def test_domain_validate_constraint_holds_share_on_its_tables_through_the_scan(
+    connect: ConnectFactory,
+) -> None:
+    # typecmds.c AlterDomainValidateConstraint -> validateDomainConstraint (12-16;
+    # validateDomainCheckConstraint from 17): get_rels_with_domain(domainoid, ShareLock) opens
+    # each table with a column of the domain and holds the lock until commit. SHARE conflicts
+    # with the ROW EXCLUSIVE of an INSERT (13.3 Explicit Locking): writes wait for the scan.
+    # ALTER TABLE ... VALIDATE CONSTRAINT, the control, takes SHARE UPDATE EXCLUSIVE.
+    history = (
+        "CREATE DOMAIN email AS text;\n"
+        "CREATE TABLE contacts (id bigint PRIMARY KEY, address email);\n"
+        "ALTER DOMAIN email ADD CONSTRAINT has_at CHECK (VALUE LIKE '%@%') NOT VALID;\n"
+        "ALTER TABLE contacts ADD CONSTRAINT id_positive CHECK (id > 0) NOT VALID;\n"
+    )
+    domain = "ALTER DOMAIN email VALIDATE CONSTRAINT has_at"
+    table = "ALTER TABLE contacts VALIDATE CONSTRAINT id_positive"
+    with connect() as setup:
+        setup.execute(history)
+        setup.execute("INSERT INTO contacts SELECT g, 'a@b' FROM generate_series(1, 100) g")
+    validator, writer, probe = connect(autocommit=False), connect(), connect()
+    writer.execute("SET lock_timeout = '200ms'")
+    pid = validator.info.backend_pid
+    validator.execute(domain)
+    assert _table_locks(probe, pid, "contacts") == {"ShareLock"}
+    with pytest.raises(psycopg.errors.LockNotAvailable):
+        writer.execute("INSERT INTO contacts VALUES (1000, 'c@d')")
+    validator.rollback()
+    validator.execute(table)
+    assert _table_locks(probe, pid, "contacts") == {"ShareUpdateExclusiveLock"}
+    writer.execute("INSERT INTO contacts VALUES (1000, 'c@d')")  # goes through
+    validator.rollback()
+    assert _directory_verdict(history, domain + ";") == ["scan-under-lock"]
+    assert _directory_verdict(history, table + ";") == []
+
+
 def test_creating_a_partition_scans_the_default_partition(connect: ConnectFactory) -> None:
     history = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
     create = "CREATE TABLE m_2030 PARTITION OF m FOR VALUES FROM ('2030-01-01') TO ('2031-01-01')"

@@ -216,6 +216,7 @@ STATEMENT_RULES = {
     "table-rewrite": "error",
     "lock-table": "warning",
     "unbounded-data-change": "warning",
+    "scan-under-lock": "error",
     "enum-value-used-in-same-transaction": "error",
     "timeout-guard-off": "error",
     "run-lock-release": "error",
