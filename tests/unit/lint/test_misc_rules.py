@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from .support import only, rules
@@ -47,6 +49,81 @@ def test_full_table_rewrites_are_errors(sql: str) -> None:
 )
 def test_statements_that_do_not_rewrite_an_existing_table_are_fine(sql: str) -> None:
     assert TR not in rules(sql)
+
+
+def _rewriting_examples() -> list[object]:
+    from safemigrate.lint.rules import table_rewrite
+    from safemigrate.reference import ROWS
+
+    return [
+        pytest.param(row, example, id=f"{row.id}[{i}]")
+        for row in ROWS
+        if table_rewrite._rewrites(row) is not None
+        for i, example in enumerate(row.examples)
+        if example.error is None
+    ]
+
+
+#: The rows with a rewrite under a read-blocking lock that other rules report: the column
+#: forms (their rewrite depends on the column) and ALL IN TABLESPACE (scan-under-lock).
+OTHER_RULES = ("alter-table.add-column", "alter-table.alter-column-type", "all-in-tablespace")
+
+
+@pytest.mark.parametrize(("row", "example"), _rewriting_examples())
+def test_table_rewrite_reads_the_rewrite_and_its_lock_from_the_reference_rows(
+    row: Any, example: Any
+) -> None:
+    """Each reference row whose rewrite of the named relation (or of each one processed) is
+    done under a lock that blocks reads gets table-rewrite on its examples, unless another
+    rule reports it; the rule has no list of forms of its own."""
+    from safemigrate.reference.model import NEWEST
+    from safemigrate.reference.schema import DATABASE, NEW_DATABASE, SCHEMA
+
+    from .support import rules_after
+
+    version = min(row.versions.until, example.versions.until, NEWEST)
+    sql = example.sql.replace(DATABASE, "app").replace(NEW_DATABASE, "app_new") + ";"
+    found = rules_after(";\n".join(SCHEMA) + ";\n", sql, pg_version=version)
+    if any(part in row.id for part in OTHER_RULES):
+        assert TR not in found
+    elif example.rewrites is not False:
+        assert TR in found
+    # (An example that rewrites nothing, of a row whose rewrite DEPENDS, is reported only
+    # where the history cannot tell: SET TABLESPACE pg_default is, SET ACCESS METHOD heap of
+    # a heap table is not.)
+
+
+@pytest.mark.parametrize(
+    ("sql", "shown"),
+    [
+        # sql-alterindex.html SET TABLESPACE: the index's files are copied, under the ACCESS
+        # EXCLUSIVE of AlterTableGetLockLevel (the reference row, checked on a real server).
+        ("ALTER INDEX orders_pkey SET TABLESPACE fast;", "ALTER INDEX orders_pkey SET TABLESPACE"),
+        (
+            "ALTER MATERIALIZED VIEW order_totals SET TABLESPACE fast;",
+            "ALTER MATERIALIZED VIEW order_totals SET TABLESPACE",
+        ),
+        ("ALTER TABLE orders SET UNLOGGED;", "ALTER TABLE orders SET UNLOGGED rewrites"),
+    ],
+)
+def test_the_message_names_the_command_and_form_of_the_row(sql: str, shown: str) -> None:
+    [finding] = only(sql, TR)
+    assert shown in finding.message
+
+
+def test_a_form_the_target_server_lacks_still_rewrites_where_it_runs() -> None:
+    # SET EXPRESSION is 17+: on pg_version 15 rejected-by-server-version reports it, and the
+    # rewrite it does wherever it runs is still reported (the newest row's facts).
+    found = rules("ALTER TABLE orders ALTER COLUMN total SET EXPRESSION AS (1);", pg_version=15)
+    assert TR in found
+
+
+def test_a_sequence_set_unlogged_rewrites_no_table() -> None:
+    # sql-altersequence.html SET { LOGGED | UNLOGGED } (15+); sequence.c
+    # SequenceChangePersistence gives the sequence a new file of its one page: no table is
+    # copied, and nextval() waits only for that page (reference row alter-sequence.set-logged:
+    # no rewrite). table-rewrite used to report it through ALTER TABLE's subtype list.
+    assert TR not in rules("CREATE SEQUENCE counter;\nALTER SEQUENCE counter SET UNLOGGED;")
 
 
 # lock-table
