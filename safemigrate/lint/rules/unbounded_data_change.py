@@ -7,12 +7,16 @@ from typing import Any
 
 from pglast import ast
 
-from ..context import StatementContext, defelem_true, show, written
+from ...reference import lookup
+from ...reference.model import DataChange
+from ..context import StatementContext, show, written
 from ..findings import Cost, Hit, hit, make_rule
 
 DOC = """
 Catches: `UPDATE` or `DELETE` without a WHERE clause on a table that existed before the
-migration, also inside a data-modifying WITH and under EXPLAIN ANALYZE (which runs it).
+migration (with a FROM / USING list too: no join condition), also inside a data-modifying
+WITH and under EXPLAIN ANALYZE or COPY (query), which run it: the statements whose row in
+docs/reference.md changes every row.
 
 Why it hurts: every row is changed in one transaction: every row stays locked until it
 commits (concurrent writers of any row wait, then hit the lock timeout), the statement may run
@@ -37,30 +41,21 @@ RULE = make_rule(
 )
 
 
-def _changes(node: Any) -> Iterator[Any]:
-    """The UPDATE and DELETE statements ``node`` runs: itself, data-modifying CTEs, EXPLAIN
-    ANALYZE."""
-    if isinstance(node, ast.ExplainStmt):
-        if any(o.defname == "analyze" and defelem_true(o) for o in node.options or ()):
-            yield from _changes(node.query)
-        return
-    if isinstance(node, ast.UpdateStmt | ast.DeleteStmt):
-        yield node
-    with_clause = getattr(node, "withClause", None)
-    if isinstance(node, ast.SelectStmt | ast.InsertStmt | ast.UpdateStmt | ast.DeleteStmt) and (
-        with_clause is not None
-    ):
-        for cte in with_clause.ctes or ():
-            if isinstance(cte, ast.CommonTableExpr):
-                yield from _changes(cte.ctequery)
-
-
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if ctx.statement is not None and ctx.statement.batch is not None:
         # The runner runs it in short key-range batches.
         return
-    for change in _changes(node):
-        if change.whereClause is not None or ctx.is_new(change.relation):
+    try:
+        found = lookup.matches(node, lookup.clamp(ctx.pg_version))
+    except lookup.AmbiguousRowError:
+        return
+    # The statement's parts are what it runs: itself, its data-modifying WITH queries, what
+    # EXPLAIN ANALYZE or COPY (query) runs; the row says which of them change every row.
+    for match in found:
+        change = match.node
+        if match.row is None or match.row.data is not DataChange.EVERY_ROW:
+            continue
+        if ctx.is_new(change.relation):
             continue
         table = show(written(change.relation))
         verb = "updates" if isinstance(change, ast.UpdateStmt) else "deletes"

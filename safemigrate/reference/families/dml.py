@@ -268,7 +268,21 @@ UPDATE_DELETE = [
         ],
         data=DataChange.MATCHED_ROWS,
         scans=depends(_PLAN, N),
-        note="Rows of the target that the join finds; without a join condition, all of them.",
+        note="Rows of the target that the join finds.",
+    ),
+    row(
+        "update.from.no-where",
+        "UPDATE",
+        "UPDATE ... FROM without WHERE",
+        stmt(ast.UpdateStmt, f("fromClause", PRESENT), _NO_WHERE),
+        [named(RE), lock(OTHER, AS), lock(REF, RS, "when a foreign key column changes")],
+        _UPDATE_SOURCES,
+        [ex("UPDATE items SET sku = 'x' FROM orders", {"items": N, "orders": OTHER})],
+        data=DataChange.EVERY_ROW,
+        scans=does(N),
+        note="No join condition: every row of the target joins every row of the FROM list "
+        "(sql-update: a target row that joins more than one is updated once), so all of them "
+        "are updated while the FROM list has a row.",
     ),
     row(
         "delete",
@@ -337,6 +351,19 @@ UPDATE_DELETE = [
         ],
         data=DataChange.MATCHED_ROWS,
         scans=depends(_PLAN, N),
+    ),
+    row(
+        "delete.using.no-where",
+        "DELETE",
+        "DELETE ... USING without WHERE",
+        stmt(ast.DeleteStmt, f("usingClause", PRESENT), _NO_WHERE),
+        [named(RE), lock(OTHER, AS), lock(REFING, RS)],
+        _DELETE_SOURCES,
+        [ex("DELETE FROM items USING orders", {"items": N, "orders": OTHER})],
+        data=DataChange.EVERY_ROW,
+        scans=does(N),
+        note="No join condition: every row of the target is deleted while the USING list has "
+        "a row.",
     ),
     row(
         "merge",

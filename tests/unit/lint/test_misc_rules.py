@@ -156,6 +156,9 @@ def test_lock_of_a_new_table_is_fine() -> None:
         ('UPDATE app."Orders" SET a = 1 FROM other;', "updates"),
         ("WITH gone AS (DELETE FROM orders RETURNING id) SELECT count(*) FROM gone;", "deletes"),
         ("EXPLAIN ANALYZE DELETE FROM orders;", "deletes"),
+        # Rows update.from.no-where / delete.using.no-where: no join condition, every row.
+        ("DELETE FROM orders USING tickets;", "deletes"),
+        ("EXPLAIN (ANALYZE) WITH d AS (DELETE FROM orders RETURNING 1) SELECT 1;", "deletes"),
     ],
 )
 def test_update_or_delete_without_where_is_a_warning(sql: str, verb: str) -> None:
@@ -175,6 +178,31 @@ def test_update_or_delete_without_where_is_a_warning(sql: str, verb: str) -> Non
     ],
 )
 def test_bounded_or_harmless_data_changes_are_fine(sql: str) -> None:
+    assert "unbounded-data-change" not in rules(sql)
+
+
+def test_every_row_is_the_reference_rows_data_change() -> None:
+    """The rule reports the parts whose row changes every row (DataChange.EVERY_ROW): the
+    reference is the one list of them."""
+    from safemigrate.reference import ROWS
+    from safemigrate.reference.model import DataChange
+
+    every = sorted(r.id for r in ROWS if r.data is DataChange.EVERY_ROW)
+    assert every == [
+        "delete.no-where",
+        "delete.using.no-where",
+        "update.from.no-where",
+        "update.no-where",
+        "with.delete.no-where",
+        "with.update.no-where",
+    ]
+
+
+def test_a_data_modifying_with_below_the_top_level_is_refused_not_run() -> None:
+    # PostgreSQL refuses it before it runs (parse_cte.c: "WITH clause containing a
+    # data-modifying statement must be at the top level", 0A000): it changes no row. The
+    # rule's own walk of WITH used to report it; the reference's parts stop at the top.
+    sql = "WITH a AS (WITH b AS (DELETE FROM orders RETURNING id) SELECT * FROM b) SELECT 1;"
     assert "unbounded-data-change" not in rules(sql)
 
 
