@@ -8,6 +8,8 @@ from typing import Any
 from pglast import ast
 
 from ...core.model import LockMode
+from ...reference import lookup
+from ...reference.model import Target
 from ..context import StatementContext, show, written
 from ..findings import Cost, Hit, hit, make_rule
 
@@ -20,7 +22,8 @@ blocks even reads. Outside a block it locks nothing useful: the step's transacti
 after it.
 
 Applies to: every PostgreSQL version.
-Source: PostgreSQL docs, LOCK, 13.3 Explicit Locking (Table 13.2 Conflicting Lock Modes).
+Source: PostgreSQL docs, LOCK, 13.3 Explicit Locking (Table 13.2 Conflicting Lock Modes); the mode
+is the one its row of docs/reference.md holds (one row per IN ... MODE, checked on a real server).
 
 Instead: let each statement take the lock it needs, briefly, under safemigrate's lock_timeout
 and retries. If a block really needs the lock (to order several changes), keep the block short
@@ -36,9 +39,11 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     tables = [r for r in node.relations or () if not ctx.is_new(r)]
     if not tables:
         return
-    # The runner's lock model reads the same mode (locks.lock_needs); LOCK without IN ...
-    # MODE takes ACCESS EXCLUSIVE.
-    mode = LockMode(int(node.mode or LockMode.ACCESS_EXCLUSIVE)).sql_name
+    # The mode is the reference row's (one row per IN ... MODE; the parser gives LOCK
+    # without one ACCESS EXCLUSIVE, as the LOCK page says).
+    row = lookup.row_for(node, version=lookup.clamp(ctx.pg_version))
+    held = None if row is None else row.lock_on(Target.NAMED)
+    mode = (held or LockMode.ACCESS_EXCLUSIVE).sql_name
     scope = (
         f"until the end of {ctx.tx.describe()}"
         if ctx.in_transaction_block()

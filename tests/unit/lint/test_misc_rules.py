@@ -145,6 +145,24 @@ def test_lock_of_a_new_table_is_fine() -> None:
     assert rules("CREATE TABLE t (a int);\nLOCK TABLE t;") == []
 
 
+def test_lock_table_names_the_mode_of_its_reference_row() -> None:
+    """Each ``lock.*`` row (one per IN ... MODE, checked on a real server) gives the mode the
+    message names; LOCK without a mode is the ACCESS EXCLUSIVE row (sql-lock.html)."""
+    from safemigrate.reference import ROWS
+    from safemigrate.reference.model import Target
+
+    rows = [r for r in ROWS if r.id.startswith("lock.")]
+    assert len(rows) == 8
+    for row in rows:
+        mode = row.lock_on(Target.NAMED)
+        assert mode is not None
+        sql = f"BEGIN;\nLOCK TABLE orders IN {mode.sql_name} MODE;\nCOMMIT;"
+        [finding] = only(sql, "lock-table")
+        assert f"IN {mode.sql_name} MODE" in finding.message
+    [finding] = only("BEGIN;\nLOCK orders;\nCOMMIT;", "lock-table")
+    assert "IN ACCESS EXCLUSIVE MODE" in finding.message
+
+
 # unbounded-data-change
 
 
