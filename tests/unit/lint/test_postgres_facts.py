@@ -6,12 +6,16 @@ on a real server. "history" is the schema earlier migration files built.
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 
+from safemigrate.lint import Finding, lint_directory
 from safemigrate.lint.plpgsql import do_block_sql
 from safemigrate.lint.types import ColumnType, rewrite_reason
 
-from .support import rules, rules_after, severities_after
+from .support import rules, rules_after, severities_after, write
 
 ACCOUNTS = (
     "CREATE TABLE accounts (id bigint PRIMARY KEY, email varchar(100) NOT NULL, "
@@ -208,6 +212,37 @@ def test_detach_partition_by_version_and_default_partition() -> None:
     assert rules_after(with_default, concurrently) == ["detach-partition"]
     in_block = f"BEGIN;\n{concurrently}\nCOMMIT;"
     assert "non-transactional-in-transaction" in rules_after(PARTITIONED, in_block)
+
+
+def test_detach_partition_reads_the_locks_versions_and_refusal_of_its_rows() -> None:
+    """The parent's modes, the major CONCURRENTLY came with and the default partition's
+    refusal are the reference rows' (alter-table.detach-partition[.concurrently]), each
+    checked on a real server; a pg_version above the table's newest is judged as the
+    newest."""
+    from safemigrate.lint.rules import detach_partition
+    from safemigrate.reference.model import Target
+
+    def only_after(history: str, sql: str) -> Finding:
+        with tempfile.TemporaryDirectory() as tmp:
+            write(Path(tmp), "0001_history.sql", history)
+            write(Path(tmp), "0002_change.sql", sql)
+            report = lint_directory(Path(tmp), pg_version=16)
+        [finding] = [f for f in report.findings if f.file.endswith("0002_change.sql")]
+        return finding
+
+    plain, concurrent = detach_partition.PLAIN, detach_partition.CONCURRENTLY
+    assert concurrent.versions.since == 14
+    assert "55000" in {r.sqlstate for r in concurrent.rejects}
+    finding = only_after(PARTITIONED, "ALTER TABLE m DETACH PARTITION m_2025;")
+    plain_mode, concurrent_mode = plain.lock_on(Target.NAMED), concurrent.lock_on(Target.NAMED)
+    assert plain_mode is not None and concurrent_mode is not None
+    assert f"takes an {plain_mode.sql_name} lock on m" in finding.message
+    assert f"({concurrent_mode.sql_name} on the parent)" in finding.hint
+    concurrently = "ALTER TABLE m DETACH PARTITION m_2025 CONCURRENTLY;"
+    assert rules_after(PARTITIONED, concurrently, pg_version=19) == []
+    with_default = PARTITIONED + "CREATE TABLE m_default PARTITION OF m DEFAULT;\n"
+    finding = only_after(with_default, concurrently)
+    assert "refused (SQLSTATE 55000)" in finding.message
 
 
 # CREATE INDEX: no CONCURRENTLY on a partitioned table; ON ONLY + per-partition CONCURRENTLY +
