@@ -7,6 +7,8 @@ from typing import Any
 
 from pglast import ast, enums
 
+from ...reference import lookup
+from ...reference.model import OLDEST, Row
 from ..context import StatementContext, defelem_true, quote_ident, show, written
 from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
@@ -21,7 +23,8 @@ Applies to: every version; REINDEX CONCURRENTLY exists from PostgreSQL 12 (the h
 and before 12 a REINDEX ... CONCURRENTLY is reported: it fails).
 Source: PostgreSQL docs, REINDEX (Rebuilding Indexes Concurrently; "REINDEX locks out writes but
 not reads of the index's parent table ... also takes an ACCESS EXCLUSIVE lock on the specific
-index being processed").
+index being processed"); each form's row of docs/reference.md, whose lock decides (a plain
+form's blocks writes, CONCURRENTLY's SHARE UPDATE EXCLUSIVE does not).
 
 Instead: from PostgreSQL 12, `REINDEX (CONCURRENTLY) ...` / `REINDEX ... CONCURRENTLY` as its own
 statement outside any transaction block. Before 12: `CREATE INDEX CONCURRENTLY` a replacement,
@@ -38,18 +41,47 @@ RULE = make_rule(
 _KIND = enums.ReindexObjectType
 
 
+def blocks_writes(row: Row) -> bool:
+    """True when the row builds indexes under a lock that blocks writes of a table (or every
+    query planned with the index): the plain forms; CONCURRENTLY's SHARE UPDATE EXCLUSIVE
+    does not."""
+    return bool(row.builds) and any(lock.mode.blocks_writes for lock in row.locks)
+
+
 def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if not isinstance(node, ast.ReindexStmt):
         return
-    if any(p.defname == "concurrently" and defelem_true(p) for p in node.params or ()):
-        if ctx.pg_version < 12:
-            yield hit(
-                RULE,
-                f"REINDEX ... CONCURRENTLY does not exist before PostgreSQL 12 (pg_version "
-                f"{ctx.pg_version}): the step fails",
-                "CREATE INDEX CONCURRENTLY a replacement, DROP INDEX CONCURRENTLY the old one, "
-                "then rename",
-            )
+    concurrently = any(p.defname == "concurrently" and defelem_true(p) for p in node.params or ())
+    if concurrently and ctx.pg_version < OLDEST:
+        # Below the reference's range: CONCURRENTLY came with PostgreSQL 12 (REINDEX page).
+        yield hit(
+            RULE,
+            f"REINDEX ... CONCURRENTLY does not exist before PostgreSQL 12 (pg_version "
+            f"{ctx.pg_version}): the step fails",
+            "CREATE INDEX CONCURRENTLY a replacement, DROP INDEX CONCURRENTLY the old one, "
+            "then rename",
+        )
+        return
+    if concurrently and node.kind == _KIND.REINDEX_OBJECT_SYSTEM:
+        # The reference's CONCURRENTLY rows leave SYSTEM out: PostgreSQL refuses it (a syntax
+        # error on 15, "cannot reindex system catalogs concurrently" on 18).
+        yield hit(
+            RULE,
+            "REINDEX SYSTEM CONCURRENTLY is refused: system catalogs cannot be reindexed "
+            "concurrently, the step fails",
+            "REINDEX SYSTEM has no CONCURRENTLY form: run it by hand in a maintenance window",
+        )
+        return
+    # The rows' keys see the CONCURRENTLY option, not its value: CONCURRENTLY false runs the
+    # plain form, so it is looked up as written without the option.
+    as_run = node
+    if not concurrently and node.params:
+        params = tuple(p for p in node.params if p.defname != "concurrently") or None
+        as_run = ast.ReindexStmt(
+            kind=node.kind, relation=node.relation, name=node.name, params=params
+        )
+    row = lookup.row_for(as_run, version=lookup.clamp(ctx.pg_version))
+    if row is None or not blocks_writes(row):
         return
     kind = node.kind
     cost = Cost("index build")

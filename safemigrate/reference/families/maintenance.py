@@ -241,6 +241,23 @@ REINDEX = [
         transaction=NO_BLOCK,
         builds=depends("each index of every table it processes", MOVED),
     ),
+    row(
+        "reindex.schema.concurrently",
+        "REINDEX",
+        "REINDEX SCHEMA / DATABASE ... CONCURRENTLY",
+        stmt(
+            ast.ReindexStmt,
+            _CONC,
+            f("kind", (_RO.REINDEX_OBJECT_SCHEMA, _RO.REINDEX_OBJECT_DATABASE)),
+        ),
+        [lock(MOVED, SUE, "each table, in a transaction of its own")],
+        [doc("sql-reindex", "Rebuilding Indexes Concurrently"), _REINDEX],
+        [ex("REINDEX SCHEMA CONCURRENTLY archive", builds=False)],
+        transaction=NO_BLOCK,
+        builds=depends("each index of every table it processes", MOVED),
+        note="DATABASE ... CONCURRENTLY skips the system catalogs (with a warning); SYSTEM has no "
+        "CONCURRENTLY form (PostgreSQL refuses it).",
+    ),
 ]
 
 _MATVIEW = code("src/backend/commands/matview.c", "ExecRefreshMatView")
