@@ -8,6 +8,8 @@ from typing import Any
 from pglast import ast, enums
 
 from ...core.model import QualifiedName
+from ...reference import BY_ID
+from ...reference.model import Row, Target
 from ..context import StatementContext, show, written
 from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
@@ -36,7 +38,8 @@ UPDATE EXCLUSIVE from 12, ACCESS EXCLUSIVE before.
 Source: PostgreSQL docs, ALTER TABLE (ATTACH PARTITION: "it is possible to avoid this scan by
 adding a valid CHECK constraint to the table that allows only rows satisfying the desired
 partition constraint before running this command"), 5.12 Table Partitioning (Partition
-Maintenance).
+Maintenance); the modes named are those of the rows of docs/reference.md for ATTACH PARTITION
+and CREATE TABLE ... PARTITION OF (checked on a real server).
 
 Instead: add a CHECK constraint matching the bound with NOT VALID, VALIDATE CONSTRAINT it in a
 separate statement (SHARE UPDATE EXCLUSIVE: reads and writes go on), ATTACH PARTITION (no scan),
@@ -57,16 +60,31 @@ def _family(table: QualifiedName, ctx: StatementContext) -> tuple[QualifiedName,
     return (table, *sorted(below, key=lambda t: (t.schema or "", t.name)))
 
 
-def _default_partition_scan(parent: Any, ctx: StatementContext, what: str) -> Iterator[Hit]:
-    """The scan of the parent's DEFAULT partition that adding a partition does."""
+#: The reference rows of the two forms that add a partition: the modes the messages name
+#: are theirs (each checked on a real server). Before PostgreSQL 12, below the table's range,
+#: ATTACH PARTITION locked the parent ACCESS EXCLUSIVE (the ALTER TABLE page of 11).
+ATTACH = BY_ID["alter-table.attach-partition"]
+PARTITION_OF = BY_ID["create-table.partition-of"]
+
+
+def _mode(row: Row, target: Target) -> str:
+    mode = row.lock_on(target)
+    return "no" if mode is None else mode.sql_name
+
+
+def _default_partition_scan(
+    parent: Any, ctx: StatementContext, what: str, row: Row
+) -> Iterator[Hit]:
+    """The scan of the parent's DEFAULT partition that adding a partition (``row``) does."""
     catalog = ctx.state.catalog
     default = catalog.default_partitions.get(ctx.table(parent))
     if default is None or ctx.state.is_new(default) or catalog.checks.get(default):
         return
     yield hit(
         RULE,
-        f"{what} scans the DEFAULT partition {show(default)} under an ACCESS EXCLUSIVE lock to "
-        "prove none of its rows belong to the new partition: reads and writes reaching it wait "
+        f"{what} scans the DEFAULT partition {show(default)} under an "
+        f"{_mode(row, Target.DEFAULT_PARTITION)} lock to prove none of its rows belong to the "
+        "new partition: reads and writes reaching it wait "
         "for the scan",
         "give the default partition a validated CHECK excluding the new range first",
         cost=Cost("scan", _family(default, ctx)),
@@ -82,7 +100,7 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         and not ctx.is_new(node.inhRelations[0])
     ):
         what = f"CREATE TABLE {show(written(node.relation))} PARTITION OF"
-        yield from _default_partition_scan(node.inhRelations[0], ctx, what)
+        yield from _default_partition_scan(node.inhRelations[0], ctx, what, PARTITION_OF)
         return
     if not isinstance(node, ast.AlterTableStmt) or node.relation is None:
         return
@@ -109,19 +127,19 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 f"before PostgreSQL 12 (pg_version {ctx.pg_version}): every query on the "
                 "partitioned table waits for the whole attach",
                 "run it in a maintenance window, or upgrade: from 12 the parent is only "
-                "SHARE UPDATE EXCLUSIVE locked",
+                f"{_mode(ATTACH, Target.NAMED)} locked",
                 cost=Cost("scan", ctx.family(part)),
             )
             continue
         if not ctx.is_new(part) and not catalog.checks.get(ctx.table(part)):
             yield hit(
                 RULE,
-                f"ATTACH PARTITION {part_shown} scans {part_shown} under an ACCESS EXCLUSIVE "
-                "lock to prove every row fits the bound (no validated CHECK constraint on it is "
-                "known)",
+                f"ATTACH PARTITION {part_shown} scans {part_shown} under an "
+                f"{_mode(ATTACH, Target.OTHER_NAMED)} lock to prove every row fits the bound "
+                "(no validated CHECK constraint on it is known)",
                 "add a CHECK matching the bound NOT VALID, VALIDATE it in a separate statement, "
                 "then ATTACH PARTITION (no scan) and drop the CHECK",
                 cost=Cost("scan", ctx.family(part)),
             )
         attach = f"ATTACH PARTITION {part_shown}"
-        yield from _default_partition_scan(node.relation, ctx, attach)
+        yield from _default_partition_scan(node.relation, ctx, attach, ATTACH)

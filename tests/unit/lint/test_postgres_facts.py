@@ -183,6 +183,19 @@ ATTACH_2026 = (
 
 # ALTER TABLE, ATTACH PARTITION: a scan of the attached table unless a valid CHECK implies the
 # bound; the default partition is scanned too; the parent is SHARE UPDATE EXCLUSIVE from 12.
+def test_attach_partition_names_the_modes_of_its_reference_rows() -> None:
+    """The partition attached and the default partition are scanned under the modes the rows
+    alter-table.attach-partition and create-table.partition-of hold (ACCESS EXCLUSIVE)."""
+    from safemigrate.lint.rules import attach_partition
+    from safemigrate.reference.model import Target
+
+    for row in (attach_partition.ATTACH, attach_partition.PARTITION_OF):
+        mode = row.lock_on(Target.DEFAULT_PARTITION)
+        assert mode is not None and mode.blocks_reads
+    mode = attach_partition.ATTACH.lock_on(Target.OTHER_NAMED)
+    assert mode is not None and mode.blocks_reads
+
+
 def test_attach_partition_scans_unless_new_or_checked() -> None:
     assert rules_after(PARTITIONED, ATTACH_OLD) == ["attach-partition"]
     assert rules_after(PARTITIONED, NEW_2026 + ATTACH_2026) == []
