@@ -23,7 +23,11 @@ commits (concurrent writers of any row wait, then hit the lock timeout), the sta
 for a long time, and the table bloats with a dead copy of every row. An UPDATE of a large table
 can also exceed statement_timeout and roll back entirely.
 
-Applies to: every PostgreSQL version.
+Applies to: every PostgreSQL version. An UPDATE or DELETE through a view changes every row of
+the view's table (sql-createview.html, Updatable Views) and is reported, even when the view
+reads only tables created in the run (what a view reads is not followed). Not reported:
+INSERT ... SELECT (it adds rows; a long read of the source under ACCESS SHARE) and MERGE,
+whose ON condition picks the rows.
 Source: PostgreSQL docs, UPDATE, DELETE, 13.3.2 Row-Level Locks (a row stays locked until the
 transaction ends).
 

@@ -216,6 +216,24 @@ def test_every_row_is_the_reference_rows_data_change() -> None:
     ]
 
 
+def test_a_change_of_every_row_through_a_view_is_reported() -> None:
+    # sql-createview.html (Updatable Views): an UPDATE or DELETE of a simple view is run on
+    # its table, every row of it without WHERE. What the view reads is not followed, so a
+    # view over a table created in the run is reported too (the cautious side).
+    from .support import rules_after
+
+    history = (
+        "CREATE TABLE accounts (id int, plan text);\n"
+        "CREATE VIEW paying AS SELECT * FROM accounts;\n"
+    )
+
+    assert rules_after(history, "UPDATE paying SET plan = 'free';") == ["unbounded-data-change"]
+    assert rules_after(history, "DELETE FROM paying;") == ["unbounded-data-change"]
+    assert "unbounded-data-change" not in rules_after(
+        history, "INSERT INTO accounts SELECT * FROM accounts;"
+    )
+
+
 def test_a_data_modifying_with_below_the_top_level_is_refused_not_run() -> None:
     # PostgreSQL refuses it before it runs (parse_cte.c: "WITH clause containing a
     # data-modifying statement must be at the top level", 0A000): it changes no row. The
