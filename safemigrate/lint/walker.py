@@ -18,8 +18,8 @@ How a file is read:
    SQL-standard BEGIN ATOMIC and RETURN forms too), created in the file or an earlier one
    (the catalog carries them), is linted the same way where the file calls the function,
    directly or through another, or fires it as a trigger by a write; a function a CREATE
-   OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds (PostgreSQL calls it with no call
-   written) gives that CREATE its timeout-guard-off and run-lock-release hits.
+   OPERATOR / AGGREGATE / CAST / EVENT TRIGGER / TYPE / OPERATOR CLASS binds (PostgreSQL
+   calls it with no call written) gives that CREATE its timeout-guard-off and run-lock-release hits.
 3. Allow comments remove the findings they name from the statement right after them.
 """
 
@@ -253,32 +253,78 @@ _BINDING_KEYS = frozenset(
         *("msfunc", "minvfunc", "mfinalfunc"),
     }
 )
+#: The CREATE TYPE keys naming a support function: a base type's I/O and typmod functions,
+#: its ANALYZE and SUBSCRIPT handlers, a range's SUBTYPE_DIFF and CANONICAL (PostgreSQL docs,
+#: CREATE TYPE): the server calls them whenever a value is read, written, sent, analyzed,
+#: subscripted or normalized, with no call written.
+_TYPE_KEYS = frozenset(
+    {
+        *("input", "output", "receive", "send", "typmod_in", "typmod_out"),
+        *("analyze", "subscript", "subtype_diff", "canonical"),
+    }
+)
+#: CreateOpClassItem.itemtype of a FUNCTION n item (OPCLASS_ITEM_FUNCTION in parsenodes.h).
+_OPCLASS_ITEM_FUNCTION = 2
 #: The rules whose findings a bound function's body gives the CREATE that binds it.
 _GUARD_RULES = frozenset(
     {timeout_guard_off.RULE.id, run_lock_release.RULE.id, self_termination.RULE.id}
 )
 
 
+def _defined_functions(definition: Any, keys: frozenset[str]) -> list[str]:
+    """The function names a CREATE's ``definition`` (DefElems) gives under ``keys``."""
+    names = []
+    for item in definition or ():
+        arg = getattr(item, "arg", None)
+        if not isinstance(item, ast.DefElem) or item.defname not in keys:
+            continue
+        if isinstance(arg, ast.TypeName) and arg.names:
+            names.append(str(arg.names[-1].sval))
+        elif isinstance(arg, ast.String):
+            names.append(str(arg.sval))
+    return names
+
+
+def _opclass_functions(items: Any) -> list[str]:
+    """The support functions an operator class's or family's ``FUNCTION n f(...)`` items
+    bind: the access method calls them on every index scan, build and sort."""
+    return [
+        str(item.name.objname[-1].sval)
+        for item in items or ()
+        if isinstance(item, ast.CreateOpClassItem)
+        and item.itemtype == _OPCLASS_ITEM_FUNCTION
+        and item.name is not None
+        and item.name.objname
+    ]
+
+
 def _bound_functions(node: Any) -> tuple[str, list[str]]:
     """What ``node`` is called in messages and the functions it binds for PostgreSQL to call
     without their names being written: an operator's, an aggregate's, a cast's, an event
-    trigger's (issue 21 review21e G1-G4). Empty when it binds none."""
+    trigger's (issue 21 review21e G1-G4), a type's support functions, an operator class's or
+    family's. Empty when it binds none."""
+    defined: Any
     if isinstance(node, ast.DefineStmt) and node.kind in (
         enums.ObjectType.OBJECT_OPERATOR,
         enums.ObjectType.OBJECT_AGGREGATE,
     ):
         kind = "OPERATOR" if node.kind == enums.ObjectType.OBJECT_OPERATOR else "AGGREGATE"
-        names = []
-        for item in node.definition or ():
-            arg = getattr(item, "arg", None)
-            if not isinstance(item, ast.DefElem) or item.defname not in _BINDING_KEYS:
-                continue
-            if isinstance(arg, ast.TypeName) and arg.names:
-                names.append(str(arg.names[-1].sval))
-            elif isinstance(arg, ast.String):
-                names.append(str(arg.sval))
-        defined: Any = node.defnames
-        return f"CREATE {kind} {defined[-1].sval}", names
+        defined = node.defnames
+        return f"CREATE {kind} {defined[-1].sval}", _defined_functions(
+            node.definition, _BINDING_KEYS
+        )
+    if isinstance(node, ast.DefineStmt) and node.kind == enums.ObjectType.OBJECT_TYPE:
+        defined = node.defnames
+        return f"CREATE TYPE {defined[-1].sval}", _defined_functions(node.definition, _TYPE_KEYS)
+    if isinstance(node, ast.CreateRangeStmt):
+        defined = node.typeName
+        return f"CREATE TYPE {defined[-1].sval}", _defined_functions(node.params, _TYPE_KEYS)
+    if isinstance(node, ast.CreateOpClassStmt):
+        defined = node.opclassname
+        return f"CREATE OPERATOR CLASS {defined[-1].sval}", _opclass_functions(node.items)
+    if isinstance(node, ast.AlterOpFamilyStmt) and not node.isDrop:
+        defined = node.opfamilyname
+        return f"ALTER OPERATOR FAMILY {defined[-1].sval}", _opclass_functions(node.items)
     if isinstance(node, ast.CreateCastStmt) and node.func is not None and node.func.objname:
         return "CREATE CAST", [str(node.func.objname[-1].sval)]
     if isinstance(node, ast.CreateEventTrigStmt) and node.funcname:
@@ -294,7 +340,8 @@ _EVENT_TRIGGER_HINT = (
 
 def _lint_bound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
     """The timeout-guard-off and run-lock-release findings of the functions a CREATE
-    OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds, reported at that CREATE: PostgreSQL
+    OPERATOR / AGGREGATE / CAST / EVENT TRIGGER / TYPE / OPERATOR CLASS (and ALTER OPERATOR
+    FAMILY ... ADD FUNCTION) binds, reported at that CREATE: PostgreSQL
     calls them later without their names being written (an operator, an aggregate or a cast
     in an expression, an event trigger on every later DDL of this and later runs), so no
     call is there to judge. An event trigger's function whose body the files do not hold

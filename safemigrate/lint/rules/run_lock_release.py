@@ -19,7 +19,8 @@ Catches: (an error) a statement that releases session-level advisory locks:
 - `pg_advisory_unlock_all()` anywhere in a statement (DO blocks and the PL/pgSQL or LANGUAGE
   sql functions the file (or an earlier one; with a database, the database too) creates and
   calls, fires as triggers, or binds
-  to an operator, an aggregate, a cast or an event trigger, reported at that CREATE,
+  to an operator, an aggregate, a cast, an event trigger, a type's I/O or support function
+  or an operator class's or family's FUNCTION item, reported at that CREATE,
   included): it releases
   every session advisory lock, the run lock safemigrate holds for the whole run among them.
   No allow comment suppresses it;

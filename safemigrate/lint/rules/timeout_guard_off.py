@@ -63,7 +63,10 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   rules or a view's base reach) calls such a function;
 - a `CREATE OPERATOR` (`FUNCTION =`, `PROCEDURE =`, `RESTRICT =`, `JOIN =`), `CREATE
   AGGREGATE` (`SFUNC =`, `FINALFUNC =` and the other support functions), `CREATE CAST ...
-  WITH FUNCTION` or `CREATE EVENT TRIGGER ... EXECUTE FUNCTION` binding a function whose body
+  WITH FUNCTION`, `CREATE EVENT TRIGGER ... EXECUTE FUNCTION`, `CREATE TYPE` (`INPUT`,
+  `OUTPUT`, `RECEIVE`, `SEND`, `TYPMOD_IN`, `TYPMOD_OUT`, `ANALYZE`, `SUBSCRIPT`; a range's
+  `SUBTYPE_DIFF`, `CANONICAL`), `CREATE OPERATOR CLASS ... FUNCTION n` or `ALTER OPERATOR
+  FAMILY ... ADD FUNCTION n` binding a function whose body
   (one the file or an earlier one creates) or SET clause does any of the above: PostgreSQL
   calls it later without its name being written (an event trigger on every later DDL, in
   this run and later ones), so the finding is reported at that CREATE; a `CREATE EVENT
