@@ -80,9 +80,9 @@ def read_live_functions(session: Session, catalog: Catalog, user: sql.Composable
 
 
 #: Whether some routine body may trip the guard (it names a guarded setting, set_config,
-#: pg_settings, RESET, an advisory unlock or pg_backend_pid: the gate's words for the
-#: pending steps' own text), or an event trigger is enabled. A mention is enough: the lint
-#: then judges the bodies where the steps reach them.
+#: pg_settings, RESET, an advisory unlock, pg_backend_pid or EXECUTE: the gate's words for
+#: the pending steps' own text), or an event trigger is enabled. A mention is enough: the
+#: lint then judges the bodies where the steps reach them.
 _MAY_TRIP = sql.SQL(
     """
 SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D') OR EXISTS (
@@ -94,7 +94,7 @@ SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D') OR EXISTS (
 )
 _WORDS = (
     *("lock_timeout", "statement_timeout", "set_config", "pg_settings", "reset"),
-    *("advisory_unlock", "pg_backend_pid"),
+    *("advisory_unlock", "pg_backend_pid", "execute"),
 )
 
 
