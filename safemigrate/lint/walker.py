@@ -52,6 +52,7 @@ from .catalog import Catalog
 from .context import FileState, StatementContext, Transaction, show, walk
 from .event_triggers import command_tag, fires
 from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize, hit
+from .live_reach import read_views, used_operators, written_sql
 from .options import TimeoutCeilings
 from .plpgsql import do_block_sql, do_language, function_body_queries
 from .rules import CHECKS, SUPPRESSIBLE, run_lock_release, self_termination, timeout_guard_off
@@ -220,6 +221,39 @@ def _lint_calls_of(
         how = f"calling {_shown(key)}() ({origin}), which runs"
         for found in _lint_embedded(queries, base, line, seen | set(keys)):
             hits.append(replace(found, message=f"{how}: {found.message}"))
+    return hits + _lint_reached(node, base, line, seen | set(keys))
+
+
+def _lint_reached(
+    node: Any, base: StatementContext, line: int, seen: frozenset[str] = frozenset()
+) -> list[Hit]:
+    """The hits of what ``node`` reaches in the database besides the routines it calls
+    (lint.live_reach, issue 21 review21g G1/G4): the rules and defaults of the tables it
+    writes and the queries of the views it reads, judged as the statements they run; the
+    operators it uses, as calls of their functions (bodies and SET clauses)."""
+    state = base.state
+    catalog = state.catalog
+    if not (catalog.written_sql or catalog.view_sql or catalog.operator_functions):
+        return []
+    hits: list[Hit] = []
+    reached = [*written_sql(written_tables(node), state), *read_views(node, catalog)]
+    for key, sql in reached:
+        if key in seen:
+            continue
+        how = f"it runs {sql.what}, which runs"
+        for found in _lint_embedded(list(sql.queries), base, line, seen | {key}):
+            hits.append(replace(found, message=f"{how}: {found.message}"))
+    for symbol, function in dict.fromkeys(used_operators(node, catalog)):
+        how = f"its operator {symbol} calls the database's {function}()"
+        name = function.partition(".")[2]
+        hits += _set_clause_hits(name, how, base)
+        keys = [name] if name in state.functions else of_schema(function, state)
+        for key in keys:
+            if key in seen:
+                continue
+            queries = function_body_queries(state.functions[key])
+            for found in _lint_embedded(queries, base, line, seen | {key}):
+                hits.append(replace(found, message=f"{how}, which runs: {found.message}"))
     return hits
 
 
