@@ -230,7 +230,8 @@ def _lint_reached(
     """The hits of what ``node`` reaches in the database besides the routines it calls
     (lint.live_reach, issue 21 review21g G1/G4): the rules and defaults of the tables it
     writes and the queries of the views it reads, judged as the statements they run; the
-    operators it uses, as calls of their functions (bodies and SET clauses)."""
+    operators it uses, as calls of their functions (bodies and SET clauses). Only the guard
+    rules' hits: the rest of what they run is the database's business, not the step's."""
     state = base.state
     catalog = state.catalog
     if not (catalog.written_sql or catalog.view_sql or catalog.operator_functions):
@@ -242,7 +243,8 @@ def _lint_reached(
             continue
         how = f"it runs {sql.what}, which runs"
         for found in _lint_embedded(list(sql.queries), base, line, seen | {key}):
-            hits.append(replace(found, message=f"{how}: {found.message}"))
+            if found.rule in _GUARD_RULES:
+                hits.append(replace(found, message=f"{how}: {found.message}"))
     for symbol, function in dict.fromkeys(used_operators(node, catalog)):
         how = f"its operator {symbol} calls the database's {function}()"
         name = function.partition(".")[2]
@@ -253,7 +255,8 @@ def _lint_reached(
                 continue
             queries = function_body_queries(state.functions[key])
             for found in _lint_embedded(queries, base, line, seen | {key}):
-                hits.append(replace(found, message=f"{how}, which runs: {found.message}"))
+                if found.rule in _GUARD_RULES:
+                    hits.append(replace(found, message=f"{how}, which runs: {found.message}"))
     return hits
 
 

@@ -169,3 +169,13 @@ def test_a_disabled_event_trigger_the_migration_enables_fires_on_later_ddl() -> 
     [finding] = _guard("ALTER EVENT TRIGGER et ENABLE;\n" + alter, catalog)
     assert finding.line == 2 and "event trigger et" in finding.message
     assert _guard("ALTER EVENT TRIGGER et DISABLE;\n" + alter, _live({"et": _BODY})) == []
+
+
+def test_only_the_guard_rules_findings_of_what_is_reached_are_reported() -> None:
+    # A rule's action that other rules would judge (an UPDATE of every row) is the database's
+    # business: the step that fires it is judged for the guard only.
+    catalog = _live()
+    ruledef = "CREATE RULE r AS ON INSERT TO public.t2 DO ALSO UPDATE t3 SET x = 1;"
+    catalog.written_sql[_T2] = (rule_sql("the database's rule r on public.t2", ruledef),)
+    findings = lint_text("0001_a.sql", "INSERT INTO t2 VALUES (1);\n", catalog=catalog).findings
+    assert not any("rule r" in f.message for f in findings)
