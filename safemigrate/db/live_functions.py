@@ -13,7 +13,15 @@ One round trip, on the live schema's session (under its housekeeping timeouts), 
   (a called function calls others);
 - every enabled event trigger (``pg_event_trigger``, ``evtenabled`` not ``D``), its event,
   its ``WHEN TAG`` list and its function;
-- the session's search_path as the server resolves it (``current_schemas(true)``).
+- the session's search_path as the server resolves it (``current_schemas(true)``);
+- what else a step may reach there (lint.live_reach, issue 21 review21g G1/G4): every
+  DISABLEd trigger and event trigger (a pending step may enable it), every rule that is not
+  a view's ON SELECT (``pg_get_ruledef``), every view's query (``pg_get_viewdef``), every
+  column DEFAULT / GENERATED expression that names a guarded word (``pg_get_expr``; one
+  calling a user routine is db.live_schema's write_functions already), and every operator
+  whose function is a user routine. The rows are few next to the routines' (a view's query
+  is the longest of them); the cost is that of reading their definitions, in the same round
+  trip.
 
 A routine of another language (C, plpython, ...) has no body the lint can read: only its SET
 clauses are judged (db.live_schema's function_timeouts).
@@ -24,17 +32,32 @@ something to refuse: :func:`may_trip_guard` is that question for the database's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from psycopg import sql
 
+from ..core.model import QualifiedName
 from ..lint.called_functions import IN_DATABASE
 from ..lint.catalog import Catalog
 from ..lint.event_triggers import LiveEventTrigger
+from ..lint.live_objects import DisabledTrigger, LiveSql, expression_sql, rule_sql
 from .session import Session
 
-#: The query: ``user`` is the user-schema condition on pg_namespace ``n``. Every row has the
-#: same columns: kind, schema, name, text, shadowed, event, list.
-_QUERY = sql.SQL(
-    """
+#: The condition that a query's pg_namespace alias is a user schema (db.live_schema's).
+UserSchema = Callable[[str], sql.Composable]
+
+#: Words whose mention in a definition may trip the guard (lower case): a guarded setting,
+#: set_config, pg_settings, RESET, an advisory unlock, pg_backend_pid, EXECUTE (the gate's
+#: words for the pending steps' own text).
+_WORDS = (
+    *("lock_timeout", "statement_timeout", "set_config", "pg_settings", "reset"),
+    *("advisory_unlock", "pg_backend_pid", "execute"),
+)
+
+#: The query. Every row has the same columns: kind, schema, name, text, flag, detail, list;
+#: what each holds by kind is in read_live_functions. ``user``/``fuser``: the user-schema
+#: conditions on pg_namespace ``n`` and on a function's ``pn``; ``words``: on ``{expr}``.
+_QUERY = """
 SELECT 'function'::text, n.nspname::text, p.proname::text, pg_get_functiondef(p.oid),
   EXISTS (SELECT FROM pg_proc b WHERE b.pronamespace = 'pg_catalog'::regnamespace
           AND b.proname = p.proname AND b.proargtypes = p.proargtypes),
@@ -43,29 +66,68 @@ FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
 WHERE p.prokind IN ('f', 'p') AND l.lanname IN ('plpgsql', 'sql') AND {user}
 UNION ALL
-SELECT 'event trigger', n.nspname::text, p.proname::text, e.evtname::text, NULL,
-  e.evtevent::text, e.evttags::text[]
+SELECT CASE WHEN e.evtenabled = 'D' THEN 'disabled event trigger' ELSE 'event trigger' END,
+  n.nspname::text, p.proname::text, e.evtname::text, NULL, e.evtevent::text, e.evttags::text[]
 FROM pg_event_trigger e JOIN pg_proc p ON p.oid = e.evtfoid
 JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE e.evtenabled <> 'D'
+UNION ALL
+SELECT 'disabled trigger', n.nspname::text, c.relname::text, t.tgname::text,
+  pg_table_is_visible(c.oid), p.proname::text, ARRAY[(t.tgtype::int & 60)::text]
+FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_proc p ON p.oid = t.tgfoid
+JOIN pg_namespace pn ON pn.oid = p.pronamespace
+WHERE NOT t.tgisinternal AND t.tgenabled = 'D' AND {user} AND {fuser}
+UNION ALL
+SELECT 'rule', n.nspname::text, c.relname::text, pg_get_ruledef(r.oid), NULL,
+  r.rulename::text, NULL
+FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE r.ev_type <> '1' AND {user}
+UNION ALL
+SELECT 'view', n.nspname::text, c.relname::text, pg_get_viewdef(c.oid), NULL, NULL, NULL
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'v' AND {user}
+UNION ALL
+SELECT 'default', n.nspname::text, c.relname::text, d.expr, NULL, a.attname::text, NULL
+FROM (SELECT adrelid, adnum, pg_get_expr(adbin, adrelid) AS expr FROM pg_attrdef) d
+JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+JOIN pg_class c ON c.oid = d.adrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE {user} AND ({words})
+UNION ALL
+SELECT 'operator', n.nspname::text, o.oprname::text, NULL, NULL,
+  pn.nspname || '.' || p.proname, NULL
+FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
+JOIN pg_proc p ON p.oid = o.oprcode JOIN pg_namespace pn ON pn.oid = p.pronamespace
+WHERE {fuser}
 UNION ALL
 SELECT 'path', NULL, NULL, NULL, NULL, NULL, current_schemas(true)::text[]
 """
-)
 
 
-def read_live_functions(session: Session, catalog: Catalog, user: sql.Composable) -> None:
-    """Add the database's routines' bodies, its enabled event triggers and its search_path
-    to ``catalog`` (``user``: the condition that pg_namespace ``n`` is a user schema)."""
+def _mentions(expression: str) -> sql.Composable:
+    """The condition that the SQL text ``expression`` (a query's expression) names a word."""
+    return sql.SQL(" OR ").join(
+        sql.SQL("strpos(lower({}), {}) > 0").format(sql.SQL(expression), sql.Literal(word))
+        for word in _WORDS
+    )
+
+
+def read_live_functions(session: Session, catalog: Catalog, user: UserSchema) -> None:
+    """Add the database's routines' bodies, its event triggers, what else a step may reach
+    (module docstring) and its search_path to ``catalog`` (``user(alias)``: the condition
+    that pg_namespace ``alias`` is a user schema)."""
+    query = sql.SQL(_QUERY).format(user=user("n"), fuser=user("pn"), words=_mentions("d.expr"))
     triggers: list[LiveEventTrigger] = []
+    disabled_events: list[LiveEventTrigger] = []
     by_name: dict[str, list[str]] = {}
-    for kind, schema, name, text, shadowed, event, listed in session.rows(_QUERY.format(user=user)):
+    for kind, schema, name, text, flag, detail, listed in session.rows(query):
         if kind == "path":
             catalog.function_path = tuple(str(s) for s in listed or ())
-        elif kind == "event trigger":
+        elif kind in ("event trigger", "disabled event trigger"):
             tags = tuple(str(t).upper() for t in listed or ())
-            triggers.append(LiveEventTrigger(str(text), str(event), tags, f"{schema}.{name}"))
-        else:
+            found = LiveEventTrigger(str(text), str(detail), tags, f"{schema}.{name}")
+            (triggers if kind == "event trigger" else disabled_events).append(found)
+        elif kind == "function":
             keys = by_name.setdefault(str(name), [])
             # Overloads in one schema: each its own key (schema.name, schema.name/2, ...).
             same = sum(1 for k in keys if k.partition(".")[0] == schema)
@@ -73,36 +135,75 @@ def read_live_functions(session: Session, catalog: Catalog, user: sql.Composable
             keys.append(key)
             catalog.function_bodies[key] = str(text)
             catalog.function_origins[key] = IN_DATABASE
-            if shadowed:
+            if flag:
                 catalog.shadowed_functions.add(key)
+        else:
+            _reached(catalog, kind, QualifiedName(schema, name), text, flag, detail, listed)
     catalog.live_functions.update({name: tuple(keys) for name, keys in by_name.items()})
     catalog.live_event_triggers = tuple(triggers)
+    catalog.disabled_event_triggers = tuple(disabled_events)
 
 
-#: Whether some routine body may trip the guard (it names a guarded setting, set_config,
-#: pg_settings, RESET, an advisory unlock or pg_backend_pid: the gate's words for the
-#: pending steps' own text), or an event trigger is enabled. A mention is enough: the lint
-#: then judges the bodies where the steps reach them.
-_MAY_TRIP = sql.SQL(
-    """
-SELECT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D') OR EXISTS (
+def _reached(
+    catalog: Catalog,
+    kind: str,
+    name: QualifiedName,
+    text: str | None,
+    visible: bool | None,
+    detail: str | None,
+    listed: list[str] | None,
+) -> None:
+    """Record one row of what a step may reach (lint.live_reach) in ``catalog``."""
+    shown = f"{name.schema}.{name.name}"
+    if kind == "disabled trigger":
+        events = int((listed or ["0"])[0])
+        trigger = DisabledTrigger(str(text), (events, f"trigger {text}", str(detail)))
+        keys = [name]
+        if visible and name.schema != catalog.search_path_schema:
+            keys.append(QualifiedName(catalog.search_path_schema, name.name))
+        for key in keys:
+            catalog.disabled_triggers[key] = (*catalog.disabled_triggers.get(key, ()), trigger)
+    elif kind == "rule":
+        found = rule_sql(f"the database's rule {detail} on {shown}", str(text))
+        catalog.written_sql[name] = (*catalog.written_sql.get(name, ()), found)
+    elif kind == "default":
+        found = expression_sql(f"the database's default of {detail} on {shown}", str(text))
+        catalog.written_sql[name] = (*catalog.written_sql.get(name, ()), found)
+    elif kind == "view":
+        catalog.view_sql[name] = LiveSql(f"the database's view {shown}", (str(text),))
+    elif kind == "operator":
+        uses = catalog.operator_functions.get(name.name, ())
+        catalog.operator_functions[name.name] = (*uses, (str(name.schema), str(detail)))
+
+
+#: Whether something in the database may trip the guard where a step reaches it: a routine
+#: body, a rule's or view's definition or a column default that mentions a word of _WORDS,
+#: or an event trigger (enabled or not: a pending step may enable it). A mention is enough:
+#: the lint then judges them where the steps reach them.
+_MAY_TRIP = """
+SELECT EXISTS (SELECT FROM pg_event_trigger) OR EXISTS (
   SELECT FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
   JOIN pg_language l ON l.oid = p.prolang
   WHERE p.prokind IN ('f', 'p') AND l.lanname IN ('plpgsql', 'sql') AND {user}
-    AND ({mentions}))
+    AND ({body}))
+OR EXISTS (
+  SELECT FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE {user} AND ({rule}))
+OR EXISTS (
+  SELECT FROM pg_attrdef d JOIN pg_class c ON c.oid = d.adrelid
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE {user} AND ({default}))
 """
-)
-_WORDS = (
-    *("lock_timeout", "statement_timeout", "set_config", "pg_settings", "reset"),
-    *("advisory_unlock", "pg_backend_pid"),
-)
 
 
-def may_trip_guard(session: Session, user: sql.Composable) -> bool:
-    """True when the database holds a routine whose body may trip the guard, or an enabled
-    event trigger (see _MAY_TRIP)."""
-    mentions = sql.SQL(" OR ").join(
-        sql.SQL("strpos(lower(pg_get_functiondef(p.oid)), {}) > 0").format(sql.Literal(word))
-        for word in _WORDS
+def may_trip_guard(session: Session, user: UserSchema) -> bool:
+    """True when the database holds something whose definition may trip the guard where a
+    pending step reaches it, or an event trigger (see _MAY_TRIP)."""
+    query = sql.SQL(_MAY_TRIP).format(
+        user=user("n"),
+        body=_mentions("pg_get_functiondef(p.oid)"),
+        rule=_mentions("pg_get_ruledef(r.oid)"),
+        default=_mentions("pg_get_expr(d.adbin, d.adrelid)"),
     )
-    return bool(session.scalar(_MAY_TRIP.format(user=user, mentions=mentions)))
+    return bool(session.scalar(query))

@@ -221,13 +221,15 @@ WHERE c.relkind IN ('r', 'p', 'm') AND {user}
 # runs under them. The argument types as _FUNCTIONS gives them.
 # What a write to each table runs (issue 20 review F3): the user functions its enabled
 # triggers (tgtype's INSERT 4, DELETE 8, UPDATE 16, TRUNCATE 32 bits), CHECK constraints,
-# defaults and generated columns, and its columns' domains' CHECKs (through domains over
-# domains) call (pg_depend), counted for the table itself and every table above it (a write
-# to a parent reaches its partitions and children: conservative for INSERT into an
-# inheritance parent, which does not) or referenced by its cascading foreign keys (a DELETE
-# or UPDATE of the referenced row deletes or updates its rows: taken as both), or that reach
-# it through a rule (a view's, which writes its base table, or a DO ALSO / INSTEAD rule
-# naming it: any INSERT, UPDATE or DELETE).
+# defaults and generated columns, its columns' domains' CHECKs (through domains over
+# domains) and its indexes' expressions and predicates (on INSERT and UPDATE: an index
+# entry is computed then; issue 21 review21g G1) call (pg_depend), counted for the table
+# itself and every table above it (a write to a parent reaches its partitions and
+# children: conservative for INSERT into an inheritance parent, which does not) or
+# referenced by its cascading foreign keys (a DELETE or UPDATE of the referenced row deletes
+# or updates its rows: taken as both), or that reach it through a rule (a view's, which
+# writes its base table, or a DO ALSO / INSTEAD rule naming it: any INSERT, UPDATE or
+# DELETE).
 _WRITE_FUNCTIONS = sql.SQL(
     """
 WITH RECURSIVE doms(typ, base) AS (
@@ -256,6 +258,11 @@ WITH RECURSIVE doms(typ, base) AS (
   JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
     AND d.refclassid = 'pg_proc'::regclass
   WHERE a.attnum > 0 AND NOT a.attisdropped
+  UNION ALL
+  SELECT i.indrelid, 20, 'index ' || quote_ident(ic.relname), d.refobjid
+  FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+  JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid
+    AND d.refclassid = 'pg_proc'::regclass
 ), edges(child, parent, via) AS (
   SELECT inhrelid, inhparent, 0 FROM pg_inherits
   UNION ALL
@@ -360,7 +367,7 @@ def lint_catalog(session: Session) -> Catalog:
     catalog.event_triggers = bool(session.scalar(_EVENT_TRIGGERS))
     catalog.path_functions.update(str(row[0]) for row in session.rows(_PATH_FUNCTIONS))
     catalog.function_timeouts.update(function_timeouts(session))
-    read_live_functions(session, catalog, _user_schema("n"))  # bodies, event triggers (G5)
+    read_live_functions(session, catalog, _user_schema)  # bodies, event triggers (G5)
     _read_write_functions(session, catalog)
     _read_sizes(session, catalog, visible)
     catalog.live = True
@@ -431,7 +438,7 @@ def guard_probe(session: Session) -> dict[str, tuple[str, ...]]:
     trip the guard (live_functions.may_trip_guard): the run then lints for the guard even
     with lint_gate off."""
     found = function_timeouts(session)
-    if may_trip_guard(session, _user_schema("n")):
+    if may_trip_guard(session, _user_schema):
         found["(a routine body or an event trigger)"] = ()
     return found
 

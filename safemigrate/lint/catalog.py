@@ -16,6 +16,7 @@ from typing import Any
 from ..core.model import QualifiedName
 from .event_triggers import LiveEventTrigger
 from .findings import TableSize
+from .live_objects import DisabledTrigger, LiveSql
 from .types import ColumnType
 
 #: The schema an unqualified name resolves to when nothing says otherwise.
@@ -35,6 +36,11 @@ LIVE_FIELDS = frozenset(
         "shadowed_functions",
         "function_path",
         "live_event_triggers",
+        "written_sql",
+        "view_sql",
+        "operator_functions",
+        "disabled_triggers",
+        "disabled_event_triggers",
     }
 )
 
@@ -182,8 +188,27 @@ class Catalog:
     #: The live session's search_path as the server resolves it (``current_schemas(true)``:
     #: pg_catalog first unless placed, ``"$user"`` as the role's schema when it exists).
     function_path: tuple[str, ...] = ()
-    #: The live database's enabled event triggers, with their events, tags and functions.
+    #: The live database's enabled event triggers, with their events, tags and functions
+    #: (and those of disabled_event_triggers a pending step enables, from then on).
     live_event_triggers: tuple[LiveEventTrigger, ...] = ()
+    #: With a live catalog (db.live_functions, lint.live_reach: issue 21 review21g G1/G4):
+    #: the SQL a write to each table runs that is not a routine's body, its rules' actions
+    #: (not a view's ON SELECT) and the DEFAULT / GENERATED expressions that name a guarded
+    #: word, by table (real schema, and the current one for a table the search_path finds).
+    written_sql: dict[QualifiedName, tuple[LiveSql, ...]] = field(default_factory=dict)
+    #: The database's views, their queries, keyed like written_sql: a read runs the query.
+    view_sql: dict[QualifiedName, LiveSql] = field(default_factory=dict)
+    #: The database's operators whose function is a user routine, by symbol: (the
+    #: operator's schema, its function as ``schema.name``) for each.
+    operator_functions: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    #: The database's DISABLEd triggers, by table (keyed like write_functions): a pending
+    #: ``ALTER TABLE ... ENABLE TRIGGER`` moves them into write_functions.
+    disabled_triggers: dict[QualifiedName, tuple[DisabledTrigger, ...]] = field(
+        default_factory=dict
+    )
+    #: The database's DISABLEd event triggers: a pending ``ALTER EVENT TRIGGER ... ENABLE``
+    #: moves one into live_event_triggers.
+    disabled_event_triggers: tuple[LiveEventTrigger, ...] = ()
 
     def column(self, table: QualifiedName, name: str) -> Column | None:
         """The column ``name`` of ``table``, when the history created it."""

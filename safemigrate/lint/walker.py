@@ -18,8 +18,8 @@ How a file is read:
    SQL-standard BEGIN ATOMIC and RETURN forms too), created in the file or an earlier one
    (the catalog carries them), is linted the same way where the file calls the function,
    directly or through another, or fires it as a trigger by a write; a function a CREATE
-   OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds (PostgreSQL calls it with no call
-   written) gives that CREATE its timeout-guard-off and run-lock-release hits.
+   OPERATOR / AGGREGATE / CAST / EVENT TRIGGER / TYPE / OPERATOR CLASS binds (PostgreSQL
+   calls it with no call written) gives that CREATE its timeout-guard-off and run-lock-release hits.
 3. Allow comments remove the findings they name from the statement right after them.
 """
 
@@ -53,6 +53,7 @@ from .catalog import Catalog
 from .context import FileState, StatementContext, Transaction, show, walk
 from .event_triggers import command_tag, fires
 from .findings import Cost, CostFacts, Finding, Hit, Rule, TableSize, hit
+from .live_reach import read_views, used_operators, written_sql
 from .options import TimeoutCeilings
 from .plpgsql import do_block_sql, do_language, function_body_queries
 from .rules import CHECKS, SUPPRESSIBLE, run_lock_release, self_termination, timeout_guard_off
@@ -221,6 +222,42 @@ def _lint_calls_of(
         how = f"calling {_shown(key)}() ({origin}), which runs"
         for found in _lint_embedded(queries, base, line, seen | set(keys)):
             hits.append(replace(found, message=f"{how}: {found.message}"))
+    return hits + _lint_reached(node, base, line, seen | set(keys))
+
+
+def _lint_reached(
+    node: Any, base: StatementContext, line: int, seen: frozenset[str] = frozenset()
+) -> list[Hit]:
+    """The hits of what ``node`` reaches in the database besides the routines it calls
+    (lint.live_reach, issue 21 review21g G1/G4): the rules and defaults of the tables it
+    writes and the queries of the views it reads, judged as the statements they run; the
+    operators it uses, as calls of their functions (bodies and SET clauses). Only the guard
+    rules' hits: the rest of what they run is the database's business, not the step's."""
+    state = base.state
+    catalog = state.catalog
+    if not (catalog.written_sql or catalog.view_sql or catalog.operator_functions):
+        return []
+    hits: list[Hit] = []
+    reached = [*written_sql(written_tables(node), state), *read_views(node, catalog)]
+    for key, sql in reached:
+        if key in seen:
+            continue
+        how = f"it runs {sql.what}, which runs"
+        for found in _lint_embedded(list(sql.queries), base, line, seen | {key}):
+            if found.rule in _GUARD_RULES:
+                hits.append(replace(found, message=f"{how}: {found.message}"))
+    for symbol, function in dict.fromkeys(used_operators(node, catalog)):
+        how = f"its operator {symbol} calls the database's {function}()"
+        name = function.partition(".")[2]
+        hits += _set_clause_hits(name, how, base)
+        keys = [name] if name in state.functions else of_schema(function, state)
+        for key in keys:
+            if key in seen:
+                continue
+            queries = function_body_queries(state.functions[key])
+            for found in _lint_embedded(queries, base, line, seen | {key}):
+                if found.rule in _GUARD_RULES:
+                    hits.append(replace(found, message=f"{how}, which runs: {found.message}"))
     return hits
 
 
@@ -260,7 +297,8 @@ _EVENT_TRIGGER_HINT = (
 
 def _lint_bound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
     """The timeout-guard-off and run-lock-release findings of the functions a CREATE
-    OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds, reported at that CREATE: PostgreSQL
+    OPERATOR / AGGREGATE / CAST / EVENT TRIGGER / TYPE / OPERATOR CLASS (and ALTER OPERATOR
+    FAMILY ... ADD FUNCTION) binds, reported at that CREATE: PostgreSQL
     calls them later without their names being written (an operator, an aggregate or a cast
     in an expression, an event trigger on every later DDL of this and later runs), so no
     call is there to judge. An event trigger's function whose body the files do not hold

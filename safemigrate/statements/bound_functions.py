@@ -1,6 +1,7 @@
-"""The functions a CREATE OPERATOR / AGGREGATE / CAST / EVENT TRIGGER binds: PostgreSQL calls
-them later without their names being written (an operator or an aggregate in an expression,
-a cast, an event trigger on DDL). One reading for the timeout guard (lint.walker judges their
+"""The functions a CREATE OPERATOR / AGGREGATE / CAST / EVENT TRIGGER / TYPE / OPERATOR CLASS
+binds: PostgreSQL calls them later without their names being written (an operator or an
+aggregate in an expression, a cast, an event trigger on DDL, a type's I/O functions, an
+index's support functions). One reading for the timeout guard (lint.walker judges their
 bodies at that CREATE) and the session state (a use of the operator or aggregate is a call of
 its functions). Pure: facts from PostgreSQL's parse tree (pglast), no I/O.
 """
@@ -21,26 +22,74 @@ BINDING_KEYS = frozenset(
 )
 
 
+#: The CREATE TYPE keys naming a support function: a base type's I/O and typmod functions,
+#: its ANALYZE and SUBSCRIPT handlers, a range's SUBTYPE_DIFF and CANONICAL (PostgreSQL docs,
+#: CREATE TYPE): the server calls them whenever a value is read, written, sent, analyzed,
+#: subscripted or normalized, with no call written.
+TYPE_KEYS = frozenset(
+    {
+        *("input", "output", "receive", "send", "typmod_in", "typmod_out"),
+        *("analyze", "subscript", "subtype_diff", "canonical"),
+    }
+)
+#: CreateOpClassItem.itemtype of a FUNCTION n item (OPCLASS_ITEM_FUNCTION in parsenodes.h).
+_OPCLASS_ITEM_FUNCTION = 2
+
+
+def _defined_functions(definition: Any, keys: frozenset[str]) -> list[str]:
+    """The function names a CREATE's ``definition`` (DefElems) gives under ``keys``."""
+    names = []
+    for item in definition or ():
+        arg = getattr(item, "arg", None)
+        if not isinstance(item, ast.DefElem) or item.defname not in keys:
+            continue
+        if isinstance(arg, ast.TypeName) and arg.names:
+            names.append(str(arg.names[-1].sval))
+        elif isinstance(arg, ast.String):
+            names.append(str(arg.sval))
+    return names
+
+
+def _opclass_functions(items: Any) -> list[str]:
+    """The support functions an operator class's or family's ``FUNCTION n f(...)`` items
+    bind: the access method calls them on every index scan, build and sort."""
+    return [
+        str(item.name.objname[-1].sval)
+        for item in items or ()
+        if isinstance(item, ast.CreateOpClassItem)
+        and item.itemtype == _OPCLASS_ITEM_FUNCTION
+        and item.name is not None
+        and item.name.objname
+    ]
+
+
 def bound_functions(node: Any) -> tuple[str, list[str]]:
     """What ``node`` is called in messages and the functions it binds for PostgreSQL to call
     without their names being written: an operator's, an aggregate's, a cast's, an event
-    trigger's (issue 21 review21e G1-G4). Empty when it binds none."""
+    trigger's (issue 21 review21e G1-G4), a type's support functions, an operator class's or
+    family's. Empty when it binds none."""
+    defined: Any
     if isinstance(node, ast.DefineStmt) and node.kind in (
         enums.ObjectType.OBJECT_OPERATOR,
         enums.ObjectType.OBJECT_AGGREGATE,
     ):
         kind = "OPERATOR" if node.kind == enums.ObjectType.OBJECT_OPERATOR else "AGGREGATE"
-        names = []
-        for item in node.definition or ():
-            arg = getattr(item, "arg", None)
-            if not isinstance(item, ast.DefElem) or item.defname not in BINDING_KEYS:
-                continue
-            if isinstance(arg, ast.TypeName) and arg.names:
-                names.append(str(arg.names[-1].sval))
-            elif isinstance(arg, ast.String):
-                names.append(str(arg.sval))
-        defined: Any = node.defnames
-        return f"CREATE {kind} {defined[-1].sval}", names
+        defined = node.defnames
+        return f"CREATE {kind} {defined[-1].sval}", _defined_functions(
+            node.definition, BINDING_KEYS
+        )
+    if isinstance(node, ast.DefineStmt) and node.kind == enums.ObjectType.OBJECT_TYPE:
+        defined = node.defnames
+        return f"CREATE TYPE {defined[-1].sval}", _defined_functions(node.definition, TYPE_KEYS)
+    if isinstance(node, ast.CreateRangeStmt):
+        defined = node.typeName
+        return f"CREATE TYPE {defined[-1].sval}", _defined_functions(node.params, TYPE_KEYS)
+    if isinstance(node, ast.CreateOpClassStmt):
+        defined = node.opclassname
+        return f"CREATE OPERATOR CLASS {defined[-1].sval}", _opclass_functions(node.items)
+    if isinstance(node, ast.AlterOpFamilyStmt) and not node.isDrop:
+        defined = node.opfamilyname
+        return f"ALTER OPERATOR FAMILY {defined[-1].sval}", _opclass_functions(node.items)
     if isinstance(node, ast.CreateCastStmt) and node.func is not None and node.func.objname:
         return "CREATE CAST", [str(node.func.objname[-1].sval)]
     if isinstance(node, ast.CreateEventTrigStmt) and node.funcname:

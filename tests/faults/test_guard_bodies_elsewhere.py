@@ -4,31 +4,28 @@ created in the same file was read, and a step calling a function whose body does
 ``set_config('lock_timeout', '0', true)`` waited behind a holder for as long as it held,
 under ``--lock-timeout 1s``, then exited 0.
 
-Each test: an application session holds ACCESS SHARE on ``big`` (a plain SELECT in an open
-transaction), the run has ``--lock-timeout 1s``, the pre-check and yielding off, and the
-pending step would queue its ACCESS EXCLUSIVE behind the holder with no lock timeout
-(PostgreSQL docs, 13.3.1 Table-Level Locks: ACCESS EXCLUSIVE conflicts with ACCESS SHARE;
-20.11.2 lock_timeout: 0 turns the timeout off). The guard refuses the run up front: exit 2,
-where the call is and where the body came from, nothing applied, and no wait."""
+Each test: a holder on ``big`` and ``up`` behind it as tests.faults.guard_holder describes;
+the pending step would queue its ACCESS EXCLUSIVE behind the holder with no lock timeout. The
+guard refuses the run up front: exit 2, where the call is and where the body came from,
+nothing applied, and no wait."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import psycopg
 import pytest
 
+from tests.faults.guard_holder import (
+    REFUSED_WITHIN_S,
+    Conn,
+    column_added,
+    hold_big,
+    up_behind_holder,
+)
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import Result, journal_rows, run, write_migrations
-
-Conn = psycopg.Connection[Any]
-
-#: A run refused up front ends well within this; the stall it prevents lasted as long as the
-#: holder held (HOLD_S) before the fix.
-REFUSED_WITHIN_S = 5.0
+from tests.support.runner import journal_rows, run, write_migrations
 
 _LT_OFF_BODY = "$$ BEGIN PERFORM set_config('lock_timeout', '0', true); END $$"
 
@@ -39,41 +36,8 @@ _STALLING_STEP = "BEGIN;\nSELECT lt_off();\nALTER TABLE big ADD COLUMN c int;\nC
 
 @pytest.fixture
 def holder(connect: ConnectFactory) -> Iterator[Conn]:
-    """The application's table ``big`` (a row in it), held in ACCESS SHARE by an open
-    transaction for the whole test."""
-    setup = connect()
-    setup.execute("CREATE TABLE big (id int PRIMARY KEY, a int)")
-    setup.execute("INSERT INTO big VALUES (1, 1)")
-    app = connect(autocommit=False, application_name="app")
-    app.execute("SELECT * FROM big")
-    try:
-        yield app
-    finally:
-        app.rollback()
-
-
-def _up(directory: Path, dsn: str) -> tuple[Result, float]:
-    start = time.monotonic()
-    result = run(
-        "up",
-        "--dir",
-        str(directory),
-        "--dsn",
-        dsn,
-        "--lock-timeout",
-        "1s",
-        "--no-lock-precheck",
-        "--yield-after",
-        "0",
-    )
-    return result, time.monotonic() - start
-
-
-def _column_added(conn: Conn) -> bool:
-    row = conn.execute(
-        "SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'c'"
-    ).fetchone()
-    return row is not None and row[0] == 1
+    """``big``, held in ACCESS SHARE for the whole test (guard_holder.hold_big)."""
+    yield from hold_big(connect)
 
 
 def _function_exists(conn: Conn, name: str) -> bool:
@@ -93,7 +57,7 @@ def test_up_refuses_a_call_of_a_function_an_earlier_pending_file_creates(
             "0002_use.sql": _STALLING_STEP,
         },
     )
-    result, elapsed = _up(directory, db_dsn)
+    result, elapsed = up_behind_holder(directory, db_dsn)
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert "0002_use.sql:2" in result.stderr, result.stderr
@@ -102,7 +66,7 @@ def test_up_refuses_a_call_of_a_function_an_earlier_pending_file_creates(
     assert elapsed < REFUSED_WITHIN_S
     conn = connect()
     assert journal_rows(db_dsn) == []
-    assert not _function_exists(conn, "lt_off") and not _column_added(conn)
+    assert not _function_exists(conn, "lt_off") and not column_added(conn)
 
 
 def test_up_refuses_a_call_of_a_function_created_outside_the_migrations(
@@ -112,12 +76,12 @@ def test_up_refuses_a_call_of_a_function_created_outside_the_migrations(
     conn = connect()
     conn.execute(f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS {_LT_OFF_BODY}")
     directory = write_migrations(tmp_path / "m", {"0001_use.sql": _STALLING_STEP})
-    result, elapsed = _up(directory, db_dsn)
+    result, elapsed = up_behind_holder(directory, db_dsn)
     assert result.exit_code == 2, result.output
     assert "0001_use.sql:2" in result.stderr, result.stderr
     assert "public.lt_off()" in result.stderr and "already in the database" in result.stderr
     assert elapsed < REFUSED_WITHIN_S
-    assert journal_rows(db_dsn) == [] and not _column_added(conn)
+    assert journal_rows(db_dsn) == [] and not column_added(conn)
     planned = run("plan", "--dir", str(directory), "--dsn", db_dsn)
     assert planned.exit_code == 0, planned.output
     assert "up would refuse" in planned.output and "public.lt_off()" in planned.output
@@ -136,12 +100,12 @@ def test_up_refuses_a_write_that_fires_a_database_trigger_whose_body_switches_it
     )
     step = "BEGIN;\nINSERT INTO big VALUES (2, 2);\nALTER TABLE big ADD COLUMN c int;\nCOMMIT;\n"
     directory = write_migrations(tmp_path / "m", {"0001_write.sql": step})
-    result, elapsed = _up(directory, db_dsn)
+    result, elapsed = up_behind_holder(directory, db_dsn)
     assert result.exit_code == 2, result.output
     assert "0001_write.sql:2" in result.stderr and "public.big_audit()" in result.stderr
     assert elapsed < REFUSED_WITHIN_S
     rows = conn.execute("SELECT count(*) FROM big").fetchone()
-    assert rows == (1,) and journal_rows(db_dsn) == [] and not _column_added(conn)
+    assert rows == (1,) and journal_rows(db_dsn) == [] and not column_added(conn)
 
 
 def test_up_refuses_ddl_that_fires_a_live_event_trigger_whose_body_switches_it_off(
@@ -160,13 +124,13 @@ def test_up_refuses_ddl_that_fires_a_live_event_trigger_whose_body_switches_it_o
     directory = write_migrations(
         tmp_path / "m", {"0001_alter.sql": "ALTER TABLE big ADD COLUMN c int;\n"}
     )
-    result, elapsed = _up(directory, db_dsn)
+    result, elapsed = up_behind_holder(directory, db_dsn)
     assert result.exit_code == 2, result.output
     assert "0001_alter.sql:1" in result.stderr, result.stderr
     assert "event trigger et_off (ddl_command_start)" in result.stderr
     assert "public.et_off()" in result.stderr and "lock_timeout to 0" in result.stderr
     assert elapsed < REFUSED_WITHIN_S
-    assert journal_rows(db_dsn) == [] and not _column_added(conn)
+    assert journal_rows(db_dsn) == [] and not column_added(conn)
 
 
 def test_the_refusal_does_not_depend_on_lint_gate(
@@ -186,4 +150,38 @@ def test_the_refusal_does_not_depend_on_lint_gate(
     assert result.exit_code == 2, result.output
     assert "public.lt_off()" in result.stderr
     assert time.monotonic() - start < REFUSED_WITHIN_S
-    assert journal_rows(db_dsn) == [] and not _column_added(conn)
+    assert journal_rows(db_dsn) == [] and not column_added(conn)
+
+
+def test_up_refuses_an_operator_class_whose_support_function_switches_it_off(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
+) -> None:
+    # A btree operator class's FUNCTION 1 is its comparison (PostgreSQL docs, B-Tree Indexes,
+    # Support Functions): an INSERT into an index built with it calls it as it descends the
+    # tree (nbtsearch.c, _bt_compare), with no call written, so its body's set_config switched
+    # lock_timeout off for the transaction and the ALTER waited behind the holder (exit 0).
+    # The index build's own calls do not count: DefineIndex undoes their settings
+    # (NewGUCNestLevel / AtEOXact_GUC), so the INSERT comes after it.
+    step = (
+        "BEGIN;\n"
+        "CREATE FUNCTION cmp_off(int, int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM set_config('lock_timeout', '0', true); RETURN btint4cmp($1, $2); END $$;\n"
+        "CREATE OPERATOR CLASS oc_off FOR TYPE int USING btree AS\n"
+        "  OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,\n"
+        "  FUNCTION 1 cmp_off(int, int);\n"
+        "CREATE TABLE ids (id int);\n"
+        "CREATE INDEX ids_oc ON ids (id oc_off);\n"
+        "INSERT INTO ids VALUES (2), (1);\n"
+        "ALTER TABLE big ADD COLUMN c int;\n"
+        "COMMIT;\n"
+    )
+    directory = write_migrations(tmp_path / "m", {"0001_opclass.sql": step})
+    result, elapsed = up_behind_holder(directory, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert "0001_opclass.sql:3" in result.stderr, result.stderr
+    assert "CREATE OPERATOR CLASS oc_off" in result.stderr and "cmp_off()" in result.stderr
+    assert elapsed < REFUSED_WITHIN_S
+    conn = connect()
+    assert journal_rows(db_dsn) == []
+    assert not _function_exists(conn, "cmp_off") and not column_added(conn)

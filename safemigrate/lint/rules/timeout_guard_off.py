@@ -63,7 +63,10 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   rules or a view's base reach) calls such a function;
 - a `CREATE OPERATOR` (`FUNCTION =`, `PROCEDURE =`, `RESTRICT =`, `JOIN =`), `CREATE
   AGGREGATE` (`SFUNC =`, `FINALFUNC =` and the other support functions), `CREATE CAST ...
-  WITH FUNCTION` or `CREATE EVENT TRIGGER ... EXECUTE FUNCTION` binding a function whose body
+  WITH FUNCTION`, `CREATE EVENT TRIGGER ... EXECUTE FUNCTION`, `CREATE TYPE` (`INPUT`,
+  `OUTPUT`, `RECEIVE`, `SEND`, `TYPMOD_IN`, `TYPMOD_OUT`, `ANALYZE`, `SUBSCRIPT`; a range's
+  `SUBTYPE_DIFF`, `CANONICAL`), `CREATE OPERATOR CLASS ... FUNCTION n` or `ALTER OPERATOR
+  FAMILY ... ADD FUNCTION n` binding a function whose body
   (one the file or an earlier one creates) or SET clause does any of the above: PostgreSQL
   calls it later without its name being written (an event trigger on every later DDL, in
   this run and later ones), so the finding is reported at that CREATE; a `CREATE EVENT
@@ -80,8 +83,14 @@ no ceiling, and lifting statement_timeout to 0 is then only a warning). The stat
   (`pg_event_trigger`, decided by its event and `WHEN TAG` list from the manual's Event
   Trigger Firing Matrix, taken wide: every DROP and ALTER for `sql_drop`, every ALTER TABLE
   for `table_rewrite`) is judged by that trigger's function body and SET clause, at the
-  statement; without a database (`check`) a call of a function the files do not create is
-  not judged: its body is not known;
+  statement; what else a step reaches there is judged the same way, as the statements it
+  runs: the rules (not a view's ON SELECT) and the DEFAULT / GENERATED expressions of a table
+  it writes, the query of a view it reads, the function of an operator it uses, the
+  functions of an expression index of a table it writes (on INSERT and UPDATE), a DISABLEd
+  trigger or event trigger once a pending `ALTER TABLE ... ENABLE TRIGGER` or `ALTER EVENT
+  TRIGGER ... ENABLE` has enabled it (every table, view or operator of the name counts,
+  whatever the event or argument types); without a database (`check`) a call of a function
+  the files do not create is not judged: its body is not known;
 - `ALTER ROLE ... SET`, `ALTER DATABASE ... SET`, `ALTER SYSTEM SET` of either setting to 0 or
   above its ceiling (they change the default of every later session, the applications' too);
   for `ALTER SYSTEM` also `SET ... TO DEFAULT`, `RESET` and `RESET ALL`: the server's own

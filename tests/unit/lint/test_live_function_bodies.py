@@ -143,6 +143,16 @@ def test_a_pending_event_trigger_on_a_database_function_is_judged_by_its_body() 
     assert _guard(create, _live({"public.f": _HARMLESS})) == []  # readable and harmless
 
 
+def test_a_pending_type_or_operator_class_binding_a_database_function_is_judged() -> None:
+    for create in (
+        "CREATE TYPE bt (INPUT = f, OUTPUT = bt_out);\n",
+        "CREATE OPERATOR CLASS oc FOR TYPE int USING btree AS FUNCTION 1 f(int, int);\n",
+    ):
+        [finding] = _guard(create, _live({"public.f": _BODY}))
+        assert "has PostgreSQL call public.f()" in finding.message, create
+        assert _guard(create, _live({"public.f": _HARMLESS})) == []
+
+
 # -- live event triggers
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from safemigrate.core.errors import MigrationFileError
+from safemigrate.db.runlock import NAMESPACE_KEY, lock_keys
 from safemigrate.lint import explain
+from safemigrate.lint.rules.run_lock_release import RUN_LOCK_NAMESPACE
 from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import pending_steps
 from safemigrate.planning.timeout_guard import refuse_unguarding
@@ -94,3 +96,41 @@ def test_the_runner_refuses_it_whatever_lint_gate_says(tmp_path: Path) -> None:
 def test_an_unlock_in_a_sql_function_body_is_reported_at_the_call(create: str) -> None:
     found = [f for f in lint(f"{create};\nSELECT s3();\n") if f.rule == "run-lock-release"]
     assert [f.line for f in found] == [2]
+
+
+@pytest.mark.parametrize(
+    "unlock",
+    [
+        "pg_advisory_unlock(1526651649, 1872139474)",  # review 21g R1: the run lock's own keys
+        "pg_advisory_unlock(1526651649, 7)",  # another journal's run lock
+        "pg_catalog.pg_advisory_unlock(1526651649::int, 7)",
+        "pg_advisory_unlock('1526651649', '7')",
+        "pg_advisory_unlock(x'5AFEDB01'::int, 7)",
+        "pg_advisory_unlock_shared(+1526651649, 7)",
+        f"pg_advisory_unlock({(0x5AFEDB01 << 32) | 7})",  # the bigint form's high half
+    ],
+)
+def test_no_allow_comment_suppresses_an_unlock_of_the_runners_key(unlock: str) -> None:
+    sql = f"-- safemigrate: allow run-lock-release -- mine\nSELECT {unlock};"
+    [finding] = [f for f in lint(sql) if f.rule == RULE]
+    assert "safemigrate's own namespace" in finding.message
+    assert "an allow comment cannot suppress this" in finding.message
+    body = f"CREATE FUNCTION rel1() RETURNS bool LANGUAGE sql AS $$ SELECT {unlock} $$;\n"
+    assert RULE in rules(body + sql.replace(unlock, "rel1()"))
+
+
+@pytest.mark.parametrize(
+    "unlock",
+    [
+        "pg_advisory_unlock(42, 1526651649)",
+        "pg_advisory_unlock(1526651649)",
+        "pg_advisory_unlock(k, 7)",
+    ],
+)
+def test_another_key_stays_allowed_with_a_reason(unlock: str) -> None:
+    sql = f"-- safemigrate: allow run-lock-release -- ours\nSELECT {unlock} FROM (SELECT 1 AS k) s;"
+    assert rules(sql) == []
+
+
+def test_the_namespace_is_the_run_locks() -> None:
+    assert RUN_LOCK_NAMESPACE == NAMESPACE_KEY == lock_keys("public.safemigrate_history")[0]

@@ -1,6 +1,7 @@
 """timeout-guard-off and run-lock-release at a CREATE that binds a function PostgreSQL calls
 itself: an operator's, an aggregate's, a cast's, an event trigger's (issue 21 review21e
-G1-G4). The call is never written, so the CREATE is where the lint judges the function."""
+G1-G4), a type's I/O and support functions, an operator class's or family's FUNCTION items.
+The call is never written, so the CREATE is where the lint judges the function."""
 
 from __future__ import annotations
 
@@ -57,6 +58,35 @@ _BINDINGS = {
         "$$ BEGIN PERFORM set_config('lock_timeout', '0', true); END $$;\n"
         "CREATE EVENT TRIGGER et_off ON ddl_command_start EXECUTE FUNCTION et_off();\n",
         2,
+    ),
+    **{
+        f"type-{key.lower()}": (
+            _OFF + f"CREATE TYPE bt (INPUT = bt_in, OUTPUT = bt_out, {key} = lt_off);\n",
+            2,
+        )
+        for key in ("INPUT", "RECEIVE", "SEND", "TYPMOD_IN", "TYPMOD_OUT", "ANALYZE", "SUBSCRIPT")
+    },
+    "type-output-qualified": (
+        _OFF + "CREATE TYPE bt (INPUT = bt_in, OUTPUT = public.lt_off);\n",
+        2,
+    ),
+    "range-subtype-diff": (
+        _OFF + "CREATE TYPE rt AS RANGE (SUBTYPE = int, SUBTYPE_DIFF = lt_off);\n",
+        2,
+    ),
+    "range-canonical": (
+        _OFF + "CREATE TYPE rt AS RANGE (SUBTYPE = int, CANONICAL = lt_off);\n",
+        2,
+    ),
+    "operator-class-function": (
+        _OFF + "CREATE OPERATOR CLASS oc FOR TYPE int USING btree AS\n"
+        "  OPERATOR 1 <, FUNCTION 1 lt_off(int);\n",
+        2,
+    ),
+    "operator-family-add-function": (
+        _OFF + "CREATE OPERATOR FAMILY of USING btree;\n"
+        "ALTER OPERATOR FAMILY of USING btree ADD FUNCTION 1 (int, int) lt_off(int);\n",
+        3,
     ),
     "set-clause": (
         "CREATE FUNCTION lt_op(int, int) RETURNS bool LANGUAGE sql SET lock_timeout = 0 "
