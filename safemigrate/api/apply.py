@@ -151,6 +151,10 @@ def _replay_problem(
     """(version, message) of the session setting of an applied step that ``up`` could not
     replay on its new session (issue 21 review21c F5: status said nothing while every ``up``
     failed), or None."""
+    if not any(s.session_changes for m in migrations for step in m.steps for s in step.statements):
+        # Nothing a new session would replay (the usual history): no second read of the
+        # journal, and none of the session-state fold's imports (issue 26: status's time).
+        return None
     from ..run.journal_reading import applied_history
     from ..run.session_replay import replay_problem
     from ..statements.session_state import history_state
