@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..core.errors import BadInputError, InterruptedRunError
-from ..core.events import EventSink, HistoryAdopted
 from ..core.reached import Target
 from ..planning.adoption import switch_event
 from ..planning.pending import (
@@ -27,6 +26,8 @@ from ..settings.config import Settings
 from .inputs import ignore, read_migrations, read_migrations_leniently
 
 if TYPE_CHECKING:
+    # Types only: the events' classes (about 30 dataclasses) are not needed by ``status``.
+    from ..core.events import EventSink, HistoryAdopted
     from ..core.model import Migration
     from ..db import Session
     from ..db.journal import JournalTable
