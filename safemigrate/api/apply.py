@@ -194,7 +194,7 @@ def status(
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
-        journal_exists = dbjournal.exists(session, journal)
+        journal_exists = dbjournal.exists_checked(session, journal)
         rows = dbjournal.read(session, journal, found=journal_exists)
         found = foreign_history.adoption(session, settings, migrations, rows)
         progress, recipes = dbstarted.records(session, journal)
