@@ -54,6 +54,17 @@ def extract(revision: str, into: Path) -> Path:
     return into
 
 
+def compile_bytecode(*packages: Path) -> None:
+    """Write the bytecode cache of every module of ``packages``, as installing a package does.
+
+    Without it, a run under ``PYTHONDONTWRITEBYTECODE=1`` (or from a fresh ``git archive``)
+    compiles every module it imports, every time: about 0.1 s more for ``status``, and more
+    for the revision with no cache at all, so the comparison would not be fair.
+    """
+    for package in packages:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
+
+
 def run(argv: list[str], src: Path | None) -> subprocess.CompletedProcess[bytes]:
     """``argv`` with ``src`` (a revision's code) first on PYTHONPATH, or this checkout."""
     env = c.child_env(PYTHONPATH=str(src if src is not None else c.REPO))
@@ -120,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-speed-") as tmp:
         work = Path(tmp)
         baseline = extract(args.baseline, work / "baseline")
+        compile_bytecode(baseline / "safemigrate", c.REPO / "safemigrate")
         directory = work / "migrations"
         generate(directory, args.migrations)
         corpus = args.corpus if args.corpus.is_dir() else directory

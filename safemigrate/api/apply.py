@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..core.errors import BadInputError, InterruptedRunError
-from ..core.events import EventSink, HistoryAdopted
 from ..core.reached import Target
 from ..planning.adoption import switch_event
 from ..planning.pending import (
@@ -27,6 +26,8 @@ from ..settings.config import Settings
 from .inputs import ignore, read_migrations, read_migrations_leniently
 
 if TYPE_CHECKING:
+    # Types only: the events' classes (about 30 dataclasses) are not needed by ``status``.
+    from ..core.events import EventSink, HistoryAdopted
     from ..core.model import Migration
     from ..db import Session
     from ..db.journal import JournalTable
@@ -151,6 +152,10 @@ def _replay_problem(
     """(version, message) of the session setting of an applied step that ``up`` could not
     replay on its new session (issue 21 review21c F5: status said nothing while every ``up``
     failed), or None."""
+    if not any(s.session_changes for m in migrations for step in m.steps for s in step.statements):
+        # Nothing a new session would replay (the usual history): no second read of the
+        # journal, and none of the session-state fold's imports (issue 26: status's time).
+        return None
     from ..run.journal_reading import applied_history
     from ..run.session_replay import replay_problem
     from ..statements.session_state import history_state
@@ -189,7 +194,7 @@ def status(
     journal = journal_table(settings)
     with open_session(settings, db) as session:
         target = session.target()
-        journal_exists = dbjournal.exists(session, journal)
+        journal_exists = dbjournal.exists_checked(session, journal)
         rows = dbjournal.read(session, journal, found=journal_exists)
         found = foreign_history.adoption(session, settings, migrations, rows)
         progress, recipes = dbstarted.records(session, journal)

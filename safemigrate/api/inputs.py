@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import MigrationFileError
-from ..core.events import Event
 from ..core.model import Migration
 from ..planning.migrations import journal_migration, load_migrations
 from ..settings.config import Settings
@@ -18,6 +18,9 @@ from ..source import MigrationFile, discover
 from ..source.layouts import head_text, refuse_foreign_layout
 from ..source.layouts import resolve as resolve_layout
 from ..source.scanning import decode_sql, unreadable
+
+if TYPE_CHECKING:
+    from ..core.events import Event
 
 
 def ignore(_: Event) -> None:

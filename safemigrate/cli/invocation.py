@@ -73,7 +73,7 @@ class Invocation:
 
     def print_document(self, document: object) -> None:
         """Print the command's one JSON document on stdout."""
-        from ..render.output import to_json
+        from ..render.plain import to_json
 
         click.echo(to_json(document))
         self.document_printed = True

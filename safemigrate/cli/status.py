@@ -51,7 +51,7 @@ def status(
         # Its migrations carry the problems; a refusal below goes to stderr.
         invocation.print_document(report.to_dict())
     else:
-        from ..render.output import journal_text, status_text
+        from ..render.status_text import journal_text, status_text
 
         click.echo(f"target: {report.target.describe()}")
         for line in journal_text(report.journal, report.journal_exists, report.switch):

@@ -241,19 +241,23 @@ def other_text(session: Session, journal: JournalTable, record: StepRecord) -> S
     return found[0] if found else None
 
 
-def unfinished(session: Session, journal: JournalTable) -> list[StepProgress]:
+def unfinished(
+    session: Session, journal: JournalTable, *, known: tuple[bool, bool] | None = None
+) -> list[StepProgress]:
     """The recorded batches of every step the journal does not record as applied, per step and
     text (what ``status``, ``up`` and ``repair`` compare with the files); empty without a
-    progress table or one no release of the checksum column has written to yet."""
-    exists, keyed = _progress_state(session, journal)
-    if not (exists and keyed):
+    progress table or one no release of the checksum column has written to yet.
+
+    ``known``: whether such a progress table exists and whether the journal does, when the
+    caller just asked (``started.records``), so that neither is asked again."""
+    if known is None:
+        exists, keyed = _progress_state(session, journal)
+        known = (exists and keyed, dbjournal.exists(session, journal))
+    progress_keyed, journal_found = known
+    if not progress_keyed:
         return []
     done: sql.Composable = sql.SQL("")
-    if session.scalar(
-        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
-            sql.Literal(session.render(journal.ident))
-        )
-    ):
+    if journal_found:
         done = sql.SQL(
             "WHERE NOT EXISTS (SELECT 1 FROM {} j WHERE j.version = p.version "
             "AND j.step = p.step AND j.state IN ('applied', 'baseline')) "

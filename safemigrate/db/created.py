@@ -17,10 +17,11 @@ a run whose gate judged with ``lint_gate = "error"``:
   them).
 
 Otherwise the run stops before the step (exit 7, LintGateError): every later judgement that
-took the relation for new is void. One query per step, under the session's housekeeping
-timeouts, only while the run has such relations. Left: the moment between the last check and
-the CREATE statement itself inside one step (milliseconds; a plain CREATE TABLE then fails, an
-``IF NOT EXISTS`` in the same step as its later statements is not caught).
+took the relation for new is void. One query per step (issue 26: the three checks took a
+round trip each), under the session's housekeeping timeouts, only while the run has such
+relations. Left: the moment between the last check and the CREATE statement itself inside
+one step (milliseconds; a plain CREATE TABLE then fails, an ``IF NOT EXISTS`` in the same step
+as its later statements is not caught).
 """
 
 from __future__ import annotations
@@ -57,94 +58,156 @@ class CreatedInRun:
         self.creates = dict(creates)
         #: The relations the run created: qualified name text -> oid.
         self.recorded: dict[str, int] = {}
+        #: The recorded relations' names and oids as SQL literal lists (``'public.t', ...``
+        #: and ``16384, ...``), each literal rendered once and appended as it is recorded:
+        #: every step sends them all (issue 26: rendering them again for every step was most
+        #: of a step's own time). None when a relation was forgotten or recorded again since:
+        #: then they are rendered anew.
+        self._rendered: tuple[str, str] | None = ("", "")
         self.previous: PlannedStep | None = None
 
     def before(self, item: PlannedStep) -> None:
-        """Check the previous step's creations, the recorded ones and this step's."""
+        """Check the previous step's creations, the recorded ones and this step's: one query
+        (issue 26: three round trips per step before, the recorded relations' names resolved
+        three times each)."""
         previous, self.previous = self.previous, item
         done = self._creations(previous)
         coming = self._creations(item)
         if not done and not coming and not self.recorded:
             return
-        self._check_done(previous, done)
-        self._check_recorded(item)
-        self._check_coming(item, coming)
+        parts: list[sql.Composable] = []
+        if previous is not None and done:
+            parts.append(self._done_sql(previous, done))
+        # Those recorded before this query: the previous step's, recorded from the first part,
+        # are checked by it against the same catalog.
+        recorded = dict(self.recorded)
+        if recorded:
+            parts.append(self._recorded_sql(recorded))
+        if coming:
+            parts.append(_coming_sql(coming))
+        rows = self.session.rows(sql.SQL(" UNION ALL ").join(parts) + sql.SQL(" ORDER BY 1"))
+        for part, name, oid, qualified, ours in rows:
+            if part == 0:
+                assert previous is not None
+                self._check_done(previous, name, oid, qualified, ours)
+            elif part == 1:
+                self._check_recorded(item, name, oid, recorded[name])
+            else:
+                self._check_coming(item, name, oid, qualified)
 
     def _creations(self, item: PlannedStep | None) -> Sequence[QualifiedName]:
         if item is None:
             return ()
         return self.creates.get((item.migration.version, item.step.index), ())
 
-    def _check_done(self, previous: PlannedStep | None, done: Sequence[QualifiedName]) -> None:
-        if previous is None or not done:
-            return
-        query = sql.SQL(
-            "SELECT r.name, c.oid::bigint, format('%%I.%%I', n.nspname, c.relname), "
+    def _done_sql(self, previous: PlannedStep, done: Sequence[QualifiedName]) -> sql.Composed:
+        """Each relation the previous step was to create that exists, and whether its
+        ``pg_class`` row was written by the step's transaction (the journal row's)."""
+        return sql.SQL(
+            "(SELECT 0, r.name, c.oid::bigint, format('%I.%I', n.nspname, c.relname), "
             "c.xmin::text = (SELECT j.xmin::text FROM {journal} j "
-            "WHERE j.version = %s AND j.step = %s) "
-            "FROM unnest(%s::text[], %s::text[]) AS r(schema, name) "
+            "WHERE j.version = {version} AND j.step = {step}) "
+            "FROM unnest({schemas}::text[], {names}::text[]) AS r(schema, name) "
             "JOIN pg_class c ON c.oid = to_regclass("
-            "format('%%I.%%I', coalesce(r.schema, current_schema()), r.name)) "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace"
-        ).format(journal=self.journal.ident)
-        rows = self.session.rows(
-            query,
-            [
-                previous.migration.version,
-                previous.step.index,
-                [n.schema for n in done],
-                [n.name for n in done],
-            ],
+            "format('%I.%I', coalesce(r.schema, current_schema()), r.name)) "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace)"
+        ).format(
+            journal=self.journal.ident,
+            version=sql.Literal(previous.migration.version),
+            step=sql.Literal(previous.step.index),
+            schemas=sql.Literal([n.schema for n in done]),
+            names=sql.Literal([n.name for n in done]),
         )
-        for name, oid, qualified, ours in rows:
-            if not ours and self.recorded.get(str(qualified)) != int(oid):
-                raise LintGateError(
-                    f"{previous.migration.filename} (step {previous.step.index + 1}) was to "
-                    f"create {name}, but {qualified} is not the one it created (it existed "
-                    "already: another session created it during the run); stopped before "
-                    "the next step, which the lint gate judged with it as new",
-                    hint=_HINT,
-                )
-            self.recorded[str(qualified)] = int(oid)
 
-    def _check_recorded(self, item: PlannedStep) -> None:
-        if not self.recorded:
-            return
-        names = list(self.recorded)
-        query = sql.SQL(
-            "SELECT r.name, to_regclass(r.name)::oid::bigint "
-            "FROM unnest(%s::text[], %s::bigint[]) AS r(name, oid) "
-            "WHERE to_regclass(r.name) IS NULL OR to_regclass(r.name)::oid::bigint <> r.oid"
-        )
-        for name, oid in self.session.rows(query, [names, [self.recorded[n] for n in names]]):
-            if oid is None:
-                del self.recorded[name]  # dropped since (by the run: a later CREATE is new)
-                continue
+    def _check_done(
+        self, previous: PlannedStep, name: str, oid: int, qualified: str, ours: bool
+    ) -> None:
+        if not ours and self.recorded.get(str(qualified)) != int(oid):
             raise LintGateError(
-                f"{item.migration.filename} (step {item.step.index + 1}) not run: {name} is no "
-                "longer the relation this run created (dropped and created again by another "
-                "session), and the lint gate judged this step with it as new",
+                f"{previous.migration.filename} (step {previous.step.index + 1}) was to "
+                f"create {name}, but {qualified} is not the one it created (it existed "
+                "already: another session created it during the run); stopped before "
+                "the next step, which the lint gate judged with it as new",
                 hint=_HINT,
             )
+        self._record(str(qualified), int(oid))
 
-    def _check_coming(self, item: PlannedStep, coming: Sequence[QualifiedName]) -> None:
-        if not coming:
+    def _record(self, name: str, oid: int) -> None:
+        known = self.recorded.get(name)
+        self.recorded[name] = oid
+        if known is not None:
+            if known != oid:
+                self._rendered = None
             return
-        query = sql.SQL(
-            "SELECT r.name, format('%%I.%%I', n.nspname, c.relname), c.oid::bigint "
-            "FROM unnest(%s::text[], %s::text[]) AS r(schema, name) "
-            "JOIN pg_class c ON c.oid = to_regclass("
-            "format('%%I.%%I', coalesce(r.schema, current_schema()), r.name)) "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace"
-        )
-        rows = self.session.rows(query, [[n.schema for n in coming], [n.name for n in coming]])
-        for name, qualified, oid in rows:
-            if self.recorded.get(str(qualified)) == int(oid):
-                continue  # the run's own, from an earlier step (IF NOT EXISTS meets it)
-            raise LintGateError(
-                f"{item.migration.filename} (step {item.step.index + 1}) not run: it was to "
-                f"create {name}, which did not exist when the run started, but {qualified} "
-                "exists now (another session created it); the lint gate judged the steps "
-                "after it with it as new",
-                hint=_HINT,
+        if self._rendered is not None:
+            names, oids = self._rendered
+            name_sql = self.session.render(sql.Literal(name))
+            oid_sql = self.session.render(sql.Literal(oid))
+            self._rendered = (
+                f"{names}, {name_sql}" if names else name_sql,
+                f"{oids}, {oid_sql}" if oids else oid_sql,
             )
+
+    def _forget(self, name: str) -> None:
+        if self.recorded.pop(name, None) is not None:
+            self._rendered = None
+
+    def _recorded_sql(self, recorded: Mapping[str, int]) -> sql.Composed:
+        """Each recorded relation that is not, under its name, the one the run created, with
+        what its name is now (None: gone). Found by oid (its ``pg_class`` row gone, or under
+        another name): the names of the relations still intact are not resolved again."""
+        if self._rendered is None:
+            self._rendered = (
+                ", ".join(self.session.render(sql.Literal(n)) for n in recorded),
+                ", ".join(self.session.render(sql.Literal(o)) for o in recorded.values()),
+            )
+        names, oids = self._rendered
+        return sql.SQL(
+            "(SELECT 1, r.name, to_regclass(r.name)::oid::bigint, NULL::text, NULL::boolean "
+            "FROM unnest(ARRAY[{names}]::text[], ARRAY[{oids}]::bigint[]) AS r(name, oid) "
+            "LEFT JOIN pg_class c ON c.oid = r.oid::oid "
+            "LEFT JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE c.oid IS NULL OR format('%I.%I', n.nspname, c.relname) <> r.name)"
+        ).format(
+            # Literals rendered by psycopg above, one per relation, joined.
+            names=sql.SQL(names),
+            oids=sql.SQL(oids),
+        )
+
+    def _check_recorded(self, item: PlannedStep, name: str, oid: int | None, ours: int) -> None:
+        if oid is None:
+            self._forget(name)  # dropped since (by the run: a later CREATE is new)
+            return
+        if int(oid) == ours:
+            return
+        raise LintGateError(
+            f"{item.migration.filename} (step {item.step.index + 1}) not run: {name} is no "
+            "longer the relation this run created (dropped and created again by another "
+            "session), and the lint gate judged this step with it as new",
+            hint=_HINT,
+        )
+
+    def _check_coming(self, item: PlannedStep, name: str, oid: int, qualified: str) -> None:
+        if self.recorded.get(str(qualified)) == int(oid):
+            return  # the run's own, from an earlier step (IF NOT EXISTS meets it)
+        raise LintGateError(
+            f"{item.migration.filename} (step {item.step.index + 1}) not run: it was to "
+            f"create {name}, which did not exist when the run started, but {qualified} "
+            "exists now (another session created it); the lint gate judged the steps "
+            "after it with it as new",
+            hint=_HINT,
+        )
+
+
+def _coming_sql(coming: Sequence[QualifiedName]) -> sql.Composed:
+    """Each relation the step is to create that exists already."""
+    return sql.SQL(
+        "(SELECT 2, r.name, c.oid::bigint, format('%I.%I', n.nspname, c.relname), "
+        "NULL::boolean "
+        "FROM unnest({schemas}::text[], {names}::text[]) AS r(schema, name) "
+        "JOIN pg_class c ON c.oid = to_regclass("
+        "format('%I.%I', coalesce(r.schema, current_schema()), r.name)) "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace)"
+    ).format(
+        schemas=sql.Literal([n.schema for n in coming]), names=sql.Literal([n.name for n in coming])
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
@@ -309,6 +308,9 @@ def _quoted(message: str) -> str:
 def _suggestion(word: str) -> str:
     """`` (did you mean "host"?)`` when ``word`` is close to a libpq keyword; the word itself
     is never shown."""
+    # Here, not at the top: only a bad DSN needs difflib, and every command imports this module.
+    import difflib
+
     keywords = [k.keyword.decode() for k in psycopg.pq.Conninfo.get_defaults()]
     close = difflib.get_close_matches(word.lower(), keywords, n=1, cutoff=0.75)
     return f' (did you mean "{close[0]}"?)' if close else ""

@@ -75,26 +75,42 @@ def family_table(journal: JournalTable, suffix: str) -> JournalTable:
     return JournalTable(journal.schema, journal.table + suffix)
 
 
-def _columns(session: Session, table: JournalTable) -> set[str] | None:
-    """The columns of ``table``; None when there is no such table."""
+def _columns_of(session: Session, tables: list[JournalTable]) -> list[set[str] | None]:
+    """The columns of each of ``tables`` (None for one that does not exist), in one round
+    trip."""
+    found = sql.SQL(", ").join(
+        sql.SQL("({}, to_regclass({}))").format(
+            sql.Literal(i), sql.Literal(session.render(t.ident))
+        )
+        for i, t in enumerate(tables)
+    )
     rows = session.rows(
         sql.SQL(
-            "SELECT t.oid IS NOT NULL, a.attname FROM (SELECT to_regclass({}) AS oid) t "
+            "SELECT t.i, t.oid IS NOT NULL, a.attname FROM (VALUES {}) AS t(i, oid) "
             "LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum > 0 "
             "AND NOT a.attisdropped"
-        ).format(sql.Literal(session.render(table.ident)))
+        ).format(found)
     )
-    if not rows or not rows[0][0]:
-        return None
-    return {str(r[1]) for r in rows if r[1] is not None}
+    columns: list[set[str] | None] = [None] * len(tables)
+    for i, exists_, name in rows:
+        if exists_:
+            known = columns[i]
+            if known is None:
+                known = columns[i] = set()
+            if name is not None:
+                known.add(str(name))
+    return columns
 
 
 def _refuse_lacking(
-    session: Session, table: JournalTable, required: tuple[str, ...], what: str, after: str
+    table: JournalTable,
+    columns: set[str] | None,
+    required: tuple[str, ...],
+    what: str,
+    after: str,
 ) -> None:
-    """Refuse (exit 2) ``table`` when it exists without one of the ``required`` columns;
-    ``after`` ends the message (what was run)."""
-    columns = _columns(session, table)
+    """Refuse (exit 2) ``table`` when it exists (``columns`` is not None) without one of the
+    ``required`` columns; ``after`` ends the message (what was run)."""
     if columns is None:
         return
     lacking = [c for c in required if c not in columns]
@@ -107,14 +123,10 @@ def _refuse_lacking(
         )
 
 
-def refuse_foreign_family_table(session: Session, journal: JournalTable, suffix: str) -> None:
-    """Refuse (exit 2) a table in the place of the journal's ``suffix`` table that is not
-    safemigrate's (review21c F9: an application's own ``safemigrate_history_batches``):
-    writing or reading it would fail with an SQL error of the runner's own, or one blamed on
-    the user's step."""
+def _refuse_lacking_family(journal: JournalTable, suffix: str, columns: set[str] | None) -> None:
     _refuse_lacking(
-        session,
         family_table(journal, suffix),
+        columns,
         _FAMILY_REQUIRED[suffix],
         f"safemigrate's {suffix.lstrip('_')} table of journal {journal}",
         # A step may have made it during the run: the steps before it stay applied.
@@ -122,14 +134,46 @@ def refuse_foreign_family_table(session: Session, journal: JournalTable, suffix:
     )
 
 
+def refuse_foreign_family_table(session: Session, journal: JournalTable, suffix: str) -> None:
+    """Refuse (exit 2) a table in the place of the journal's ``suffix`` table that is not
+    safemigrate's (review21c F9: an application's own ``safemigrate_history_batches``):
+    writing or reading it would fail with an SQL error of the runner's own, or one blamed on
+    the user's step."""
+    (columns,) = _columns_of(session, [family_table(journal, suffix)])
+    _refuse_lacking_family(journal, suffix, columns)
+
+
+def _refuse_foreign(journal: JournalTable, columns: list[set[str] | None]) -> None:
+    """The refusals of :func:`refuse_foreign_table`, from the columns of the journal and of
+    its family's tables (in :data:`_FAMILY_REQUIRED`'s order)."""
+    _refuse_lacking(journal, columns[0], _REQUIRED, "a safemigrate journal", "; nothing was run")
+    for suffix, family_columns in zip(_FAMILY_REQUIRED, columns[1:], strict=True):
+        _refuse_lacking_family(journal, suffix, family_columns)
+
+
+def _family(journal: JournalTable) -> list[JournalTable]:
+    """The journal, then the tables of its family."""
+    return [journal, *(family_table(journal, suffix) for suffix in _FAMILY_REQUIRED)]
+
+
 def refuse_foreign_table(session: Session, journal: JournalTable) -> None:
     """Refuse (exit 2) a table in the journal's place that is not a journal (issue 22 review
     F2b: an application's own ``safemigrate_history``, or journal_table naming another tool's
     history), and one in the place of a table of its family (review21c F9): reading or
-    writing it would fail with an SQL error of the runner's own."""
-    _refuse_lacking(session, journal, _REQUIRED, "a safemigrate journal", "; nothing was run")
-    for suffix in _FAMILY_REQUIRED:
-        refuse_foreign_family_table(session, journal, suffix)
+    writing it would fail with an SQL error of the runner's own. One round trip for the five
+    tables (issue 26)."""
+    _refuse_foreign(journal, _columns_of(session, _family(journal)))
+
+
+def exists_checked(session: Session, journal: JournalTable) -> bool:
+    """True when the journal table exists, after :func:`refuse_foreign_table`'s refusals;
+    False, refusing nothing, when it does not (as :func:`read` does). One round trip where
+    :func:`exists` and :func:`refuse_foreign_table` take two."""
+    columns = _columns_of(session, _family(journal))
+    if columns[0] is None:
+        return False
+    _refuse_foreign(journal, columns)
+    return True
 
 
 #: The journal table's comment.
@@ -190,11 +234,10 @@ def read(
 ) -> list[JournalEntry]:
     """Every journal row, ordered by version and step; empty when there is no journal yet.
 
-    ``found``: what :func:`exists` just answered, when the caller asked it (``status``), so
-    that the journal is not looked up twice."""
-    if not (exists(session, journal) if found is None else found):
+    ``found``: what :func:`exists_checked` just answered, when the caller asked it
+    (``status``), so that the journal is not looked up nor checked twice."""
+    if not (exists_checked(session, journal) if found is None else found):
         return []
-    refuse_foreign_table(session, journal)
     rows = session.rows(
         sql.SQL("SELECT " + _COLUMNS + " FROM {} ORDER BY version, step").format(journal.ident)
     )

@@ -95,16 +95,32 @@ class Session:
         #: statement of the runner's own (journal, run lock, catalog reads) runs under them.
         self.housekeeping_timeouts = (lock_timeout_ms, statement_timeout_ms)
         # Set at session level right after connecting, and read back in the same round trip:
-        # a startup ``options`` parameter would survive RESET, but PgBouncer refuses it.
-        row = self.rows(sql.SQL("{}; {}").format(self.restore_timeouts_sql(), TIMEOUTS_IN_FORCE))[0]
+        # a startup ``options`` parameter would survive RESET, but PgBouncer refuses it. One
+        # round trip opens the session (issue 26: every command pays it before its first
+        # statement): the timeouts, the check interval (a SET: nothing to wait for) and the
+        # read-back of the timeouts, of who the runner is and of whether this is a standby.
+        opening: list[sql.Composable] = [self.restore_timeouts_sql()]
+        if self.server_version >= 140000:
+            # A backend busy waiting for a lock or running a statement never looks at its
+            # client: after a kill -9 of the runner it would keep the run lock (and its table
+            # locks) until the statement ends. This makes it check every 2 s (PostgreSQL 14+).
+            opening.append(_CHECK_INTERVAL)
+        # pg_is_in_recovery() reads shared memory: no lock, no table, nothing to wait for.
+        opening.append(
+            TIMEOUTS_IN_FORCE
+            + sql.SQL(", current_user::text, session_user::text, pg_is_in_recovery()")
+        )
+        row = self.rows(sql.SQL("; ").join(opening))[0]
         self.pid: int = int(row[0])
+        # Read once: a primary becomes a standby only by a restart, which ends this session;
+        # a standby promoted since is refused as it was when the session began.
+        self._standby = bool(row[5])
         # Who the runner is: the role in force at connection (the session user, or a role a
         # connection option set). A migration's SET ROLE / SET SESSION AUTHORIZATION must not
         # make the runner's own statements run as that role (issue 21 review21b F7).
-        names = self.rows(sql.SQL("SELECT current_user::text, session_user::text"))[0]
         self.runner_identity: sql.Composed = sql.SQL(
             "SET LOCAL SESSION AUTHORIZATION DEFAULT; SET LOCAL ROLE {}"
-        ).format(sql.SQL("NONE") if names[0] == names[1] else sql.Identifier(names[0]))
+        ).format(sql.SQL("NONE") if row[3] == row[4] else sql.Identifier(row[3]))
         if (int(row[1]), int(row[2])) != self.housekeeping_timeouts:
             self.close()
             raise UnsafeConnectionError(
@@ -113,11 +129,6 @@ class Session:
                 f"{statement_timeout_ms}ms); refusing to send anything unguarded",
                 hint="is a proxy rewriting or dropping SET commands?",
             )
-        if self.server_version >= 140000:
-            # A backend busy waiting for a lock or running a statement never looks at its
-            # client: after a kill -9 of the runner it would keep the run lock (and its table
-            # locks) until the statement ends. This makes it check every 2 s (PostgreSQL 14+).
-            self.execute(_CHECK_INTERVAL)
 
     def replay(self, statements: Sequence[str]) -> None:
         """Run ``statements`` (session settings of earlier migration steps, see
@@ -208,21 +219,20 @@ class Session:
         return self._conn.info.server_version
 
     def target(self) -> Target:
-        """Where this session is connected, as libpq resolved it, and whether it is a standby.
+        """Where this session is connected, as libpq resolved it, and whether it is a standby
+        (as the session's opening read it).
 
         The values are the connection's own (``conn.info``), not the DSN's: a DSN that leaves
         host, user or database to libpq's defaults shows what libpq chose.
         """
         info = self._conn.info
-        # pg_is_in_recovery() reads shared memory: no lock, no table, nothing to wait for.
-        standby = bool(self.scalar(sql.SQL("SELECT pg_is_in_recovery()")))
         return Target(
             user=info.user,
             host=info.host,
             port=info.port,
             dbname=info.dbname,
             server_version=version_text(info.server_version),
-            standby=standby,
+            standby=self._standby,
         )
 
     @property

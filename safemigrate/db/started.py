@@ -13,15 +13,19 @@ from .journal import JournalTable
 from .session import Session
 
 
-def recipes(session: Session, journal: JournalTable) -> list[StartedRecipe]:
+def recipes(
+    session: Session, journal: JournalTable, *, exists: bool | None = None
+) -> list[StartedRecipe]:
     """The recipe records of every step the journal does not record as applied, per step and
-    text, with the objects they name (``index t_a_key``); empty without the table."""
+    text, with the objects they name (``index t_a_key``); empty without the table.
+    ``exists``: whether the table does, when the caller just asked."""
     table = objects.objects_table(journal)
-    exists = session.scalar(
-        sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
-            sql.Literal(session.render(table.ident))
+    if exists is None:
+        exists = session.scalar(
+            sql.SQL("SELECT to_regclass({}) IS NOT NULL").format(
+                sql.Literal(session.render(table.ident))
+            )
         )
-    )
     if not exists:
         return []
     rows = session.rows(
@@ -41,5 +45,28 @@ def recipes(session: Session, journal: JournalTable) -> list[StartedRecipe]:
 def records(
     session: Session, journal: JournalTable
 ) -> tuple[list[StepProgress], list[StartedRecipe]]:
-    """The batches and the recipe records of the steps not applied yet."""
-    return dbbatch.unfinished(session, journal), recipes(session, journal)
+    """The batches and the recipe records of the steps not applied yet.
+
+    Which of their tables exist (and whether the progress table has its ``checksum`` column)
+    is asked in one round trip: most databases have neither table, and then that is all
+    (issue 26: ``status`` and every ``up`` read them before the first step)."""
+    literal = {
+        name: sql.Literal(session.render(table.ident))
+        for name, table in (
+            ("p", dbbatch.progress_table(journal)),
+            ("r", objects.objects_table(journal)),
+            ("j", journal),
+        )
+    }
+    found = session.rows(
+        sql.SQL(
+            "SELECT to_regclass({p}) IS NOT NULL, EXISTS (SELECT 1 FROM pg_attribute "
+            "WHERE attrelid = to_regclass({p}) AND attname = 'checksum' AND NOT attisdropped), "
+            "to_regclass({r}) IS NOT NULL, to_regclass({j}) IS NOT NULL"
+        ).format(**literal)
+    )[0]
+    progress_keyed = bool(found[0]) and bool(found[1])
+    return (
+        dbbatch.unfinished(session, journal, known=(progress_keyed, bool(found[3]))),
+        recipes(session, journal, exists=bool(found[2])),
+    )

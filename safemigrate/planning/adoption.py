@@ -12,13 +12,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.errors import BadInputError
-from ..core.events import HistoryAdopted
 from ..core.model import JournalEntry, Migration
 from ..source import MigrationFile
 from ..source.layouts.flyway import checksum as flyway_checksum
 from .pending import padding_width
+
+if TYPE_CHECKING:
+    from ..core.events import HistoryAdopted
 
 
 @dataclass(frozen=True)
@@ -286,6 +289,9 @@ def switch_event(
     versions = sorted({e.version for e in adopted})
     if not versions:
         return None
+    # Here, not at the top: ``status`` of a history with nothing to adopt loads no events.
+    from ..core.events import HistoryAdopted
+
     texts = {m.version: m.version_text for m in migrations}
     # A version whose file is gone is padded like the others (issue 22 review F12: "0001 to 4").
     width = padding_width(migrations)

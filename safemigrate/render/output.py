@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -36,24 +35,15 @@ from ..core.events import (
     StepYielded,
     WaitingForHolders,
 )
-from ..planning.pending import MigrationStatus, State
+from .plain import paint as paint
+from .plain import plural
+from .plain import to_json as to_json
+from .status_text import journal_text as journal_text
+from .status_text import status_text as status_text
+from .status_text import switch_text
 
 if TYPE_CHECKING:
     from ..planning.plan import PlanBatch, PlanReport
-
-_COLOURS = {"green": 32, "yellow": 33, "red": 31, "dim": 2, "bold": 1, "cyan": 36}
-
-
-def paint(text: str, colour: str, enabled: bool) -> str:
-    """``text`` in ANSI ``colour`` when ``enabled`` (a terminal), else unchanged."""
-    if not enabled:
-        return text
-    return f"\x1b[{_COLOURS[colour]}m{text}\x1b[0m"
-
-
-def to_json(data: Any) -> str:
-    """One compact JSON line."""
-    return json.dumps(data, separators=(",", ":"), default=str)
 
 
 def event_json(event: Event) -> str:
@@ -154,7 +144,7 @@ def _step_yielded_text(event: StepYielded, colour: bool) -> list[str]:
         paint(
             f"  ~ {_where(event.ref)}: yielded after waiting "
             f"{format_duration(event.waited_ms)} for {event.relation} (grace "
-            f"{format_duration(event.grace_ms)}): {_plural(len(event.queued), 'session')} "
+            f"{format_duration(event.grace_ms)}): {plural(len(event.queued), 'session')} "
             f"queued behind it; rolled back, retrying once the holders are gone "
             f"-- {event.ref.sql}",
             "yellow",
@@ -241,11 +231,11 @@ def _step_summary_line(s: StepSummary) -> str:
     who = f"; blockers: {', '.join(s.blockers)}" if s.blockers else ""
     # The manual's words: failed attempts (what max_attempts counts) apart from the
     # polite waiting (pre-check back-offs, yields: what lock_wait_budget bounds).
-    parts = [_plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
+    parts = [plural(s.lock_failures, "failed attempt")] if s.lock_failures else []
     if s.prechecks:
-        parts.append(_plural(s.prechecks, "pre-check"))
+        parts.append(plural(s.prechecks, "pre-check"))
     if s.yields:
-        parts.append(_plural(s.yields, "yield"))
+        parts.append(plural(s.yields, "yield"))
     if s.polite_wait_ms:
         parts.append(f"{format_duration(s.polite_wait_ms)} polite waiting")
     spent = f"{', '.join(parts)}; " if parts else ""
@@ -299,64 +289,11 @@ def _run_failed_text(event: RunFailed, colour: bool) -> list[str]:
     return lines
 
 
-def switch_text(event: HistoryAdopted, *, journal_exists: bool = False) -> str:
-    """The switch from another tool, said once: what was (or, in ``status``, will be) recorded,
-    and whether the tool's own history is written from then on (tool_history). With
-    ``journal_exists`` (``status`` after the switch) it is what the tool applied since."""
-    span = event.first if event.count == 1 else f"{event.first} to {event.last}"
-    what = f"{_plural(event.count, 'migration')} {event.tool} applied ({span})"
-    them = "it" if event.count == 1 else "them"
-    if journal_exists and not event.recorded:
-        # Issue 22 review F12: not the switch any more, nor the first up.
-        return (
-            f"{event.tool} applied {_plural(event.count, 'migration')} the journal does not "
-            f"know yet ({span}, read from {event.table}): the next `safemigrate up` (or "
-            f"`adopt`) records {them} in the journal {event.journal} as baseline, without "
-            f"running {them}"
-        )
-    if event.recorded:
-        head = (
-            f"switched from {event.tool}: recorded the {what} in the journal "
-            f"{event.journal} as baseline, not run (read from {event.table})"
-        )
-    else:
-        head = (
-            f"switch from {event.tool}: the first `safemigrate up` (or `adopt`) records the "
-            f"{what} in the journal {event.journal} as baseline, without running {them} "
-            f"(read from {event.table})"
-        )
-    if event.tool_history_written:
-        return (
-            f"{head}; every migration safemigrate applies is recorded in {event.table} too, so "
-            f"{event.tool} finds nothing to apply: retire {event.tool} from the deploy anyway "
-            '(tool_history = "write")'
-        )
-    return (
-        f'{head}; safemigrate does not write {event.table} (tool_history = "leave"): retire '
-        f"{event.tool} now, since it would run again every migration safemigrate applies"
-    )
-
-
-def journal_text(journal: str, exists: bool, switch: HistoryAdopted | None) -> list[str]:
-    """What ``status`` says of the journal: its name, or, before it exists, what will make it
-    (and what the switch from another tool will record in it)."""
-    lines = [f"journal {journal}" if exists else f"journal {journal}: not created yet"]
-    if switch is not None:
-        lines.append(switch_text(switch, journal_exists=exists))
-    elif not exists:
-        lines[0] += " (the first `safemigrate up` creates it)"
-    return lines
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def run_header(event: RunStarted, colour: bool = False) -> list[str]:
     """What the run will apply, and the worst lock waits it allows (the target line comes
     before it, from the Connected event)."""
     later = (
-        f"; {_plural(event.later_pending_migrations, 'later migration')} "
+        f"; {plural(event.later_pending_migrations, 'later migration')} "
         f"{'is' if event.later_pending_migrations == 1 else 'are'} pending"
         if event.later_pending_migrations
         else ""
@@ -368,8 +305,8 @@ def run_header(event: RunStarted, colour: bool = False) -> list[str]:
     up_to = f" up to version {event.up_to_version}" if event.up_to_version is not None else ""
     return [
         paint(
-            f"applying {_plural(event.pending_steps, 'step')} of "
-            f"{_plural(event.pending_migrations, 'migration')}{up_to} "
+            f"applying {plural(event.pending_steps, 'step')} of "
+            f"{plural(event.pending_migrations, 'migration')}{up_to} "
             f"(journal {event.journal}){later}",
             "bold",
             colour,
@@ -412,7 +349,7 @@ def _tries(event: StepApplied) -> str:
     yields are polite waits, not attempts; failed attempts (what max_attempts counts) apart.
     ``, 7 pre-checks (35.5s polite)``, ``, 2 failed attempts``; empty for a first try."""
     waits = [
-        _plural(n, what)
+        plural(n, what)
         for n, what in ((event.prechecks, "pre-check"), (event.yields, "yield"))
         if n
     ]
@@ -421,7 +358,7 @@ def _tries(event: StepApplied) -> str:
         polite = f"{format_duration(event.polite_wait_ms)} polite"
         parts = [f"{parts[0]} ({polite})"] if parts else [polite]
     if event.failed_attempts:
-        parts.append(_plural(event.failed_attempts, "failed attempt"))
+        parts.append(plural(event.failed_attempts, "failed attempt"))
     if not parts and event.attempts > 1:
         # An event built without the breakdown (a library caller's): the old wording.
         parts.append(f"{event.attempts} attempts")
@@ -572,36 +509,6 @@ _EVENT_TEXTS: dict[type[Event], Callable[[Any, bool], list[str]]] = {
 def step_notes(event: StepStarted) -> list[str]:
     """Notes about a step (e.g. a CONCURRENTLY rewrite) for the text log."""
     return [f"  - {_where(event.ref)}: {note}" for note in event.notes]
-
-
-_STATE_COLOUR = {
-    State.APPLIED: "green",
-    State.PARTIAL: "yellow",
-    State.PENDING: "cyan",
-    State.DRIFTED: "red",
-    State.MISSING: "red",
-    State.INVALID: "red",
-}
-
-
-def status_text(migrations: list[MigrationStatus], colour: bool = False) -> list[str]:
-    """The ``status`` table: one line per migration."""
-    if not migrations:
-        return ["no migrations"]
-    width = max(len(m.filename) for m in migrations)
-    lines = []
-    for m in migrations:
-        state = paint(f"{m.state.value:<8}", _STATE_COLOUR[m.state], colour)
-        steps = f"step{'s' if m.steps_total != 1 else ''}"
-        # A file that does not parse has no steps to count.
-        total = "?" if m.state is State.INVALID else str(m.steps_total)
-        lines.append(f"{m.filename:<{width}}  {state}  {m.steps_applied}/{total} {steps}")
-        lines += [f"    {problem}" for problem in m.problems]
-    counts: dict[str, int] = {}
-    for m in migrations:
-        counts[m.state.value] = counts.get(m.state.value, 0) + 1
-    lines.append(", ".join(f"{n} {state}" for state, n in counts.items()))
-    return lines
 
 
 def _size(total_bytes: int | None, rows: float | None) -> str:

@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING
 
 from ..core.durations import format_duration
 from ..core.errors import LockNotAcquiredError, SafemigrateError
-from ..core.events import Connected, Event, EventSink
 from ..db import ServerError, Session
 from ..db import dsn as dbdsn
 from ..db.journal import JournalTable
 from ..settings.config import Settings
 
 if TYPE_CHECKING:
+    # Types only: ``status`` connects without the events' classes (about 30 dataclasses).
+    from ..core.events import Event, EventSink
     from ..db.activity import Monitor
 
 
@@ -90,6 +91,8 @@ def open_session(
         if db.schema is not None:
             session.use_schema(db.schema)
         if on_connect is not None:
+            from ..core.events import Connected
+
             on_connect(Connected(session.target()))
         yield session
     except ServerError as err:

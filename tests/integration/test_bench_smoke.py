@@ -134,3 +134,15 @@ def test_speed_baseline_quick(bindir: str, tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     assert data["same_output"] and all(data["same_output"].values()), data["same_output"]
     assert {"status_over_baseline", "check_over_baseline"} <= set(data["ratios"])
+
+
+def test_up_per_step_smoke(bindir: str, tmp_path: Path) -> None:
+    git = ["git", "-C", str(ROOT), "rev-parse", "--verify", "HEAD"]
+    if subprocess.run(git, capture_output=True, check=False).returncode != 0:
+        pytest.skip("not a git checkout: no baseline revision to extract")
+    out = tmp_path / "up_per_step.json"
+    _run("up_per_step.py", "--pg-bindir", bindir, "--baseline", "HEAD", "--out", str(out))
+    data = json.loads(out.read_text())
+    assert {"up_over_psql_fresh", "up_over_psql_in_use", "up_over_baseline_in_use"} <= set(
+        data["ratios"]
+    )

@@ -18,11 +18,6 @@ from pathlib import Path
 from ..scanning import DirectoryScan, FileProblem, MigrationFile
 from .common import DOWN_IGNORED, NO_TRANSACTION, WHOLE_FILE, entries, finish, version_problem
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
 NAME = "diesel"
 FOLDER = re.compile(r"^(?P<version>[0-9-]+)_(?P<name>.+)$")
 
@@ -72,6 +67,12 @@ def _in_transaction(metadata: Path) -> bool:
     """False when the folder's ``metadata.toml`` says ``run_in_transaction = false``."""
     if not metadata.is_file():
         return True
+    # Imported here: only a diesel folder with a metadata.toml needs it, and every command
+    # imports the layouts (issue 26: status's time).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     try:
         return bool(tomllib.loads(metadata.read_text("utf-8")).get("run_in_transaction", True))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
