@@ -8,9 +8,10 @@ is the linter's (safemigrate.lint.allow) and the runner passes over it. Every co
 leniently: a bad one gives a FileProblem and reading goes on.
 
 There is one spelling, ``-- safemigrate:`` in lower case in a ``--`` comment. A comment that
-only looks like one (``-- SafeMigrate:``, ``-- safemigrate :``, ``/* safemigrate: ... */``) is
-refused with the spelling to use rather than ignored: ignored, its batch-size or lock-timeout
-would silently not apply (issue 21, review 21f F5).
+only looks like one (``-- SafeMigrate:``, ``-- safemigrate :``, ``/* safemigrate: ... */``,
+``-- safemigrate group-start`` without the colon, ``-- safemigrates: batch-size=N``,
+``-- safe-migrate: ...``) is refused with the spelling to use rather than ignored: ignored, its
+batch-size, lock-timeout or group would silently not apply (issue 21, reviews 21f F5, 21h D3).
 """
 
 from __future__ import annotations
@@ -41,6 +42,22 @@ _KNOWN = (
 MAX_BATCH_SIZE = 1_000_000
 _OWN_LINE = "a safemigrate directive must be on its own line before a statement"
 _WORD = "safemigrate"
+#: How ``_WORD`` is also written by hand, as ``may_hold_directive`` looks for it.
+_WORD_SPELLINGS = (_WORD, "safe-migrate", "safe_migrate")
+#: The user's spelling of each step option, by its StepOptions field name.
+OPTION_WORDS = {
+    "no_retry": "no-retry",
+    "no_rewrite": NO_REWRITE,
+    "lock_timeout_ms": "lock-timeout",
+    "statement_timeout_ms": "statement-timeout",
+    "max_attempts": "max-attempts",
+    "batch_size": "batch-size",
+    "batch_pause_ms": "batch-pause",
+    "max_replica_lag_ms": "max-replica-lag",
+}
+#: The words a directive can begin with: a comment naming safemigrate that is followed by one
+#: of them is meant as a directive, whatever else it misspells.
+_DIRECTIVE_WORDS = frozenset((*GROUP_WORDS, *OPTION_WORDS.values(), ALLOW_WORD))
 
 
 @dataclass
@@ -98,27 +115,50 @@ def directive_body(comment: str) -> str | None:
 def may_hold_directive(text: str) -> bool:
     """False when no comment of ``text`` can be a directive or look like one (a quick test
     before a full read)."""
-    return _WORD in text.casefold()
+    folded = text.casefold()
+    return any(spelling in folded for spelling in _WORD_SPELLINGS)
 
 
 def look_alike(comment: str) -> str | None:
     """For the text of a comment (``--`` or ``/* */``) that reads as a directive but is not
-    one, the words after its colon; None for a directive and for every other comment.
+    one, the words meant as the directive; None for a directive and for every other comment.
 
-    It reads as one when its first word is ``safemigrate`` in any case, followed by a colon
-    (blanks allowed between them).
+    It reads as one when its first word is ``safemigrate`` in any case followed by a colon
+    (blanks allowed between them), or when that word, or a near spelling of it
+    (``safemigrates``, ``safe-migrate``, ``safe_migrate``), with or without a colon, is
+    followed by a directive word (``group-start``, ``batch-size=1000``, ...). Prose such as
+    ``-- safemigrate runs this file`` stays a comment.
     """
     block = comment.startswith("/*")
     inner = comment[2:-2] if block else comment[2:]
     head = inner.strip()
-    if head[: len(_WORD)].casefold() != _WORD:
-        return None
-    rest = head[len(_WORD) :].lstrip()
-    if not rest.startswith(":"):
-        return None
     if not block and head.startswith(DIRECTIVE_PREFIX):
         return None
-    return " ".join(rest[1:].split())
+    name, colon, after = head.partition(":")
+    name = name.strip()
+    if colon and _near_word(name):
+        words = after.split()
+        if name.casefold() == _WORD or (words and _directive_word(words[0])):
+            return " ".join(words)
+    first, *rest = head.split(None, 1) or [""]
+    if rest and _near_word(first) and _directive_word(rest[0].split()[0]):
+        # No colon: ``-- safemigrate group-start``.
+        return " ".join(rest[0].split())
+    return None
+
+
+def _near_word(word: str) -> bool:
+    """True for ``safemigrate`` in any case and for its near spellings (``safemigrates``,
+    ``safe-migrate``, ``safe_migrate``)."""
+    folded = word.casefold()
+    if folded[4:5] in ("-", "_"):
+        folded = folded[:4] + folded[5:]
+    return folded in (_WORD, _WORD + "s")
+
+
+def _directive_word(word: str) -> bool:
+    """True when ``word`` begins a directive (``group-start``, ``batch-size=1000``, ...)."""
+    return word.partition("=")[0].casefold() in _DIRECTIVE_WORDS
 
 
 def look_alike_problem(line: int, comment: str, words: str) -> DirectiveProblem:
@@ -156,8 +196,13 @@ def parse_directive(line: int, body: str) -> Directive:
         # The rest of the line is the author's reason, free text.
         directive.options["no_rewrite"] = True
         return directive
+    seen: set[str] = set()
     for word in words:
         key, has_value, value = word.partition("=")
+        if key in seen and key in OPTION_WORDS.values():
+            # As on two lines: the same option twice is refused, not the last one kept.
+            raise _Invalid(f"{key} given twice")
+        seen.add(key)
         if key in GROUP_WORDS and not has_value:
             if group is not None:
                 raise _Invalid("one group directive per line")

@@ -26,7 +26,7 @@ from ..statements import parsed as sqlinfo
 from ..statements import recipes as rewrites
 from ..statements.locks import statement_locks
 from .copy_data import blank_copy_data, client_copy_refusal
-from .directives import AllowComment, Directive, invalid_inside, read_comments
+from .directives import OPTION_WORDS, AllowComment, Directive, invalid_inside, read_comments
 from .plain_statements import PlainStatement, SaferCandidate, constraint_form
 from .positions import line_starts, position
 from .scanning import FileProblem, ProblemKind
@@ -374,7 +374,7 @@ class _Walk:
             return
         twice = [key for key in directive.options if key in self.pending]
         if twice:
-            self.problem(directive.line, f"{twice[0]} given twice")
+            self.problem(directive.line, f"{OPTION_WORDS[twice[0]]} given twice")
         if open_ is not None:
             open_.options = _options(_as_dict(open_.options) | directive.options)
         else:

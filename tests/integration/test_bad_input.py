@@ -70,6 +70,25 @@ def _assert_clean_error(result: Result, code: int, *needles: str) -> None:
             ["0002_c_comment.sql:2", "is in a block comment", "-- safemigrate: batch-size=500"],
         ),
         (
+            # Issue 21 (review 21h D3): without the colon the group was two steps, exit 0.
+            {
+                "0002_no_colon.sql": (
+                    b"-- safemigrate group-start\nUPDATE ok SET id = 1;\n"
+                    b"UPDATE ok SET id = 2;\n-- safemigrate group-end\n"
+                )
+            },
+            [
+                "0002_no_colon.sql:1",
+                "looks like a safemigrate directive",
+                "-- safemigrate: group-start",
+            ],
+        ),
+        (
+            # Issue 21 (review 21h D4): the last one won silently.
+            {"0002_twice.sql": b"-- safemigrate: lock-timeout=1s lock-timeout=5s\nSELECT 1;\n"},
+            ["0002_twice.sql:1", "lock-timeout given twice"],
+        ),
+        (
             {"0002_block.sql": b"BEGIN;\nCREATE INDEX CONCURRENTLY i ON ok (id);\nCOMMIT;\n"},
             ["0002_block.sql:2", "cannot run inside a transaction block"],
         ),
@@ -87,6 +106,8 @@ def _assert_clean_error(result: Result, code: int, *needles: str) -> None:
         "unknown-directive",
         "directive-mixed-case",
         "directive-block-comment",
+        "directive-without-colon",
+        "directive-option-twice",
         "concurrently-in-block",
         "unclosed-begin",
     ],

@@ -54,6 +54,7 @@ def _full(text: str) -> list[Step] | None:
         "-- safemigrate: lock-timeout=1s\nCREATE TABLE t (id int);\n",
         "-- SafeMigrate: lock-timeout=1s\nCREATE TABLE t (id int);\n",
         "/* safemigrate: no-retry */\nCREATE TABLE t (id int);\n",
+        "-- safe-migrate: no-retry\nCREATE TABLE t (id int);\n",
         "CREATE TABLE t (id int;\n",
         "SELECT 1;\0\n",
         "COPY t FROM STDIN;\n",

@@ -346,10 +346,25 @@ def test_several_directive_lines_combine() -> None:
 
 
 def test_same_option_twice_is_an_error() -> None:
-    assert (
-        error("-- safemigrate: lock-timeout=1s\n-- safemigrate: lock-timeout=2s\nSELECT 1;").line
-        == 2
-    )
+    err = error("-- safemigrate: lock-timeout=1s\n-- safemigrate: lock-timeout=2s\nSELECT 1;")
+    assert err.line == 2
+    assert str(err) == "f.sql:2: lock-timeout given twice"
+
+
+# Issue 21 (review 21h D4): on one line the last one won silently, on two lines it was refused
+# under its internal name (lock_timeout_ms).
+@pytest.mark.parametrize(
+    ("line", "option"),
+    [
+        ("lock-timeout=1s lock-timeout=5s", "lock-timeout"),
+        ("batch-size=100 batch-size=200", "batch-size"),
+        ("no-retry max-attempts=2 no-retry", "no-retry"),
+        ("group-start statement-timeout=1s statement-timeout=1s", "statement-timeout"),
+    ],
+)
+def test_same_option_twice_on_one_line_is_an_error(line: str, option: str) -> None:
+    err = error(f"-- safemigrate: {line}\nUPDATE t SET n = 1;\n-- safemigrate: group-end\n")
+    assert str(err).startswith(f"f.sql:1: {option} given twice")
 
 
 def test_options_before_group_start_apply_to_the_group() -> None:
@@ -466,6 +481,12 @@ def test_directive_at_the_end_applies_to_nothing() -> None:
         ("/* safemigrate: batch-size=500 */", "in a block comment"),
         ("/*safemigrate:batch-size=500*/", "in a block comment"),
         ("/* SafeMigrate:\n   batch-size=500 */", "in a block comment"),
+        # Issue 21 (review 21h D3): no colon, or a near spelling, followed by a directive word.
+        ("-- safemigrate batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safemigrates: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safe-migrate: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- Safe_Migrate batch-size=500", "not written `-- safemigrate:`"),
+        ("/* safemigrate batch-size=500 */", "in a block comment"),
     ],
 )
 def test_a_comment_that_looks_like_a_directive_is_refused(comment: str, kind: str) -> None:
@@ -475,6 +496,18 @@ def test_a_comment_that_looks_like_a_directive_is_refused(comment: str, kind: st
         f"f.sql:2: this comment looks like a safemigrate directive but is {kind}"
     )
     assert "write `-- safemigrate: batch-size=500` (lower case" in str(err)
+
+
+def test_a_group_written_without_the_colon_is_refused() -> None:
+    # Issue 21 (review 21h D3): the two statements ran as two steps, without the group's
+    # single transaction, and check said "no findings".
+    text = (
+        "-- safemigrate group-start\nUPDATE t SET n = 1;\nUPDATE u SET n = 1;\n"
+        "-- safemigrate group-end\n"
+    )
+    err = error(text)
+    assert err.line == 1
+    assert "write `-- safemigrate: group-start`" in str(err)
 
 
 def test_a_block_comment_directive_inside_a_statement_is_refused() -> None:
@@ -502,6 +535,8 @@ def test_blanks_around_the_directive_word_are_read(comment: str) -> None:
         "-- -- safemigrate: batch-size=500 (switched off)",
         "-- note: safemigrate: batch-size=500",
         "/* safemigrates: */",
+        "-- safemigrates: the notes of this file",
+        "-- safe-migrate runs this file in one transaction",
     ],
 )
 def test_other_comments_naming_safemigrate_are_comments(comment: str) -> None:
