@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
-from ..core.errors import IndexBuildInProgressError
+from ..core.errors import IndexBuildInProgressError, StepRefusedError
 from ..core.model import IndexBuild, QualifiedName
 from ..statements.parsed import PROBE_TABLE, definition_of_indexdef
 from .session import ServerError, Session
@@ -95,6 +95,17 @@ def refuse_live_build(session: Session, oid: int, qualified: str) -> None:
         f"or the backend of a killed run that has not noticed yet): wait for pid {pid} to "
         f"finish (SELECT * FROM pg_stat_progress_create_index), or stop it with "
         f"pg_cancel_backend({pid}), then rerun",
+    )
+
+
+def foreign_invalid(index: IndexInfo) -> StepRefusedError:
+    """The refusal to drop the INVALID index ``index``, which has the name a build takes but
+    another definition, when no run of the step started a build: it is not the runner's."""
+    return StepRefusedError(
+        f"the invalid index {index.qualified} has the name this step builds but another "
+        "definition, and no run of this step started a build: safemigrate did not make it, so "
+        "it was not dropped and nothing was run",
+        hint=f"drop it (DROP INDEX CONCURRENTLY {index.qualified}) or rename it, then rerun",
     )
 
 

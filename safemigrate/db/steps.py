@@ -243,10 +243,13 @@ def build_index_concurrently(
     applied: sql.Composed,
     plain_fallback: str | None = None,
     on_cleanup: CleanupSink | None = None,
+    started_earlier: Callable[[], bool] = lambda: False,
 ) -> str | None:
     """Run CREATE INDEX CONCURRENTLY ``text`` with its clean-up, under session-level timeouts.
 
-    Before the build: invalid indexes an interrupted build of the same index left are dropped;
+    Before the build: invalid indexes an interrupted build of the same index left are dropped
+    (of the build's definition, or of its name when ``started_earlier()`` says the journal holds
+    a started row of the step; another invalid index of its name is refused, nothing run);
     a valid index with the same definition (and name, if the build names one) counts as built
     and the reason it was skipped is returned. After a failed build the invalid index it left
     is dropped so a rerun starts clean; a build that "succeeds" but leaves an INVALID index is
@@ -269,6 +272,11 @@ def build_index_concurrently(
         )
         for index in candidates:
             if not index.valid and dbindex.is_build_of(index, build, target):
+                # Only the runner's own leftover is dropped (issue 21 review21h D6): one of
+                # the step's definition, or one a started build of this step left (its text
+                # may have been edited since). A user's invalid index under the name is theirs.
+                if not dbindex.same_definition(index, build, target) and not started_earlier():
+                    raise dbindex.foreign_invalid(index)
                 # A build another live backend is running is no leftover (issue 21 review21b
                 # F3: a run whose lock a migration released was still building it).
                 dbindex.refuse_live_build(session, index.oid, index.qualified)
@@ -580,6 +588,18 @@ class SessionSteps:
             # Only once dropped: a failed drop is tried again by the step's next attempt.
             del self._recipes[(record.version, record.step)]
 
+    def started(self, record: StepRecord) -> bool:
+        """True when the journal holds a ``started`` row of ``record``'s step: a run (this one's
+        earlier attempt, or an interrupted one) began it."""
+        return bool(
+            self.session.scalar(
+                sql.SQL(
+                    "SELECT EXISTS (SELECT FROM {} WHERE version = {} AND step = {} "
+                    "AND state = 'started')"
+                ).format(self.journal.ident, sql.Literal(record.version), sql.Literal(record.step))
+            )
+        )
+
     def row(self, record: StepRecord, attempts: int, state: str = "applied") -> sql.Composed:
         """The journal row of ``record`` in ``state`` (with what ``also_applied`` adds)."""
         row = dbjournal.step_record_sql(self.journal, record, attempts=attempts, state=state)
@@ -651,6 +671,7 @@ def _index_build(shape: ConcurrentIndexBuild, sent: _Sent) -> str | None:
         applied=sent.applied,
         plain_fallback=shape.plain_fallback,
         on_cleanup=sent.hooks.on_cleanup,
+        started_earlier=lambda: sent.steps.started(shape.record),
     )
 
 

@@ -234,6 +234,50 @@ def test_a_unique_build_failing_on_duplicates_leaves_no_invalid_index(
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
+def test_issue_21_review21h_d6_a_users_invalid_index_of_another_definition_is_not_dropped(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """issue 21 review21h D6: the user's own CONCURRENTLY build of t_v_id_key ON t (a) failed
+    on duplicates and left it INVALID; the step builds t_v_id_key ON t (v, id). No run of the
+    step started a build and the definition differs, so the index is not the runner's: the
+    run refuses (exit 1) naming it, drops nothing, runs nothing. Before, `up` dropped it as
+    "invalid index left by an interrupted build" and built its own."""
+    conn = connect()
+    conn.execute(
+        "CREATE TABLE t (id int PRIMARY KEY, a int, v int);"
+        "INSERT INTO t VALUES (1, 10, 1), (2, 20, 2), (3, 20, 3)"
+    )
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        conn.execute("CREATE UNIQUE INDEX CONCURRENTLY t_v_id_key ON t (a)")
+    assert invalid_indexes(db_dsn) == ["t_v_id_key"]
+    migrations = write_migrations(
+        tmp_path / "m", {"0001_unique_v_id.sql": "CREATE UNIQUE INDEX t_v_id_key ON t (v, id);\n"}
+    )
+    args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
+
+    result = run(*args, env=FAST_BACKOFF)
+    assert result.exit_code == 1, result.output
+    assert (
+        "0001_unique_v_id.sql:1 (step 1): the invalid index public.t_v_id_key has the name "
+        "this step builds but another definition" in result.stderr
+    )
+    assert "drop it (DROP INDEX CONCURRENTLY public.t_v_id_key) or rename it" in result.stderr
+    assert "Traceback" not in result.output
+    assert "dropped" not in result.stdout
+    assert invalid_indexes(db_dsn) == ["t_v_id_key"]
+    assert conn.execute("SELECT pg_get_indexdef('t_v_id_key'::regclass)").fetchone() == (
+        "CREATE UNIQUE INDEX t_v_id_key ON public.t USING btree (a)",
+    )
+    assert journal_rows(db_dsn) == []
+
+    # The user drops it, as the hint says: the step builds its own.
+    conn.execute("DROP INDEX CONCURRENTLY t_v_id_key")
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert _indexes_on_t(conn) == [("t_v_id_key", True)]
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+
+
 def _sleeping(conn: psycopg.Connection[Any]) -> list[int]:
     return [
         row[0]
