@@ -527,6 +527,9 @@ def _needs(trees: Sequence[Any], text: str) -> Needs:
                 if len(parts) == 1 or temp_schema.is_temp_schema(parts[-2]):
                     names.add((TEMPORARY, parts[-1]))
             elif isinstance(node, ast.TypeCast):
+                # A relation named in a string cast to regclass is a use of it, found in
+                # pg_temp first (issue 21 review21h D8).
+                names.update((TEMPORARY, n) for n in temp_schema.relations_named(node))
                 # A cast the migrations create runs its function (issue 21 review21g S1).
                 use = bound_functions.cast_use(node.typeName)
                 if use is not None:
@@ -540,6 +543,9 @@ def _needs(trees: Sequence[Any], text: str) -> Needs:
             elif isinstance(node, ast.FuncCall) and node.funcname:
                 name = str(node.funcname[-1].sval).lower()
                 calls.add(name)
+                # nextval('s'), pg_relation_size('t'): a use of that relation by name
+                # (issue 21 review21h D8).
+                names.update((TEMPORARY, n) for n in temp_schema.relations_named(node))
                 if len(node.funcname) == 2 and temp_schema.is_temp_schema(node.funcname[0].sval):
                     # Only a pg_temp-qualified call runs a temporary function.
                     names.add((TEMPORARY, str(node.funcname[-1].sval)))

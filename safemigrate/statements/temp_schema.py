@@ -231,3 +231,96 @@ def made_temporary(
     if found.schema is None and (path_in_temp or found.reads & temporary_relations):
         return found
     return None
+
+
+#: The functions that take a relation as ``regclass`` (or its name as text, which they look up
+#: as regclass does): a string literal given to one names a relation, found in pg_temp first
+#: as an unqualified relation name is (issue 21 review21h D8). PostgreSQL 15's pg_proc, and
+#: the contrib modules' common ones.
+REGCLASS_FUNCTIONS = frozenset(
+    {
+        *("nextval", "currval", "setval", "pg_sequence_last_value", "to_regclass"),
+        *("pg_relation_size", "pg_total_relation_size", "pg_table_size", "pg_indexes_size"),
+        *("pg_relation_filenode", "pg_relation_filepath", "pg_get_serial_sequence"),
+        *("pg_partition_tree", "pg_partition_ancestors", "pg_partition_root"),
+        *("pg_get_replica_identity_index", "pg_relation_is_updatable", "pg_column_is_updatable"),
+        *("pg_get_viewdef", "has_table_privilege", "has_sequence_privilege"),
+        *("has_column_privilege", "has_any_column_privilege", "gin_clean_pending_list"),
+        *("brin_summarize_new_values", "brin_summarize_range", "brin_desummarize_range"),
+        *("pgstattuple", "pgstattuple_approx", "pgstatindex", "pg_prewarm"),
+        *("bt_index_check", "bt_index_parent_check", "pg_visibility_map", "pg_check_frozen"),
+    }
+)
+
+
+def qualified_name(text: str) -> tuple[str, ...] | None:
+    """The parts of a relation name as regclass reads a string (``public.s``, ``"My S"``):
+    dot-separated identifiers, double-quoted ones as written, others folded to lower case
+    (``stringToQualifiedNameList``, varlena.c SplitIdentifierString); None when it does not
+    split so (the server refuses such a name)."""
+    parts: list[str] = []
+    rest = text.strip()
+    while True:
+        if rest.startswith('"'):
+            name = ""
+            end = 1
+            while True:
+                close = rest.find('"', end)
+                if close < 0:
+                    return None
+                name += rest[end:close]
+                if rest[close + 1 : close + 2] != '"':
+                    rest = rest[close + 1 :].strip()
+                    break
+                name += '"'
+                end = close + 2
+        else:
+            stop = len(rest)
+            for i, char in enumerate(rest):
+                if char == "." or char.isspace():
+                    stop = i
+                    break
+            name = rest[:stop].lower()
+            rest = rest[stop:].strip()
+            if not name or '"' in name:
+                return None
+        parts.append(name)
+        if not rest:
+            return tuple(parts)
+        if not rest.startswith("."):
+            return None
+        rest = rest[1:].strip()
+
+
+def _is_regclass(type_name: Any) -> bool:
+    parts = [str(getattr(p, "sval", "")).lower() for p in type_name.names or ()]
+    return parts in (["regclass"], ["pg_catalog", "regclass"]) and not type_name.arrayBounds
+
+
+def temporary_name(text: str | None) -> str | None:
+    """The relation the regclass string ``text`` may name in pg_temp: its name when it is
+    unqualified (found in pg_temp first) or qualified with a temporary schema, else None."""
+    parts = None if text is None else qualified_name(text)
+    if not parts or len(parts) > 3:
+        return None
+    if len(parts) == 1 or is_temp_schema(parts[-2]):
+        return parts[-1]
+    return None
+
+
+def relations_named(node: Any) -> tuple[str, ...]:
+    """The relations ``node`` names in a string that may be in pg_temp: a string literal
+    cast to regclass (``'s'::regclass``), or given to a function in REGCLASS_FUNCTIONS
+    (``nextval('s')``)."""
+    if isinstance(node, ast.TypeCast) and node.typeName is not None:
+        if not _is_regclass(node.typeName):
+            return ()
+        found = temporary_name(_constant(node.arg))
+        return () if found is None else (found,)
+    if not isinstance(node, ast.FuncCall) or not node.funcname:
+        return ()
+    # Any schema: the contrib ones live where their extension was created.
+    if str(getattr(node.funcname[-1], "sval", "")).lower() not in REGCLASS_FUNCTIONS:
+        return ()
+    names = (temporary_name(_constant(arg)) for arg in node.args or ())
+    return tuple(name for name in names if name is not None)

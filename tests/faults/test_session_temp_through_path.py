@@ -150,3 +150,49 @@ def test_issue_21_f4_the_version_the_refusal_names_is_accepted(
     accepted = run(*args, "--accept-lost-session-state", "0003")
     assert accepted.exit_code == 0, accepted.output
     assert (4, 0, "applied") in journal_rows(db_dsn)
+
+
+@pytest.mark.parametrize("public_s", [True, False], ids=["public_s", "no_public_s"])
+def test_issue_21_d8_a_temporary_sequence_named_in_a_string_is_lost_state(
+    public_s: bool, tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """review21h D8: ``nextval('s')`` names the sequence in a string, found in pg_temp first.
+    Before, a run after the one that made ``pg_temp.s`` (a new session) took ``public.s``
+    (exit 0, base = 1; psql's one session gives 100), or failed with a raw 42P01 without it.
+    Now the step is refused with the lost-temporary-object message, and nothing runs."""
+    db = connect()
+    db.execute("CREATE TABLE public.base (n bigint)")
+    if public_s:
+        db.execute("CREATE SEQUENCE public.s")
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_seq.sql": "CREATE SEQUENCE pg_temp.s START 100;\n",
+            "0002_use.sql": "INSERT INTO base SELECT nextval('s');\n",
+        },
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert run(*args, "--target", "1").exit_code == 0
+    failed = refused(run(*args))
+    assert failed["error"].startswith("0002_use.sql:1 (step 1): not run: it could depend on ")
+    assert "temporary sequence s (made at 0001_seq.sql:1)" in failed["error"]
+    assert connect().execute("SELECT count(*) FROM public.base").fetchone() == (0,)
+    if public_s:
+        assert connect().execute("SELECT is_called FROM public.s").fetchone() == (False,)
+
+
+def test_issue_21_d8_in_one_session_the_string_names_the_temporary_sequence(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """Without a new session between them, 0002 takes pg_temp.s's 100, as psql does."""
+    db = connect()
+    db.execute("CREATE TABLE public.base (n bigint); CREATE SEQUENCE public.s")
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_seq.sql": "CREATE SEQUENCE pg_temp.s START 100;\n",
+            "0002_use.sql": "INSERT INTO base SELECT nextval('s');\n",
+        },
+    )
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    assert connect().execute("SELECT n FROM public.base").fetchall() == [(100,)]

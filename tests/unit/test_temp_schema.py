@@ -180,3 +180,47 @@ def test_issue_21_f4_the_version_a_refusal_names_can_be_accepted() -> None:
     assert accepted_version_problem(4, migrations) == (
         "0004_m.sql makes no session state a new session could lack"
     )
+
+
+@pytest.mark.parametrize(
+    ("sql", "depends"),
+    [
+        ("SELECT nextval('s')", True),
+        ("SELECT pg_catalog.setval('S', 5)", True),  # folded to lower case, as regclass does
+        ("SELECT currval('pg_temp.s')", True),
+        ("SELECT nextval('s'::text)", True),
+        ("SELECT pg_relation_size(' pg_temp_3 . s ')", True),
+        ("SELECT 's'::regclass", True),
+        ("SELECT CAST('s' AS pg_catalog.regclass)", True),
+        ("CREATE TABLE t (n bigint DEFAULT nextval('s'))", True),
+        ("SELECT nextval('public.s')", False),
+        ("SELECT nextval('db.public.s')", False),
+        ("SELECT nextval('\"S\"')", False),  # quoted: another name
+        ("SELECT upper('s')", False),  # not a relation
+        ("SELECT 's'::text", False),
+    ],
+)
+def test_issue_21_d8_a_relation_named_in_a_string_could_depend_on_a_temporary_one(
+    sql: str, depends: bool
+) -> None:
+    kept = Kept(TEMPORARY, "s", "temporary sequence s")
+    assert could_depend(needs_of(sql), kept, frozenset()) is depends
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("s", ("s",)),
+        ("Public.S", ("public", "s")),
+        ('"My ""S"""', ('My "S"',)),
+        (' app . "x.y" ', ("app", "x.y")),
+        ("a..b", None),
+        ('"open', None),
+        ("a b", None),
+        ("", None),
+    ],
+)
+def test_a_regclass_string_splits_as_the_server_splits_it(
+    text: str, parts: tuple[str, ...] | None
+) -> None:
+    assert temp_schema.qualified_name(text) == parts
