@@ -62,11 +62,8 @@ def _may_be_on(node: Any) -> bool:
 
 
 def _constant_name(node: Any) -> str | None:
-    while isinstance(node, ast.TypeCast):
-        node = node.arg
-    if isinstance(node, ast.A_Const) and isinstance(node.val, ast.String):
-        return str(node.val.sval).strip().lower()
-    return None
+    name = pg_settings_writes.folded_string(node)
+    return None if name is None else name.strip().lower()
 
 
 def _options_read_only(options: Iterable[Any] | None) -> bool:

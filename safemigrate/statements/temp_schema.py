@@ -27,6 +27,7 @@ from pglast import ast, enums
 
 from ..lint.context import walk
 from ..lint.search_path import path_of_value
+from .pg_settings_writes import folded_string
 
 #: The entry of a search_path that names the session's own temporary schema.
 TEMP_SCHEMA = "pg_temp"
@@ -57,14 +58,6 @@ def creates_in_temp(path: Iterable[str] | None) -> bool:
     return False
 
 
-def _constant(node: Any) -> str | None:
-    if isinstance(node, ast.TypeCast):
-        return _constant(node.arg)
-    if isinstance(node, ast.A_Const) and isinstance(node.val, ast.String):
-        return str(node.val.sval)
-    return None
-
-
 #: What a statement may do to the search_path: a path, or UNKNOWN (a value not known here).
 UNKNOWN = "unknown"
 
@@ -80,7 +73,7 @@ def set_path(node: Any) -> tuple[str, ...] | str | None:
         return ()
     if node.kind != kind.VAR_SET_VALUE:
         return UNKNOWN
-    values = [_constant(a) for a in node.args or ()]
+    values = [folded_string(a) for a in node.args or ()]
     if any(v is None for v in values):
         return UNKNOWN
     return tuple(str(v) for v in values)
@@ -96,10 +89,10 @@ def set_config_path(call: Any) -> tuple[str, ...] | str | None:
     if len(funcname) == 2 and funcname[0].sval != "pg_catalog":
         return None
     args = list(call.args or ())
-    name = _constant(args[0]) if args else None
+    name = folded_string(args[0]) if args else None
     if name is not None and name.strip().lower() != "search_path":
         return None
-    value = _constant(args[1]) if len(args) == 3 else None
+    value = folded_string(args[1]) if len(args) == 3 else None
     if name is None or value is None:
         return UNKNOWN
     path = path_of_value(value)
@@ -315,12 +308,12 @@ def relations_named(node: Any) -> tuple[str, ...]:
     if isinstance(node, ast.TypeCast) and node.typeName is not None:
         if not _is_regclass(node.typeName):
             return ()
-        found = temporary_name(_constant(node.arg))
+        found = temporary_name(folded_string(node.arg))
         return () if found is None else (found,)
     if not isinstance(node, ast.FuncCall) or not node.funcname:
         return ()
     # Any schema: the contrib ones live where their extension was created.
     if str(getattr(node.funcname[-1], "sval", "")).lower() not in REGCLASS_FUNCTIONS:
         return ()
-    names = (temporary_name(_constant(arg)) for arg in node.args or ())
+    names = (temporary_name(folded_string(arg)) for arg in node.args or ())
     return tuple(name for name in names if name is not None)
