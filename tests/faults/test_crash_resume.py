@@ -36,6 +36,7 @@ from tests.faults.helpers import (
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import (
     EXAMPLE,
+    Result,
     apply_with_psql_semantics,
     invalid_indexes,
     journal_rows,
@@ -144,6 +145,32 @@ def _up_waiting_for_a_snapshot(
     return watcher, args, runner
 
 
+def _build_waiting_for_an_old_snapshot(
+    statement: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> tuple[psycopg.Connection[Any], psycopg.Connection[Any], tuple[str, ...], Runner]:
+    """Table t with rows, a migration building an index on it with ``statement``, and ``up``
+    started on it once the build waits for an old transaction's snapshot (it cannot mark the
+    index valid before that transaction ends): the old transaction, then what
+    ``_up_waiting_for_a_snapshot`` gives."""
+    _table_t_with_rows(connect)
+    migrations = write_migrations(tmp_path / "m", {"0001_index_t_a.sql": statement + "\n"})
+    old = old_snapshot(connect)
+    return (old, *_up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn))
+
+
+def _rerun_builds_it(
+    args: tuple[str, ...], watcher: psycopg.Connection[Any], db_dsn: str
+) -> Result:
+    """The rerun succeeds and leaves t_a_idx built and valid, no invalid index, step 1
+    applied; its result, for more checks."""
+    rerun = run(*args, env=FAST_BACKOFF)
+    assert rerun.exit_code == 0, rerun.output
+    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
+    assert invalid_indexes(db_dsn) == []
+    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+    return rerun
+
+
 def _killed_while_recording(
     runner: Runner, watcher: psycopg.Connection[Any], locker: psycopg.Connection[Any], db_dsn: str
 ) -> None:
@@ -183,25 +210,19 @@ def _rerun_records_it_without_running_it(args: tuple[str, ...], db_dsn: str) -> 
 def test_an_index_build_killed_midway_is_dropped_and_rebuilt_by_the_rerun(
     statement: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t_with_rows(connect)
-    migrations = write_migrations(tmp_path / "m", {"0001_index_t_a.sql": statement + "\n"})
-    # An old transaction with a snapshot: the build waits for it before it can mark the
-    # index valid, and that is when the runner dies.
-    old = old_snapshot(connect)
-    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
+    # The build waits for the old snapshot, and that is when the runner dies.
+    old, watcher, args, runner = _build_waiting_for_an_old_snapshot(
+        statement, tmp_path, db_dsn, connect, spawn
+    )
 
     kill_9(runner, watcher)
     assert invalid_indexes(db_dsn) == ["t_a_idx"]
     assert journal_rows(db_dsn) == [(1, 0, "started")]
     old.execute("COMMIT")
 
-    rerun = run(*args, env=FAST_BACKOFF)
-    assert rerun.exit_code == 0, rerun.output
-    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
-    assert invalid_indexes(db_dsn) == []
+    rerun = _rerun_builds_it(args, watcher, db_dsn)
     cleanups = by_kind(rerun.events(), "index_cleanup")
     assert [c["index"] for c in cleanups] == ["public.t_a_idx"]
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
 def test_a_unique_build_failing_on_duplicates_leaves_no_invalid_index(
@@ -335,12 +356,9 @@ def test_an_interrupt_cancels_the_statement_rolls_back_and_releases_the_run_lock
 def test_sigterm_during_a_concurrent_build_cancels_it_and_the_rerun_rebuilds_it(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t_with_rows(connect)
-    migrations = write_migrations(
-        tmp_path / "m", {"0001_index_t_a.sql": "CREATE INDEX t_a_idx ON t (a);\n"}
+    old, watcher, args, runner = _build_waiting_for_an_old_snapshot(
+        "CREATE INDEX t_a_idx ON t (a);", tmp_path, db_dsn, connect, spawn
     )
-    old = old_snapshot(connect)
-    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
 
     os.kill(runner.pid, signal.SIGTERM)
     assert runner.wait(timeout=30) == 130, runner.output
@@ -350,11 +368,7 @@ def test_sigterm_during_a_concurrent_build_cancels_it_and_the_rerun_rebuilds_it(
     assert [r for r in journal_rows(db_dsn) if r[2] == "applied"] == []
     old.execute("COMMIT")
 
-    rerun = run(*args, env=FAST_BACKOFF)
-    assert rerun.exit_code == 0, rerun.output
-    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
-    assert invalid_indexes(db_dsn) == []
-    assert journal_rows(db_dsn) == [(1, 0, "applied")]
+    _rerun_builds_it(args, watcher, db_dsn)
 
 
 def _hold_journal_row(connect: ConnectFactory, version: int) -> psycopg.Connection[Any]:
@@ -380,10 +394,9 @@ def _hold_journal_row(connect: ConnectFactory, version: int) -> psycopg.Connecti
 def test_a_crash_after_the_build_but_before_its_journal_row_does_not_build_twice(
     statement: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    _table_t_with_rows(connect)
-    migrations = write_migrations(tmp_path / "m", {"0001_index_t_a.sql": statement + "\n"})
-    old = old_snapshot(connect)
-    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
+    old, watcher, args, runner = _build_waiting_for_an_old_snapshot(
+        statement, tmp_path, db_dsn, connect, spawn
+    )
     # The build is under way (its "started" row is written); block the "applied" row, then let
     # the build finish, and kill the runner while it waits to record it.
     locker = _hold_journal_row(connect, 1)
