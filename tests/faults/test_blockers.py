@@ -38,7 +38,15 @@ from tests.faults.helpers import (
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import up_args, write_migrations
-from tests.support.tables import ADD_COLUMN, HOLDER_APP, idle_reader, t_and_add_column, table_t
+from tests.support.tables import (
+    ADD_COLUMN,
+    HOLDER_APP,
+    HeldReader,
+    held_reader,
+    idle_reader,
+    t_and_add_column,
+    table_t,
+)
 
 Conn = psycopg.Connection[Any]
 
@@ -89,6 +97,18 @@ def _transaction_older_than(watch: Conn, pid: int, seconds: float) -> None:
         return row is not None and row[3] is not None and float(row[3]) >= seconds
 
     wait_until(probe, timeout=15, what=f"the transaction of pid {pid} to be {seconds}s old")
+
+
+@contextlib.contextmanager
+def _long_report(
+    tmp_path: Path, connect: ConnectFactory
+) -> Iterator[tuple[Path, Conn, HeldReader]]:
+    """``_scene`` with its holder "long-report" in a transaction over a second old (past the
+    pre-check age), rolled back at the end unless the test ended it first."""
+    migrations, watch = t_and_add_column(tmp_path, connect, columns=T_COLUMNS)
+    with held_reader(connect, app="long-report") as holder:
+        _transaction_older_than(watch, holder.pid, 1.0)
+        yield migrations, watch, holder
 
 
 def _waits_for_lock(watch: Conn, pid: int) -> bool:
@@ -345,10 +365,7 @@ def test_redacted_queries_show_the_blockers_query_shape_never_its_literals(
 def test_the_precheck_never_queues_the_runner_in_front_of_the_applications_readers(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    migrations, watch, (holder, holder_pid) = _scene(tmp_path, connect, app="long-report")
-    released = False
-    try:
-        _transaction_older_than(watch, holder_pid, 1.0)
+    with _long_report(tmp_path, connect) as (migrations, watch, holder):
         with _reader_loop(connect) as (reader_pid, reads):
             runner = _up(spawn, migrations, db_dsn, attempts=1000, precheck=None)
             samples: list[set[int]] = []
@@ -361,7 +378,6 @@ def test_the_precheck_never_queues_the_runner_in_front_of_the_applications_reade
             assert len(samples) > 10
             assert all(runner_pid not in s for s in samples), "the runner blocked the reader"
             holder.rollback()
-            released = True
             assert runner.wait() == 0, runner.output
 
         failures = _failures(runner)
@@ -369,25 +385,19 @@ def test_the_precheck_never_queues_the_runner_in_front_of_the_applications_reade
         for failed in failures:
             assert failed["precheck"] is True, failed
             assert failed["sqlstate"] is None
-            assert [b["pid"] for b in failed["blockers"]] == [holder_pid], failed
+            assert [b["pid"] for b in failed["blockers"]] == [holder.pid], failed
             assert failed["blockers"][0]["application_name"] == "long-report"
             assert "AccessShareLock" in failed["blockers"][0]["lock_mode"]
         assert column_exists(watch, "t", "c")
         [applied] = by_kind(runner.events(), "step_applied")
         assert applied["attempts"] == len(failures) + 1
-    finally:
-        if not released:
-            holder.rollback()
 
 
 def test_without_the_precheck_a_reader_queues_behind_the_waiting_runner(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     """The contrast of the test above: the same sampling does see the runner block a reader."""
-    migrations, watch, (holder, holder_pid) = _scene(tmp_path, connect, app="long-report")
-    released = False
-    try:
-        _transaction_older_than(watch, holder_pid, 1.0)
+    with _long_report(tmp_path, connect) as (migrations, watch, holder):
         with _reader_loop(connect) as (reader_pid, _reads):
             runner = _up(spawn, migrations, db_dsn, lock_timeout="2s", attempts=1000)
             runner_pid = _runner_pid(watch, runner)
@@ -396,12 +406,8 @@ def test_without_the_precheck_a_reader_queues_behind_the_waiting_runner(
                 watch, reader_pid, samples, runner, until=lambda: runner_pid in samples[-1]
             )
             holder.rollback()
-            released = True
             assert runner.wait() == 0, runner.output
         assert column_exists(watch, "t", "c")
-    finally:
-        if not released:
-            holder.rollback()
 
 
 # -- index builds ----------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from tests.support.runner import write_migrations
 from tests.support.tables import (
     ADD_COLUMN,
     HOLDER_APP,
-    idle_reader,
+    held_reader,
     t_and_add_column,
     table_t,
     xact_age_s,
@@ -126,9 +126,7 @@ def test_a_waiting_step_yields_to_a_reader_queued_behind_it(
     table_t(connect)
     migrations = write_migrations(tmp_path / "m", ADD_COLUMN)
     watch, sampler = connect(), connect()
-    holder, holder_pid = idle_reader(connect)
-    released = False
-    try:
+    with held_reader(connect) as holder:
         # No pre-check: the step really queues behind the holder, for up to 10s.
         runner = _up(
             spawn, migrations, db_dsn, "--no-lock-precheck", "--lock-timeout", "10s",
@@ -149,19 +147,15 @@ def test_a_waiting_step_yields_to_a_reader_queued_behind_it(
         assert blocked.longest_s < 1.5, (blocked.longest_s, blocked.samples)
         assert [q["pid"] for q in yielded["queued"]] == [reader_pid], yielded
         assert yielded["queued"][0]["application_name"] == READER_APP
-        assert [h["pid"] for h in yielded["holders"]] == [holder_pid], yielded
+        assert [h["pid"] for h in yielded["holders"]] == [holder.pid], yielded
         assert yielded["grace_ms"] == 50
         assert yielded["waited_ms"] >= 50
         assert yielded["relation"] == "t"
         waiting = runner.wait_for_event(lambda e: e["event"] == "waiting_for_holders")
         assert waiting["after"] == "yield"
-        assert [h["pid"] for h in waiting["holders"]] == [holder_pid]
+        assert [h["pid"] for h in waiting["holders"]] == [holder.pid]
         holder.rollback()
-        released = True
         assert runner.wait() == 0, runner.output
-    finally:
-        if not released:
-            holder.rollback()
     events = runner.events()
     # A yield is not a failure: it cost no attempt of max_attempts, and no lock timeout fired.
     assert not [f for f in by_kind(events, "attempt_failed") if f["sqlstate"] == "57014"]
@@ -174,15 +168,12 @@ def test_no_yield_while_nobody_queues_behind_the_step(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     migrations, watch = t_and_add_column(tmp_path, connect)
-    holder, _holder_pid = idle_reader(connect)
-    try:
+    with held_reader(connect):
         runner = _up(
             spawn, migrations, db_dsn, "--no-lock-precheck", "--lock-timeout", "400ms",
             "--max-attempts", "1000",
         )  # fmt: skip
         runner.wait_for_event(lambda e: e["event"] == "attempt_failed")
-    finally:
-        holder.rollback()
     assert runner.wait() == 0, runner.output
     events = runner.events()
     assert by_kind(events, "step_yielded") == []
@@ -198,10 +189,8 @@ def test_the_step_goes_as_soon_as_the_long_holder_commits(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     migrations, watch = t_and_add_column(tmp_path, connect)
-    holder, holder_pid = idle_reader(connect)
-    released = False
-    try:
-        wait_until(lambda: xact_age_s(watch, holder_pid) > 1.0, timeout=15, what="an old holder")
+    with held_reader(connect) as holder:
+        wait_until(lambda: xact_age_s(watch, holder.pid) > 1.0, timeout=15, what="an old holder")
         # A backoff of 20s: the step would sleep that long after its pre-check if it did not
         # watch the holder.
         runner = _up(
@@ -210,18 +199,14 @@ def test_the_step_goes_as_soon_as_the_long_holder_commits(
         )  # fmt: skip
         waiting = runner.wait_for_event(lambda e: e["event"] == "waiting_for_holders")
         assert waiting["after"] == "precheck"
-        assert [h["pid"] for h in waiting["holders"]] == [holder_pid]
+        assert [h["pid"] for h in waiting["holders"]] == [holder.pid]
         assert waiting["holders"][0]["application_name"] == HOLDER_APP
         assert waiting["max_wait_ms"] >= 10_000
         holder.commit()
-        released = True
         committed = time.monotonic()
         assert runner.wait() == 0, runner.output
         # Well before the 10-20s pause a plain backoff would have slept.
         assert time.monotonic() - committed < 6.0
-    finally:
-        if not released:
-            holder.rollback()
     kinds = [e["event"] for e in runner.events()]
     first_wait = kinds.index("waiting_for_holders")
     assert kinds[first_wait + 1 :].count("waiting_for_holders") == 0, kinds
@@ -249,19 +234,16 @@ def test_a_spent_lock_wait_budget_exits_4_naming_the_holder(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     migrations, watch = t_and_add_column(tmp_path, connect)
-    holder, holder_pid = idle_reader(connect)
-    try:
-        wait_until(lambda: xact_age_s(watch, holder_pid) > 1.0, timeout=15, what="an old holder")
+    with held_reader(connect) as holder:
+        wait_until(lambda: xact_age_s(watch, holder.pid) > 1.0, timeout=15, what="an old holder")
         runner = _up(
             spawn, migrations, db_dsn, "--max-attempts", "1000",
             SAFEMIGRATE_LOCK_WAIT_BUDGET="1500ms",
         )  # fmt: skip
         assert runner.wait() == 4, runner.output
-    finally:
-        holder.rollback()
     [failed] = by_kind(runner.events(), "run_failed")
     assert "lock wait budget (1.5s) is spent" in failed["error"], failed
-    assert f"pid {holder_pid} ({HOLDER_APP})" in failed["error"], failed
+    assert f"pid {holder.pid} ({HOLDER_APP})" in failed["error"], failed
     # The polite waits were not counted as attempts of max_attempts.
     assert all(f["precheck"] for f in by_kind(runner.events(), "attempt_failed"))
     assert not column_exists(watch, "t", "c")
@@ -289,7 +271,6 @@ def test_up_with_default_settings_behind_a_fresh_reader_yields_then_finishes_on_
         },
     )
     watch = connect()
-    released = False
     with _traffic(connect, 2, writes=False) as durations:
         runner = Runner("up", "--dir", str(migrations), "--dsn", db_dsn)
         try:
@@ -302,25 +283,20 @@ def test_up_with_default_settings_behind_a_fresh_reader_yields_then_finishes_on_
                 interval=0.005,
                 what="the first migration running",
             )
-            holder, holder_pid = idle_reader(connect)
-            try:
+            with held_reader(connect) as holder:
                 wait_until(
                     lambda: "yielded after waiting" in runner.stdout,
                     timeout=20,
                     what="a yield in the text output",
                 )
                 holder.commit()
-                released = True
                 committed = time.monotonic()
                 assert runner.wait() == 0, runner.output
                 took = time.monotonic() - committed
-            finally:
-                if not released:
-                    holder.rollback()
         finally:
             runner.kill()
     text = runner.stdout
-    assert f"held by pid {holder_pid} '{HOLDER_APP}'" in text, text
+    assert f"held by pid {holder.pid} '{HOLDER_APP}'" in text, text
     assert "queued behind: pid" in text, text
     assert "applied 2 steps" in text, text
     # Right after the commit: the step was watching the holder, not sleeping out a backoff.

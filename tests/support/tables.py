@@ -3,6 +3,9 @@ sessions that hold it, and one-shot SQL on a DSN."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +87,39 @@ def idle_reader(
     conn = connect(autocommit=False, application_name=app)
     conn.execute(query).fetchall()
     return conn, conn.info.backend_pid
+
+
+@dataclass
+class HeldReader:
+    """``idle_reader``'s session and pid, for a ``with held_reader(...)`` block; the test may
+    end its transaction itself (and the step it held back may go)."""
+
+    conn: psycopg.Connection[Any]
+    pid: int
+    ended: bool = False
+
+    def commit(self) -> None:
+        self.conn.commit()
+        self.ended = True
+
+    def rollback(self) -> None:
+        self.conn.rollback()
+        self.ended = True
+
+
+@contextlib.contextmanager
+def held_reader(
+    connect: ConnectFactory, query: str = "SELECT count(*) FROM t", app: str = HOLDER_APP
+) -> Iterator[HeldReader]:
+    """``idle_reader`` for a with block: its transaction is rolled back when the block ends,
+    unless the test ended it first (a failing test never leaves a lock behind)."""
+    conn, pid = idle_reader(connect, query, app)
+    held = HeldReader(conn, pid)
+    try:
+        yield held
+    finally:
+        if not held.ended:
+            conn.rollback()
 
 
 def xact_age_s(watch: psycopg.Connection[Any], pid: int) -> float:
