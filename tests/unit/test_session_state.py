@@ -41,6 +41,7 @@ from safemigrate.statements.session_state import (
     needs_of,
     session_changing_functions,
 )
+from tests.support.migrations import migration_of
 
 
 def changes(sql: str) -> tuple[object, ...]:
@@ -568,17 +569,12 @@ def test_alter_role_set_of_the_runner_timeouts_is_not_session_state() -> None:
 
 
 def test_an_accepted_version_must_name_a_migration_that_makes_session_state() -> None:
-    from safemigrate.core.model import Migration
     from safemigrate.statements.session_state import accepted_version_problem
 
-    def migration(version: int, sql: str) -> Migration:
-        name = f"{version:04d}_m.sql"
-        return Migration(version, f"{version:04d}", "m", Path(name), tuple(build_steps(name, sql)))
-
     migrations = [
-        migration(1, "CREATE TABLE t (id int);\n"),
-        migration(2, "CREATE TEMP TABLE tmp1 AS SELECT 1 AS x;\n"),
-        migration(3, "SET search_path = app;\n"),
+        migration_of(1, "CREATE TABLE t (id int);\n"),
+        migration_of(2, "CREATE TEMP TABLE tmp1 AS SELECT 1 AS x;\n"),
+        migration_of(3, "SET search_path = app;\n"),
     ]
     assert accepted_version_problem(9999, migrations) == (
         "9999 is not a migration of the directory"

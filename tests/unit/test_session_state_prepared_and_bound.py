@@ -16,6 +16,7 @@ from safemigrate.statements.session_state import (
     history_state,
     needs_of,
 )
+from tests.support.migrations import migration_of
 
 SETS_APP = "PERFORM set_config('search_path', 'app', false); RETURN 1;"
 
@@ -179,18 +180,11 @@ def test_the_name_a_use_of_a_binding_is_written_with(sql: str, used_as: str | No
 
 
 def test_the_version_of_an_execute_of_an_earlier_files_prepared_statement_can_be_accepted() -> None:
-    from pathlib import Path
-
-    from safemigrate.core.model import Migration
     from safemigrate.statements.session_state import accepted_version_problem
 
-    def migration(version: int, sql: str) -> Migration:
-        name = f"{version:04d}_m.sql"
-        return Migration(version, f"{version:04d}", "m", Path(name), tuple(build_steps(name, sql)))
-
     migrations = [
-        migration(1, "PREPARE p(text) AS SELECT set_config('search_path', $1, false);\n"),
-        migration(2, "EXECUTE p('app');\n"),
+        migration_of(1, "PREPARE p(text) AS SELECT set_config('search_path', $1, false);\n"),
+        migration_of(2, "EXECUTE p('app');\n"),
     ]
     assert accepted_version_problem(2, migrations) is None
 

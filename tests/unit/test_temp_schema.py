@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from safemigrate.core.model import TEMPORARY, Kept, Step
 from safemigrate.planning.safer_forms import build_steps
 from safemigrate.statements import temp_schema
 from safemigrate.statements.session_state import could_depend, history_state, needs_of
+from tests.support.migrations import migration_of
 
 
 def _history(sql: str) -> list[tuple[tuple[int, int], Step, str]]:
@@ -163,18 +162,13 @@ def test_issue_21_f4_the_version_a_refusal_names_can_be_accepted() -> None:
     """The refusal of a lost table made under an earlier file's pg_temp path names the file
     that made it: accept_lost_session_state of that version is no bad input, though its own
     statements change nothing in the session (only the earlier SET makes CREATE temporary)."""
-    from safemigrate.core.model import Migration
     from safemigrate.statements.session_state import accepted_version_problem
 
-    def migration(version: int, sql: str) -> Migration:
-        name = f"{version:04d}_m.sql"
-        return Migration(version, f"{version:04d}", "m", Path(name), tuple(build_steps(name, sql)))
-
     migrations = [
-        migration(1, "SET search_path = pg_temp, public;\n"),
-        migration(2, "CREATE TABLE r (id int);\n"),
-        migration(3, "SET search_path = public;\nCREATE TABLE s (id int);\n"),
-        migration(4, "CREATE TABLE u (id int);\n"),
+        migration_of(1, "SET search_path = pg_temp, public;\n"),
+        migration_of(2, "CREATE TABLE r (id int);\n"),
+        migration_of(3, "SET search_path = public;\nCREATE TABLE s (id int);\n"),
+        migration_of(4, "CREATE TABLE u (id int);\n"),
     ]
     assert accepted_version_problem(2, migrations) is None
     assert accepted_version_problem(4, migrations) == (
