@@ -10,6 +10,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import psycopg
@@ -21,7 +22,7 @@ from bench.harness.processes import Runner as Runner
 from bench.harness.trials import OWN_SERVER_SETTINGS
 from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
-from tests.support.runner import Result
+from tests.support.runner import Result, write_migrations
 
 T = TypeVar("T")
 #: The application_name the runner shows in pg_stat_activity unless configured otherwise.
@@ -202,6 +203,26 @@ def two_orders_tables(conn: psycopg.Connection[Any], rows: int) -> None:
             f"CREATE TABLE {schema}.orders (id int PRIMARY KEY, flag bool NOT NULL DEFAULT false);"
             f"INSERT INTO {schema}.orders (id) SELECT g FROM generate_series(1, {rows}) g"
         )
+
+
+#: The session-state scenes: the rows of each ``orders`` table, the advisory lock a step
+#: waits for (so that a fault lands in a later migration), that step's file, and the batched
+#: UPDATE of orders whose rows show the search_path it ran under.
+ROWS = 2_000
+GATE = 910_317
+GATE_FILE = (
+    "-- safemigrate: allow timeout-guard-off -- the test holds the gate past the ceiling\n"
+    f"-- safemigrate: lock-timeout=60s\nSELECT pg_advisory_xact_lock({GATE});\n"
+)
+BATCHED_UPDATE = "-- safemigrate: batch-size=250\nUPDATE orders SET flag = true;\n"
+
+
+def change_then_gated_batch(path: Path, name: str, change: str) -> Path:
+    """A migrations folder at ``path``: the session change ``change`` in file ``name`` (a
+    0002), the gate (0003) and the batched UPDATE of orders (0004)."""
+    return write_migrations(
+        path, {name: change, "0003_gate.sql": GATE_FILE, "0004_flag.sql": BATCHED_UPDATE}
+    )
 
 
 def flagged(conn: psycopg.Connection[Any]) -> dict[str, int]:

@@ -24,22 +24,17 @@ from pathlib import Path
 from psycopg import conninfo
 
 from tests.faults.helpers import (
+    GATE,
+    ROWS,
     Spawn,
     by_kind,
+    change_then_gated_batch,
     flagged,
     killed_at_gate,
     two_orders_tables,
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
-
-ROWS = 2_000
-GATE = 910_421
-GATE_FILE = (
-    "-- safemigrate: allow timeout-guard-off -- the test holds the gate past the ceiling\n"
-    f"-- safemigrate: lock-timeout=60s\nSELECT pg_advisory_xact_lock({GATE});\n"
-)
-BATCHED_UPDATE = "-- safemigrate: batch-size=250\nUPDATE orders SET flag = true;\n"
 
 
 def _up(directory: Path, dsn: str, *more: str) -> tuple[str, ...]:
@@ -87,13 +82,10 @@ def test_issue_21_review21c_f3_a_pg_settings_search_path_is_replayed_after_kill_
 ) -> None:
     conn = connect()
     two_orders_tables(conn, ROWS)
-    directory = write_migrations(
+    directory = change_then_gated_batch(
         tmp_path / "m",
-        {
-            "0002_sp.sql": "UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path';\n",
-            "0003_gate.sql": GATE_FILE,
-            "0004_flag.sql": BATCHED_UPDATE,
-        },
+        "0002_sp.sql",
+        "UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path';\n",
     )
     killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
     rerun = run(*_up(directory, db_dsn))
@@ -108,13 +100,10 @@ def test_issue_21_review21c_f2_alter_database_set_is_refused_on_a_new_session(
     conn = connect()
     two_orders_tables(conn, ROWS)
     database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
-    directory = write_migrations(
+    directory = change_then_gated_batch(
         tmp_path / "m",
-        {
-            "0002_default.sql": f'ALTER DATABASE "{database}" SET search_path = app, public;\n',
-            "0003_gate.sql": GATE_FILE,
-            "0004_flag.sql": BATCHED_UPDATE,
-        },
+        "0002_default.sql",
+        f'ALTER DATABASE "{database}" SET search_path = app, public;\n',
     )
     killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
     for _ in range(2):
@@ -141,13 +130,10 @@ def test_issue_21_review21c_f2_another_roles_new_default_does_not_refuse_the_rer
     role = f"app_reader_{uuid.uuid4().hex[:8]}"
     conn.execute(f"CREATE ROLE {role}")
     try:
-        directory = write_migrations(
+        directory = change_then_gated_batch(
             tmp_path / "m",
-            {
-                "0002_default.sql": f"ALTER ROLE {role} SET search_path = app, public;\n",
-                "0003_gate.sql": GATE_FILE,
-                "0004_flag.sql": BATCHED_UPDATE,
-            },
+            "0002_default.sql",
+            f"ALTER ROLE {role} SET search_path = app, public;\n",
         )
         killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
         rerun = run(*_up(directory, db_dsn))

@@ -17,8 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.faults.helpers import (
+    BATCHED_UPDATE,
+    GATE,
+    GATE_FILE,
+    ROWS,
     Spawn,
     by_kind,
+    change_then_gated_batch,
     flagged,
     killed_at_gate,
     reconnected_at_gate,
@@ -28,14 +33,6 @@ from tests.faults.helpers import (
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 
-ROWS = 2_000
-#: The advisory lock a step waits for, so that a fault lands in a later migration.
-GATE = 910_317
-GATE_FILE = (
-    "-- safemigrate: allow timeout-guard-off -- the test holds the gate past the ceiling\n"
-    f"-- safemigrate: lock-timeout=60s\nSELECT pg_advisory_xact_lock({GATE});\n"
-)
-BATCHED_UPDATE = "-- safemigrate: batch-size=250\nUPDATE orders SET flag = true;\n"
 #: A function that sets search_path to app, created and called (0002_fn.sql:2 is the call).
 USE_APP_FN = (
     "CREATE FUNCTION use_app() RETURNS void LANGUAGE plpgsql AS $$ "
@@ -89,13 +86,10 @@ def test_issue_21_review21b_f2_a_do_blocks_search_path_refuses_the_batch_on_ever
     of 0004 is refused on the rerun and on the one after, and nothing is updated."""
     conn = connect()
     two_orders_tables(conn, ROWS)
-    directory = write_migrations(
+    directory = change_then_gated_batch(
         tmp_path / "m",
-        {
-            "0002_sp.sql": "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n",
-            "0003_gate.sql": GATE_FILE,
-            "0004_flag.sql": BATCHED_UPDATE,
-        },
+        "0002_sp.sql",
+        "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n",
     )
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     killed_at_gate(connect, spawn, GATE, *args, timeout=60)
@@ -115,14 +109,7 @@ def test_issue_21_review21b_f2_a_functions_set_config_is_seen_by_a_reconnection_
     refuses the batch after reconnecting (exit 1), and so does a rerun."""
     conn = connect()
     two_orders_tables(conn, ROWS)
-    directory = write_migrations(
-        tmp_path / "m",
-        {
-            "0002_fn.sql": USE_APP_FN,
-            "0003_gate.sql": GATE_FILE,
-            "0004_flag.sql": BATCHED_UPDATE,
-        },
-    )
+    directory = change_then_gated_batch(tmp_path / "m", "0002_fn.sql", USE_APP_FN)
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     runner = reconnected_at_gate(connect, spawn, GATE, *args, timeout=60)
     assert runner.wait(timeout=120) == 1, runner.output

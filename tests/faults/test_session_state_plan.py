@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.faults.helpers import Spawn, killed_at_gate
-from tests.faults.test_session_state_history import GATE, GATE_FILE
+from tests.faults.helpers import GATE, GATE_FILE, Spawn, killed_at_gate
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 

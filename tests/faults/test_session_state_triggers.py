@@ -13,10 +13,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.faults.helpers import Spawn, by_kind, flagged, killed_at_gate, two_orders_tables
-from tests.faults.test_session_state_history import BATCHED_UPDATE, GATE, GATE_FILE, ROWS
+from tests.faults.helpers import (
+    GATE,
+    ROWS,
+    Spawn,
+    by_kind,
+    change_then_gated_batch,
+    flagged,
+    killed_at_gate,
+    two_orders_tables,
+)
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import Result, run, write_migrations
+from tests.support.runner import Result, run
 
 TRIGGER = (
     "CREATE TABLE audit (id int);\n"
@@ -33,14 +41,7 @@ def _rerun_after_kill_at_the_gate(
     """0002 ``trigger_file``, 0003 the gate, 0004 the batched UPDATE of orders (in public and
     app): ``up`` killed -9 at the gate, then run again; the rerun's result."""
     two_orders_tables(connect(), ROWS)
-    directory = write_migrations(
-        tmp_path / "m",
-        {
-            "0002_trigger.sql": trigger_file,
-            "0003_gate.sql": GATE_FILE,
-            "0004_flag.sql": BATCHED_UPDATE,
-        },
-    )
+    directory = change_then_gated_batch(tmp_path / "m", "0002_trigger.sql", trigger_file)
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
     killed_at_gate(connect, spawn, GATE, *args, timeout=60)
     return run(*args)
