@@ -6,7 +6,7 @@ DO statement's transaction, so they are linted like the file's own statements.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pglast
@@ -165,6 +165,19 @@ def _expression_sql(expr: Any) -> str | None:
                 return f"SELECT {query[token.end + 1 :]}"
         return None
     return query
+
+
+def parsed_queries(queries: Iterable[str]) -> Iterator[tuple[Any, str]]:
+    """The tree of each statement of ``queries`` (what a DO block or a function body runs,
+    each query parsed alone), with the query it is in; a query that does not parse gives
+    none (its text alone cannot say what it does)."""
+    for query in queries:
+        try:
+            parsed = pglast.parse_sql(query)
+        except pglast.parser.ParseError:
+            continue
+        for raw in parsed:
+            yield raw.stmt, query
 
 
 def do_block_sql(statement_text: str) -> list[str]:

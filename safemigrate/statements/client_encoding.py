@@ -15,12 +15,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
 from ..lint.context import walk
-from ..lint.plpgsql import do_block_sql, function_body_sql, function_body_static_sql
+from ..lint.plpgsql import (
+    do_block_sql,
+    function_body_sql,
+    function_body_static_sql,
+    parsed_queries,
+)
 
 #: The setting's name as PostgreSQL stores it (SET NAMES is SET client_encoding).
 SETTING = "client_encoding"
@@ -70,15 +74,10 @@ def _set_config(node: ast.FuncCall) -> str | None:
 
 
 def _in_body(texts: list[str], where: str) -> str | None:
-    for text in texts:
-        try:
-            statements = pglast.parse_sql(text)
-        except pglast.parser.ParseError:
-            continue
-        for raw in statements:
-            found = encoding_change(raw.stmt, text)
-            if found is not None:
-                return f"{found} {where}"
+    for node, text in parsed_queries(texts):
+        found = encoding_change(node, text)
+        if found is not None:
+            return f"{found} {where}"
     return None
 
 

@@ -23,13 +23,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
 from ..core.errors import MigrationFileError
 from ..lint.context import walk
-from ..lint.plpgsql import do_block_sql
+from ..lint.plpgsql import do_block_sql, parsed_queries
 from . import pg_settings_writes
 from .parsed import tree_of
 
@@ -111,15 +110,10 @@ def read_only_change(node: Any, text: str) -> str | None:
     transactions, or its own, read-only, directly, through set_config or a write to
     pg_settings, or inside a DO block; None when it leaves them read-write."""
     if isinstance(node, ast.DoStmt):
-        for query in do_block_sql(text):
-            try:
-                statements = pglast.parse_sql(query)
-            except pglast.parser.ParseError:
-                continue
-            for raw in statements:
-                found = read_only_change(raw.stmt, query)
-                if found is not None:
-                    return f"{found} inside a DO block"
+        for inner, query in parsed_queries(do_block_sql(text)):
+            found = read_only_change(inner, query)
+            if found is not None:
+                return f"{found} inside a DO block"
         return None
     if isinstance(node, ast.CreateFunctionStmt):
         return None  # its body runs where it is called (see the module's doc)

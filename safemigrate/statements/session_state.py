@@ -62,6 +62,7 @@ from ..lint.plpgsql import (
     do_block_static_sql,
     function_body_sql,
     function_body_static_sql,
+    parsed_queries,
 )
 from . import bound_functions, pg_settings_writes, read_only, temp_schema
 from .parsed import tree_of
@@ -427,17 +428,12 @@ def _do_block(text: str) -> tuple[SessionChange, ...]:
     code, so each change it may make is unknown state (nothing is replayed from it), and what
     it ends is ended."""
     found: list[SessionChange] = []
-    for query in do_block_sql(text):
-        try:
-            parsed = pglast.parse_sql(query)
-        except pglast.parser.ParseError:
-            continue
-        for raw in parsed:
-            for change in changes_of(raw.stmt, query):
-                if isinstance(change, Setting):
-                    found.append(Kept(UNKNOWN, change.target, f"{change.sql} inside a DO block"))
-                elif isinstance(change, Kept | Ended):
-                    found.append(change)
+    for node, query in parsed_queries(do_block_sql(text)):
+        for change in changes_of(node, query):
+            if isinstance(change, Setting):
+                found.append(Kept(UNKNOWN, change.target, f"{change.sql} inside a DO block"))
+            elif isinstance(change, Kept | Ended):
+                found.append(change)
     return tuple(found)
 
 
@@ -915,7 +911,7 @@ class SessionState:
         tree = tree_of(statement)
         nodes: list[Any] = [] if tree is None else [tree]
         if isinstance(tree, ast.DoStmt) and in_temp:
-            nodes = [raw.stmt for query in do_block_sql(statement.text) for raw in _parsed(query)]
+            nodes = [node for node, _ in parsed_queries(do_block_sql(statement.text))]
         made = (temp_schema.made_temporary(node, in_temp, temporary) for node in nodes)
         return [found for found in made if found is not None]
 
@@ -1170,13 +1166,6 @@ def _local_path(
     return local
 
 
-def _parsed(query: str) -> list[Any]:
-    try:
-        return list(pglast.parse_sql(query))
-    except pglast.parser.ParseError:
-        return []
-
-
 #: The statements that write rows of the table they name (and so fire its triggers).
 _WRITES = (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
 
@@ -1193,12 +1182,8 @@ def written_tables(node: Any) -> set[str]:
         elif isinstance(child, ast.TruncateStmt):
             found |= {str(r.relname).lower() for r in child.relations or ()}
     if isinstance(node, ast.DoStmt):
-        for query in do_block_sql(_deparse(node)):
-            try:
-                for raw in pglast.parse_sql(query):
-                    found |= written_tables(raw.stmt)
-            except pglast.parser.ParseError:
-                continue
+        for inner, _ in parsed_queries(do_block_sql(_deparse(node))):
+            found |= written_tables(inner)
     return found
 
 
