@@ -19,7 +19,7 @@ from tests.faults.helpers import (
     wait_until,
 )
 from tests.fixtures_db import ConnectFactory
-from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.runner import journal_rows, run, up_args, write_migrations
 from tests.support.tables import old_snapshot, t_to_index
 
 #: The key of the advisory lock the held step waits for (not in safemigrate's namespace).
@@ -28,9 +28,13 @@ GATE = 731_001
 EXPECTED_JOURNAL = [(1, 0, "applied"), (2, 0, "applied"), (3, 0, "applied")]
 
 
-def _gated_migrations(directory: Path) -> Path:
-    return write_migrations(
-        directory,
+def _gated_run(
+    tmp_path: Path, connect: ConnectFactory, db_dsn: str, *, json: bool = True
+) -> tuple[Gate, tuple[str, ...]]:
+    """Three migrations whose second waits at the gate, the gate (closed), and the ``up``
+    arguments that run them (``json``: with ``--format json``)."""
+    migrations = write_migrations(
+        tmp_path / "m",
         {
             "0001_create_t.sql": "CREATE TABLE t (id int PRIMARY KEY);\n",
             "0002_gate.sql": f"""
@@ -42,14 +46,13 @@ def _gated_migrations(directory: Path) -> Path:
             "0003_add_c.sql": "ALTER TABLE t ADD COLUMN c int;\n",
         },
     )
+    return Gate(connect, GATE), up_args(migrations, db_dsn, json=json)
 
 
 def test_a_second_run_exits_3_at_once_naming_the_holder(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    migrations = _gated_migrations(tmp_path / "m")
-    gate = Gate(connect, GATE)
-    args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
+    gate, args = _gated_run(tmp_path, connect, db_dsn, json=False)
     first = spawn(*args, env={"SAFEMIGRATE_APPLICATION_NAME": "deploy-job-17"})
     watcher = connect()
     holder_pid = gate.reached("deploy-job-17")
@@ -73,9 +76,7 @@ def test_a_second_run_exits_3_at_once_naming_the_holder(
 def test_wait_for_lock_waits_for_the_first_run_then_finds_nothing_to_do(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    migrations = _gated_migrations(tmp_path / "m")
-    gate = Gate(connect, GATE)
-    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    gate, args = _gated_run(tmp_path, connect, db_dsn)
     first = spawn(*args)
     gate.reached()
     second = spawn(*args, "--wait-for-lock", "30s")
@@ -96,9 +97,7 @@ def test_wait_for_lock_waits_for_the_first_run_then_finds_nothing_to_do(
 def test_four_runners_at_once_apply_each_step_exactly_once(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    migrations = _gated_migrations(tmp_path / "m")
-    gate = Gate(connect, GATE)
-    args = ("up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json")
+    gate, args = _gated_run(tmp_path, connect, db_dsn)
     runners = [spawn(*args) for _ in range(4)]
 
     # One of them wins the run lock and parks in the gated step; the other three must give up
