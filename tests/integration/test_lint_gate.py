@@ -196,17 +196,27 @@ def test_a_baselined_unsafe_migration_does_not_block(tmp_path: Path, db_dsn: str
     assert "lint gate" not in result.output
 
 
+def _up_with_the_second_step_pending(
+    directory: Path, dsn: str, two_steps: str, undo_second: str
+) -> Result:
+    """``two_steps`` as 0002 on a database in use, applied with the gate off, then left as an
+    interrupted run would leave it (the second step undone with ``undo_second``, its journal
+    row gone); the next ``up``'s result."""
+    in_use(directory, dsn, {"0002_two.sql": two_steps})
+    assert run("up", "--dir", str(directory), "--dsn", dsn, "--lint-gate", "off").exit_code == 0
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(undo_second)
+        conn.execute("DELETE FROM safemigrate_history WHERE version = 2 AND step = 1")
+    return run("up", "--dir", str(directory), "--dsn", dsn)
+
+
 def test_only_the_pending_steps_of_a_partial_migration_are_judged(
     tmp_path: Path, db_dsn: str
 ) -> None:
     note = "ALTER TABLE orders ADD COLUMN note text;\n"
-    in_use(tmp_path, db_dsn, {"0002_two.sql": note + UNSAFE_FK})
-    assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "off").exit_code == 0
-    # As an interrupted run would leave it: the first step applied, the unsafe second pending.
-    with psycopg.connect(db_dsn, autocommit=True) as conn:
-        conn.execute("ALTER TABLE orders DROP CONSTRAINT orders_customer_fk")
-        conn.execute("DELETE FROM safemigrate_history WHERE version = 2 AND step = 1")
-    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    # The first step applied, the unsafe second pending.
+    undo_fk = "ALTER TABLE orders DROP CONSTRAINT orders_customer_fk"
+    result = _up_with_the_second_step_pending(tmp_path, db_dsn, note + UNSAFE_FK, undo_fk)
     assert result.exit_code == 7, result.output
     assert "0002_two.sql:3 step 2/2: error [constraint-without-not-valid]" in result.stdout
 
@@ -214,12 +224,8 @@ def test_only_the_pending_steps_of_a_partial_migration_are_judged(
     (tmp_path / "0002_two.sql").unlink()
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("DROP TABLE safemigrate_history, orders, customers")
-    in_use(tmp_path, db_dsn, {"0002_two.sql": UNSAFE_FK + note})
-    assert run("up", "--dir", str(tmp_path), "--dsn", db_dsn, "--lint-gate", "off").exit_code == 0
-    with psycopg.connect(db_dsn, autocommit=True) as conn:
-        conn.execute("ALTER TABLE orders DROP COLUMN note")
-        conn.execute("DELETE FROM safemigrate_history WHERE version = 2 AND step = 1")
-    result = run("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    undo_note = "ALTER TABLE orders DROP COLUMN note"
+    result = _up_with_the_second_step_pending(tmp_path, db_dsn, UNSAFE_FK + note, undo_note)
     assert result.exit_code == 0, result.output
     assert "lint gate" not in result.output
     assert journal_rows(db_dsn)[-1] == (2, 1, "applied")
