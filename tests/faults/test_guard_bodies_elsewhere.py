@@ -11,7 +11,6 @@ nothing applied, and no wait."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,13 +68,19 @@ def test_up_refuses_a_call_of_a_function_an_earlier_pending_file_creates(
     assert not _function_exists(conn, "lt_off") and not column_added(conn)
 
 
+def _lt_off_in_the_database(tmp_path: Path, connect: ConnectFactory) -> tuple[Conn, Path]:
+    """lt_off() created in the database (as with psql), and a folder whose one step calls it
+    (the stalling step): a session, and the folder."""
+    conn = connect()
+    conn.execute(f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS {_LT_OFF_BODY}")
+    return conn, write_migrations(tmp_path / "m", {"0001_use.sql": _STALLING_STEP})
+
+
 def test_up_refuses_a_call_of_a_function_created_outside_the_migrations(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, holder: Conn
 ) -> None:
     # Review 21e G5: created with psql, called by a step (5.8 s wait, exit 0 before).
-    conn = connect()
-    conn.execute(f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS {_LT_OFF_BODY}")
-    directory = write_migrations(tmp_path / "m", {"0001_use.sql": _STALLING_STEP})
+    conn, directory = _lt_off_in_the_database(tmp_path, connect)
     result, elapsed = up_behind_holder(directory, db_dsn)
     assert result.exit_code == 2, result.output
     assert "0001_use.sql:2" in result.stderr, result.stderr
@@ -138,18 +143,11 @@ def test_the_refusal_does_not_depend_on_lint_gate(
 ) -> None:
     # With the gate off the run lints only when the guard may refuse something: the
     # database's bodies count too, not only the pending text (which names no guarded word).
-    conn = connect()
-    conn.execute(f"CREATE FUNCTION lt_off() RETURNS void LANGUAGE plpgsql AS {_LT_OFF_BODY}")
-    directory = write_migrations(tmp_path / "m", {"0001_use.sql": _STALLING_STEP})
-    start = time.monotonic()
-    result = run(
-        "up",
-        *("--dir", str(directory), "--dsn", db_dsn, "--lock-timeout", "1s"),
-        *("--no-lock-precheck", "--yield-after", "0", "--lint-gate", "off"),
-    )
+    conn, directory = _lt_off_in_the_database(tmp_path, connect)
+    result, elapsed = up_behind_holder(directory, db_dsn, "--lint-gate", "off")
     assert result.exit_code == 2, result.output
     assert "public.lt_off()" in result.stderr
-    assert time.monotonic() - start < REFUSED_WITHIN_S
+    assert elapsed < REFUSED_WITHIN_S
     assert journal_rows(db_dsn) == [] and not column_added(conn)
 
 
