@@ -11,7 +11,6 @@ from typing import Any
 import psycopg
 import pytest
 
-from safemigrate.core.model import IndexBuild
 from safemigrate.db import Session
 from safemigrate.db.activity import (
     MONITOR_LOCK_TIMEOUT_MS,
@@ -116,12 +115,14 @@ def test_a_new_session_runs_under_its_housekeeping_timeouts(session: Session) ->
     assert _timeouts(session) == HOUSEKEEPING
 
 
-def _build(sql_text: str) -> IndexBuild:
+def _build_concurrently(session: Session, sql_text: str) -> None:
+    """Run ``sql_text``, a CREATE INDEX CONCURRENTLY, as the runner's index build step."""
     from pglast import parse_sql
 
     from safemigrate.statements.parsed import index_build
 
-    return index_build(parse_sql(sql_text)[0].stmt)
+    build = index_build(parse_sql(sql_text)[0].stmt)
+    build_index_concurrently(session, sql_text, build, STEP, started=NOOP, applied=NOOP)
 
 
 def test_autocommit_steps_and_blocks_hand_back_the_housekeeping_timeouts_not_zero(
@@ -135,27 +136,11 @@ def test_autocommit_steps_and_blocks_hand_back_the_housekeeping_timeouts_not_zer
     assert _timeouts(session) == HOUSEKEEPING
     run_explicit_block(session, ["BEGIN", "ALTER TABLE t ADD c int", "COMMIT"], STEP, NOOP)
     assert _timeouts(session) == HOUSEKEEPING
-    text = "CREATE INDEX CONCURRENTLY t_id ON t (id)"
-    build_index_concurrently(
-        session,
-        text,
-        _build(text),
-        STEP,
-        started=NOOP,
-        applied=NOOP,
-    )
+    _build_concurrently(session, "CREATE INDEX CONCURRENTLY t_id ON t (id)")
     assert _timeouts(session) == HOUSEKEEPING
-    broken = "CREATE UNIQUE INDEX CONCURRENTLY t_c ON t ((1 / 0))"
     connect().execute("INSERT INTO t VALUES (1)")
     with pytest.raises(ServerError):
-        build_index_concurrently(
-            session,
-            broken,
-            _build(broken),
-            STEP,
-            started=NOOP,
-            applied=NOOP,
-        )
+        _build_concurrently(session, "CREATE UNIQUE INDEX CONCURRENTLY t_c ON t ((1 / 0))")
     assert _timeouts(session) == HOUSEKEEPING
 
 
