@@ -42,6 +42,20 @@ def _up(spawn: Spawn, migrations: Path, dsn: str) -> Runner:
     )  # fmt: skip
 
 
+def _step_waiting_behind(
+    connect: ConnectFactory, spawn: Spawn, migrations: Path, dsn: str, holder_sql: str
+) -> tuple[Conn, Runner]:
+    """An application transaction "report-job" that ran ``holder_sql`` and stays open, and
+    ``up`` of ``migrations`` once its step waits for a lock behind it."""
+    holder = connect(autocommit=False, application_name="report-job")
+    cursor = holder.execute(holder_sql)
+    if cursor.description is not None:
+        cursor.fetchall()
+    runner = _up(spawn, migrations, dsn)
+    wait_for_lock_wait(connect())
+    return holder, runner
+
+
 def _app_gets_through_while_the_holder_is_open(
     connect: ConnectFactory,
     runner: Runner,
@@ -99,10 +113,9 @@ def test_add_foreign_key_yields_to_the_application_queued_on_the_child_it_holds(
             "FOREIGN KEY (pid) REFERENCES parent (id);\n"
         },
     )
-    holder = connect(autocommit=False, application_name="report-job")
-    holder.execute("UPDATE parent SET a = a WHERE id = 5")
-    runner = _up(spawn, migrations, db_dsn)
-    wait_for_lock_wait(connect())
+    holder, runner = _step_waiting_behind(
+        connect, spawn, migrations, db_dsn, "UPDATE parent SET a = a WHERE id = 5"
+    )
     _app_gets_through_while_the_holder_is_open(
         connect, runner, holder, "UPDATE child SET pid = pid WHERE id = 7", "parent"
     )
@@ -132,10 +145,9 @@ def test_an_explicit_block_yields_to_the_application_queued_on_its_earlier_table
             "ALTER TABLE t ADD COLUMN y int;\nCOMMIT;\n"
         },
     )
-    holder = connect(autocommit=False, application_name="report-job")
-    holder.execute("SELECT count(*) FROM t").fetchall()
-    runner = _up(spawn, migrations, db_dsn)
-    wait_for_lock_wait(connect())
+    holder, runner = _step_waiting_behind(
+        connect, spawn, migrations, db_dsn, "SELECT count(*) FROM t"
+    )
     _app_gets_through_while_the_holder_is_open(
         connect, runner, holder, "SELECT count(*) FROM t2", "t"
     )
