@@ -22,7 +22,7 @@ from bench.harness.processes import Runner as Runner
 from bench.harness.trials import OWN_SERVER_SETTINGS
 from safemigrate.infra.throwaway import ThrowawayServer, ThrowawayServerError, find_server_bindir
 from tests.fixtures_db import TEST_PG_ENV, ConnectFactory
-from tests.support.runner import Result, write_migrations
+from tests.support.runner import Result, up_args, write_migrations
 
 T = TypeVar("T")
 #: The application_name the runner shows in pg_stat_activity unless configured otherwise.
@@ -223,6 +223,18 @@ def change_then_gated_batch(path: Path, name: str, change: str) -> Path:
     return write_migrations(
         path, {name: change, "0003_gate.sql": GATE_FILE, "0004_flag.sql": BATCHED_UPDATE}
     )
+
+
+def killed_at_the_gate_after(
+    connect: ConnectFactory, spawn: Spawn, path: Path, dsn: str, name: str, change: str
+) -> tuple[str, ...]:
+    """The two ``orders`` tables and ``change_then_gated_batch``'s folder at ``path``: ``up``
+    killed -9 at the gate, after the session change; its arguments (JSON events), for the
+    reruns."""
+    two_orders_tables(connect(), ROWS)
+    args = up_args(change_then_gated_batch(path, name, change), dsn)
+    killed_at_gate(connect, spawn, GATE, *args, timeout=60)
+    return args
 
 
 def flagged(conn: psycopg.Connection[Any]) -> dict[str, int]:

@@ -24,14 +24,11 @@ from pathlib import Path
 from psycopg import conninfo
 
 from tests.faults.helpers import (
-    GATE,
     ROWS,
     Spawn,
     by_kind,
-    change_then_gated_batch,
     flagged,
-    killed_at_gate,
-    two_orders_tables,
+    killed_at_the_gate_after,
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
@@ -81,14 +78,9 @@ def test_issue_21_review21c_f3_a_pg_settings_search_path_is_replayed_after_kill_
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     conn = connect()
-    two_orders_tables(conn, ROWS)
-    directory = change_then_gated_batch(
-        tmp_path / "m",
-        "0002_sp.sql",
-        "UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path';\n",
-    )
-    killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
-    rerun = run(*_up(directory, db_dsn))
+    change = "UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path';\n"
+    args = killed_at_the_gate_after(connect, spawn, tmp_path / "m", db_dsn, "0002_sp.sql", change)
+    rerun = run(*args)
     assert rerun.exit_code == 0, rerun.output
     # As one session (psql) runs the files: every row of app.orders, none of public's.
     assert flagged(conn) == {"public": 0, "app": ROWS}
@@ -98,16 +90,13 @@ def test_issue_21_review21c_f2_alter_database_set_is_refused_on_a_new_session(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     conn = connect()
-    two_orders_tables(conn, ROWS)
     database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
-    directory = change_then_gated_batch(
-        tmp_path / "m",
-        "0002_default.sql",
-        f'ALTER DATABASE "{database}" SET search_path = app, public;\n',
+    change = f'ALTER DATABASE "{database}" SET search_path = app, public;\n'
+    args = killed_at_the_gate_after(
+        connect, spawn, tmp_path / "m", db_dsn, "0002_default.sql", change
     )
-    killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
     for _ in range(2):
-        rerun = run(*_up(directory, db_dsn))
+        rerun = run(*args)
         assert rerun.exit_code == 1, rerun.output
         [failed] = by_kind(rerun.events(), "run_failed")
         assert "not run: it could depend on" in failed["error"]
@@ -115,7 +104,7 @@ def test_issue_21_review21c_f2_alter_database_set_is_refused_on_a_new_session(
         assert "--accept-lost-session-state 0002" in failed["hint"]
         assert flagged(conn) == {"public": 0, "app": 0}
     # Accepted: the later steps run as new sessions of the database now start.
-    accepted = run(*_up(directory, db_dsn, "--accept-lost-session-state", "0002"))
+    accepted = run(*args, "--accept-lost-session-state", "0002")
     assert accepted.exit_code == 0, accepted.output
     assert flagged(conn) == {"public": 0, "app": ROWS}
 
@@ -126,17 +115,14 @@ def test_issue_21_review21c_f2_another_roles_new_default_does_not_refuse_the_rer
     """The default of the application's role reaches none of the runner's sessions: the
     rerun goes on, in public, as the uninterrupted run did."""
     conn = connect()
-    two_orders_tables(conn, ROWS)
     role = f"app_reader_{uuid.uuid4().hex[:8]}"
     conn.execute(f"CREATE ROLE {role}")
     try:
-        directory = change_then_gated_batch(
-            tmp_path / "m",
-            "0002_default.sql",
-            f"ALTER ROLE {role} SET search_path = app, public;\n",
+        change = f"ALTER ROLE {role} SET search_path = app, public;\n"
+        args = killed_at_the_gate_after(
+            connect, spawn, tmp_path / "m", db_dsn, "0002_default.sql", change
         )
-        killed_at_gate(connect, spawn, GATE, *_up(directory, db_dsn), timeout=60)
-        rerun = run(*_up(directory, db_dsn))
+        rerun = run(*args)
         assert rerun.exit_code == 0, rerun.output
         assert flagged(conn) == {"public": ROWS, "app": 0}
     finally:

@@ -26,6 +26,7 @@ from tests.faults.helpers import (
     change_then_gated_batch,
     flagged,
     killed_at_gate,
+    killed_at_the_gate_after,
     reconnected_at_gate,
     refused,
     two_orders_tables,
@@ -85,14 +86,8 @@ def test_issue_21_review21b_f2_a_do_blocks_search_path_refuses_the_batch_on_ever
     session can replay; killed in 0003, a rerun updated public.orders (exit 0). Now the batch
     of 0004 is refused on the rerun and on the one after, and nothing is updated."""
     conn = connect()
-    two_orders_tables(conn, ROWS)
-    directory = change_then_gated_batch(
-        tmp_path / "m",
-        "0002_sp.sql",
-        "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n",
-    )
-    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    killed_at_gate(connect, spawn, GATE, *args, timeout=60)
+    change = "DO $$ BEGIN PERFORM set_config('search_path', 'app', false); END $$;\n"
+    args = killed_at_the_gate_after(connect, spawn, tmp_path / "m", db_dsn, "0002_sp.sql", change)
     for _ in range(2):
         failed = refused(run(*args))
         assert "not run: it could depend on" in failed["error"]

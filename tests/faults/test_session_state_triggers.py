@@ -14,14 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.faults.helpers import (
-    GATE,
-    ROWS,
     Spawn,
     by_kind,
-    change_then_gated_batch,
     flagged,
-    killed_at_gate,
-    two_orders_tables,
+    killed_at_the_gate_after,
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import Result, run
@@ -40,10 +36,9 @@ def _rerun_after_kill_at_the_gate(
 ) -> Result:
     """0002 ``trigger_file``, 0003 the gate, 0004 the batched UPDATE of orders (in public and
     app): ``up`` killed -9 at the gate, then run again; the rerun's result."""
-    two_orders_tables(connect(), ROWS)
-    directory = change_then_gated_batch(tmp_path / "m", "0002_trigger.sql", trigger_file)
-    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    killed_at_gate(connect, spawn, GATE, *args, timeout=60)
+    args = killed_at_the_gate_after(
+        connect, spawn, tmp_path / "m", db_dsn, "0002_trigger.sql", trigger_file
+    )
     return run(*args)
 
 
