@@ -60,26 +60,12 @@ from safemigrate.statements.batches import BatchDone, NotBatchableError, Replica
 from safemigrate.statements.locks import CatalogLock, LockNeed
 from safemigrate.statements.recipes import planned_name, recipe_parts
 from safemigrate.statements.session_state import SessionState
+from tests.support.fake_clock import FakeClock
 
 LOCK_TIMEOUT = ServerError("55P03", "canceling statement due to lock timeout")
 DEADLOCK = ServerError("40P01", "deadlock detected")
 
 # -- fakes ---------------------------------------------------------------------------------
-
-
-class FakeClock:
-    """A monotonic clock that moves only when told to; ``sleep`` moves it and is recorded."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
 
 
 @dataclasses.dataclass
@@ -134,7 +120,7 @@ class FakeDatabase:
         outcome = self.script.pop(0) if self.script else None
         if isinstance(outcome, ServerError):
             if outcome.sqlstate == "55P03":
-                self.clock.now += timeouts.lock_timeout_ms / 1000
+                self.clock.now_s += timeouts.lock_timeout_ms / 1000
             raise outcome
         if isinstance(outcome, NotBatchableError):
             raise outcome
@@ -171,7 +157,7 @@ class FakeDatabase:
 
         for i in range(self.batches.pop(0) if self.batches else 0):
             hooks.before_batch(i == 0, probe)
-            self.clock.now += 0.5
+            self.clock.now_s += 0.5
             self.batches_done += 1
             done = self.batches_done * shape.batch_size
             hooks.on_batch(
@@ -334,7 +320,7 @@ def harness(
     session_state: SessionState | None = None,
     **db_options: Any,
 ) -> Harness:
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     db = FakeDatabase(clock, script, **db_options)
     events: list[Event] = []
     fake_watcher = watcher or FakeWatcher()
@@ -347,7 +333,7 @@ def harness(
         sleep=clock.sleep,
         # The top of the jitter range: every wait is its ceiling.
         backoff=Backoff(settings.backoff_initial_ms, settings.backoff_max_ms, rand=lambda: 1.0),
-        run_started_at=clock.now - started_ago_ms / 1000,
+        run_started_at=clock() - started_ago_ms / 1000,
         capture_locks=capture_locks,
         session_state=session_state,
     )
@@ -699,7 +685,7 @@ def test_a_run_without_waits_has_no_summary() -> None:
 
 
 def test_the_default_watcher_watches_the_databases_backend() -> None:
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     executor = Executor(FakeDatabase(clock), SETTINGS, on_event=lambda e: None, clock=clock)
     watcher: Any = executor.watcher
     assert watcher.runner_pid == FakeDatabase.pid

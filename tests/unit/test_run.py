@@ -13,21 +13,7 @@ from safemigrate.core.events import Event, RunLockWaiting
 from safemigrate.planning.backoff import Backoff
 from safemigrate.run.reconnection import LostSteps, Outage
 from safemigrate.run.run_lock import RUN_LOCK_POLL, acquire_run_lock
-
-
-class FakeTime:
-    """A clock that only moves when slept on."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
+from tests.support.fake_clock import FakeClock
 
 
 class FakeLock:
@@ -51,34 +37,32 @@ MIDDLE = Backoff(initial_ms=500, maximum_ms=1_500, rand=lambda: 0.5)
 
 
 def test_a_free_lock_is_taken_at_once() -> None:
-    time = FakeTime()
+    time = FakeClock(100.0)
     events: list[Event] = []
-    acquire_run_lock(FakeLock(0), 0, events.append, clock=time.clock, sleep=time.sleep)
-    assert events == [] and time.sleeps == []
+    acquire_run_lock(FakeLock(0), 0, events.append, clock=time, sleep=time.sleep)
+    assert events == [] and time.slept == []
 
 
 def test_without_wait_for_lock_a_held_lock_is_refused_at_once_naming_the_holder() -> None:
-    time = FakeTime()
+    time = FakeClock(100.0)
     events: list[Event] = []
     with pytest.raises(RunLockHeldError) as caught:
-        acquire_run_lock(FakeLock(99), 0, events.append, clock=time.clock, sleep=time.sleep)
+        acquire_run_lock(FakeLock(99), 0, events.append, clock=time, sleep=time.sleep)
     assert caught.value.message == (
         "another run holds the run lock on this journal: pid 42 (other-runner)"
     )
     assert caught.value.hint == "wait for it to finish, or use --wait-for-lock DURATION"
-    assert events == [] and time.sleeps == []
+    assert events == [] and time.slept == []
 
 
 def test_polls_with_backoff_waits_until_the_lock_is_free() -> None:
-    time = FakeTime()
+    time = FakeClock(100.0)
     events: list[Event] = []
     lock = FakeLock(3)
-    acquire_run_lock(
-        lock, 10_000, events.append, clock=time.clock, sleep=time.sleep, backoff=MIDDLE
-    )
+    acquire_run_lock(lock, 10_000, events.append, clock=time, sleep=time.sleep, backoff=MIDDLE)
     assert lock.tries == 4
     # 75% of 500, 1000, 1500 ms.
-    assert time.sleeps == [0.375, 0.75, 1.125]
+    assert time.slept == [0.375, 0.75, 1.125]
     assert events == [
         RunLockWaiting("pid 42 (other-runner)", 0, 10_000),
         RunLockWaiting("pid 42 (other-runner)", 375, 10_000),
@@ -87,15 +71,15 @@ def test_polls_with_backoff_waits_until_the_lock_is_free() -> None:
 
 
 def test_gives_up_after_wait_for_lock_and_never_sleeps_past_it() -> None:
-    time = FakeTime()
+    time = FakeClock(100.0)
     events: list[Event] = []
     with pytest.raises(RunLockHeldError, match="pid 42"):
         acquire_run_lock(
-            FakeLock(99), 2_000, events.append, clock=time.clock, sleep=time.sleep, backoff=MIDDLE
+            FakeLock(99), 2_000, events.append, clock=time, sleep=time.sleep, backoff=MIDDLE
         )
     # 0.375 + 0.75 + 0.875 (the rest of the 2 s, not a full 1.125) = 2 s, then the refusal.
-    assert time.sleeps == [0.375, 0.75, 0.875]
-    assert sum(time.sleeps) == pytest.approx(2.0)
+    assert time.slept == [0.375, 0.75, 0.875]
+    assert sum(time.slept) == pytest.approx(2.0)
     assert [e.waited_ms for e in events if isinstance(e, RunLockWaiting)] == [0, 375, 1125]
 
 
@@ -106,18 +90,18 @@ def test_the_default_poll_is_jittered_around_a_second() -> None:
 
 
 def test_a_holder_that_vanished_is_followed_by_a_new_try_without_waiting() -> None:
-    time = FakeTime()
+    time = FakeClock(100.0)
     events: list[Event] = []
     lock = FakeLock(1, holders=[None])
-    acquire_run_lock(lock, 0, events.append, clock=time.clock, sleep=time.sleep)
-    assert lock.tries == 2 and events == [] and time.sleeps == []
+    acquire_run_lock(lock, 0, events.append, clock=time, sleep=time.sleep)
+    assert lock.tries == 2 and events == [] and time.slept == []
 
 
 def test_a_lock_held_by_a_session_nobody_sees_is_still_refused_after_three_retries() -> None:
-    time = FakeTime()
+    time = FakeClock(100.0)
     lock = FakeLock(99, holders=[None, None, None, None])
     with pytest.raises(RunLockHeldError, match="a session pg_stat_activity does not show"):
-        acquire_run_lock(lock, 0, lambda e: None, clock=time.clock, sleep=time.sleep)
+        acquire_run_lock(lock, 0, lambda e: None, clock=time, sleep=time.sleep)
     assert lock.tries == 4
 
 

@@ -19,6 +19,7 @@ from safemigrate.core.model import (
     Sample,
 )
 from safemigrate.db import ServerError
+from tests.support import fake_clock as support_clock
 
 
 def idle_session(**changes: object) -> Blocker:
@@ -39,7 +40,7 @@ def idle_session(**changes: object) -> Blocker:
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
-class FakeClock:
+class FakeClock(support_clock.FakeClock):
     """Time that passes only when the watcher waits or sleeps.
 
     ``wait`` jumps to the wake-up time at once. Once that would pass ``until``, it sets
@@ -48,17 +49,9 @@ class FakeClock:
     """
 
     def __init__(self, until: float = float("inf")) -> None:
-        self.now_s = 0.0
+        super().__init__()
         self.until = until
         self.parked = threading.Event()
-        self.slept: list[float] = []
-
-    def now(self) -> float:
-        return self.now_s
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now_s += seconds
 
     def wait(self, stop: threading.Event, seconds: float) -> bool:
         if stop.is_set():
