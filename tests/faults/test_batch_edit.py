@@ -20,7 +20,7 @@ from safemigrate.planning.safer_forms import build_steps
 from tests.faults.helpers import Spawn, interrupted_at_row
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, up_args, write_migrations
-from tests.support.tables import rows_by_n
+from tests.support.tables import all_rows, rows_by_n
 
 ROWS = 5000
 BATCH = 250
@@ -63,10 +63,9 @@ def _resumed_batches(directory: Path, db_dsn: str) -> int:
 
 
 def _repair_log(dsn: str) -> list[tuple[Any, ...]]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        return conn.execute(
-            "SELECT action, version, step, reason FROM safemigrate_history_repairs ORDER BY id"
-        ).fetchall()
+    return all_rows(
+        dsn, "SELECT action, version, step, reason FROM safemigrate_history_repairs ORDER BY id"
+    )
 
 
 def test_issue_21_item_4_an_edited_started_batch_is_refused_naming_what_was_done(

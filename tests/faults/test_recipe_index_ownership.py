@@ -34,6 +34,7 @@ from tests.faults.test_recipe_ownership import RETRY_ENV, TABLES
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import invalid_indexes, journal_rows, run, up_args, write_migrations
 from tests.support.schemas import constraint_names
+from tests.support.tables import all_rows
 
 #: The backoff leaves the test time to create its index between the two attempts.
 BACKOFF_ENV = {
@@ -67,11 +68,11 @@ def _index(dsn: str, name: str) -> tuple[Any, ...] | None:
 
 
 def _unique_constraints(dsn: str) -> list[tuple[Any, ...]]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        return conn.execute(
-            "SELECT conname::text, pg_get_constraintdef(oid) FROM pg_constraint "
-            "WHERE conrelid = 'orders'::regclass AND contype = 'u' ORDER BY 1"
-        ).fetchall()
+    return all_rows(
+        dsn,
+        "SELECT conname::text, pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE conrelid = 'orders'::regclass AND contype = 'u' ORDER BY 1",
+    )
 
 
 @pytest.mark.parametrize("interruption", ["retry", "kill-9"])

@@ -40,6 +40,7 @@ from tests.support.runner import (
     write_migrations,
 )
 from tests.support.schemas import assert_schema_psql_gives, constraint_names
+from tests.support.tables import all_rows
 
 #: The first part queues behind the test's lock and times out quickly: the second attempt
 #: resumes the recipe.
@@ -115,15 +116,15 @@ CASES = {
 
 def user_objects(dsn: str, names: tuple[str, ...]) -> list[tuple[Any, ...]]:
     """Each named object as the catalog shows it: its definition and validity."""
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        return conn.execute(
-            "SELECT conname::text, pg_get_constraintdef(oid), convalidated, oid::bigint "
-            "FROM pg_constraint WHERE conname = ANY(%s) UNION ALL "
-            "SELECT c.relname::text, pg_get_indexdef(c.oid), i.indisvalid, c.oid::bigint "
-            "FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = ANY(%s) "
-            "ORDER BY 1",
-            [list(names), list(names)],
-        ).fetchall()
+    return all_rows(
+        dsn,
+        "SELECT conname::text, pg_get_constraintdef(oid), convalidated, oid::bigint "
+        "FROM pg_constraint WHERE conname = ANY(%s) UNION ALL "
+        "SELECT c.relname::text, pg_get_indexdef(c.oid), i.indisvalid, c.oid::bigint "
+        "FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = ANY(%s) "
+        "ORDER BY 1",
+        [list(names), list(names)],
+    )
 
 
 def _migrations(tmp_path: Path, case: Case) -> Path:

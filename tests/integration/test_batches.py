@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from tests.support.runner import journal_rows, run, write_migrations
-from tests.support.tables import rows_by_n
+from tests.support.tables import all_rows, rows_by_n
 
 
 def _table(dsn: str, rows: int, *, key: str = "id bigint PRIMARY KEY") -> None:
@@ -23,11 +23,10 @@ def _table(dsn: str, rows: int, *, key: str = "id bigint PRIMARY KEY") -> None:
 
 
 def _batch_rows(dsn: str) -> list[tuple[Any, ...]]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        return conn.execute(
-            "SELECT batch, walked, changed, last_key FROM safemigrate_history_batches "
-            "ORDER BY batch"
-        ).fetchall()
+    return all_rows(
+        dsn,
+        "SELECT batch, walked, changed, last_key FROM safemigrate_history_batches ORDER BY batch",
+    )
 
 
 def test_a_batched_update_changes_every_row_once_in_batches(db_dsn: str, tmp_path: Path) -> None:

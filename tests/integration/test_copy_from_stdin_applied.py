@@ -21,6 +21,7 @@ from safemigrate.infra.throwaway import find_server_bindir
 from tests.fixtures_db import TEST_PG_ENV
 from tests.support.runner import Result, environment, journal_rows, psql_binary, run
 from tests.support.schemas import public_tables
+from tests.support.tables import all_rows
 
 #: What the data lines may hold: ``;``, ``$$``, quotes, comment starts, tabs, ``\\N``, a
 #: statement, a directive, ``\\.`` not at the start of its line, a trailing tab (an empty b).
@@ -38,6 +39,7 @@ DUMP = (
     "\n"
     "CREATE INDEX t_a ON public.t (a);\n"
 )
+
 ROWS = [(1, "x; y $$ 'q"), (2, None), (3, "/* -- safemigrate: batch-size=10"), (4, "DROP TABLE t;")]
 ROWS += [(5, "a \\. b"), (6, "")]
 
@@ -55,8 +57,7 @@ def _psql(dsn: str, path: Path) -> None:
 
 
 def _rows(dsn: str) -> list[tuple[object, ...]]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        return conn.execute("SELECT a, b FROM t ORDER BY a").fetchall()
+    return all_rows(dsn, "SELECT a, b FROM t ORDER BY a")
 
 
 def _directory(tmp_path: Path, *more: tuple[str, str]) -> Path:

@@ -4,7 +4,7 @@ sessions that hold it, and one-shot SQL on a DSN."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,12 @@ def first_value(dsn: str, query: str) -> Any:
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(query.encode()).fetchone()
     return row[0] if row else None
+
+
+def all_rows(dsn: str, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Every row of ``query`` (with ``params``) on a new autocommit connection to ``dsn``."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute(query.encode(), params or None).fetchall()
 
 
 def rows_by_n(dsn: str, table: str) -> dict[int, int]:
