@@ -285,37 +285,28 @@ class Catalog:
         def moved(table: QualifiedName) -> QualifiedName | None:
             return new if table == old else table
 
-        if old in self.tables:
-            columns = self.tables.pop(old)
-            if new is not None:
-                self.tables[new] = columns
-        if old in self.checks:
-            names = self.checks.pop(old)
-            if new is not None:
-                self.checks[new] = names
-        if old in self.access_methods:
-            method = self.access_methods.pop(old)
-            if new is not None:
-                self.access_methods[new] = method
-        if old in self.sizes:
-            # A table dropped (and perhaps created again) is new; a renamed one keeps its size.
-            size = self.sizes.pop(old)
-            if new is not None:
-                self.sizes[new] = size
+        # A table dropped (and perhaps created again) is new; a renamed one keeps its size.
+        by_table: tuple[dict[Any, Any], ...] = (
+            self.tables,
+            self.checks,
+            self.access_methods,
+            self.sizes,
+        )
+        for keyed in by_table:
+            _rekey(keyed, old, new)
         for pairs in (self.unvalidated_checks, self.not_null_proven):
             for table, name in [k for k in pairs if k[0] == old]:
                 pairs.discard((table, name))
                 if new is not None:
                     pairs.add((new, name))
-        for table, name in [k for k in self.check_columns if k[0] == old]:
-            read = self.check_columns.pop((table, name))
-            if new is not None:
-                self.check_columns[(new, name)] = read
-        for keyed in (self.not_null_checks, self.pending_not_null):
+        by_table_and_name: tuple[dict[Any, Any], ...] = (
+            self.check_columns,
+            self.not_null_checks,
+            self.pending_not_null,
+        )
+        for keyed in by_table_and_name:
             for table, name in [k for k in keyed if k[0] == old]:
-                column = keyed.pop((table, name))
-                if new is not None:
-                    keyed[(new, name)] = column
+                _rekey(keyed, (table, name), None if new is None else (new, name))
         for index, (table, keys) in list(self.indexes.items()):
             if table == old:
                 del self.indexes[index]
@@ -526,6 +517,14 @@ class Catalog:
             function_origins={str(f): str(where) for f, where in raw["function_origins"]},
             trigger_functions={str(t): [str(f) for f in fs] for t, fs in raw["trigger_functions"]},
         )
+
+
+def _rekey(keyed: dict[Any, Any], old: Any, new: Any | None) -> None:
+    """Keep ``keyed``'s value at ``old`` under ``new`` instead (None: forget it)."""
+    if old in keyed:
+        value = keyed.pop(old)
+        if new is not None:
+            keyed[new] = value
 
 
 def _name(name: QualifiedName) -> list[str | None]:
