@@ -111,6 +111,18 @@ def _long_report(
         yield migrations, watch, holder
 
 
+@contextlib.contextmanager
+def _idle_blocker(
+    tmp_path: Path, connect: ConnectFactory
+) -> Iterator[tuple[Path, Conn, HeldReader]]:
+    """``_scene`` once its blocker has been idle in its transaction for a second (past the
+    cancel policy's age), rolled back at the end."""
+    migrations, watch = t_and_add_column(tmp_path, connect, columns=T_COLUMNS)
+    with held_reader(connect) as blocker:
+        _in_state_for(watch, blocker.pid, "idle in transaction", 1.0)
+        yield migrations, watch, blocker
+
+
 def _waits_for_lock(watch: Conn, pid: int) -> bool:
     row = watch.execute(
         "SELECT count(*) FROM pg_locks WHERE pid = %s AND NOT granted", [pid]
@@ -611,9 +623,7 @@ def test_an_active_blocker_is_never_touched_by_the_idle_in_transaction_policy(
 def test_a_blocker_outside_the_allow_list_is_not_touched(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
-    try:
-        _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
+    with _idle_blocker(tmp_path, connect) as (migrations, _watch, blocker):
         runner = _up(
             spawn,
             migrations,
@@ -625,20 +635,16 @@ def test_a_blocker_outside_the_allow_list_is_not_touched(
         )
         assert runner.wait() == 4, runner.output
         assert by_kind(runner.events(), "blocker_action") == []
-        assert [b["pid"] for f in _failures(runner) for b in f["blockers"]] == [blocker_pid] * 2
-        blocker.execute("SELECT 1").fetchone()
-        assert blocker.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
-    finally:
-        blocker.rollback()
+        assert [b["pid"] for f in _failures(runner) for b in f["blockers"]] == [blocker.pid] * 2
+        blocker.conn.execute("SELECT 1").fetchone()
+        assert blocker.conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
 
 
 def test_a_dry_run_reports_would_cancel_and_the_blocker_survives(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    migrations, watch, (blocker, blocker_pid) = _scene(tmp_path, connect)
-    try:
-        _in_state_for(watch, blocker_pid, "idle in transaction", 1.0)
-        before = _activity(watch, blocker_pid)
+    with _idle_blocker(tmp_path, connect) as (migrations, watch, blocker):
+        before = _activity(watch, blocker.pid)
         runner = _up(
             spawn,
             migrations,
@@ -653,17 +659,15 @@ def test_a_dry_run_reports_would_cancel_and_the_blocker_survives(
         actions = by_kind(runner.events(), "blocker_action")
         # The policy is applied after every attempt but the last one.
         assert [(a["action"], a["pid"], a["cleared"]) for a in actions] == [
-            ("would-terminate", blocker_pid, False)
+            ("would-terminate", blocker.pid, False)
         ], runner.output
         assert actions[0]["application_name"] == BLOCKER_APP
         assert actions[0]["reason"].startswith("idle in transaction for")
-        after = _activity(watch, blocker_pid)
+        after = _activity(watch, blocker.pid)
         assert after is not None and after[0] == "idle in transaction", after
         assert before is not None and float(after[3]) >= float(before[3])
-        blocker.execute("SELECT 1").fetchone()
-        assert blocker.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        blocker.conn.execute("SELECT 1").fetchone()
+        assert blocker.conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
         [summary] = by_kind(runner.events(), "run_summary")
         assert summary["blocker_actions"] == 1
         assert not column_exists(watch, "t", "c")
-    finally:
-        blocker.rollback()
