@@ -28,20 +28,25 @@ from tests.support.runner import invalid_indexes, journal_rows, run, up_args, wr
 from tests.support.tables import old_snapshot, t_to_index, table_t
 
 
-def _reader_of_t(connect: ConnectFactory) -> psycopg.Connection:
-    """An application session inside a transaction that has read t: ACCESS SHARE, kept."""
+def _files_behind_a_reader(
+    tmp_path: Path, connect: ConnectFactory, files: dict[str, str]
+) -> tuple[Path, psycopg.Connection]:
+    """Table t, ``files`` as the migrations folder, and an application session inside a
+    transaction that has read t (ACCESS SHARE, kept): the folder and that session."""
+    table_t(connect)
+    migrations = write_migrations(tmp_path / "m", files)
     blocker = connect(autocommit=False)
     blocker.execute("SELECT * FROM t").fetchall()
-    return blocker
+    return migrations, blocker
 
 
 @pytest.mark.parametrize("precheck", ["default", "off"])
 def test_lock_timeout_is_retried_until_the_blocking_reader_goes_away(
     precheck: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect)
-    migrations = write_migrations(
-        tmp_path / "m",
+    migrations, blocker = _files_behind_a_reader(
+        tmp_path,
+        connect,
         {
             "0001_add_columns.sql": """
                 ALTER TABLE t ADD COLUMN c int;
@@ -49,7 +54,6 @@ def test_lock_timeout_is_retried_until_the_blocking_reader_goes_away(
             """
         },
     )
-    blocker = _reader_of_t(connect)
     runner = spawn(
         *up_args(migrations, db_dsn, "--lock-timeout", "200ms", "--max-attempts", "1000"),
         env=NO_PRECHECK if precheck == "off" else None,
@@ -82,9 +86,9 @@ def test_lock_timeout_is_retried_until_the_blocking_reader_goes_away(
 def test_a_blocker_that_outlasts_every_attempt_stops_the_run_at_that_step(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    table_t(connect)
-    migrations = write_migrations(
-        tmp_path / "m",
+    migrations, blocker = _files_behind_a_reader(
+        tmp_path,
+        connect,
         {
             "0001_other_table.sql": """
                 CREATE TABLE u (id int);
@@ -96,7 +100,6 @@ def test_a_blocker_that_outlasts_every_attempt_stops_the_run_at_that_step(
             """,
         },
     )
-    blocker = _reader_of_t(connect)
     args = ("up", "--dir", str(migrations), "--dsn", db_dsn)
     # Without the pre-check every attempt queues and times out: max_attempts counts lock
     # timeouts (a pre-check back-off is polite waiting, bounded by lock_wait_budget instead;
@@ -136,11 +139,9 @@ def test_a_blocker_that_outlasts_every_attempt_stops_the_run_at_that_step(
 def test_the_run_deadline_ends_retries_before_the_attempts_are_used_up(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    table_t(connect)
-    migrations = write_migrations(
-        tmp_path / "m", {"0001_add_c.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
+    migrations, blocker = _files_behind_a_reader(
+        tmp_path, connect, {"0001_add_c.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
     )
-    blocker = _reader_of_t(connect)
     result = run(
         *up_args(
             migrations,
@@ -174,9 +175,9 @@ def test_the_run_deadline_ends_retries_before_the_attempts_are_used_up(
 def test_no_retry_directive_gives_up_after_one_attempt(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    table_t(connect)
-    migrations = write_migrations(
-        tmp_path / "m",
+    migrations, blocker = _files_behind_a_reader(
+        tmp_path,
+        connect,
         {
             "0001_add_c.sql": """
                 -- safemigrate: no-retry
@@ -184,7 +185,6 @@ def test_no_retry_directive_gives_up_after_one_attempt(
             """
         },
     )
-    blocker = _reader_of_t(connect)
     # Without --no-lock-precheck the attempt is issued only while the reader is younger than
     # lock_precheck_age (500ms): later, the pre-check backs off politely (no attempt) until the
     # reader goes, and what this test measures depends on the machine's speed. The step must
@@ -259,11 +259,9 @@ def test_the_runner_chosen_as_deadlock_victim_retries_its_step(
 def test_no_attempt_waits_for_a_lock_past_the_deadline(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
-    table_t(connect)
-    migrations = write_migrations(
-        tmp_path / "m", {"0001_add_c.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
+    migrations, blocker = _files_behind_a_reader(
+        tmp_path, connect, {"0001_add_c.sql": "ALTER TABLE t ADD COLUMN c int;\n"}
     )
-    blocker = _reader_of_t(connect)
     result = run(
         *up_args(migrations, db_dsn, "--lock-timeout", "10min", "--deadline", "1s"),
         env=FAST_BACKOFF,
@@ -315,10 +313,10 @@ def test_a_concurrent_build_that_cannot_outwait_an_old_transaction_leaves_no_inv
 def test_an_explicit_transaction_block_is_retried_as_a_whole(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    table_t(connect)
     connect().execute("CREATE TABLE audit (note text)")
-    migrations = write_migrations(
-        tmp_path / "m",
+    migrations, blocker = _files_behind_a_reader(
+        tmp_path,
+        connect,
         {
             "0001_block.sql": """
                 BEGIN;
@@ -329,7 +327,6 @@ def test_an_explicit_transaction_block_is_retried_as_a_whole(
             """
         },
     )
-    blocker = _reader_of_t(connect)
     # Let every attempt really run the block and queue for the lock.
     options = ("--lock-timeout", "150ms", "--max-attempts", "1000")
     runner = spawn(*up_args(migrations, db_dsn, *options), env=NO_PRECHECK)
