@@ -133,6 +133,12 @@ def _migrations(tmp_path: Path, case: Case) -> Path:
     )
 
 
+def _set_up_applied(migrations: Path, db_dsn: str, case: Case) -> list[tuple[Any, ...]]:
+    """0001 (the case's set-up) applied alone; the user's objects as it left them."""
+    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
+    return user_objects(db_dsn, case.users)
+
+
 def _retried_up(spawn: Spawn, connect: ConnectFactory, db_dsn: str, migrations: Path) -> Runner:
     """``up`` whose recipe's first attempt times out behind the test's lock and whose second
     resumes: every recipe's first part (ADD ... NOT VALID, CREATE INDEX CONCURRENTLY)
@@ -159,8 +165,7 @@ def test_issue_21_item_1_a_retried_recipe_takes_the_next_name_and_leaves_the_use
 ) -> None:
     case = CASES[name]
     migrations = _migrations(tmp_path, case)
-    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
-    before = user_objects(db_dsn, case.users)
+    before = _set_up_applied(migrations, db_dsn, case)
     assert len(before) == len(case.users)
     runner = _retried_up(spawn, connect, db_dsn, migrations)
     assert runner.wait() == 0, runner.output
@@ -193,8 +198,7 @@ def test_issue_21_item_1_a_failed_validate_drops_only_the_recipes_own_constraint
             "0002_change.sql": case.change + ";\n",
         },
     )
-    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
-    before = user_objects(db_dsn, case.users)
+    before = _set_up_applied(migrations, db_dsn, case)
     names_before = constraint_names(db_dsn)
     runner = _retried_up(spawn, connect, db_dsn, migrations)
     assert runner.wait() == 1, runner.output
@@ -237,8 +241,7 @@ def test_issue_21_item_1_kill_9_then_rerun_resumes_its_own_objects_not_the_users
     spec = KILLS[kill]
     case = CASES[spec.case]
     migrations = _migrations(tmp_path, case)
-    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
-    before = user_objects(db_dsn, case.users)
+    before = _set_up_applied(migrations, db_dsn, case)
     staging = during_build if spec.during_build else before_closing_transaction(spec.build)
     watch = killed_at(spawn, connect, staging, *up_args(migrations, db_dsn))
     assert (2, 0, "started") in journal_rows(db_dsn)
@@ -322,8 +325,7 @@ def test_issue_21_item_1_the_pre_check_wait_alone_adopts_nothing(
     runs with the default pre-check, which waits for it before the first attempt."""
     case = CASES["check"]
     migrations = _migrations(tmp_path, case)
-    assert run("up", "--dir", str(migrations), "--dsn", db_dsn, "--target", "1").exit_code == 0
-    before = user_objects(db_dsn, case.users)
+    before = _set_up_applied(migrations, db_dsn, case)
     reader = connect(autocommit=False)
     reader.execute("SELECT count(*) FROM orders")
     runner = spawn(*up_args(migrations, db_dsn), env={"SAFEMIGRATE_LOCK_TIMEOUT": "200ms"})
