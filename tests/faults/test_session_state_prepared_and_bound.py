@@ -15,7 +15,9 @@ be given, so run 2 refuses the UPDATE (exit 1) naming where it was made.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from tests.faults.helpers import by_kind, flagged, refused, two_orders_tables
@@ -59,7 +61,12 @@ BOUND = {
 USE_LINE = {"operator": 3, "aggregate_sfunc": 3, "aggregate_finalfunc": 3, "cast": 4}
 
 
-def _two_runs(tmp_path: Path, db_dsn: str, state: str) -> tuple[Path, tuple[str, ...]]:
+def _two_runs(
+    tmp_path: Path, db_dsn: str, conn: psycopg.Connection[Any], state: str
+) -> tuple[Path, tuple[str, ...]]:
+    """The two ``orders`` tables (100 rows each) and a folder whose 0002 is ``state``; the
+    first run applies up to 0002. The folder, and the ``up`` arguments of the second run."""
+    two_orders_tables(conn, 100)
     directory = write_migrations(
         tmp_path / "m",
         {
@@ -78,11 +85,10 @@ def test_issue_21_s1_an_executed_prepared_set_config_is_replayed(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
     conn = connect()
-    two_orders_tables(conn, 100)
     state = (
         "PREPARE p AS SELECT set_config('search_path', 'app', false);\nEXECUTE p;\nDEALLOCATE p;\n"
     )
-    _, args = _two_runs(tmp_path, db_dsn, state)
+    _, args = _two_runs(tmp_path, db_dsn, conn, state)
     second = run(*args)
     assert second.exit_code == 0, second.output
     [replayed] = by_kind(second.events(), "session_replayed")
@@ -94,12 +100,11 @@ def test_issue_21_s1_a_prepared_set_config_of_a_parameter_is_refused_on_a_new_se
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
     conn = connect()
-    two_orders_tables(conn, 100)
     state = (
         "PREPARE p(text) AS SELECT set_config('search_path', $1, false);\n"
         "EXECUTE p('app');\nDEALLOCATE p;\n"
     )
-    _, args = _two_runs(tmp_path, db_dsn, state)
+    _, args = _two_runs(tmp_path, db_dsn, conn, state)
     failed = refused(run(*args))
     assert failed["error"].startswith("0003_update.sql:1 (step 1): not run: it could depend on ")
     assert "(made at 0002_state.sql:2)" in failed["error"]
@@ -111,9 +116,8 @@ def test_issue_21_s1_an_operator_or_aggregate_that_changes_the_session_is_refuse
     form: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
     conn = connect()
-    two_orders_tables(conn, 100)
     state, what = BOUND[form]
-    directory, args = _two_runs(tmp_path, db_dsn, state)
+    directory, args = _two_runs(tmp_path, db_dsn, conn, state)
     base = ("--dir", str(directory), "--dsn", db_dsn)
     plan = run("plan", *base)
     assert "session state: up would stop before this step (exit 1): 0003_update.sql:1" in (
@@ -140,7 +144,6 @@ def test_issue_21_s1_an_event_trigger_that_changes_the_session_is_refused_on_a_n
     """An event trigger the migrations create whose function sets search_path: each later
     DDL calls it (the timeout guard reads it so too), so the state it leaves is lost."""
     conn = connect()
-    two_orders_tables(conn, 100)
     state = (
         "CREATE FUNCTION ef() RETURNS event_trigger LANGUAGE plpgsql AS $f$ BEGIN "
         "PERFORM set_config('search_path', 'app', false); END $f$;\n"
@@ -148,7 +151,7 @@ def test_issue_21_s1_an_event_trigger_that_changes_the_session_is_refused_on_a_n
         "EXECUTE FUNCTION ef();\n"
         "CREATE TABLE public.later (a int);\n"
     )
-    _, args = _two_runs(tmp_path, db_dsn, state)
+    _, args = _two_runs(tmp_path, db_dsn, conn, state)
     failed = refused(run(*args))
     assert failed["error"].startswith("0003_update.sql:1 (step 1): not run: it could depend on ")
     assert (
