@@ -31,6 +31,7 @@ from tests.support.runner import write_migrations
 from tests.support.tables import (
     ADD_COLUMN,
     HOLDER_APP,
+    HeldReader,
     held_reader,
     t_and_add_column,
     table_t,
@@ -117,6 +118,15 @@ def _traffic(
     assert not errors, errors
 
 
+@contextlib.contextmanager
+def _old_holder(connect: ConnectFactory, watch: Conn) -> Iterator[HeldReader]:
+    """``held_reader``'s holder once its transaction is over a second old (past the pre-check
+    age: the pre-check sees it)."""
+    with held_reader(connect) as holder:
+        wait_until(lambda: xact_age_s(watch, holder.pid) > 1.0, timeout=15, what="an old holder")
+        yield holder
+
+
 # -- yield the queue -------------------------------------------------------------------------
 
 
@@ -189,8 +199,7 @@ def test_the_step_goes_as_soon_as_the_long_holder_commits(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     migrations, watch = t_and_add_column(tmp_path, connect)
-    with held_reader(connect) as holder:
-        wait_until(lambda: xact_age_s(watch, holder.pid) > 1.0, timeout=15, what="an old holder")
+    with _old_holder(connect, watch) as holder:
         # A backoff of 20s: the step would sleep that long after its pre-check if it did not
         # watch the holder.
         runner = _up(
@@ -234,8 +243,7 @@ def test_a_spent_lock_wait_budget_exits_4_naming_the_holder(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
     migrations, watch = t_and_add_column(tmp_path, connect)
-    with held_reader(connect) as holder:
-        wait_until(lambda: xact_age_s(watch, holder.pid) > 1.0, timeout=15, what="an old holder")
+    with _old_holder(connect, watch) as holder:
         runner = _up(
             spawn, migrations, db_dsn, "--max-attempts", "1000",
             SAFEMIGRATE_LOCK_WAIT_BUDGET="1500ms",
