@@ -15,10 +15,12 @@ step's lock timeout could have freed it), with no lock-timeout failure in the ru
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 
 from tests.faults.helpers import (
     Runner,
@@ -95,68 +97,72 @@ def _app_gets_through_while_the_holder_is_open(
     assert_through_by_yielding(runner)
 
 
-def test_add_foreign_key_yields_to_the_application_queued_on_the_child_it_holds(
-    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
-) -> None:
-    """issue 21 review21b F5 a): ADD FOREIGN KEY holds child (SHARE ROW EXCLUSIVE) while it
-    waits for parent behind an open UPDATE; an UPDATE of child queues on child."""
-    connect().execute(
-        "CREATE TABLE parent (id int PRIMARY KEY, a int) WITH (autovacuum_enabled = false); "
-        "CREATE TABLE child (id int PRIMARY KEY, pid int) WITH (autovacuum_enabled = false); "
-        "INSERT INTO parent SELECT g, g FROM generate_series(1, 100) g; "
-        "INSERT INTO child SELECT g, g FROM generate_series(1, 100) g"
-    )
-    migrations = write_migrations(
-        tmp_path / "m",
-        {
-            "0001_fk.sql": "ALTER TABLE child ADD CONSTRAINT child_pid_fk "
+@dataclass(frozen=True)
+class HeldTable:
+    """A step that holds one table while it waits for another: the schema, the migration,
+    what the holder the step waits behind ran, what the application sends on the held table,
+    the table waited for, and a query with the rows it gives once the step is applied."""
+
+    schema: str
+    migration: str
+    holder: str
+    app: str
+    waited: str
+    done: str
+    expected: list[tuple[Any, ...]]
+
+
+HELD_TABLES = {
+    # issue 21 review21b F5 a): ADD FOREIGN KEY holds child (SHARE ROW EXCLUSIVE) while it
+    # waits for parent behind an open UPDATE; an UPDATE of child queues on child.
+    "foreign-key-holds-the-child": HeldTable(
+        schema=(
+            "CREATE TABLE parent (id int PRIMARY KEY, a int) WITH (autovacuum_enabled = false); "
+            "CREATE TABLE child (id int PRIMARY KEY, pid int) WITH (autovacuum_enabled = false); "
+            "INSERT INTO parent SELECT g, g FROM generate_series(1, 100) g; "
+            "INSERT INTO child SELECT g, g FROM generate_series(1, 100) g"
+        ),
+        migration=(
+            "ALTER TABLE child ADD CONSTRAINT child_pid_fk "
             "FOREIGN KEY (pid) REFERENCES parent (id);\n"
-        },
-    )
-    holder, runner = _step_waiting_behind(
-        connect, spawn, migrations, db_dsn, "UPDATE parent SET a = a WHERE id = 5"
-    )
-    _app_gets_through_while_the_holder_is_open(
-        connect, runner, holder, "UPDATE child SET pid = pid WHERE id = 7", "parent"
-    )
-    row = (
-        connect()
-        .execute("SELECT convalidated FROM pg_constraint WHERE conname = 'child_pid_fk'")
-        .fetchone()
-    )
-    assert row == (True,)
-
-
-def test_an_explicit_block_yields_to_the_application_queued_on_its_earlier_table(
-    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
-) -> None:
-    """issue 21 review21b F5 b): ``BEGIN; ALTER t2 ...; ALTER t ...; COMMIT;`` holds t2 while
-    its second ALTER waits for t behind an open reader; a reader of t2 queues on t2."""
-    connect().execute(
-        "CREATE TABLE t (id int PRIMARY KEY) WITH (autovacuum_enabled = false); "
-        "CREATE TABLE t2 (id int PRIMARY KEY) WITH (autovacuum_enabled = false); "
-        "INSERT INTO t SELECT generate_series(1, 100); "
-        "INSERT INTO t2 SELECT generate_series(1, 100)"
-    )
-    migrations = write_migrations(
-        tmp_path / "m",
-        {
-            "0001_blk.sql": "BEGIN;\nALTER TABLE t2 ADD COLUMN x int;\n"
-            "ALTER TABLE t ADD COLUMN y int;\nCOMMIT;\n"
-        },
-    )
-    holder, runner = _step_waiting_behind(
-        connect, spawn, migrations, db_dsn, "SELECT count(*) FROM t"
-    )
-    _app_gets_through_while_the_holder_is_open(
-        connect, runner, holder, "SELECT count(*) FROM t2", "t"
-    )
-    cols = (
-        connect()
-        .execute(
+        ),
+        holder="UPDATE parent SET a = a WHERE id = 5",
+        app="UPDATE child SET pid = pid WHERE id = 7",
+        waited="parent",
+        done="SELECT convalidated FROM pg_constraint WHERE conname = 'child_pid_fk'",
+        expected=[(True,)],
+    ),
+    # issue 21 review21b F5 b): ``BEGIN; ALTER t2 ...; ALTER t ...; COMMIT;`` holds t2 while
+    # its second ALTER waits for t behind an open reader; a reader of t2 queues on t2.
+    "explicit-block-holds-its-earlier-table": HeldTable(
+        schema=(
+            "CREATE TABLE t (id int PRIMARY KEY) WITH (autovacuum_enabled = false); "
+            "CREATE TABLE t2 (id int PRIMARY KEY) WITH (autovacuum_enabled = false); "
+            "INSERT INTO t SELECT generate_series(1, 100); "
+            "INSERT INTO t2 SELECT generate_series(1, 100)"
+        ),
+        migration=(
+            "BEGIN;\nALTER TABLE t2 ADD COLUMN x int;\nALTER TABLE t ADD COLUMN y int;\nCOMMIT;\n"
+        ),
+        holder="SELECT count(*) FROM t",
+        app="SELECT count(*) FROM t2",
+        waited="t",
+        done=(
             "SELECT table_name || '.' || column_name FROM information_schema.columns "
             "WHERE column_name IN ('x', 'y') ORDER BY 1"
-        )
-        .fetchall()
-    )
-    assert cols == [("t.y",), ("t2.x",)]
+        ),
+        expected=[("t.y",), ("t2.x",)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELD_TABLES))
+def test_a_waiting_step_yields_to_the_application_queued_on_a_table_it_holds(
+    name: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> None:
+    scene = HELD_TABLES[name]
+    connect().execute(scene.schema)
+    migrations = write_migrations(tmp_path / "m", {"0001_step.sql": scene.migration})
+    holder, runner = _step_waiting_behind(connect, spawn, migrations, db_dsn, scene.holder)
+    _app_gets_through_while_the_holder_is_open(connect, runner, holder, scene.app, scene.waited)
+    assert connect().execute(scene.done).fetchall() == scene.expected
