@@ -79,6 +79,15 @@ def cached(directory: Path, cache: Path, **changes: Any) -> Settings:
     return dataclasses.replace(Settings(dir=directory, check_cache=cache), **changes)
 
 
+def warm_cache(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Settings]:
+    """``migrations`` of ``files``, checked once with the cache in ``tmp_path / "cache"``: the
+    directory and the settings, the cache holding its report."""
+    directory = migrations(tmp_path, files)
+    settings = cached(directory, tmp_path / "cache")
+    check(settings)
+    return directory, settings
+
+
 def uncached(settings: Settings) -> Settings:
     """The same settings with the cache off: the reference every cached run must equal."""
     return dataclasses.replace(settings, check_cache="off")
@@ -168,9 +177,7 @@ def test_gained_file_alone_is_judged_on_the_schema_the_history_built(
     history: str,
     expected: list[tuple[str, str]],
 ) -> None:
-    directory = migrations(tmp_path, {"0001_a.sql": history})
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
+    directory, settings = warm_cache(tmp_path, {"0001_a.sql": history})
     write(directory, "0002_b.sql", SET_NOT_NULL)
     judged = count_judged(monkeypatch)
     report = check(settings)
@@ -188,9 +195,7 @@ def test_gained_file_alone_is_judged_on_the_schema_the_history_built(
 def test_gained_files_over_several_runs_keep_judging_only_the_new_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
+    directory, settings = warm_cache(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
     judged = count_judged(monkeypatch)
     write(directory, "0002_b.sql", PROVE_NOT_NULL)
     assert check(settings) == check(uncached(settings))
@@ -205,15 +210,13 @@ def test_gained_files_over_several_runs_keep_judging_only_the_new_ones(
 def test_gained_file_after_a_file_with_findings_keeps_their_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    directory = migrations(
+    directory, settings = warm_cache(
         tmp_path,
         {
             "0001_a.sql": CREATE_NULLABLE + "INSERT INTO t VALUES (1, 1);\n",
             "0002_b.sql": SET_NOT_NULL + "CREATE INDEX t_c ON t (c);\n",
         },
     )
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
     write(directory, "0003_c.sql", "CREATE INDEX t_id ON t (id);\nDROP TABLE t;\n")
     judged = count_judged(monkeypatch)
     report = check(settings)
@@ -274,9 +277,9 @@ def test_edited_middle_file_gives_the_uncached_result(
 def test_edited_first_file_then_gained_file_gives_the_uncached_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    directory = migrations(tmp_path, {"0001_a.sql": CREATE_NOT_NULL, "0002_b.sql": ADD_UNCHECKED})
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
+    directory, settings = warm_cache(
+        tmp_path, {"0001_a.sql": CREATE_NOT_NULL, "0002_b.sql": ADD_UNCHECKED}
+    )
     write(directory, "0001_a.sql", CREATE_NULLABLE)
     write(directory, "0003_c.sql", SET_NOT_NULL)
     judged = count_judged(monkeypatch)
@@ -287,12 +290,10 @@ def test_edited_first_file_then_gained_file_gives_the_uncached_result(
 
 
 def test_removed_last_file_then_gained_file_gives_the_uncached_result(tmp_path: Path) -> None:
-    directory = migrations(
+    directory, settings = warm_cache(
         tmp_path,
         {"0001_a.sql": CREATE_NULLABLE, "0002_b.sql": PROVE_NOT_NULL, "0003_c.sql": SET_NOT_NULL},
     )
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
     (directory / "0003_c.sql").unlink()
     (directory / "0002_b.sql").unlink()
     assert check(settings) == check(uncached(settings))
@@ -329,15 +330,13 @@ def test_empty_directory_is_checked_with_the_cache_on(tmp_path: Path) -> None:
 def test_verdict_changing_setting_is_a_miss(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: dict[str, Any]
 ) -> None:
-    directory = migrations(
+    _, settings = warm_cache(
         tmp_path,
         {
             "0001_a.sql": CREATE_NULLABLE + "CREATE INDEX t_c ON t (c);\n",
             "0002_b.sql": SET_NOT_NULL + "SET lock_timeout = '5s';\nCREATE INDEX t_id ON t (id);\n",
         },
     )
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
     judged = count_judged(monkeypatch)
     changed = dataclasses.replace(settings, **change)
     report = check(changed)
@@ -350,9 +349,9 @@ def test_verdict_changing_setting_is_a_miss(
 def test_verdict_changing_setting_is_a_miss_for_a_gained_file_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE, "0002_b.sql": PROVE_NOT_NULL})
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
+    directory, settings = warm_cache(
+        tmp_path, {"0001_a.sql": CREATE_NULLABLE, "0002_b.sql": PROVE_NOT_NULL}
+    )
     write(directory, "0003_c.sql", SET_NOT_NULL)
     old_server = dataclasses.replace(settings, pg_version=11)
     report = check(old_server)
@@ -462,9 +461,7 @@ def test_unwritable_cache_directory_does_not_fail_the_check(tmp_path: Path, wher
 
 
 def test_change_of_code_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    directory = migrations(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
+    directory, settings = warm_cache(tmp_path, {"0001_a.sql": CREATE_NULLABLE})
     write(directory, "0002_b.sql", SET_NOT_NULL)
     settle(directory)
     check(settings)  # per-file level now holds both files
@@ -635,9 +632,7 @@ def test_saved_schema_is_the_one_the_last_file_left(tmp_path: Path) -> None:
 def test_gained_file_on_the_saved_schema_matches_the_uncached_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    directory = migrations(tmp_path, CATALOG_FILES)
-    settings = cached(directory, tmp_path / "cache")
-    check(settings)
+    directory, settings = warm_cache(tmp_path, CATALOG_FILES)
     write(
         directory,
         "0010_more.sql",
