@@ -516,16 +516,21 @@ def test_a_constant_pg_settings_update_replays_as_set_config() -> None:
     assert state.replay == ()
 
 
+def _lost_on_a_new_session(text: str) -> list[Kept]:
+    """What a new session lacks after ``text``, which replays nothing."""
+    state = folded(text)
+    assert state.replay == (), text
+    state.new_session()
+    return list(state.lost.values())
+
+
 def test_a_pg_settings_update_the_parse_cannot_read_is_lost_state() -> None:
     for text in (
         "UPDATE pg_settings SET setting = current_setting('x') WHERE name = 'search_path';\n",
         "UPDATE pg_settings SET setting = 'app' WHERE name = current_setting('y');\n",
         "DO $$ BEGIN UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path'; END $$;\n",
     ):
-        state = folded(text)
-        assert state.replay == ()
-        state.new_session()
-        assert [k.kind for k in state.lost.values()] == [UNKNOWN], text
+        assert [k.kind for k in _lost_on_a_new_session(text)] == [UNKNOWN], text
 
 
 def test_pg_settings_updates_of_the_runner_timeouts_are_not_session_state() -> None:
@@ -543,10 +548,7 @@ def test_alter_role_or_database_set_is_lost_on_a_new_session() -> None:
         "ALTER ROLE app RESET search_path;\n",
         "ALTER DATABASE f2 RESET ALL;\n",
     ):
-        state = folded(text)
-        assert state.replay == ()
-        state.new_session()
-        [lost] = state.lost.values()
+        [lost] = _lost_on_a_new_session(text)
         assert lost.kind == DEFAULTS and "new session" in lost.what, text
 
 
