@@ -410,22 +410,26 @@ def test_a_crash_after_the_build_but_before_its_journal_row_does_not_build_twice
     assert _indexes_on_t(watcher) == [("t_a_idx", True)]
 
 
-def _t_a_idx_to_drop_concurrently(connect: ConnectFactory, tmp_path: Path) -> Path:
-    """Table t with index t_a_idx, and a migrations folder that drops it CONCURRENTLY."""
+def _drop_waiting_for_an_application(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
+) -> tuple[psycopg.Connection[Any], psycopg.Connection[Any], tuple[str, ...], Runner]:
+    """Table t with index t_a_idx, a migration that drops it CONCURRENTLY, and ``up`` started
+    on it once the drop waits for an application transaction that has used t: that
+    transaction, then what ``_up_waiting_for_a_snapshot`` gives."""
     _table_t_with_rows(connect)
     connect().execute("CREATE INDEX t_a_idx ON t (a)")
-    return write_migrations(
+    migrations = write_migrations(
         tmp_path / "m", {"0001_drop_t_a_idx.sql": "DROP INDEX CONCURRENTLY t_a_idx;\n"}
     )
+    app = reader_of(connect)
+    return (app, *_up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn))
 
 
 def test_a_crash_during_drop_index_concurrently_is_finished_by_the_rerun(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    migrations = _t_a_idx_to_drop_concurrently(connect, tmp_path)
     # An application transaction that has used t: the drop waits for it to end.
-    app = reader_of(connect)
-    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
+    app, watcher, args, runner = _drop_waiting_for_an_application(tmp_path, db_dsn, connect, spawn)
     # Let the drop finish, but kill the runner before it records the step as applied.
     locker = _hold_journal_row(connect, 1)
     app.execute("COMMIT")
@@ -441,9 +445,7 @@ def test_a_crash_during_drop_index_concurrently_is_finished_by_the_rerun(
 def test_a_drop_index_concurrently_killed_midway_is_completed_by_the_rerun(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory, spawn: Spawn
 ) -> None:
-    migrations = _t_a_idx_to_drop_concurrently(connect, tmp_path)
-    app = reader_of(connect)
-    watcher, args, runner = _up_waiting_for_a_snapshot(connect, spawn, migrations, db_dsn)
+    app, watcher, args, runner = _drop_waiting_for_an_application(tmp_path, db_dsn, connect, spawn)
 
     kill_9(runner, watcher)
     # The interrupted drop left the index behind, marked invalid.
