@@ -11,7 +11,7 @@ from tests.faults.helpers import wait_for_lock_wait, wait_until
 from tests.fixtures_db import ConnectFactory
 from tests.integration.test_adopt_history import GOLANG_FIRST, GOLANG_SECOND, _golang_migrate
 from tests.support.runner import journal_rows, run, write_migrations
-from tests.support.tables import idle_reader, t_and_add_column, xact_age_s
+from tests.support.tables import held_reader, idle_reader, t_and_add_column, xact_age_s
 
 DBMATE = {
     "1_users.sql": """
@@ -63,10 +63,9 @@ def test_a_small_lock_wait_budget_gives_up_with_exit_4(
 ) -> None:
     migrations, watch = t_and_add_column(tmp_path, connect)
     (tmp_path / "safemigrate.toml").write_text('lock_wait_budget = "10min"\n')
-    holder, holder_pid = idle_reader(connect)
-    try:
+    with held_reader(connect) as holder:
         # Older than lock_precheck_age (500ms): the pre-check backs off and waits politely.
-        wait_until(lambda: xact_age_s(watch, holder_pid) > 0.8, timeout=15, what="old holder")
+        wait_until(lambda: xact_age_s(watch, holder.pid) > 0.8, timeout=15, what="old holder")
         began = time.monotonic()
         result = run(
             "up", "--dir", str(migrations), "--dsn", db_dsn, "--format", "json",
@@ -74,12 +73,10 @@ def test_a_small_lock_wait_budget_gives_up_with_exit_4(
             cwd=tmp_path, env={"SAFEMIGRATE_LOCK_WAIT_BUDGET": "10min"},
         )  # fmt: skip
         took_s = time.monotonic() - began
-    finally:
-        holder.rollback()
     assert result.exit_code == 4, result.output
     [failed] = [e for e in result.events() if e["event"] == "run_failed"]
     assert "lock wait budget (1s) is spent" in failed["error"], failed
-    assert f"pid {holder_pid} (report-job)" in failed["error"], failed
+    assert f"pid {holder.pid} (report-job)" in failed["error"], failed
     assert took_s < 30, took_s
     assert journal_rows(db_dsn) == []
 
