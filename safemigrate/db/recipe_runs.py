@@ -373,17 +373,8 @@ class _Ledger:
             objects.INDEX, name, "", objects.INTENDED, None, self.record.checksum, part.sql
         )
         self.mine = [r for r in self.mine if (r.kind, r.name) != (row.kind, row.name)] + [row]
-        self.on_part(part)
         try:
-            send_guarded(
-                session,
-                self.timeouts,
-                part.sql,
-                guard=True,
-                exclusive=self.exclusive,
-                released=False,
-                alone=True,
-            )
+            self._send_alone(part)
         except ServerError as error:
             if error.sqlstate == DUPLICATE_TABLE:
                 # Another relation took the name after it was chosen: not the recipe's.
@@ -401,18 +392,25 @@ class _Ledger:
         if self.state(row) in ("valid", "not-valid"):
             # Never an index backing a constraint (attached by hand): only its record goes.
             index = row.kind == objects.INDEX
-            part = rewrites.drop_part(self.rewrite, index, row.name, why, self.table.schema)
-            self.on_part(part)
-            send_guarded(
-                self.session,
-                self.timeouts,
-                part.sql,
-                guard=True,
-                exclusive=self.exclusive,
-                released=False,
-                alone=True,
+            self._send_alone(
+                rewrites.drop_part(self.rewrite, index, row.name, why, self.table.schema)
             )
         self.forget(row)
+
+    def _send_alone(self, part: rewrites.RecipePart) -> None:
+        """Tell ``on_part`` of ``part``, then send it in a round trip of its own after the guard
+        (a CREATE or DROP INDEX CONCURRENTLY refuses a multi-statement query string), with the
+        record made the guard's transaction's."""
+        self.on_part(part)
+        send_guarded(
+            self.session,
+            self.timeouts,
+            part.sql,
+            guard=True,
+            exclusive=self.exclusive,
+            released=False,
+            alone=True,
+        )
 
     def reload(self) -> None:
         """Read the record again (the oids the server just wrote into it)."""
@@ -470,24 +468,20 @@ class _Parts:
     #: The statement that makes the recipe's record the part's transaction's, after the guard.
     exclusive: sql.Composed = field(default_factory=lambda: sql.Composed([]))
 
-    def _send(self, text: str) -> None:
+    def _send(self, text: str, *, alone: bool = False) -> None:
         """The guard, ``text`` and the check that it did not release the run lock, in one
-        round trip: a part that released it (a VALIDATE calling a function that runs
-        pg_advisory_unlock_all(), issue 21 review21b F6) is rolled back with it."""
-        send_guarded(self.session, self.timeouts, text, guard=True, exclusive=self.exclusive)
+        round trip (``alone``: ``text`` in a round trip of its own between them): a part that
+        released it (a VALIDATE calling a function that runs pg_advisory_unlock_all(), issue 21
+        review21b F6) is rolled back with it."""
+        send_guarded(
+            self.session, self.timeouts, text, guard=True, exclusive=self.exclusive, alone=alone
+        )
 
     def run(self, part: rewrites.RecipePart) -> None:
         """One part in its own transaction (or none: CREATE INDEX CONCURRENTLY, whose guard
         and check go alone: it refuses a multi-statement query string)."""
         self.on_part(part)
-        send_guarded(
-            self.session,
-            self.timeouts,
-            part.sql,
-            guard=True,
-            exclusive=self.exclusive,
-            alone=part.concurrent,
-        )
+        self._send(part.sql, alone=part.concurrent)
 
     def final(
         self,
