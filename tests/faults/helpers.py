@@ -251,9 +251,10 @@ def by_kind(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [e for e in events if e.get("event") == kind]
 
 
-def refused(result: Result) -> dict[str, Any]:
-    """The ``run_failed`` event of a finished ``--format json`` run that must have exited 1."""
-    assert result.exit_code == 1, result.output
+def refused(result: Result, exit_code: int = 1) -> dict[str, Any]:
+    """The ``run_failed`` event of a finished ``--format json`` run that must have exited
+    ``exit_code``."""
+    assert result.exit_code == exit_code, result.output
     [failed] = by_kind(result.events(), "run_failed")
     return failed
 

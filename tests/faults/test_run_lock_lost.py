@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.faults.helpers import Spawn, by_kind, run_lock_holders, wait_until
+from tests.faults.helpers import Spawn, by_kind, refused, run_lock_holders, wait_until
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
 
@@ -46,9 +46,7 @@ def test_issue_21_item_7_a_migration_releasing_the_run_lock_is_refused_and_nothi
         },
     )
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    result = run(*args)
-    assert result.exit_code == 2, result.output
-    [failed] = by_kind(result.events(), "run_failed")
+    failed = refused(run(*args), exit_code=2)
     assert "0002_release.sql:1: (step 1) refused: the step released the run lock" in failed["error"]
     assert "it was rolled back, and the run stopped" in failed["error"]
     assert "pg_advisory_xact_lock" in failed["hint"]
@@ -105,9 +103,9 @@ def test_issue_21_review21b_f3_a_concurrent_build_that_released_the_run_lock_is_
     round trip of its journal row: 0002 is not journaled applied (exit 2, file and line) and
     0003 never runs. Before, 0002 was journaled applied and only 0003 noticed (exit 3)."""
     directory = _index_build_corpus(tmp_path / "m")
-    result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    assert result.exit_code == 2, result.output
-    [failed] = by_kind(result.events(), "run_failed")
+    failed = refused(
+        run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json"), exit_code=2
+    )
     assert "0002_index.sql:1: (step 1) refused: the step released the run lock" in failed["error"]
     assert "is not recorded as applied" in failed["error"]
     rows = journal_rows(db_dsn)
@@ -143,8 +141,7 @@ def test_issue_21_review21b_f3_a_second_run_never_drops_a_live_build_as_a_leftov
 
     builder = wait_until(building, timeout=120, what="A building t_slow without the run lock")
     second = run(*args)
-    assert second.exit_code == 3, second.output
-    [failed] = by_kind(second.events(), "run_failed")
+    failed = refused(second, exit_code=3)
     assert (
         "0002_index.sql:1 (step 1): the invalid index public.t_slow is being built"
         in (failed["error"])
@@ -184,9 +181,9 @@ def test_issue_21_review21b_f6_a_recipes_validate_that_released_the_run_lock_is_
             "0003_after.sql": "CREATE TABLE after_t (x int);\n",
         },
     )
-    result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    assert result.exit_code == 2, result.output
-    [failed] = by_kind(result.events(), "run_failed")
+    failed = refused(
+        run("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json"), exit_code=2
+    )
     assert "0002_check.sql:1: (step 1) refused: the step released the run lock" in failed["error"]
     rows = journal_rows(db_dsn)
     assert (2, 0, "applied") not in rows and all(version < 3 for version, _, _ in rows)
@@ -227,9 +224,7 @@ def test_issue_21_review21b_f4_a_batch_that_released_the_run_lock_is_rolled_back
         {"0001_n.sql": "-- safemigrate: batch-size=500\nUPDATE t SET n = n + 1;\n"},
     )
     args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
-    result = run(*args)
-    assert result.exit_code == 2, result.output
-    [failed] = by_kind(result.events(), "run_failed")
+    failed = refused(run(*args), exit_code=2)
     assert "0001_n.sql:2: (step 1) refused: the step released the run lock" in failed["error"]
     assert "the batch that released it was rolled back" in failed["error"]
     assert conn.execute("SELECT sum(n) FROM t").fetchone() == (1000,)
