@@ -10,7 +10,7 @@ from pathlib import Path
 import psycopg
 
 from safemigrate.db import runlock
-from tests.support.runner import journal_rows, run, write_migrations
+from tests.support.runner import assert_refused_as_bad_input, journal_rows, run, write_migrations
 
 _KEYS = runlock.lock_keys("public.safemigrate_history")
 
@@ -30,10 +30,7 @@ def test_up_refuses_an_allowed_unlock_of_the_run_locks_own_keys(
     )
     for gate in ("error", "off"):
         result = run("up", "--dir", str(directory), "--dsn", db_dsn, "--lint-gate", gate)
-        assert result.exit_code == 2, result.output
-        assert "Traceback" not in result.output
-        assert "0002_rel.sql:2" in result.stderr and "own namespace" in result.stderr
-        assert journal_rows(db_dsn) == []
+        assert_refused_as_bad_input(result, db_dsn, "0002_rel.sql:2", "own namespace")
         with psycopg.connect(db_dsn) as conn:
             made = conn.execute("SELECT count(*) FROM pg_class WHERE relname = 't'").fetchone()
         assert made == (0,)

@@ -57,6 +57,16 @@ class Result:
         return [json.loads(line) for line in self.stdout.splitlines() if line.startswith("{")]
 
 
+def assert_refused_as_bad_input(result: Result, dsn: str, *words: str) -> None:
+    """A run refused as bad input before anything ran: exit 2, no traceback, each of ``words``
+    (the file and line first) in stderr, no journal row on ``dsn``."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in result.stderr, result.stderr
+    assert journal_rows(dsn) == []
+
+
 def script_command(*args: str) -> list[str]:
     """The argv of the installed console script, ``safemigrate ARGS``, next to this Python."""
     return [str(SCRIPT), *args]
