@@ -18,9 +18,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import psycopg
 from psycopg import conninfo
 
 from tests.faults.helpers import (
@@ -32,6 +36,18 @@ from tests.faults.helpers import (
 )
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import journal_rows, run, write_migrations
+
+
+@contextlib.contextmanager
+def _new_role(conn: psycopg.Connection[Any], prefix: str) -> Iterator[str]:
+    """A new role, its name ``prefix`` and a random suffix (roles are the cluster's, shared by
+    every test's database), dropped at the end unless a migration dropped it."""
+    role = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    conn.execute(f"CREATE ROLE {role}")
+    try:
+        yield role
+    finally:
+        conn.execute(f"DROP ROLE IF EXISTS {role}")
 
 
 def _up(directory: Path, dsn: str, *more: str) -> tuple[str, ...]:
@@ -113,9 +129,7 @@ def test_issue_21_review21c_f2_another_roles_new_default_does_not_refuse_the_rer
     """The default of the application's role reaches none of the runner's sessions: the
     rerun goes on, in public, as the uninterrupted run did."""
     conn = connect()
-    role = f"app_reader_{uuid.uuid4().hex[:8]}"
-    conn.execute(f"CREATE ROLE {role}")
-    try:
+    with _new_role(conn, "app_reader") as role:
         change = f"ALTER ROLE {role} SET search_path = app, public;\n"
         args = killed_at_the_gate_after(
             connect, spawn, tmp_path / "m", db_dsn, "0002_default.sql", change
@@ -123,17 +137,14 @@ def test_issue_21_review21c_f2_another_roles_new_default_does_not_refuse_the_rer
         rerun = run(*args)
         assert rerun.exit_code == 0, rerun.output
         assert flagged(conn) == {"public": ROWS, "app": 0}
-    finally:
-        conn.execute(f"DROP ROLE {role}")
 
 
 def test_issue_21_review21c_f5_a_dropped_role_ended_by_reset_role_does_not_wedge_up(
     tmp_path: Path, db_dsn: str, connect: ConnectFactory
 ) -> None:
     conn = connect()
-    role = f"rr_owner_{uuid.uuid4().hex[:8]}"
-    conn.execute(f"CREATE SCHEMA app; CREATE ROLE {role}; GRANT ALL ON SCHEMA app TO {role}")
-    try:
+    with _new_role(conn, "rr_owner") as role:
+        conn.execute(f"CREATE SCHEMA app; GRANT ALL ON SCHEMA app TO {role}")
         files = {
             "0002_owned.sql": f"SET ROLE {role};\nSET search_path = app, public;\n"
             "CREATE TABLE owned (id int);\n",
@@ -149,8 +160,6 @@ def test_issue_21_review21c_f5_a_dropped_role_ended_by_reset_role_does_not_wedge
         # The search_path set under the role keeps its value, as in one psql session.
         found = conn.execute("SELECT to_regclass('app.next_feature') IS NOT NULL").fetchone()
         assert found == (True,)
-    finally:
-        conn.execute(f"DROP ROLE IF EXISTS {role}")
 
 
 def test_issue_21_review21c_f5_a_replay_the_runner_may_no_longer_make_names_its_step(
