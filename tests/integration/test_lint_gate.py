@@ -37,6 +37,18 @@ def run(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> 
     return run_cli(*args, env={**NO_REWRITES, **(env or {})}, timeout=timeout)
 
 
+def _config(directory: Path, text: str) -> Path:
+    """A config file ``text`` in ``directory``, the folder of the migrations."""
+    config = directory / "safemigrate.toml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+def _up_configured(config: Path, dsn: str, *more: str) -> Result:
+    """``up`` of the migrations in ``config``'s folder, with that config (``more``: options)."""
+    return run("up", "--config", str(config), "--dir", str(config.parent), "--dsn", dsn, *more)
+
+
 def in_use(directory: Path, dsn: str, files: dict[str, str]) -> None:
     """A database in use: 0001_tables.sql applied (the tables exist before the run under
     test, with a row each), then ``files`` written for that run."""
@@ -148,9 +160,8 @@ def test_warn_prints_the_findings_and_applies(tmp_path: Path, db_dsn: str) -> No
 
 def test_off_applies_without_linting(tmp_path: Path, db_dsn: str) -> None:
     in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
-    config = tmp_path / "safemigrate.toml"
-    config.write_text('lint_gate = "off"\n', encoding="utf-8")
-    result = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    config = _config(tmp_path, 'lint_gate = "off"\n')
+    result = _up_configured(config, db_dsn)
     assert result.exit_code == 0, result.output
     assert "lint gate" not in result.output
     assert _constraint_exists(db_dsn)
@@ -236,14 +247,13 @@ def test_lint_gate_after_lets_adopted_history_run_on_a_database_in_use(
 ) -> None:
     # History pending in order on a database that is not fresh (the tables came first).
     in_use(tmp_path, db_dsn, {"0002_fk.sql": UNSAFE_FK})
-    config = tmp_path / "safemigrate.toml"
-    config.write_text('lint_gate_after = "0002"\n', encoding="utf-8")
-    history = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    config = _config(tmp_path, 'lint_gate_after = "0002"\n')
+    history = _up_configured(config, db_dsn)
     assert history.exit_code == 0, history.output
     assert "lint gate" not in history.output
     # A new migration is judged again.
     write_migrations(tmp_path, {"0003_fk2.sql": UNSAFE_FK.replace("orders_customer_fk", "fk2")})
-    new = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    new = _up_configured(config, db_dsn)
     assert new.exit_code == 7, new.output
     assert "0003_fk2.sql:1 step 1/1" in new.stderr
 
@@ -254,13 +264,10 @@ def test_lint_gate_after_never_exempts_a_migration_that_arrives_late(
     # Issue 21 item 9: with allow_out_of_order, a new migration dated before lint_gate_after
     # is a new file, not the history from before the gate: it is judged.
     in_use(tmp_path, db_dsn, {"0005_note.sql": "ALTER TABLE orders ADD COLUMN note text;"})
-    config = tmp_path / "safemigrate.toml"
-    config.write_text('lint_gate_after = "0005"\nallow_out_of_order = true\n', encoding="utf-8")
-    assert (
-        run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn).exit_code == 0
-    )
+    config = _config(tmp_path, 'lint_gate_after = "0005"\nallow_out_of_order = true\n')
+    assert _up_configured(config, db_dsn).exit_code == 0
     write_migrations(tmp_path, {"0003_late_fk.sql": UNSAFE_FK})
-    late = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    late = _up_configured(config, db_dsn)
     assert late.exit_code == 7, late.output
     assert "0003_late_fk.sql:1 step 1/1 [constraint-without-not-valid]" in late.stderr
     assert not _constraint_exists(db_dsn)
@@ -276,15 +283,12 @@ def test_the_gate_follows_the_servers_version_not_pg_version(tmp_path: Path, db_
             "0002_col.sql": "ALTER TABLE orders ADD COLUMN n int DEFAULT 0;",
         },
     )
-    config = tmp_path / "safemigrate.toml"
-    config.write_text("pg_version = 10\n", encoding="utf-8")
+    config = _config(tmp_path, "pg_version = 10\n")
     checked = run("check", "--config", str(config), "--dir", str(tmp_path))
     assert checked.exit_code == 1, checked.output
-    planned = run(
-        "up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn, "--dry-run"
-    )
+    planned = _up_configured(config, db_dsn, "--dry-run")
     assert planned.exit_code == 0, planned.output
-    applied = run("up", "--config", str(config), "--dir", str(tmp_path), "--dsn", db_dsn)
+    applied = _up_configured(config, db_dsn)
     assert applied.exit_code == 0, applied.output
 
 
