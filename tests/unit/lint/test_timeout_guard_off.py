@@ -361,6 +361,46 @@ def test_set_local_before_anything_else_stays_an_error(rest: str) -> None:
     assert finding.severity == "error"
 
 
+@pytest.mark.parametrize(
+    ("before", "change"),
+    [
+        # Issue 21 (review 21i E7): the ALTER's ACCESS EXCLUSIVE on the existing table is held
+        # until COMMIT, so the unbounded statement after it held the app off the table 8 s.
+        ("ALTER TABLE existing ADD COLUMN b int;", "SET LOCAL statement_timeout = 0;"),
+        (
+            "ALTER TABLE existing ADD COLUMN b int;",
+            "SELECT set_config('statement_timeout', '0', true);",
+        ),
+        ("UPDATE existing SET id = id;", "SET LOCAL statement_timeout = 0;"),
+        (
+            "CREATE TABLE child (id int REFERENCES existing (id));",
+            "SET LOCAL statement_timeout = 0;",
+        ),
+        ("DO $$ BEGIN NULL; END $$;", "SET LOCAL statement_timeout = 0;"),
+    ],
+)
+def test_set_local_after_a_lock_on_an_existing_table_stays_an_error(
+    before: str, change: str
+) -> None:
+    sql = (
+        "CREATE TABLE fresh (id int);\n"
+        f"BEGIN;\n{before}\n{change}\nSELECT pg_sleep(8);\nINSERT INTO fresh VALUES (1);\n"
+        "COMMIT;\n"
+    )
+    [finding] = [f for f in capped(sql) if f.rule == RULE]
+    assert finding.severity == "error"
+
+
+def test_set_local_after_statements_on_new_tables_only_is_a_warning() -> None:
+    sql = (
+        "BEGIN;\nCREATE TABLE fresh (id int PRIMARY KEY);\nINSERT INTO fresh VALUES (1);\n"
+        "SELECT count(*) FROM existing;\nSET LOCAL statement_timeout = 0;\n"
+        "INSERT INTO fresh SELECT g FROM generate_series(2, 3) g;\nCOMMIT;\n"
+    )
+    [finding] = capped(sql)
+    assert finding.severity == "warning"
+
+
 def test_lock_timeout_switched_off_is_an_error_before_new_tables_too() -> None:
     sql = "CREATE TABLE fresh (id int);\nBEGIN;\nSET LOCAL lock_timeout = 0;\n"
     sql += "INSERT INTO fresh VALUES (1);\nCOMMIT;\n"
