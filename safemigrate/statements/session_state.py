@@ -663,10 +663,16 @@ def _definitions(statements: Iterable[Statement]) -> Iterable[tuple[str, Stateme
 
 def _bindings(statements: Iterable[Statement]) -> Iterable[tuple[str, frozenset[str]]]:
     """(the name a use is written with, the functions it runs) of each CREATE OPERATOR,
-    CREATE AGGREGATE and CREATE CAST: a use of one calls the functions it binds
+    CREATE AGGREGATE and CREATE CAST, and of each routine's RENAME TO (the new name runs the
+    old one's body): a use of one calls the functions it binds
     (statements.bound_functions, the timeout guard's reading), so it is read as a call of
     them (issue 21 review21g S1)."""
     for statement in statements:
+        if statement.kind == "RenameStmt":
+            renamed = _renamed_routine(tree_of(statement))
+            if renamed is not None:
+                yield renamed
+            continue
         if statement.kind not in ("DefineStmt", "CreateCastStmt"):
             continue
         node = tree_of(statement)
@@ -674,6 +680,27 @@ def _bindings(statements: Iterable[Statement]) -> Iterable[tuple[str, frozenset[
         if name is not None:
             _, functions = bound_functions.bound_functions(node)
             yield name, frozenset(f.lower() for f in functions)
+
+
+#: The object kinds of ALTER FUNCTION / PROCEDURE / ROUTINE ... RENAME TO.
+_ROUTINE_KINDS = frozenset(
+    {
+        enums.ObjectType.OBJECT_FUNCTION,
+        enums.ObjectType.OBJECT_PROCEDURE,
+        enums.ObjectType.OBJECT_ROUTINE,
+    }
+)
+
+
+def _renamed_routine(node: Any) -> tuple[str, frozenset[str]] | None:
+    """(new name, {old name}) of a routine's RENAME TO: a call by the new name runs the old
+    name's body (review 21i E8's neighbour: a renamed session-changing function)."""
+    if not isinstance(node, ast.RenameStmt) or node.renameType not in _ROUTINE_KINDS:
+        return None
+    routine = node.object
+    if not isinstance(routine, ast.ObjectWithArgs) or not routine.objname or not node.newname:
+        return None
+    return str(node.newname).lower(), frozenset({str(routine.objname[-1].sval).lower()})
 
 
 def _own_needs(text: str, node: Any) -> Needs:
@@ -706,9 +733,9 @@ def function_facts(statements: Iterable[Statement]) -> FunctionFacts:
     return _function_facts(tuple(s for s in statements if s.kind in _DEFINING))
 
 
-#: The kinds of the statements that define what a call runs: functions, procedures, and the
-#: operators, aggregates and casts that bind them.
-_DEFINING = frozenset({"CreateFunctionStmt", "DefineStmt", "CreateCastStmt"})
+#: The kinds of the statements that define what a call runs: functions, procedures, the
+#: operators, aggregates and casts that bind them, and the renames of routines.
+_DEFINING = frozenset({"CreateFunctionStmt", "DefineStmt", "CreateCastStmt", "RenameStmt"})
 
 
 @functools.lru_cache(maxsize=16)

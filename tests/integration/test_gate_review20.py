@@ -858,3 +858,32 @@ def test_an_earlier_lock_in_the_block_keeps_the_guard(
         )
         == 0
     )
+
+
+@pytest.mark.parametrize(
+    ("rename", "call"),
+    [
+        ("ALTER FUNCTION g() RENAME TO f;", "SELECT f();"),
+        ("ALTER ROUTINE g RENAME TO f;", "SELECT f();"),
+    ],
+)
+def test_a_renamed_function_keeps_the_guard(
+    rename: str, call: str, tmp_path: Path, db_dsn: str
+) -> None:
+    # Issue 21 (review 21i E8). ALTER FUNCTION docs: RENAME TO changes only the name; the SET
+    # clause (pg_proc.proconfig) stays, so the call by the new name ran the ALTER under
+    # lock_timeout = 0 and waited 8.8 s behind a holder (exit 0). Refused up front (exit 2).
+    execute_sql(db_dsn, BIG)
+    write_migrations(
+        tmp_path,
+        {
+            "0001_g.sql": "CREATE FUNCTION g() RETURNS void LANGUAGE plpgsql SET lock_timeout = 0 "
+            "AS $$ BEGIN ALTER TABLE big ADD COLUMN b int; END $$;\n",
+            "0002_rename.sql": rename + "\n",
+            "0003_call.sql": call + "\n",
+        },
+    )
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0003_call.sql:1" in result.output, result.output
+    assert journal_rows(db_dsn) == []

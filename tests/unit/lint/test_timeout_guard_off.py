@@ -549,3 +549,53 @@ def test_a_sql_function_with_a_harmless_body_is_not_reported() -> None:
         "CREATE TABLE big (id int);\nINSERT INTO big VALUES (1);\n"
     )
     assert uncapped(sql) == []
+
+
+@pytest.mark.parametrize(
+    "rename",
+    [
+        "ALTER FUNCTION g() RENAME TO f;\nSELECT f();",
+        "ALTER FUNCTION g RENAME TO f;\nSELECT f();",
+        "ALTER ROUTINE g() RENAME TO f;\nSELECT f();",
+        # a function whose body calls the renamed one by its new name
+        "ALTER FUNCTION g() RENAME TO h;\n"
+        "CREATE FUNCTION f() RETURNS void LANGUAGE sql AS $$ SELECT h() $$;\nSELECT f();",
+    ],
+)
+def test_a_renamed_function_keeps_its_set_clause(rename: str) -> None:
+    # Issue 21 (review 21i E8). ALTER FUNCTION docs: RENAME changes the name only; pg_proc's
+    # row keeps proconfig, so a call by the new name runs under lock_timeout = 0 (8.8 s behind
+    # a holder, exit 0).
+    sql = (
+        "CREATE FUNCTION g() RETURNS void LANGUAGE plpgsql SET lock_timeout = 0 "
+        "AS $$ BEGIN ALTER TABLE t ADD COLUMN b int; END $$;\n" + rename + "\n"
+    )
+    findings = [f for f in capped(sql) if f.rule == RULE and f.severity == "error"]
+    assert findings, capped(sql)
+
+
+def test_a_renamed_procedure_keeps_its_set_clause() -> None:
+    sql = (
+        "CREATE PROCEDURE g() LANGUAGE plpgsql SET lock_timeout = 0 "
+        "AS $$ BEGIN ALTER TABLE t ADD COLUMN b int; END $$;\n"
+        "ALTER PROCEDURE g() RENAME TO p;\nCALL p();\n"
+    )
+    assert [f for f in capped(sql) if f.rule == RULE and f.severity == "error"]
+
+
+def test_a_renamed_function_in_another_file_keeps_its_set_clause(tmp_path: Path) -> None:
+    from safemigrate.lint import lint_directory
+
+    directory = tmp_path / "m"
+    directory.mkdir()
+    (directory / "0001_g.sql").write_text(
+        "CREATE FUNCTION g() RETURNS void LANGUAGE plpgsql SET lock_timeout = 0 "
+        "AS $$ BEGIN ALTER TABLE t ADD COLUMN b int; END $$;\n",
+        encoding="utf-8",
+    )
+    (directory / "0002_rename.sql").write_text("ALTER FUNCTION g() RENAME TO f;\n", "utf-8")
+    (directory / "0003_call.sql").write_text("SELECT f();\n", encoding="utf-8")
+    report = lint_directory(directory, ceilings=CAPPED)
+    assert any(f.rule == RULE and f.file.endswith("0003_call.sql") for f in report.findings), (
+        report.findings
+    )
