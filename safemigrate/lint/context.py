@@ -194,6 +194,9 @@ class StatementContext:
     #: The parse trees of the statements after this one in its transaction (empty when the
     #: statement is its own step); None when not known (inside a DO block).
     following: tuple[Any, ...] | None = None
+    #: The parse trees of the statements before this one in its transaction (their locks
+    #: are held through it); None when not known.
+    preceding: tuple[Any, ...] | None = None
     #: The directives of the step this statement starts (``-- safemigrate: lock-timeout=``,
     #: ``statement-timeout=``...); None for any other statement.
     step_options: StepOptions | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any
+from typing import Any, TypeVar
 
 from pglast import ast, enums, parse_sql
 from pglast.parser import ParseError
@@ -361,8 +361,15 @@ def _record_block_locks(node: Any, ctx: StatementContext) -> None:
         ctx.state.locked_in_tx.setdefault(ctx.tx.id, set()).update(held)
 
 
+#: What a signature-keyed dict of the catalog holds.
+_Value = TypeVar("_Value")
+
+
 def _record_rename(node: Any, ctx: StatementContext) -> None:
     state = ctx.state
+    if node.renameType in _ROUTINES:
+        _rename_routine(node, ctx)
+        return
     if node.relation is None:
         return
     old = ctx.table(node.relation)
@@ -384,6 +391,41 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
     elif node.renameType == _OBJ.OBJECT_INDEX and old in state.created_indexes:
         state.created_indexes.discard(old)
         state.created_indexes.add(QualifiedName(old.schema, node.newname))
+
+
+def _rename_routine(node: Any, ctx: StatementContext) -> None:
+    """ALTER FUNCTION / PROCEDURE / ROUTINE ... RENAME TO: the routine keeps its body, SET
+    clauses and volatility under the new name (pg_proc keeps the row: only proname changes),
+    and the triggers that call it still call it (by oid). Before, a call by the new name of
+    a function whose SET clause lifts lock_timeout passed the guard (issue 21, review 21i E8)."""
+    routine = node.object
+    if not isinstance(routine, ast.ObjectWithArgs) or not routine.objname or not node.newname:
+        return
+    old, new = str(routine.objname[-1].sval), str(node.newname)
+    state = ctx.state
+    if old in state.functions:
+        state.functions[new] = state.functions.pop(old)
+        if old in state.function_origins:
+            state.function_origins[new] = state.function_origins.pop(old)
+    catalog = state.catalog
+    if old in catalog.live_functions:
+        catalog.live_functions[new] = catalog.live_functions.pop(old)
+    _rename_signatures(catalog.functions, routine, new)
+    _rename_signatures(catalog.function_timeouts, routine, new)
+    for names in state.trigger_functions.values():
+        names[:] = [new if name == old else name for name in names]
+
+
+def _rename_signatures(by_signature: dict[str, _Value], routine: Any, new: str) -> None:
+    """Move the entries of ``by_signature`` (keyed ``name(types)``) that ``routine`` (an
+    ObjectWithArgs) names, every overload when it names no argument types, to ``new``."""
+    old = str(routine.objname[-1].sval)
+    if routine.args_unspecified:
+        keys = [k for k in by_signature if k.startswith(f"{old}(")]
+    else:
+        keys = [k for k in [function_signature(old, routine.objargs)] if k in by_signature]
+    for key in keys:
+        by_signature[new + key[len(old) :]] = by_signature.pop(key)
 
 
 def _rename_constraint(catalog: Catalog, table: QualifiedName, old: str, new: str) -> None:

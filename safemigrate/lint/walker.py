@@ -475,6 +475,7 @@ def lint_text(
             ceilings=ceilings or TimeoutCeilings(),
             safe_rewrites=safe_rewrites,
             following=_following(parsed.statements, transactions, index),
+            preceding=_preceding(parsed.statements, transactions, index),
             step_options=_step_options(parsed, stmt) if steps_known else None,
         )
         # A SET LOCAL search_path (or role) is over once a statement of another transaction
@@ -519,6 +520,17 @@ def _following(
         return ()
     later = zip(statements[index + 1 :], transactions[index + 1 :], strict=True)
     return tuple(s.node for s, t in later if t is tx)
+
+
+def _preceding(
+    statements: tuple[ParsedStatement, ...], transactions: list[Transaction], index: int
+) -> tuple[Any, ...]:
+    """The parse trees of the statements before statement ``index`` in its transaction."""
+    tx = transactions[index]
+    if not tx.is_block:
+        return ()
+    earlier = zip(statements[:index], transactions[:index], strict=True)
+    return tuple(s.node for s, t in earlier if t is tx)
 
 
 def _with_facts(hits: list[Hit], state: FileState) -> list[Hit]:

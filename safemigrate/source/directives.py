@@ -16,6 +16,7 @@ batch-size, lock-timeout or group would silently not apply (issue 21, reviews 21
 
 from __future__ import annotations
 
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,8 +43,32 @@ _KNOWN = (
 MAX_BATCH_SIZE = 1_000_000
 _OWN_LINE = "a safemigrate directive must be on its own line before a statement"
 _WORD = "safemigrate"
-#: How ``_WORD`` is also written by hand, as ``may_hold_directive`` looks for it.
-_WORD_SPELLINGS = (_WORD, "safe-migrate", "safe_migrate")
+#: Pieces of ``_WORD`` of which any spelling a hand might give it keeps one, as
+#: ``may_hold_directive`` looks for them: ``safemigarte``, ``sfaemigrate``, ``safe migrate``,
+#: a look-alike letter in place of the ``s``.
+_WORD_PIECES = ("safe", "afem", "femi", "emig")
+#: How far (letters added, dropped, changed or swapped) a word may be from ``safemigrate`` and
+#: still be read as a hand's spelling of it: ``safemigrat``, ``safemigarte``, ``safemigrates``.
+_NEAR_DISTANCE = 2
+#: Letters of other scripts that print as the Latin letters of ``safemigrate`` (Cyrillic and
+#: Greek): a comment written with one is meant as the word.
+_LOOK_ALIKE_LETTERS = str.maketrans(
+    {
+        "\u0430": "a",
+        "\u0435": "e",
+        "\u0456": "i",
+        "\u0455": "s",
+        "\u0442": "t",
+        "\u0261": "g",
+        "\u03b1": "a",
+        "\u03b5": "e",
+        "\u03b9": "i",
+        "\u0131": "i",
+    }
+)
+#: What may stand between the word and the directive's words in a look-alike: ``:`` and the
+#: characters a hand puts in its place.
+_SEPARATORS = ":;="
 #: The user's spelling of each step option, by its StepOptions field name.
 OPTION_WORDS = {
     "no_retry": "no-retry",
@@ -116,44 +141,97 @@ def may_hold_directive(text: str) -> bool:
     """False when no comment of ``text`` can be a directive or look like one (a quick test
     before a full read)."""
     folded = text.casefold()
-    return any(spelling in folded for spelling in _WORD_SPELLINGS)
+    return any(piece in folded for piece in _WORD_PIECES)
 
 
 def look_alike(comment: str) -> str | None:
     """For the text of a comment (``--`` or ``/* */``) that reads as a directive but is not
     one, the words meant as the directive; None for a directive and for every other comment.
 
-    It reads as one when its first word is ``safemigrate`` in any case followed by a colon
-    (blanks allowed between them), or when that word, or a near spelling of it
-    (``safemigrates``, ``safe-migrate``, ``safe_migrate``), with or without a colon, is
-    followed by a directive word (``group-start``, ``batch-size=1000``, ...). Prose such as
-    ``-- safemigrate runs this file`` stays a comment.
+    It reads as one when a head of the comment (after its dashes for ``--``; for a block
+    comment, each line after its leading ``*`` and each nested ``/*``) begins with the word
+    ``safemigrate`` in any case followed by a colon (blanks allowed between them), or with that
+    word or a hand's spelling of it (``safemigrates``, ``safe-migrate``, ``safe migrate``,
+    ``safemigarte``, a look-alike letter, a zero-width character), with or without a colon,
+    ``;`` or ``=``, followed by a directive word (``group-start``, ``batch-size=1000``, ...).
+    Prose such as ``-- safemigrate runs this file`` stays a comment.
     """
-    block = comment.startswith("/*")
-    inner = comment[2:-2] if block else comment[2:]
-    head = inner.strip()
-    if not block and head.startswith(DIRECTIVE_PREFIX):
+    if comment.startswith("/*"):
+        inner = comment[2:-2]
+        heads: list[str] = []
+        for piece in inner.split("/*"):
+            # A nested comment's words end at its own ``*/``.
+            lines = [line.strip().lstrip("*").strip() for line in piece.split("*/")[0].splitlines()]
+            # From each line to the comment's end: the words may go on on the next line.
+            heads.extend(" ".join(lines[start:]) for start in range(len(lines)))
+    else:
+        dashes = comment.lstrip("-")
+        if len(comment) - len(dashes) == 2 and dashes.strip().startswith(DIRECTIVE_PREFIX):
+            return None
+        heads = [dashes.strip()]
+    for head in heads:
+        words = _look_alike_words(head)
+        if words is not None:
+            return words
+    return None
+
+
+def _look_alike_words(head: str) -> str | None:
+    """The directive's words when ``head`` begins as a look-alike does (see ``look_alike``)."""
+    text = "".join(
+        char for char in unicodedata.normalize("NFKC", head) if unicodedata.category(char) != "Cf"
+    )
+    split = text.split()
+    if not split:
         return None
-    name, colon, after = head.partition(":")
-    name = name.strip()
-    if colon and _near_word(name):
-        words = after.split()
-        if name.casefold() == _WORD or (words and _directive_word(words[0])):
-            return " ".join(words)
-    first, *rest = head.split(None, 1) or [""]
-    if rest and _near_word(first) and _directive_word(rest[0].split()[0]):
-        # No colon: ``-- safemigrate group-start``.
-        return " ".join(rest[0].split())
+    # The word as one token, or as two (``safe migrate``).
+    for taken in (1, 2):
+        if len(split) < taken:
+            break
+        name = "".join(split[:taken])
+        rest = split[taken:]
+        separator = ""
+        for mark in _SEPARATORS:
+            before, found, after = name.partition(mark)
+            if found:
+                name, separator = before, mark
+                rest = [after, *rest] if after else rest
+                break
+        if not separator and rest and rest[0][:1] in _SEPARATORS:
+            separator = rest[0][0]
+            rest = [rest[0][1:], *rest[1:]] if rest[0][1:] else rest[1:]
+        if not name[:1].isalpha() or not _near_word(name):
+            # ``-- -- safemigrate: ...`` is a directive switched off, not a look-alike.
+            continue
+        exact = name.casefold() == _WORD
+        if (exact and separator == ":") or (rest and _directive_word(rest[0])):
+            return " ".join(rest)
     return None
 
 
 def _near_word(word: str) -> bool:
-    """True for ``safemigrate`` in any case and for its near spellings (``safemigrates``,
-    ``safe-migrate``, ``safe_migrate``)."""
-    folded = word.casefold()
-    if folded[4:5] in ("-", "_"):
-        folded = folded[:4] + folded[5:]
-    return folded in (_WORD, _WORD + "s")
+    """True for ``safemigrate`` in any case and for a hand's spelling of it (``safemigrates``,
+    ``safe-migrate``, ``safe_migrate``, at most ``_NEAR_DISTANCE`` edits away, look-alike
+    letters read as the letters they print as)."""
+    folded = word.casefold().translate(_LOOK_ALIKE_LETTERS).replace("-", "").replace("_", "")
+    if not folded.isalpha() or abs(len(folded) - len(_WORD)) > _NEAR_DISTANCE:
+        return False
+    return _edits(folded, _WORD) <= _NEAR_DISTANCE
+
+
+def _edits(a: str, b: str) -> int:
+    """Letters added, dropped, changed or swapped with the next one to make ``a`` into ``b``
+    (the optimal string alignment distance)."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[i - 2][j - 2] + 1)
+        rows.append(row)
+    return rows[len(a)][len(b)]
 
 
 def _directive_word(word: str) -> bool:
@@ -252,8 +330,22 @@ def parse_directive(line: int, body: str) -> Directive:
             directive.options[key.replace("-", "_") + "_ms"] = _duration(value, key)
         else:
             raise _Invalid(f"unknown safemigrate directive {word!r}", hint=_KNOWN)
+    if contradicting(directive.options):
+        raise _Invalid(CONTRADICTION)
     directive.groups = (group,) if group is not None else ()
     return directive
+
+
+#: Why no-retry and max-attempts are refused together.
+CONTRADICTION = (
+    "no-retry and max-attempts contradict each other (no-retry is one attempt): keep one"
+)
+
+
+def contradicting(options: dict[str, Any]) -> bool:
+    """True when step ``options`` (StepOptions field names) ask for no retry and for a number
+    of attempts at once: one of them would be silently dropped."""
+    return bool(options.get("no_retry")) and "max_attempts" in options
 
 
 def _is_zero(value: str) -> bool:

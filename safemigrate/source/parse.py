@@ -26,7 +26,15 @@ from ..statements import parsed as sqlinfo
 from ..statements import recipes as rewrites
 from ..statements.locks import statement_locks
 from .copy_data import blank_copy_data, client_copy_refusal
-from .directives import OPTION_WORDS, AllowComment, Directive, invalid_inside, read_comments
+from .directives import (
+    CONTRADICTION,
+    OPTION_WORDS,
+    AllowComment,
+    Directive,
+    contradicting,
+    invalid_inside,
+    read_comments,
+)
 from .plain_statements import PlainStatement, SaferCandidate, constraint_form
 from .positions import line_starts, position
 from .scanning import FileProblem, ProblemKind
@@ -339,6 +347,7 @@ class _Walk:
             if directive.valid:  # an invalid directive has its problem already
                 self.problem(directive.line, f"group-start inside {_inside(self.open.mode)}")
             return
+        self.refuse_twice(directive, self.pending)
         self.refuse_batch_in_block(TxMode.GROUP, self.pending | directive.options, directive.line)
         self.start_block(TxMode.GROUP, directive.line, _options(self.pending | directive.options))
         self.pending = {}
@@ -360,6 +369,15 @@ class _Walk:
             )
         self.emit(TxMode.GROUP, open_.members, open_.options)
 
+    def refuse_twice(self, directive: Directive, given: dict[str, Any]) -> None:
+        """The problem of an option of ``directive`` already ``given`` by an earlier line for
+        the same step, or contradicting one (no-retry beside max-attempts)."""
+        twice = [key for key in directive.options if key in given]
+        if twice:
+            self.problem(directive.line, f"{OPTION_WORDS[twice[0]]} given twice")
+        elif contradicting(given | directive.options):
+            self.problem(directive.line, CONTRADICTION)
+
     def step_options(self, directive: Directive) -> None:
         open_ = self.open
         if open_ is not None and self.refuse_batch_in_block(
@@ -372,9 +390,11 @@ class _Walk:
                 f"step options inside {_inside(open_.mode)} must come before its start",
             )
             return
-        twice = [key for key in directive.options if key in self.pending]
-        if twice:
-            self.problem(directive.line, f"{OPTION_WORDS[twice[0]]} given twice")
+        if open_ is not None:
+            # The group-start line's own options count: given again below it, one is lost.
+            self.refuse_twice(directive, _as_dict(open_.options))
+        else:
+            self.refuse_twice(directive, self.pending)
         if open_ is not None:
             open_.options = _options(_as_dict(open_.options) | directive.options)
         else:

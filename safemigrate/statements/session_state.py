@@ -505,6 +505,11 @@ def _needs(trees: Sequence[Any], text: str) -> Needs:
                     names.add((TEMPORARY, str(node.relname)))
                 if node.relname in _SESSION_VIEWS:
                     opaque = True
+            elif isinstance(node, ast.CommentStmt | ast.SecLabelStmt | ast.AlterObjectDependsStmt):
+                # COMMENT ON TABLE tt / COLUMN tt.c / CONSTRAINT c ON tt name the relation in
+                # a list, not a RangeVar: found in pg_temp first all the same (issue 21
+                # review21i E4: the comment landed on the user's public.tt).
+                names.update((TEMPORARY, n) for n in _listed_relation(node))
             elif isinstance(node, ast.ExecuteStmt | ast.DeallocateStmt) and node.name:
                 names.add((PREPARED, str(node.name)))
             elif isinstance(node, ast.FetchStmt | ast.ClosePortalStmt) and node.portalname:
@@ -526,6 +531,8 @@ def _needs(trees: Sequence[Any], text: str) -> Needs:
                 # A relation named in a string cast to regclass is a use of it, found in
                 # pg_temp first (issue 21 review21h D8).
                 names.update((TEMPORARY, n) for n in temp_schema.relations_named(node))
+                # A name the run computes may be a temporary relation's (issue 21 review21i E5).
+                opaque = opaque or temp_schema.names_relation_at_run_time(node)
                 # A cast the migrations create runs its function (issue 21 review21g S1).
                 use = bound_functions.cast_use(node.typeName)
                 if use is not None:
@@ -542,12 +549,52 @@ def _needs(trees: Sequence[Any], text: str) -> Needs:
                 # nextval('s'), pg_relation_size('t'): a use of that relation by name
                 # (issue 21 review21h D8).
                 names.update((TEMPORARY, n) for n in temp_schema.relations_named(node))
+                opaque = opaque or temp_schema.names_relation_at_run_time(node)
                 if len(node.funcname) == 2 and temp_schema.is_temp_schema(node.funcname[0].sval):
                     # Only a pg_temp-qualified call runs a temporary function.
                     names.add((TEMPORARY, str(node.funcname[-1].sval)))
                 if name == "pg_listening_channels":
                     opaque = True
     return Needs(frozenset(names), frozenset(calls), opaque)
+
+
+#: Object kinds whose name list is the relation's own name.
+_RELATION_KINDS = frozenset(
+    {
+        enums.ObjectType.OBJECT_TABLE,
+        enums.ObjectType.OBJECT_VIEW,
+        enums.ObjectType.OBJECT_MATVIEW,
+        enums.ObjectType.OBJECT_SEQUENCE,
+        enums.ObjectType.OBJECT_FOREIGN_TABLE,
+        enums.ObjectType.OBJECT_INDEX,
+    }
+)
+#: Object kinds whose name list is the relation's name and then the object's on it.
+_ON_RELATION_KINDS = frozenset(
+    {
+        enums.ObjectType.OBJECT_COLUMN,
+        enums.ObjectType.OBJECT_TABCONSTRAINT,
+        enums.ObjectType.OBJECT_TRIGGER,
+        enums.ObjectType.OBJECT_POLICY,
+        enums.ObjectType.OBJECT_RULE,
+    }
+)
+
+
+def _listed_relation(node: Any) -> tuple[str, ...]:
+    """The relation a COMMENT, SECURITY LABEL or DEPENDS ON EXTENSION names in its object
+    list, when unqualified or in pg_temp (so found in pg_temp first); () otherwise."""
+    listed = node.object
+    if not isinstance(listed, tuple) or not all(isinstance(p, ast.String) for p in listed):
+        return ()
+    parts = [str(p.sval) for p in listed]
+    if node.objtype in _ON_RELATION_KINDS:
+        parts = parts[:-1]
+    elif node.objtype not in _RELATION_KINDS:
+        return ()
+    if not parts or (len(parts) > 1 and not temp_schema.is_temp_schema(parts[-2])):
+        return ()
+    return (parts[-1],)
 
 
 def _names(needs: Needs, kept: Kept) -> bool:
@@ -612,10 +659,16 @@ def _definitions(statements: Iterable[Statement]) -> Iterable[tuple[str, Stateme
 
 def _bindings(statements: Iterable[Statement]) -> Iterable[tuple[str, frozenset[str]]]:
     """(the name a use is written with, the functions it runs) of each CREATE OPERATOR,
-    CREATE AGGREGATE and CREATE CAST: a use of one calls the functions it binds
+    CREATE AGGREGATE and CREATE CAST, and of each routine's RENAME TO (the new name runs the
+    old one's body): a use of one calls the functions it binds
     (statements.bound_functions, the timeout guard's reading), so it is read as a call of
     them (issue 21 review21g S1)."""
     for statement in statements:
+        if statement.kind == "RenameStmt":
+            renamed = _renamed_routine(tree_of(statement))
+            if renamed is not None:
+                yield renamed
+            continue
         if statement.kind not in ("DefineStmt", "CreateCastStmt"):
             continue
         node = tree_of(statement)
@@ -623,6 +676,27 @@ def _bindings(statements: Iterable[Statement]) -> Iterable[tuple[str, frozenset[
         if name is not None:
             _, functions = bound_functions.bound_functions(node)
             yield name, frozenset(f.lower() for f in functions)
+
+
+#: The object kinds of ALTER FUNCTION / PROCEDURE / ROUTINE ... RENAME TO.
+_ROUTINE_KINDS = frozenset(
+    {
+        enums.ObjectType.OBJECT_FUNCTION,
+        enums.ObjectType.OBJECT_PROCEDURE,
+        enums.ObjectType.OBJECT_ROUTINE,
+    }
+)
+
+
+def _renamed_routine(node: Any) -> tuple[str, frozenset[str]] | None:
+    """(new name, {old name}) of a routine's RENAME TO: a call by the new name runs the old
+    name's body (review 21i E8's neighbour: a renamed session-changing function)."""
+    if not isinstance(node, ast.RenameStmt) or node.renameType not in _ROUTINE_KINDS:
+        return None
+    routine = node.object
+    if not isinstance(routine, ast.ObjectWithArgs) or not routine.objname or not node.newname:
+        return None
+    return str(node.newname).lower(), frozenset({str(routine.objname[-1].sval).lower()})
 
 
 def _own_needs(text: str, node: Any) -> Needs:
@@ -655,9 +729,9 @@ def function_facts(statements: Iterable[Statement]) -> FunctionFacts:
     return _function_facts(tuple(s for s in statements if s.kind in _DEFINING))
 
 
-#: The kinds of the statements that define what a call runs: functions, procedures, and the
-#: operators, aggregates and casts that bind them.
-_DEFINING = frozenset({"CreateFunctionStmt", "DefineStmt", "CreateCastStmt"})
+#: The kinds of the statements that define what a call runs: functions, procedures, the
+#: operators, aggregates and casts that bind them, and the renames of routines.
+_DEFINING = frozenset({"CreateFunctionStmt", "DefineStmt", "CreateCastStmt", "RenameStmt"})
 
 
 @functools.lru_cache(maxsize=16)

@@ -317,3 +317,25 @@ def relations_named(node: Any) -> tuple[str, ...]:
         return ()
     names = (temporary_name(folded_string(arg)) for arg in node.args or ())
     return tuple(name for name in names if name is not None)
+
+
+def names_relation_at_run_time(node: Any) -> bool:
+    """True when ``node`` takes a relation by a name only the run computes: a regclass cast,
+    or the first argument of a function in REGCLASS_FUNCTIONS, that is no constant
+    (``nextval(format('%s', 's'))``): it may be a temporary relation as much as any other."""
+    if isinstance(node, ast.TypeCast) and node.typeName is not None:
+        return _is_regclass(node.typeName) and _computed(node.arg)
+    if not isinstance(node, ast.FuncCall) or not node.funcname or not node.args:
+        return False
+    if str(getattr(node.funcname[-1], "sval", "")).lower() not in REGCLASS_FUNCTIONS:
+        return False
+    return _computed(node.args[0])
+
+
+def _computed(arg: Any) -> bool:
+    """True for an argument whose text no constant gives (a call, a column, a parameter)."""
+    if isinstance(arg, ast.A_Const):
+        return False
+    if isinstance(arg, ast.TypeCast):
+        return _computed(arg.arg)
+    return folded_string(arg) is None

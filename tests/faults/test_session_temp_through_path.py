@@ -196,3 +196,51 @@ def test_issue_21_d8_in_one_session_the_string_names_the_temporary_sequence(
     )
     assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
     assert connect().execute("SELECT n FROM public.base").fetchall() == [(100,)]
+
+
+@pytest.mark.parametrize(
+    ("use", "public_effect"),
+    [
+        ("COMMENT ON TABLE tt IS 'x';", "SELECT obj_description('public.tt'::regclass)"),
+        ("COMMENT ON COLUMN tt.id IS 'x';", "SELECT col_description('public.tt'::regclass, 1)"),
+    ],
+    ids=["table", "column"],
+)
+def test_issue_21_review_21i_e4_a_comment_on_a_lost_temporary_table_is_refused(
+    use: str, public_effect: str, tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """review21i E4: after a new session, ``COMMENT ON TABLE tt`` landed on the user's
+    ``public.tt`` (exit 0; psql's one session comments the temporary table). Now the step is
+    refused with the lost-temporary-object message, and the user's table keeps no comment."""
+    connect().execute("CREATE TABLE public.tt (id int)")
+    directory = write_migrations(
+        tmp_path / "m",
+        {"0001_temp.sql": "CREATE TEMP TABLE tt (id int);\n", "0002_comment.sql": use + "\n"},
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert run(*args, "--target", "1").exit_code == 0
+    failed = refused(run(*args))
+    assert failed["error"].startswith("0002_comment.sql:1 (step 1): not run: it could depend on ")
+    assert connect().execute(public_effect).fetchone() == (None,)
+
+
+def test_issue_21_review_21i_e5_a_computed_sequence_name_is_refused(
+    tmp_path: Path, db_dsn: str, connect: ConnectFactory
+) -> None:
+    """review21i E5: ``nextval(format('%s', 's'))`` after a new session took ``public.s``
+    (exit 0, base = 1; psql's one session gives 100). A name only the run computes may be the
+    lost temporary sequence's: the step is refused and public.s is not advanced."""
+    db = connect()
+    db.execute("CREATE TABLE public.base (n bigint); CREATE SEQUENCE public.s")
+    directory = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_seq.sql": "CREATE TEMP SEQUENCE s START 100;\n",
+            "0002_use.sql": "INSERT INTO base SELECT nextval(format('%s', 's'));\n",
+        },
+    )
+    args = ("up", "--dir", str(directory), "--dsn", db_dsn, "--format", "json")
+    assert run(*args, "--target", "1").exit_code == 0
+    failed = refused(run(*args))
+    assert failed["error"].startswith("0002_use.sql:1 (step 1): not run: it could depend on ")
+    assert connect().execute("SELECT is_called FROM public.s").fetchone() == (False,)

@@ -825,3 +825,65 @@ def test_a_write_through_a_view_or_a_rule_reaches_the_triggers_of_the_table_belo
         assert result.exit_code == 2, (write, result.output)
         assert "trigger big_t of big" in result.output
     assert journal_rows(db_dsn) == []
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "-- safemigrate: group-start\nALTER TABLE big ADD COLUMN b int;\n"
+        "SET LOCAL statement_timeout = 0;\nSELECT pg_sleep(0.1);\n-- safemigrate: group-end\n",
+        "BEGIN;\nALTER TABLE big ADD COLUMN b int;\n"
+        "SELECT set_config('statement_timeout', '0', true);\nSELECT pg_sleep(0.1);\nCOMMIT;\n",
+    ],
+    ids=["group", "block"],
+)
+def test_an_earlier_lock_in_the_block_keeps_the_guard(
+    block: str, tmp_path: Path, db_dsn: str
+) -> None:
+    # Issue 21 (review 21i E7). Explicit locking docs: a lock is held until the transaction
+    # ends, so the ALTER's ACCESS EXCLUSIVE on big is held through every later statement of
+    # the block. With statement_timeout lifted after it, an 8 s statement held an application
+    # reading big off it for 8 s (exit 0); the exemption for blocks on new tables must not
+    # apply: refused up front (exit 2), nothing run.
+    execute_sql(db_dsn, BIG)
+    write_migrations(tmp_path, {"0001_alter.sql": block})
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0001_alter.sql:3" in result.output, result.output
+    assert journal_rows(db_dsn) == []
+    assert (
+        first_value(
+            db_dsn,
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'b'",
+        )
+        == 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("rename", "call"),
+    [
+        ("ALTER FUNCTION g() RENAME TO f;", "SELECT f();"),
+        ("ALTER ROUTINE g RENAME TO f;", "SELECT f();"),
+    ],
+)
+def test_a_renamed_function_keeps_the_guard(
+    rename: str, call: str, tmp_path: Path, db_dsn: str
+) -> None:
+    # Issue 21 (review 21i E8). ALTER FUNCTION docs: RENAME TO changes only the name; the SET
+    # clause (pg_proc.proconfig) stays, so the call by the new name ran the ALTER under
+    # lock_timeout = 0 and waited 8.8 s behind a holder (exit 0). Refused up front (exit 2).
+    execute_sql(db_dsn, BIG)
+    write_migrations(
+        tmp_path,
+        {
+            "0001_g.sql": "CREATE FUNCTION g() RETURNS void LANGUAGE plpgsql SET lock_timeout = 0 "
+            "AS $$ BEGIN ALTER TABLE big ADD COLUMN b int; END $$;\n",
+            "0002_rename.sql": rename + "\n",
+            "0003_call.sql": call + "\n",
+        },
+    )
+    result = _up(tmp_path, db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0003_call.sql:1" in result.output, result.output
+    assert journal_rows(db_dsn) == []

@@ -55,6 +55,7 @@ PURE_MAY_IMPORT = frozenset(
         "tomllib",
         "types",
         "typing",
+        "unicodedata",
         "zlib",
     }
 )

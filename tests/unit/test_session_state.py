@@ -323,6 +323,28 @@ def test_issue_21_review21b_f2_a_setting_changed_in_a_do_block_is_lost_until_set
         assert history_state(_history((2, do), (3, ending))).lost == {}
 
 
+@pytest.mark.parametrize(
+    "rename",
+    [
+        "ALTER FUNCTION use_app() RENAME TO go;",
+        "ALTER FUNCTION use_app RENAME TO Go;",
+        "ALTER ROUTINE use_app() RENAME TO go;",
+    ],
+)
+def test_a_renamed_session_changing_function_still_changes_the_session(rename: str) -> None:
+    # Issue 21 (review 21i E8's neighbour). ALTER FUNCTION docs: RENAME TO changes the name
+    # only; a call by the new name runs the same body, set_config(..., false) and all.
+    created = (
+        "CREATE FUNCTION use_app() RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+        "PERFORM set_config('search_path', 'app', false); END $$;\n" + rename + "\n"
+    )
+    statements = [s for step in steps(created) for s in step.statements]
+    changers = session_changing_functions(statements)
+    assert "go" in changers
+    state = history_state(_history((1, created), (2, "SELECT go();\n")), changers=changers)
+    assert [k.kind for k in state.lost.values()] == [UNKNOWN]
+
+
 def test_issue_21_review21b_f2_a_call_of_a_function_that_changes_the_session_is_lost() -> None:
     """issue 21 review21b F2: `SELECT use_app()` of a function the migrations create whose
     body calls set_config(..., false) is a session change (directly, through another such

@@ -487,6 +487,22 @@ def test_directive_at_the_end_applies_to_nothing() -> None:
         ("-- safe-migrate: batch-size=500", "not written `-- safemigrate:`"),
         ("-- Safe_Migrate batch-size=500", "not written `-- safemigrate:`"),
         ("/* safemigrate batch-size=500 */", "in a block comment"),
+        # Issue 21 (review 21i E1): block comments in the ` * ` style, nested, more dashes,
+        # other misspellings and separators, a look-alike character.
+        ("/*\n * safemigrate: batch-size=500\n */", "in a block comment"),
+        ("/** safemigrate: batch-size=500 */", "in a block comment"),
+        ("/* outer /* safemigrate: batch-size=500 */ */", "in a block comment"),
+        ("/* notes\n * SafeMigrate batch-size=500\n */", "in a block comment"),
+        ("--- safemigrate: batch-size=500", "not written `-- safemigrate:`"),
+        ("---safemigrate: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safemigrat: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safemigarte: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safe migrate: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safemigrate; batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safemigrate= batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safemigrate\uff1a batch-size=500", "not written `-- safemigrate:`"),
+        ("-- \u0455afemigrate: batch-size=500", "not written `-- safemigrate:`"),
+        ("-- safe\u200bmigrate: batch-size=500", "not written `-- safemigrate:`"),
     ],
 )
 def test_a_comment_that_looks_like_a_directive_is_refused(comment: str, kind: str) -> None:
@@ -508,6 +524,46 @@ def test_a_group_written_without_the_colon_is_refused() -> None:
     err = error(text)
     assert err.line == 1
     assert "write `-- safemigrate: group-start`" in str(err)
+
+
+def test_a_group_written_with_four_dashes_is_refused() -> None:
+    # Issue 21 (review 21i E1): `---- safemigrate: group-start` was a comment, so the group's
+    # statements ran as separate steps.
+    text = "---- safemigrate: group-start\nUPDATE t SET n = 1;\nUPDATE u SET n = 1;\n"
+    err = error(text + "---- safemigrate: group-end\n")
+    assert err.line == 1
+    assert "write `-- safemigrate: group-start`" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # Issue 21 (review 21i E2): the group-start line's option given again below it, or
+        # above it, was taken silently (the later one won).
+        ("-- safemigrate: group-start lock-timeout=1s\n-- safemigrate: lock-timeout=2s\n", 2),
+        ("-- safemigrate: lock-timeout=2s\n-- safemigrate: group-start lock-timeout=1s\n", 2),
+    ],
+)
+def test_an_option_given_again_beside_group_start_is_refused(text: str, line: int) -> None:
+    err = error(text + "UPDATE t SET n = 1;\nUPDATE u SET n = 1;\n-- safemigrate: group-end\n")
+    assert err.line == line
+    assert "lock-timeout given twice" in str(err)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "-- safemigrate: no-retry max-attempts=5\n",
+        "-- safemigrate: no-retry\n-- safemigrate: max-attempts=5\n",
+        "-- safemigrate: group-start max-attempts=5\n-- safemigrate: no-retry\n",
+    ],
+)
+def test_no_retry_beside_max_attempts_is_refused(text: str) -> None:
+    # Issue 21 (review 21i E2): one of the two was dropped without a word.
+    err = error(
+        text + "UPDATE t SET n = 1;\n" + ("-- safemigrate: group-end\n" if "group" in text else "")
+    )
+    assert "no-retry and max-attempts contradict" in str(err)
 
 
 def test_a_block_comment_directive_inside_a_statement_is_refused() -> None:
@@ -537,6 +593,10 @@ def test_blanks_around_the_directive_word_are_read(comment: str) -> None:
         "/* safemigrates: */",
         "-- safemigrates: the notes of this file",
         "-- safe-migrate runs this file in one transaction",
+        "/*\n * safemigrate runs this file\n * in one transaction\n */",
+        "-- safe to run: batch-size is not needed here",
+        "-- migrate: batch-size=500 was too small",
+        "/* the safemigration notes: batch-size=500 */",
     ],
 )
 def test_other_comments_naming_safemigrate_are_comments(comment: str) -> None:

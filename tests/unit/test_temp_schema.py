@@ -218,3 +218,31 @@ def test_a_regclass_string_splits_as_the_server_splits_it(
     text: str, parts: tuple[str, ...] | None
 ) -> None:
     assert temp_schema.qualified_name(text) == parts
+
+
+@pytest.mark.parametrize(
+    ("sql", "depends"),
+    [
+        # Issue 21 (review 21i E4): COMMENT ON names the relation in a list, not a RangeVar.
+        ("COMMENT ON TABLE s IS 'x'", True),
+        ("COMMENT ON COLUMN s.id IS 'x'", True),
+        ("COMMENT ON COLUMN pg_temp.s.id IS 'x'", True),
+        ("COMMENT ON CONSTRAINT c ON s IS 'x'", True),
+        ("COMMENT ON TRIGGER tr ON s IS 'x'", True),
+        ("COMMENT ON SEQUENCE s IS 'x'", True),
+        ("SECURITY LABEL ON TABLE s IS 'x'", True),
+        ("COMMENT ON TABLE public.s IS 'x'", False),
+        ("COMMENT ON COLUMN public.s.id IS 'x'", False),
+        ("COMMENT ON FUNCTION s() IS 'x'", False),  # a function is found in pg_temp only qualified
+        ("COMMENT ON SCHEMA s IS 'x'", False),
+        # Issue 21 (review 21i E5): a relation name the run computes may be the temporary one.
+        ("SELECT nextval(format('%s', 's'))", True),
+        ("SELECT nextval(lower('S'))", True),
+        ("SELECT x::regclass FROM names", True),
+        ("SELECT nextval('other')", False),
+        ("SELECT setval('other', 5)", False),
+    ],
+)
+def test_issue_21_review_21i_what_names_a_temporary_relation(sql: str, depends: bool) -> None:
+    kept = Kept(TEMPORARY, "s", "temporary sequence s")
+    assert could_depend(needs_of(sql), kept, frozenset()) is depends

@@ -112,9 +112,10 @@ the rest of its step, silently; a very long lock timeout does the same in slow m
 `safemigrate up` refuses such a statement (an error finding) in a pending step before applying
 anything (exit 2), whatever `lint_gate` says, unless it is allowed with a reason. Where nothing
 can be stalled it is accepted:
-- a `SET LOCAL` (or `set_config(..., true)`) inside a BEGIN/COMMIT block or group whose later
-  statements only write or alter tables created earlier in the run (or in the same block),
-  read existing ones at most, and call no user function: a warning. Not when a table written
+- a `SET LOCAL` (or `set_config(..., true)`) inside a BEGIN/COMMIT block or group whose other
+  statements, before it as after it (the earlier ones' locks are held until COMMIT), only write
+  or alter tables created earlier in the run (or in the same block), read existing ones at
+  most, and call no user function: a warning. Not when a table written
   has a trigger or a rule, a foreign key to or from a table that existed, or a default, check
   or generated column calling a user function, nor when the database has an event trigger:
   each write then runs user code or locks or writes an existing table. `check` knows the tables
@@ -412,16 +413,29 @@ _ACTING = (ast.CreateTrigStmt, ast.RuleStmt, ast.CreateEventTrigStmt)
 
 def _rest_is_new(node: Any, ctx: StatementContext) -> bool:
     """True when a transaction-scoped timeout change inside a block (BEGIN/COMMIT or a
-    group) can stall nobody: every later statement of the block writes, alters or locks only
-    tables created earlier in the run (or earlier in the block), reads existing ones at most,
-    and runs nothing the parse cannot see into (DO, CALL, EXECUTE, a user function)."""
-    if ctx.following is None or not ctx.tx.is_block or ctx.in_do:
+    group) can stall nobody: every statement of the block, before it as after it, writes,
+    alters or locks only tables created earlier in the run (or earlier in the block), reads
+    existing ones at most, and runs nothing the parse cannot see into (DO, CALL, EXECUTE, a
+    user function). The earlier ones count because their locks are held until COMMIT: an
+    ALTER of an existing table before ``SET LOCAL statement_timeout = 0`` and a long
+    statement held the app off the table for as long as it ran (issue 21, review 21i E7)."""
+    if ctx.following is None or ctx.preceding is None or not ctx.tx.is_block or ctx.in_do:
         return False
     if ctx.state.event_triggers:
         return False  # an event trigger runs user code on DDL (issue 20 review F3)
+    if not all(_held_only_on_new(statement, ctx) for statement in ctx.preceding):
+        return False
     created: set[QualifiedName] = set()
     rest = ctx.following if isinstance(node, ast.VariableSetStmt) else (node, *ctx.following)
     return all(_only_new(statement, ctx, created) for statement in rest)
+
+
+def _held_only_on_new(statement: Any, ctx: StatementContext) -> bool:
+    """True when an earlier statement of the block holds more than ACCESS SHARE only on
+    tables new in the run (the file state already holds what the block created)."""
+    if isinstance(statement, ast.VariableSetStmt):
+        return True
+    return _only_new(statement, ctx, set())
 
 
 def _only_new(statement: Any, ctx: StatementContext, created: set[QualifiedName]) -> bool:

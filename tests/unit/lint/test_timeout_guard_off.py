@@ -361,6 +361,46 @@ def test_set_local_before_anything_else_stays_an_error(rest: str) -> None:
     assert finding.severity == "error"
 
 
+@pytest.mark.parametrize(
+    ("before", "change"),
+    [
+        # Issue 21 (review 21i E7): the ALTER's ACCESS EXCLUSIVE on the existing table is held
+        # until COMMIT, so the unbounded statement after it held the app off the table 8 s.
+        ("ALTER TABLE existing ADD COLUMN b int;", "SET LOCAL statement_timeout = 0;"),
+        (
+            "ALTER TABLE existing ADD COLUMN b int;",
+            "SELECT set_config('statement_timeout', '0', true);",
+        ),
+        ("UPDATE existing SET id = id;", "SET LOCAL statement_timeout = 0;"),
+        (
+            "CREATE TABLE child (id int REFERENCES existing (id));",
+            "SET LOCAL statement_timeout = 0;",
+        ),
+        ("DO $$ BEGIN NULL; END $$;", "SET LOCAL statement_timeout = 0;"),
+    ],
+)
+def test_set_local_after_a_lock_on_an_existing_table_stays_an_error(
+    before: str, change: str
+) -> None:
+    sql = (
+        "CREATE TABLE fresh (id int);\n"
+        f"BEGIN;\n{before}\n{change}\nSELECT pg_sleep(8);\nINSERT INTO fresh VALUES (1);\n"
+        "COMMIT;\n"
+    )
+    [finding] = [f for f in capped(sql) if f.rule == RULE]
+    assert finding.severity == "error"
+
+
+def test_set_local_after_statements_on_new_tables_only_is_a_warning() -> None:
+    sql = (
+        "BEGIN;\nCREATE TABLE fresh (id int PRIMARY KEY);\nINSERT INTO fresh VALUES (1);\n"
+        "SELECT count(*) FROM existing;\nSET LOCAL statement_timeout = 0;\n"
+        "INSERT INTO fresh SELECT g FROM generate_series(2, 3) g;\nCOMMIT;\n"
+    )
+    [finding] = capped(sql)
+    assert finding.severity == "warning"
+
+
 def test_lock_timeout_switched_off_is_an_error_before_new_tables_too() -> None:
     sql = "CREATE TABLE fresh (id int);\nBEGIN;\nSET LOCAL lock_timeout = 0;\n"
     sql += "INSERT INTO fresh VALUES (1);\nCOMMIT;\n"
@@ -509,3 +549,53 @@ def test_a_sql_function_with_a_harmless_body_is_not_reported() -> None:
         "CREATE TABLE big (id int);\nINSERT INTO big VALUES (1);\n"
     )
     assert uncapped(sql) == []
+
+
+@pytest.mark.parametrize(
+    "rename",
+    [
+        "ALTER FUNCTION g() RENAME TO f;\nSELECT f();",
+        "ALTER FUNCTION g RENAME TO f;\nSELECT f();",
+        "ALTER ROUTINE g() RENAME TO f;\nSELECT f();",
+        # a function whose body calls the renamed one by its new name
+        "ALTER FUNCTION g() RENAME TO h;\n"
+        "CREATE FUNCTION f() RETURNS void LANGUAGE sql AS $$ SELECT h() $$;\nSELECT f();",
+    ],
+)
+def test_a_renamed_function_keeps_its_set_clause(rename: str) -> None:
+    # Issue 21 (review 21i E8). ALTER FUNCTION docs: RENAME changes the name only; pg_proc's
+    # row keeps proconfig, so a call by the new name runs under lock_timeout = 0 (8.8 s behind
+    # a holder, exit 0).
+    sql = (
+        "CREATE FUNCTION g() RETURNS void LANGUAGE plpgsql SET lock_timeout = 0 "
+        "AS $$ BEGIN ALTER TABLE t ADD COLUMN b int; END $$;\n" + rename + "\n"
+    )
+    findings = [f for f in capped(sql) if f.rule == RULE and f.severity == "error"]
+    assert findings, capped(sql)
+
+
+def test_a_renamed_procedure_keeps_its_set_clause() -> None:
+    sql = (
+        "CREATE PROCEDURE g() LANGUAGE plpgsql SET lock_timeout = 0 "
+        "AS $$ BEGIN ALTER TABLE t ADD COLUMN b int; END $$;\n"
+        "ALTER PROCEDURE g() RENAME TO p;\nCALL p();\n"
+    )
+    assert [f for f in capped(sql) if f.rule == RULE and f.severity == "error"]
+
+
+def test_a_renamed_function_in_another_file_keeps_its_set_clause(tmp_path: Path) -> None:
+    from safemigrate.lint import lint_directory
+
+    directory = tmp_path / "m"
+    directory.mkdir()
+    (directory / "0001_g.sql").write_text(
+        "CREATE FUNCTION g() RETURNS void LANGUAGE plpgsql SET lock_timeout = 0 "
+        "AS $$ BEGIN ALTER TABLE t ADD COLUMN b int; END $$;\n",
+        encoding="utf-8",
+    )
+    (directory / "0002_rename.sql").write_text("ALTER FUNCTION g() RENAME TO f;\n", "utf-8")
+    (directory / "0003_call.sql").write_text("SELECT f();\n", encoding="utf-8")
+    report = lint_directory(directory, ceilings=CAPPED)
+    assert any(f.rule == RULE and f.file.endswith("0003_call.sql") for f in report.findings), (
+        report.findings
+    )
