@@ -475,6 +475,57 @@ def refuse_missing_history(session: Session, settings: Settings, layout: str) ->
     )
 
 
+def refuse_applied_elsewhere(
+    session: Session,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> None:
+    """Refuse (exit 2) to apply safemigrate's own directory from its first migration while the
+    journal is empty and the database already holds a relation the first migrations create
+    with a plain CREATE (planning.applied_elsewhere): they were applied without safemigrate,
+    and up would run the steps before that CREATE again, then fail on it with 42P07 (review
+    21h D2). What refuse_missing_history is to the tool layouts; a fresh database, and one
+    holding only other relations, apply as before."""
+    if entries or not migrations:
+        return
+    from ..planning.applied_elsewhere import first_creates
+
+    creates = first_creates(migrations)
+    if not creates:
+        return
+    # One round trip. A CREATE fails on any relation of the name (index and sequence too) in
+    # the schema it creates in: the one written, else the first existing schema of the
+    # search_path, current_schema() (this session's path is the first step's).
+    found = session.rows(
+        sql.SQL(
+            "SELECT t.i, n.nspname, c.relname "
+            "FROM unnest({}::text[], {}::text[]) WITH ORDINALITY AS t(s, name, i) "
+            "JOIN pg_namespace n ON n.nspname = coalesce(t.s, current_schema()) "
+            "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = t.name "
+            "ORDER BY t.i LIMIT 4"
+        ).format(
+            sql.Literal([c.relation.schema for c in creates]),
+            sql.Literal([c.relation.name for c in creates]),
+        )
+    )
+    if not found:
+        return
+    first = creates[int(str(found[0][0])) - 1]
+    shown = ", ".join(f"{schema}.{name}" for _, schema, name in found[:3])
+    more = " and more" if len(found) > 3 else ""
+    raise AdoptionError(
+        f"the journal is empty, while the database already holds {shown}{more}, which the "
+        f"migrations create ({first.filename}:{first.line} creates {found[0][1]}.{found[0][2]}): "
+        f"up would apply every migration of {settings.dir} from scratch, running again what "
+        "was applied without safemigrate and failing there (42P07); nothing was run",
+        hint="if the migrations up to some version were applied here by other means (psql, "
+        "another tool), record them as applied first: `safemigrate baseline VERSION` (the "
+        "last one applied), then up applies the rest; if that relation is another "
+        "application's, give these migrations a schema or database of their own",
+    )
+
+
 def with_adopted(
     session: Session,
     settings: Settings,
