@@ -39,6 +39,7 @@ def test_folders_are_read_in_prisma_order_with_their_names_as_ids(tmp_path: Path
             "20230518191501_init": "CREATE TABLE users (id int);\n",
             "0_init": "SELECT 1;\n",
             "20250625_add_pivot": "SELECT 2;\n",  # a date only: that day's midnight
+            "20250626120000_new_models copy": "SELECT 3;\n",  # Prisma takes any folder name
         },
     )
     files = discover(directory, "prisma")
@@ -47,6 +48,7 @@ def test_folders_are_read_in_prisma_order_with_their_names_as_ids(tmp_path: Path
         ("20230518191501_init", "20230518191501000"),
         ("20230518193415_add_traces", "20230518193415000"),
         ("20250625_add_pivot", "20250625000000000"),
+        ("20250626120000_new_models copy", "20250626120000000"),
     ]
     assert files[1].path == directory / "20230518191501_init" / "migration.sql"
     assert files[1].name == "init"
