@@ -55,8 +55,8 @@ def location_options(func: Callable[..., Any]) -> Callable[..., Any]:
         "--layout",
         metavar="NAME",
         help="How the migrations directory is laid out, and which tool's history table is "
-        "adopted: safemigrate, auto (detect it), dbmate, yoyo, golang-migrate, sqlx, diesel "
-        "or flyway [default: the config's layout, else safemigrate].",
+        "adopted: safemigrate, auto (detect it), dbmate, yoyo, golang-migrate, sqlx, diesel, "
+        "flyway or prisma [default: the config's layout, else safemigrate].",
     )(func)
     func = click.option(
         "--dir",

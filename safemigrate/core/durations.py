@@ -67,3 +67,14 @@ def format_duration(ms: float) -> str:
         return f"{minutes}min {sec}s" if sec else f"{minutes}min"
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h {minutes}min" if minutes else f"{hours}h"
+
+
+def format_exact_duration(ms: int) -> str:
+    """Format whole milliseconds as :func:`format_duration` does when that shows the value
+    exactly, else in milliseconds: ``10s``, but ``10001ms`` (not the ``10s`` that hides why
+    10001ms is above a 10s ceiling), ``2min``, ``90500ms``."""
+    shown = format_duration(ms)
+    # format_duration keeps every millisecond below 1s, tenths of a second below 1min,
+    # whole seconds below 1h and whole minutes above.
+    step = 1 if ms < 1000 else 100 if ms < 59_950 else 1000 if ms < 3_599_500 else 60_000
+    return shown if ms % step == 0 else f"{ms}ms"

@@ -572,8 +572,9 @@ class Migration:
 
     @property
     def filename(self) -> str:
-        """The file's base name (with its folder for diesel's ``<version>_<name>/up.sql``)."""
-        if self.path.name == "up.sql":
+        """The file's base name (with its folder for diesel's ``<version>_<name>/up.sql`` and
+        Prisma's ``<version>_<name>/migration.sql``)."""
+        if self.path.name in ("up.sql", "migration.sql"):
             return f"{self.path.parent.name}/{self.path.name}"
         return self.path.name
 

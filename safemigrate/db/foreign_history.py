@@ -15,7 +15,14 @@ The tables, as each tool creates them on PostgreSQL (the tests build them the sa
   theirs, ``UNDO_SQL`` and ``DELETE`` rows take a version back, repeatables have no version;
 - yoyo: ``_yoyo_migration (migration_hash varchar(64) PRIMARY KEY, migration_id varchar(255),
   applied_at_utc timestamp)`` (its ``_yoyo_log`` is a log of every apply and rollback; the
-  applied set is ``_yoyo_migration``'s).
+  applied set is ``_yoyo_migration``'s);
+- Prisma: ``_prisma_migrations (id varchar(36) PRIMARY KEY, checksum varchar(64) NOT NULL,
+  finished_at timestamptz, migration_name varchar(255) NOT NULL, logs text, rolled_back_at
+  timestamptz, started_at timestamptz NOT NULL DEFAULT now(), applied_steps_count integer NOT
+  NULL DEFAULT 0)``: one row per attempt of a migration (prisma-engines, apply_migrations.rs).
+  A row with ``rolled_back_at`` set is no longer applied (``prisma migrate resolve
+  --rolled-back``: deploy applies it again); one without it is applied once ``finished_at`` is
+  set, failed while it is NULL (deploy refuses to go on, P3009).
 
 With ``tool_history = "write"`` the table is written only as its tool writes it, row by row,
 in the transaction of each migration's last step (:func:`tool_rows`) and to catch up what the
@@ -24,6 +31,7 @@ journal has and the table lacks (:func:`catch_up`).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -85,6 +93,11 @@ _TABLES: dict[str, tuple[str, str]] = {
         "SELECT version, success, checksum::text, type FROM {} "
         "WHERE version IS NOT NULL ORDER BY installed_rank",
     ),
+    "prisma": (
+        "_prisma_migrations",
+        "SELECT migration_name, finished_at IS NOT NULL, checksum FROM {} "
+        "WHERE rolled_back_at IS NULL ORDER BY migration_name, started_at",
+    ),
 }
 
 
@@ -98,6 +111,7 @@ _COLUMNS: dict[str, frozenset[str]] = {
     "diesel": frozenset({"version"}),
     "yoyo": frozenset({"migration_hash", "migration_id"}),
     "flyway": frozenset({"installed_rank", "version", "success", "checksum", "type"}),
+    "prisma": frozenset({"id", "checksum", "finished_at", "migration_name", "rolled_back_at"}),
 }
 
 
@@ -271,6 +285,17 @@ def forgotten_versions(session: Session, settings: Settings) -> set[int]:
     return {int(str(r[0])) for r in rows}
 
 
+def _version_of(settings: Settings, tool: str) -> Callable[[str], int | None]:
+    """The version ``tool``'s history id stands for (VERSION_OF); for Prisma, whose folders
+    may share a timestamp, the version the scan of the directory gave the folder so named
+    (source/layouts/prisma.py), else as if none shared it (a folder that is gone)."""
+    static = VERSION_OF[tool]
+    if tool != "prisma":
+        return static
+    by_id = {f.origin_id: f.version for f in _tool_files(settings, tool) or ()}
+    return lambda origin_id: by_id.get(origin_id, static(origin_id))
+
+
 def _tool_files(settings: Settings, tool: str) -> list[MigrationFile] | None:
     """The directory read ``tool``'s way, or None when that tool would not read it cleanly."""
     try:
@@ -329,7 +354,7 @@ def adoption(
             continue
         refuse_unadopted(
             history,
-            unrecorded(history, VERSION_OF[history.tool], on_disk, entries),
+            unrecorded(history, _version_of(settings, history.tool), on_disk, entries),
             str(settings.dir),
             settings.layout if detected is None else layout,
             detected,
@@ -342,10 +367,10 @@ def adoption(
     history = own
     refuse_rolled_back(session, settings, history, migrations, journal)
     files = discover(settings.dir, layout)
-    _refuse_finished_by_tool(history, files, migrations, journal, VERSION_OF[layout])
+    _refuse_finished_by_tool(history, files, migrations, journal, _version_of(settings, layout))
     if history.tool == "yoyo":
         refuse_shared_versions(history, files, str(settings.dir))
-    adopted = adopted_entries(history, files, migrations, entries, VERSION_OF[layout])
+    adopted = adopted_entries(history, files, migrations, entries, _version_of(settings, layout))
     known = {e.version for e in entries}
     drift = checksum_drift(history, files, known)
     if drift:
@@ -410,6 +435,7 @@ _RENAMED = {
     "flyway": " (flyway.table, flyway.defaultSchema)",
     "sqlx": "",
     "diesel": "",
+    "prisma": " (?schema= in its URL, which safemigrate reads too)",
 }
 
 
@@ -472,6 +498,57 @@ def refuse_missing_history(session: Session, settings: Settings, layout: str) ->
         f'{_RENAMED.get(layout, "")}, set tool_history_table = "schema.table" (config or '
         "SAFEMIGRATE_TOOL_HISTORY_TABLE); if these migrations never ran here, create "
         f"{layout}'s history table ({table}, as {layout} creates it) empty first",
+    )
+
+
+def refuse_applied_elsewhere(
+    session: Session,
+    settings: Settings,
+    migrations: Sequence[Migration],
+    entries: Sequence[JournalEntry],
+) -> None:
+    """Refuse (exit 2) to apply safemigrate's own directory from its first migration while the
+    journal is empty and the database already holds a relation the first migrations create
+    with a plain CREATE (planning.applied_elsewhere): they were applied without safemigrate,
+    and up would run the steps before that CREATE again, then fail on it with 42P07 (review
+    21h D2). What refuse_missing_history is to the tool layouts; a fresh database, and one
+    holding only other relations, apply as before."""
+    if entries or not migrations:
+        return
+    from ..planning.applied_elsewhere import first_creates
+
+    creates = first_creates(migrations)
+    if not creates:
+        return
+    # One round trip. A CREATE fails on any relation of the name (index and sequence too) in
+    # the schema it creates in: the one written, else the first existing schema of the
+    # search_path, current_schema() (this session's path is the first step's).
+    found = session.rows(
+        sql.SQL(
+            "SELECT t.i, n.nspname, c.relname "
+            "FROM unnest({}::text[], {}::text[]) WITH ORDINALITY AS t(s, name, i) "
+            "JOIN pg_namespace n ON n.nspname = coalesce(t.s, current_schema()) "
+            "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = t.name "
+            "ORDER BY t.i LIMIT 4"
+        ).format(
+            sql.Literal([c.relation.schema for c in creates]),
+            sql.Literal([c.relation.name for c in creates]),
+        )
+    )
+    if not found:
+        return
+    first = creates[int(str(found[0][0])) - 1]
+    shown = ", ".join(f"{schema}.{name}" for _, schema, name in found[:3])
+    more = " and more" if len(found) > 3 else ""
+    raise AdoptionError(
+        f"the journal is empty, while the database already holds {shown}{more}, which the "
+        f"migrations create ({first.filename}:{first.line} creates {found[0][1]}.{found[0][2]}): "
+        f"up would apply every migration of {settings.dir} from scratch, running again what "
+        "was applied without safemigrate and failing there (42P07); nothing was run",
+        hint="if the migrations up to some version were applied here by other means (psql, "
+        "another tool), record them as applied first: `safemigrate baseline VERSION` (the "
+        "last one applied), then up applies the rest; if that relation is another "
+        "application's, give these migrations a schema or database of their own",
     )
 
 
@@ -568,7 +645,9 @@ def rolled_back(
     marked = _marked(session, settings, history)
     if marked:
         recorded = applied_versions(
-            history, VERSION_OF[history.tool], [*(m.version for m in migrations), *marked]
+            history,
+            _version_of(settings, history.tool),
+            [*(m.version for m in migrations), *marked],
         )
         gone = {v: i for v, i in marked.items() if v in done and v not in recorded}
     if history.tool == "yoyo" and history.where is not None:
@@ -728,6 +807,23 @@ def _tool_row(tool: str, table: sql.Identifier, file: MigrationFile) -> sql.Comp
             sql.Literal(file.name.replace("_", " ")),
             sql.Literal(CHECKSUMS["sqlx"](file.path.read_bytes())),
         )
+    if tool == "prisma":
+        # As migrate deploy records a migration it applied (apply_migrations.rs: started,
+        # one successful step, finished), unless a row not rolled back already says so.
+        name = sql.Literal(file.origin_id)
+        return sql.SQL(
+            "INSERT INTO {} (id, checksum, finished_at, migration_name, logs, rolled_back_at, "
+            "started_at, applied_steps_count) SELECT {}, {}, clock_timestamp(), {}, NULL, NULL, "
+            "now(), 1 WHERE NOT EXISTS (SELECT FROM {} WHERE migration_name = {} "
+            "AND rolled_back_at IS NULL)"
+        ).format(
+            table,
+            sql.Literal(str(uuid.uuid4())),
+            sql.Literal(CHECKSUMS["prisma"](file.path.read_bytes())),
+            name,
+            table,
+            name,
+        )
     if tool == "golang-migrate":
         # One row: the last version applied (never moved back by an out-of-order one).
         version = sql.Literal(int(file.origin_id))
@@ -844,7 +940,7 @@ def _mark_agreed(
     assert history is not None
     files = {f.version: f.origin_id for f in discover(settings.dir, history.tool)}
     done = {e.version for e in found.entries if e.done}
-    recorded = applied_versions(history, VERSION_OF[history.tool], files) | set(caught)
+    recorded = applied_versions(history, _version_of(settings, history.tool), files) | set(caught)
     agreed = [(v, files[v]) for v in sorted(done & recorded) if v in files]
     if agreed:
         from . import steps as dbsteps
@@ -866,7 +962,9 @@ def catch_up(
     rows = tool_rows(history, settings, migrations)
     if not rows:
         return []
-    recorded = applied_versions(history, VERSION_OF[history.tool], (m.version for m in migrations))
+    recorded = applied_versions(
+        history, _version_of(settings, history.tool), (m.version for m in migrations)
+    )
     done = {(e.version, e.step) for e in entries if e.done}
     missing = [
         m

@@ -70,7 +70,36 @@ CHECKSUMS: dict[str, Callable[[bytes], str]] = {
     "sqlx": lambda data: hashlib.sha384(data).hexdigest(),
     # flyway ChecksumCalculator: CRC-32 of the lines, signed (source/layouts/flyway.py)
     "flyway": flyway_checksum,
+    # prisma-engines schema-connector/src/checksum.rs render_checksum: SHA-256 of the script,
+    # in zero-padded hex (what a new row records; see prisma_checksum_matches for reading)
+    "prisma": lambda data: hashlib.sha256(data).hexdigest(),
 }
+
+
+def prisma_checksum_matches(data: bytes, recorded: str) -> bool:
+    """Whether the script ``data`` matches the checksum Prisma recorded, as Prisma compares
+    them (prisma-engines schema-connector/src/checksum.rs, script_matches_checksum): the
+    script as it is, with CRLF read as LF, or with LF written as CRLF (git may change line
+    endings between machines); and a checksum that is not 64 characters long is in the hex
+    without zero padding an early release wrote (prisma-engines issue 1887)."""
+    for variant in (data, data.replace(b"\r\n", b"\n"), data.replace(b"\n", b"\r\n")):
+        digest = hashlib.sha256(variant).digest()
+        if len(recorded) == 64 or not recorded:
+            shown = digest.hex()
+        else:
+            shown = "".join(f"{byte:x}" for byte in digest)
+        if shown == recorded:
+            return True
+    return False
+
+
+def shown_name(file: MigrationFile) -> str:
+    """A file's name for messages: with its folder for Prisma's ``<folder>/migration.sql``,
+    where the folder names the migration."""
+    if file.path.name == "migration.sql":
+        return f"{file.path.parent.name}/{file.path.name}"
+    return file.path.name
+
 
 _FAILED_HINTS = {
     "golang-migrate": "the database may hold part of that migration: finish or undo it by "
@@ -79,6 +108,9 @@ _FAILED_HINTS = {
     "delete its row from _sqlx_migrations (sqlx would refuse too)",
     "flyway": "the database may hold part of that migration: finish or undo it by hand, then "
     "remove the failed row with `flyway repair`",
+    "prisma": "the database may hold part of that migration: finish or undo it by hand, then "
+    "mark it with `prisma migrate resolve --applied NAME` (finished by hand) or "
+    "`--rolled-back NAME` (undone: up applies it again), as prisma migrate deploy asks (P3009)",
 }
 
 
@@ -135,9 +167,15 @@ def checksum_drift(
         file = by_id.get(row.origin_id)
         if file is None or row.checksum is None or file.version in skip:
             continue
-        if compute(file.path.read_bytes()) != row.checksum:
+        data = file.path.read_bytes()
+        same = (
+            prisma_checksum_matches(data, row.checksum)
+            if history.tool == "prisma"
+            else compute(data) == row.checksum
+        )
+        if not same:
             problems.append(
-                f"{file.path.name}: applied by {history.tool}, but its text has changed since "
+                f"{shown_name(file)}: applied by {history.tool}, but its text has changed since "
                 f"(checksum in {history.table} differs)"
             )
     return problems
@@ -240,7 +278,7 @@ def refuse_unadopted(
     (``detected``: what ``auto`` read the directory as)."""
     if not files:
         return
-    first, last = files[0].path.name, files[-1].path.name
+    first, last = shown_name(files[0]), shown_name(files[-1])
     span = first if len(files) == 1 else f"{first} to {last}"
     if detected is not None:
         setting = f"layout auto read {directory} as {detected}'s own"
@@ -263,7 +301,7 @@ def layout_notes(layout: str, detected: bool, files: Sequence[MigrationFile]) ->
     by_note: dict[str, list[str]] = {}
     for file in files:
         for note in file.notes:
-            by_note.setdefault(note, []).append(file.path.name)
+            by_note.setdefault(note, []).append(shown_name(file))
     for note, names in by_note.items():
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         notes.append(f"{shown}: {note}")

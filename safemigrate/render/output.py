@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core.durations import format_duration
+from ..core.durations import format_duration, format_exact_duration
 from ..core.events import (
     AttemptFailed,
     BatchProgress,
@@ -629,12 +629,12 @@ def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
         statement = (
             "no statement timeout"
             if step.statement_timeout_ms == 0
-            else f"statement_timeout {format_duration(step.statement_timeout_ms)}"
+            else f"statement_timeout {format_exact_duration(step.statement_timeout_ms)}"
         )
         lines.append(
             paint(
                 f"{step.file}:{step.line} step {step.step}/{step.steps}: {step.mode}, "
-                f"lock_timeout {format_duration(step.lock_timeout_ms)}, {statement}, "
+                f"lock_timeout {format_exact_duration(step.lock_timeout_ms)}, {statement}, "
                 f"{step.max_attempts} attempt{'s' if step.max_attempts != 1 else ''} "
                 f"(worst case {format_duration(step.worst_case_wait_ms)} waiting for locks)",
                 "bold",

@@ -54,6 +54,10 @@ def read_plan(
     )
     entries = found.entries
     refuse_empty_directory(migrations, entries, str(settings.dir))
+    if found.history is None:
+        # Issue 21 review 21h D2: the default layout's "from scratch" refusal (a tool layout
+        # without its history table met its own in adoption).
+        foreign_history.refuse_applied_elsewhere(session, settings, migrations, entries)
     check_drift(statuses(migrations, entries, *dbstarted.records(session, journal)))
     steps = pending_steps(
         migrations,

@@ -35,7 +35,7 @@ VersionStyle = Literal["sequence", "timestamp"]
 LintGate = Literal["off", "warn", "error"]
 #: How the migrations directory is laid out: safemigrate's own, another tool's, or detected.
 Layout = Literal[
-    "safemigrate", "auto", "dbmate", "yoyo", "golang-migrate", "sqlx", "diesel", "flyway"
+    "safemigrate", "auto", "dbmate", "yoyo", "golang-migrate", "sqlx", "diesel", "flyway", "prisma"
 ]
 
 
@@ -214,7 +214,7 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "version_style": "`safemigrate new` numbering: `sequence` or `timestamp`.",
         "layout": (
             "Another tool's directory and history: `flyway`, `golang-migrate`, `dbmate`, `sqlx`, "
-            "`diesel`, `yoyo`, or `auto` (see Coming from another tool)."
+            "`diesel`, `yoyo`, `prisma`, or `auto` (see Coming from another tool)."
         ),
         "tool_history": (
             "After the switch from another tool, record each migration applied in its history "

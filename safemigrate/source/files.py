@@ -75,7 +75,36 @@ def scan_directory(directory: Path, layout: str = "safemigrate") -> DirectorySca
             seen[version] = path
         files.append(MigrationFile(version, match["version"], match["name"], path))
     files.sort(key=lambda f: (f.version, f.path.name))
+    if not files and not problems:
+        nested = _nested_sql(directory)
+        if nested is not None:
+            problems.append(
+                FileProblem(
+                    str(directory),
+                    None,
+                    "holds no migration file of its own, but its folders hold .sql files "
+                    f"({nested.relative_to(directory)}, ...) in a layout no setting reads: read "
+                    "as safemigrate's own, it would have no migrations, and every one would look "
+                    "applied",
+                    hint="point --dir (or dir in the config) at the folder of the migration "
+                    "files, or set layout to the tool whose directory this is (see Coming from "
+                    "another tool)",
+                )
+            )
     return DirectoryScan(files, misnamed, problems)
+
+
+def _nested_sql(directory: Path) -> Path | None:
+    """A ``.sql`` file one folder down in ``directory`` (the first by name), if any: the
+    mark of another tool's layout (review 21h D1: Prisma's folders were read as an empty
+    directory)."""
+    for folder in sorted(directory.iterdir()):
+        if folder.name.startswith(".") or not folder.is_dir():
+            continue
+        found = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".sql" and p.is_file())
+        if found:
+            return found[0]
+    return None
 
 
 def discover(directory: Path, layout: str = "safemigrate") -> list[MigrationFile]:

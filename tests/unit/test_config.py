@@ -578,7 +578,8 @@ def test_issue_22_item_8_a_misspelt_layout_names_the_choices_and_the_close_one(
     write(tmp_path / "safemigrate.toml", 'layout = "yoyoo"\n')
     assert error_of(tmp_path) == (
         "safemigrate.toml: layout: must be one of 'safemigrate', 'auto', 'dbmate', 'yoyo', "
-        "'golang-migrate', 'sqlx', 'diesel', 'flyway', not 'yoyoo' (did you mean 'yoyo'?)"
+        "'golang-migrate', 'sqlx', 'diesel', 'flyway', 'prisma', not 'yoyoo' (did you mean "
+        "'yoyo'?)"
     )
     message = error_of(tmp_path / "none", environ={"SAFEMIGRATE_VERSION_STYLE": "date"})
     assert message == (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from safemigrate.core.durations import format_duration, parse_duration
+from safemigrate.core.durations import format_duration, format_exact_duration, parse_duration
 from safemigrate.core.errors import ConfigError, ExitCode
 
 
@@ -124,3 +124,34 @@ def test_format_duration(ms: float, text: str) -> None:
 def test_format_duration_accepts_floats() -> None:
     assert format_duration(12.4) == "12ms"
     assert format_duration(1_234.5) == "1.2s"
+
+
+# format_exact_duration (review 21h D7: 10001ms shown as "10s" hid why it was above 10s)
+
+
+@pytest.mark.parametrize(
+    ("ms", "text"),
+    [
+        (0, "0ms"),
+        (999, "999ms"),
+        (10_000, "10s"),
+        (10_001, "10001ms"),
+        (10_100, "10.1s"),
+        (59_950, "59950ms"),
+        (60_000, "1min"),
+        (60_500, "60500ms"),
+        (200_000, "3min 20s"),
+        (3_599_500, "3599500ms"),
+        (3_600_000, "1h"),
+        (3_661_000, "3661000ms"),
+    ],
+)
+def test_format_exact_duration_shows_every_millisecond(ms: int, text: str) -> None:
+    assert format_exact_duration(ms) == text
+
+
+def test_format_exact_duration_reads_back_to_the_same_value() -> None:
+    for ms in [*range(0, 7_300_000, 499), *range(59_000, 61_000), *range(3_599_000, 3_601_000)]:
+        shown = format_exact_duration(ms)
+        if " " not in shown:  # "3min 20s" is a display form, not a duration
+            assert parse_duration(shown, key="k") == ms, shown

@@ -24,6 +24,7 @@ from . import (
     enum_value_used_in_same_transaction,
     lock_table,
     non_transactional_in_transaction,
+    read_only_transaction,
     rejected_by_server_version,
     rename,
     require_concurrent_index,
@@ -67,6 +68,7 @@ _MODULES = (
     timeout_guard_off,
     run_lock_release,
     self_termination,
+    read_only_transaction,
     rejected_by_server_version,
     unknown_statement,
 )

@@ -12,7 +12,7 @@ from typing import Any
 
 from pglast import ast
 
-from ...core.durations import format_duration
+from ...core.durations import format_exact_duration
 from ...core.model import QualifiedName
 from ...statements import locks
 from ...statements import parsed as sqlinfo
@@ -191,8 +191,8 @@ def refusal(
     )
     if change.value_ms > ceiling:
         return (
-            f"{change.how} sets {change.setting} to {format_duration(change.value_ms)}, above "
-            f"{key} ({format_duration(ceiling)})"
+            f"{change.how} sets {change.setting} to {format_exact_duration(change.value_ms)}, "
+            f"above {key} ({format_exact_duration(ceiling)})"
         )
     return None
 
@@ -343,7 +343,7 @@ def _directive_changes(ctx: StatementContext) -> list[TimeoutChange]:
     ):
         if value_ms is None:
             continue
-        how = f"{DIRECTIVE} {key}={format_duration(value_ms) if value_ms else 0}"
+        how = f"{DIRECTIVE} {key}={format_exact_duration(value_ms) if value_ms else 0}"
         changes.append(TimeoutChange(setting, value_ms, how, str(value_ms), "transaction"))
     return changes
 

@@ -19,11 +19,11 @@ from typing import Literal, get_args
 
 from ...core.errors import BadInputError
 from ..scanning import DirectoryScan, MigrationFile
-from . import dbmate, diesel, flyway, golang_migrate, sqlx, yoyo
+from . import dbmate, diesel, flyway, golang_migrate, prisma, sqlx, yoyo
 
 #: Every value of the ``layout`` setting.
 LayoutName = Literal[
-    "safemigrate", "auto", "dbmate", "yoyo", "golang-migrate", "sqlx", "diesel", "flyway"
+    "safemigrate", "auto", "dbmate", "yoyo", "golang-migrate", "sqlx", "diesel", "flyway", "prisma"
 ]
 LAYOUT_NAMES: tuple[str, ...] = get_args(LayoutName)
 
@@ -35,6 +35,7 @@ _SCANNERS: Mapping[str, Callable[[Path], DirectoryScan]] = MappingProxyType(
         sqlx.NAME: sqlx.scan,
         diesel.NAME: diesel.scan,
         flyway.NAME: flyway.scan,
+        prisma.NAME: prisma.scan,
     }
 )
 #: The version a tool's history id stands for (None: the id has no version safemigrate knows).
@@ -46,6 +47,7 @@ VERSION_OF: Mapping[str, Callable[[str], int | None]] = MappingProxyType(
         sqlx.NAME: sqlx.version_of,
         diesel.NAME: diesel.version_of,
         flyway.NAME: flyway.version_of,
+        prisma.NAME: prisma.version_of,
     }
 )
 
@@ -75,6 +77,10 @@ def detect(directory: Path, head: Callable[[Path], str] | None = None) -> str:
     # whether they are files without a stat each (a thousand files: most of the time here).
     with os.scandir(directory) as found:
         entries = [e for e in found if not e.name.startswith(".")]
+    if any(e.name == prisma.LOCK_FILE and e.is_file() for e in entries) or any(
+        e.is_dir() and (Path(e.path) / prisma.SCRIPT).is_file() for e in entries
+    ):
+        return prisma.NAME
     if any(e.is_dir() and (Path(e.path) / "up.sql").is_file() for e in entries):
         return diesel.NAME
     sql = [Path(e.path) for e in entries if e.is_file() and e.name.endswith(".sql")]
@@ -147,11 +153,18 @@ def new_files(
 ) -> dict[str, str]:
     """The files of a new migration ``name`` in ``layout``, as that tool's own ``new`` command
     would write them: path relative to the directory -> text. Versions are timestamps where
-    the tool uses them (dbmate, sqlx, diesel) or ``timestamp`` is set, else the next number."""
+    the tool uses them (dbmate, sqlx, diesel, Prisma) or ``timestamp`` is set, else the next
+    number."""
     newest = existing[-1] if existing else None
     if layout == flyway.NAME:
         major = flyway.parts(newest.version_text)[0] + 1 if newest is not None else 1
         return flyway.new_files(str(major), name)
+    if layout == prisma.NAME:
+        # The folder's timestamp, a second after the newest's when the clock is behind it.
+        stamp = int(now.strftime("%Y%m%d%H%M%S"))
+        if newest is not None and stamp * prisma.SHARED <= newest.version:
+            stamp = newest.version // prisma.SHARED + 1
+        return prisma.new_files(str(stamp), name)
     if timestamp or layout in (dbmate.NAME, sqlx.NAME, diesel.NAME):
         version = int(now.strftime("%Y%m%d%H%M%S"))
         if newest is not None and version <= newest.version:

@@ -221,6 +221,7 @@ STATEMENT_RULES = {
     "timeout-guard-off": "error",
     "run-lock-release": "error",
     "self-termination": "error",
+    "read-only-transaction": "error",
 }
 META_RULES = (
     "invalid-migration-file",

@@ -22,6 +22,7 @@ from safemigrate.planning.pending import PlannedStep, pending_steps
 from safemigrate.planning.shapes import shape_of
 from safemigrate.planning.timeout_guard import refuse_unguarding
 from safemigrate.settings.config import Settings
+from tests.support.runner import run, write_migrations
 
 RULE = "timeout-guard-off"
 #: The default ceilings: lock_timeout 10s, statement_timeout 4h.
@@ -162,3 +163,21 @@ def test_the_ceiling_follows_the_timeout_the_runner_gives_the_step(
     *_, planned = _planned(tmp_path, marked)
     waits_long = shape_of(planned.step).WAITS_LONG
     assert (found(marked, WITH_CONCURRENT) == []) is waits_long
+
+
+def test_a_value_just_above_the_ceiling_is_shown_as_given() -> None:
+    # review 21h D7: 10001ms was shown as "10s", "above max_lock_timeout (10s)" hid why
+    [finding] = found("-- safemigrate: lock-timeout=10001ms\nSELECT 1;\n")
+    assert (
+        "lock-timeout=10001ms sets lock_timeout to 10001ms, above max_lock_timeout (10s)"
+        in finding.message
+    )
+    [finding] = found("SET LOCAL lock_timeout = '10.0006s';\n")
+    assert "to 10001ms, above max_lock_timeout (10s)" in finding.message
+
+
+def test_plan_shows_the_lock_timeout_the_runner_sends(tmp_path: Path) -> None:
+    files = {"0001_a.sql": "-- safemigrate: lock-timeout=10001ms\nSELECT 1;\n"}
+    result = run("plan", "--dir", str(write_migrations(tmp_path / "m", files)))
+    assert "step 1/1: own transaction, lock_timeout 10001ms," in result.output
+    assert "sets lock_timeout to 10001ms, above max_lock_timeout (10s)" in result.output
