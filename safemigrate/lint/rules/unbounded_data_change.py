@@ -24,8 +24,9 @@ for a long time, and the table bloats with a dead copy of every row. An UPDATE o
 can also exceed statement_timeout and roll back entirely.
 
 Applies to: every PostgreSQL version. An UPDATE or DELETE through a view changes every row of
-the view's table (sql-createview.html, Updatable Views) and is reported, even when the view
-reads only tables created in the run (what a view reads is not followed). Not reported:
+the view's table (sql-createview.html, Updatable Views) and is reported, unless the view was
+created in the run and every relation its query reads was too (a view of the history, or one
+that calls a user or set-returning function, is taken to reach existing rows). Not reported:
 INSERT ... SELECT (it adds rows; a long read of the source under ACCESS SHARE) and MERGE,
 whose ON condition picks the rows.
 Source: PostgreSQL docs, UPDATE, DELETE, 13.3.2 Row-Level Locks (a row stays locked until the

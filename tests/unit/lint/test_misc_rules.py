@@ -218,8 +218,7 @@ def test_every_row_is_the_reference_rows_data_change() -> None:
 
 def test_a_change_of_every_row_through_a_view_is_reported() -> None:
     # sql-createview.html (Updatable Views): an UPDATE or DELETE of a simple view is run on
-    # its table, every row of it without WHERE. What the view reads is not followed, so a
-    # view over a table created in the run is reported too (the cautious side).
+    # its table, every row of it without WHERE: a view of the history reaches existing rows.
     from .support import rules_after
 
     history = (
@@ -232,6 +231,69 @@ def test_a_change_of_every_row_through_a_view_is_reported() -> None:
     assert "unbounded-data-change" not in rules_after(
         history, "INSERT INTO accounts SELECT * FROM accounts;"
     )
+
+
+def test_a_view_the_run_made_of_its_own_new_tables_is_new() -> None:
+    # sql-createview.html (Updatable Views): a write through a view is a write to the
+    # relations its query reads; when the run created the view and all of them, no
+    # application holds or waits for their rows (issue 25).
+    from .support import rules_after
+
+    new_tables = (
+        "CREATE TABLE plans (id int PRIMARY KEY, name text);\n"
+        "CREATE TABLE accounts (id int, plan int REFERENCES plans, note text);\n"
+    )
+    for view in (
+        "CREATE VIEW paying AS SELECT * FROM accounts WHERE plan IS NOT NULL;\n",
+        "CREATE VIEW paying AS WITH p AS (SELECT id FROM plans) "
+        "SELECT a.* FROM accounts a JOIN p ON a.plan = p.id;\n",
+        # A view of a view, renamed: still only the new tables below it.
+        "CREATE VIEW every AS SELECT * FROM accounts;\n"
+        "CREATE VIEW paying AS SELECT * FROM every;\n"
+        "ALTER VIEW paying RENAME TO paying2;\nALTER VIEW paying2 RENAME TO paying;\n",
+    ):
+        for change in ("UPDATE paying SET note = 'x';\n", "DELETE FROM paying;\n"):
+            assert rules(new_tables + view + change) == [], view + change
+            assert rules_after("", new_tables + view + change) == [], view + change
+
+
+@pytest.mark.parametrize(
+    ("history", "sql"),
+    [
+        # The view is new, the table it reads is not.
+        ("CREATE TABLE accounts (id int, note text);", "CREATE VIEW v AS SELECT * FROM accounts;"),
+        # It joins a new table to an existing one.
+        (
+            "CREATE TABLE accounts (id int, note text);",
+            "CREATE TABLE n (id int);\n"
+            "CREATE VIEW v AS SELECT a.* FROM accounts a JOIN n USING (id);",
+        ),
+        # A set-returning or a user function may read anything.
+        ("", "CREATE TABLE n (id int, note text);\nCREATE VIEW v AS SELECT * FROM f();"),
+        (
+            "CREATE FUNCTION pick(int) RETURNS boolean LANGUAGE sql AS 'SELECT true';",
+            "CREATE TABLE n (id int, note text);\nCREATE VIEW v AS SELECT * FROM n WHERE pick(id);",
+        ),
+        # OR REPLACE of a view the run did not create: the application may read it.
+        ("", "CREATE TABLE n (id int, note text);\nCREATE OR REPLACE VIEW v AS SELECT * FROM n;"),
+        # Created inside a DO block: maybe not created at all.
+        (
+            "",
+            "CREATE TABLE n (id int, note text);\n"
+            "DO $$ BEGIN CREATE VIEW v AS SELECT * FROM n; END $$;",
+        ),
+        # Dropped and made again over an existing table.
+        (
+            "CREATE TABLE accounts (id int, note text);",
+            "CREATE TABLE n (id int, note text);\nCREATE VIEW v AS SELECT * FROM n;\n"
+            "DROP VIEW v;\nCREATE VIEW v AS SELECT * FROM accounts;",
+        ),
+    ],
+)
+def test_a_view_that_reaches_existing_rows_is_not_new(history: str, sql: str) -> None:
+    from .support import rules_after
+
+    assert rules_after(history, sql + "\nUPDATE v SET note = 'x';") == ["unbounded-data-change"]
 
 
 def test_a_data_modifying_with_below_the_top_level_is_refused_not_run() -> None:
@@ -310,3 +372,26 @@ def test_enum_value_before_postgresql_12_is_the_non_transactional_rule() -> None
         "UPDATE orders SET status = 'shipped' WHERE id = 1;\nCOMMIT;"
     )
     assert rules(sql, pg_version=11) == ["non-transactional-in-transaction"]
+
+
+def test_against_a_database_a_view_an_earlier_pending_file_made_stays_new() -> None:
+    # The run's pending files are one run (Catalog.run_created_*): a view an earlier one made
+    # of tables the run made is as new in the next file; one of a live table is not.
+    from safemigrate.core.model import QualifiedName
+    from safemigrate.lint.catalog import Catalog
+    from safemigrate.lint.walker import lint_text
+
+    catalog = Catalog(live=True)
+    catalog.tables[QualifiedName("public", "accounts")] = {}
+    first = (
+        "CREATE TABLE n (id int, note text);\n"
+        "CREATE VIEW new_v AS SELECT * FROM n;\n"
+        "CREATE VIEW old_v AS SELECT * FROM accounts;\n"
+    )
+    assert lint_text("0001_a.sql", first, catalog=catalog).findings == []
+
+    def rules_of(sql: str) -> list[str]:
+        return [f.rule for f in lint_text("0002_b.sql", sql, catalog=catalog).findings]
+
+    assert rules_of("UPDATE new_v SET note = 'x';\n") == []
+    assert rules_of("UPDATE old_v SET note = 'x';\n") == ["unbounded-data-change"]
