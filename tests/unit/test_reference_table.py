@@ -232,7 +232,7 @@ def test_an_add_column_with_inline_constraints_is_the_column_and_each_constraint
 def test_a_data_modifying_with_query_is_a_part_of_its_statement() -> None:
     statement = parse_one("WITH d AS (DELETE FROM t RETURNING *) INSERT INTO a SELECT * FROM d")
     assert [m.row.id for m in matches(statement) if m.row] == [
-        "insert.select",
+        "insert.select.every-row",
         "with.delete.no-where",
     ]
 

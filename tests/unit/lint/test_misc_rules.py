@@ -209,11 +209,55 @@ def test_every_row_is_the_reference_rows_data_change() -> None:
     assert every == [
         "delete.no-where",
         "delete.using.no-where",
+        "merge.every-row",
         "update.from.no-where",
         "update.no-where",
         "with.delete.no-where",
+        "with.merge.every-row",
         "with.update.no-where",
     ]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "MERGE INTO accounts a USING (SELECT 1 AS one) s ON true"
+        " WHEN MATCHED THEN UPDATE SET plan = 'free';",
+        "MERGE INTO accounts a USING (VALUES (1)) s (one) ON 1 = 1 WHEN MATCHED THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON 'yes'::boolean AND NOT false"
+        " WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (1, 'x');",
+        "WITH m AS (MERGE INTO accounts a USING (SELECT 1) s ON true"
+        " WHEN MATCHED THEN DELETE RETURNING a.id) SELECT count(*) FROM m;",
+    ],
+)
+def test_a_merge_on_a_condition_always_true_changes_every_row(sql: str) -> None:
+    # sql-merge.html: every target row joins the source row when ON is true whatever the
+    # rows, so an unconditional WHEN MATCHED THEN UPDATE / DELETE changes every row.
+    from .support import rules_after
+
+    history = "CREATE TABLE accounts (id int PRIMARY KEY, plan text);"
+    assert rules_after(history, sql, pg_version=17) == ["unbounded-data-change"]
+    # The table created in the same file: its rows are new.
+    assert only(history + "\n" + sql, "unbounded-data-change", pg_version=17) == []
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "MERGE INTO accounts a USING (SELECT 1 AS id) s ON a.id = s.id WHEN MATCHED THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON true"
+        " WHEN MATCHED AND a.plan = 'x' THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON true"
+        " WHEN NOT MATCHED THEN INSERT VALUES (1, 'x');",
+        "MERGE INTO accounts a USING (SELECT 1) s ON 1 = 2 WHEN MATCHED THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON random() > 0 WHEN MATCHED THEN DELETE;",
+    ],
+)
+def test_a_merge_whose_condition_picks_rows_is_not_reported(sql: str) -> None:
+    from .support import rules_after
+
+    history = "CREATE TABLE accounts (id int PRIMARY KEY, plan text);"
+    assert rules_after(history, sql, pg_version=17) == []
 
 
 def test_a_change_of_every_row_through_a_view_is_reported() -> None:
@@ -228,9 +272,85 @@ def test_a_change_of_every_row_through_a_view_is_reported() -> None:
 
     assert rules_after(history, "UPDATE paying SET plan = 'free';") == ["unbounded-data-change"]
     assert rules_after(history, "DELETE FROM paying;") == ["unbounded-data-change"]
-    assert "unbounded-data-change" not in rules_after(
-        history, "INSERT INTO accounts SELECT * FROM accounts;"
-    )
+
+
+def test_the_copies_of_every_row_are_the_reference_rows_with_a_certain_scan() -> None:
+    # The rule reports the INSERT rows whose scan of the other relation named is certain
+    # (Effect.YES): INSERT ... SELECT without WHERE, LIMIT or JOIN; the reference is the list.
+    from safemigrate.lint.rules.unbounded_data_change import _copies_every_row
+    from safemigrate.reference import ROWS
+
+    assert sorted(r.id for r in ROWS if _copies_every_row(r)) == [
+        "insert.select.every-row",
+        "insert.select.every-row.on-conflict-nothing",
+        "insert.select.every-row.on-conflict-update",
+    ]
+
+
+_HISTORY = (
+    "CREATE TABLE accounts (id int PRIMARY KEY, plan text);\n"
+    "CREATE TABLE archive (id int PRIMARY KEY, plan text);\n"
+    "CREATE VIEW paying AS SELECT * FROM accounts;\n"
+)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "INSERT INTO archive SELECT * FROM accounts;",
+        "INSERT INTO archive (id, plan) SELECT id, plan FROM public.accounts a;",
+        "INSERT INTO archive SELECT * FROM paying;",
+        "INSERT INTO archive SELECT a.id, b.plan FROM accounts a, archive b;",
+        "INSERT INTO archive SELECT * FROM accounts ON CONFLICT DO NOTHING;",
+        "INSERT INTO archive SELECT * FROM accounts ON CONFLICT (id) DO UPDATE SET plan = 'x';",
+        "CREATE TABLE copy (id int, plan text);\nINSERT INTO copy SELECT * FROM accounts;",
+        "EXPLAIN ANALYZE INSERT INTO archive SELECT * FROM accounts;",
+    ],
+)
+def test_a_copy_of_every_row_of_an_existing_table_is_reported(sql: str) -> None:
+    # sql-select.html (WHERE Clause): without WHERE, LIMIT or a join every row of the FROM
+    # list is read and returned; sql-insert.html: each is written by the one statement.
+    from .support import rules_after
+
+    assert rules_after(_HISTORY, sql) == ["unbounded-data-change"]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "INSERT INTO archive SELECT * FROM accounts WHERE id < 100;",
+        "INSERT INTO archive SELECT * FROM accounts LIMIT 100;",
+        "INSERT INTO archive SELECT a.* FROM accounts a JOIN archive b USING (id);",
+        "INSERT INTO archive SELECT g, 'x' FROM generate_series(1, 10) g;",
+        "INSERT INTO archive SELECT * FROM (SELECT * FROM accounts WHERE id < 9) s;",
+        "WITH s AS (SELECT * FROM accounts WHERE id < 9) INSERT INTO archive SELECT * FROM s;",
+        "INSERT INTO archive VALUES (1, 'x');",
+        "CREATE TABLE n (id int, plan text);\nINSERT INTO accounts SELECT * FROM n;",
+        "-- safemigrate: allow unbounded-data-change -- a ten-row table\n"
+        "INSERT INTO archive SELECT * FROM accounts;",
+    ],
+)
+def test_a_copy_that_picks_rows_or_reads_new_ones_is_not(sql: str) -> None:
+    from .support import rules_after
+
+    assert rules_after(_HISTORY, sql) == []
+
+
+def test_a_copy_names_its_locks_from_the_row() -> None:
+    import tempfile
+    from pathlib import Path
+
+    from safemigrate.lint import lint_directory
+
+    from .support import write
+
+    with tempfile.TemporaryDirectory() as tmp:
+        write(Path(tmp), "0001_history.sql", _HISTORY)
+        write(Path(tmp), "0002_copy.sql", "INSERT INTO archive SELECT * FROM accounts;\n")
+        [finding] = lint_directory(Path(tmp)).findings
+    assert finding.severity == "warning"
+    assert "copies every row of existing table accounts" in finding.message
+    assert "ACCESS SHARE on it and ROW EXCLUSIVE on archive" in finding.message
 
 
 def test_a_view_the_run_made_of_its_own_new_tables_is_new() -> None:
