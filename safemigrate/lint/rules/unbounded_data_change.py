@@ -21,9 +21,10 @@ migration (with a FROM / USING list too: no join condition), also inside a data-
 WITH and under EXPLAIN ANALYZE or COPY (query), which run it: the statements whose row in
 docs/reference.md changes every row; among them a `MERGE` (PostgreSQL 15+) whose ON condition
 is true whatever the rows (`ON true`, `ON 1 = 1`) with an unconditional WHEN ... THEN UPDATE
-or DELETE. And `INSERT ... SELECT` without WHERE, LIMIT or JOIN (ON CONFLICT or not) from a
-table that existed before the migration: the rows whose scan of the other relation named is
-certain, which copy every row of it in one statement.
+or DELETE, and one (17+) whose ON is never true (`ON false`) with an unconditional WHEN NOT
+MATCHED BY SOURCE THEN UPDATE or DELETE. And `INSERT ... SELECT` without WHERE, LIMIT or
+JOIN (ON CONFLICT or not) from a table that existed before the migration: the rows whose scan
+of the other relation named is certain, which copy every row of it in one statement.
 
 Why it hurts: every row is changed in one transaction: every row stays locked until it
 commits (concurrent writers of any row wait, then hit the lock timeout), the statement may run

@@ -16,7 +16,7 @@ from typing import Any
 from pglast import ast, enums
 
 from .._build import *
-from ..model import ABSENT, ALWAYS_TRUE, PRESENT, DataChange, Key, Row
+from ..model import ABSENT, ALWAYS_FALSE, ALWAYS_TRUE, PRESENT, DataChange, Key, Row
 
 _CASCADE = enums.DropBehavior.DROP_CASCADE
 _DML_LOCKS = code("src/backend/parser/parse_clause.c", "setTargetTable")
@@ -288,6 +288,7 @@ _MERGE_EVERY_ROW = (
     f("mergeWhenClauses.*.commandType", (enums.CmdType.CMD_UPDATE, enums.CmdType.CMD_DELETE)),
     f("mergeWhenClauses.*.condition", ABSENT),
 )
+_BY_SOURCE = enums.MergeMatchKind.MERGE_WHEN_NOT_MATCHED_BY_SOURCE
 _MERGE_EVERY_ROW_SOURCES = [
     doc("sql-merge"),
     doc("explicit-locking", "ROW EXCLUSIVE"),
@@ -520,6 +521,54 @@ UPDATE_DELETE = [
         rejects=[_MERGE_TWICE],
         versions=since(15),
         note=_MERGE_EVERY_ROW_NOTE,
+    ),
+    row(
+        "merge.not-matched-by-source",
+        "MERGE",
+        "MERGE ... WHEN NOT MATCHED BY SOURCE",
+        stmt(ast.MergeStmt, f("mergeWhenClauses.*.matchKind", _BY_SOURCE)),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        [doc("sql-merge"), doc("explicit-locking", "ROW EXCLUSIVE")],
+        [
+            ex(
+                "MERGE INTO orphan o USING base b ON o.id = b.id AND b.id < 3"
+                " WHEN NOT MATCHED BY SOURCE THEN DELETE",
+                {"orphan": N, "base": OTHER, "derived": OTHER},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN, N),
+        versions=since(17),
+        note="The target rows no source row matches are changed (PostgreSQL 17+).",
+    ),
+    row(
+        "merge.every-row.not-matched-by-source",
+        "MERGE",
+        "MERGE ... ON a condition never true, WHEN NOT MATCHED BY SOURCE THEN UPDATE / DELETE",
+        stmt(
+            ast.MergeStmt,
+            f("joinCondition", ALWAYS_FALSE),
+            f(
+                "mergeWhenClauses.*.matchKind",
+                enums.MergeMatchKind.MERGE_WHEN_NOT_MATCHED_BY_SOURCE,
+            ),
+            *_MERGE_EVERY_ROW[1:],
+        ),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        _MERGE_EVERY_ROW_SOURCES,
+        [
+            ex(
+                "MERGE INTO orphan o USING base b ON false"
+                " WHEN NOT MATCHED BY SOURCE THEN UPDATE SET v = 0",
+                {"orphan": N, "base": OTHER, "derived": OTHER},
+            ),
+        ],
+        data=DataChange.EVERY_ROW,
+        scans=does(N),
+        versions=since(17),
+        note="No target row matches a source row, so each is not matched by source and is "
+        "updated or deleted, whatever the source holds.",
     ),
 ]
 

@@ -210,6 +210,7 @@ def test_every_row_is_the_reference_rows_data_change() -> None:
         "delete.no-where",
         "delete.using.no-where",
         "merge.every-row",
+        "merge.every-row.not-matched-by-source",
         "update.from.no-where",
         "update.no-where",
         "with.delete.no-where",
@@ -228,6 +229,9 @@ def test_every_row_is_the_reference_rows_data_change() -> None:
         " WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (1, 'x');",
         "WITH m AS (MERGE INTO accounts a USING (SELECT 1) s ON true"
         " WHEN MATCHED THEN DELETE RETURNING a.id) SELECT count(*) FROM m;",
+        # ON never true: every target row is not matched by any source row (17+).
+        "MERGE INTO accounts a USING accounts s ON false"
+        " WHEN NOT MATCHED BY SOURCE THEN UPDATE SET plan = 'x';",
     ],
 )
 def test_a_merge_on_a_condition_always_true_changes_every_row(sql: str) -> None:
@@ -251,6 +255,10 @@ def test_a_merge_on_a_condition_always_true_changes_every_row(sql: str) -> None:
         " WHEN NOT MATCHED THEN INSERT VALUES (1, 'x');",
         "MERGE INTO accounts a USING (SELECT 1) s ON 1 = 2 WHEN MATCHED THEN DELETE;",
         "MERGE INTO accounts a USING (SELECT 1) s ON random() > 0 WHEN MATCHED THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1 AS id) s ON a.id = s.id"
+        " WHEN NOT MATCHED BY SOURCE THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON false"
+        " WHEN NOT MATCHED BY SOURCE AND a.plan = 'x' THEN DELETE;",
     ],
 )
 def test_a_merge_whose_condition_picks_rows_is_not_reported(sql: str) -> None:
