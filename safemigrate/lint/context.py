@@ -149,8 +149,9 @@ class FileState:
             return name
         if temp:
             return QualifiedName(TEMP_SCHEMA, name.name)
-        if QualifiedName(TEMP_SCHEMA, name.name) in self.created_tables:
-            return QualifiedName(TEMP_SCHEMA, name.name)
+        temporary = QualifiedName(TEMP_SCHEMA, name.name)
+        if temporary in self.created_tables or temporary in self.created_views:
+            return temporary
         for schema in self.search_path or ():
             found = QualifiedName(schema, name.name)
             if found in self.catalog.tables or found in self.created_tables:

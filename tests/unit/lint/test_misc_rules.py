@@ -379,6 +379,8 @@ def test_a_view_the_run_made_of_its_own_new_tables_is_new() -> None:
         "CREATE VIEW every AS SELECT * FROM accounts;\n"
         "CREATE VIEW paying AS SELECT * FROM every;\n"
         "ALTER VIEW paying RENAME TO paying2;\nALTER VIEW paying2 RENAME TO paying;\n",
+        # A temporary view: found in pg_temp first, as a temporary table is.
+        "CREATE TEMP VIEW paying AS SELECT * FROM accounts;\n",
     ):
         for change in ("UPDATE paying SET note = 'x';\n", "DELETE FROM paying;\n"):
             assert rules(new_tables + view + change) == [], view + change
