@@ -117,7 +117,7 @@ def _merge_verbs(merge: Any) -> str:
 
 def _copies_every_row(row: Row) -> bool:
     """True for a row that adds rows (or updates the conflicting ones) read by a certain scan
-    of the other relations it names: INSERT ... SELECT without WHERE or LIMIT."""
+    of the other relations it names: INSERT ... SELECT without WHERE, LIMIT or JOIN."""
     return (
         row.data in (DataChange.NEW_ROWS, DataChange.MATCHED_ROWS)
         and row.scans.effect is Effect.YES
@@ -155,9 +155,8 @@ def _copy(change: Any, row: Row, ctx: StatementContext) -> Iterator[Hit]:
     yield hit(
         RULE,
         f"copies every row of existing {tables} {names} in one statement (no WHERE, LIMIT or "
-        f"JOIN): "
-        f"{held} are held for the whole scan and to the end of the transaction, and every new "
-        "row and its WAL are written at once",
+        f"JOIN): {held} are held for the whole scan and to the end of the transaction, and "
+        "every new row and its WAL are written at once",
         "copy in key ranges (INSERT ... SELECT ... WHERE id >= N AND id < M), each range in "
         "its own transaction; if the table is known to be small, allow it with that reason",
         cost=Cost("scan", tuple(t for r in existing for t in ctx.family(r))),
