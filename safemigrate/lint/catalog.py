@@ -29,6 +29,7 @@ LIVE_FIELDS = frozenset(
         "run_created_tables",
         "run_created_columns",
         "run_created_indexes",
+        "run_created_views",
         "run_acting_tables",
         "event_triggers",
         "write_functions",
@@ -172,6 +173,9 @@ class Catalog:
     run_created_tables: set[QualifiedName] = field(default_factory=set)
     run_created_columns: set[tuple[QualifiedName, str]] = field(default_factory=set)
     run_created_indexes: set[QualifiedName] = field(default_factory=set)
+    run_created_views: dict[QualifiedName, frozenset[QualifiedName] | None] = field(
+        default_factory=dict
+    )
     #: With a live catalog: the tables created in the run that act beyond themselves when
     #: written (FileState.acting_tables), shared by the run's files.
     run_acting_tables: set[QualifiedName] = field(default_factory=set)

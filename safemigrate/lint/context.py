@@ -99,6 +99,13 @@ class FileState:
     local_search_path: tuple[int, str, tuple[str, ...] | None] | None = None
     #: Tables (and materialized views) created earlier in the file: empty, unseen by the app.
     created_tables: set[QualifiedName] = field(default_factory=set)
+    #: Views created earlier in the file (against a database: in the run), each with the
+    #: relations its query reads (resolved), or None when it may reach more than they (it
+    #: calls a user function or a set-returning one): a write through a view changes the rows
+    #: of the table it reads (sql-createview.html, Updatable Views).
+    created_views: dict[QualifiedName, frozenset[QualifiedName] | None] = field(
+        default_factory=dict
+    )
     #: Tables (created earlier) that act beyond themselves when written: a trigger or a rule
     #: on them, a foreign key to or from a table not created in the run, a default, check or
     #: generated column calling a user function (timeout-guard-off, issue 20 review F3).
@@ -142,8 +149,9 @@ class FileState:
             return name
         if temp:
             return QualifiedName(TEMP_SCHEMA, name.name)
-        if QualifiedName(TEMP_SCHEMA, name.name) in self.created_tables:
-            return QualifiedName(TEMP_SCHEMA, name.name)
+        temporary = QualifiedName(TEMP_SCHEMA, name.name)
+        if temporary in self.created_tables or temporary in self.created_views:
+            return temporary
         for schema in self.search_path or ():
             found = QualifiedName(schema, name.name)
             if found in self.catalog.tables or found in self.created_tables:
@@ -160,7 +168,20 @@ class FileState:
         table attached as its partition or made its child (INHERIT) is reached by what is
         done to the parent, a type change, SET NOT NULL, a CHECK, an index build (ALTER
         TABLE docs: these recurse to partitions and children; tablecmds.c ATSimpleRecursion,
-        ATPrepAlterColumnType), so the parent is not new any more (issue 20 review F1)."""
+        ATPrepAlterColumnType), so the parent is not new any more (issue 20 review F1).
+
+        A view created in the run is new when every relation its query reads is: what is
+        written through it is written to them (issue 25)."""
+        return self._is_new(table, frozenset())
+
+    def _is_new(self, table: QualifiedName, seen: frozenset[QualifiedName]) -> bool:
+        if table in self.created_views:
+            reads = self.created_views[table]
+            # (``seen``: a view replaced to read itself cannot be made, but the walk ends.)
+            within = seen | {table}
+            return reads is not None and all(
+                r not in within and self._is_new(r, within) for r in reads
+            )
         if table not in self.created_tables:
             return False
         return self.catalog.family(table) <= self.created_tables

@@ -13,7 +13,7 @@ from ..statements import locks
 from ..statements import parsed as sqlinfo
 from ..statements.names import choose_name
 from .catalog import Catalog, Column, Domain
-from .context import StatementContext, name_of, walk
+from .context import StatementContext, name_of, walk, written
 from .live_reach import enable as enable_live_triggers
 from .search_path import follow as follow_search_path
 from .search_path import is_unknown
@@ -312,6 +312,11 @@ def record(node: Any, ctx: StatementContext) -> None:
             state.created_indexes.add(QualifiedName(table.schema, node.idxname))
     elif isinstance(node, ast.RenameStmt):
         _record_rename(node, ctx)
+    elif isinstance(node, ast.ViewStmt):
+        _record_view(node, ctx)
+    elif isinstance(node, ast.DropStmt) and node.removeType == _OBJ.OBJECT_VIEW:
+        for obj in node.objects or ():
+            state.created_views.pop(state.resolve(name_of(obj)), None)
     elif isinstance(node, ast.DropStmt) and node.removeType == _OBJ.OBJECT_TABLE:
         for obj in node.objects or ():
             state.created_tables.discard(state.resolve(name_of(obj)))
@@ -348,6 +353,38 @@ def record(node: Any, ctx: StatementContext) -> None:
         state.enum_values.setdefault(ctx.tx.id, {})[str(node.newVal)] = ctx.line
 
 
+def _record_view(node: Any, ctx: StatementContext) -> None:
+    """A CREATE VIEW: the view and the relations its query reads (FileState.created_views).
+    A CREATE OR REPLACE VIEW counts only for a view the run created before: one the
+    application may already read is not new (the history does not list its views). One in
+    a DO block may be created conditionally: not counted."""
+    state = ctx.state
+    rel = node.view
+    if rel is None or ctx.in_do:
+        return
+    name = state.resolve(written(rel), temp=rel.relpersistence == "t")
+    if node.replace and name not in state.created_views:
+        return
+    state.created_views[name] = view_reads(node.query, ctx)
+
+
+def view_reads(query: Any, ctx: StatementContext) -> frozenset[QualifiedName] | None:
+    """The relations ``query`` reads, resolved (its WITH queries' names left out), or None
+    when it may reach others: a set-returning function in FROM, a user function's call."""
+    ctes = {str(child.ctename) for child in walk(query) if isinstance(child, ast.CommonTableExpr)}
+    reads: set[QualifiedName] = set()
+    for child in walk(query):
+        if isinstance(child, ast.RangeFunction):
+            return None
+        if isinstance(child, ast.RangeVar):
+            if child.schemaname is None and str(child.relname) in ctes:
+                continue
+            reads.add(ctx.table(child))
+    if ctx.calls_user_function(query):
+        return None
+    return frozenset(reads)
+
+
 def _record_block_locks(node: Any, ctx: StatementContext) -> None:
     """The tables LOCK TABLE or ALTER TABLE ``node`` locks against writes, held to the end of
     the block: read from the runner's lock table (``locks.lock_needs``), so the linter and the
@@ -382,6 +419,8 @@ def _record_rename(node: Any, ctx: StatementContext) -> None:
         _rename_constraint(catalog, old, str(node.subname), str(node.newname))
     elif node.renameType == _OBJ.OBJECT_INDEX:
         catalog.rename_index(old, QualifiedName(old.schema, str(node.newname)))
+    if node.renameType in (_OBJ.OBJECT_TABLE, _OBJ.OBJECT_VIEW) and old in state.created_views:
+        state.created_views[QualifiedName(old.schema, node.newname)] = state.created_views.pop(old)
     if node.renameType == _OBJ.OBJECT_TABLE and old in state.created_tables:
         state.created_tables.discard(old)
         state.created_tables.add(QualifiedName(old.schema, node.newname))

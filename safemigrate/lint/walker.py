@@ -457,6 +457,7 @@ def lint_text(
         state.created_tables = shared.run_created_tables
         state.created_columns = shared.run_created_columns
         state.created_indexes = shared.run_created_indexes
+        state.created_views = shared.run_created_views
         state.acting_tables = shared.run_acting_tables
         state.event_triggers = shared.event_triggers
     hits_of: list[list[Hit]] = []

@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 
 from pglast import ast, enums
 
-from .model import ABSENT, NEWEST, OLDEST, PRESENT, Field, Row
+from .model import ABSENT, ALWAYS_FALSE, ALWAYS_TRUE, NEWEST, OLDEST, PRESENT, Field, Row
 
 __all__ = [
     "AmbiguousRowError",
@@ -140,6 +140,8 @@ def by_node(rows: Iterable[Row]) -> dict[Any, tuple[Row, ...]]:
     return {node: tuple(group) for node, group in found.items()}
 
 
+#: The field tests that are not a value to compare with.
+_TESTS = (PRESENT, ABSENT, ALWAYS_TRUE, ALWAYS_FALSE)
 #: What an attribute may hold for :class:`_ClassIndex` to look its value up (hashable, and
 #: equal exactly when :class:`~.model.Field` finds it equal).
 _KEYABLE = (str, int, enum.Enum)
@@ -184,7 +186,7 @@ def _expected(field: Field) -> tuple[Any, ...] | None:
         return None
     values = field.equals if isinstance(field.equals, tuple) else (field.equals,)
     if not values or not all(
-        isinstance(v, _KEYABLE) and v is not PRESENT and v is not ABSENT and v != "" for v in values
+        isinstance(v, _KEYABLE) and v not in _TESTS and v != "" for v in values
     ):
         return None
     return tuple(_normal(v) for v in values)

@@ -18,9 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.model import LockMode
+from .constants import always_false, always_true
 
 __all__ = [
     "ABSENT",
+    "ALWAYS_FALSE",
+    "ALWAYS_TRUE",
     "NEWEST",
     "OLDEST",
     "PRESENT",
@@ -272,12 +275,19 @@ class Example:
 class _Test(enum.Enum):
     PRESENT = "present"
     ABSENT = "absent"
+    ALWAYS_TRUE = "always true"
+    ALWAYS_FALSE = "never true"
 
 
 #: A field test: the attribute is set (not None, not empty).
 PRESENT = _Test.PRESENT
 #: A field test: the attribute is unset (None or empty).
 ABSENT = _Test.ABSENT
+#: A field test: the attribute is a condition true whatever the rows (``ON true``, ``ON 1 =
+#: 1``: reference.constants).
+ALWAYS_TRUE = _Test.ALWAYS_TRUE
+#: A field test: the attribute is a condition never true (``ON false``, ``ON 1 = 0``).
+ALWAYS_FALSE = _Test.ALWAYS_FALSE
 
 
 @dataclass(frozen=True)
@@ -301,6 +311,10 @@ class Field:
             found = not values
         elif self.equals is PRESENT:
             found = bool(values)
+        elif self.equals is ALWAYS_TRUE:
+            found = any(always_true(v) for v in values)
+        elif self.equals is ALWAYS_FALSE:
+            found = any(always_false(v) for v in values)
         elif isinstance(self.equals, tuple):
             found = any(_equal(v, e) for v in values for e in self.equals)
         else:
@@ -309,6 +323,8 @@ class Field:
 
     def __str__(self) -> str:
         """``def_.contype = CONSTR_FOREIGN``, ``whereClause absent``."""
+        if self.equals is ALWAYS_TRUE or self.equals is ALWAYS_FALSE:
+            return f"{self.path} {'not ' if self.negate else ''}{self.equals.value}"
         if self.equals is PRESENT or self.equals is ABSENT:
             text = f"{self.path} {'absent' if self.equals is ABSENT else 'present'}"
             if self.negate:

@@ -24,17 +24,16 @@ while holding its ACCESS EXCLUSIVE lock (the parent may be new: the scan is of `
   the new partition, holding ACCESS EXCLUSIVE on the default partition (reads and writes that
   reach it wait);
 - `CREATE TABLE ... PARTITION OF parent` while the parent has such a DEFAULT partition: the
-  same scan of the default partition (CREATE TABLE docs, PARTITION OF);
-- before PostgreSQL 12, ATTACH PARTITION takes ACCESS EXCLUSIVE on the parent itself: every
-  query on the partitioned table waits for the whole attach.
+  same scan of the default partition (CREATE TABLE docs, PARTITION OF).
 A validated CHECK constraint is assumed to match the partition bound; the linter does not
 compare the expressions.
 
 Why it hurts: the scan lasts as long as the table is large, and everything that touches the
 scanned table queues behind the lock for that long.
 
-Applies to: PostgreSQL 10 and later (declarative partitioning); the parent's lock is SHARE
-UPDATE EXCLUSIVE from 12, ACCESS EXCLUSIVE before.
+Applies to: PostgreSQL 12 to 18, the versions docs/reference.md covers (the parent's lock is
+its rows' SHARE UPDATE EXCLUSIVE; a pg_version below 12 is judged as 12, as every rule that
+reads the reference judges it).
 Source: PostgreSQL docs, ALTER TABLE (ATTACH PARTITION: "it is possible to avoid this scan by
 adding a valid CHECK constraint to the table that allows only rows satisfying the desired
 partition constraint before running this command"), 5.12 Table Partitioning (Partition
@@ -61,8 +60,7 @@ def _family(table: QualifiedName, ctx: StatementContext) -> tuple[QualifiedName,
 
 
 #: The reference rows of the two forms that add a partition: the modes the messages name
-#: are theirs (each checked on a real server). Before PostgreSQL 12, below the table's range,
-#: ATTACH PARTITION locked the parent ACCESS EXCLUSIVE (the ALTER TABLE page of 11).
+#: are theirs (each checked on a real server).
 ATTACH = BY_ID["alter-table.attach-partition"]
 PARTITION_OF = BY_ID["create-table.partition-of"]
 
@@ -108,8 +106,6 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         return
     # A parent created earlier is no reason to skip: the scan is of the table attached (and
     # of the default partition), judged by whether that one is new (issue 20 review F1).
-    new_parent = ctx.is_new(node.relation)
-    shown = show(written(node.relation))
     catalog = ctx.state.catalog
     for cmd in node.cmds or ():
         if not (
@@ -120,17 +116,6 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             continue
         part = cmd.def_.name
         part_shown = show(written(part))
-        if ctx.pg_version < 12 and not new_parent:
-            yield hit(
-                RULE,
-                f"ATTACH PARTITION {part_shown} takes an ACCESS EXCLUSIVE lock on {shown} "
-                f"before PostgreSQL 12 (pg_version {ctx.pg_version}): every query on the "
-                "partitioned table waits for the whole attach",
-                "run it in a maintenance window, or upgrade: from 12 the parent is only "
-                f"{_mode(ATTACH, Target.NAMED)} locked",
-                cost=Cost("scan", ctx.family(part)),
-            )
-            continue
         if not ctx.is_new(part) and not catalog.checks.get(ctx.table(part)):
             yield hit(
                 RULE,

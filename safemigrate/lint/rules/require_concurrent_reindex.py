@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast, enums
 
 from ...reference import lookup
-from ...reference.model import OLDEST, Row
+from ...reference.model import Row
 from ..context import StatementContext, defelem_true, quote_ident, show, written
 from ..findings import WITH_A_DATABASE, Cost, Hit, hit, make_rule
 
@@ -19,16 +19,15 @@ created earlier in the same file is skipped).
 Why it hurts: a plain REINDEX locks out writes to the table (and reads that would use the index)
 for the whole rebuild.
 
-Applies to: every version; REINDEX CONCURRENTLY exists from PostgreSQL 12 (the hint changes,
-and before 12 a REINDEX ... CONCURRENTLY is reported: it fails).
+Applies to: PostgreSQL 12 to 18, the versions docs/reference.md covers (a pg_version below
+12 is judged as 12, as every rule that reads the reference judges it).
 Source: PostgreSQL docs, REINDEX (Rebuilding Indexes Concurrently; "REINDEX locks out writes but
 not reads of the index's parent table ... also takes an ACCESS EXCLUSIVE lock on the specific
 index being processed"); each form's row of docs/reference.md, whose lock decides (a plain
 form's blocks writes, CONCURRENTLY's SHARE UPDATE EXCLUSIVE does not).
 
-Instead: from PostgreSQL 12, `REINDEX (CONCURRENTLY) ...` / `REINDEX ... CONCURRENTLY` as its own
-statement outside any transaction block. Before 12: `CREATE INDEX CONCURRENTLY` a replacement,
-then `DROP INDEX CONCURRENTLY` the old one and rename the new one.
+Instead: `REINDEX (CONCURRENTLY) ...` / `REINDEX ... CONCURRENTLY` as its own statement outside
+any transaction block.
 """
 
 RULE = make_rule(
@@ -52,16 +51,6 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     if not isinstance(node, ast.ReindexStmt):
         return
     concurrently = any(p.defname == "concurrently" and defelem_true(p) for p in node.params or ())
-    if concurrently and ctx.pg_version < OLDEST:
-        # Below the reference's range: CONCURRENTLY came with PostgreSQL 12 (REINDEX page).
-        yield hit(
-            RULE,
-            f"REINDEX ... CONCURRENTLY does not exist before PostgreSQL 12 (pg_version "
-            f"{ctx.pg_version}): the step fails",
-            "CREATE INDEX CONCURRENTLY a replacement, DROP INDEX CONCURRENTLY the old one, "
-            "then rename",
-        )
-        return
     if concurrently and node.kind == _KIND.REINDEX_OBJECT_SYSTEM:
         # The reference's CONCURRENTLY rows leave SYSTEM out: PostgreSQL refuses it (a syntax
         # error on 15, "cannot reindex system catalogs concurrently" on 18).
@@ -103,13 +92,8 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         target = "database" if kind == _KIND.REINDEX_OBJECT_DATABASE else "system catalogs"
     if kind == _KIND.REINDEX_OBJECT_SYSTEM:
         hint = "REINDEX SYSTEM has no CONCURRENTLY form: run it by hand in a maintenance window"
-    elif ctx.pg_version >= 12:
-        hint = "write REINDEX ... CONCURRENTLY as its own statement, outside any transaction block"
     else:
-        hint = (
-            f"PostgreSQL {ctx.pg_version} has no REINDEX CONCURRENTLY: CREATE INDEX CONCURRENTLY "
-            "a replacement, DROP INDEX CONCURRENTLY the old one, then rename"
-        )
+        hint = "write REINDEX ... CONCURRENTLY as its own statement, outside any transaction block"
     yield hit(
         RULE,
         f"REINDEX of {target} without CONCURRENTLY blocks writes to the tables (and reads "

@@ -16,7 +16,7 @@ from typing import Any
 from pglast import ast, enums
 
 from .._build import *
-from ..model import ABSENT, PRESENT, DataChange, Key, Row
+from ..model import ABSENT, ALWAYS_FALSE, ALWAYS_TRUE, PRESENT, DataChange, Key, Row
 
 _CASCADE = enums.DropBehavior.DROP_CASCADE
 _DML_LOCKS = code("src/backend/parser/parse_clause.c", "setTargetTable")
@@ -92,6 +92,26 @@ SELECT = [
 
 _ON_CONFLICT = "onConflictClause.action"
 _OCA = enums.OnConflictAction
+#: An INSERT whose SELECT reads its FROM list whole: no WHERE, no LIMIT, no JOIN (sql-select
+#: .html: without WHERE every row of the FROM list is a candidate, and without LIMIT all are
+#: returned; a join's ON condition lets the plan pick rows as a WHERE does).
+_EVERY_SOURCE_ROW = (
+    f("selectStmt.fromClause", PRESENT),
+    f("selectStmt.whereClause", ABSENT),
+    f("selectStmt.limitCount", ABSENT),
+    not_("selectStmt.fromClause.*", ast.JoinExpr),
+)
+_EVERY_SOURCE_ROW_SOURCES = [
+    doc("sql-insert"),
+    doc("sql-select", "WHERE Clause"),
+    doc("explicit-locking", "ROW EXCLUSIVE"),
+    _RI,
+]
+_EVERY_SOURCE_ROW_NOTE = (
+    "Reads every row of the tables of its FROM list in one statement, under ACCESS SHARE held "
+    "to the end of the transaction, and writes every new row (and its WAL) at once; batch a "
+    "large backfill in key ranges."
+)
 
 INSERT = [
     row(
@@ -133,21 +153,44 @@ INSERT = [
     row(
         "insert.select",
         "INSERT",
-        "INSERT ... SELECT",
+        "INSERT ... SELECT ... WHERE / LIMIT / JOIN",
         stmt(ast.InsertStmt, f("selectStmt.fromClause", PRESENT)),
         [named(RE), lock(OTHER, AS), lock(REF, RS, "the tables its foreign keys reference")],
         [doc("sql-insert"), doc("explicit-locking", "ROW EXCLUSIVE"), _RI],
         [
             ex(
-                "INSERT INTO orphan SELECT id, v FROM base",
+                "INSERT INTO orphan SELECT id, v FROM base WHERE v < 3",
                 {"orphan": N, "base": OTHER, "derived": OTHER},
                 scans=True,
-            )
+            ),
+            ex(
+                "INSERT INTO orphan SELECT id, qty FROM orders WHERE id = 5",
+                {"orphan": N, "orders": OTHER},
+                setup=(_INDEX_SCAN,),
+                scans=False,
+            ),
         ],
         data=DataChange.NEW_ROWS,
         scans=depends(_PLAN, OTHER),
         note="One statement for the whole copy: the new rows and the WAL come at once; batch a "
         "large backfill.",
+    ),
+    row(
+        "insert.select.every-row",
+        "INSERT",
+        "INSERT ... SELECT without WHERE, LIMIT or JOIN",
+        stmt(ast.InsertStmt, *_EVERY_SOURCE_ROW, f("onConflictClause", ABSENT)),
+        [named(RE), lock(OTHER, AS), lock(REF, RS, "the tables its foreign keys reference")],
+        _EVERY_SOURCE_ROW_SOURCES,
+        [
+            ex(
+                "INSERT INTO orphan SELECT id, v FROM base",
+                {"orphan": N, "base": OTHER, "derived": OTHER},
+            )
+        ],
+        data=DataChange.NEW_ROWS,
+        scans=does(OTHER),
+        note=_EVERY_SOURCE_ROW_NOTE,
     ),
     row(
         "insert.on-conflict-nothing",
@@ -190,8 +233,75 @@ INSERT = [
         data=DataChange.MATCHED_ROWS,
         note="Conflicting rows are updated (and locked); the others inserted.",
     ),
+    row(
+        "insert.select.every-row.on-conflict-nothing",
+        "INSERT",
+        "INSERT ... SELECT without WHERE, LIMIT or JOIN ... ON CONFLICT DO NOTHING",
+        stmt(
+            ast.InsertStmt,
+            *_EVERY_SOURCE_ROW,
+            f("onConflictClause", PRESENT),
+            f(_ON_CONFLICT, _OCA.ONCONFLICT_NOTHING),
+        ),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        [*_EVERY_SOURCE_ROW_SOURCES, doc("sql-insert", "ON CONFLICT Clause")],
+        [
+            ex(
+                "INSERT INTO accounts SELECT id + 100, 'copy ' || id FROM orders"
+                " ON CONFLICT DO NOTHING",
+                {"accounts": N, "orders": OTHER},
+            )
+        ],
+        data=DataChange.NEW_ROWS,
+        scans=does(OTHER),
+        note=_EVERY_SOURCE_ROW_NOTE,
+    ),
+    row(
+        "insert.select.every-row.on-conflict-update",
+        "INSERT",
+        "INSERT ... SELECT without WHERE, LIMIT or JOIN ... ON CONFLICT DO UPDATE",
+        stmt(
+            ast.InsertStmt,
+            *_EVERY_SOURCE_ROW,
+            f("onConflictClause", PRESENT),
+            f(_ON_CONFLICT, _OCA.ONCONFLICT_UPDATE),
+        ),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        [*_EVERY_SOURCE_ROW_SOURCES, doc("sql-insert", "ON CONFLICT Clause")],
+        [
+            ex(
+                "INSERT INTO accounts SELECT id, 'orphan ' || id FROM orphan"
+                " ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+                {"accounts": N, "orphan": OTHER},
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=does(OTHER),
+        note=_EVERY_SOURCE_ROW_NOTE + " Conflicting rows are updated (and locked).",
+    ),
 ]
 
+#: A MERGE whose ON condition is true whatever the rows, with an unconditional UPDATE or
+#: DELETE (sql-merge.html: every target row joins every source row, so each is "matched").
+_MERGE_EVERY_ROW = (
+    f("joinCondition", ALWAYS_TRUE),
+    f("mergeWhenClauses.*.commandType", (enums.CmdType.CMD_UPDATE, enums.CmdType.CMD_DELETE)),
+    f("mergeWhenClauses.*.condition", ABSENT),
+)
+_BY_SOURCE = enums.MergeMatchKind.MERGE_WHEN_NOT_MATCHED_BY_SOURCE
+_MERGE_EVERY_ROW_SOURCES = [
+    doc("sql-merge"),
+    doc("explicit-locking", "ROW EXCLUSIVE"),
+    code("src/backend/executor/nodeModifyTable.c", "ExecMergeMatched"),
+]
+_MERGE_TWICE = reject(
+    "21000", "when the source has more than one row: each target row would be changed again"
+)
+_MERGE_EVERY_ROW_NOTE = (
+    "ON true (1 = 1, ...) matches every target row with every source row: with a one-row "
+    "source every row is updated or deleted and stays locked until COMMIT; with more, the "
+    "second match of a row is refused (21000)."
+)
 _UPDATE_SOURCES = [doc("sql-update"), doc("explicit-locking", "ROW EXCLUSIVE"), _DML_LOCKS]
 _DELETE_SOURCES = [doc("sql-delete"), doc("explicit-locking", "ROW EXCLUSIVE"), _DML_LOCKS]
 _WHERE = f("whereClause", PRESENT)
@@ -384,6 +494,82 @@ UPDATE_DELETE = [
         scans=depends(_PLAN, N),
         versions=since(15),
     ),
+    row(
+        "merge.every-row",
+        "MERGE",
+        "MERGE ... ON a condition always true, WHEN ... THEN UPDATE / DELETE",
+        stmt(ast.MergeStmt, *_MERGE_EVERY_ROW),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        _MERGE_EVERY_ROW_SOURCES,
+        [
+            ex(
+                "MERGE INTO orphan o USING (SELECT 1 AS one) s ON true"
+                " WHEN MATCHED THEN UPDATE SET v = 0",
+                {"orphan": N},
+            ),
+            ex(
+                "MERGE INTO orphan o USING (VALUES (1)) s (one) ON 1 = 1 WHEN MATCHED THEN DELETE",
+                {"orphan": N},
+            ),
+            ex(
+                "MERGE INTO orphan o USING base b ON true WHEN MATCHED THEN UPDATE SET v = 0",
+                error="21000",
+            ),
+        ],
+        data=DataChange.EVERY_ROW,
+        scans=does(N),
+        rejects=[_MERGE_TWICE],
+        versions=since(15),
+        note=_MERGE_EVERY_ROW_NOTE,
+    ),
+    row(
+        "merge.not-matched-by-source",
+        "MERGE",
+        "MERGE ... WHEN NOT MATCHED BY SOURCE",
+        stmt(ast.MergeStmt, f("mergeWhenClauses.*.matchKind", _BY_SOURCE)),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        [doc("sql-merge"), doc("explicit-locking", "ROW EXCLUSIVE")],
+        [
+            ex(
+                "MERGE INTO orphan o USING base b ON o.id = b.id AND b.id < 3"
+                " WHEN NOT MATCHED BY SOURCE THEN DELETE",
+                {"orphan": N, "base": OTHER, "derived": OTHER},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN, N),
+        versions=since(17),
+        note="The target rows no source row matches are changed (PostgreSQL 17+).",
+    ),
+    row(
+        "merge.every-row.not-matched-by-source",
+        "MERGE",
+        "MERGE ... ON a condition never true, WHEN NOT MATCHED BY SOURCE THEN UPDATE / DELETE",
+        stmt(
+            ast.MergeStmt,
+            f("joinCondition", ALWAYS_FALSE),
+            f(
+                "mergeWhenClauses.*.matchKind",
+                enums.MergeMatchKind.MERGE_WHEN_NOT_MATCHED_BY_SOURCE,
+            ),
+            *_MERGE_EVERY_ROW[1:],
+        ),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        _MERGE_EVERY_ROW_SOURCES,
+        [
+            ex(
+                "MERGE INTO orphan o USING base b ON false"
+                " WHEN NOT MATCHED BY SOURCE THEN UPDATE SET v = 0",
+                {"orphan": N, "base": OTHER, "derived": OTHER},
+            ),
+        ],
+        data=DataChange.EVERY_ROW,
+        scans=does(N),
+        versions=since(17),
+        note="No target row matches a source row, so each is not matched by source and is "
+        "updated or deleted, whatever the source holds.",
+    ),
 ]
 
 
@@ -497,6 +683,25 @@ IN_WITH = [
         data=DataChange.MATCHED_ROWS,
         scans=depends(_PLAN),
         versions=since(17),
+    ),
+    _in_with(
+        ast.MergeStmt,
+        "merge.every-row",
+        "MERGE ... ON a condition always true",
+        *_MERGE_EVERY_ROW,
+        examples=[
+            ex(
+                "WITH m AS (MERGE INTO orphan o USING (SELECT 1 AS one) s ON true"
+                " WHEN MATCHED THEN UPDATE SET v = 0 RETURNING o.*) SELECT count(*) FROM m",
+                {"orphan": N},
+                scans=True,
+            )
+        ],
+        data=DataChange.EVERY_ROW,
+        scans=does(),
+        rejects=[_MERGE_TWICE],
+        versions=since(17),
+        note=_MERGE_EVERY_ROW_NOTE,
     ),
 ]
 

@@ -209,17 +209,68 @@ def test_every_row_is_the_reference_rows_data_change() -> None:
     assert every == [
         "delete.no-where",
         "delete.using.no-where",
+        "merge.every-row",
+        "merge.every-row.not-matched-by-source",
         "update.from.no-where",
         "update.no-where",
         "with.delete.no-where",
+        "with.merge.every-row",
         "with.update.no-where",
     ]
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "MERGE INTO accounts a USING (SELECT 1 AS one) s ON true"
+        " WHEN MATCHED THEN UPDATE SET plan = 'free';",
+        "MERGE INTO accounts a USING (VALUES (1)) s (one) ON 1 = 1 WHEN MATCHED THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON 'yes'::boolean AND NOT false"
+        " WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (1, 'x');",
+        "WITH m AS (MERGE INTO accounts a USING (SELECT 1) s ON true"
+        " WHEN MATCHED THEN DELETE RETURNING a.id) SELECT count(*) FROM m;",
+        # ON never true: every target row is not matched by any source row (17+).
+        "MERGE INTO accounts a USING accounts s ON false"
+        " WHEN NOT MATCHED BY SOURCE THEN UPDATE SET plan = 'x';",
+    ],
+)
+def test_a_merge_on_a_condition_always_true_changes_every_row(sql: str) -> None:
+    # sql-merge.html: every target row joins the source row when ON is true whatever the
+    # rows, so an unconditional WHEN MATCHED THEN UPDATE / DELETE changes every row.
+    from .support import rules_after
+
+    history = "CREATE TABLE accounts (id int PRIMARY KEY, plan text);"
+    assert rules_after(history, sql, pg_version=17) == ["unbounded-data-change"]
+    # The table created in the same file: its rows are new.
+    assert only(history + "\n" + sql, "unbounded-data-change", pg_version=17) == []
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "MERGE INTO accounts a USING (SELECT 1 AS id) s ON a.id = s.id WHEN MATCHED THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON true"
+        " WHEN MATCHED AND a.plan = 'x' THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON true"
+        " WHEN NOT MATCHED THEN INSERT VALUES (1, 'x');",
+        "MERGE INTO accounts a USING (SELECT 1) s ON 1 = 2 WHEN MATCHED THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON random() > 0 WHEN MATCHED THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1 AS id) s ON a.id = s.id"
+        " WHEN NOT MATCHED BY SOURCE THEN DELETE;",
+        "MERGE INTO accounts a USING (SELECT 1) s ON false"
+        " WHEN NOT MATCHED BY SOURCE AND a.plan = 'x' THEN DELETE;",
+    ],
+)
+def test_a_merge_whose_condition_picks_rows_is_not_reported(sql: str) -> None:
+    from .support import rules_after
+
+    history = "CREATE TABLE accounts (id int PRIMARY KEY, plan text);"
+    assert rules_after(history, sql, pg_version=17) == []
+
+
 def test_a_change_of_every_row_through_a_view_is_reported() -> None:
     # sql-createview.html (Updatable Views): an UPDATE or DELETE of a simple view is run on
-    # its table, every row of it without WHERE. What the view reads is not followed, so a
-    # view over a table created in the run is reported too (the cautious side).
+    # its table, every row of it without WHERE: a view of the history reaches existing rows.
     from .support import rules_after
 
     history = (
@@ -229,9 +280,150 @@ def test_a_change_of_every_row_through_a_view_is_reported() -> None:
 
     assert rules_after(history, "UPDATE paying SET plan = 'free';") == ["unbounded-data-change"]
     assert rules_after(history, "DELETE FROM paying;") == ["unbounded-data-change"]
-    assert "unbounded-data-change" not in rules_after(
-        history, "INSERT INTO accounts SELECT * FROM accounts;"
+
+
+def test_the_copies_of_every_row_are_the_reference_rows_with_a_certain_scan() -> None:
+    # The rule reports the INSERT rows whose scan of the other relation named is certain
+    # (Effect.YES): INSERT ... SELECT without WHERE, LIMIT or JOIN; the reference is the list.
+    from safemigrate.lint.rules.unbounded_data_change import _copies_every_row
+    from safemigrate.reference import ROWS
+
+    assert sorted(r.id for r in ROWS if _copies_every_row(r)) == [
+        "insert.select.every-row",
+        "insert.select.every-row.on-conflict-nothing",
+        "insert.select.every-row.on-conflict-update",
+    ]
+
+
+_HISTORY = (
+    "CREATE TABLE accounts (id int PRIMARY KEY, plan text);\n"
+    "CREATE TABLE archive (id int PRIMARY KEY, plan text);\n"
+    "CREATE VIEW paying AS SELECT * FROM accounts;\n"
+)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "INSERT INTO archive SELECT * FROM accounts;",
+        "INSERT INTO archive (id, plan) SELECT id, plan FROM public.accounts a;",
+        "INSERT INTO archive SELECT * FROM paying;",
+        "INSERT INTO archive SELECT a.id, b.plan FROM accounts a, archive b;",
+        "INSERT INTO archive SELECT * FROM accounts ON CONFLICT DO NOTHING;",
+        "INSERT INTO archive SELECT * FROM accounts ON CONFLICT (id) DO UPDATE SET plan = 'x';",
+        "CREATE TABLE copy (id int, plan text);\nINSERT INTO copy SELECT * FROM accounts;",
+        "EXPLAIN ANALYZE INSERT INTO archive SELECT * FROM accounts;",
+    ],
+)
+def test_a_copy_of_every_row_of_an_existing_table_is_reported(sql: str) -> None:
+    # sql-select.html (WHERE Clause): without WHERE, LIMIT or a join every row of the FROM
+    # list is read and returned; sql-insert.html: each is written by the one statement.
+    from .support import rules_after
+
+    assert rules_after(_HISTORY, sql) == ["unbounded-data-change"]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "INSERT INTO archive SELECT * FROM accounts WHERE id < 100;",
+        "INSERT INTO archive SELECT * FROM accounts LIMIT 100;",
+        "INSERT INTO archive SELECT a.* FROM accounts a JOIN archive b USING (id);",
+        "INSERT INTO archive SELECT g, 'x' FROM generate_series(1, 10) g;",
+        "INSERT INTO archive SELECT * FROM (SELECT * FROM accounts WHERE id < 9) s;",
+        "WITH s AS (SELECT * FROM accounts WHERE id < 9) INSERT INTO archive SELECT * FROM s;",
+        "INSERT INTO archive VALUES (1, 'x');",
+        "CREATE TABLE n (id int, plan text);\nINSERT INTO accounts SELECT * FROM n;",
+        "-- safemigrate: allow unbounded-data-change -- a ten-row table\n"
+        "INSERT INTO archive SELECT * FROM accounts;",
+    ],
+)
+def test_a_copy_that_picks_rows_or_reads_new_ones_is_not(sql: str) -> None:
+    from .support import rules_after
+
+    assert rules_after(_HISTORY, sql) == []
+
+
+def test_a_copy_names_its_locks_from_the_row() -> None:
+    import tempfile
+    from pathlib import Path
+
+    from safemigrate.lint import lint_directory
+
+    from .support import write
+
+    with tempfile.TemporaryDirectory() as tmp:
+        write(Path(tmp), "0001_history.sql", _HISTORY)
+        write(Path(tmp), "0002_copy.sql", "INSERT INTO archive SELECT * FROM accounts;\n")
+        [finding] = lint_directory(Path(tmp)).findings
+    assert finding.severity == "warning"
+    assert "copies every row of existing table accounts" in finding.message
+    assert "ACCESS SHARE on it and ROW EXCLUSIVE on archive" in finding.message
+
+
+def test_a_view_the_run_made_of_its_own_new_tables_is_new() -> None:
+    # sql-createview.html (Updatable Views): a write through a view is a write to the
+    # relations its query reads; when the run created the view and all of them, no
+    # application holds or waits for their rows (issue 25).
+    from .support import rules_after
+
+    new_tables = (
+        "CREATE TABLE plans (id int PRIMARY KEY, name text);\n"
+        "CREATE TABLE accounts (id int, plan int REFERENCES plans, note text);\n"
     )
+    for view in (
+        "CREATE VIEW paying AS SELECT * FROM accounts WHERE plan IS NOT NULL;\n",
+        "CREATE VIEW paying AS WITH p AS (SELECT id FROM plans) "
+        "SELECT a.* FROM accounts a JOIN p ON a.plan = p.id;\n",
+        # A view of a view, renamed: still only the new tables below it.
+        "CREATE VIEW every AS SELECT * FROM accounts;\n"
+        "CREATE VIEW paying AS SELECT * FROM every;\n"
+        "ALTER VIEW paying RENAME TO paying2;\nALTER VIEW paying2 RENAME TO paying;\n",
+        # A temporary view: found in pg_temp first, as a temporary table is.
+        "CREATE TEMP VIEW paying AS SELECT * FROM accounts;\n",
+    ):
+        for change in ("UPDATE paying SET note = 'x';\n", "DELETE FROM paying;\n"):
+            assert rules(new_tables + view + change) == [], view + change
+            assert rules_after("", new_tables + view + change) == [], view + change
+
+
+@pytest.mark.parametrize(
+    ("history", "sql"),
+    [
+        # The view is new, the table it reads is not.
+        ("CREATE TABLE accounts (id int, note text);", "CREATE VIEW v AS SELECT * FROM accounts;"),
+        # It joins a new table to an existing one.
+        (
+            "CREATE TABLE accounts (id int, note text);",
+            "CREATE TABLE n (id int);\n"
+            "CREATE VIEW v AS SELECT a.* FROM accounts a JOIN n USING (id);",
+        ),
+        # A set-returning or a user function may read anything.
+        ("", "CREATE TABLE n (id int, note text);\nCREATE VIEW v AS SELECT * FROM f();"),
+        (
+            "CREATE FUNCTION pick(int) RETURNS boolean LANGUAGE sql AS 'SELECT true';",
+            "CREATE TABLE n (id int, note text);\nCREATE VIEW v AS SELECT * FROM n WHERE pick(id);",
+        ),
+        # OR REPLACE of a view the run did not create: the application may read it.
+        ("", "CREATE TABLE n (id int, note text);\nCREATE OR REPLACE VIEW v AS SELECT * FROM n;"),
+        # Created inside a DO block: maybe not created at all.
+        (
+            "",
+            "CREATE TABLE n (id int, note text);\n"
+            "DO $$ BEGIN CREATE VIEW v AS SELECT * FROM n; END $$;",
+        ),
+        # Dropped and made again over an existing table.
+        (
+            "CREATE TABLE accounts (id int, note text);",
+            "CREATE TABLE n (id int, note text);\nCREATE VIEW v AS SELECT * FROM n;\n"
+            "DROP VIEW v;\nCREATE VIEW v AS SELECT * FROM accounts;",
+        ),
+    ],
+)
+def test_a_view_that_reaches_existing_rows_is_not_new(history: str, sql: str) -> None:
+    from .support import rules_after
+
+    assert rules_after(history, sql + "\nUPDATE v SET note = 'x';") == ["unbounded-data-change"]
 
 
 def test_a_data_modifying_with_below_the_top_level_is_refused_not_run() -> None:
@@ -310,3 +502,26 @@ def test_enum_value_before_postgresql_12_is_the_non_transactional_rule() -> None
         "UPDATE orders SET status = 'shipped' WHERE id = 1;\nCOMMIT;"
     )
     assert rules(sql, pg_version=11) == ["non-transactional-in-transaction"]
+
+
+def test_against_a_database_a_view_an_earlier_pending_file_made_stays_new() -> None:
+    # The run's pending files are one run (Catalog.run_created_*): a view an earlier one made
+    # of tables the run made is as new in the next file; one of a live table is not.
+    from safemigrate.core.model import QualifiedName
+    from safemigrate.lint.catalog import Catalog
+    from safemigrate.lint.walker import lint_text
+
+    catalog = Catalog(live=True)
+    catalog.tables[QualifiedName("public", "accounts")] = {}
+    first = (
+        "CREATE TABLE n (id int, note text);\n"
+        "CREATE VIEW new_v AS SELECT * FROM n;\n"
+        "CREATE VIEW old_v AS SELECT * FROM accounts;\n"
+    )
+    assert lint_text("0001_a.sql", first, catalog=catalog).findings == []
+
+    def rules_of(sql: str) -> list[str]:
+        return [f.rule for f in lint_text("0002_b.sql", sql, catalog=catalog).findings]
+
+    assert rules_of("UPDATE new_v SET note = 'x';\n") == []
+    assert rules_of("UPDATE old_v SET note = 'x';\n") == ["unbounded-data-change"]

@@ -1,0 +1,14 @@
+-- expect: safe
+-- doc: https://www.postgresql.org/docs/current/sql-insert.html (INSERT ... SELECT ... WHERE: the rows the WHERE picks; an index scan of the primary key reads only them)
+-- pg-version: 15
+-- verified: PG15: locks orders AccessShareLock, orders_archive RowExclusiveLock; orders: no seq scan of its own (an index scan of orders_pkey), 10 rows inserted (pg_locks, pg_stat_xact_user_tables, in a rolled-back transaction on a table with rows)
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL, score int, note text, doubled int GENERATED ALWAYS AS (score * 2) STORED);
+-- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint REFERENCES accounts (id), total numeric, status text);
+-- given: CREATE INDEX orders_status_idx ON orders (status);
+-- given: ALTER TABLE accounts ADD CONSTRAINT accounts_score_ck CHECK (score >= 0) NOT VALID;
+-- given: CREATE MATERIALIZED VIEW account_totals AS SELECT account_id, sum(total) AS total FROM orders GROUP BY account_id;
+-- given: CREATE UNIQUE INDEX account_totals_key ON account_totals (account_id);
+-- given: INSERT INTO accounts (id, email, score) SELECT g, 'a' || g, g FROM generate_series(1, 1000) g;
+-- given: INSERT INTO orders SELECT g, g % 1000 + 1, g, 'new' FROM generate_series(1, 2000) g;
+-- given: CREATE TABLE orders_archive (id bigint PRIMARY KEY, account_id bigint, total numeric, status text);
+INSERT INTO orders_archive SELECT id, account_id, total, status FROM orders WHERE id BETWEEN 1 AND 10;

@@ -1,0 +1,13 @@
+-- expect: unsafe unbounded-data-change
+-- doc: https://www.postgresql.org/docs/current/sql-merge.html (WHEN NOT MATCHED BY SOURCE, PostgreSQL 17+: with ON false no target row matches a source row, so every row of orders is deleted in one statement)
+-- pg-version: 17
+-- verified: PG18: locks orders RowExclusiveLock; orders: 2000 rows deleted by the one statement (pg_locks, pg_stat_xact_user_tables, in a rolled-back transaction on a table with rows)
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL, score int, note text, doubled int GENERATED ALWAYS AS (score * 2) STORED);
+-- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint REFERENCES accounts (id), total numeric, status text);
+-- given: CREATE INDEX orders_status_idx ON orders (status);
+-- given: ALTER TABLE accounts ADD CONSTRAINT accounts_score_ck CHECK (score >= 0) NOT VALID;
+-- given: CREATE MATERIALIZED VIEW account_totals AS SELECT account_id, sum(total) AS total FROM orders GROUP BY account_id;
+-- given: CREATE UNIQUE INDEX account_totals_key ON account_totals (account_id);
+-- given: INSERT INTO accounts (id, email, score) SELECT g, 'a' || g, g FROM generate_series(1, 1000) g;
+-- given: INSERT INTO orders SELECT g, g % 1000 + 1, g, 'new' FROM generate_series(1, 2000) g;
+MERGE INTO orders o USING accounts a ON false WHEN NOT MATCHED BY SOURCE THEN DELETE;
