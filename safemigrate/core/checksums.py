@@ -307,6 +307,14 @@ def all_checksums(texts: Iterable[str], verbatim: Iterable[str] = ()) -> tuple[s
     )
 
 
+def statement_checksums(texts: Iterable[str], verbatim: Iterable[str] = ()) -> tuple[str, ...]:
+    """The :func:`token_checksum` of each statement as a step of its own, in order: what a
+    journal row records of the statements of its step, so that an edited step is compared
+    with what ran statement by statement (``planning.edited_in_place``)."""
+    pairs = zip_longest(list(texts), list(verbatim), fillvalue="")
+    return tuple(token_checksum([text], [data]) for text, data in pairs)
+
+
 def statement_units(text: str, verbatim: str = "") -> tuple[str, str, str, str]:
     """What the token, normalized, raw and legacy token checksums each digest of one statement
     (with its ``verbatim`` part): :func:`digest` of one kind's units of some statements is

@@ -521,6 +521,14 @@ class Step:
         )
 
     @functools.cached_property
+    def statement_checksums(self) -> tuple[str, ...]:
+        """The token checksum of each statement as a step of its own, in order: what a new
+        journal row records of the statements that ran (``checksums.statement_checksums``)."""
+        return checksums.statement_checksums(
+            (s.text for s in self.statements), [s.copy_data for s in self.statements]
+        )
+
+    @functools.cached_property
     def raw_checksum(self) -> str:
         """SHA-256 of the statements' text exactly as written (the previous release's checksum)."""
         return checksums.raw_checksum(
@@ -596,6 +604,10 @@ class JournalEntry:
     attempts: int | None = None
     applied_by: str | None = None
     application_name: str | None = None
+    #: The token checksum of each statement the step ran, in order (``Step.statement_checksums``),
+    #: for rows ``applied`` or ``baseline`` since the journal has them; None for a row written
+    #: before (or by a release that does not write them): only ``checksum`` is known of it.
+    statements: tuple[str, ...] | None = field(default=None, compare=False)
 
     @property
     def done(self) -> bool:

@@ -52,6 +52,8 @@ class Repair:
     new_checksum: str | None = None
     #: ACCEPT: the first words of the step's current text, for the operator to judge.
     summary: str = ""
+    #: ACCEPT: the token checksum of each of the step's current statements, recorded with it.
+    new_statements: tuple[str, ...] | None = None
     #: RENAME: the version and name the row gets, and the file that has them.
     new_version: int | None = None
     new_name: str | None = None
@@ -593,6 +595,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
                     migration.filename,
                     new_checksum=step.checksum,
                     summary=step.summary,
+                    new_statements=step.statement_checksums,
                 )
             )
     applied_at = {e.step for e in done}
