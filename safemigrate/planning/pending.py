@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..core import checksums
 from ..core.errors import BadInputError, DriftError, MigrationFileError, OutOfOrderError
@@ -54,6 +54,10 @@ class Repair:
     summary: str = ""
     #: ACCEPT: the token checksum of each of the step's current statements, recorded with it.
     new_statements: tuple[str, ...] | None = None
+    #: An applied row's: the checksums of statements it ran that no step of its file holds now
+    #: (as the journal records them, issue 21): found in a step that would run, up would run
+    #: them again.
+    unplaced: tuple[str, ...] = field(default=(), compare=False)
     #: RENAME: the version and name the row gets, and the file that has them.
     new_version: int | None = None
     new_name: str | None = None
@@ -526,6 +530,9 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
     steps = migration.steps
     found = _Applied([], [])
     edited = removed = False
+    # What the rows that ran since the journal records statements say of each statement.
+    compared = _compared(migration, done)
+    unplaced = compared.unplaced if compared is not None else {}
 
     def forget(entry: JournalEntry, reason: str) -> Repair:
         return Repair(
@@ -536,6 +543,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             entry.checksum,
             migration.filename,
             reason=reason,
+            unplaced=unplaced.get(entry.step, ()),
         )
 
     for entry in done:
@@ -571,16 +579,32 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
         elif entry.step >= len(steps):
             removed = True
             reason = f"the file now has only {_steps(len(steps))}"
+            moved = compared.moved_out.get(entry.step, ()) if compared is not None else ()
+            if moved:
+                holders = ", ".join(f"step {i + 1}" for i in moved)
+                left = " (the rest removed)" if entry.step in unplaced else ""
+                reason += f"; what it ran is in {holders} now{left}"
             found.problems.append(f"{where}: applied, but {reason}")
             found.repairs.append(forget(entry, reason))
         else:
             edited = True
             step = steps[entry.step]
-            # SQL added inside the step never ran: no option accepts it (review21f F1).
-            added = edited_in_place.added_problem(migration.filename, step, entry.checksum)
-            found.problems.append(
-                added or f"{where} (line {step.line}): applied, but its text has changed"
-            )
+            changed = f"{where} (line {step.line}): applied, but its text has changed"
+            if compared is not None:
+                # Statement by statement against what ran: a statement beyond what ran at its
+                # place never ran, however many the step has and wherever it stands.
+                ran = compared.ran[entry.step]
+                detail = ran.detail()
+                changed += f": {detail}" if detail else ""
+                added = (
+                    edited_in_place.added_statements_problem(migration.filename, step, ran)
+                    if ran.added
+                    else None
+                )
+            else:
+                # SQL added inside the step never ran: no option accepts it (review21f F1).
+                added = edited_in_place.added_problem(migration.filename, step, entry.checksum)
+            found.problems.append(added or changed)
             if added is not None and found.unrepairable is None:
                 found.unrepairable = f"{added}: repair would record it as applied"
                 found.hint = edited_in_place.HINT
@@ -596,6 +620,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
                     new_checksum=step.checksum,
                     summary=step.summary,
                     new_statements=step.statement_checksums,
+                    unplaced=unplaced.get(entry.step, ()),
                 )
             )
     applied_at = {e.step for e in done}
@@ -621,13 +646,36 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             "place (nothing split), `safemigrate repair --accept-edited-step "
             f"{migration.version_text}:{edited_at + 1}` accepts it"
         )
-    if edited and removed:
+    if edited and removed and compared is None:
+        # With the statements each row ran, which row a text stands for is told above.
         found.unrepairable = found.unrepairable or (
             f"{migration.filename}: applied steps were both edited and removed; which applied "
             "step each current text stands for cannot be told"
         )
         found.hint = _MOVED_HINT
     return found
+
+
+def _compared(
+    migration: Migration, done: Sequence[JournalEntry]
+) -> edited_in_place.Compared | None:
+    """The migration's applied rows that are edited in place or beyond its last step, against
+    its steps statement by statement (``edited_in_place.compare``); None when there are none,
+    or one of them was written before the journal recorded statements (such rows are compared
+    by their step checksum alone, as before)."""
+    steps = migration.steps
+    rows: dict[int, tuple[str, ...]] = {}
+    for entry in done:
+        if entry.step < len(steps) and _step_matches(entry, steps[entry.step]):
+            continue
+        if entry.checksum == checksums.EMPTY and steps and not steps[0].empty:
+            continue  # applied while the file had none: none of its SQL ran
+        if any(s.index != entry.step and _step_matches(entry, s) for s in steps):
+            continue  # its text moved within the file: refused as SQL inserted above it
+        if entry.statements is None:
+            return None
+        rows[entry.step] = entry.statements
+    return edited_in_place.compare(rows, steps) if rows else None
 
 
 def statuses(
@@ -762,6 +810,7 @@ def statuses(
                         e.checksum,
                         filename,
                         reason="the file is gone",
+                        unplaced=e.statements or (),
                     )
                     for e in sorted(rows, key=lambda e: e.step)
                     if e.done
@@ -796,6 +845,9 @@ def _refuse_rerun(
         places = [p for p in texts.pending(repair.checksum) if p.key != own]
         whole = bool(places)
         places = places or [p for p in runs.get(repair.checksum, []) if p.key != own]
+        # A statement it ran, in a step that would run (issue 21: split, reordered, between
+        # others, however many): the journal records each statement that ran.
+        places = places or [p for p in texts.holding(repair.unplaced) if p.key != own]
         if not places:
             continue
         applied = f"{repair.applied_file} step {repair.step + 1}"
