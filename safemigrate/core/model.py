@@ -498,9 +498,10 @@ class Step:
         return self._token_checksums[0]
 
     @functools.cached_property
-    def _token_checksums(self) -> tuple[str, str]:
-        """The token checksum and the legacy token checksum, from one scan."""
-        return checksums.token_checksums(
+    def _token_checksums(self) -> tuple[str, str, tuple[str, ...]]:
+        """The token checksum, the legacy token checksum and each statement's token checksum,
+        from one scan."""
+        return checksums.token_checksums_each(
             (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
         )
 
@@ -524,9 +525,7 @@ class Step:
     def statement_checksums(self) -> tuple[str, ...]:
         """The token checksum of each statement as a step of its own, in order: what a new
         journal row records of the statements that ran (``checksums.statement_checksums``)."""
-        return checksums.statement_checksums(
-            (s.text for s in self.statements), [s.copy_data for s in self.statements]
-        )
+        return self._token_checksums[2]
 
     @functools.cached_property
     def raw_checksum(self) -> str:

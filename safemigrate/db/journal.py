@@ -10,7 +10,7 @@ from psycopg import sql
 
 from ..core.errors import BadInputError
 from ..core.model import JournalEntry
-from .session import Session
+from .session import ServerError, Session
 
 if TYPE_CHECKING:
     # Types only: the step shapes load the runner policy, which reading the journal does not use.
@@ -207,7 +207,7 @@ def ensure(
     if columns[0] is not None:
         _refuse_foreign(journal, columns)
         if not {STATEMENTS, STATEMENTS_OF} <= columns[0]:
-            _in_transaction(session, lock_timeout_ms, [upgrade_sql(journal)])
+            _upgrade(session, journal, lock_timeout_ms)
         return False
     _in_transaction(
         session,
@@ -263,7 +263,27 @@ def upgrade(session: Session, journal: JournalTable, *, lock_timeout_ms: int) ->
     lock."""
     (columns,) = _columns_of(session, [journal])
     if columns is not None and not {STATEMENTS, STATEMENTS_OF} <= columns:
+        _upgrade(session, journal, lock_timeout_ms)
+
+
+#: The server's "must be owner of table": only the journal's owner may add its columns.
+_INSUFFICIENT_PRIVILEGE = "42501"
+
+
+def _upgrade(session: Session, journal: JournalTable, lock_timeout_ms: int) -> None:
+    """Run :func:`upgrade_sql`; a runner that does not own the journal is told (exit 2) what
+    its owner runs once, instead of an SQL error of the runner's own."""
+    try:
         _in_transaction(session, lock_timeout_ms, [upgrade_sql(journal)])
+    except ServerError as err:
+        if err.sqlstate != _INSUFFICIENT_PRIVILEGE:
+            raise
+        raise BadInputError(
+            f"journal {journal} has no statements and statements_of columns, which this "
+            "release records, and the connecting role may not add them (it does not own the "
+            "table); nothing was run",
+            hint=f"run this once as the journal's owner: {session.render(upgrade_sql(journal))}",
+        ) from None
 
 
 def _in_transaction(

@@ -23,7 +23,7 @@ a removed one and a reordering. The step checksum search above is for the rows w
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -188,9 +188,10 @@ class Ran:
     count: int = 0
     #: The statements it kept are the ones it ran, in another order.
     reordered: bool = False
-    #: What it sends now that ran as another applied step of the file: each with that step's
-    #: 0-based index (steps grouped into one).
-    moved_in: tuple[tuple[Sent, int], ...] = ()
+    #: What it sends now that ran as another applied step that was changed too (steps
+    #: grouped into one, a gone file's merged in): each with that step (``step 2``,
+    #: ``0003_y.sql step 1``).
+    moved_in: tuple[tuple[Sent, str], ...] = ()
 
     def detail(self) -> str:
         """What changed besides SQL added, for people: ``line 4 `...` is an edit of statement
@@ -200,9 +201,7 @@ class Ran:
             parts.append("the statements that ran are all there, in another order")
         for sent, step in self.moved_in[:1]:
             more = f" (and {len(self.moved_in) - 1} more)" if len(self.moved_in) > 1 else ""
-            parts.append(
-                f"line {sent.statement.line} `{summarize(sent.text)}`{more} ran as step {step + 1}"
-            )
+            parts.append(f"line {sent.statement.line} `{summarize(sent.text)}`{more} ran as {step}")
         for sent, position in self.edited[:1]:
             more = f" (and {len(self.edited) - 1} more)" if len(self.edited) > 1 else ""
             parts.append(
@@ -220,20 +219,25 @@ class Ran:
         return "; ".join(parts)
 
 
+#: A journal row's place: (version, 0-based step).
+Key = tuple[int, int]
+
+
 @dataclass(frozen=True)
 class Compared:
-    """A migration's changed applied steps against the statements they ran."""
+    """Changed applied rows against the statements they ran, by (version, step)."""
 
-    #: Each changed applied step still in the file (0-based index): what it sends against what
-    #: ran.
-    ran: dict[int, Ran]
-    #: Each changed applied row (its 0-based step): the steps of the file now holding
-    #: statements it ran (grouped into another step).
-    moved_out: dict[int, tuple[int, ...]]
+    #: Each changed applied row whose step is still in its file: what the step sends against
+    #: what ran.
+    ran: dict[Key, Ran]
+    #: Each changed applied row: the steps now holding statements it ran (grouped into another
+    #: step, merged into another file), as ``step 1`` in its own file, else
+    #: ``0002_x.sql step 1``.
+    moved_out: dict[Key, tuple[str, ...]]
     #: Each changed applied row: the checksums of the statements it ran that no step compared
     #: holds now, not even edited (removed; or moved to a step that would run, where ``up``
     #: would run them again).
-    unplaced: dict[int, tuple[str, ...]]
+    unplaced: dict[Key, tuple[str, ...]]
 
 
 def _kept_statements(step: Step) -> list[tuple[Statement, str]]:
@@ -253,60 +257,62 @@ class _Item:
     checksum: str
     #: Its 1-based position among the statements its own row ran, when it is one of them.
     own: int | None = None
-    #: The other row (0-based step) it ran as, when it ran there.
-    other: int | None = None
+    #: The other row it ran as, when it ran there.
+    other: Key | None = None
 
 
 class _Recorded:
     """The statements each changed row ran, each consumed once by a statement sent now."""
 
-    def __init__(self, rows: dict[int, tuple[str, ...]]):
-        self.counts: dict[int, int] = {}
-        self.left: dict[int, dict[str, list[int]]] = {}
-        for index, recorded in rows.items():
+    def __init__(self, rows: dict[Key, tuple[str, ...]]):
+        self.counts: dict[Key, int] = {}
+        self.left: dict[Key, dict[str, list[int]]] = {}
+        for key, recorded in rows.items():
             kept = [c for c in recorded if c not in _BLOCK_ENDS]
-            self.counts[index] = len(kept)
+            self.counts[key] = len(kept)
             mine: dict[str, list[int]] = {}
             for position, checksum in enumerate(kept, start=1):
                 mine.setdefault(checksum, []).append(position)
-            self.left[index] = mine
+            self.left[key] = mine
 
-    def take(self, index: int, checksum: str) -> int | None:
-        """One statement row ``index`` ran with ``checksum``, consumed: its position."""
-        found = self.left[index].get(checksum)
+    def take(self, key: Key, checksum: str) -> int | None:
+        """One statement row ``key`` ran with ``checksum``, consumed: its position."""
+        found = self.left[key].get(checksum)
         return found.pop(0) if found else None
 
-    def take_elsewhere(self, index: int, checksum: str) -> int | None:
-        """The first other row that ran ``checksum``, that statement consumed."""
-        for other in self.left:
-            if other != index and self.take(other, checksum) is not None:
+    def take_elsewhere(self, key: Key, checksum: str) -> Key | None:
+        """The first other row that ran ``checksum`` (of the same file first), that statement
+        consumed."""
+        others = sorted(self.left, key=lambda k: (k[0] != key[0], k))
+        for other in others:
+            if other != key and self.take(other, checksum) is not None:
                 return other
         return None
 
-    def positions_left(self, index: int) -> list[int]:
-        return sorted(p for found in self.left[index].values() for p in found)
+    def positions_left(self, key: Key) -> list[int]:
+        return sorted(p for found in self.left[key].values() for p in found)
 
-    def take_position(self, index: int, position: int) -> None:
-        for found in self.left[index].values():
+    def take_position(self, key: Key, position: int) -> None:
+        for found in self.left[key].values():
             if position in found:
                 found.remove(position)
                 return
 
 
-def _items(step: Step, index: int, recorded: _Recorded) -> list[_Item]:
-    """What ``step`` (the place of changed row ``index``) sends, each matched with what ran:
+def _items(step: Step, key: Key, recorded: _Recorded) -> list[_Item]:
+    """What ``step`` (the place of changed row ``key``) sends, each matched with what ran:
     its own row's statements first; then (for those left) the other rows'; a DO block that did
     not run as such as the statements its body runs, when they can be read."""
     items: list[_Item] = []
     for statement, checksum in _kept_statements(step):
         sent = Sent(statement, statement.text, checksums.statement_units(statement.text))
-        items.append(_Item(sent, checksum, own=recorded.take(index, checksum)))
+        items.append(_Item(sent, checksum, own=recorded.take(key, checksum)))
     out: list[_Item] = []
     for item in items:
         if item.own is not None:
             out.append(item)
             continue
-        item.other = recorded.take_elsewhere(index, item.checksum)
+        item.other = recorded.take_elsewhere(key, item.checksum)
         statement = item.sent.statement
         body = do_block_sql(statement.text) if statement.kind == "DoStmt" else []
         if item.other is not None or not body:
@@ -315,9 +321,9 @@ def _items(step: Step, index: int, recorded: _Recorded) -> list[_Item]:
         for text in body:
             inner = checksums.token_checksum([text])
             sent = Sent(statement, text, checksums.statement_units(text), in_do_block=True)
-            found = _Item(sent, inner, own=recorded.take(index, inner))
+            found = _Item(sent, inner, own=recorded.take(key, inner))
             if found.own is None:
-                found.other = recorded.take_elsewhere(index, inner)
+                found.other = recorded.take_elsewhere(key, inner)
             out.append(found)
     return out
 
@@ -360,44 +366,58 @@ def _paired(
     return added, edited, removed
 
 
-def compare(rows: dict[int, tuple[str, ...]], steps: Sequence[Step]) -> Compared:
-    """The changed applied rows of one migration (0-based step -> the checksums of the
-    statements it ran) against its current ``steps``: which statements of each step ran there,
-    ran as another of these rows, stand in the place of one that ran (an edit), or are beyond
-    what ran (added: they never ran); which statements that ran no step holds. No bound on
-    the statements compared: each is looked up by its checksum."""
+def compare(
+    rows: dict[Key, tuple[str, ...]],
+    steps: Mapping[int, Sequence[Step]],
+    files: Mapping[int, str] | None = None,
+) -> Compared:
+    """Changed applied rows ((version, 0-based step) -> the checksums of the statements each
+    ran) against the current ``steps`` of each version (none for a file gone): which
+    statements of each step ran there, ran as another of these rows (of its own file first),
+    stand in the place of one that ran (an edit), or are beyond what ran (added: they never
+    ran); which statements that ran no step holds. ``files``: each version's file name, to
+    name a step of another file. No bound on the statements compared: each is looked up by
+    its checksum."""
     recorded = _Recorded(rows)
-    places = [i for i in sorted(rows) if i < len(steps)]
-    items = {index: _items(steps[index], index, recorded) for index in places}
-    moved_out: dict[int, set[int]] = {}
-    ran: dict[int, Ran] = {}
-    for index in places:
-        for item in items[index]:
+    places = [k for k in sorted(rows) if k[1] < len(steps.get(k[0], ()))]
+    items = {key: _items(steps[key[0]][key[1]], key, recorded) for key in places}
+
+    def label(key: Key, of: Key) -> str:
+        """``key``'s step as seen from row ``of``'s file."""
+        if key[0] == of[0] or files is None or key[0] not in files:
+            return f"step {key[1] + 1}"
+        return f"{files[key[0]]} step {key[1] + 1}"
+
+    moved_out: dict[Key, list[str]] = {}
+    ran: dict[Key, Ran] = {}
+    for key in places:
+        for item in items[key]:
             if item.other is not None:
-                moved_out.setdefault(item.other, set()).add(index)
-    for index in places:
-        mine = items[index]
-        count = recorded.counts[index]
-        added, edited, removed = _paired(mine, recorded.positions_left(index), count)
+                found = moved_out.setdefault(item.other, [])
+                if label(key, item.other) not in found:
+                    found.append(label(key, item.other))
+    for key in places:
+        mine = items[key]
+        count = recorded.counts[key]
+        added, edited, removed = _paired(mine, recorded.positions_left(key), count)
         for _, position in edited:
-            recorded.take_position(index, position)
+            recorded.take_position(key, position)
         anchors = [i.own for i in mine if i.own is not None]
-        ran[index] = Ran(
+        ran[key] = Ran(
             added=tuple(added),
             edited=tuple(edited),
             removed=tuple(removed),
             count=count,
             reordered=anchors != sorted(anchors),
-            moved_in=tuple((i.sent, i.other) for i in mine if i.other is not None),
+            moved_in=tuple((i.sent, label(i.other, key)) for i in mine if i.other is not None),
         )
     unplaced = {
-        index: tuple(c for c, found in recorded.left[index].items() for _ in found)
-        for index in rows
+        key: tuple(c for c, found in recorded.left[key].items() for _ in found) for key in rows
     }
     return Compared(
         ran,
-        {i: tuple(sorted(s)) for i, s in moved_out.items()},
-        {i: u for i, u in unplaced.items() if u},
+        {k: tuple(v) for k, v in moved_out.items()},
+        {k: u for k, u in unplaced.items() if u},
     )
 
 

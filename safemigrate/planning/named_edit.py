@@ -94,14 +94,15 @@ def accept_named(
         ),
         None,
     )
+    key = (migration.version, index)
     compared = (
-        edited_in_place.compare({index: recorded}, migration.steps)
+        edited_in_place.compare({key: recorded}, {migration.version: migration.steps})
         if recorded is not None and accepts
         else None
     )
     if compared is not None:
         # The journal recorded each statement it ran: compared one by one, no bound.
-        ran = compared.ran[index]
+        ran = compared.ran[key]
         added = (
             edited_in_place.added_statements_problem(migration.filename, step, ran)
             if ran.added
@@ -169,7 +170,7 @@ def accept_named(
         )
     if compared is not None:
         # Statements it ran, in the steps after it that would run, however many (issue 21).
-        unplaced = set(compared.unplaced.get(index, ()))
+        unplaced = set(compared.unplaced.get(key, ()))
         for after in later:
             pairs = zip(after.statements, after.statement_checksums, strict=True)
             if any(s.kind not in matching.UNAPPLIED and c in unplaced for s, c in pairs):

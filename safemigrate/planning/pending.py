@@ -58,6 +58,9 @@ class Repair:
     #: (as the journal records them, issue 21): found in a step that would run, up would run
     #: them again.
     unplaced: tuple[str, ...] = field(default=(), compare=False)
+    #: ACCEPT of a row that records its statements: what the current text is against them
+    #: (statements removed, reordered, grouped from other steps, edited), for the operator.
+    note: str = ""
     #: RENAME: the version and name the row gets, and the file that has them.
     new_version: int | None = None
     new_name: str | None = None
@@ -91,9 +94,10 @@ class Repair:
         if self.action is RepairAction.ACCEPT:
             assert self.new_checksum is not None
             text = f" `{self.summary}`" if self.summary else ""
+            note = f": {self.note}" if self.note else ""
             return (
                 f"{where}: accept the current text{text} "
-                f"(checksum {self.checksum[:12]} -> {self.new_checksum[:12]})"
+                f"(checksum {self.checksum[:12]} -> {self.new_checksum[:12]}){note}"
             )
         if self.action is RepairAction.RENAME:
             return f"{where}: follow the rename to {self.new_file}"
@@ -111,6 +115,8 @@ class Repair:
         }
         if self.new_checksum is not None:
             data["new_checksum"] = self.new_checksum
+        if self.note:
+            data["note"] = self.note
         if self.new_version is not None:
             data.update(new_version=self.new_version, new_name=self.new_name, file=self.new_file)
             data["applied_file"] = self.applied_file
@@ -435,7 +441,10 @@ def _started_steps(
 
 
 def _on_disk_status(
-    migration: Migration, rows: list[JournalEntry], started: _Applied | None = None
+    migration: Migration,
+    rows: list[JournalEntry],
+    started: _Applied | None = None,
+    compared: edited_in_place.Compared | None = None,
 ) -> MigrationStatus:
     """The status of a file the journal knows under its own version."""
     done = sorted((e for e in rows if e.done), key=lambda e: e.step)
@@ -462,7 +471,7 @@ def _on_disk_status(
             for e in sorted(rows, key=lambda e: e.step)
             if e.name != migration.name
         ]
-    applied = _applied_steps(migration, done)
+    applied = _applied_steps(migration, done, compared)
     problems += applied.problems
     repairs += applied.repairs
     hint = hint or applied.hint
@@ -517,7 +526,11 @@ ACCEPT_EDITED_HINT = (
 )
 
 
-def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Applied:
+def _applied_steps(
+    migration: Migration,
+    done: Sequence[JournalEntry],
+    compared: edited_in_place.Compared | None = None,
+) -> _Applied:
     """Each applied step against the file, by text, not by position.
 
     A row whose text is its step's is fine. Otherwise, in this order: a row of a migration
@@ -526,12 +539,14 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
     above it removed: nothing can be recorded without claiming that SQL ran, so repair
     refuses); a row beyond the file's last step (forget); a row whose step was edited in its
     place (accept the current text, only when asked to: that text never ran as such).
+    ``compared``: the changed rows against the statements they ran, when the journal records
+    them for each changed row of the migration (see :func:`_compared`); None compares them by
+    their step checksum alone.
     """
     steps = migration.steps
     found = _Applied([], [])
     edited = removed = False
-    # What the rows that ran since the journal records statements say of each statement.
-    compared = _compared(migration, done)
+    version = migration.version
     unplaced = compared.unplaced if compared is not None else {}
 
     def forget(entry: JournalEntry, reason: str) -> Repair:
@@ -543,7 +558,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             entry.checksum,
             migration.filename,
             reason=reason,
-            unplaced=unplaced.get(entry.step, ()),
+            unplaced=unplaced.get((version, entry.step), ()),
         )
 
     for entry in done:
@@ -579,11 +594,10 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
         elif entry.step >= len(steps):
             removed = True
             reason = f"the file now has only {_steps(len(steps))}"
-            moved = compared.moved_out.get(entry.step, ()) if compared is not None else ()
+            moved = compared.moved_out.get((version, entry.step)) if compared else None
             if moved:
-                holders = ", ".join(f"step {i + 1}" for i in moved)
-                left = " (the rest removed)" if entry.step in unplaced else ""
-                reason += f"; what it ran is in {holders} now{left}"
+                left = " (the rest removed)" if (version, entry.step) in unplaced else ""
+                reason += f"; what it ran is in {', '.join(moved)} now{left}"
             found.problems.append(f"{where}: applied, but {reason}")
             found.repairs.append(forget(entry, reason))
         else:
@@ -593,7 +607,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             if compared is not None:
                 # Statement by statement against what ran: a statement beyond what ran at its
                 # place never ran, however many the step has and wherever it stands.
-                ran = compared.ran[entry.step]
+                ran = compared.ran[(version, entry.step)]
                 detail = ran.detail()
                 changed += f": {detail}" if detail else ""
                 added = (
@@ -620,7 +634,8 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
                     new_checksum=step.checksum,
                     summary=step.summary,
                     new_statements=step.statement_checksums,
-                    unplaced=unplaced.get(entry.step, ()),
+                    unplaced=unplaced.get((version, entry.step), ()),
+                    note=compared.ran[(version, entry.step)].detail() if compared else "",
                 )
             )
     applied_at = {e.step for e in done}
@@ -656,15 +671,13 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
     return found
 
 
-def _compared(
-    migration: Migration, done: Sequence[JournalEntry]
-) -> edited_in_place.Compared | None:
-    """The migration's applied rows that are edited in place or beyond its last step, against
-    its steps statement by statement (``edited_in_place.compare``); None when there are none,
-    or one of them was written before the journal recorded statements (such rows are compared
-    by their step checksum alone, as before)."""
+def _changed(migration: Migration, done: Sequence[JournalEntry]) -> list[JournalEntry] | None:
+    """The migration's applied rows that are edited in place or beyond its last step (those
+    compared statement by statement); None when one of them was written before the journal
+    recorded statements: such a migration's rows are compared by their step checksum alone,
+    as before."""
     steps = migration.steps
-    rows: dict[int, tuple[str, ...]] = {}
+    changed: list[JournalEntry] = []
     for entry in done:
         if entry.step < len(steps) and _step_matches(entry, steps[entry.step]):
             continue
@@ -674,8 +687,43 @@ def _compared(
             continue  # its text moved within the file: refused as SQL inserted above it
         if entry.statements is None:
             return None
-        rows[entry.step] = entry.statements
-    return edited_in_place.compare(rows, steps) if rows else None
+        changed.append(entry)
+    return changed
+
+
+def _compared(
+    migrations: Sequence[Migration],
+    by_version: dict[int, list[JournalEntry]],
+    renamed: Iterable[int],
+    width: int,
+) -> tuple[edited_in_place.Compared, set[int]]:
+    """Every changed applied row that records its statements, against the directory's steps
+    statement by statement (``edited_in_place.compare``): the rows edited in place or beyond
+    their file's last step, and the rows of files gone (their statements may be in another
+    file now). Also the versions on disk so compared (a migration with a changed row written
+    before the journal recorded statements is not)."""
+    rows: dict[tuple[int, int], tuple[str, ...]] = {}
+    files: dict[int, str] = {}
+    versions: set[int] = set()
+    renamed = set(renamed)
+    on_disk = {m.version for m in migrations}
+    for migration in migrations:
+        done = [e for e in by_version.get(migration.version, []) if e.done]
+        changed = _changed(migration, done)
+        if changed is None:
+            continue
+        versions.add(migration.version)
+        files[migration.version] = migration.filename
+        rows.update({(e.version, e.step): e.statements or () for e in changed})
+    for version, entries in by_version.items():
+        done = [e for e in entries if e.done]
+        if version in on_disk or version in renamed or not done:
+            continue
+        if all(e.statements is not None for e in done):
+            files[version] = f"{str(version).zfill(width)}_{done[0].name}.sql"
+            rows.update({(e.version, e.step): e.statements or () for e in done})
+    steps = {m.version: m.steps for m in migrations}
+    return edited_in_place.compare(rows, steps, files), versions
 
 
 def statuses(
@@ -705,6 +753,7 @@ def statuses(
         (m.version, e.step) for version, m in moves.items() for e in by_version[version] if e.done
     }
     texts = Texts(migrations, covered)
+    compared, by_statement = _compared(migrations, by_version, moves, width)
     started = _started_steps(
         migrations,
         [e for rows in by_version.values() for e in rows],
@@ -719,7 +768,14 @@ def statuses(
             result.append(_moved_status(migration, by_version[moved_to[migration.version]], width))
         else:
             rows = by_version.get(migration.version, [])
-            result.append(_on_disk_status(migration, rows, started.get(migration.version)))
+            result.append(
+                _on_disk_status(
+                    migration,
+                    rows,
+                    started.get(migration.version),
+                    compared if migration.version in by_statement else None,
+                )
+            )
     on_disk = {m.version for m in migrations}
     fresh = {m.name: m for m in migrations if m.version not in by_version}
     for version, gone in started.items():
@@ -774,6 +830,14 @@ def statuses(
             )
             continue
         problems = [f"{filename}: applied, but the file is gone"]
+        moved = [
+            label
+            for e in done
+            for label in compared.moved_out.get((version, e.step), ())
+            if label not in problems[0]
+        ]
+        if moved:
+            problems[0] += f"; what it ran is in {', '.join(dict.fromkeys(moved))} now"
         hint = None
         refused = None
         if name in fresh:
@@ -810,7 +874,11 @@ def statuses(
                         e.checksum,
                         filename,
                         reason="the file is gone",
-                        unplaced=e.statements or (),
+                        unplaced=(
+                            compared.unplaced.get((version, e.step), ())
+                            if e.statements is not None
+                            else ()
+                        ),
                     )
                     for e in sorted(rows, key=lambda e: e.step)
                     if e.done

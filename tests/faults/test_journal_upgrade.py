@@ -10,10 +10,12 @@ import signal
 from pathlib import Path
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from safemigrate.core import checksums
 from safemigrate.db import Session
 from safemigrate.db import journal as dbjournal
+from safemigrate.planning.safer_forms import build_steps
 from tests.faults.helpers import Spawn, kill_9, run_lock_holders, wait_until
 from tests.fixtures_db import ConnectFactory
 from tests.support.old_journal import (
@@ -23,7 +25,7 @@ from tests.support.old_journal import (
     recorded_statements,
     statement_columns,
 )
-from tests.support.runner import journal_rows, run
+from tests.support.runner import journal_rows, run, write_migrations
 
 JOURNAL = dbjournal.JournalTable("public", "safemigrate_history")
 PLUS_100 = "UPDATE acc SET n = n + 100;\n"
@@ -151,3 +153,87 @@ def test_two_runs_at_once_upgrade_the_journal_once(
     assert [r.wait(timeout=120) for r in runners] == [0, 0]
     assert recorded_statements(db_dsn) == [*OLD_ROWS, _new_row(PLUS_100)]
     assert balance(db_dsn) == BALANCE + 100
+
+
+def test_a_runner_that_does_not_own_the_journal_is_told_to_upgrade_it_as_its_owner(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    directory = load_2ba832f(db_dsn, tmp_path / "m")
+    (directory / "0003_more.sql").write_text(PLUS_100)
+    login = f"deploy_{conninfo_to_dict(db_dsn)['dbname']}"
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE ROLE "{login}" LOGIN')
+        conn.execute(
+            f'GRANT SELECT, INSERT, UPDATE, DELETE ON safemigrate_history, acc TO "{login}"'
+        )
+    try:
+        dsn = make_conninfo(db_dsn, user=login)
+        args = ("--dir", str(directory), "--dsn", dsn)
+        refused = run("up", *args)
+        assert refused.exit_code == 2, refused.output
+        assert "the connecting role may not add them (it does not own the table)" in (
+            refused.stderr
+        )
+        hint = 'run this once as the journal\'s owner: ALTER TABLE "public"."safemigrate_history"'
+        assert hint in refused.stderr, refused.stderr
+        assert statement_columns(db_dsn) == [] and balance(db_dsn) == BALANCE
+        with psycopg.connect(db_dsn, autocommit=True) as conn:
+            conn.execute(_owner_upgrade())
+        assert run("up", *args).exit_code == 0
+        assert recorded_statements(db_dsn) == [*OLD_ROWS, _new_row(PLUS_100)]
+    finally:
+        with psycopg.connect(db_dsn, autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{login}" CASCADE')
+            conn.execute(f'DROP ROLE "{login}"')
+
+
+def _owner_upgrade() -> str:
+    """What the refusal tells the owner to run."""
+    return (
+        'ALTER TABLE "public"."safemigrate_history" ADD COLUMN IF NOT EXISTS "statements" '
+        'text[], ADD COLUMN IF NOT EXISTS "statements_of" text'
+    )
+
+
+def test_rows_written_since_record_each_statement(db_dsn: str, tmp_path: Path) -> None:
+    """A transaction step, a block, an autocommit step (its started row promoted) and a
+    baseline row each record the token checksum of each of their statements."""
+    files = {
+        "0001_t.sql": "CREATE TABLE t (id int PRIMARY KEY, a int);\n",
+        "0002_i.sql": "CREATE INDEX CONCURRENTLY t_a ON t (a);\n",
+        "0003_b.sql": "BEGIN;\nINSERT INTO t VALUES (1, 1);\nUPDATE t SET a = 2;\nCOMMIT;\n",
+        "0004_later.sql": "INSERT INTO t VALUES (2, 2);\n",
+    }
+    directory = write_migrations(tmp_path / "m", dict(list(files.items())[:3]))
+    args = ("--dir", str(directory), "--dsn", db_dsn)
+    assert run("up", *args).exit_code == 0
+    (directory / "0004_later.sql").write_text(files["0004_later.sql"])
+    assert run("baseline", "0004", *args).exit_code == 0
+    expected = [
+        (version, step.index, list(step.statement_checksums), True)
+        for version, (name, text) in enumerate(files.items(), start=1)
+        for step in build_steps(f"/m/{name}", text)
+    ]
+    assert recorded_statements(db_dsn) == expected
+    assert [len(row[2]) for row in expected] == [1, 1, 4, 1]
+
+
+def test_statements_of_another_checksum_are_not_used(db_dsn: str, tmp_path: Path) -> None:
+    """A release that does not know the columns changes a row's checksum (its repair) and
+    leaves the statements of the old text: they are not that row's any more."""
+    directory = load_2ba832f(db_dsn, tmp_path / "m")
+    (directory / "0003_more.sql").write_text(PLUS_100)
+    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+
+    def read() -> dict[tuple[int, int], tuple[str, ...] | None]:
+        session = Session.open(db_dsn, application_name="test")
+        try:
+            return {(e.version, e.step): e.statements for e in dbjournal.read(session, JOURNAL)}
+        finally:
+            session.close()
+
+    old = {(1, 0): None, (1, 1): None, (2, 0): None}
+    assert read() == {**old, (3, 0): tuple(_new_row(PLUS_100)[2])}
+    with psycopg.connect(db_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE safemigrate_history SET checksum = 'other' WHERE version = 3")
+    assert read() == {**old, (3, 0): None}

@@ -75,8 +75,10 @@ def _accepted(args: tuple[str, ...], dsn: str, words: str) -> None:
     assert dry.exit_code == 0 and "accept the current text" in dry.stdout, dry.output
     status = run("status", *args)
     assert words in status.output, status.output
+    assert words in dry.stdout, dry.stdout
     accepted = run("repair", *args, "--accept-edited")
     assert accepted.exit_code == 0, accepted.output
+    assert words in accepted.stdout, accepted.stdout  # said so where it is accepted
     again = run("up", *args)
     assert again.exit_code == 0 and "nothing to apply" in again.stdout, again.output
     assert _facts(dsn) == facts
@@ -125,6 +127,25 @@ def test_applied_steps_grouped_into_one_are_accepted_and_not_run_again(
     _accepted(args, db_dsn, "line 3 `UPDATE acc SET n = n + 1` ran as step 2")
     assert _facts(db_dsn) == (111, 0)
     assert [r for r in journal_rows(db_dsn) if r[0] == 2] == [(2, 0, "applied")]
+
+
+def test_an_applied_file_merged_into_another_is_accepted_and_not_run_again(
+    db_dsn: str, tmp_path: Path
+) -> None:
+    """0003 [B] merged into 0002 [A] and its file gone: main called B SQL added that never
+    ran; B ran, as 0003."""
+    directory, args = _applied(db_dsn, tmp_path, A)
+    (directory / "0003_y.sql").write_text(B)
+    assert run("up", *args).exit_code == 0
+    (directory / "0003_y.sql").unlink()
+    (directory / "0002_x.sql").write_text(_group(A, B))
+    status = run("status", *args)
+    assert "0003_y.sql: applied, but the file is gone; what it ran is in 0002_x.sql step 1" in (
+        status.output
+    )
+    _accepted(args, db_dsn, "line 3 `UPDATE acc SET n = n + 1` ran as 0003_y.sql step 1")
+    assert _facts(db_dsn) == (111, 0)
+    assert [r[:2] for r in journal_rows(db_dsn) if r[0] > 1] == [(2, 0)]
 
 
 def test_a_statement_split_into_a_later_file_is_refused(db_dsn: str, tmp_path: Path) -> None:

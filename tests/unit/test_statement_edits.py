@@ -32,7 +32,7 @@ def _ran(sql: str) -> tuple[str, ...]:
 
 
 def _compare(ran: str, now: str) -> edited_in_place.Ran:
-    return edited_in_place.compare({0: _ran(ran)}, _steps(now)).ran[0]
+    return edited_in_place.compare({(2, 0): _ran(ran)}, {2: _steps(now)}).ran[(2, 0)]
 
 
 def _group(*statements: str) -> str:
@@ -122,19 +122,30 @@ def test_no_bound_on_the_statements_compared(count: int) -> None:
 def test_steps_grouped_into_one_ran_as_the_other_rows() -> None:
     """Three applied steps made two: step 1 holds what steps 1 and 2 ran, step 2 what step 3
     ran; row 3 is beyond the file's end. Nothing never ran."""
-    ran = {0: _ran(A), 1: _ran(B), 2: _ran(C)}
-    compared = edited_in_place.compare(ran, _steps(_group(A, B) + C))
-    assert not compared.ran[0].added and not compared.ran[1].added
-    assert [step for _, step in compared.ran[0].moved_in] == [1]
-    assert [step for _, step in compared.ran[1].moved_in] == [2]
-    assert compared.moved_out == {1: (0,), 2: (1,)}
+    ran = {(2, 0): _ran(A), (2, 1): _ran(B), (2, 2): _ran(C)}
+    compared = edited_in_place.compare(ran, {2: _steps(_group(A, B) + C)})
+    assert not compared.ran[(2, 0)].added and not compared.ran[(2, 1)].added
+    assert [step for _, step in compared.ran[(2, 0)].moved_in] == ["step 2"]
+    assert [step for _, step in compared.ran[(2, 1)].moved_in] == ["step 3"]
+    assert compared.moved_out == {(2, 1): ("step 1",), (2, 2): ("step 2",)}
+    assert compared.unplaced == {}
+
+
+def test_a_gone_file_merged_into_another_ran_as_its_row() -> None:
+    """0003 [B] merged into 0002's applied step [A] and its file gone: B ran, as 0003."""
+    ran = {(2, 0): _ran(A), (3, 0): _ran(B)}
+    files = {2: "0002_x.sql", 3: "0003_y.sql"}
+    compared = edited_in_place.compare(ran, {2: _steps(_group(A, B))}, files)
+    assert not compared.ran[(2, 0)].added
+    assert [step for _, step in compared.ran[(2, 0)].moved_in] == ["0003_y.sql step 1"]
+    assert compared.moved_out == {(3, 0): ("0002_x.sql step 1",)}
     assert compared.unplaced == {}
 
 
 def test_statements_no_step_holds_are_unplaced() -> None:
-    ran = {0: _ran(_group(A, B))}
-    compared = edited_in_place.compare(ran, _steps(A))
-    assert compared.unplaced == {0: _ran(B)}
+    ran = {(2, 0): _ran(_group(A, B))}
+    compared = edited_in_place.compare(ran, {2: _steps(A)})
+    assert compared.unplaced == {(2, 0): _ran(B)}
 
 
 def test_rows_without_statements_keep_the_step_checksum_comparison() -> None:
@@ -149,3 +160,56 @@ def test_rows_without_statements_keep_the_step_checksum_comparison() -> None:
     assert before.unrepairable is not None and after.unrepairable is not None
     assert "SQL was added inside it: line 4" in before.unrepairable
     assert "SQL was added inside it: line 4" in after.unrepairable
+
+
+def _migration(version: int, name: str, sql: str) -> Migration:
+    path = Path(f"/m/{version:04d}_{name}.sql")
+    return Migration(version, f"{version:04d}", name, path, tuple(build_steps(str(path), sql)))
+
+
+def _row(version: int, name: str, sql: str, step: int = 0) -> JournalEntry:
+    ran = _steps(sql)[step]
+    return JournalEntry(version, name, step, ran.checksum, statements=ran.statement_checksums)
+
+
+def test_a_statement_split_into_a_later_file_is_refused_as_a_rerun() -> None:
+    """[A; B] applied as 0002; A left in place, B in 0004 with 0003 between: up would run B
+    again, so repair may neither accept nor forget the row."""
+    migrations = [
+        _migration(2, "x", A),
+        _migration(3, "other", LOG),
+        _migration(4, "b", B),
+    ]
+    report = statuses(migrations, [_row(2, "x", _group(A, B))])
+    assert report[0].unrepairable is not None
+    assert "its statements are now in 0004_b.sql step 1 (line 1)" in report[0].unrepairable
+    assert "up would run them again" in report[0].unrepairable
+
+
+def test_statements_of_a_gone_file_in_a_pending_one_are_refused_as_a_rerun() -> None:
+    migrations = [_migration(5, "moved", _group(B, A))]
+    report = statuses(migrations, [_row(2, "x", _group(A, B))])
+    gone = next(s for s in report if s.version == 2)
+    assert gone.unrepairable is not None and "0005_moved.sql step 1" in gone.unrepairable
+
+
+def test_a_set_or_a_transaction_statement_again_is_no_rerun() -> None:
+    """Running a BEGIN, COMMIT or SET again applies nothing: a new migration may repeat one
+    that an edited applied step ran."""
+    setting = "SET LOCAL lock_timeout = '5s';\n"
+    migrations = [
+        _migration(2, "x", _group(A, C)),
+        _migration(3, "y", "BEGIN;\n" + setting + LOG + "COMMIT;\n"),
+    ]
+    report = statuses(migrations, [_row(2, "x", _group(setting, A, B, C))])
+    assert report[0].unrepairable is None, report[0].unrepairable
+    [accept] = report[0].repairs
+    assert "statements 1, 3 of the 4 it ran are no longer in it" in accept.note
+
+
+def test_grouped_steps_are_one_accept_and_one_forget() -> None:
+    migrations = [_migration(2, "x", _group(A, B))]
+    report = statuses(migrations, [_row(2, "x", A + B, 0), _row(2, "x", A + B, 1)])
+    assert report[0].unrepairable is None
+    assert [(r.action.value, r.step) for r in report[0].repairs] == [("accept", 0), ("forget", 1)]
+    assert "what it ran is in step 1 now" in report[0].repairs[1].reason
