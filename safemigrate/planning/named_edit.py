@@ -2,12 +2,14 @@
 in its place, accepted also where ``--accept-edited`` refuses it (issue 21): the last applied
 step of a partly applied migration, which from the journal looks like a split group (review D6).
 
-The journal keeps one checksum per applied step, not its statements, so a split cannot be told
-from an edit by the journal alone. The operator's naming of the step is the word that it was
-edited in place; everything the files can show is checked: the step is applied and edited, the
-migration's other applied steps are unchanged, and the recorded text is not (in part or whole)
-in the step itself with statements added (they never ran) nor spread over the steps after it
-that would run (a split: they would run it again). Pure, no I/O.
+A split cannot be told from an edit by the journal alone: a row with only its step checksum has
+no statements to compare, and even one that records them cannot tell a statement edited in its
+place from one moved out and another put in. The operator's naming of the step is the word that
+it was edited in place; everything the files can show is checked: the step is applied and
+edited, the migration's other applied steps are unchanged, and the recorded text is not (in
+part or whole) in the step itself with statements added (they never ran) nor spread over the
+steps after it that would run (a split: they would run it again); for a row that records its
+statements, statement by statement, with no bound. Pure, no I/O.
 """
 
 from __future__ import annotations

@@ -237,3 +237,24 @@ def test_statements_of_another_checksum_are_not_used(db_dsn: str, tmp_path: Path
     with psycopg.connect(db_dsn, autocommit=True) as conn:
         conn.execute("UPDATE safemigrate_history SET checksum = 'other' WHERE version = 3")
     assert read() == {**old, (3, 0): None}
+
+
+def test_repair_upgrades_the_journal_under_its_lock_timeout_too(
+    db_dsn: str, tmp_path: Path, connect: ConnectFactory
+) -> None:
+    directory = load_2ba832f(db_dsn, tmp_path / "m")
+    (directory / "0002_plus.sql").write_text(
+        "-- safemigrate: group-start\nupdate acc SET n = n + 10;\nUPDATE acc SET n = n + 1;\n"
+        "-- safemigrate: group-end\n"
+    )
+    args = ("--dir", str(directory), "--dsn", db_dsn, "--accept-edited")
+    holder = _hold_journal(connect)
+    refused = run("repair", *args, env={"SAFEMIGRATE_LOCK_TIMEOUT": "300ms"})
+    assert refused.exit_code == 4, refused.output
+    assert "could not get its lock within lock_timeout (300ms)" in refused.stderr
+    assert statement_columns(db_dsn) == []
+    holder.rollback()
+    repaired = run("repair", *args)
+    assert repaired.exit_code == 0, repaired.output
+    rows = recorded_statements(db_dsn)
+    assert rows[:2] == OLD_ROWS[:2] and rows[2][2] is not None and rows[2][3] is True
