@@ -55,8 +55,10 @@ class Sent:
     statement: Statement
     #: Its text.
     text: str
-    #: What each kind of checksum digests of it (``checksums.statement_units``).
-    units: tuple[str, str, str, str]
+    #: What each kind of checksum digests of it (``checksums.statement_units``), for the
+    #: search of a recorded step checksum; empty where statements are compared by their own
+    #: checksums (:func:`compare`), which need no units.
+    units: tuple[str, ...] = ()
     in_do_block: bool = False
 
 
@@ -305,7 +307,7 @@ def _items(step: Step, key: Key, recorded: _Recorded) -> list[_Item]:
     not run as such as the statements its body runs, when they can be read."""
     items: list[_Item] = []
     for statement, checksum in _kept_statements(step):
-        sent = Sent(statement, statement.text, checksums.statement_units(statement.text))
+        sent = Sent(statement, statement.text)
         items.append(_Item(sent, checksum, own=recorded.take(key, checksum)))
     out: list[_Item] = []
     for item in items:
@@ -320,7 +322,7 @@ def _items(step: Step, key: Key, recorded: _Recorded) -> list[_Item]:
             continue
         for text in body:
             inner = checksums.token_checksum([text])
-            sent = Sent(statement, text, checksums.statement_units(text), in_do_block=True)
+            sent = Sent(statement, text, in_do_block=True)
             found = _Item(sent, inner, own=recorded.take(key, inner))
             if found.own is None:
                 found.other = recorded.take_elsewhere(key, inner)
