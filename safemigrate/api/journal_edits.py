@@ -151,6 +151,9 @@ def repair(
         target = session.target()
         repairs = planned(session)
         if repairs and not dry_run:
+            # An accepted text's statements are recorded with it: a journal an earlier
+            # release made gets their columns first (under the run lock, as up does).
+            dbjournal.upgrade(session, journal, lock_timeout_ms=settings.lock_timeout_ms)
             dbrepairs.apply(session, journal, repairs, timeouts, _client(), log_only=tool_only)
     log = dbrepairs.log_table(journal)
     return RepairReport(target.address, str(journal), str(log), repairs, dry_run, target)
@@ -223,6 +226,7 @@ def baseline(
                     step=s.index,
                     checksum=s.checksum,
                     state="baseline",
+                    statements=s.statement_checksums,
                 )
                 for s in missing
             ]

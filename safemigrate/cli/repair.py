@@ -24,9 +24,10 @@ from .sinks import target_printer
     is_flag=True,
     help="Also accept the current text of applied steps edited in their place, for an edit "
     "that changes nothing that ran (a keyword's case, a change already made on the server; "
-    "blanks and comments are no edit at all). SQL inserted among or inside applied steps, or "
-    "an edit that leaves a later step of the migration not applied (group markers removed), is "
-    "never accepted.",
+    "blanks and comments are no edit at all), statements that ran removed or reordered, or "
+    "applied steps grouped into one (each said). SQL inserted among or inside applied steps (a "
+    "statement beyond the ones that ran there), or an edit that leaves a later step of the "
+    "migration not applied (group markers removed), is never accepted.",
 )
 @click.option(
     "--accept-edited-step",
@@ -55,7 +56,8 @@ def repair(
     """Make the journal agree with the files again, after drift: only when asked.
 
     Never records as applied SQL that never ran (applied steps are compared by text, not by
-    position): forgets applied migrations whose file is gone, ones applied while they had
+    position, statement by statement with the statements the journal records they ran):
+    forgets applied migrations whose file is gone, ones applied while they had
     no SQL and ones the old tool rolled back since the switch (its history table no longer
     records them), follows renamed files and started steps whose text moved, and refuses SQL
     inserted among applied steps and applied text now in a step that would run (exit 2). With

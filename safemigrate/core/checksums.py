@@ -257,6 +257,15 @@ def _token_text(found: list[str] | None, text: str) -> str:
 def token_checksums(texts: Iterable[str], verbatim: Iterable[str] = ()) -> tuple[str, str]:
     """The :func:`token_checksum` and the :func:`legacy_token_checksum` of the statements,
     from one scan of each."""
+    token, legacy, _ = token_checksums_each(texts, verbatim)
+    return token, legacy
+
+
+def token_checksums_each(
+    texts: Iterable[str], verbatim: Iterable[str] = ()
+) -> tuple[str, str, tuple[str, ...]]:
+    """:func:`token_checksums`, and the :func:`token_checksum` of each statement as a step of
+    its own (:func:`statement_checksums`), from one scan of each."""
     texts, verbatim = list(texts), list(verbatim)
     current: list[str] = []
     legacy: list[str] = []
@@ -270,6 +279,7 @@ def token_checksums(texts: Iterable[str], verbatim: Iterable[str] = ()) -> tuple
     return (
         _digest(_with_verbatim(current, data)),
         _digest(_with_verbatim(legacy, verbatim)),
+        tuple(_digest(_with_verbatim([c], [d])) for c, d in zip(current, data, strict=True)),
     )
 
 
@@ -305,6 +315,14 @@ def all_checksums(texts: Iterable[str], verbatim: Iterable[str] = ()) -> tuple[s
         raw_checksum(texts, verbatim),
         legacy,
     )
+
+
+def statement_checksums(texts: Iterable[str], verbatim: Iterable[str] = ()) -> tuple[str, ...]:
+    """The :func:`token_checksum` of each statement as a step of its own, in order: what a
+    journal row records of the statements of its step, so that an edited step is compared
+    with what ran statement by statement (``planning.edited_in_place``)."""
+    pairs = zip_longest(list(texts), list(verbatim), fillvalue="")
+    return tuple(token_checksum([text], [data]) for text, data in pairs)
 
 
 def statement_units(text: str, verbatim: str = "") -> tuple[str, str, str, str]:

@@ -498,9 +498,10 @@ class Step:
         return self._token_checksums[0]
 
     @functools.cached_property
-    def _token_checksums(self) -> tuple[str, str]:
-        """The token checksum and the legacy token checksum, from one scan."""
-        return checksums.token_checksums(
+    def _token_checksums(self) -> tuple[str, str, tuple[str, ...]]:
+        """The token checksum, the legacy token checksum and each statement's token checksum,
+        from one scan."""
+        return checksums.token_checksums_each(
             (s.text for s in self.statements), verbatim=[s.copy_data for s in self.statements]
         )
 
@@ -519,6 +520,12 @@ class Step:
         return frozenset(
             (self.checksum, self.normalized_checksum, self.raw_checksum, self._token_checksums[1])
         )
+
+    @functools.cached_property
+    def statement_checksums(self) -> tuple[str, ...]:
+        """The token checksum of each statement as a step of its own, in order: what a new
+        journal row records of the statements that ran (``checksums.statement_checksums``)."""
+        return self._token_checksums[2]
 
     @functools.cached_property
     def raw_checksum(self) -> str:
@@ -597,6 +604,10 @@ class JournalEntry:
     attempts: int | None = None
     applied_by: str | None = None
     application_name: str | None = None
+    #: The token checksum of each statement the step ran, in order (``Step.statement_checksums``),
+    #: for rows ``applied`` or ``baseline`` since the journal has them; None for a row written
+    #: before (or by a release that does not write them): only ``checksum`` is known of it.
+    statements: tuple[str, ...] | None = field(default=None, compare=False)
 
     @property
     def done(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -9,7 +10,7 @@ from psycopg import sql
 
 from ..core.errors import BadInputError
 from ..core.model import JournalEntry
-from .session import Session
+from .session import ServerError, Session
 
 if TYPE_CHECKING:
     # Types only: the step shapes load the runner policy, which reading the journal does not use.
@@ -22,6 +23,15 @@ _COLUMNS = (
     "version, name, step, checksum, state, applied_at::text, duration_ms, attempts, "
     "applied_by, application_name"
 )
+#: The columns that record the statements of each applied step (issue 21): the token checksum
+#: of each statement (``Step.statement_checksums``), and the step checksum they are the
+#: statements of. A release that does not know them leaves them NULL (a row it writes) or
+#: stale (``checksum`` changed by its repair): the statements count only where
+#: ``statements_of`` is the row's ``checksum``.
+STATEMENTS, STATEMENTS_OF = "statements", "statements_of"
+#: Read through the row as JSON: a journal not upgraded yet (``status`` never upgrades it)
+#: reads as NULL instead of failing on a column it lacks.
+_STATEMENTS_READ = f"to_jsonb(j) -> '{STATEMENTS}', to_jsonb(j) ->> '{STATEMENTS_OF}'"
 
 
 @dataclass(frozen=True)
@@ -186,22 +196,26 @@ BOOTSTRAP_COMMENT = f"{COMMENT}; bootstrapping a fresh database"
 def ensure(
     session: Session, journal: JournalTable, *, lock_timeout_ms: int, bootstrap: bool = False
 ) -> bool:
-    """Create the journal (and its schema) when missing; True if it was created. With
-    ``bootstrap``, it is created marked as bootstrapping a fresh database (see
-    db.bootstrap).
+    """Create the journal (and its schema) when missing, or upgrade one an earlier release
+    made (:func:`upgrade_sql`); True if it was created. With ``bootstrap``, it is created
+    marked as bootstrapping a fresh database (see db.bootstrap).
 
-    Runs in its own short transaction under a lock timeout like any other DDL.
+    The caller holds the run lock. Runs in its own short transaction under a lock timeout
+    like any other DDL (the session's statement timeout is in force).
     """
-    if exists(session, journal):
-        refuse_foreign_table(session, journal)
+    columns = _columns_of(session, _family(journal))
+    if columns[0] is not None:
+        _refuse_foreign(journal, columns)
+        if not {STATEMENTS, STATEMENTS_OF} <= columns[0]:
+            _upgrade(session, journal, lock_timeout_ms)
         return False
-    statements = [
-        sql.SQL("BEGIN"),
-        session.runner_identity,
-        sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(lock_timeout_ms)),
-        sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(journal.schema)),
-        sql.SQL(
-            """CREATE TABLE IF NOT EXISTS {} (
+    _in_transaction(
+        session,
+        lock_timeout_ms,
+        [
+            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(journal.schema)),
+            sql.SQL(
+                """CREATE TABLE IF NOT EXISTS {} (
     version bigint NOT NULL,
     name text NOT NULL,
     step integer NOT NULL,
@@ -213,20 +227,82 @@ def ensure(
     attempts integer,
     applied_by text NOT NULL DEFAULT current_user,
     application_name text NOT NULL DEFAULT current_setting('application_name'),
+    statements text[],
+    statements_of text,
     PRIMARY KEY (version, step)
 )"""
-        ).format(journal.ident),
-        sql.SQL("COMMENT ON TABLE {} IS {}").format(
-            journal.ident, sql.Literal(BOOTSTRAP_COMMENT if bootstrap else COMMENT)
-        ),
+            ).format(journal.ident),
+            sql.SQL("COMMENT ON TABLE {} IS {}").format(
+                journal.ident, sql.Literal(BOOTSTRAP_COMMENT if bootstrap else COMMENT)
+            ),
+        ],
+    )
+    return True
+
+
+def upgrade_sql(journal: JournalTable) -> sql.Composed:
+    """The upgrade of a journal an earlier release made: its two statement columns
+    (:data:`STATEMENTS`), NULL in the rows it has (those keep being compared by their step
+    checksum alone).
+
+    Nullable columns without a default: PostgreSQL adds them to the catalog only, with no
+    rewrite of the table, under a brief ACCESS EXCLUSIVE lock (ALTER TABLE in the manual:
+    "Adding a column with a volatile DEFAULT ... will require the entire table ... to be
+    rewritten"; without one it is not). One statement in one transaction: a kill -9 leaves
+    the journal as it was or upgraded, never half; ``IF NOT EXISTS`` makes a rerun (or a run
+    that finds it done by another) change nothing. Releases that do not know the columns read
+    the journal by name and write rows without them, which stay NULL."""
+    return sql.SQL(
+        "ALTER TABLE {} ADD COLUMN IF NOT EXISTS {} text[], ADD COLUMN IF NOT EXISTS {} text"
+    ).format(journal.ident, sql.Identifier(STATEMENTS), sql.Identifier(STATEMENTS_OF))
+
+
+def upgrade(session: Session, journal: JournalTable, *, lock_timeout_ms: int) -> None:
+    """Upgrade the journal (:func:`upgrade_sql`) when it exists without the statement columns;
+    for ``repair``, which writes them and never creates the journal. The caller holds the run
+    lock."""
+    (columns,) = _columns_of(session, [journal])
+    if columns is not None and not {STATEMENTS, STATEMENTS_OF} <= columns:
+        _upgrade(session, journal, lock_timeout_ms)
+
+
+#: The server's "must be owner of table": only the journal's owner may add its columns.
+_INSUFFICIENT_PRIVILEGE = "42501"
+
+
+def _upgrade(session: Session, journal: JournalTable, lock_timeout_ms: int) -> None:
+    """Run :func:`upgrade_sql`; a runner that does not own the journal is told (exit 2) what
+    its owner runs once, instead of an SQL error of the runner's own."""
+    try:
+        _in_transaction(session, lock_timeout_ms, [upgrade_sql(journal)])
+    except ServerError as err:
+        if err.sqlstate != _INSUFFICIENT_PRIVILEGE:
+            raise
+        raise BadInputError(
+            f"journal {journal} has no statements and statements_of columns, which this "
+            "release records, and the connecting role may not add them (it does not own the "
+            "table); nothing was run",
+            hint=f"run this once as the journal's owner: {session.render(upgrade_sql(journal))}",
+        ) from None
+
+
+def _in_transaction(
+    session: Session, lock_timeout_ms: int, statements: list[sql.Composable]
+) -> None:
+    """``statements`` in one transaction of their own, as the connecting role, under the lock
+    timeout, sent in one round trip."""
+    sent = [
+        sql.SQL("BEGIN"),
+        session.runner_identity,
+        sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(lock_timeout_ms)),
+        *statements,
         sql.SQL("COMMIT"),
     ]
     try:
-        session.execute(sql.SQL("; ").join(statements))
+        session.execute(sql.SQL("; ").join(sent))
     except BaseException:
         session.rollback_quietly()
         raise
-    return True
 
 
 def read(
@@ -239,7 +315,9 @@ def read(
     if not (exists_checked(session, journal) if found is None else found):
         return []
     rows = session.rows(
-        sql.SQL("SELECT " + _COLUMNS + " FROM {} ORDER BY version, step").format(journal.ident)
+        sql.SQL(
+            "SELECT " + _COLUMNS + ", " + _STATEMENTS_READ + " FROM {} AS j ORDER BY version, step"
+        ).format(journal.ident)
     )
     return [
         JournalEntry(
@@ -253,9 +331,18 @@ def read(
             attempts=r[7],
             applied_by=r[8],
             application_name=r[9],
+            statements=_statements(r[3], r[4], r[10], r[11]),
         )
         for r in rows
     ]
+
+
+def _statements(checksum: str, state: str, found: object, of: object) -> tuple[str, ...] | None:
+    """A row's statement checksums, when they are of its step checksum and it is applied (a
+    release that does not know them may have changed ``checksum`` since: then they are not)."""
+    if state not in ("applied", "baseline") or of != checksum or not isinstance(found, list):
+        return None
+    return tuple(str(c) for c in found)
 
 
 def applied_order(session: Session, journal: JournalTable) -> list[tuple[int, int]]:
@@ -287,8 +374,12 @@ def record_sql(
     checksum: str,
     state: str = "applied",
     attempts: int | None = None,
+    statements: Sequence[str] | None = None,
 ) -> sql.Composed:
     """The statement that records a step, to run inside the step's own transaction.
+    ``statements``: the token checksum of each of its statements (``Step.statement_checksums``),
+    recorded with an ``applied`` or ``baseline`` row (a ``started`` row has none: nothing of
+    it is known to have run).
 
     Insert-only: the primary key (version, step) is the safety net, so recording a step that is
     already ``applied`` or ``baseline`` fails with a unique violation (SQLSTATE 23505) that stops
@@ -310,18 +401,24 @@ def record_sql(
         if state == "applied"
         else sql.NULL
     )
+    ran = statements is not None and state != "started"
     # The UPDATE touches only a started row; the INSERT runs only when no started row was
     # promoted, so a row in any other state meets the primary key.
     return sql.SQL(
         "WITH promoted AS (UPDATE {table} SET name = {name}, checksum = {checksum}, "
         "state = {state}, applied_at = clock_timestamp(), duration_ms = {started_duration}, "
         "attempts = {attempts}, applied_by = current_user, "
-        "application_name = current_setting('application_name') "
+        "application_name = current_setting('application_name'), "
+        "statements = {statements}, statements_of = {statements_of} "
         "WHERE version = {version} AND step = {step} AND state = 'started' RETURNING 1) "
-        "INSERT INTO {table} (version, name, step, checksum, state, duration_ms, attempts) "
-        "SELECT {version}, {name}, {step}, {checksum}, {state}, {duration}, {attempts} "
+        "INSERT INTO {table} (version, name, step, checksum, state, duration_ms, attempts, "
+        "statements, statements_of) "
+        "SELECT {version}, {name}, {step}, {checksum}, {state}, {duration}, {attempts}, "
+        "{statements}, {statements_of} "
         "WHERE NOT EXISTS (SELECT FROM promoted)"
     ).format(
+        statements=statements_literal(statements) if ran else sql.NULL,
+        statements_of=sql.Literal(checksum) if ran else sql.NULL,
         table=journal.ident,
         version=sql.Literal(version),
         name=sql.Literal(name),
@@ -332,6 +429,13 @@ def record_sql(
         started_duration=started_duration,
         attempts=sql.Literal(attempts),
     )
+
+
+def statements_literal(statements: Sequence[str] | None) -> sql.Composable:
+    """A ``text[]`` of statement checksums (NULL for None); ``'{}'`` for none."""
+    if statements is None:
+        return sql.NULL
+    return sql.SQL("{}::text[]").format(sql.Literal(list(statements)))
 
 
 def step_record_sql(
@@ -346,4 +450,5 @@ def step_record_sql(
         checksum=record.checksum,
         state=state,
         attempts=attempts,
+        statements=record.statements,
     )

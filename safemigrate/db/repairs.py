@@ -79,8 +79,16 @@ def _change(journal: JournalTable, repair: Repair) -> sql.Composed:
         sql.Literal(repair.version), sql.Literal(repair.step), sql.Literal(repair.checksum)
     )
     if repair.action is RepairAction.ACCEPT:
-        change = sql.SQL("UPDATE {} SET checksum = {} WHERE {}").format(
-            journal.ident, sql.Literal(repair.new_checksum), where
+        # The accepted text's statements with it (issue 21): its next edit is compared with
+        # them, statement by statement.
+        change = sql.SQL(
+            "UPDATE {} SET checksum = {}, statements = {}, statements_of = {} WHERE {}"
+        ).format(
+            journal.ident,
+            sql.Literal(repair.new_checksum),
+            dbjournal.statements_literal(repair.new_statements),
+            sql.Literal(repair.new_checksum if repair.new_statements is not None else None),
+            where,
         )
     elif repair.action is RepairAction.RENAME:
         change = sql.SQL("UPDATE {} SET version = {}, name = {} WHERE {}").format(

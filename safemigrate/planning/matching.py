@@ -48,6 +48,9 @@ def statement_checksums(step: Step) -> set[str]:
     return found
 
 
+#: Statements that apply nothing: run again, they change nothing that ran.
+UNAPPLIED = frozenset({"TransactionStmt", "VariableSetStmt"})
+
 #: A block's BEGIN and COMMIT as most files spell them: tried around every run of statements,
 #: with the spellings of the directory's own blocks.
 _BLOCK_SPELLINGS = (("BEGIN", "COMMIT"), ("begin", "commit"))
@@ -122,6 +125,25 @@ class Texts:
             found += [p for p in self.statements.get(checksum, []) if p not in found]
         return found
 
+    def holding(self, wanted: Iterable[str]) -> list[Place]:
+        """The steps that would run with one of ``wanted`` (the token checksums of statements
+        that ran, as the journal records them) among their statements, in the order up runs
+        them. A transaction's BEGIN or COMMIT and a SET do not count: running them again
+        changes nothing (they are not applied, only in force in the step's transaction or
+        session)."""
+        wanted = set(wanted)
+        if not wanted:
+            return []
+        found: list[Place] = []
+        for migration in sorted(self._migrations, key=lambda m: m.version):
+            for step in migration.steps:
+                if (migration.version, step.index) in self._done or step.empty:
+                    continue
+                pairs = zip(step.statements, step.statement_checksums, strict=True)
+                if any(s.kind not in UNAPPLIED and c in wanted for s, c in pairs):
+                    found.append(Place(migration, step))
+        return found
+
     def runs(self, wanted: Iterable[str]) -> dict[str, list[Place]]:
         """Each of ``wanted`` (applied steps' recorded texts) that is the text of consecutive
         statements of the directory, in the order up runs them, at least one of them in a step
@@ -133,7 +155,8 @@ class Texts:
         split into groups or plain files, and a group split into blocks, are found alike.
 
         What one checksum per applied step cannot show: its statements reordered, others put
-        between them, or one of them removed."""
+        between them, or one of them removed; rows that record their statements are searched
+        statement by statement too (:meth:`holding`)."""
         wanted = set(wanted) - {checksums.EMPTY}
         said = _said(self._migrations, self._done)
         pending = [i for i, s in enumerate(said) if s.pending]
@@ -173,9 +196,10 @@ class Texts:
         return found
 
 
-#: How many statements from an edited step on are searched for its recorded text: past this the
-#: search (every run of consecutive statements) is not made, and the caller refuses. Also the
-#: longest run :meth:`Texts.runs` tries.
+#: How many statements from an edited step on are searched for its recorded text, for a row
+#: with only its step checksum: past this the search (every run of consecutive statements) is
+#: not made, and the caller refuses. Also the longest run :meth:`Texts.runs` tries. Rows that
+#: record their statements have no such bound (:meth:`Texts.holding`).
 MAX_SEARCHED_STATEMENTS = 60
 
 

@@ -2,12 +2,14 @@
 in its place, accepted also where ``--accept-edited`` refuses it (issue 21): the last applied
 step of a partly applied migration, which from the journal looks like a split group (review D6).
 
-The journal keeps one checksum per applied step, not its statements, so a split cannot be told
-from an edit by the journal alone. The operator's naming of the step is the word that it was
-edited in place; everything the files can show is checked: the step is applied and edited, the
-migration's other applied steps are unchanged, and the recorded text is not (in part or whole)
-in the step itself with statements added (they never ran) nor spread over the steps after it
-that would run (a split: they would run it again). Pure, no I/O.
+A split cannot be told from an edit by the journal alone: a row with only its step checksum has
+no statements to compare, and even one that records them cannot tell a statement edited in its
+place from one moved out and another put in. The operator's naming of the step is the word that
+it was edited in place; everything the files can show is checked: the step is applied and
+edited, the migration's other applied steps are unchanged, and the recorded text is not (in
+part or whole) in the step itself with statements added (they never ran) nor spread over the
+steps after it that would run (a split: they would run it again); for a row that records its
+statements, statement by statement, with no bound. Pure, no I/O.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ def accept_named(
     """The report without the named step's migration, and the repair that accepts that step's
     current text; BadInputError (exit 2) naming what to do where accepting it could let
     text run twice or record text that never ran."""
+    entries = list(entries)
     migration, index = _named(text, migrations)
     step = migration.steps[index]
     where = f"{migration.filename} step {index + 1} (line {step.line})"
@@ -85,11 +88,34 @@ def accept_named(
             f"{OPTION} {text}: {where}: its text is what ran: nothing to accept",
             hint=f"the drift is elsewhere: {others[0]}" if others else None,
         )
-    added = (
-        edited_in_place.added_problem(migration.filename, step, accepts[0].checksum)
-        if (accepts)
+    recorded = next(
+        (
+            e.statements
+            for e in entries
+            if e.version == migration.version and e.step == index and e.done
+        ),
+        None,
+    )
+    key = (migration.version, index)
+    compared = (
+        edited_in_place.compare({key: recorded}, {migration.version: migration.steps})
+        if recorded is not None and accepts
         else None
     )
+    if compared is not None:
+        # The journal recorded each statement it ran: compared one by one, no bound.
+        ran = compared.ran[key]
+        added = (
+            edited_in_place.added_statements_problem(migration.filename, step, ran)
+            if ran.added
+            else None
+        )
+    else:
+        added = (
+            edited_in_place.added_problem(migration.filename, step, accepts[0].checksum)
+            if (accepts)
+            else None
+        )
     if added is not None:
         raise BadInputError(
             f"cannot repair: {added}: repair would record it as applied", hint=edited_in_place.HINT
@@ -112,14 +138,15 @@ def accept_named(
             break
         later.append(after)
     window = [step, *later]
-    if not matching.searchable(window):
+    searchable = matching.searchable(window)
+    if not searchable and compared is None:
         raise _refuse(
             where,
             f"the {len(later)} steps after it that would run hold too many statements to "
             "rule out that its applied text is among them",
             _RESTORE,
         )
-    found = matching.recorded_text_in(accept.checksum, window)
+    found = matching.recorded_text_in(accept.checksum, window) if searchable else None
     if found is not None and found.last_step == index:
         raise _refuse(
             where,
@@ -143,4 +170,17 @@ def accept_named(
             "BEGIN/COMMIT) and take it out of the steps named; changes go in a new migration "
             "(`safemigrate new NAME`)",
         )
+    if compared is not None:
+        # Statements it ran, in the steps after it that would run, however many (issue 21).
+        unplaced = set(compared.unplaced.get(key, ()))
+        for after in later:
+            pairs = zip(after.statements, after.statement_checksums, strict=True)
+            if any(s.kind not in matching.UNAPPLIED and c in unplaced for s, c in pairs):
+                raise _refuse(
+                    where,
+                    f"statements it ran are now step {after.index + 1} (line {after.line}), "
+                    "which would run: the edit split it (group markers or BEGIN/COMMIT "
+                    "removed), and accepting it would run them again",
+                    _SPLIT_HINT,
+                )
     return [s for s in report if s is not status], accept

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..core import checksums
 from ..core.errors import BadInputError, DriftError, MigrationFileError, OutOfOrderError
@@ -52,6 +52,15 @@ class Repair:
     new_checksum: str | None = None
     #: ACCEPT: the first words of the step's current text, for the operator to judge.
     summary: str = ""
+    #: ACCEPT: the token checksum of each of the step's current statements, recorded with it.
+    new_statements: tuple[str, ...] | None = None
+    #: An applied row's: the checksums of statements it ran that no step of its file holds now
+    #: (as the journal records them, issue 21): found in a step that would run, up would run
+    #: them again.
+    unplaced: tuple[str, ...] = field(default=(), compare=False)
+    #: ACCEPT of a row that records its statements: what the current text is against them
+    #: (statements removed, reordered, grouped from other steps, edited), for the operator.
+    note: str = ""
     #: RENAME: the version and name the row gets, and the file that has them.
     new_version: int | None = None
     new_name: str | None = None
@@ -85,9 +94,10 @@ class Repair:
         if self.action is RepairAction.ACCEPT:
             assert self.new_checksum is not None
             text = f" `{self.summary}`" if self.summary else ""
+            note = f": {self.note}" if self.note else ""
             return (
                 f"{where}: accept the current text{text} "
-                f"(checksum {self.checksum[:12]} -> {self.new_checksum[:12]})"
+                f"(checksum {self.checksum[:12]} -> {self.new_checksum[:12]}){note}"
             )
         if self.action is RepairAction.RENAME:
             return f"{where}: follow the rename to {self.new_file}"
@@ -105,6 +115,8 @@ class Repair:
         }
         if self.new_checksum is not None:
             data["new_checksum"] = self.new_checksum
+        if self.note:
+            data["note"] = self.note
         if self.new_version is not None:
             data.update(new_version=self.new_version, new_name=self.new_name, file=self.new_file)
             data["applied_file"] = self.applied_file
@@ -429,7 +441,10 @@ def _started_steps(
 
 
 def _on_disk_status(
-    migration: Migration, rows: list[JournalEntry], started: _Applied | None = None
+    migration: Migration,
+    rows: list[JournalEntry],
+    started: _Applied | None = None,
+    compared: edited_in_place.Compared | None = None,
 ) -> MigrationStatus:
     """The status of a file the journal knows under its own version."""
     done = sorted((e for e in rows if e.done), key=lambda e: e.step)
@@ -456,7 +471,7 @@ def _on_disk_status(
             for e in sorted(rows, key=lambda e: e.step)
             if e.name != migration.name
         ]
-    applied = _applied_steps(migration, done)
+    applied = _applied_steps(migration, done, compared)
     problems += applied.problems
     repairs += applied.repairs
     hint = hint or applied.hint
@@ -511,7 +526,11 @@ ACCEPT_EDITED_HINT = (
 )
 
 
-def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Applied:
+def _applied_steps(
+    migration: Migration,
+    done: Sequence[JournalEntry],
+    compared: edited_in_place.Compared | None = None,
+) -> _Applied:
     """Each applied step against the file, by text, not by position.
 
     A row whose text is its step's is fine. Otherwise, in this order: a row of a migration
@@ -520,10 +539,15 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
     above it removed: nothing can be recorded without claiming that SQL ran, so repair
     refuses); a row beyond the file's last step (forget); a row whose step was edited in its
     place (accept the current text, only when asked to: that text never ran as such).
+    ``compared``: the changed rows against the statements they ran, when the journal records
+    them for each changed row of the migration (see :func:`_compared`); None compares them by
+    their step checksum alone.
     """
     steps = migration.steps
     found = _Applied([], [])
     edited = removed = False
+    version = migration.version
+    unplaced = compared.unplaced if compared is not None else {}
 
     def forget(entry: JournalEntry, reason: str) -> Repair:
         return Repair(
@@ -534,6 +558,7 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             entry.checksum,
             migration.filename,
             reason=reason,
+            unplaced=unplaced.get((version, entry.step), ()),
         )
 
     for entry in done:
@@ -569,16 +594,31 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
         elif entry.step >= len(steps):
             removed = True
             reason = f"the file now has only {_steps(len(steps))}"
+            moved = compared.moved_out.get((version, entry.step)) if compared else None
+            if moved:
+                left = " (the rest removed)" if (version, entry.step) in unplaced else ""
+                reason += f"; what it ran is in {', '.join(moved)} now{left}"
             found.problems.append(f"{where}: applied, but {reason}")
             found.repairs.append(forget(entry, reason))
         else:
             edited = True
             step = steps[entry.step]
-            # SQL added inside the step never ran: no option accepts it (review21f F1).
-            added = edited_in_place.added_problem(migration.filename, step, entry.checksum)
-            found.problems.append(
-                added or f"{where} (line {step.line}): applied, but its text has changed"
-            )
+            changed = f"{where} (line {step.line}): applied, but its text has changed"
+            if compared is not None:
+                # Statement by statement against what ran: a statement beyond what ran at its
+                # place never ran, however many the step has and wherever it stands.
+                ran = compared.ran[(version, entry.step)]
+                detail = ran.detail()
+                changed += f": {detail}" if detail else ""
+                added = (
+                    edited_in_place.added_statements_problem(migration.filename, step, ran)
+                    if ran.added
+                    else None
+                )
+            else:
+                # SQL added inside the step never ran: no option accepts it (review21f F1).
+                added = edited_in_place.added_problem(migration.filename, step, entry.checksum)
+            found.problems.append(added or changed)
             if added is not None and found.unrepairable is None:
                 found.unrepairable = f"{added}: repair would record it as applied"
                 found.hint = edited_in_place.HINT
@@ -593,6 +633,9 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
                     migration.filename,
                     new_checksum=step.checksum,
                     summary=step.summary,
+                    new_statements=step.statement_checksums,
+                    unplaced=unplaced.get((version, entry.step), ()),
+                    note=compared.ran[(version, entry.step)].detail() if compared else "",
                 )
             )
     applied_at = {e.step for e in done}
@@ -618,13 +661,69 @@ def _applied_steps(migration: Migration, done: Sequence[JournalEntry]) -> _Appli
             "place (nothing split), `safemigrate repair --accept-edited-step "
             f"{migration.version_text}:{edited_at + 1}` accepts it"
         )
-    if edited and removed:
+    if edited and removed and compared is None:
+        # With the statements each row ran, which row a text stands for is told above.
         found.unrepairable = found.unrepairable or (
             f"{migration.filename}: applied steps were both edited and removed; which applied "
             "step each current text stands for cannot be told"
         )
         found.hint = _MOVED_HINT
     return found
+
+
+def _changed(migration: Migration, done: Sequence[JournalEntry]) -> list[JournalEntry] | None:
+    """The migration's applied rows that are edited in place or beyond its last step (those
+    compared statement by statement); None when one of them was written before the journal
+    recorded statements: such a migration's rows are compared by their step checksum alone,
+    as before."""
+    steps = migration.steps
+    changed: list[JournalEntry] = []
+    for entry in done:
+        if entry.step < len(steps) and _step_matches(entry, steps[entry.step]):
+            continue
+        if entry.checksum == checksums.EMPTY and steps and not steps[0].empty:
+            continue  # applied while the file had none: none of its SQL ran
+        if any(s.index != entry.step and _step_matches(entry, s) for s in steps):
+            continue  # its text moved within the file: refused as SQL inserted above it
+        if entry.statements is None:
+            return None
+        changed.append(entry)
+    return changed
+
+
+def _compared(
+    migrations: Sequence[Migration],
+    by_version: dict[int, list[JournalEntry]],
+    renamed: Iterable[int],
+    width: int,
+) -> tuple[edited_in_place.Compared, set[int]]:
+    """Every changed applied row that records its statements, against the directory's steps
+    statement by statement (``edited_in_place.compare``): the rows edited in place or beyond
+    their file's last step, and the rows of files gone (their statements may be in another
+    file now). Also the versions on disk so compared (a migration with a changed row written
+    before the journal recorded statements is not)."""
+    rows: dict[tuple[int, int], tuple[str, ...]] = {}
+    files: dict[int, str] = {}
+    versions: set[int] = set()
+    renamed = set(renamed)
+    on_disk = {m.version for m in migrations}
+    for migration in migrations:
+        done = [e for e in by_version.get(migration.version, []) if e.done]
+        changed = _changed(migration, done)
+        if changed is None:
+            continue
+        versions.add(migration.version)
+        files[migration.version] = migration.filename
+        rows.update({(e.version, e.step): e.statements or () for e in changed})
+    for version, entries in by_version.items():
+        done = [e for e in entries if e.done]
+        if version in on_disk or version in renamed or not done:
+            continue
+        if all(e.statements is not None for e in done):
+            files[version] = f"{str(version).zfill(width)}_{done[0].name}.sql"
+            rows.update({(e.version, e.step): e.statements or () for e in done})
+    steps = {m.version: m.steps for m in migrations}
+    return edited_in_place.compare(rows, steps, files), versions
 
 
 def statuses(
@@ -654,6 +753,7 @@ def statuses(
         (m.version, e.step) for version, m in moves.items() for e in by_version[version] if e.done
     }
     texts = Texts(migrations, covered)
+    compared, by_statement = _compared(migrations, by_version, moves, width)
     started = _started_steps(
         migrations,
         [e for rows in by_version.values() for e in rows],
@@ -668,7 +768,14 @@ def statuses(
             result.append(_moved_status(migration, by_version[moved_to[migration.version]], width))
         else:
             rows = by_version.get(migration.version, [])
-            result.append(_on_disk_status(migration, rows, started.get(migration.version)))
+            result.append(
+                _on_disk_status(
+                    migration,
+                    rows,
+                    started.get(migration.version),
+                    compared if migration.version in by_statement else None,
+                )
+            )
     on_disk = {m.version for m in migrations}
     fresh = {m.name: m for m in migrations if m.version not in by_version}
     for version, gone in started.items():
@@ -723,6 +830,14 @@ def statuses(
             )
             continue
         problems = [f"{filename}: applied, but the file is gone"]
+        moved = [
+            label
+            for e in done
+            for label in compared.moved_out.get((version, e.step), ())
+            if label not in problems[0]
+        ]
+        if moved:
+            problems[0] += f"; what it ran is in {', '.join(dict.fromkeys(moved))} now"
         hint = None
         refused = None
         if name in fresh:
@@ -759,6 +874,11 @@ def statuses(
                         e.checksum,
                         filename,
                         reason="the file is gone",
+                        unplaced=(
+                            compared.unplaced.get((version, e.step), ())
+                            if e.statements is not None
+                            else ()
+                        ),
                     )
                     for e in sorted(rows, key=lambda e: e.step)
                     if e.done
@@ -769,8 +889,21 @@ def statuses(
             )
         )
     result.sort(key=lambda s: s.version)
-    # The texts of applied rows repair would forget or accept, searched once for all of them.
-    recorded = [r.checksum for s in result for r in s.repairs if _may_rerun(r)]
+    # The texts of applied rows repair would forget or accept, searched once for all of them;
+    # a row that records its statements is followed by them instead (``Texts.holding``: any
+    # of them, in any order), which also spares the search of every run of statements.
+    by_statements = {
+        (e.version, e.step)
+        for rows in by_version.values()
+        for e in rows
+        if e.statements is not None
+    }
+    recorded = [
+        r.checksum
+        for s in result
+        for r in s.repairs
+        if _may_rerun(r) and (r.version, r.step) not in by_statements
+    ]
     runs = texts.runs(c for c in recorded if not texts.pending(c))
     return [_refuse_rerun(status, texts, runs) for status in result]
 
@@ -793,6 +926,9 @@ def _refuse_rerun(
         places = [p for p in texts.pending(repair.checksum) if p.key != own]
         whole = bool(places)
         places = places or [p for p in runs.get(repair.checksum, []) if p.key != own]
+        # A statement it ran, in a step that would run (issue 21: split, reordered, between
+        # others, however many): the journal records each statement that ran.
+        places = places or [p for p in texts.holding(repair.unplaced) if p.key != own]
         if not places:
             continue
         applied = f"{repair.applied_file} step {repair.step + 1}"

@@ -42,6 +42,8 @@ class StepRecord:
     #: The other checksums of the same text that rows of earlier releases hold (normalized,
     #: raw): a started row, batch or recipe record under one of them is this text's too.
     earlier: tuple[str, ...] = field(default=(), compare=False)
+    #: The token checksum of each of its statements, recorded with the row (issue 21).
+    statements: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def checksums(self) -> tuple[str, ...]:
@@ -272,6 +274,7 @@ def step_record(planned: PlannedStep) -> StepRecord:
         step=planned.step.index,
         checksum=planned.step.checksum,
         earlier=(planned.step.normalized_checksum, planned.step.raw_checksum),
+        statements=planned.step.statement_checksums,
     )
 
 

@@ -1,0 +1,2 @@
+CREATE TABLE acc (id int PRIMARY KEY, n int);
+INSERT INTO acc VALUES (1, 100);
