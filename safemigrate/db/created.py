@@ -18,15 +18,28 @@ a run whose gate judged with ``lint_gate = "error"``:
 
 Otherwise the run stops before the step (exit 7, LintGateError): every later judgement that
 took the relation for new is void. One query per step (issue 26: the three checks took a
-round trip each), under the session's housekeeping timeouts, only while the run has such
-relations. Left: the moment between the last check and the CREATE statement itself inside
-one step (milliseconds; a plain CREATE TABLE then fails, an ``IF NOT EXISTS`` in the same step
-as its later statements is not caught).
+round trip each), only while the run has such relations.
+
+Where it is sent (issue 26). After a step of one statement in a transaction (``db.steps``'
+one round trip), the query is that step's: it goes in the step's round trip, after its
+journal row, before its COMMIT (:meth:`CreatedInRun.after`), and :meth:`before` judges its
+rows before the next step exactly as it judges its own query's, raising there. It runs as
+the runner, under the step's timeouts; an error in it rolls the step back like one in the
+journal row. The query is sent on its own (under the session's housekeeping timeouts) before
+the run's first step, after a step of another shape, and after a round trip that did not
+answer (a reconnection).
+
+Left: the moment between the check and the CREATE statement itself (milliseconds; a plain
+CREATE TABLE then fails, an ``IF NOT EXISTS`` in the same step as its later statements is not
+caught): from the check's reply to the step's statement when the query is its own, from before
+the previous step's COMMIT to the step's statement when it is sent in that step's round trip.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from psycopg import sql
 
@@ -37,6 +50,7 @@ from .journal import JournalTable
 from .session import Session
 
 Key = tuple[int, int]
+Rows = list[tuple[Any, ...]]
 
 _HINT = (
     "another session created or replaced it while the run went on; the lint gate's judgement "
@@ -52,10 +66,15 @@ class CreatedInRun:
         session: Session,
         journal: JournalTable,
         creates: Mapping[Key, Sequence[QualifiedName]],
+        order: Sequence[PlannedStep] = (),
     ) -> None:
         self.session = session
         self.journal = journal
         self.creates = dict(creates)
+        #: Each planned step of the run (``order``) by its key, with the step after it.
+        self._steps: dict[Key, tuple[PlannedStep, PlannedStep | None]] = {
+            _key(p): (p, order[i + 1] if i + 1 < len(order) else None) for i, p in enumerate(order)
+        }
         #: The relations the run created: qualified name text -> oid.
         self.recorded: dict[str, int] = {}
         #: The recorded relations' names and oids as SQL literal lists (``'public.t', ...``
@@ -65,16 +84,56 @@ class CreatedInRun:
         #: then they are rendered anew.
         self._rendered: tuple[str, str] | None = ("", "")
         self.previous: PlannedStep | None = None
+        #: The query's rows as a step's own round trip answered them (see ``after``): for
+        #: which step they were sent (the previous one), which step they check the creations
+        #: of (the next), and the recorded relations they were composed with.
+        self._answered: tuple[Key, Key, dict[str, int], Rows] | None = None
 
     def before(self, item: PlannedStep) -> None:
         """Check the previous step's creations, the recorded ones and this step's: one query
         (issue 26: three round trips per step before, the recorded relations' names resolved
-        three times each)."""
+        three times each), or its rows as the previous step's round trip answered them."""
         previous, self.previous = self.previous, item
+        answered, self._answered = self._answered, None
+        if (
+            previous is not None
+            and answered is not None
+            and answered[:2] == (_key(previous), _key(item))
+        ):
+            self._judge(previous, item, answered[2], answered[3])
+            return
+        query = self._query(previous, item)
+        if query is not None:
+            self._judge(previous, item, query[0], self.session.rows(query[1]))
+
+    def after(self, version: int, step: int) -> Checked | None:
+        """The query that :meth:`before` the step after (``version``, ``step``) would send,
+        for that step's round trip to carry after its journal row, before its COMMIT (tagged:
+        its first column is named with the session's marker, Session.run_sql_between); None
+        when there is nothing to check, or no planned step comes after it."""
+        item, coming = self._steps.get((version, step), (None, None))
+        if item is None or coming is None:
+            return None
+        query = self._query(item, coming)
+        if query is None:
+            return None
+        recorded, union = query
+        tag = f"{self.session.marker} created"
+        tagged = sql.SQL(
+            "SELECT q.part AS {}, q.name, q.oid, q.qualified, q.ours "
+            "FROM ({}) AS q(part, name, oid, qualified, ours) ORDER BY 1"
+        ).format(sql.Identifier(tag), union)
+        return Checked(self, (_key(item), _key(coming)), recorded, tagged, tag)
+
+    def _query(
+        self, previous: PlannedStep | None, item: PlannedStep
+    ) -> tuple[dict[str, int], sql.Composed] | None:
+        """The recorded relations as the query sees them, and the query; None when there is
+        nothing to check."""
         done = self._creations(previous)
         coming = self._creations(item)
         if not done and not coming and not self.recorded:
-            return
+            return None
         parts: list[sql.Composable] = []
         if previous is not None and done:
             parts.append(self._done_sql(previous, done))
@@ -82,10 +141,18 @@ class CreatedInRun:
         # are checked by it against the same catalog.
         recorded = dict(self.recorded)
         if recorded:
-            parts.append(self._recorded_sql(recorded))
+            parts.append(self._recorded_sql())
         if coming:
             parts.append(_coming_sql(coming))
-        rows = self.session.rows(sql.SQL(" UNION ALL ").join(parts) + sql.SQL(" ORDER BY 1"))
+        return recorded, sql.SQL(" UNION ALL ").join(parts) + sql.SQL(" ORDER BY 1")
+
+    def _answer(self, steps: tuple[Key, Key], recorded: dict[str, int], rows: Rows) -> None:
+        self._answered = (steps[0], steps[1], recorded, rows)
+
+    def _judge(
+        self, previous: PlannedStep | None, item: PlannedStep, recorded: dict[str, int], rows: Rows
+    ) -> None:
+        """The verdicts of the query's rows (raises LintGateError)."""
         for part, name, oid, qualified, ours in rows:
             if part == 0:
                 assert previous is not None
@@ -152,11 +219,12 @@ class CreatedInRun:
         if self.recorded.pop(name, None) is not None:
             self._rendered = None
 
-    def _recorded_sql(self, recorded: Mapping[str, int]) -> sql.Composed:
+    def _recorded_sql(self) -> sql.Composed:
         """Each recorded relation that is not, under its name, the one the run created, with
         what its name is now (None: gone). Found by oid (its ``pg_class`` row gone, or under
         another name): the names of the relations still intact are not resolved again."""
         if self._rendered is None:
+            recorded = self.recorded
             self._rendered = (
                 ", ".join(self.session.render(sql.Literal(n)) for n in recorded),
                 ", ".join(self.session.render(sql.Literal(o)) for o in recorded.values()),
@@ -197,6 +265,29 @@ class CreatedInRun:
             "after it with it as new",
             hint=_HINT,
         )
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The check's query as a step's round trip carries it (``CreatedInRun.after``)."""
+
+    check: CreatedInRun
+    #: The step that carries it, and the one whose creations it checks.
+    steps: tuple[Key, Key]
+    recorded: dict[str, int]
+    #: Sent after the step's journal row, before its COMMIT; its rows are tagged ``tag``.
+    query: sql.Composed
+    tag: str
+
+    def took(self, answers: Mapping[str, Rows]) -> None:
+        """The step committed; ``answers`` are its round trip's tagged rows."""
+        rows = answers.get(self.tag)
+        if rows is not None:
+            self.check._answer(self.steps, self.recorded, rows)
+
+
+def _key(item: PlannedStep) -> Key:
+    return (item.migration.version, item.step.index)
 
 
 def _coming_sql(coming: Sequence[QualifiedName]) -> sql.Composed:

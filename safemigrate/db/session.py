@@ -350,17 +350,28 @@ class Session:
         """
         self.execute(text.encode(), as_runner=False)
 
-    def run_sql_between(self, before: sql.Composed, text: str, after: sql.Composed) -> None:
-        """Run ``before``, a migration statement and ``after`` in one round trip.
+    def run_sql_between(
+        self, before: sql.Composed, text: str, after: sql.Composed
+    ) -> dict[str, list[tuple[Any, ...]]]:
+        """Run ``before``, a migration statement and ``after`` in one round trip; return the
+        rows of the runner's tagged results (those whose first column's name starts with the
+        session's ``marker``), by that name: the migration's own results are not read.
 
         A server error's position is made relative to the statement, as if it had been sent
         alone; an error inside ``before`` is marked ``before_statement``.
         """
         head = before.as_bytes(self._conn)
+        query = head + text.encode() + b"\n;\n" + after.as_bytes(self._conn)
         try:
-            self.execute(
-                head + text.encode() + b"\n;\n" + after.as_bytes(self._conn), as_runner=False
-            )
+            with self._translated():
+                cur = self._conn.execute(query)
+                tagged: dict[str, list[tuple[Any, ...]]] = {}
+                while True:
+                    described = cur.description
+                    if described and described[0].name.startswith(self.marker):
+                        tagged[described[0].name] = cur.fetchall()
+                    if not cur.nextset():
+                        return tagged
         except ServerError as err:
             # The server counts positions in characters; the runner's own SQL is ASCII.
             offset = len(head.decode())

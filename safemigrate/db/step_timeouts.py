@@ -127,13 +127,17 @@ def send_guarded(
     released: bool = True,
     closing: sql.Composable | None = None,
     alone: bool = False,
+    tagged: dict[str, list[tuple[Any, ...]]] | None = None,
 ) -> list[tuple[Any, ...]]:
     """Send a runner statement under the step's guard, in one round trip: ``opening`` (BEGIN,
     the timeouts), the guard (with ``guard``, see guard_sql) and after it ``exclusive`` (a
     constraint recipe's record made the transaction's, recipe_objects.exclusive_sql), the
     author's ``statement``, the
     check that the run lock is still held (``released``, see released_check_sql) and
-    ``closing`` (the journal row, COMMIT; the caller makes it run as the runner).
+    ``closing`` (the journal row, COMMIT; the caller makes it run as the runner). With
+    ``tagged`` and the author's statement in the round trip, the rows of the results whose
+    first column's name starts with the session's marker are put in it by that name
+    (Session.run_sql_between).
 
     ``alone`` sends the statement in a round trip of its own between the others (CREATE INDEX
     CONCURRENTLY refuses a multi-statement query string). Returns the rows of the last result
@@ -163,7 +167,9 @@ def send_guarded(
                 session.execute(joined(tail))
             return []
         before = sql.SQL("{};\n").format(joined(head)) if head else sql.Composed([])
-        session.run_sql_between(before, statement, joined(tail))
+        answered = session.run_sql_between(before, statement, joined(tail))
+        if tagged is not None:
+            tagged.update(answered)
         return []
     except ServerError as err:
         found = guard_error(session, err, timeouts)

@@ -46,6 +46,7 @@ from . import indexes as dbindex
 from . import journal as dbjournal
 from . import recipe_leftovers as leftovers
 from . import recovery_checks as dbrecovery
+from .created import Checked, CreatedInRun
 from .journal import JournalTable
 from .recipe_runs import run_constraint_recipe
 from .session import ServerError, Session
@@ -98,22 +99,31 @@ def run_in_transaction(
     *,
     on_statement: Callable[[int], None] | None = None,
     locks_out: list[tuple[str, str]] | None = None,
+    checks: Checked | None = None,
 ) -> None:
     """``BEGIN; SET LOCAL ...; <statements>; <journal row>; COMMIT`` -- all or nothing.
 
     The guard (step_timeouts.guard_sql) goes before the statements; after them, before the
     journal row, a check that they did not release the run lock. With ``locks_out``, the
     table locks held just before the journal row and COMMIT are appended to it (for
-    rehearsals).
+    rehearsals). A step of one round trip carries ``checks`` (the created-in-run query of the
+    next step, db.created) after its journal row, and hands them its rows once committed;
+    a step of more round trips leaves them to that step's own query.
     """
-    commit = session.as_runner(sql.SQL("{}; COMMIT").format(record))
+    one_round_trip = len(statements) == 1 and locks_out is None
+    if checks is not None and one_round_trip:
+        commit = session.as_runner(sql.SQL("{}; {}; COMMIT").format(record, checks.query))
+    else:
+        checks = None
+        commit = session.as_runner(sql.SQL("{}; COMMIT").format(record))
     try:
-        if len(statements) == 1 and locks_out is None:
+        if one_round_trip:
             # One round trip for the whole step: BEGIN, the timeouts, the guard that checks
             # them and the run lock, the statement, the check that the lock is still held,
-            # its journal row and the COMMIT.
+            # its journal row (and the next step's created-in-run query) and the COMMIT.
             if on_statement is not None:
                 on_statement(0)
+            answers: dict[str, list[tuple[Any, ...]]] = {}
             send_guarded(
                 session,
                 timeouts,
@@ -121,7 +131,10 @@ def run_in_transaction(
                 opening=sql.SQL("BEGIN; {}").format(timeouts_sql(timeouts, local=True)),
                 guard=True,
                 closing=commit,
+                tagged=answers,
             )
+            if checks is not None:
+                checks.took(answers)
             return
         set_and_verify(session, timeouts, local=True)
         for i, text in enumerate(statements):
@@ -543,9 +556,13 @@ class SessionSteps:
         journal: JournalTable,
         *,
         also_applied: AlsoApplied | None = None,
+        created: CreatedInRun | None = None,
     ) -> None:
         self.session = session
         self.journal = journal
+        #: The check of what the lint gate took for new (db.created): a step of one round
+        #: trip carries the next step's query in it.
+        self.created = created
         #: Written with the ``applied`` row of (version, step), in its transaction: another
         #: tool's history row of the migration that step completes (db.foreign_history).
         self.also_applied = also_applied or {}
@@ -564,12 +581,16 @@ class SessionSteps:
         Raises ServerError when the server rejects the step, after rolling back whatever of
         it can be rolled back."""
         record = shape.record
+        checks = None
+        if self.created is not None and isinstance(shape, InTransaction):
+            checks = self.created.after(record.version, record.step)
         sent = _Sent(
             self,
             timeouts,
             hooks,
             started=self.row(record, attempts, "started"),
             applied=self.row(record, attempts),
+            checks=checks,
         )
         return RUNNERS[type(shape)](shape, sent)
 
@@ -617,6 +638,8 @@ class _Sent:
     hooks: AttemptHooks
     started: sql.Composed
     applied: sql.Composed
+    #: The next step's created-in-run query, for the step's round trip (an InTransaction's).
+    checks: Checked | None = None
 
 
 # -- one runner per shape: the shape's function, with its journal rows --------------------------
@@ -631,6 +654,8 @@ def _statements(run: Callable[..., None]) -> Callable[[Any, _Sent], None]:
         hooks = sent.hooks
         sent.steps.earlier_recipe(shape.record, sent.timeouts)
         locks: list[tuple[str, str]] | None = [] if hooks.on_locks is not None else None
+        # Only an InTransaction has checks (SessionSteps.run): run_in_transaction's.
+        more = {"checks": sent.checks} if sent.checks is not None else {}
         run(
             sent.steps.session,
             shape.texts,
@@ -638,6 +663,7 @@ def _statements(run: Callable[..., None]) -> Callable[[Any, _Sent], None]:
             sent.applied,
             on_statement=hooks.on_statement,
             locks_out=locks,
+            **more,
         )
         if hooks.on_locks is not None and locks is not None:
             hooks.on_locks(locks)

@@ -342,12 +342,13 @@ class Run:
             # What the gate took for new must be what the run creates (db.created).
             creates = gate.created_relations(planned, read[0])
             if creates:
-                self.created_check = CreatedInRun(session, self.journal, creates)
+                self.created_check = CreatedInRun(session, self.journal, creates, planned)
 
     def _before_step(self, item: PlannedStep) -> bool:
         """Before each step: the relations the gate took for new are the run's own
         (db.created; raises LintGateError, exit 7), then the caller's should_stop."""
         if self.created_check is not None:
+            # Its query, or its rows as the previous step's round trip answered them.
             self.created_check.before(item)
         return self.should_stop(item) if self.should_stop is not None else False
 
@@ -432,7 +433,9 @@ class Run:
             if self.created_check is not None:
                 self.created_check.session = session  # a reconnection's new session
             executor = Executor(
-                SessionSteps(session, self.journal, also_applied=also_applied),
+                SessionSteps(
+                    session, self.journal, also_applied=also_applied, created=self.created_check
+                ),
                 settings,
                 self.journal,
                 on_event=self.emit,

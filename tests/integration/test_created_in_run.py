@@ -1,5 +1,6 @@
 """The check of the relations a run created (db.created), against a real server: one query
-before each step (issue 26), the same verdicts as its three queries had.
+before each step (issue 26), the same verdicts as its three queries had; and the same
+verdicts again when the previous step's round trip carries that query.
 
 Each case drives ``CreatedInRun`` through the steps of two or three migrations, doing in a
 second session what another session (or the step itself) would do between them.
@@ -7,19 +8,24 @@ second session what another session (or the step itself) would do between them.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import psycopg
 import pytest
+from psycopg import sql
 
 from safemigrate.core.errors import LintGateError
 from safemigrate.core.model import QualifiedName
-from safemigrate.db import Session
+from safemigrate.db import ServerError, Session
+from safemigrate.db import steps as dbsteps
 from safemigrate.db.created import CreatedInRun
 from safemigrate.db.journal import JournalTable
 from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import PlannedStep, pending_steps
-from tests.support.runner import write_migrations
-from tests.support.tables import execute_sql
+from safemigrate.planning.policy import Timeouts
+from tests.support.runner import journal_rows, start_process, write_migrations
+from tests.support.tables import execute_sql, first_value
 
 JOURNAL = JournalTable("public", "safemigrate_history")
 
@@ -135,3 +141,199 @@ def test_a_coming_relation_another_session_created_stops_the_run(
             check.before(steps[1])
     finally:
         session.close()
+
+
+# -- the query in the previous step's round trip (issue 26) ----------------------------------
+
+
+def _run_step(session: Session, check: CreatedInRun, step: PlannedStep, text: str = "") -> None:
+    """``step`` as the run sends it, the check before it: its one statement (the CREATE of
+    t<version>, or ``text``) and its journal row in one round trip, which carries the next
+    step's query (db.steps.run_in_transaction)."""
+    version = step.migration.version
+    check.before(step)
+    record = sql.SQL("INSERT INTO safemigrate_history VALUES ({}, 0, 'm', 'applied')").format(
+        sql.Literal(version)
+    )
+    dbsteps.run_in_transaction(
+        session,
+        [text or f"CREATE TABLE t{version} (id int)"],
+        Timeouts(2000, 0),
+        record,
+        checks=check.after(version, 0),
+    )
+
+
+def _in_order(session: Session, steps: list[PlannedStep]) -> CreatedInRun:
+    creates = {(v, 0): (QualifiedName(None, f"t{v}"),) for v in range(1, len(steps) + 1)}
+    return CreatedInRun(session, JOURNAL, creates, steps)
+
+
+def _versions(db_dsn: str) -> list[int]:
+    return [int(v) for v, _, _ in journal_rows(db_dsn)]
+
+
+def _traced(session: Session, path: Path) -> int:
+    """Trace the session's round trips to ``path`` (libpq's trace); the trace's fd."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    session._conn.pgconn.trace(fd)
+    session._conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+    return fd
+
+
+def test_after_its_first_step_the_check_costs_no_round_trip_of_its_own(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    steps = _steps(tmp_path, db_dsn, 3)
+    session = Session.open(db_dsn, application_name="test")
+    trace = tmp_path / "trace.txt"
+    try:
+        check = _in_order(session, steps)
+        fd = _traced(session, trace)
+        for step in steps:
+            _run_step(session, check, step)
+        session._conn.pgconn.untrace()
+        os.close(fd)
+        # t3's creation would be judged before a fourth step.
+        assert sorted(check.recorded) == ["public.t1", "public.t2"]
+    finally:
+        session.close()
+    assert _versions(db_dsn) == [1, 2, 3]
+    lines = trace.read_text().splitlines()
+    # The first step's own query, then one round trip per step.
+    assert sum(1 for line in lines if "\tReadyForQuery\t" in line) == 1 + 3
+
+
+def test_a_relation_a_step_dropped_or_renamed_is_forgotten(tmp_path: Path, db_dsn: str) -> None:
+    steps = _steps(tmp_path, db_dsn, 4)
+    session = Session.open(db_dsn, application_name="test")
+    try:
+        check = _in_order(session, steps)
+        _run_step(session, check, steps[0])
+        _run_step(session, check, steps[1])
+        _run_step(session, check, steps[2], "DROP TABLE t1")
+        _run_step(session, check, steps[3], "ALTER TABLE t2 RENAME TO t2_old")
+        check.before(steps[3])  # as before a fifth step: what the fourth's round trip saw
+        assert check.recorded == {}
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize(
+    "meanwhile",
+    [
+        "DROP TABLE t1; CREATE TABLE t1 (id int)",
+        "ALTER TABLE t1 RENAME TO t1_old; CREATE TABLE t1 (id int)",
+    ],
+    ids=["created-again", "moved-away"],
+)
+def test_a_recorded_relation_replaced_before_a_step_stops_the_run_after_it(
+    tmp_path: Path, db_dsn: str, meanwhile: str
+) -> None:
+    # Replaced before step 2's round trip, after step 1's (which checked t1): step 2's round
+    # trip sees it after its statement, and the run stops before step 3 (the module's "Left").
+    steps = _steps(tmp_path, db_dsn, 3)
+    session = Session.open(db_dsn, application_name="test")
+    try:
+        check = _in_order(session, steps)
+        _run_step(session, check, steps[0])
+        execute_sql(db_dsn, meanwhile)  # another session
+        _run_step(session, check, steps[1])
+        with pytest.raises(LintGateError, match="t1 is no longer the relation this run created"):
+            _run_step(session, check, steps[2])
+    finally:
+        session.close()
+    assert _versions(db_dsn) == [1, 2]
+    assert first_value(db_dsn, "SELECT to_regclass('t3')") is None
+
+
+def test_a_relation_another_session_created_during_a_step_stops_the_run_before_its_creator(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    steps = _steps(tmp_path, db_dsn, 2)
+    session = Session.open(db_dsn, application_name="test")
+    try:
+        check = _in_order(session, steps)
+        execute_sql(db_dsn, "CREATE TABLE t2 (id int, theirs int)")  # another session
+        _run_step(session, check, steps[0])
+        with pytest.raises(LintGateError, match="it was to create t2, which did not exist"):
+            _run_step(session, check, steps[1])
+    finally:
+        session.close()
+    assert _versions(db_dsn) == [1]
+    assert first_value(db_dsn, "SELECT count(*) FROM pg_attribute WHERE attname = 'theirs'") == 1
+
+
+def test_a_step_the_check_stops_after_is_rolled_back_when_the_check_fails(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # The query runs in the step's transaction: an error in it (here: the journal table is
+    # gone, so the ownership of t1 cannot be told) rolls the step back, as one in its journal
+    # row would; nothing is half recorded.
+    steps = _steps(tmp_path, db_dsn, 2)
+    session = Session.open(db_dsn, application_name="test")
+    try:
+        check = CreatedInRun(
+            session,
+            JournalTable("public", "no_such_journal"),
+            {(1, 0): (QualifiedName(None, "t1"),)},
+            steps,
+        )
+        check.before(steps[0])
+        with pytest.raises(ServerError, match="no_such_journal"):
+            dbsteps.run_in_transaction(
+                session,
+                ["CREATE TABLE t1 (id int)"],
+                Timeouts(2000, 0),
+                sql.Composed([sql.SQL("SELECT 1")]),
+                checks=check.after(1, 0),
+            )
+        assert not session.in_transaction
+    finally:
+        session.close()
+    assert first_value(db_dsn, "SELECT to_regclass('t1')") is None
+
+
+def _wait_for_query(dsn: str, text: str) -> None:
+    """Until another session runs a query containing ``text`` (at most 30 s)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for _ in range(600):
+            found = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s "
+                "AND pid <> pg_backend_pid()",
+                [f"%{text}%"],
+            ).fetchone()
+            if found and found[0]:
+                return
+            conn.execute("SELECT pg_sleep(0.05)")
+    raise AssertionError(f"no session ran {text!r}")
+
+
+def test_up_stops_before_a_one_statement_step_whose_table_another_session_created(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    # issue 20 review F4 through a real run whose steps are one statement each: the query for
+    # 0002 goes in 0001's round trip, after its statement (the sleep, during which another
+    # session creates late). CREATE TABLE docs, IF NOT EXISTS: "a notice is issued" and
+    # nothing is created when the relation exists; the run stops (exit 7) before 0002 runs.
+    execute_sql(db_dsn, "CREATE TABLE app_data (id int)")  # in use: the gate reads the catalog
+    write_migrations(
+        tmp_path,
+        {
+            "0001_wait.sql": "SELECT pg_sleep(3) AS created_in_step_wait;\n",
+            "0002_late.sql": "CREATE TABLE IF NOT EXISTS late (id int PRIMARY KEY);\n",
+        },
+    )
+    process = start_process("up", "--dir", str(tmp_path), "--dsn", db_dsn)
+    try:
+        _wait_for_query(db_dsn, "created_in_step_wait")
+        execute_sql(db_dsn, "CREATE TABLE late (id int PRIMARY KEY, theirs int)")
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 7, stdout + stderr
+    assert "it was to create late, which did not exist" in stdout + stderr
+    assert "Traceback" not in stderr
+    assert [(v, s) for v, s, _ in journal_rows(db_dsn)] == [(1, 0)]
