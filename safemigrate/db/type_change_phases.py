@@ -17,6 +17,7 @@ from ..planning.online_type import RecordedRecipe
 from ..planning.policy import Timeouts
 from ..planning.shapes import BatchedChange, BatchGate, BatchSink, StepRecord
 from ..statements.batches import BatchDone, ReplicaLag
+from . import batch_queries as dbbatch
 from . import indexes as dbindex
 from . import type_change_record as records
 from .journal import JournalTable
@@ -267,7 +268,16 @@ def expand(session: Session, run: TypeChangeRun, recipe: RecordedRecipe, oid: in
 
 def backfill(session: Session, run: TypeChangeRun, recipe: RecordedRecipe) -> None:
     """The backfill, batch by batch (db.steps.run_batched, resumed after the batches
-    recorded); the walk that finds no key left records the phase done."""
+    recorded), up to the greatest key expand saw: the rows written since are the sync
+    trigger's, and an application inserting keys faster than the batches would otherwise
+    keep the walk going without end. The walk that finds no key left up to there records the
+    phase done (at once when the table had no row at expand)."""
+    done = records.phase_sql(run.journal, run.record, records.BACKFILLED)
+    set_session_timeouts(session, run.timeouts)
+    upto = _backfill_bound(session, recipe)
+    if upto == NO_ROWS:
+        _record(session, done)
+        return
     text = session.render(
         sql.SQL("UPDATE {} SET {} = {}").format(
             _ident(recipe.table),
@@ -284,9 +294,8 @@ def backfill(session: Session, run: TypeChangeRun, recipe: RecordedRecipe) -> No
         run.batch_pause_ms,
         run.max_replica_lag_ms,
         started_before=True,
+        upto=upto,
     )
-    done = records.phase_sql(run.journal, run.record, records.BACKFILLED)
-    set_session_timeouts(session, run.timeouts)
     run_batched(
         session,
         shape,
@@ -298,6 +307,28 @@ def backfill(session: Session, run: TypeChangeRun, recipe: RecordedRecipe) -> No
         on_batch=run.on_batch,
     )
     set_session_timeouts(session, run.timeouts)
+
+
+#: The walk's end: (the key, its greatest value as text); None: no key to walk.
+Bound = tuple[tuple[str, ...], tuple[str, ...]] | None
+#: What _backfill_bound returns for a table that had no row at expand.
+NO_ROWS = ((), ())
+
+
+def _backfill_bound(session: Session, recipe: RecordedRecipe) -> Bound:
+    """(the key, its greatest value at expand) the walk stops at; :data:`NO_ROWS` when no
+    row was there; None when the table has no key (run_batched refuses it, as before). A
+    record from before the bound was recorded reads it now: every row written since expand
+    is the trigger's, so today's greatest key is as safe a bound."""
+    if recipe.batch_key:
+        if recipe.backfill_upto is None:
+            return NO_ROWS
+        return (recipe.batch_key, recipe.backfill_upto)
+    key = dbbatch.table_key(session, recipe.table)
+    if not key:
+        return None
+    found = session.scalar(records.greatest_key_sql(recipe.table, key))
+    return NO_ROWS if found is None else (key, tuple(str(v) for v in found))
 
 
 def save(session: Session, run: TypeChangeRun, recipe: RecordedRecipe, phase: str | None) -> None:

@@ -151,7 +151,7 @@ def _upsert(
     name: str,
     state: str,
     oid: sql.Composable,
-    definition: str,
+    definition: str | sql.Composable,
 ) -> sql.Composed:
     return sql.SQL(
         "INSERT INTO {table} (version, step, kind, name, state, object_oid, checksum, "
@@ -169,7 +169,7 @@ def _upsert(
         state=sql.Literal(state),
         oid=oid,
         checksum=sql.Literal(record.checksum),
-        definition=sql.Literal(definition),
+        definition=sql.Literal(definition) if isinstance(definition, str) else definition,
     )
 
 
@@ -202,11 +202,33 @@ def expanded_sql(
     ).format(sql.Literal(oid), sql.Literal(recipe.trigger))
     return sql.SQL("; ").join(
         [
-            _upsert(journal, record, RECIPE, "", EXPANDED, sql.Literal(oid), recipe.to_json()),
+            _upsert(journal, record, RECIPE, "", EXPANDED, sql.Literal(oid), _bounded(recipe)),
             _upsert(journal, record, COLUMN, recipe.shadow, CREATED, column, ""),
             _upsert(journal, record, FUNCTION, recipe.function, CREATED, function, ""),
             _upsert(journal, record, TRIGGER, recipe.trigger, CREATED, trigger, ""),
         ]
+    )
+
+
+def greatest_key_sql(table: QualifiedName, key: tuple[str, ...]) -> sql.Composed:
+    """The table's greatest ``key`` (a jsonb array of each column's text; NULL when the table
+    has no row): one descending index probe of the key's unique index."""
+    columns = [sql.Identifier(c) for c in key]
+    return sql.SQL("(SELECT jsonb_build_array({}) FROM {} ORDER BY {} LIMIT 1)").format(
+        sql.SQL(", ").join(sql.SQL("{}::text").format(c) for c in columns),
+        sql.Identifier(*((table.schema, table.name) if table.schema else (table.name,))),
+        sql.SQL(", ").join(sql.SQL("{} DESC").format(c) for c in columns),
+    )
+
+
+def _bounded(recipe: RecordedRecipe) -> sql.Composable:
+    """The recipe row's text with ``backfill_upto`` read by the server in expand's own
+    transaction: after its ADD COLUMN took ACCESS EXCLUSIVE, so no writer is between the
+    rows that were there and the ones the sync trigger sets (planning/online_type.py)."""
+    if not recipe.batch_key:
+        return sql.Literal(recipe.to_json())
+    return sql.SQL("(({}::jsonb) || jsonb_build_object('backfill_upto', {}))::text").format(
+        sql.Literal(recipe.to_json()), greatest_key_sql(recipe.table, recipe.batch_key)
     )
 
 

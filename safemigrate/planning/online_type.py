@@ -9,7 +9,8 @@ moment (ALTER TABLE; "Explicit Locking"; verified on PostgreSQL 15 and 18):
    BEFORE INSERT OR UPDATE row trigger keeping it equal to the new value (SHARE ROW
    EXCLUSIVE, catalog only); the trigger's name sorts after every other BEFORE row trigger,
    since same-event triggers fire in name order ("Overview of Trigger Behavior");
-2. backfill: the existing rows in key batches (ROW EXCLUSIVE);
+2. backfill: the existing rows in key batches (ROW EXCLUSIVE), up to the greatest key when
+   expand committed (every row written later is the trigger's);
 3. rebuild: every index on the column built again CONCURRENTLY on the shadow (SHARE UPDATE
    EXCLUSIVE), every CHECK and the NOT NULL as a CHECK added NOT VALID then validated (a
    moment of ACCESS EXCLUSIVE, then SHARE UPDATE EXCLUSIVE while it scans);
@@ -458,6 +459,13 @@ class RecordedRecipe:
     comment: str | None = None
     statistics_target: int | None = None
     privileges: tuple[tuple[str, str, bool], ...] = ()
+    #: The key the backfill walks, and its greatest value (text per column) when expand
+    #: committed, read in expand's transaction (db/type_change_record.py): the walk stops
+    #: there, since the sync trigger sets every row written after expand. None: the table
+    #: had no row then. A record without ``batch_key`` (an older one) reads the bound when
+    #: the backfill starts, which is as safe (the trigger was there already).
+    batch_key: tuple[str, ...] = ()
+    backfill_upto: tuple[str, ...] | None = None
 
     def to_json(self) -> str:
         """The record's text (``<journal>_type_changes.recipe``)."""
@@ -475,6 +483,8 @@ class RecordedRecipe:
             indexes=tuple(tuple(i) for i in data.pop("indexes")),
             checks=tuple(tuple(c) for c in data.pop("checks")),
             privileges=tuple(tuple(p) for p in data.pop("privileges")),
+            batch_key=tuple(data.pop("batch_key", ())),
+            backfill_upto=_key_or_none(data.pop("backfill_upto", None)),
             **data,
         )
 
@@ -483,6 +493,10 @@ class RecordedRecipe:
         """The indexes and constraints the recipe creates on the table, by name."""
         made = [i[0] for i in self.indexes] + [c[0] for c in self.checks]
         return tuple(made + ([self.not_null_check] if self.not_null_check else []))
+
+
+def _key_or_none(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)
 
 
 def recorded(recipe: TypeChangeRecipe) -> RecordedRecipe:
@@ -521,4 +535,5 @@ def recorded(recipe: TypeChangeRecipe) -> RecordedRecipe:
         comment=facts.comment,
         statistics_target=facts.statistics_target,
         privileges=facts.privileges,
+        batch_key=facts.batch_key,
     )

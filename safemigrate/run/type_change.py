@@ -4,11 +4,14 @@ The phases (planning/online_type.py says why each is safe) and their transaction
 (db/type_change_phases.py sends each):
 
 1. expand: one transaction under the step's lock timeout: the shadow column, the sync function
-   and trigger, the step's ``started`` journal row and the record of all three (their oids);
+   and trigger, the step's ``started`` journal row and the record of all three (their oids),
+   with the greatest key of the table then (read under expand's lock);
 2. backfill: the existing batch machinery (db.steps.run_batched): each batch its own short
    transaction with its progress row, ``before_batch`` (the lock pre-check, the replica lag
-   throttle, the deadline) asked before every batch; the walk that finds no key left records
-   the phase done;
+   throttle, the deadline) asked before every batch; the walk stops at the recorded key (the
+   rows written since are the trigger's: an application inserting faster than the batches
+   walk never keeps it going), and the walk that finds no key left up to it records the
+   phase done;
 3. rebuild: each index CONCURRENTLY (recorded as intended before, with its oid once built);
    each CHECK, and the NOT NULL as a CHECK (shadow IS NOT NULL), added NOT VALID with its record
    in one transaction, then validated;

@@ -273,3 +273,153 @@ def test_a_refused_change_runs_nothing(make_database: MakeDatabase) -> None:
         change_online(online, STATEMENT)
     assert describe(online, "plain") == before
     assert _journal(online) == []
+
+
+class _Endless(Exception):
+    """Raised by the batch gate when the backfill walks past the rows expand saw."""
+
+
+def test_an_application_inserting_all_the_time_does_not_keep_the_backfill_going(
+    make_database: MakeDatabase,
+) -> None:
+    """The backfill walks to the greatest key expand saw, not to the last one it finds: an
+    application inserting more keys per batch pause than a batch walks (here 200 per
+    statement, against batches of 100) would otherwise keep it going without end (a CI run
+    hung 90 minutes so). The rows written before expand, during it and after it all hold the
+    new column's value after the swap."""
+    online, plain = _databases(make_database)
+    deadline = time.monotonic() + 120  # the application stops by itself at the latest then
+    stop = threading.Event()
+    inserted: list[int] = []
+    failed: list[BaseException] = []
+    started = threading.Event()
+
+    def application() -> None:
+        # It inserts from before expand to after the swap: the rows committed before expand
+        # took its lock are the backfill's, the others the sync trigger's.
+        try:
+            with psycopg.connect(online, autocommit=True) as conn:
+                first = 100_000
+                while not stop.is_set() and time.monotonic() < deadline:
+                    conn.execute(
+                        "INSERT INTO plain (id, qty, note) "
+                        "SELECT g, g %% 7, 'app' FROM generate_series(%s::int, %s::int) g",
+                        [first, first + 199],
+                        prepare=False,
+                    )
+                    inserted.append(first)
+                    first += 200
+                    started.set()
+                    time.sleep(0.002)
+        except BaseException as error:  # the test fails below with it
+            failed.append(error)
+            started.set()
+
+    writer = threading.Thread(target=application)
+    batches: list[int] = []
+    most: list[int] = []
+
+    def before_batch(first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+        if first:
+            # The rows up to the recorded bound, a batch of 100 each, and the walk that
+            # finds none left: the unbounded walk went on past the application's inserts.
+            with psycopg.connect(online, autocommit=True) as conn:
+                row = conn.execute(
+                    "SELECT count(*) FROM plain WHERE id <= (SELECT (definition::jsonb "
+                    "-> 'backfill_upto' ->> 0)::int FROM safemigrate_history_type_changes "
+                    "WHERE kind = 'recipe')"
+                ).fetchone()
+            assert row is not None
+            most.append(-(-int(row[0]) // 100) + 1)
+        batches.append(1)
+        if len(batches) > most[0]:
+            raise _Endless(f"{len(batches)} batches: the walk chases the application's inserts")
+        time.sleep(0.02)  # the executor's gate sleeps the batch pause here
+
+    writer.start()
+    try:
+        assert started.wait(30)
+        assert (
+            change_online(
+                online, STATEMENT, batch_size=100, batch_pause_ms=20, before_batch=before_batch
+            )
+            == "online"
+        )
+        wrote_during = len(inserted)
+    finally:
+        stop.set()
+        writer.join()
+    assert not failed, failed
+    # The application inserted more keys while the batches ran than the batches walked.
+    assert len(batches) == most[0] and 200 * wrote_during > 100 * len(batches) + 5000
+    with psycopg.connect(online, autocommit=True) as conn:
+        wrong = conn.execute(
+            "SELECT count(*) FROM plain WHERE qty IS DISTINCT FROM "
+            "CASE WHEN id >= 100000 THEN id % 7 ELSE id % 100 END"
+        ).fetchone()
+        counted = conn.execute("SELECT count(*) FROM plain").fetchone()
+        rows = conn.execute("SELECT id, qty, note FROM plain ORDER BY id").fetchall()
+    assert wrong == (0,)
+    assert counted == (5000 + 200 * len(inserted),)
+    # And the schema is psql's with the same rows.
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute("TRUNCATE plain")
+        with conn.cursor() as cur, cur.copy("COPY plain (id, qty, note) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    assert describe(online, "plain") == describe(plain, "plain")
+
+
+def test_the_bound_is_the_greatest_key_at_expand_and_a_rerun_keeps_it(
+    make_database: MakeDatabase,
+) -> None:
+    """The recorded bound is the key expand saw; rows inserted after it, an interrupted
+    backfill and its rerun do not move it, and the rerun ends with every row right."""
+    online, plain = _databases(make_database)
+    seen: list[int] = []
+
+    def before_batch(first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+        seen.append(1)
+        if len(seen) == 3:
+            with psycopg.connect(online, autocommit=True) as conn:
+                conn.execute(
+                    "INSERT INTO plain (id, qty, note) SELECT g, 3, 'late' "
+                    "FROM generate_series(20001, 21000) g"
+                )
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        change_online(online, STATEMENT, batch_size=500, before_batch=before_batch)
+
+    def recorded_bound() -> object:
+        with psycopg.connect(online, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT definition FROM safemigrate_history_type_changes WHERE kind = 'recipe'"
+            ).fetchone()
+        assert row is not None
+        recipe = json.loads(str(row[0]))
+        return recipe["batch_key"], recipe["backfill_upto"]
+
+    assert recorded_bound() == (["id"], ["5000"])
+    batches: list[int] = []
+
+    def counted(first: bool, lag: Callable[[], ReplicaLag | None]) -> None:
+        batches.append(1)
+        if len(batches) > 20:
+            raise _Endless(len(batches))
+
+    assert change_online(online, STATEMENT, batch_size=500, before_batch=counted) == "online"
+    # Batches 3 to 10 of 5,000 rows and the walk that finds none left: none past 5,000.
+    assert len(batches) == 9, len(batches)
+    with psycopg.connect(online, autocommit=True) as conn:
+        wrong = conn.execute(
+            "SELECT count(*) FROM plain WHERE qty IS DISTINCT FROM "
+            "CASE WHEN id > 20000 THEN 3 ELSE id % 100 END"
+        ).fetchone()
+    assert wrong == (0,)
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO plain (id, qty, note) SELECT g, 3, 'late' "
+            "FROM generate_series(20001, 21000) g"
+        )
+    assert describe(online, "plain") == describe(plain, "plain")

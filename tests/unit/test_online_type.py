@@ -4,6 +4,7 @@ refusals (each object kind the recipe cannot carry), and the recipe's phases and
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import pglast
@@ -282,3 +283,23 @@ def test_an_index_text_is_given_another_name_when_a_user_took_its_own() -> None:
     again = renamed_index(text, "orders_orders_qty_idx_safemigrate1")
     assert again == text.replace("_safemigrate ", "_safemigrate1 ")
     assert "CONCURRENTLY" in again and "qty_new" in again
+
+
+def test_the_record_keeps_the_backfills_key_and_its_bound() -> None:
+    found = decide()
+    assert isinstance(found, TypeChangeRecipe)
+    record = recorded(found)
+    # The bound is the server's (read in expand's transaction); the plan records the key.
+    assert record.batch_key == found.facts.batch_key and record.backfill_upto is None
+    bounded = dataclasses.replace(record, backfill_upto=("5000",))
+    assert RecordedRecipe.from_json(bounded.to_json()) == bounded
+
+
+def test_a_record_written_before_the_bound_reads_as_one_without_it() -> None:
+    found = decide()
+    assert isinstance(found, TypeChangeRecipe)
+    record = recorded(found)
+    older = json.loads(record.to_json())
+    del older["batch_key"], older["backfill_upto"]
+    again = RecordedRecipe.from_json(json.dumps(older))
+    assert again == dataclasses.replace(record, batch_key=())
