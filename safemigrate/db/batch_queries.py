@@ -305,16 +305,28 @@ def _row(items: Sequence[sql.Composable]) -> sql.Composed:
 
 
 def walk_sql(
-    table: QualifiedName, key: Sequence[str], after: Sequence[str] | None, size: int
+    table: QualifiedName,
+    key: Sequence[str],
+    after: Sequence[str] | None,
+    size: int,
+    upto: Sequence[str] | None = None,
 ) -> sql.Composed:
     """The query of the next batch's last key (text per column) and how many keys it has:
-    the next ``size`` keys above ``after`` (None: from the first); no row when none is left."""
+    the next ``size`` keys above ``after`` (None: from the first) and at most ``upto`` (None:
+    to the last); no row when none is left."""
     columns = [sql.Identifier(c) for c in key]
-    above: sql.Composable = sql.SQL("")
+    bounds: list[sql.Composable] = []
     if after is not None:
-        above = sql.SQL(" WHERE {} > {}").format(
-            _row(columns), _row([sql.Literal(v) for v in after])
+        bounds.append(
+            sql.SQL("{} > {}").format(_row(columns), _row([sql.Literal(v) for v in after]))
         )
+    if upto is not None:
+        bounds.append(
+            sql.SQL("{} <= {}").format(_row(columns), _row([sql.Literal(v) for v in upto]))
+        )
+    above: sql.Composable = sql.SQL("")
+    if bounds:
+        above = sql.SQL(" WHERE {}").format(sql.SQL(" AND ").join(bounds))
     return sql.SQL(
         "SELECT {texts}, count(*) OVER () FROM (SELECT {cols} FROM {table}{above} "
         "ORDER BY {cols} LIMIT {size}) s ORDER BY {desc} LIMIT 1"

@@ -418,7 +418,22 @@ def _start_walk(session: Session, shape: BatchedChange, journal: JournalTable) -
     if other is not None:
         raise edited_batches(other)
     done = dbbatch.recorded(session, journal, shape.record)
+    if (
+        shape.upto is not None
+        and shape.upto[0] != key
+        and dbbatch.is_key(session, target.table, shape.upto[0])
+    ):
+        # The bound is a position in its own key's order only: that key is walked while it
+        # is still one (as _resumed_key does for the recorded batches').
+        key = shape.upto[0]
     key = _resumed_key(session, shape, key, done)
+    if shape.upto is not None and shape.upto[0] != key:
+        raise StepRefusedError(
+            f"the walk of this step ends at ({', '.join(shape.upto[1])}) on the key "
+            f"({', '.join(shape.upto[0])}); the table's key is ({', '.join(key)}) now: "
+            "nothing was run",
+            hint=f"give the table back its key on ({', '.join(shape.upto[0])}) and rerun",
+        )
     return _Walk(
         key,
         (key, dbbatch.key_types(session, target.table, key)),
@@ -452,7 +467,11 @@ def _next_batch(
                 guard=True,
                 released=False,
                 closing=dbbatch.walk_sql(
-                    shape.target.table, walk.key, done.last_key, shape.batch_size
+                    shape.target.table,
+                    walk.key,
+                    done.last_key,
+                    shape.batch_size,
+                    None if shape.upto is None else shape.upto[1],
                 ),
             )
         )

@@ -164,6 +164,10 @@ class BatchedChange(_Facts):
     max_replica_lag_ms: int | None
     #: True when an earlier run started the step (its recorded batches are skipped).
     started_before: bool = False
+    #: The walk's end, as (key columns, last key as text): the walk stops there and walks
+    #: that key. None: it walks the table's key to the last key it finds (an online type
+    #: change bounds it by the key its expand saw, so new rows never keep it going).
+    upto: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
