@@ -104,9 +104,13 @@ def test_text_table_and_status_matrix(make_database: MakeDatabase, tmp_path: Pat
 
 
 def _failing_fleet(make_database: MakeDatabase, tmp_path: Path) -> tuple[Path, Path, list[str]]:
-    """Three targets; the second already has a table 0002 creates, so it fails there."""
+    """Three targets; the second has 0001 applied and already a table 0002 creates, so it
+    fails there. (With an empty journal the table would be refused before 0001 ran: the
+    database holds what the migrations create, issue 21 review 21h D2.)"""
     migrations = small_migrations(tmp_path / "m")
     dsns = [make_database() for _ in range(3)]
+    first = run("up", "--dir", str(migrations), "--dsn", dsns[1], "--target", "1")
+    assert first.exit_code == 0, first.output
     with psycopg.connect(dsns[1], autocommit=True) as conn:
         conn.execute("CREATE TABLE notes (id int)")
     targets = write_targets(
@@ -298,16 +302,20 @@ def test_running_targets_finish_their_migration_and_stop_at_its_boundary(
     migrations = write_migrations(
         tmp_path / "m",
         {
-            "0001_slow.sql": """
+            "0001_first.sql": "CREATE TABLE f (id int);",
+            "0002_slow.sql": """
                 CREATE TABLE s AS SELECT 1 AS x FROM pg_sleep(1);
                 CREATE TABLE s2 AS SELECT 1 AS x FROM pg_sleep(2);
             """,
-            "0002_t.sql": "CREATE TABLE t (id int);",
+            "0003_t.sql": "CREATE TABLE t (id int);",
         },
     )
     failing, running = make_database(), make_database()
-    # The failing target fails at once at 0001's second step (s2 exists there), while the
-    # other spends 2 s in that same step: it is inside 0001 when the first fails.
+    # The failing target (0001 applied before: with an empty journal s2 would be refused up
+    # front, review 21h D2) fails at 0002's second step (s2 exists there), while the other
+    # spends 2 s in that same step: it is inside 0002 when the first fails.
+    first = run("up", "--dir", str(migrations), "--dsn", failing, "--target", "1")
+    assert first.exit_code == 0, first.output
     with psycopg.connect(failing, autocommit=True) as conn:
         conn.execute("CREATE TABLE s2 (x int)")
     targets = write_targets(
@@ -320,9 +328,9 @@ def test_running_targets_finish_their_migration_and_stop_at_its_boundary(
     assert result.exit_code == 1, result.output
     final = result.events()[-1]
     assert [t["state"] for t in final["targets"]] == ["failed", "stopped"]
-    # The running target was inside 0001 when the other failed: it finished 0001, not 0002.
-    assert journal_rows(running) == [(1, 0, "applied"), (1, 1, "applied")]
-    assert journal_rows(failing) == [(1, 0, "applied")]
+    # The running target was inside 0002 when the other failed: it finished 0002, not 0003.
+    assert journal_rows(running) == [(1, 0, "applied"), (2, 0, "applied"), (2, 1, "applied")]
+    assert journal_rows(failing) == [(1, 0, "applied"), (2, 0, "applied")]
 
 
 def test_each_target_is_judged_against_its_own_database(
