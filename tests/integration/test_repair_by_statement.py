@@ -159,6 +159,20 @@ def test_a_statement_split_into_a_later_file_is_refused(db_dsn: str, tmp_path: P
     assert _facts(db_dsn) == (111, 0)
 
 
+def test_group_markers_removed_is_told_a_split(db_dsn: str, tmp_path: Path) -> None:
+    """[A; B] applied as one step, its markers removed: B is step 2, which would run. main
+    refused it as a split it could only guess ("may have split")."""
+    directory, args = _applied(db_dsn, tmp_path, _group(A, B))
+    (directory / "0002_x.sql").write_text(A + B)
+    _refused(
+        args,
+        db_dsn,
+        "statements it ran are now step 2 (line 2), which would run: the edit split the "
+        "applied step",
+    )
+    assert _facts(db_dsn) == (111, 0)
+
+
 def test_a_gone_step_reordered_into_a_new_file_is_refused(db_dsn: str, tmp_path: Path) -> None:
     """[A; B] applied; its file gone and [B; A] in a new one: main forgot it and up ran both
     again (n 122)."""
