@@ -240,6 +240,8 @@ class Compared:
     #: holds now, not even edited (removed; or moved to a step that would run, where ``up``
     #: would run them again).
     unplaced: dict[Key, tuple[str, ...]]
+    #: Every row compared.
+    rows: frozenset[Key] = frozenset()
 
 
 def _kept_statements(step: Step) -> list[tuple[Statement, str]]:
@@ -420,6 +422,7 @@ def compare(
         ran,
         {k: tuple(v) for k, v in moved_out.items()},
         {k: u for k, u in unplaced.items() if u},
+        frozenset(rows),
     )
 
 

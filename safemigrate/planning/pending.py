@@ -917,19 +917,13 @@ def statuses(
         )
     result.sort(key=lambda s: s.version)
     # The texts of applied rows repair would forget or accept, searched once for all of them;
-    # a row that records its statements is followed by them instead (``Texts.holding``: any
-    # of them, in any order), which also spares the search of every run of statements.
-    by_statements = {
-        (e.version, e.step)
-        for rows in by_version.values()
-        for e in rows
-        if e.statements is not None
-    }
+    # a row compared by the statements it ran is followed by them instead (``Texts.holding``:
+    # any of them, in any order), which also spares the search of every run of statements.
     recorded = [
         r.checksum
         for s in result
         for r in s.repairs
-        if _may_rerun(r) and (r.version, r.step) not in by_statements
+        if _may_rerun(r) and (r.version, r.step) not in compared.rows
     ]
     runs = texts.runs(c for c in recorded if not texts.pending(c))
     return [_refuse_rerun(status, texts, runs) for status in result]
