@@ -225,3 +225,10 @@ def test_a_row_with_statements_in_a_migration_compared_as_before_is_still_follow
     [status, _] = statuses(migrations, [old, new])
     assert status.unrepairable is not None
     assert "its statements are now in 0003_b.sql step 1 (line 1)" in status.unrepairable
+
+
+def test_a_statement_moved_into_a_pending_do_block_is_a_rerun() -> None:
+    migrations = [_migration(2, "x", A), _migration(3, "do", "DO $$ BEGIN " + B + "END $$;\n")]
+    report = statuses(migrations, [_row(2, "x", _group(A, B))])
+    assert report[0].unrepairable is not None
+    assert "0003_do.sql step 1 (line 1)" in report[0].unrepairable
