@@ -23,6 +23,7 @@ a removed one and a reordering. The step checksum search above is for the rows w
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -240,6 +241,8 @@ class Compared:
     #: holds now, not even edited (removed; or moved to a step that would run, where ``up``
     #: would run them again).
     unplaced: dict[Key, tuple[str, ...]]
+    #: Every row compared.
+    rows: frozenset[Key] = frozenset()
 
 
 def _kept_statements(step: Step) -> list[tuple[Statement, str]]:
@@ -269,13 +272,20 @@ class _Recorded:
     def __init__(self, rows: dict[Key, tuple[str, ...]]):
         self.counts: dict[Key, int] = {}
         self.left: dict[Key, dict[str, list[int]]] = {}
+        self.kept: dict[Key, list[str]] = {}
         for key, recorded in rows.items():
             kept = [c for c in recorded if c not in _BLOCK_ENDS]
             self.counts[key] = len(kept)
+            self.kept[key] = kept
             mine: dict[str, list[int]] = {}
             for position, checksum in enumerate(kept, start=1):
                 mine.setdefault(checksum, []).append(position)
             self.left[key] = mine
+        #: The rows that ran each checksum, in order.
+        self.holders: dict[str, list[Key]] = {}
+        for key in sorted(self.left):
+            for checksum in self.left[key]:
+                self.holders.setdefault(checksum, []).append(key)
 
     def take(self, key: Key, checksum: str) -> int | None:
         """One statement row ``key`` ran with ``checksum``, consumed: its position."""
@@ -285,7 +295,7 @@ class _Recorded:
     def take_elsewhere(self, key: Key, checksum: str) -> Key | None:
         """The first other row that ran ``checksum`` (of the same file first), that statement
         consumed."""
-        others = sorted(self.left, key=lambda k: (k[0] != key[0], k))
+        others = sorted(self.holders.get(checksum, ()), key=lambda k: (k[0] != key[0], k))
         for other in others:
             if other != key and self.take(other, checksum) is not None:
                 return other
@@ -295,10 +305,8 @@ class _Recorded:
         return sorted(p for found in self.left[key].values() for p in found)
 
     def take_position(self, key: Key, position: int) -> None:
-        for found in self.left[key].values():
-            if position in found:
-                found.remove(position)
-                return
+        """Consume the statement at ``position`` of row ``key`` (one left, not taken yet)."""
+        self.left[key][self.kept[key][position - 1]].remove(position)
 
 
 def _items(step: Step, key: Key, recorded: _Recorded) -> list[_Item]:
@@ -352,7 +360,8 @@ def _paired(
     run: list[_Item] = []
 
     def close(after: int) -> None:
-        gap = [p for p in left if before < p < after]
+        # ``left`` is sorted: the positions between the two that ran around the run.
+        gap = left[bisect_right(left, before) : bisect_left(left, after)]
         edited.extend((item.sent, position) for item, position in zip(run, gap, strict=False))
         added.extend(item.sent for item in run[len(gap) :])
         removed.extend(gap[len(run) :])
@@ -420,6 +429,7 @@ def compare(
         ran,
         {k: tuple(v) for k, v in moved_out.items()},
         {k: u for k, u in unplaced.items() if u},
+        frozenset(rows),
     )
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..core import checksums
 from ..core.model import Migration, Statement, Step, TxMode
+from ..lint.plpgsql import do_block_sql
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,18 @@ def _blocks(migrations: Sequence[Migration]) -> list[tuple[str, str]]:
     return list(found)
 
 
+def _holds(statement: Statement, checksum: str, wanted: set[str]) -> bool:
+    """True when ``statement`` (its token checksum ``checksum``) runs one of ``wanted``: is
+    one, or is a DO block whose body runs one (as far as it can be read)."""
+    if statement.kind in UNAPPLIED:
+        return False
+    if checksum in wanted:
+        return True
+    if statement.kind != "DoStmt":
+        return False
+    return any(checksums.token_checksum([text]) in wanted for text in do_block_sql(statement.text))
+
+
 class Texts:
     """The directory's steps that would run (no applied row covers them), by text.
 
@@ -128,9 +141,9 @@ class Texts:
     def holding(self, wanted: Iterable[str]) -> list[Place]:
         """The steps that would run with one of ``wanted`` (the token checksums of statements
         that ran, as the journal records them) among their statements, in the order up runs
-        them. A transaction's BEGIN or COMMIT and a SET do not count: running them again
-        changes nothing (they are not applied, only in force in the step's transaction or
-        session)."""
+        them (a DO block as the statements its body runs, too). A transaction's BEGIN or
+        COMMIT and a SET do not count: running them again changes nothing (they are not
+        applied, only in force in the step's transaction or session)."""
         wanted = set(wanted)
         if not wanted:
             return []
@@ -140,7 +153,7 @@ class Texts:
                 if (migration.version, step.index) in self._done or step.empty:
                     continue
                 pairs = zip(step.statements, step.statement_checksums, strict=True)
-                if any(s.kind not in UNAPPLIED and c in wanted for s, c in pairs):
+                if any(_holds(s, c, wanted) for s, c in pairs):
                     found.append(Place(migration, step))
         return found
 

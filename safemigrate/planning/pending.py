@@ -10,7 +10,7 @@ from ..core import checksums
 from ..core.errors import BadInputError, DriftError, MigrationFileError, OutOfOrderError
 from ..core.model import JournalEntry, Migration, Step, StepProgress
 from . import edited_in_place
-from .matching import Place, Texts
+from .matching import UNAPPLIED, Place, Texts
 
 
 class State(str, enum.Enum):
@@ -649,11 +649,28 @@ def _applied_steps(
     split = [(e, steps[e + 1]) for e in edits if e + 1 < len(steps) and e + 1 not in applied_at]
     if split and found.unrepairable is None:
         edited_at, later = split[0]
+        # With the statements it ran, a split is told, not guessed: the first step after it
+        # that would run and holds one of them.
+        ran_left = set(unplaced.get((version, edited_at), ()))
+        pieces = [
+            after
+            for after in steps[edited_at + 1 :]
+            if after.index not in applied_at
+            and any(
+                s.kind not in UNAPPLIED and c in ran_left
+                for s, c in zip(after.statements, after.statement_checksums, strict=True)
+            )
+        ]
+        how = (
+            f"statements it ran are now step {pieces[0].index + 1} (line {pieces[0].line}), "
+            "which would run: the edit split the applied step"
+            if pieces
+            else "the edit may have split the applied step"
+        )
         found.unrepairable = found.unrepairable or (
             f"{migration.filename} step {edited_at + 1}: applied, but its text has changed "
-            f"and step {later.index + 1} (line {later.line}) after it is not applied: the "
-            "edit may have split the applied step (group markers or BEGIN/COMMIT removed), "
-            "and accepting it would run that SQL again"
+            f"and step {later.index + 1} (line {later.line}) after it is not applied: {how} "
+            "(group markers or BEGIN/COMMIT removed), and accepting it would run that SQL again"
         )
         found.hint = (
             "restore the applied text (with its group markers or BEGIN/COMMIT); changes go in "
@@ -661,6 +678,16 @@ def _applied_steps(
             "place (nothing split), `safemigrate repair --accept-edited-step "
             f"{migration.version_text}:{edited_at + 1}` accepts it"
         )
+        if pieces:
+            # Told, not guessed: what up and status say first, with no option to offer.
+            named = f"{migration.filename} step {edited_at + 1} "
+            found.problems = [
+                found.unrepairable if p.startswith(named) else p for p in found.problems
+            ]
+            found.hint = (
+                "restore the applied text (with its group markers or BEGIN/COMMIT); changes go "
+                "in a new migration (`safemigrate new NAME`)"
+            )
     if edited and removed and compared is None:
         # With the statements each row ran, which row a text stands for is told above.
         found.unrepairable = found.unrepairable or (
@@ -890,19 +917,13 @@ def statuses(
         )
     result.sort(key=lambda s: s.version)
     # The texts of applied rows repair would forget or accept, searched once for all of them;
-    # a row that records its statements is followed by them instead (``Texts.holding``: any
-    # of them, in any order), which also spares the search of every run of statements.
-    by_statements = {
-        (e.version, e.step)
-        for rows in by_version.values()
-        for e in rows
-        if e.statements is not None
-    }
+    # a row compared by the statements it ran is followed by them instead (``Texts.holding``:
+    # any of them, in any order), which also spares the search of every run of statements.
     recorded = [
         r.checksum
         for s in result
         for r in s.repairs
-        if _may_rerun(r) and (r.version, r.step) not in by_statements
+        if _may_rerun(r) and (r.version, r.step) not in compared.rows
     ]
     runs = texts.runs(c for c in recorded if not texts.pending(c))
     return [_refuse_rerun(status, texts, runs) for status in result]

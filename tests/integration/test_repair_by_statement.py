@@ -44,23 +44,33 @@ def _applied(dsn: str, tmp_path: Path, text: str) -> tuple[Path, tuple[str, ...]
     return directory, args
 
 
+def _journal(dsn: str) -> list[tuple[object, ...]]:
+    """(version, step, state, checksum) of every journal row."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT version, step, state, checksum FROM safemigrate_history ORDER BY 1, 2"
+        ).fetchall()
+
+
 def _refused(args: tuple[str, ...], dsn: str, words: str, *, rerun: bool = False) -> None:
     """repair (with --accept-edited, its dry run too) refuses, exit 2; up refuses, exit 5,
-    and status shows it; nothing is recorded or run."""
-    before, facts = journal_rows(dsn), _facts(dsn)
-    for dry in (("--dry-run",), ()):
-        refused = run("repair", *args, "--accept-edited", *dry)
+    and status shows it; nothing is recorded or run. The effects are judged first: what main
+    did wrong shows as a count (a statement run again, an accepted one that never ran)."""
+    before, facts = _journal(dsn), _facts(dsn)
+    repairs = [run("repair", *args, "--accept-edited", *dry) for dry in (("--dry-run",), ())]
+    up = run("up", *args)
+    status = run("status", *args)
+    assert _facts(dsn) == facts, "a statement ran again, or one accepted never ran"
+    assert _journal(dsn) == before, "the journal records as applied a text that never ran"
+    for refused in repairs:
         assert refused.exit_code == 2, refused.output
         assert words in refused.stderr, refused.stderr
         assert ("up would run them again" in refused.stderr) is rerun, refused.stderr
         assert "Traceback" not in refused.output
-    up = run("up", *args)
     assert up.exit_code == 5, up.output
     # up names the first problem; a rerun's hint names where the text is now.
     assert ("take it out of" if rerun else words) in up.stderr, up.stderr
-    status = run("status", *args)
     assert status.exit_code == 5 and words in status.output, status.output
-    assert journal_rows(dsn) == before and _facts(dsn) == facts
 
 
 def _accepted(args: tuple[str, ...], dsn: str, words: str) -> None:
@@ -159,20 +169,36 @@ def test_a_statement_split_into_a_later_file_is_refused(db_dsn: str, tmp_path: P
     assert _facts(db_dsn) == (111, 0)
 
 
+def test_group_markers_removed_is_told_a_split(db_dsn: str, tmp_path: Path) -> None:
+    """[A; B] applied as one step, its markers removed: B is step 2, which would run. main
+    refused it as a split it could only guess ("may have split")."""
+    directory, args = _applied(db_dsn, tmp_path, _group(A, B))
+    (directory / "0002_x.sql").write_text(A + B)
+    _refused(
+        args,
+        db_dsn,
+        "statements it ran are now step 2 (line 2), which would run: the edit split the "
+        "applied step",
+    )
+    assert _facts(db_dsn) == (111, 0)
+
+
 def test_a_gone_step_reordered_into_a_new_file_is_refused(db_dsn: str, tmp_path: Path) -> None:
     """[A; B] applied; its file gone and [B; A] in a new one: main forgot it and up ran both
     again (n 122)."""
     directory, args = _applied(db_dsn, tmp_path, _group(A, B))
     (directory / "0002_x.sql").unlink()
     (directory / "0005_moved.sql").write_text(_group(B, A))
-    before = journal_rows(db_dsn)
-    for options in ((), ("--accept-edited",)):
-        refused = run("repair", *args, *options)
+    before = _journal(db_dsn)
+    repairs = [run("repair", *args, *options) for options in ((), ("--accept-edited",))]
+    up = run("up", *args)
+    assert _facts(db_dsn) == (111, 0), "0002's statements ran again"
+    assert _journal(db_dsn) == before
+    for refused in repairs:
         assert refused.exit_code == 2, refused.output
         assert "0005_moved.sql step 1 (line 2), which is not applied" in refused.stderr
         assert "up would run them again" in refused.stderr
-    assert run("up", *args).exit_code == 5
-    assert journal_rows(db_dsn) == before and _facts(db_dsn) == (111, 0)
+    assert up.exit_code == 5, up.output
 
 
 def _inserts(count: int) -> list[str]:

@@ -213,3 +213,22 @@ def test_grouped_steps_are_one_accept_and_one_forget() -> None:
     assert report[0].unrepairable is None
     assert [(r.action.value, r.step) for r in report[0].repairs] == [("accept", 0), ("forget", 1)]
     assert "what it ran is in step 1 now" in report[0].repairs[1].reason
+
+
+def test_a_row_with_statements_in_a_migration_compared_as_before_is_still_followed() -> None:
+    """0002's rows: one written before the journal recorded statements (edited), one since
+    (its group [A; B] split, B moved to 0003): the migration is compared by step checksums,
+    and B in 0003 is still found, by the search of consecutive statements."""
+    old = JournalEntry(2, "x", 0, _steps(C)[0].checksum)
+    new = _row(2, "x", C + _group(A, B), 1)
+    migrations = [_migration(2, "x", "update acc SET n = n * 2;\n" + A), _migration(3, "b", B)]
+    [status, _] = statuses(migrations, [old, new])
+    assert status.unrepairable is not None
+    assert "its statements are now in 0003_b.sql step 1 (line 1)" in status.unrepairable
+
+
+def test_a_statement_moved_into_a_pending_do_block_is_a_rerun() -> None:
+    migrations = [_migration(2, "x", A), _migration(3, "do", "DO $$ BEGIN " + B + "END $$;\n")]
+    report = statuses(migrations, [_row(2, "x", _group(A, B))])
+    assert report[0].unrepairable is not None
+    assert "0003_do.sql step 1 (line 1)" in report[0].unrepairable
