@@ -314,6 +314,48 @@ def _not_yet_built(facts: ColumnFacts) -> TypeChangeRefusal | None:
     return None
 
 
+#: The integer types, narrowest first.
+_INTEGERS = ("int2", "int4", "int8")
+#: The decimal digits of the largest value of each integer type.
+_DIGITS = {"int2": 5, "int4": 10, "int8": 19}
+#: The character types.
+_TEXTS = frozenset({"text", "varchar", "bpchar"})
+
+
+def narrowing(old: ColumnType, new: ColumnType) -> str | None:
+    """Why ``new`` may not hold every value of ``old`` (a cast that fails on some values), or
+    None. The online recipe cannot take such a change: psql's ALTER fails at once and changes
+    nothing, but the recipe's sync trigger would make the application's writes of such a
+    value fail while it runs (22003 out of range, 22001 too long), and its backfill would stop
+    half done."""
+    if old.array or new.array:
+        # Arrays: the element casts are not looked into (a rewrite, run online).
+        return None
+    if old.name in _INTEGERS and new.name in _INTEGERS:
+        if _INTEGERS.index(new.name) < _INTEGERS.index(old.name):
+            return f"{old} to {new} narrows: larger values are out of range"
+        return None
+    if old.name in ("numeric", "float4", "float8") and new.name in _INTEGERS:
+        return f"{old} to {new} narrows: fractions are rounded and larger values out of range"
+    if old.name == "float8" and new.name == "float4":
+        return f"{old} to {new} narrows: larger values are out of range"
+    if new.name == "numeric" and new.typmods:
+        if old.name in _INTEGERS:
+            digits, scale = _DIGITS[old.name], 0
+        elif old.name != "numeric" or not old.typmods:
+            return f"{old} to {new} narrows: values with more digits are out of range"
+        else:
+            digits, scale = old.typmods[0] - old.typmods[1], old.typmods[1]
+        if new.typmods[0] - new.typmods[1] < digits or new.typmods[1] < scale:
+            return f"{old} to {new} narrows: values with more digits are out of range or rounded"
+        return None
+    sized = new.name in ("varchar", "bpchar", "bit", "varbit") and bool(new.typmods)
+    longer = not old.typmods or (bool(new.typmods) and old.typmods[0] > new.typmods[0])
+    if sized and old.name in _TEXTS | {"bit", "varbit"} and longer:
+        return f"{old} to {new} narrows: longer values do not fit"
+    return None
+
+
 def _rewrites(change: TypeChange, facts: ColumnFacts, pg_version: int, utc: bool) -> str | None:
     """Why the plain change rewrites the table; None when it does not (lint/types.py's
     reading of ATColumnChangeRequiresRewrite). A COLLATE clause is treated as a rewrite: the
@@ -344,6 +386,11 @@ def plan_type_change(
     refused = refusal(facts)
     if refused is not None:
         return refused
+    new = column_type(change.type_name)
+    if change.using is None and facts.current_type is not None and new is not None:
+        narrows = narrowing(facts.current_type, new)
+        if narrows is not None:
+            return TypeChangeRefusal("narrowing cast", narrows)
     taken = set(facts.taken_names)
 
     def claim(part: str) -> str:

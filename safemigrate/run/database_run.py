@@ -60,6 +60,7 @@ from .reconnection import RECONNECT_LOCK_WAIT_MS, LostSteps, Outage
 from .refusals import refuse_pooling, refuse_standby
 from .run_lock import Clock, Sleep, holding_run_lock
 from .session_replay import first_session_state, replay_settings
+from .type_change import run_online_step
 from .watcher import Watcher
 
 
@@ -434,7 +435,11 @@ class Run:
                 self.created_check.session = session  # a reconnection's new session
             executor = Executor(
                 SessionSteps(
-                    session, self.journal, also_applied=also_applied, created=self.created_check
+                    session,
+                    self.journal,
+                    also_applied=also_applied,
+                    created=self.created_check,
+                    type_changes=run_online_step,
                 ),
                 settings,
                 self.journal,

@@ -36,13 +36,14 @@ import time
 from collections.abc import Callable
 
 from ..core.errors import StepRefusedError
-from ..core.model import QualifiedName
+from ..core.model import LockMode, LockNeed, QualifiedName
 from ..db import indexes as dbindex
 from ..db import type_change_phases as phases
 from ..db import type_change_record as records
 from ..db.journal import JournalTable
 from ..db.session import ServerError, Session
 from ..db.step_timeouts import reset_session_timeouts, set_session_timeouts
+from ..db.steps import TypeChangeAttempt
 from ..db.type_change_facts import column_facts
 from ..db.type_change_phases import TypeChangeRun
 from ..planning.backoff import is_retryable
@@ -55,12 +56,13 @@ from ..planning.online_type import (
     recorded,
 )
 from ..planning.policy import Timeouts
-from ..planning.shapes import StepRecord
+from ..planning.shapes import OnlineTypeChange, StepRecord
 from ..statements import names as object_names
 from ..statements import shadow_column
+from ..statements.recipes import RecipePart
 from ..statements.type_change import TypeChange
 
-__all__ = ["TypeChangeRun", "abandon_type_change", "run_type_change"]
+__all__ = ["TypeChangeRun", "abandon_type_change", "run_online_step", "run_type_change"]
 
 #: SQLSTATEs of a name another object took meanwhile: duplicate_table (an index),
 #: duplicate_object (a constraint).
@@ -100,6 +102,57 @@ def run_type_change(session: Session, change: TypeChange, run: TypeChangeRun) ->
         return ONLINE
     finally:
         reset_session_timeouts(session)
+
+
+def phase_lock(phase: str, detail: str) -> LockMode:
+    """The table lock the part of ``phase`` that ``detail`` describes takes (what the
+    executor's pre-check and its watch look at)."""
+    if phase == "backfill":
+        return LockMode.ROW_EXCLUSIVE
+    if phase == "rebuild" and not detail.startswith("add "):
+        # CREATE INDEX CONCURRENTLY and VALIDATE CONSTRAINT.
+        return LockMode.SHARE_UPDATE_EXCLUSIVE
+    return LockMode.ACCESS_EXCLUSIVE
+
+
+def _give_back(attempt: int, error: ServerError) -> None:
+    """A lock timeout or deadlock goes back to the executor, whose next attempt (after its
+    yield, its wait for the holders or its backoff, and its pre-check) resumes from the
+    record."""
+    raise error
+
+
+def run_online_step(shape: OnlineTypeChange, attempt: TypeChangeAttempt) -> str | None:
+    """One attempt of an online type change step for the executor (db.steps' runner of the
+    shape): each phase told to the executor as a recipe part (its event, its pre-check and
+    the watch ready to yield), the batches through its gate (pause, replica lag, pre-check,
+    deadline); None: the step's SQL ran."""
+    hooks = attempt.hooks
+    table = shape.change.table
+
+    def on_phase(phase: str, detail: str) -> None:
+        if hooks.on_part is None:
+            return
+        need = LockNeed(table, phase_lock(phase, detail), scans=phase == "backfill")
+        label = f"{phase}: {detail}"
+        hooks.on_part(RecipePart(label, "", (need,), final=phase == "swap"))
+
+    run = TypeChangeRun(
+        attempt.journal,
+        shape.record,
+        attempt.started,
+        attempt.applied,
+        attempt.timeouts,
+        batch_size=shape.batch_size,
+        batch_pause_ms=shape.pause_ms,
+        max_replica_lag_ms=shape.max_replica_lag_ms,
+        before_batch=hooks.before_batch,
+        on_batch=hooks.on_batch,
+        on_phase=on_phase,
+        on_retry=_give_back,
+    )
+    run_type_change(attempt.session, shape.change, run)
+    return None
 
 
 def _retried(run: TypeChangeRun, action: Callable[[], None]) -> None:
