@@ -472,6 +472,9 @@ class Step:
     statements: tuple[Statement, ...]
     mode: TxMode
     options: StepOptions = field(default_factory=StepOptions)
+    #: An online type change's step as read, before the policy chose that form: what runs
+    #: when the live catalog shows the plain statement would not block (planning.online_type).
+    as_written: Step | None = field(default=None, compare=False, repr=False)
 
     @property
     def line(self) -> int:

@@ -34,16 +34,18 @@ refused up front (:data:`NOT_YET_BUILT` and :func:`refusal`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.model import LockMode, QualifiedName
+from ..core.model import LockMode, QualifiedName, TxMode
 from ..lint.types import ColumnType, column_type, rewrite_reason
 from ..statements import names as object_names
 from ..statements import shadow_column
 from ..statements.type_change import TypeChange
+from .pending import PlannedStep
 
 #: The label of every object the recipe creates (columns, trigger, function, indexes, CHECKs).
 OWN_LABEL = "safemigrate"
@@ -480,6 +482,30 @@ def _phases(facts: ColumnFacts, shadow: str, objects: Sequence[OwnObject]) -> tu
     return (expand, backfill, Phase("rebuild", tuple(rebuild)), Phase("swap", tuple(swap)))
 
 
+def outline(change: TypeChange, batch_size: int) -> tuple[PhaseStep, ...]:
+    """The phases of ``change`` run online as ``plan`` shows them without the live catalog
+    (the indexes and CHECKs on the column are known only when the step runs), each with the
+    lock it takes on the table."""
+    x, sue = LockMode.ACCESS_EXCLUSIVE, LockMode.SHARE_UPDATE_EXCLUSIVE
+    column = change.column
+    return (
+        PhaseStep(f"expand: add a shadow column of type {change.new_type} and the sync trigger", x),
+        PhaseStep(
+            f"backfill: {column}'s new value into the shadow in batches of {batch_size} keys",
+            LockMode.ROW_EXCLUSIVE,
+            scans=True,
+        ),
+        PhaseStep(f"rebuild: each index on {column} again CONCURRENTLY", sue, True, True),
+        PhaseStep(f"rebuild: each CHECK and the NOT NULL of {column} added NOT VALID", x),
+        PhaseStep("rebuild: each validated", sue, scans=True),
+        PhaseStep(
+            "swap: drop the trigger and the old column, rename the shadow, indexes and CHECKs "
+            "(catalog only, one short transaction)",
+            x,
+        ),
+    )
+
+
 @dataclass(frozen=True)
 class RecordedRecipe:
     """What the runner records of a recipe when it begins it (its expand phase), and resumes
@@ -584,3 +610,20 @@ def recorded(recipe: TypeChangeRecipe) -> RecordedRecipe:
         privileges=facts.privileges,
         batch_key=facts.batch_key,
     )
+
+
+def as_written_unless(
+    planned: Sequence[PlannedStep], online: Collection[tuple[int, int]]
+) -> list[PlannedStep]:
+    """``planned`` with every step the policy gave the online type change's form taken back
+    to the step as read, except the ones in ``online`` (by (version, step index)): the lint
+    gate's finding on those would block and the recipe can carry them, or an earlier run
+    began them online. Every other runs as written, exactly as without the online form."""
+    out = []
+    for item in planned:
+        step = item.step
+        key = (item.migration.version, step.index)
+        if step.mode is TxMode.ONLINE_TYPE and step.as_written is not None and key not in online:
+            item = dataclasses.replace(item, step=step.as_written)
+        out.append(item)
+    return out

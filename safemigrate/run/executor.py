@@ -861,12 +861,22 @@ class _Attempt:
         planned = self.step.planned
         statement = self.statement
         line = error_line(statement, error.position) if statement else planned.step.line
+        hint = error.hint
+        if isinstance(self.step.shape, OnlineTypeChange):
+            # A value the cast or a CHECK refuses stops it between phases: what it made stays.
+            hint = (
+                f"{hint + '; ' if hint else ''}the online type change is left half done (its "
+                "shadow column and sync trigger stay, and the application's writes go through "
+                "the trigger) until abandoned: safemigrate abandon "
+                f"{planned.migration.version_text}, then fix the data or the statement and "
+                "rerun; or rerun as is once the cause is gone"
+            )
         return StepFailedError(
             f"{planned.migration.filename}:{line} (step {planned.step.index + 1}): "
             f"{error.sqlstate}: {error.message}",
             sqlstate=error.sqlstate,
             detail=error.detail,
-            hint=error.hint,
+            hint=hint,
         )
 
     # -- the hooks -------------------------------------------------------------------------
