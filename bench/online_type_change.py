@@ -22,7 +22,8 @@ so the changed column here is an indexed, CHECKed non-key column.
     .venv/bin/python bench/online_type_change.py --quick         # 50k rows, 1 trial
 
 Results in ``bench/results/online_type_change.json`` (``*.quick.json`` with ``--quick``,
-``*.ram.json`` with ``--storage ram``: fsync off, which tells a lock's stall from the disk's).
+``*.ram.json`` with ``--storage ram``: fsync off, which tells a lock's stall from the disk's;
+``*.pause.json`` with ``--batch-pause``).
 """
 
 from __future__ import annotations
@@ -155,12 +156,17 @@ def rows_of(dsn: str) -> tuple[int, int]:
     return int(row[0]), int(row[1] or 0)
 
 
+#: The migration's directive line (--batch-pause), or nothing: the defaults.
+DIRECTIVE: list[str] = []
+
+
 def migrations(into: Path) -> Path:
     folder = into / "migrations"
     folder.mkdir(parents=True, exist_ok=True)
     # The default batch (1000 keys): a row the application updates waits for the batch
     # holding it at most one batch's time.
-    (folder / "0001_bigint.sql").write_text(f"{STATEMENT};\n", encoding="utf-8")
+    text = "".join(f"{line}\n" for line in DIRECTIVE) + f"{STATEMENT};\n"
+    (folder / "0001_bigint.sql").write_text(text, encoding="utf-8")
     return folder
 
 
@@ -215,7 +221,9 @@ def run_up(instance: Any, template: str, clients: int, rows: int, work: Path) ->
             text=True,
         )
         assert proc.stdout is not None
+        lines: list[str] = []
         for line in proc.stdout:
+            lines.append(line)
             # Each phase's event as it comes: when each phase began, to place the slowest.
             if line.startswith('{"event":"recipe_part"'):
                 parts.append((time.monotonic() - began, str(json.loads(line)["part"])))
@@ -223,7 +231,8 @@ def run_up(instance: Any, template: str, clients: int, rows: int, work: Path) ->
         ended = time.monotonic()
         stderr = proc.stderr.read() if proc.stderr is not None else ""
     if code != 0:
-        raise RuntimeError(f"up exited {code}: {stderr[-2000:]}")
+        # With --format json the error is an event on stdout.
+        raise RuntimeError(f"up exited {code}: {stderr[-2000:]}{''.join(lines[-3:])}")
     return {
         "db": name,
         "dsn": dsn,
@@ -298,7 +307,13 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="50k rows, 1 trial")
     parser.add_argument("--storage", default="disk", choices=("disk", "ram"))
+    parser.add_argument(
+        "--batch-pause", metavar="DUR", help="the backfill's pause between batches (e.g. 20ms)"
+    )
     args = parser.parse_args()
+    if args.batch_pause:
+        # batch-pause applies only with batch-size: the default size, written out.
+        DIRECTIVE.append(f"-- safemigrate: batch-size=1000 batch-pause={args.batch_pause}")
     if args.quick:
         args.rows, args.trials = 50_000, 1
         UP_OPTIONS.extend(["--gate-small-table", "0"])
@@ -331,7 +346,12 @@ def main() -> None:
             trials.append(trial)
         result["kill_trials"] = trials
         result["machine"] = c.machine_info(instance)
-    suffix = (".quick" if args.quick else "") + (".ram" if args.storage == "ram" else "") + ".json"
+    suffix = (
+        (".quick" if args.quick else "")
+        + (".ram" if args.storage == "ram" else "")
+        + (".pause" if args.batch_pause else "")
+        + ".json"
+    )
     c.write_json(c.RESULTS / f"online_type_change{suffix}", result)
     print(
         f"| runner | change wall | app max | app p99 | failed |\n| --- | --- | --- | --- | --- |\n"
