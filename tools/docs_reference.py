@@ -41,6 +41,7 @@ KEY_OF_PARAMETER: Mapping[str, str] = {"directory": "dir", "cache": "check_cache
 SECTIONS: Mapping[str, str] = {
     "CREATE INDEX": "statements.md#create-index",
     "Constraints": "statements.md#constraints-the-non-blocking-recipes",
+    "Column type changes": "statements.md#column-type-changes-online",
     "Coming from another tool": "switching.md",
     "Lost connections": "sessions.md#lost-connections",
     "The lint gate": "lint-gate.md",

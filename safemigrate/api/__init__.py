@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.lazy_names import LazyNames
 
 if TYPE_CHECKING:
+    from .abandon_change import Abandoned, abandon
     from .apply import StatusReport, status, up
     from .check_command import check, explain
     from .fleet_commands import baseline_fleet, fleet_targets, plan_fleet, status_fleet, up_fleet
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 #: Each public name and the module of this package it comes from, imported on first use: the
 #: cached ``check`` imports ``check_command`` without the runner or the parser.
 _LAZY: dict[str, tuple[str, str]] = {
+    "Abandoned": ("abandon_change", "Abandoned"),
+    "abandon": ("abandon_change", "abandon"),
     "check": ("check_command", "check"),
     "explain": ("check_command", "explain"),
     "StatusReport": ("apply", "StatusReport"),
@@ -60,9 +63,11 @@ _load = LazyNames(__name__, globals(), _LAZY)
 
 __all__ = [
     "REPAIR_STATEMENT_TIMEOUT_MS",
+    "Abandoned",
     "Rehearsal",
     "RepairReport",
     "StatusReport",
+    "abandon",
     "adopt",
     "baseline",
     "baseline_fleet",

@@ -17,7 +17,15 @@ from ..core.events import EventSink
 from ..core.model import Migration
 from ..lint import Finding
 from ..planning.adoption import layout_notes
-from ..planning.gate import GateContext, decide, guard_error, lint_pending, resumed_bootstrap
+from ..planning.gate import (
+    GateContext,
+    decide,
+    guard_error,
+    lint_pending,
+    relieved_steps,
+    resumed_bootstrap,
+)
+from ..planning.online_type import as_written_unless
 from ..planning.pending import PlannedStep, pending_steps, resolve_target
 from ..planning.plan import PlanReport
 from ..planning.plan import build as build_plan
@@ -62,7 +70,9 @@ def plan(
     refuse_accepted_version(settings.accept_lost_session_state, migrations)
     target_version = resolve_target(migrations, target)
     if not use_database:
-        planned = pending_steps(migrations, [], target=target_version)
+        # No live catalog to judge the tables by: the online type changes as written (up
+        # chooses from the database it runs on; plan --dsn shows that choice).
+        planned = as_written_unless(pending_steps(migrations, [], target=target_version), ())
         findings = _findings(planned, settings)
         report = PlanReport(
             tuple(build_plan(planned, settings, findings)),
@@ -115,6 +125,7 @@ def _plan_against(
     from ..run.connection import journal_table, open_session, resolve_database, server_settings
     from ..run.journal_reading import read_plan
     from ..run.run_lock import RunLock
+    from ..run.type_change import online_verdicts
     from ..run.watcher import Watcher
     from ..statements.locks import LockMode, strongest
 
@@ -131,8 +142,15 @@ def _plan_against(
         # search_path decides where the pending steps' names resolve; issue 20 review F2).
         history = _replay_history(session, journal, migrations)
         found = bootstrap.freshness(session, journal)
-        context = GateContext(found.fresh, settings.gate_small_table_bytes, found.resumed)
+        # As up chooses: an online type change runs online only where its plain form's
+        # finding blocks and the recipe can carry it by the live catalog.
+        online = online_verdicts(session, planned, journal)
+        context = GateContext(
+            found.fresh, settings.gate_small_table_bytes, found.resumed, online.verdicts
+        )
         findings = _findings(planned, settings, session, context)
+        verdict = decide(planned, findings, settings, context)
+        planned = as_written_unless(planned, relieved_steps(verdict) | online.resumed)
         # Each step's locks with the relations only the catalog names (one query per step
         # that has any).
         resolved = {
@@ -181,7 +199,7 @@ def _plan_against(
     report = PlanReport(
         tuple(steps),
         facts,
-        gate=decide(planned, findings, settings, context),
+        gate=verdict,
         worst_case_run_wait_ms=worst_case((p.step for p in planned), settings).run_ms,
         lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         guard=guard_error(planned, findings, context),

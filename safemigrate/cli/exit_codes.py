@@ -64,6 +64,18 @@ BASELINE_EXIT_CODES = exit_codes_epilog(
         130: "interrupted (Ctrl-C)",
     }
 )
+ABANDON_EXIT_CODES = exit_codes_epilog(
+    {
+        0: "the interrupted online type change was removed",
+        1: "removing it failed with an SQL error",
+        2: "bad input: unknown version, no interrupted online type change in it, migration "
+        "file, configuration or DSN",
+        3: "",
+        5: "",
+        6: "",
+        130: "interrupted (Ctrl-C)",
+    }
+)
 ADOPT_EXIT_CODES = exit_codes_epilog(
     {
         0: "recorded, or nothing to adopt",

@@ -12,6 +12,7 @@ import click
 
 from .. import __version__
 from ..core.errors import SafemigrateError
+from .abandon import abandon
 from .adopt import adopt
 from .baseline import baseline
 from .check import check
@@ -58,7 +59,7 @@ def main() -> None:
     """
 
 
-for _command in (up, status, new, baseline, adopt, repair, plan, check, rehearse):
+for _command in (up, status, new, baseline, adopt, repair, abandon, plan, check, rehearse):
     main.add_command(_command)
 
 

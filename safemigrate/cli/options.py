@@ -179,6 +179,8 @@ safe_rewrites_option = click.option(
     type=click.Choice(["rewrite", "require", "off"]),
     default=None,
     help="Plain ADD FOREIGN KEY/CHECK/UNIQUE/PRIMARY KEY and SET NOT NULL on existing tables: "
-    "run as their non-blocking recipe, refuse them, or run as written "
+    "run as their non-blocking recipe, refuse them, or run as written; with rewrite, a plain "
+    "ALTER COLUMN TYPE the lint gate would refuse (a rewrite of a large table) runs as the "
+    "online type change "
     "[default: the config's safe_rewrites, else rewrite].",
 )

@@ -37,12 +37,17 @@ class TxMode(enum.Enum):
     #: A plain constraint statement run as its non-blocking recipe: parts in autocommit mode,
     #: the closing ones in a transaction with the journal row.
     RECIPE = "constraint recipe"
+    #: A plain ``ALTER COLUMN ... TYPE`` run as the online type change: its phases in
+    #: autocommit mode and short transactions, resumed from its record (run/type_change.py).
+    ONLINE_TYPE = "online type change"
 
     @property
     def shown(self) -> str:
         """The mode as events and ``plan`` show it: a recipe is shown as autocommit (what its
-        first parts run in), as it always has been."""
-        return TxMode.AUTOCOMMIT.value if self is TxMode.RECIPE else self.value
+        first parts run in), as it always has been; so is the online type change."""
+        if self is TxMode.RECIPE or self is TxMode.ONLINE_TYPE:
+            return TxMode.AUTOCOMMIT.value
+        return str(self.value)
 
 
 @dataclass(frozen=True)
@@ -373,6 +378,8 @@ class Statement:
     index_drop: IndexDrop | None = None
     #: Set for a plain constraint statement the runner applies as its recipe.
     constraint_rewrite: ConstraintRewrite | None = None
+    #: True for a plain ``ALTER COLUMN ... TYPE`` the runner applies as the online type change.
+    online_type_change: bool = False
     #: Notes for the operator, e.g. why a plain CREATE INDEX was not rewritten.
     notes: tuple[str, ...] = ()
     #: The table locks the statement the runner executes takes (see locks.lock_needs).
@@ -465,6 +472,9 @@ class Step:
     statements: tuple[Statement, ...]
     mode: TxMode
     options: StepOptions = field(default_factory=StepOptions)
+    #: An online type change's step as read, before the policy chose that form: what runs
+    #: when the live catalog shows the plain statement would not block (planning.online_type).
+    as_written: Step | None = field(default=None, compare=False, repr=False)
 
     @property
     def line(self) -> int:

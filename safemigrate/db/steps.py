@@ -30,6 +30,7 @@ from ..planning.shapes import (
     ConstraintRecipe,
     ExplicitBlock,
     InTransaction,
+    OnlineTypeChange,
     StepRecord,
     StepShape,
 )
@@ -564,6 +565,24 @@ def _ignore_cleanup(index: str, reason: str) -> None:
 AlsoApplied = Mapping[tuple[int, int], sql.Composable]
 
 
+@dataclass(frozen=True)
+class TypeChangeAttempt:
+    """What the online type change's runner gets of one attempt: the session, the journal,
+    the attempt's timeouts and hooks, and the step's ``started`` and ``applied`` rows."""
+
+    session: Session
+    journal: JournalTable
+    timeouts: Timeouts
+    hooks: AttemptHooks
+    started: sql.Composed
+    applied: sql.Composed
+
+
+#: Runs one attempt of an OnlineTypeChange step. Its phases live in the run layer
+#: (run/type_change.py), which this layer does not import: the run gives it to SessionSteps.
+TypeChangeRunner = Callable[[OnlineTypeChange, TypeChangeAttempt], str | None]
+
+
 class SessionSteps:
     """The executor's ``StepDatabase`` on one session: :meth:`run` sends a shape through its
     runner (``RUNNERS``), which composes the shape's journal rows (in ``journal``) and calls
@@ -576,12 +595,15 @@ class SessionSteps:
         *,
         also_applied: AlsoApplied | None = None,
         created: CreatedInRun | None = None,
+        type_changes: TypeChangeRunner | None = None,
     ) -> None:
         self.session = session
         self.journal = journal
         #: The check of what the lint gate took for new (db.created): a step of one round
         #: trip carries the next step's query in it.
         self.created = created
+        #: The online type change's runner (run/type_change.py's run_online_step).
+        self.type_changes = type_changes
         #: Written with the ``applied`` row of (version, step), in its transaction: another
         #: tool's history row of the migration that step completes (db.foreign_history).
         self.also_applied = also_applied or {}
@@ -758,6 +780,20 @@ def _constraint_recipe(shape: ConstraintRecipe, sent: _Sent) -> str | None:
     )
 
 
+def _online_type_change(shape: OnlineTypeChange, sent: _Sent) -> str | None:
+    steps = sent.steps
+    if steps.type_changes is None:
+        raise StepRefusedError(
+            "this runner cannot run an online type change; nothing was run",
+            hint="run it with safemigrate up",
+        )
+    steps.earlier_recipe(shape.record, sent.timeouts)
+    attempt = TypeChangeAttempt(
+        steps.session, steps.journal, sent.timeouts, sent.hooks, sent.started, sent.applied
+    )
+    return steps.type_changes(shape, attempt)
+
+
 #: What runs one attempt of each shape: every member of StepShape has its runner here (a unit
 #: test checks it), so the executor makes one call whatever the shape.
 RUNNERS: dict[type[StepShape], Callable[[Any, _Sent], str | None]] = {
@@ -767,4 +803,5 @@ RUNNERS: dict[type[StepShape], Callable[[Any, _Sent], str | None]] = {
     ConcurrentIndexBuild: _index_build,
     BatchedChange: _batched,
     ConstraintRecipe: _constraint_recipe,
+    OnlineTypeChange: _online_type_change,
 }

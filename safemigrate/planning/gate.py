@@ -52,13 +52,13 @@ migration files: no database, no click.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import LintGateError, MigrationFileError
 from ..core.events import GateFinding, LintFindings
-from ..core.model import QualifiedName
+from ..core.model import QualifiedName, TxMode
 from ..core.sizes import format_size
 from ..lint import Finding, lint_directory, lint_paths
 from ..lint.catalog import Catalog
@@ -117,6 +117,10 @@ class GateContext:
     #: unless it holds gate_small_table or more by now: then its size decides, as on a
     #: database in use (review F5).
     resumed: bool = False
+    #: The pending online type change steps by (version, step index): None where the recipe
+    #: can carry the change by the live catalog, else why not (run/type_change.py). A step
+    #: not here (no database, a table made earlier in the run) is judged as written.
+    online_type: Mapping[tuple[int, int], str | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -281,6 +285,31 @@ def _owner(planned: Sequence[PlannedStep], migration_path: Path, line: int) -> P
     return None
 
 
+#: Why the gate lets a rewriting type change through: the runner never runs the rewrite.
+ONLINE_TYPE_CHANGE = (
+    "runs as the online type change (shadow column, backfill in batches, swap): ACCESS "
+    "EXCLUSIVE only for moments"
+)
+
+
+def runs_online(owner: PlannedStep, finding: Finding) -> bool:
+    """True for the ``column-type-change`` finding of a step the policy gave the online type
+    change's form (safer_forms: ``safe_rewrites = "rewrite"``, an existing table, outside any
+    block, no ``no-rewrite``). It runs online only where this finding blocks and the live
+    catalog says the recipe can carry it (GateContext.online_type); otherwise as written."""
+    return finding.rule == "column-type-change" and owner.step.mode is TxMode.ONLINE_TYPE
+
+
+def relieved_steps(verdict: GateVerdict) -> frozenset[tuple[int, int]]:
+    """The steps, by (version, step index), whose blocking finding the online type change
+    relieves: the ones that run online (every other such step runs as written)."""
+    return frozenset(
+        (f.version, f.step - 1)
+        for f in verdict.findings
+        if f.not_blocking_because == ONLINE_TYPE_CHANGE
+    )
+
+
 def judge(
     planned: Sequence[PlannedStep],
     findings: Sequence[Finding],
@@ -298,6 +327,14 @@ def judge(
         if owner is None:
             continue
         verdict_of = judgement(finding, context)
+        message = finding.message
+        if verdict_of.blocking and runs_online(owner, finding) and context is not None:
+            key = (owner.migration.version, owner.step.index)
+            if key in context.online_type and context.online_type[key] is None:
+                verdict_of = Judgement(False, ONLINE_TYPE_CHANGE, verdict_of.size)
+            elif context.online_type.get(key) is not None:
+                # It blocks as written: say why it cannot run online instead.
+                message = f"{message} (not run online: {context.online_type[key]})"
         judged.append(
             (
                 order[(owner.migration.version, owner.step.index)],
@@ -311,7 +348,7 @@ def judge(
                     column=finding.column,
                     rule=finding.rule,
                     severity=finding.severity,
-                    message=finding.message,
+                    message=message,
                     hint=finding.hint,
                     blocking=verdict_of.blocking,
                     size=verdict_of.size,

@@ -34,16 +34,18 @@ refused up front (:data:`NOT_YET_BUILT` and :func:`refusal`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.model import LockMode, QualifiedName
+from ..core.model import LockMode, QualifiedName, TxMode
 from ..lint.types import ColumnType, column_type, rewrite_reason
 from ..statements import names as object_names
 from ..statements import shadow_column
 from ..statements.type_change import TypeChange
+from .pending import PlannedStep
 
 #: The label of every object the recipe creates (columns, trigger, function, indexes, CHECKs).
 OWN_LABEL = "safemigrate"
@@ -314,6 +316,48 @@ def _not_yet_built(facts: ColumnFacts) -> TypeChangeRefusal | None:
     return None
 
 
+#: The integer types, narrowest first.
+_INTEGERS = ("int2", "int4", "int8")
+#: The decimal digits of the largest value of each integer type.
+_DIGITS = {"int2": 5, "int4": 10, "int8": 19}
+#: The character types.
+_TEXTS = frozenset({"text", "varchar", "bpchar"})
+
+
+def narrowing(old: ColumnType, new: ColumnType) -> str | None:
+    """Why ``new`` may not hold every value of ``old`` (a cast that fails on some values), or
+    None. The online recipe cannot take such a change: psql's ALTER fails at once and changes
+    nothing, but the recipe's sync trigger would make the application's writes of such a
+    value fail while it runs (22003 out of range, 22001 too long), and its backfill would stop
+    half done."""
+    if old.array or new.array:
+        # Arrays: the element casts are not looked into (a rewrite, run online).
+        return None
+    if old.name in _INTEGERS and new.name in _INTEGERS:
+        if _INTEGERS.index(new.name) < _INTEGERS.index(old.name):
+            return f"{old} to {new} narrows: larger values are out of range"
+        return None
+    if old.name in ("numeric", "float4", "float8") and new.name in _INTEGERS:
+        return f"{old} to {new} narrows: fractions are rounded and larger values out of range"
+    if old.name == "float8" and new.name == "float4":
+        return f"{old} to {new} narrows: larger values are out of range"
+    if new.name == "numeric" and new.typmods:
+        if old.name in _INTEGERS:
+            digits, scale = _DIGITS[old.name], 0
+        elif old.name != "numeric" or not old.typmods:
+            return f"{old} to {new} narrows: values with more digits are out of range"
+        else:
+            digits, scale = old.typmods[0] - old.typmods[1], old.typmods[1]
+        if new.typmods[0] - new.typmods[1] < digits or new.typmods[1] < scale:
+            return f"{old} to {new} narrows: values with more digits are out of range or rounded"
+        return None
+    sized = new.name in ("varchar", "bpchar", "bit", "varbit") and bool(new.typmods)
+    longer = not old.typmods or (bool(new.typmods) and old.typmods[0] > new.typmods[0])
+    if sized and old.name in _TEXTS | {"bit", "varbit"} and longer:
+        return f"{old} to {new} narrows: longer values do not fit"
+    return None
+
+
 def _rewrites(change: TypeChange, facts: ColumnFacts, pg_version: int, utc: bool) -> str | None:
     """Why the plain change rewrites the table; None when it does not (lint/types.py's
     reading of ATColumnChangeRequiresRewrite). A COLLATE clause is treated as a rewrite: the
@@ -344,6 +388,11 @@ def plan_type_change(
     refused = refusal(facts)
     if refused is not None:
         return refused
+    new = column_type(change.type_name)
+    if change.using is None and facts.current_type is not None and new is not None:
+        narrows = narrowing(facts.current_type, new)
+        if narrows is not None:
+            return TypeChangeRefusal("narrowing cast", narrows)
     taken = set(facts.taken_names)
 
     def claim(part: str) -> str:
@@ -431,6 +480,30 @@ def _phases(facts: ColumnFacts, shadow: str, objects: Sequence[OwnObject]) -> tu
     if any(o.replaces for o in objects):
         swap.append(PhaseStep("give the new indexes and CHECKs their old names", x))
     return (expand, backfill, Phase("rebuild", tuple(rebuild)), Phase("swap", tuple(swap)))
+
+
+def outline(change: TypeChange, batch_size: int) -> tuple[PhaseStep, ...]:
+    """The phases of ``change`` run online as ``plan`` shows them without the live catalog
+    (the indexes and CHECKs on the column are known only when the step runs), each with the
+    lock it takes on the table."""
+    x, sue = LockMode.ACCESS_EXCLUSIVE, LockMode.SHARE_UPDATE_EXCLUSIVE
+    column = change.column
+    return (
+        PhaseStep(f"expand: add a shadow column of type {change.new_type} and the sync trigger", x),
+        PhaseStep(
+            f"backfill: {column}'s new value into the shadow in batches of {batch_size} keys",
+            LockMode.ROW_EXCLUSIVE,
+            scans=True,
+        ),
+        PhaseStep(f"rebuild: each index on {column} again CONCURRENTLY", sue, True, True),
+        PhaseStep(f"rebuild: each CHECK and the NOT NULL of {column} added NOT VALID", x),
+        PhaseStep("rebuild: each validated", sue, scans=True),
+        PhaseStep(
+            "swap: drop the trigger and the old column, rename the shadow, indexes and CHECKs "
+            "(catalog only, one short transaction)",
+            x,
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -537,3 +610,20 @@ def recorded(recipe: TypeChangeRecipe) -> RecordedRecipe:
         privileges=facts.privileges,
         batch_key=facts.batch_key,
     )
+
+
+def as_written_unless(
+    planned: Sequence[PlannedStep], online: Collection[tuple[int, int]]
+) -> list[PlannedStep]:
+    """``planned`` with every step the policy gave the online type change's form taken back
+    to the step as read, except the ones in ``online`` (by (version, step index)): the lint
+    gate's finding on those would block and the recipe can carry them, or an earlier run
+    began them online. Every other runs as written, exactly as without the online form."""
+    out = []
+    for item in planned:
+        step = item.step
+        key = (item.migration.version, step.index)
+        if step.mode is TxMode.ONLINE_TYPE and step.as_written is not None and key not in online:
+            item = dataclasses.replace(item, step=step.as_written)
+        out.append(item)
+    return out

@@ -19,9 +19,11 @@ from ..statements import recipes as rewrites
 from ..statements.batches import estimated_batches
 from ..statements.locks import default_rewrites
 from ..statements.volatility import created_volatile
+from . import online_type
 from .gate import GateVerdict
 from .pending import PlannedStep
 from .policy import backoff_of, step_policy
+from .shapes import DEFAULT_TYPE_CHANGE_BATCH, type_change_of
 
 
 @dataclass(frozen=True)
@@ -293,7 +295,23 @@ def _parts(item: PlannedStep) -> tuple[PlannedPart, ...]:
     """The recipe parts of a step whose statement runs as a constraint recipe."""
     if not item.step.statements:  # an empty migration's step
         return ()
-    recipe = item.step.statements[0].constraint_rewrite
+    statement = item.step.statements[0]
+    if statement.online_type_change:
+        change = type_change_of(statement)
+        size = item.step.options.batch_size or DEFAULT_TYPE_CHANGE_BATCH
+        return tuple(
+            PlannedPart(
+                phase.label,
+                "",
+                rewrites.describe_locks(
+                    rewrites.RecipePart(
+                        phase.label, "", (LockNeed(change.table, phase.lock, scans=phase.scans),)
+                    )
+                ),
+            )
+            for phase in online_type.outline(change, size)
+        )
+    recipe = statement.constraint_rewrite
     if recipe is None:
         return ()
     parts = rewrites.recipe_parts(recipe, rewrites.planned_name(recipe))

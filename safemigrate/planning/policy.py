@@ -145,7 +145,7 @@ class SaferForm:
     None), CONCURRENTLY, as its constraint recipe or in batches; with the operator's note, or
     refused (``refusal`` and its ``hint``: a problem of the file)."""
 
-    run_as: Literal["concurrently", "recipe", "batched"] | None = None
+    run_as: Literal["concurrently", "recipe", "batched", "online"] | None = None
     note: str | None = None
     refusal: str | None = None
     hint: str | None = None
@@ -213,6 +213,28 @@ def constraint_recipe(
         )
     return SaferForm(
         "recipe", note=f"run as its recipe ({title}): {table} existed before this migration"
+    )
+
+
+def type_change_form(setting: SafeRewrites, plain: PlainStatement) -> SaferForm:
+    """How a plain ``ALTER COLUMN ... TYPE`` runs under the ``safe_rewrites`` setting: as the
+    online type change under ``rewrite`` where the run's lint gate would refuse it as written
+    and the recipe can carry it (planning.online_type.as_written_unless takes every other
+    back to the step as read); as written under ``off``,
+    ``require`` (the lint gate then refuses one that rewrites, as it always has), after a
+    ``no-rewrite`` directive, inside a block or on a table of the same migration."""
+    if setting != "rewrite" or plain.opted_out or plain.created_here:
+        return AS_WRITTEN
+    table = plain.table
+    if plain.inside is not None:
+        return SaferForm(
+            note=f"not run as the online type change: inside {plain.inside}; a rewrite holds "
+            f"ACCESS EXCLUSIVE on {table} for the whole rewrite"
+        )
+    return SaferForm(
+        "online",
+        note=f"run as the online type change (shadow column, backfill in batches, swap): the "
+        f"lint gate would refuse the rewrite of {table} as written",
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from ..core.model import (
     ConcurrentIndexes,
     ConstraintRewrite,
+    LockMode,
     LockNeed,
     SafeRewrites,
     Statement,
@@ -29,7 +30,8 @@ from ..source.scanning import FileProblem
 from ..statements import parsed as sqlinfo
 from ..statements import recipes
 from ..statements.locks import statement_locks
-from .policy import SaferForm, batch_form, constraint_recipe, index_form
+from ..statements.type_change import TypeChange
+from .policy import SaferForm, batch_form, constraint_recipe, index_form, type_change_form
 
 
 def parse_file(
@@ -125,6 +127,8 @@ def _form(
     if candidate.kind == "constraint":
         assert candidate.recipe is not None
         return constraint_recipe(safe_rewrites, candidate.plain, candidate.recipe)
+    if candidate.kind == "type_change":
+        return type_change_form(safe_rewrites, candidate.plain)
     return batch_form(candidate.plain)
 
 
@@ -152,6 +156,13 @@ def _apply(
     if chosen.run_as == "concurrently":
         changed = _concurrently(statement, member.node, notes, runner_facts)
         return _Decided(changed, mode=TxMode.AUTOCOMMIT)
+    if chosen.run_as == "online" and candidate.type_change is not None:
+        changed = dataclasses.replace(
+            statement, non_transactional=True, online_type_change=True, notes=notes
+        )
+        if runner_facts:
+            changed = dataclasses.replace(changed, locks=type_change_locks(candidate.type_change))
+        return _Decided(changed, mode=TxMode.ONLINE_TYPE)
     return _Decided(dataclasses.replace(statement, notes=notes))
 
 
@@ -187,6 +198,13 @@ def recipe_locks(recipe: ConstraintRewrite) -> tuple[LockNeed, ...]:
     )
 
 
+def type_change_locks(change: TypeChange) -> tuple[LockNeed, ...]:
+    """The lock the online type change takes on its table, strongest first: ACCESS EXCLUSIVE
+    for a moment (expand, each ADD CHECK NOT VALID, the swap); it never rewrites and scans
+    only under weaker locks (the backfill, CONCURRENTLY, VALIDATE)."""
+    return (LockNeed(change.table, LockMode.ACCESS_EXCLUSIVE),)
+
+
 def _steps(
     steps: tuple[Step, ...],
     members: list[ParsedStatement],
@@ -209,7 +227,10 @@ def _steps(
             continue
         mode, unbatched = changed.get(step.index, (None, False))
         options = _unbatched(step.options) if unbatched else step.options
-        out.append(Step(step.index, decided, mode or step.mode, options))
+        # The online type change keeps the step as read: the run takes it back where the
+        # live catalog shows the plain statement would not block (planning.online_type).
+        written = step if mode is TxMode.ONLINE_TYPE else None
+        out.append(Step(step.index, decided, mode or step.mode, options, as_written=written))
     return tuple(out)
 
 

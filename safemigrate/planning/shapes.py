@@ -16,12 +16,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import pglast
+
 from ..core.errors import StepFailedError
-from ..core.model import BatchTarget, ConstraintRewrite, IndexBuild, QualifiedName, Step, TxMode
+from ..core.model import (
+    BatchTarget,
+    ConstraintRewrite,
+    IndexBuild,
+    QualifiedName,
+    Statement,
+    Step,
+    TxMode,
+)
 from ..statements import recipes as rewrites
 from ..statements.batches import BatchDone, ReplicaLag
 from ..statements.parsed import tree_of
 from ..statements.recovery import Recovery, Refuse, Rerun, recovery_of, recovery_of_node
+from ..statements.type_change import TypeChange, recognise_type_change
 from .pending import PlannedStep
 
 #: What became of a step that released the run lock, by shape (see each shape's RELEASED).
@@ -199,6 +210,37 @@ class ConstraintRecipe(_Facts):
         return self.rewrite.kind in ("unique", "primary_key")
 
 
+@dataclass(frozen=True)
+class OnlineTypeChange(_Facts):
+    """A plain ``ALTER COLUMN ... TYPE`` run as the online type change (run/type_change.py):
+    expand and swap are one short transaction each under the step's timeouts, the backfill
+    runs in batches (the step's batch options, else the defaults), the rebuild CONCURRENTLY
+    and NOT VALID + VALIDATE. Each phase is journaled in ``<journal>_type_changes``: an
+    attempt or a rerun after any interruption resumes from that record.
+    """
+
+    #: Its expand and swap take ACCESS EXCLUSIVE for a moment: they keep the ordinary lock
+    #: timeout (as a recipe does); its builds and validations are long.
+    RUNS_LONG: ClassVar[bool] = True
+    builds_index: ClassVar[bool] = True
+    RELEASED: ClassVar[str] = (
+        "the phase that released it was rolled back (the phases before it stay committed and "
+        "recorded: a rerun resumes after them)"
+    )
+
+    record: StepRecord
+    change: TypeChange
+    batch_size: int
+    #: Pause between batches (0 = none).
+    pause_ms: int
+    #: The directive's replica lag limit; None = the ``max_replica_lag`` setting.
+    max_replica_lag_ms: int | None
+
+
+#: The backfill's batch size when the step sets none (``-- safemigrate: batch-size=N``).
+DEFAULT_TYPE_CHANGE_BATCH = 1000
+
+
 #: Every shape a step can take.
 StepShape = (
     InTransaction
@@ -207,6 +249,7 @@ StepShape = (
     | ConcurrentIndexBuild
     | ConstraintRecipe
     | BatchedChange
+    | OnlineTypeChange
 )
 
 
@@ -257,6 +300,8 @@ def shape_of(step: Step) -> type[StepShape]:
     if step.mode is TxMode.RECIPE:
         # Policy runs it as its recipe: always a step of its own (see safer_forms).
         return ConstraintRecipe
+    if step.mode is TxMode.ONLINE_TYPE:
+        return OnlineTypeChange
     if step.mode is TxMode.EXPLICIT:
         return ExplicitBlock
     if step.mode is TxMode.OWN and step.options.batch_size is not None and first and first.batch:
@@ -268,6 +313,18 @@ def shape_of(step: Step) -> type[StepShape]:
     if first is not None and first.index_build is not None:
         return ConcurrentIndexBuild
     return AutocommitStatement
+
+
+def type_change_of(statement: Statement) -> TypeChange:
+    """The type change a step run online makes (safer_forms only runs one so when its
+    statement is one)."""
+    tree = tree_of(statement)
+    if tree is None:
+        tree = pglast.parse_sql(statement.text)[0].stmt
+    found = recognise_type_change(tree, statement.text)
+    if not isinstance(found, TypeChange):
+        raise ValueError(f"not an online type change: {statement.summary}")
+    return found
 
 
 def step_record(planned: PlannedStep) -> StepRecord:
@@ -311,6 +368,15 @@ def step_shape(planned: PlannedStep) -> StepShape:
     if kind is ConstraintRecipe and statement.constraint_rewrite is not None:
         return ConstraintRecipe(
             record, statement.constraint_rewrite, statement.text, planned.started_before
+        )
+    if kind is OnlineTypeChange:
+        options = step.options
+        return OnlineTypeChange(
+            record,
+            type_change_of(statement),
+            options.batch_size or DEFAULT_TYPE_CHANGE_BATCH,
+            options.batch_pause_ms or 0,
+            options.max_replica_lag_ms,
         )
     if kind is ConcurrentIndexBuild and statement.index_build is not None:
         fallback = statement.text if statement.rewritten is not None else None

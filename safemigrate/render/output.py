@@ -647,7 +647,8 @@ def _plan_steps_text(report: PlanReport, colour: bool) -> list[str]:
             lines.append(f"    {plan_batch_text(step.batch)}")
         for number, part in enumerate(step.parts, start=1):
             lines.append(f"    part {number}/{len(step.parts)}: {part.label}: {part.locks}")
-            lines.append(f"      {part.sql}")
+            if part.sql:  # an online type change's phases are planned without their SQL
+                lines.append(f"      {part.sql}")
         for lock in step.locks:
             effects = [e for e, on in (("rewrites", lock.rewrites), ("scans", lock.scans)) if on]
             blocks = (

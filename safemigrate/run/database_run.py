@@ -44,6 +44,7 @@ from ..db.steps import AlsoApplied, SessionSteps
 from ..lint.catalog import Catalog
 from ..planning import gate
 from ..planning.adoption import switch_event
+from ..planning.online_type import as_written_unless
 from ..planning.pending import PlannedStep
 from ..planning.policy import worst_case
 from ..settings.config import Settings
@@ -60,6 +61,7 @@ from .reconnection import RECONNECT_LOCK_WAIT_MS, LostSteps, Outage
 from .refusals import refuse_pooling, refuse_standby
 from .run_lock import Clock, Sleep, holding_run_lock
 from .session_replay import first_session_state, replay_settings
+from .type_change import online_verdicts, run_online_step
 from .watcher import Watcher
 
 
@@ -153,6 +155,9 @@ class Run:
         #: when no other session was connected to it then (the pre-check is skipped).
         self.fresh = False
         self.alone = False
+        #: The online type change steps that run online, by (version, step index): chosen
+        #: with the lint gate by the run's first session, kept across reconnections.
+        self.online_steps: frozenset[tuple[int, int]] = frozenset()
 
     def emit(self, event: Event) -> None:
         """Send ``event`` to the caller's sink, noting which step is running (LostSteps)."""
@@ -276,6 +281,9 @@ class Run:
             # Before anything of theirs runs: no pending statement may switch the guard off
             # (exit 2), and the lint gate judges them (exit 7).
             self._lint_gate(planned, session, monitor)
+        # The online type changes the gate did not find blocking run as written (a
+        # reconnection keeps the first session's choice: the started ones have a record).
+        pending = replace(pending, steps=as_written_unless(planned, self.online_steps))
         dbjournal.ensure(
             session,
             self.journal,
@@ -327,13 +335,22 @@ class Run:
             read.append(lint_catalog(session))
             return read[-1]
 
+        # An online type change runs online only where its plain form's finding blocks and
+        # the recipe can carry it by the live catalog; every other runs as written.
+        online = online_verdicts(session, planned, self.journal)
         judged = gate.judge_run(
             planned,
             server_settings(self.settings, session),
             catalog,
-            gate.GateContext(found.fresh, self.settings.gate_small_table_bytes, found.resumed),
+            gate.GateContext(
+                found.fresh,
+                self.settings.gate_small_table_bytes,
+                found.resumed,
+                online_type=online.verdicts,
+            ),
             function_timeouts=lambda: guard_probe(session),
         )
+        self.online_steps = gate.relieved_steps(judged) | online.resumed
         if judged.findings:
             self.emit(judged.event())
         if judged.refuses:
@@ -434,7 +451,11 @@ class Run:
                 self.created_check.session = session  # a reconnection's new session
             executor = Executor(
                 SessionSteps(
-                    session, self.journal, also_applied=also_applied, created=self.created_check
+                    session,
+                    self.journal,
+                    also_applied=also_applied,
+                    created=self.created_check,
+                    type_changes=run_online_step,
                 ),
                 settings,
                 self.journal,

@@ -61,6 +61,7 @@ from ..planning.policy import StepPolicy, Timeouts, attempt_timeouts, backoff_of
 from ..planning.shapes import (
     AttemptHooks,
     BatchedChange,
+    OnlineTypeChange,
     StepShape,
     UnfinishedRecipeError,
     step_shape,
@@ -71,6 +72,7 @@ from ..statements.locks import CatalogLock, LockMode, LockNeed
 from ..statements.recipes import RecipePart, describe_locks
 from ..statements.session_state import Needs, SessionState
 from ..statements.session_state import describe as describe_kept
+from .type_change import run_online_step
 from .watcher import Watcher, Yielded
 
 #: How often a batched step reports its progress (besides its first and last batch), and how
@@ -319,7 +321,7 @@ class Executor:
         if isinstance(database, Session):
             if journal is None:
                 raise TypeError("an Executor on a Session needs the journal table")
-            database = SessionSteps(database, journal)
+            database = SessionSteps(database, journal, type_changes=run_online_step)
         self.db: StepDatabase = database
         self.settings = settings
         self.emit = on_event
@@ -859,12 +861,22 @@ class _Attempt:
         planned = self.step.planned
         statement = self.statement
         line = error_line(statement, error.position) if statement else planned.step.line
+        hint = error.hint
+        if isinstance(self.step.shape, OnlineTypeChange):
+            # A value the cast or a CHECK refuses stops it between phases: what it made stays.
+            hint = (
+                f"{hint + '; ' if hint else ''}the online type change is left half done (its "
+                "shadow column and sync trigger stay, and the application's writes go through "
+                "the trigger) until abandoned: safemigrate abandon "
+                f"{planned.migration.version_text}, then fix the data or the statement and "
+                "rerun; or rerun as is once the cause is gone"
+            )
         return StepFailedError(
             f"{planned.migration.filename}:{line} (step {planned.step.index + 1}): "
             f"{error.sqlstate}: {error.message}",
             sqlstate=error.sqlstate,
             detail=error.detail,
-            hint=error.hint,
+            hint=hint,
         )
 
     # -- the hooks -------------------------------------------------------------------------
@@ -927,7 +939,7 @@ class _Batches:
         #: Keys walked before this attempt's first batch (by earlier attempts and runs).
         self.walked_before: int | None = None
         shape = attempt.step.shape
-        batched = shape if isinstance(shape, BatchedChange) else None
+        batched = shape if isinstance(shape, BatchedChange | OnlineTypeChange) else None
         self.pause_ms = batched.pause_ms if batched is not None else 0
         limit = batched.max_replica_lag_ms if batched is not None else None
         self.max_lag_ms = executor.settings.max_replica_lag_ms if limit is None else limit

@@ -33,16 +33,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..core.errors import StepRefusedError
-from ..core.model import QualifiedName
+from ..core.model import LockMode, LockNeed, QualifiedName, TxMode
 from ..db import indexes as dbindex
 from ..db import type_change_phases as phases
 from ..db import type_change_record as records
 from ..db.journal import JournalTable
 from ..db.session import ServerError, Session
 from ..db.step_timeouts import reset_session_timeouts, set_session_timeouts
+from ..db.steps import TypeChangeAttempt
 from ..db.type_change_facts import column_facts
 from ..db.type_change_phases import TypeChangeRun
 from ..planning.backoff import is_retryable
@@ -54,13 +55,22 @@ from ..planning.online_type import (
     plan_type_change,
     recorded,
 )
+from ..planning.pending import PlannedStep
 from ..planning.policy import Timeouts
-from ..planning.shapes import StepRecord
+from ..planning.shapes import OnlineTypeChange, StepRecord, step_record, type_change_of
 from ..statements import names as object_names
 from ..statements import shadow_column
+from ..statements.recipes import RecipePart
 from ..statements.type_change import TypeChange
 
-__all__ = ["TypeChangeRun", "abandon_type_change", "run_type_change"]
+__all__ = [
+    "OnlineVerdicts",
+    "TypeChangeRun",
+    "abandon_type_change",
+    "online_verdicts",
+    "run_online_step",
+    "run_type_change",
+]
 
 #: SQLSTATEs of a name another object took meanwhile: duplicate_table (an index),
 #: duplicate_object (a constraint).
@@ -100,6 +110,109 @@ def run_type_change(session: Session, change: TypeChange, run: TypeChangeRun) ->
         return ONLINE
     finally:
         reset_session_timeouts(session)
+
+
+#: How an interrupted change is abandoned (the command a refusal or a failure names).
+ABANDON_COMMAND = "safemigrate repair --abandon-type-change VERSION"
+
+
+@dataclasses.dataclass(frozen=True)
+class OnlineVerdicts:
+    """What the live catalog says of each pending online type change step, by (version, step
+    index), for the lint gate (planning.gate.GateContext.online_type): None where the recipe
+    can carry it, else why not (the object kind, as its refusal names it). ``resumed``: the
+    steps an earlier run began online (their record holds their plan): they go on online."""
+
+    verdicts: dict[tuple[int, int], str | None]
+    resumed: frozenset[tuple[int, int]]
+
+
+def online_verdicts(
+    session: Session, planned: Sequence[PlannedStep], journal: JournalTable
+) -> OnlineVerdicts:
+    """Before any step runs, for each pending online type change step: whether the recipe can
+    carry it by the live catalog (see :class:`OnlineVerdicts`). A table an earlier pending
+    step creates, or one held in a strong lock right now, has no verdict: the gate judges the
+    plain statement (it runs as written unless it blocks; then the step judges it when it
+    runs)."""
+    verdicts: dict[tuple[int, int], str | None] = {}
+    resumed: set[tuple[int, int]] = set()
+    for item in planned:
+        step = item.step
+        if step.mode is not TxMode.ONLINE_TYPE or not step.statements:
+            continue
+        key = (item.migration.version, step.index)
+        if records.read(session, journal, step_record(item)) is not None:
+            resumed.add(key)
+            verdicts[key] = None
+            continue
+        change = type_change_of(step.statements[0])
+        located = records.table_oid(session, change.table)
+        if located is None:
+            continue
+        resolved = dataclasses.replace(change, table=QualifiedName(located[1], change.table.name))
+        try:
+            facts = column_facts(session, resolved.table, resolved.column)
+        except ServerError as error:
+            if not is_retryable(error.sqlstate):
+                raise
+            continue
+        if facts is None:
+            continue
+        decision = plan_type_change(resolved, facts, pg_version=session.server_version)
+        verdicts[key] = str(decision) if isinstance(decision, TypeChangeRefusal) else None
+    return OnlineVerdicts(verdicts, frozenset(resumed))
+
+
+def phase_lock(phase: str, detail: str) -> LockMode:
+    """The table lock the part of ``phase`` that ``detail`` describes takes (what the
+    executor's pre-check and its watch look at)."""
+    if phase == "backfill":
+        return LockMode.ROW_EXCLUSIVE
+    if phase == "rebuild" and not detail.startswith("add "):
+        # CREATE INDEX CONCURRENTLY and VALIDATE CONSTRAINT.
+        return LockMode.SHARE_UPDATE_EXCLUSIVE
+    return LockMode.ACCESS_EXCLUSIVE
+
+
+def _give_back(attempt: int, error: ServerError) -> None:
+    """A lock timeout or deadlock goes back to the executor, whose next attempt (after its
+    yield, its wait for the holders or its backoff, and its pre-check) resumes from the
+    record."""
+    raise error
+
+
+def run_online_step(shape: OnlineTypeChange, attempt: TypeChangeAttempt) -> str | None:
+    """One attempt of an online type change step for the executor (db.steps' runner of the
+    shape): each phase told to the executor as a recipe part (its event, its pre-check and
+    the watch ready to yield), the batches through its gate (pause, replica lag, pre-check,
+    deadline); None: the step's SQL ran."""
+    hooks = attempt.hooks
+    table = shape.change.table
+
+    def on_phase(phase: str, detail: str) -> None:
+        if hooks.on_part is None:
+            return
+        need = LockNeed(table, phase_lock(phase, detail), scans=phase == "backfill")
+        label = f"{phase}: {detail}"
+        hooks.on_part(RecipePart(label, "", (need,), final=phase == "swap"))
+
+    run = TypeChangeRun(
+        attempt.journal,
+        shape.record,
+        attempt.started,
+        attempt.applied,
+        attempt.timeouts,
+        batch_size=shape.batch_size,
+        batch_pause_ms=shape.pause_ms,
+        max_replica_lag_ms=shape.max_replica_lag_ms,
+        before_batch=hooks.before_batch,
+        on_batch=hooks.on_batch,
+        on_phase=on_phase,
+        on_retry=_give_back,
+    )
+    run_type_change(attempt.session, shape.change, run)
+    return None
 
 
 def _retried(run: TypeChangeRun, action: Callable[[], None]) -> None:

@@ -206,7 +206,9 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "concurrent_indexes": "`rewrite`, `require` or `off` (see CREATE INDEX).",
         "safe_rewrites": (
             "`rewrite`, `require` or `off`: plain ADD FOREIGN KEY / CHECK / UNIQUE / PRIMARY KEY "
-            "and SET NOT NULL (see Constraints)."
+            "and SET NOT NULL (see Constraints); with `rewrite`, a plain ALTER COLUMN TYPE the "
+            "lint gate would refuse (a rewrite of a large table) runs as the online type change "
+            "(see Column type changes)."
         ),
         "journal_schema": "Schema of the journal table.",
         "journal_table": "Name of the journal table.",

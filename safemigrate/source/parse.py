@@ -25,6 +25,7 @@ from ..statements import batches, client_encoding, session_state, transaction_bl
 from ..statements import parsed as sqlinfo
 from ..statements import recipes as rewrites
 from ..statements.locks import statement_locks
+from ..statements.type_change import TypeChange, recognise_type_change
 from .copy_data import blank_copy_data, client_copy_refusal
 from .directives import (
     CONTRADICTION,
@@ -526,6 +527,10 @@ class _Walk:
         if "batch_size" not in self.pending:
             self.problem(line, "batch-pause and max-replica-lag apply only with batch-size=N")
             return
+        candidate = member.candidate
+        if candidate is not None and candidate.kind == "type_change":
+            # The online type change's backfill runs in these batches.
+            return
         refusal = batches.batch_refusal(member.node)
         if refusal is not None:
             self.problem(member.line, f"batch-size: {refusal}")
@@ -557,7 +562,14 @@ class _Walk:
         """The candidate of a plain constraint statement (a recipe, or why it has none)."""
         found = rewrites.recognise(node, statement.text)
         if found is None:
-            return None
+            change = recognise_type_change(node, statement.text)
+            if not isinstance(change, TypeChange):
+                # No type change, or a form the online recipe does not take: as written.
+                return None
+            plain = self.plain("ALTER COLUMN TYPE", change.table)
+            return SaferCandidate(
+                "type_change", plain, type_change=change, problem_at=len(self.problems)
+            )
         form = constraint_form(found) if not isinstance(found, str) else "constraint"
         plain = self.plain(form, sqlinfo.qualified(node.relation))
         return SaferCandidate("constraint", plain, recipe=found, problem_at=len(self.problems))

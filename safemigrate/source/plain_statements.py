@@ -1,6 +1,7 @@
 """What the reading of a file says of a plain statement that has a safer form: a plain CREATE
 INDEX (CONCURRENTLY), a plain constraint statement (its non-blocking recipe), an UPDATE or
-DELETE marked ``batch-size=N`` (in batches). Facts only: ``planning.safer_forms`` decides under
+DELETE marked ``batch-size=N`` (in batches), a plain ``ALTER COLUMN ... TYPE`` (the online type
+change). Facts only: ``planning.safer_forms`` decides under
 the settings how each one runs.
 """
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..core.model import BatchTarget, ConstraintRewrite, QualifiedName
+from ..statements.type_change import TypeChange
 
 
 @dataclass(frozen=True)
@@ -31,13 +33,15 @@ class PlainStatement:
 class SaferCandidate:
     """A statement of a file that has a safer form, with what its decision needs."""
 
-    #: Which safer form: CONCURRENTLY, a constraint recipe, batches.
-    kind: Literal["index", "constraint", "batch"]
+    #: Which safer form: CONCURRENTLY, a constraint recipe, batches, the online type change.
+    kind: Literal["index", "constraint", "batch", "type_change"]
     plain: PlainStatement
     #: A constraint statement's recipe, or why it has none (``recipes.recognise``).
     recipe: ConstraintRewrite | str | None = None
     #: A batched statement's key and table (``batches.batch_target``).
     batch: BatchTarget | None = None
+    #: A type change's statement as data (``type_change.recognise_type_change``).
+    type_change: TypeChange | None = None
     #: Where a refusal of it goes among the file's problems: the runner reports the first
     #: problem, so a refusal keeps the place the walk of the file met it at.
     problem_at: int = 0

@@ -653,7 +653,16 @@ def test_rehearse_judges_a_schema_dumps_tables_as_large(rehearse_tmp: Path, tmp_
     migrations = write_migrations(
         tmp_path / "migrations", {"0001_bigint.sql": "ALTER TABLE acct ALTER COLUMN n TYPE bigint;"}
     )
-    result = _rehearse(rehearse_tmp, "--dir", str(migrations), "--schema-from", str(schema))
+    # As written: with safe_rewrites "rewrite" it would run as the online type change.
+    result = _rehearse(
+        rehearse_tmp,
+        "--dir",
+        str(migrations),
+        "--schema-from",
+        str(schema),
+        "--safe-rewrites",
+        "off",
+    )
     assert result.exit_code == 7, result.output
     assert "[column-type-change]" in result.stderr
     assert "bootstrapping" not in result.stdout

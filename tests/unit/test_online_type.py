@@ -303,3 +303,40 @@ def test_a_record_written_before_the_bound_reads_as_one_without_it() -> None:
     del older["batch_key"], older["backfill_upto"]
     again = RecordedRecipe.from_json(json.dumps(older))
     assert again == dataclasses.replace(record, batch_key=())
+
+
+@pytest.mark.parametrize(
+    ("old", "sql"),
+    [
+        (ColumnType("int8"), "ALTER TABLE orders ALTER qty TYPE int"),
+        (INT4, "ALTER TABLE orders ALTER qty TYPE smallint"),
+        (ColumnType("numeric", (10, 2)), "ALTER TABLE orders ALTER qty TYPE bigint"),
+        (ColumnType("float8"), "ALTER TABLE orders ALTER qty TYPE real"),
+        (ColumnType("numeric", (10, 2)), "ALTER TABLE orders ALTER qty TYPE numeric(8, 2)"),
+        (ColumnType("numeric", (10, 2)), "ALTER TABLE orders ALTER qty TYPE numeric(10, 1)"),
+        (INT4, "ALTER TABLE orders ALTER qty TYPE numeric(5, 0)"),
+        (ColumnType("text"), "ALTER TABLE orders ALTER qty TYPE varchar(20)"),
+        (ColumnType("varchar", (30,)), "ALTER TABLE orders ALTER qty TYPE char(20)"),
+    ],
+)
+def test_a_narrowing_cast_is_refused(old: ColumnType, sql: str) -> None:
+    # The sync trigger would make an application write of a value the new type cannot hold
+    # fail, where psql's ALTER fails at once and changes nothing.
+    found = decide(sql, current_type=old)
+    assert isinstance(found, TypeChangeRefusal), found
+    assert found.kind == "narrowing cast" and "narrows" in found.reason
+
+
+@pytest.mark.parametrize(
+    ("old", "sql"),
+    [
+        (ColumnType("int2"), "ALTER TABLE orders ALTER qty TYPE bigint"),
+        (INT4, "ALTER TABLE orders ALTER qty TYPE numeric(12, 2)"),
+        (ColumnType("numeric", (8, 2)), "ALTER TABLE orders ALTER qty TYPE numeric(12, 4)"),
+        (INT4, "ALTER TABLE orders ALTER qty TYPE text"),
+        (ColumnType("varchar", (10,)), "ALTER TABLE orders ALTER qty TYPE char(20)"),
+        (INT4, "ALTER TABLE orders ALTER qty TYPE smallint USING least(qty, 32767)"),
+    ],
+)
+def test_a_widening_cast_or_a_using_expression_runs_online(old: ColumnType, sql: str) -> None:
+    assert isinstance(decide(sql, current_type=old), TypeChangeRecipe)

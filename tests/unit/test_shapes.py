@@ -187,3 +187,23 @@ def test_a_shape_says_which_timeouts_its_step_runs_under(
     (step,) = build_steps(str(path), sql)
     policy = step_policy(step, Settings())
     assert (policy.lock_timeout_ms, policy.statement_timeout_ms) == (lock_ms, statement_ms)
+
+
+def test_an_online_type_change_step_carries_its_change_and_its_batches() -> None:
+    from safemigrate.core.model import Statement, Step, StepOptions, TxMode
+    from safemigrate.planning.shapes import DEFAULT_TYPE_CHANGE_BATCH, OnlineTypeChange
+
+    text = "ALTER TABLE orders ALTER COLUMN qty TYPE bigint"
+    statement = Statement(text, 1, 1, "AlterTableStmt", True, online_type_change=True)
+    path = Path("/m/0007_add.sql")
+    for options, size in (
+        (StepOptions(), DEFAULT_TYPE_CHANGE_BATCH),
+        (StepOptions(None, None, None, False, 50, 10), 50),
+    ):
+        step = Step(0, (statement,), TxMode.ONLINE_TYPE, options)
+        m = Migration(7, "0007", "add", path, (step,))
+        shape = step_shape(PlannedStep(m, step, False))
+        assert isinstance(shape, OnlineTypeChange)
+        assert (shape.change.table, shape.change.column) == (QualifiedName(None, "orders"), "qty")
+        assert shape.batch_size == size and shape.RUNS_LONG
+    assert TxMode.ONLINE_TYPE.shown == "autocommit"
