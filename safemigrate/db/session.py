@@ -7,7 +7,7 @@ temporary tables) carries over, exactly as with psql.
 from __future__ import annotations
 
 import secrets as secrets_module
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -94,6 +94,10 @@ class Session:
         #: The session-level (lock_timeout, statement_timeout) in force outside steps: every
         #: statement of the runner's own (journal, run lock, catalog reads) runs under them.
         self.housekeeping_timeouts = (lock_timeout_ms, statement_timeout_ms)
+        #: The runner's statements that are the same for every step of this session (its
+        #: guard, the run lock's checks, BEGIN with a step's timeouts), rendered once by key
+        #: (db.step_timeouts.rendered_once; issue 26: composed again for every step before).
+        self.rendered: dict[Hashable, sql.SQL] = {}
         # Set at session level right after connecting, and read back in the same round trip:
         # a startup ``options`` parameter would survive RESET, but PgBouncer refuses it. One
         # round trip opens the session (issue 26: every command pays it before its first

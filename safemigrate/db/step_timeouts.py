@@ -9,7 +9,7 @@ check is sent in the same round trip as what it guards.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from psycopg import sql
@@ -21,9 +21,11 @@ from .session import TIMEOUTS_IN_FORCE, ServerError, Session, set_timeouts_sql
 
 __all__ = [
     "RunLockReleasedError",
+    "begin_sql",
     "guard_error",
     "guard_sql",
     "released_check_sql",
+    "rendered_once",
     "reset_session_timeouts",
     "send_guarded",
     "set_and_verify",
@@ -49,6 +51,25 @@ def timeouts_sql(timeouts: Timeouts, *, local: bool) -> sql.Composed:
     return set_timeouts_sql(timeouts.lock_timeout_ms, timeouts.statement_timeout_ms, local=local)
 
 
+def rendered_once(session: Session, key: Hashable, make: Callable[[], sql.Composable]) -> sql.SQL:
+    """``make()``'s statement as the session renders it, composed and rendered once per
+    ``key`` (which holds everything it is made of) for the session's life: the statements
+    every step sends alike (issue 26)."""
+    found = session.rendered.get(key)
+    if found is None:
+        found = session.rendered[key] = sql.SQL(session.render(make()))
+    return found
+
+
+def begin_sql(session: Session, timeouts: Timeouts) -> sql.SQL:
+    """``BEGIN; SET LOCAL`` ``timeouts``: how a step's transaction opens."""
+    return rendered_once(
+        session,
+        ("begin", timeouts),
+        lambda: sql.SQL("BEGIN; {}").format(timeouts_sql(timeouts, local=True)),
+    )
+
+
 def _failing(session: Session, what: str) -> sql.Composed:
     # Not a constant (concat() with pg_backend_pid() is only stable), so the planner cannot
     # fold it into an error at plan time.
@@ -57,15 +78,21 @@ def _failing(session: Session, what: str) -> sql.Composed:
     )
 
 
-def guard_sql(session: Session, timeouts: Timeouts) -> sql.Composed:
+def guard_sql(session: Session, timeouts: Timeouts) -> sql.SQL:
     """A statement that fails unless it runs on the run's backend, while that backend holds the
     run lock (when the session took it), with ``timeouts`` in force.
 
     Sent in the same round trip as the step, before it: when the check fails, the server skips
     the rest of the query string, so the author's statement never runs unguarded. A runtime
     error carries no position, so the error is told apart from the author's own 22P02 errors by
-    the session's random marker in it (see :func:`guard_error`).
+    the session's random marker in it (see :func:`guard_error`). Rendered once per session,
+    backend, run lock and timeouts.
     """
+    key = ("guard", session.pid, session.run_lock, session.marker, timeouts)
+    return rendered_once(session, key, lambda: _guard(session, timeouts))
+
+
+def _guard(session: Session, timeouts: Timeouts) -> sql.Composed:
     lock: sql.Composable = sql.SQL("")
     if session.run_lock is not None:
         lock = sql.SQL("WHEN NOT ({}) THEN {} ").format(
@@ -85,15 +112,20 @@ def guard_sql(session: Session, timeouts: Timeouts) -> sql.Composed:
     )
 
 
-def released_check_sql(session: Session) -> sql.Composed | None:
+def released_check_sql(session: Session) -> sql.SQL | None:
     """A statement that fails when the run lock is no longer held: sent right after the
     author's statements, before the journal row (None when the session took no run lock). A
     step that released it (``pg_advisory_unlock_all()``, ``DISCARD ALL``) is then rolled back,
-    or, outside a transaction, not recorded as applied."""
-    if session.run_lock is None:
+    or, outside a transaction, not recorded as applied. Rendered once per run lock."""
+    keys = session.run_lock
+    if keys is None:
         return None
-    return sql.SQL("SELECT CASE WHEN {} THEN NULL ELSE {} END").format(
-        runlock.held_sql(session.run_lock), _failing(session, _LOCK_RELEASED)
+    return rendered_once(
+        session,
+        ("released", keys, session.marker),
+        lambda: sql.SQL("SELECT CASE WHEN {} THEN NULL ELSE {} END").format(
+            runlock.held_sql(keys), _failing(session, _LOCK_RELEASED)
+        ),
     )
 
 

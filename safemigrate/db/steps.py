@@ -9,6 +9,7 @@ shape's function, so one attempt of a step is one call from the executor.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,11 +53,11 @@ from .journal import JournalTable
 from .recipe_runs import run_constraint_recipe
 from .session import ServerError, Session
 from .step_timeouts import (
+    begin_sql,
     reset_session_timeouts,
     send_guarded,
     set_and_verify,
     set_session_timeouts,
-    timeouts_sql,
 )
 
 __all__ = [
@@ -129,7 +130,7 @@ def run_in_transaction(
                 session,
                 timeouts,
                 statements[0],
-                opening=sql.SQL("BEGIN; {}").format(timeouts_sql(timeouts, local=True)),
+                opening=begin_sql(session, timeouts),
                 guard=True,
                 closing=commit,
                 tagged=answers,
@@ -464,7 +465,7 @@ def _next_batch(
             send_guarded(
                 session,
                 timeouts,
-                opening=sql.SQL("BEGIN; {}").format(timeouts_sql(timeouts, local=True)),
+                opening=begin_sql(session, timeouts),
                 guard=True,
                 released=False,
                 closing=dbbatch.walk_sql(
@@ -629,7 +630,8 @@ class SessionSteps:
             self,
             timeouts,
             hooks,
-            started=self.row(record, attempts, "started"),
+            record,
+            attempts,
             applied=self.row(record, attempts),
             checks=checks,
         )
@@ -677,10 +679,17 @@ class _Sent:
     steps: SessionSteps
     timeouts: Timeouts
     hooks: AttemptHooks
-    started: sql.Composed
+    record: StepRecord
+    attempts: int
     applied: sql.Composed
     #: The next step's created-in-run query, for the step's round trip (an InTransaction's).
     checks: Checked | None = None
+
+    @functools.cached_property
+    def started(self) -> sql.Composed:
+        """The ``started`` journal row, composed for the shapes that write one (issue 26: a
+        step in a transaction, which writes only ``applied``, composed it too)."""
+        return self.steps.row(self.record, self.attempts, "started")
 
 
 # -- one runner per shape: the shape's function, with its journal rows --------------------------
