@@ -27,7 +27,8 @@ JOIN (ON CONFLICT or not) from a table that existed before the migration: the ro
 of the other relation named is certain, which copy every row of it in one statement.
 
 Why it hurts: every row is changed in one transaction: every row stays locked until it
-commits (concurrent writers of any row wait, then hit the lock timeout), the statement may run
+commits (concurrent writers of any row wait, then hit the lock timeout: an application UPDATE
+of one row waits for the whole statement and its transaction), the statement may run
 for a long time, and the table bloats with a dead copy of every row. An UPDATE of a large table
 can also exceed statement_timeout and roll back entirely. A copy of every row of a table
 reads it whole under ACCESS SHARE held to the end of the transaction (a later ALTER TABLE of
@@ -54,7 +55,7 @@ its own transaction. If the table is known to be small, allow it with that reaso
 
 RULE = make_rule(
     "unbounded-data-change",
-    "warning",
+    "error",
     "UPDATE or DELETE without WHERE, or INSERT ... SELECT of every row, on an existing table",
     DOC,
 )
@@ -159,5 +160,6 @@ def _copy(change: Any, row: Row, ctx: StatementContext) -> Iterator[Hit]:
         "every new row and its WAL are written at once",
         "copy in key ranges (INSERT ... SELECT ... WHERE id >= N AND id < M), each range in "
         "its own transaction; if the table is known to be small, allow it with that reason",
+        "warning",
         cost=Cost("scan", tuple(t for r in existing for t in ctx.family(r))),
     )

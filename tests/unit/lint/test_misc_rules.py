@@ -179,9 +179,11 @@ def test_lock_table_names_the_mode_of_its_reference_row() -> None:
         ("EXPLAIN (ANALYZE) WITH d AS (DELETE FROM orders RETURNING 1) SELECT 1;", "deletes"),
     ],
 )
-def test_update_or_delete_without_where_is_a_warning(sql: str, verb: str) -> None:
+def test_update_or_delete_without_where_is_an_error(sql: str, verb: str) -> None:
+    # blind25 05/06: every row stays locked to COMMIT, an application's UPDATE of one row
+    # waits until its lock_timeout (pg_locks, n_tup_del/n_tup_upd on PostgreSQL 15).
     [finding] = only(sql, "unbounded-data-change")
-    assert finding.severity == "warning"
+    assert finding.severity == "error"
     assert finding.message.startswith(f"{verb} every row")
 
 
