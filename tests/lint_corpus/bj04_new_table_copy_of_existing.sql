@@ -1,5 +1,5 @@
--- expect: unsafe unbounded-data-change
--- doc: https://www.postgresql.org/docs/current/sql-insert.html (INSERT ... SELECT: the new table is empty, but the source is read whole in one statement under ACCESS SHARE, held to the end of the transaction: explicit-locking.html)
+-- expect: safe
+-- doc: https://www.postgresql.org/docs/current/explicit-locking.html (INSERT ... SELECT takes ROW EXCLUSIVE on the target and ACCESS SHARE on the source, which conflicts only with ACCESS EXCLUSIVE: the application's reads and writes of both tables go on; only new rows are written)
 -- pg-version: 15
 -- verified: PG15: locks accounts AccessShareLock (held to the end of the transaction); accounts: 1 seq scan of its own, 1000 rows inserted into accounts_copy by the one statement (pg_locks, pg_stat_xact_user_tables, in a rolled-back transaction on a table with rows)
 -- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL, score int, note text, doubled int GENERATED ALWAYS AS (score * 2) STORED);

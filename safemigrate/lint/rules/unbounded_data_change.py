@@ -1,5 +1,4 @@
-"""unbounded-data-change: UPDATE or DELETE without WHERE on an existing table, and INSERT ...
-SELECT reading every row of one."""
+"""unbounded-data-change: UPDATE, DELETE, MERGE or upsert of every row of an existing table."""
 
 from __future__ import annotations
 
@@ -7,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pglast import ast
-from pglast.enums import CmdType
+from pglast.enums import A_Expr_Kind, BoolExprType, CmdType, MergeMatchKind
 from pglast.stream import RawStream
 
 from ...reference import lookup
@@ -22,25 +21,27 @@ WITH and under EXPLAIN ANALYZE or COPY (query), which run it: the statements who
 docs/reference.md changes every row; among them a `MERGE` (PostgreSQL 15+) whose ON condition
 is true whatever the rows (`ON true`, `ON 1 = 1`) with an unconditional WHEN ... THEN UPDATE
 or DELETE, and one (17+) whose ON is never true (`ON false`) with an unconditional WHEN NOT
-MATCHED BY SOURCE THEN UPDATE or DELETE. And `INSERT ... SELECT` without WHERE, LIMIT or
-JOIN (ON CONFLICT or not) from a table that existed before the migration: the rows whose scan
-of the other relation named is certain, which copy every row of it in one statement.
+MATCHED BY SOURCE THEN UPDATE or DELETE. And the changes whose source is an existing table
+read whole, which change each target row it covers (every row when it covers the table): an
+`INSERT ... SELECT` without WHERE, LIMIT or JOIN ... `ON CONFLICT DO UPDATE` (without its own
+WHERE), and a `MERGE ... USING` such a table `ON` a key join (`a.id = b.id`) with an
+unconditional WHEN MATCHED THEN UPDATE or DELETE.
 
 Why it hurts: every row is changed in one transaction: every row stays locked until it
-commits (concurrent writers of any row wait, then hit the lock timeout), the statement may run
+commits (concurrent writers of any row wait, then hit the lock timeout: an application UPDATE
+of one row waits for the whole statement and its transaction), the statement may run
 for a long time, and the table bloats with a dead copy of every row. An UPDATE of a large table
-can also exceed statement_timeout and roll back entirely. A copy of every row of a table
-reads it whole under ACCESS SHARE held to the end of the transaction (a later ALTER TABLE of
-it, by anyone, waits, and everything queued behind that), writes every new row and its WAL at
-once (replicas fall behind), and keeps one long transaction open.
+can also exceed statement_timeout and roll back entirely.
 
 Applies to: every PostgreSQL version. An UPDATE or DELETE through a view changes every row of
 the view's table (sql-createview.html, Updatable Views) and is reported, unless the view was
 created in the run and every relation its query reads was too (a view of the history, or one
 that calls a user or set-returning function, is taken to reach existing rows). Not reported:
-INSERT ... SELECT with a WHERE, LIMIT or JOIN (the plan decides what it reads), or from
-tables created in the run, WITH queries, subqueries or functions only; a MERGE whose ON
-condition reads a column (it picks the rows) or whose WHEN clauses have conditions.
+an INSERT ... SELECT that only adds rows, even a copy of every row of a table (ACCESS SHARE
+on the source, ROW EXCLUSIVE on the target: no application read or write waits, as pg_locks
+and a second session show on PostgreSQL 15); a source with a WHERE, LIMIT or JOIN, a
+subquery, VALUES or a table created in the run (the rows it covers are picked or new); a
+MERGE whose ON condition filters rows or whose WHEN clauses have conditions.
 Source: PostgreSQL docs, UPDATE, DELETE, MERGE, INSERT, SELECT (WHERE Clause), 13.3.2
 Row-Level Locks (a row stays locked until the transaction ends); each form's row of
 docs/reference.md.
@@ -48,14 +49,14 @@ docs/reference.md.
 Instead: put `-- safemigrate: batch-size=1000` on the line before the statement: the runner then
 runs it over key ranges of the table's primary key, each batch in its own short transaction,
 resumable and throttled (`batch-pause=DUR`, `max-replica-lag=DUR`); a batched statement is not
-flagged. Copy with INSERT ... SELECT ... WHERE over key ranges of the source, each range in
-its own transaction. If the table is known to be small, allow it with that reason.
+flagged. An upsert or a MERGE from a table: over key ranges of the source, each range in its
+own transaction. If the table is known to be small, allow it with that reason.
 """
 
 RULE = make_rule(
     "unbounded-data-change",
-    "warning",
-    "UPDATE or DELETE without WHERE, or INSERT ... SELECT of every row, on an existing table",
+    "error",
+    "UPDATE, DELETE, MERGE or upsert of every row of an existing table",
     DOC,
 )
 
@@ -73,7 +74,18 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
     for match in found:
         change = match.node
         if match.row is not None and _copies_every_row(match.row):
-            yield from _copy(change, match.row, ctx)
+            # Adding rows read from a whole table takes ACCESS SHARE on it and ROW EXCLUSIVE
+            # on the target: no application read or write waits (blind25 case 25 on
+            # PostgreSQL 15). Updating each conflicting row is what locks them.
+            if match.row.data is DataChange.MATCHED_ROWS:
+                yield from _upsert(change, match.row, ctx)
+            continue
+        if (
+            match.row is not None
+            and match.row.data is DataChange.MATCHED_ROWS
+            and isinstance(change, ast.MergeStmt)
+        ):
+            yield from _merge_from_table(change, ctx)
             continue
         if match.row is None or match.row.data is not DataChange.EVERY_ROW:
             continue
@@ -134,7 +146,12 @@ def _sources(from_list: Any, ctes: frozenset[str]) -> Iterator[Any]:
             yield item
 
 
-def _copy(change: Any, row: Row, ctx: StatementContext) -> Iterator[Hit]:
+def _upsert(change: Any, row: Row, ctx: StatementContext) -> Iterator[Hit]:
+    """INSERT ... SELECT ... ON CONFLICT DO UPDATE of an existing table, its SELECT reading an
+    existing table whole: each target row a source row conflicts with is updated and stays
+    locked to COMMIT, every row of it when the source covers the table (blind25 case 37)."""
+    if ctx.is_new(change.relation) or change.onConflictClause.whereClause is not None:
+        return
     select = change.selectStmt
     ctes = frozenset(
         str(cte.ctename)
@@ -146,18 +163,61 @@ def _copy(change: Any, row: Row, ctx: StatementContext) -> Iterator[Hit]:
     if not existing:
         return
     names = ", ".join(show(written(r)) for r in existing)
-    tables, them = ("tables", "them") if len(existing) > 1 else ("table", "it")
     source = row.lock_on(Target.OTHER_NAMED)
-    target = row.lock_on(Target.NAMED)
-    held = f"{source.sql_name} on {them}" if source is not None else "its lock"
-    if target is not None:
-        held += f" and {target.sql_name} on {show(written(change.relation))}"
+    mode = f" under {source.sql_name}" if source is not None else ""
+    table = show(written(change.relation))
     yield hit(
         RULE,
-        f"copies every row of existing {tables} {names} in one statement (no WHERE, LIMIT or "
-        f"JOIN): {held} are held for the whole scan and to the end of the transaction, and "
-        "every new row and its WAL are written at once",
-        "copy in key ranges (INSERT ... SELECT ... WHERE id >= N AND id < M), each range in "
-        "its own transaction; if the table is known to be small, allow it with that reason",
-        cost=Cost("scan", tuple(t for r in existing for t in ctx.family(r))),
+        f"INSERT ... SELECT ... ON CONFLICT DO UPDATE reads every row of {names}{mode} and "
+        f"updates each row of existing table {table} a source row conflicts with, in one "
+        "transaction: with a source that covers the table every row stays locked until it "
+        "commits, and concurrent writers wait",
+        "upsert in key ranges of the source (... WHERE id >= N AND id < M), each range in "
+        "its own transaction; if the source is known to be small, allow it with that reason",
+        cost=Cost("scan", ctx.family(change.relation)),
+    )
+
+
+def _key_join(expr: Any) -> bool:
+    """True for an ON condition that only pairs columns (``a.id = b.id``, ANDed): it picks no
+    rows of its own, so every target row a source row shares the key with is matched."""
+    if isinstance(expr, ast.BoolExpr) and expr.boolop == BoolExprType.AND_EXPR:
+        return all(_key_join(arg) for arg in expr.args or ())
+    return (
+        isinstance(expr, ast.A_Expr)
+        and expr.kind == A_Expr_Kind.AEXPR_OP
+        and [str(n.sval) for n in expr.name or ()] == ["="]
+        and isinstance(expr.lexpr, ast.ColumnRef)
+        and isinstance(expr.rexpr, ast.ColumnRef)
+    )
+
+
+def _merge_from_table(merge: Any, ctx: StatementContext) -> Iterator[Hit]:
+    """MERGE ... USING an existing table read whole, ON a key join, with an unconditional WHEN
+    MATCHED THEN UPDATE or DELETE: each target row the source covers is changed and stays
+    locked to COMMIT, every row when the source covers the table (blind25 case 07)."""
+    source = merge.sourceRelation
+    if not isinstance(source, ast.RangeVar) or ctx.is_new(source) or ctx.is_new(merge.relation):
+        return
+    if not _key_join(merge.joinCondition):
+        return
+    if not any(
+        clause.matchKind == MergeMatchKind.MERGE_WHEN_MATCHED
+        and clause.commandType in (CmdType.CMD_UPDATE, CmdType.CMD_DELETE)
+        and clause.condition is None
+        for clause in merge.mergeWhenClauses or ()
+    ):
+        return
+    table = show(written(merge.relation))
+    verbs = _merge_verbs(merge)
+    yield hit(
+        RULE,
+        f"MERGE ... USING existing table {show(written(source))} (read whole) {verbs} "
+        f"each row of existing table {table} a source row matches, in one transaction: with a "
+        "source that covers the table every row stays locked until it commits, and concurrent "
+        "writers wait",
+        "merge in key ranges of the source (USING (SELECT ... WHERE id >= N AND id < M)), each "
+        "range in its own transaction; if the source is known to be small, allow it with that "
+        "reason",
+        cost=Cost("scan", ctx.family(merge.relation)),
     )

@@ -495,6 +495,26 @@ UPDATE_DELETE = [
         versions=since(15),
     ),
     row(
+        "merge.returning",
+        "MERGE",
+        "MERGE ... RETURNING",
+        stmt(ast.MergeStmt, f("returningClause", PRESENT)),
+        [named(RE), lock(OTHER, AS), lock(REF, RS)],
+        [doc("sql-merge", "output_expression"), doc("explicit-locking", "ROW EXCLUSIVE")],
+        [
+            ex(
+                "MERGE INTO items i USING orders o ON i.id = o.id AND o.id < 10"
+                " WHEN MATCHED THEN UPDATE SET sku = 'x' RETURNING i.id",
+                {"items": N, "orders": OTHER},
+                scans=True,
+            )
+        ],
+        data=DataChange.MATCHED_ROWS,
+        scans=depends(_PLAN, N),
+        versions=since(17),
+        note="RETURNING came with PostgreSQL 17 (merge_action() names the action per row).",
+    ),
+    row(
         "merge.every-row",
         "MERGE",
         "MERGE ... ON a condition always true, WHEN ... THEN UPDATE / DELETE",

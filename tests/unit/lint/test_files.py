@@ -215,7 +215,7 @@ STATEMENT_RULES = {
     "drop-table-or-column": "warning",
     "table-rewrite": "error",
     "lock-table": "warning",
-    "unbounded-data-change": "warning",
+    "unbounded-data-change": "error",
     "scan-under-lock": "error",
     "enum-value-used-in-same-transaction": "error",
     "timeout-guard-off": "error",

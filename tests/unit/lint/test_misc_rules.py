@@ -179,9 +179,11 @@ def test_lock_table_names_the_mode_of_its_reference_row() -> None:
         ("EXPLAIN (ANALYZE) WITH d AS (DELETE FROM orders RETURNING 1) SELECT 1;", "deletes"),
     ],
 )
-def test_update_or_delete_without_where_is_a_warning(sql: str, verb: str) -> None:
+def test_update_or_delete_without_where_is_an_error(sql: str, verb: str) -> None:
+    # blind25 05/06: every row stays locked to COMMIT, an application's UPDATE of one row
+    # waits until its lock_timeout (pg_locks, n_tup_del/n_tup_upd on PostgreSQL 15).
     [finding] = only(sql, "unbounded-data-change")
-    assert finding.severity == "warning"
+    assert finding.severity == "error"
     assert finding.message.startswith(f"{verb} every row")
 
 
@@ -305,46 +307,61 @@ _HISTORY = (
 @pytest.mark.parametrize(
     "sql",
     [
-        "INSERT INTO archive SELECT * FROM accounts;",
-        "INSERT INTO archive (id, plan) SELECT id, plan FROM public.accounts a;",
-        "INSERT INTO archive SELECT * FROM paying;",
-        "INSERT INTO archive SELECT a.id, b.plan FROM accounts a, archive b;",
-        "INSERT INTO archive SELECT * FROM accounts ON CONFLICT DO NOTHING;",
+        # blind25 37: every target row the source covers is updated and stays locked.
         "INSERT INTO archive SELECT * FROM accounts ON CONFLICT (id) DO UPDATE SET plan = 'x';",
-        "CREATE TABLE copy (id int, plan text);\nINSERT INTO copy SELECT * FROM accounts;",
-        "EXPLAIN ANALYZE INSERT INTO archive SELECT * FROM accounts;",
+        "INSERT INTO archive (id, plan) SELECT id, plan FROM public.accounts a"
+        " ON CONFLICT (id) DO UPDATE SET plan = excluded.plan;",
+        "EXPLAIN ANALYZE INSERT INTO archive SELECT * FROM accounts"
+        " ON CONFLICT (id) DO UPDATE SET plan = 'x';",
+        # blind25 07: MERGE from a table read whole, ON a key join.
+        "MERGE INTO archive t USING accounts s ON t.id = s.id"
+        " WHEN MATCHED THEN UPDATE SET plan = s.plan"
+        " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.plan);",
+        "MERGE INTO archive t USING paying s ON t.id = s.id WHEN MATCHED THEN DELETE;",
     ],
 )
-def test_a_copy_of_every_row_of_an_existing_table_is_reported(sql: str) -> None:
-    # sql-select.html (WHERE Clause): without WHERE, LIMIT or a join every row of the FROM
-    # list is read and returned; sql-insert.html: each is written by the one statement.
+def test_a_change_of_each_row_a_whole_source_table_covers_is_reported(sql: str) -> None:
+    # sql-insert.html (ON CONFLICT DO UPDATE) and sql-merge.html: each target row a source
+    # row conflicts with or matches is updated; a source read whole may cover every row.
     from .support import rules_after
 
-    assert rules_after(_HISTORY, sql) == ["unbounded-data-change"]
+    assert rules_after(_HISTORY, sql, pg_version=15) == ["unbounded-data-change"]
 
 
 @pytest.mark.parametrize(
     "sql",
     [
-        "INSERT INTO archive SELECT * FROM accounts WHERE id < 100;",
-        "INSERT INTO archive SELECT * FROM accounts LIMIT 100;",
-        "INSERT INTO archive SELECT a.* FROM accounts a JOIN archive b USING (id);",
-        "INSERT INTO archive SELECT g, 'x' FROM generate_series(1, 10) g;",
-        "INSERT INTO archive SELECT * FROM (SELECT * FROM accounts WHERE id < 9) s;",
-        "WITH s AS (SELECT * FROM accounts WHERE id < 9) INSERT INTO archive SELECT * FROM s;",
-        "INSERT INTO archive VALUES (1, 'x');",
-        "CREATE TABLE n (id int, plan text);\nINSERT INTO accounts SELECT * FROM n;",
-        "-- safemigrate: allow unbounded-data-change -- a ten-row table\n"
+        # Only new rows (blind25 25, bd40): ACCESS SHARE on the source blocks no application.
         "INSERT INTO archive SELECT * FROM accounts;",
+        "INSERT INTO archive SELECT * FROM accounts ON CONFLICT DO NOTHING;",
+        "CREATE TABLE copy (id int, plan text);\nINSERT INTO copy SELECT * FROM accounts;",
+        # The source picks rows, or is new, or the change is conditional.
+        "INSERT INTO archive SELECT * FROM accounts WHERE id < 100"
+        " ON CONFLICT (id) DO UPDATE SET plan = 'x';",
+        "INSERT INTO archive SELECT * FROM accounts ON CONFLICT (id) DO UPDATE SET plan = 'x'"
+        " WHERE archive.plan IS NULL;",
+        "INSERT INTO archive VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET plan = 'x';",
+        "CREATE TABLE n (id int, plan text);\n"
+        "INSERT INTO archive SELECT * FROM n ON CONFLICT (id) DO UPDATE SET plan = 'x';",
+        "MERGE INTO archive t USING (SELECT * FROM accounts WHERE id < 9) s ON t.id = s.id"
+        " WHEN MATCHED THEN DELETE;",
+        "MERGE INTO archive t USING accounts s ON t.id = s.id AND s.id < 9"
+        " WHEN MATCHED THEN DELETE;",
+        "MERGE INTO archive t USING accounts s ON t.id = s.id"
+        " WHEN MATCHED AND s.plan = 'x' THEN DELETE;",
+        "MERGE INTO archive t USING accounts s ON t.id = s.id"
+        " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.plan);",
+        "MERGE INTO archive t USING (VALUES (77, 'x')) s (id, plan) ON t.id = s.id"
+        " WHEN MATCHED THEN UPDATE SET plan = s.plan;",
     ],
 )
-def test_a_copy_that_picks_rows_or_reads_new_ones_is_not(sql: str) -> None:
+def test_a_copy_or_a_change_of_picked_rows_is_not(sql: str) -> None:
     from .support import rules_after
 
-    assert rules_after(_HISTORY, sql) == []
+    assert rules_after(_HISTORY, sql, pg_version=15) == []
 
 
-def test_a_copy_names_its_locks_from_the_row() -> None:
+def test_an_upsert_names_its_source_and_the_rows_it_locks() -> None:
     import tempfile
     from pathlib import Path
 
@@ -354,11 +371,15 @@ def test_a_copy_names_its_locks_from_the_row() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         write(Path(tmp), "0001_history.sql", _HISTORY)
-        write(Path(tmp), "0002_copy.sql", "INSERT INTO archive SELECT * FROM accounts;\n")
+        write(
+            Path(tmp),
+            "0002_upsert.sql",
+            "INSERT INTO archive SELECT * FROM accounts ON CONFLICT (id) DO UPDATE SET plan = 'x';",
+        )
         [finding] = lint_directory(Path(tmp)).findings
-    assert finding.severity == "warning"
-    assert "copies every row of existing table accounts" in finding.message
-    assert "ACCESS SHARE on it and ROW EXCLUSIVE on archive" in finding.message
+    assert finding.severity == "error"
+    assert "reads every row of accounts under ACCESS SHARE" in finding.message
+    assert "updates each row of existing table archive" in finding.message
 
 
 def test_a_view_the_run_made_of_its_own_new_tables_is_new() -> None:

@@ -1,0 +1,13 @@
+-- expect: unsafe rejected-by-server-version
+-- doc: https://www.postgresql.org/docs/17/sql-merge.html (RETURNING output_expression is new in PostgreSQL 17; https://www.postgresql.org/docs/15/sql-merge.html has no RETURNING)
+-- pg-version: 15
+-- verified: PG15: ERROR 42601 syntax error at or near "RETURNING"; nothing changed
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL, score int, note text, doubled int GENERATED ALWAYS AS (score * 2) STORED);
+-- given: CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint REFERENCES accounts (id), total numeric, status text);
+-- given: CREATE INDEX orders_status_idx ON orders (status);
+-- given: ALTER TABLE accounts ADD CONSTRAINT accounts_score_ck CHECK (score >= 0) NOT VALID;
+-- given: CREATE MATERIALIZED VIEW account_totals AS SELECT account_id, sum(total) AS total FROM orders GROUP BY account_id;
+-- given: CREATE UNIQUE INDEX account_totals_key ON account_totals (account_id);
+-- given: INSERT INTO accounts (id, email, score) SELECT g, 'a' || g, g FROM generate_series(1, 1000) g;
+-- given: INSERT INTO orders SELECT g, g % 1000 + 1, g, 'new' FROM generate_series(1, 2000) g;
+MERGE INTO accounts a USING (VALUES (5, 'x')) AS s (id, note) ON a.id = s.id WHEN MATCHED THEN UPDATE SET note = s.note RETURNING a.id;
