@@ -364,14 +364,11 @@ class Run:
             return
         definitions = catalog_definitions(read) if read is not None else database_routines(session)
         statements = [s for m in self.migrations for step in m.steps for s in step.statements]
-        own = routines.migration_definitions(statements)
         known = self.session_changers()
-        merged = {n: (*definitions.get(n, ()), *own.get(n, ())) for n in {*definitions, *own}}
-        found = routines.session_changers(merged, statements, known)
+        found, from_database = routines.run_changers(definitions, statements, known)
         if found == known:
             return
         self._changers = found
-        from_database = frozenset(found - known - own.keys())
         self.session_state = first_session_state(
             self._history,
             self.migrations,

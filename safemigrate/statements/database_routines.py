@@ -68,3 +68,16 @@ def migration_definitions(statements: Iterable[Statement]) -> dict[str, list[str
             for name in created_functions([statement]):
                 found.setdefault(name, []).append(statement.text)
     return found
+
+
+def run_changers(
+    database: Mapping[str, Sequence[str]], statements: Sequence[Statement], known: frozenset[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Every session-changing function a run's steps may call: ``known`` (the migrations'
+    own, session_changing_functions of ``statements``) and those session_changers finds
+    among the ``database``'s routines (lower-case name -> definitions) read with the
+    migrations' functions; and, of them, those only the database has (for messages)."""
+    own = migration_definitions(statements)
+    merged = {n: (*database.get(n, ()), *own.get(n, ())) for n in {*database, *own}}
+    found = session_changers(merged, statements, known)
+    return found, frozenset(found - known - own.keys())

@@ -12,6 +12,7 @@ migration creates.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,14 @@ def test_issue_21_review21i_e6_a_database_functions_session_change_is_not_lost(
 
     first = run(*args, "--target", "2")
     assert first.exit_code == 0, first.output
+
+    # plan and the dry run show the refusal up makes.
+    base = ("--dir", str(directory), "--dsn", db_dsn)
+    document = json.loads(run("plan", *base, "--format", "json").stdout)
+    assert document["session_state"]["would_refuse"] is True, document["session_state"]
+    assert "0003_insert.sql:1" in document["session_state"]["error"]
+    dry = run(*args, "--dry-run")
+    assert dry.exit_code == 1, dry.output
 
     failed = refused(run(*args, "--format", "json"))
     assert failed["error"].startswith("0003_insert.sql:1 (step 1): not run: it could depend on")
