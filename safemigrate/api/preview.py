@@ -151,6 +151,9 @@ def _plan_against(
         findings = _findings(planned, settings, session, context)
         verdict = decide(planned, findings, settings, context)
         planned = as_written_unless(planned, relieved_steps(verdict) | online.resumed)
+        # The database's own session-changing routines count as up counts them (issue 21
+        # review21i E6): one query, only when something is pending.
+        routines = _database_routines(session) if planned else {}
         # Each step's locks with the relations only the catalog names (one query per step
         # that has any).
         resolved = {
@@ -204,7 +207,7 @@ def _plan_against(
         lock_wait_budget_ms=worst_case((), settings).polite_step_ms,
         guard=guard_error(planned, findings, context),
         fresh=context.fresh,
-        session_state=_lost_state_refusal(history, planned, migrations, settings, target),
+        session_state=_lost_state_refusal(history, planned, migrations, settings, target, routines),
     )
     return report, pending.layout, {p.migration.version for p in planned}
 
@@ -237,26 +240,39 @@ def _lost_state_refusal(
     migrations: list[Migration],
     settings: Settings,
     target: Target,
+    routines: Mapping[str, Sequence[str]] | None = None,
 ) -> SafemigrateError | None:
     """The refusal up would raise before a pending step that could depend on session state
     the applied history left and no new session has (a temporary table, a setting a DO block
-    or a function changed), as up's run judges it; None when it would refuse none."""
+    or a function changed), as up's run judges it; None when it would refuse none.
+    ``routines``: the database's own routine definitions by name (db.live_functions)."""
     from ..run.executor import lost_state_error
     from ..run.session_replay import first_session_state
+    from ..statements import database_routines
     from ..statements.session_state import first_refusal, function_facts
 
     statements = [s for m in migrations for step in m.steps for s in step.statements]
     facts = function_facts(statements)
+    changers, only_database = database_routines.run_changers(
+        routines or {}, statements, facts.changers
+    )
     state = first_session_state(
         history,
         migrations,
         target,
-        changers=facts.changers,
+        changers=changers,
         accepted_through=settings.accept_lost_session_state,
+        database_changers=only_database,
     )
     pending = [((p.migration.version, p.step.index), p.step, p.migration.filename) for p in planned]
     found = first_refusal(state, pending, dict(facts.needs))
     return None if found is None else lost_state_error(planned[found[0]], found[1])
+
+
+def _database_routines(session: Session) -> dict[str, tuple[str, ...]]:
+    from ..db.live_schema import database_routines
+
+    return database_routines(session)
 
 
 def _findings(

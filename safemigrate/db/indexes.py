@@ -109,6 +109,37 @@ def foreign_invalid(index: IndexInfo) -> StepRefusedError:
     )
 
 
+def skipped_if_not_exists(index: IndexInfo) -> str:
+    """Why a CREATE INDEX ... IF NOT EXISTS step was recorded without a build: ``index`` has
+    its name and no run of the step began it (PostgreSQL skips the statement too)."""
+    if index.valid:
+        return f"IF NOT EXISTS: an index {index.qualified} already exists (PostgreSQL skips it)"
+    return (
+        f"IF NOT EXISTS: an INVALID index {index.qualified} already exists (PostgreSQL skips "
+        "it; queries do not use it until it is rebuilt: REINDEX INDEX CONCURRENTLY)"
+    )
+
+
+def already_exists(index: IndexInfo) -> ServerError:
+    """PostgreSQL's 42P07 for a named build whose valid index of the same definition exists
+    and no run of the step began: not the runner's, so the step fails as psql would, before
+    anything is written."""
+    return ServerError(
+        "42P07",
+        f'relation "{index.name}" already exists',
+        detail=(
+            f"a valid index {index.qualified} with this definition exists and no run of this "
+            "step began a build: safemigrate did not make it, so the step is not recorded as "
+            "done, and nothing was run"
+        ),
+        hint=(
+            "if it is the index this step is meant to build, add IF NOT EXISTS to the "
+            "statement (the step is then recorded without a build); else drop or rename it, "
+            "then rerun"
+        ),
+    )
+
+
 #: How often :func:`wait_for_live_build` looks again.
 BUILD_POLL_S = 0.2
 

@@ -104,6 +104,38 @@ SELECT 'path', NULL, NULL, NULL, NULL, NULL, current_schemas(true)::text[]
 """
 
 
+#: The database's PL/pgSQL and LANGUAGE sql routines of the user schemas, as _QUERY's first
+#: part reads them: for the session state when no lint read the catalog (routine_definitions).
+_ROUTINES = """
+SELECT p.proname::text, pg_get_functiondef(p.oid)
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_language l ON l.oid = p.prolang
+WHERE p.prokind IN ('f', 'p') AND l.lanname IN ('plpgsql', 'sql') AND {user}
+"""
+
+
+def routine_definitions(session: Session, user: UserSchema) -> dict[str, tuple[str, ...]]:
+    """The database's PL/pgSQL and LANGUAGE sql routines of the user schemas: lower-case name
+    -> the ``CREATE OR REPLACE`` text of each (overloads, schemas), in one round trip under
+    the session's housekeeping timeouts (issue 21 review21i E6: what the session state reads
+    when the run's lint did not read the catalog)."""
+    found: dict[str, list[str]] = {}
+    for name, text in session.rows(sql.SQL(_ROUTINES).format(user=user("n"))):
+        found.setdefault(str(name).lower(), []).append(str(text))
+    return {name: tuple(texts) for name, texts in found.items()}
+
+
+def catalog_definitions(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """routine_definitions from a catalog read_live_functions filled (no round trip): the
+    database's own routines only, not what a pending file creates."""
+    found: dict[str, list[str]] = {}
+    for name, keys in catalog.live_functions.items():
+        for key in keys:
+            if catalog.function_origins.get(key) == IN_DATABASE and key in catalog.function_bodies:
+                found.setdefault(name.lower(), []).append(catalog.function_bodies[key])
+    return {name: tuple(texts) for name, texts in found.items()}
+
+
 def _mentions(expression: str) -> sql.Composable:
     """The condition that the SQL text ``expression`` (a query's expression) names a word."""
     return sql.SQL(" OR ").join(

@@ -20,7 +20,7 @@ from ..lint.state import check_not_null_column
 from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from .catalog_facts import sizes_without_waiting
-from .live_functions import may_trip_guard, read_live_functions
+from .live_functions import may_trip_guard, read_live_functions, routine_definitions
 from .session import Session
 
 
@@ -431,6 +431,12 @@ def function_timeouts(session: Session) -> dict[str, tuple[str, ...]]:
         if settings:
             found[f"{name}({','.join(types)})"] = tuple(str(s) for s in settings)
     return found
+
+
+def database_routines(session: Session) -> dict[str, tuple[str, ...]]:
+    """The user schemas' PL/pgSQL and LANGUAGE sql routines by lower-case name, their
+    definitions (live_functions.routine_definitions), for the session state."""
+    return routine_definitions(session, _user_schema)
 
 
 def guard_probe(session: Session) -> dict[str, tuple[str, ...]]:

@@ -266,12 +266,15 @@ def build_index_concurrently(
     (of the build's definition, or of its name when ``started_earlier()`` says the journal holds
     a started row of the step; another invalid index of its name is refused, nothing run);
     a valid index with the same definition (and name, if the build names one) counts as built
-    and the reason it was skipped is returned. After a failed build the invalid index it left
-    is dropped so a rerun starts clean; a build that "succeeds" but leaves an INVALID index is
-    an error (its index dropped). ``started`` is written before the build, ``applied`` after.
-    On a partitioned table, which PostgreSQL cannot index CONCURRENTLY, ``plain_fallback`` (the
-    author's plain CREATE INDEX) runs in a guarded transaction instead. ``on_cleanup`` is told
-    of every index dropped.
+    when a run of the step began it (a started row), and the reason it was skipped is
+    returned; without one it is not the runner's, and the step does what psql would: fails
+    with 42P07 (a named build), builds another (an unnamed one). With IF NOT EXISTS and no
+    started row, an index of its name (valid or not) is skipped, as PostgreSQL skips it.
+    After a failed build the invalid index it left is dropped so a rerun starts clean; a build
+    that "succeeds" but leaves an INVALID index is an error (its index dropped). ``started``
+    is written before the build, ``applied`` after. On a partitioned table, which PostgreSQL
+    cannot index CONCURRENTLY, ``plain_fallback`` (the author's plain CREATE INDEX) runs in a
+    guarded transaction instead. ``on_cleanup`` is told of every index dropped.
     """
     report: CleanupSink = on_cleanup or _ignore_cleanup
     if plain_fallback is not None and dbindex.relkind(session, build.table) == "p":
@@ -282,6 +285,11 @@ def build_index_concurrently(
         existing = dbindex.indexes_of(session, build.table)
         # The probe costs a round trip: only when an existing index could be this one.
         candidates = [i for i in existing if build.name is None or i.name == build.name]
+        if build.if_not_exists and candidates and not started_earlier():
+            # An index of the name that no run of this step began: PostgreSQL skips the
+            # statement, so does the runner, whatever the index (issue 21 review21i E3).
+            send_guarded(session, timeouts, closing=applied)
+            return dbindex.skipped_if_not_exists(candidates[0])
         target = (
             dbindex.server_definition(session, build.table, build.probe_sql) if candidates else None
         )
@@ -303,6 +311,12 @@ def build_index_concurrently(
                 and dbindex.same_definition(index, build, target)
                 and dbindex.is_build_of(index, build, target)
             ):
+                if not started_earlier():
+                    # Not the runner's: psql's statement would fail (a name) or build
+                    # another (none); so does the step (issue 21 review21i E3).
+                    if build.name is not None:
+                        raise dbindex.already_exists(index)
+                    break
                 send_guarded(session, timeouts, closing=applied)
                 return f"a valid index {index.qualified} with this definition already exists"
         before = {i.oid for i in existing}

@@ -39,7 +39,8 @@ from ..db import journal as dbjournal
 from ..db.activity import Monitor
 from ..db.created import CreatedInRun
 from ..db.journal import JournalTable
-from ..db.live_schema import guard_probe, lint_catalog
+from ..db.live_functions import catalog_definitions
+from ..db.live_schema import database_routines, guard_probe, lint_catalog
 from ..db.steps import AlsoApplied, SessionSteps
 from ..lint.catalog import Catalog
 from ..planning import gate
@@ -48,6 +49,7 @@ from ..planning.online_type import as_written_unless
 from ..planning.pending import PlannedStep
 from ..planning.policy import worst_case
 from ..settings.config import Settings
+from ..statements import database_routines as routines
 from ..statements.session_state import (
     Needs,
     SessionState,
@@ -56,7 +58,7 @@ from ..statements.session_state import (
 )
 from .connection import Database, ignore, journal_table, open_monitor, open_session, server_settings
 from .executor import Executor, RunResult, StopCheck
-from .journal_reading import Pending, applied_history, read_plan
+from .journal_reading import AppliedStep, Pending, applied_history, read_plan
 from .reconnection import RECONNECT_LOCK_WAIT_MS, LostSteps, Outage
 from .refusals import refuse_pooling, refuse_standby
 from .run_lock import Clock, Sleep, holding_run_lock
@@ -138,6 +140,8 @@ class Run:
         self.session_state: SessionState | None = None
         self._functions: Mapping[str, Needs] | None = None
         self._changers: frozenset[str] | None = None
+        #: The applied steps the first session's state was folded from.
+        self._history: list[AppliedStep] = []
         self.outage = Outage(settings.reconnect_timeout_ms, settings.deadline_ms, self.started_at)
         #: The step running now and how often the connection was lost during each step.
         self.lost_steps = LostSteps(settings.max_attempts)
@@ -280,7 +284,8 @@ class Run:
         if not reconnecting:
             # Before anything of theirs runs: no pending statement may switch the guard off
             # (exit 2), and the lint gate judges them (exit 7).
-            self._lint_gate(planned, session, monitor)
+            read = self._lint_gate(planned, session, monitor)
+            self._know_database_changers(session, planned, read)
         # The online type changes the gate did not find blocking run as written (a
         # reconnection keeps the first session's choice: the started ones have a record).
         pending = replace(pending, steps=as_written_unless(planned, self.online_steps))
@@ -315,9 +320,9 @@ class Run:
 
     def _lint_gate(
         self, planned: Sequence[PlannedStep], session: Session, monitor: Monitor | None = None
-    ) -> None:
+    ) -> Catalog | None:
         """Refuse what the guard refuses (exit 2); show the pending steps' lint findings and
-        raise LintGateError when the gate refuses.
+        raise LintGateError when the gate refuses. Returns the live catalog it read, if any.
 
         The rules follow the server's own major version, not ``pg_version`` (which is for
         linting without a database), the live schema, not the directory's history, and the
@@ -360,6 +365,35 @@ class Run:
             creates = gate.created_relations(planned, read[0])
             if creates:
                 self.created_check = CreatedInRun(session, self.journal, creates, planned)
+        return read[0] if read else None
+
+    def _know_database_changers(
+        self, session: Session, planned: Sequence[PlannedStep], read: Catalog | None
+    ) -> None:
+        """Count the database's own routines that change the session among the changers
+        (issue 21 review21i E6: a function made with psql that sets search_path, called by an
+        applied step, was not known, so a new session went on without its change). Read
+        once per run, from the catalog the lint gate read (no round trip), else in one
+        query; none when nothing is pending (no step to refuse). The first session's state
+        is folded again with them: its replayed settings are the same (a call of a changer
+        is never replayed), what it lost may grow."""
+        if not planned or self.session_state is None:
+            return
+        definitions = catalog_definitions(read) if read is not None else database_routines(session)
+        statements = [s for m in self.migrations for step in m.steps for s in step.statements]
+        known = self.session_changers()
+        found, from_database = routines.run_changers(definitions, statements, known)
+        if found == known:
+            return
+        self._changers = found
+        self.session_state = first_session_state(
+            self._history,
+            self.migrations,
+            session.target(),
+            changers=found,
+            accepted_through=self.settings.accept_lost_session_state,
+            database_changers=from_database,
+        )
 
     def _before_step(self, item: PlannedStep) -> bool:
         """Before each step: the relations the gate took for new are the run's own
@@ -381,6 +415,7 @@ class Run:
             # The run's first session: the steps applied by earlier runs. What they kept
             # (in any migration) is lost with those runs' sessions: read from the journal's
             # history, so a rerun refuses again what the interrupted run refused.
+            self._history = history
             state = self.session_state = first_session_state(
                 history,
                 self.migrations,

@@ -32,17 +32,21 @@ def first_session_state(
     *,
     changers: frozenset[str],
     accepted_through: int | None,
+    database_changers: frozenset[str] = frozenset(),
 ) -> SessionState:
     """What the run's first session starts from, as ``up`` judges it and ``plan`` previews it:
     the applied ``history`` folded, with what earlier runs' sessions kept (in any migration)
     lost with them, a changed default of new sessions counted only where it reaches the
-    ``target``'s login role and database. A bad accepted version is refused first."""
+    ``target``'s login role and database (``database_changers``: those of ``changers`` the
+    database has and the migrations do not create). A bad accepted version is refused
+    first."""
     refuse_accepted_version(accepted_through, migrations)
     return history_state(
         history,
         changers=changers,
         accepted_through=accepted_through,
         identity=(target.user, target.dbname),
+        database_changers=database_changers,
     )
 
 

@@ -13,6 +13,7 @@ aliases) is accepted, any other value refused before anything runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pglast import ast, enums
@@ -33,6 +34,21 @@ SETTING = "client_encoding"
 _UTF8 = frozenset({"utf8", "unicode"})
 
 
+#: set_config's parameter names, by position (a call may name them: ``setting_name => ...``).
+_SET_CONFIG_PARAMETERS = ("setting_name", "new_value", "is_local")
+
+
+@dataclass(frozen=True)
+class EncodingChange:
+    """A statement's part that may set client_encoding away from UTF8."""
+
+    #: The part, as written (``set_config(...)``, ``SET NAMES ...``), and where it is.
+    text: str
+    #: True when it is a set_config whose setting name is known only when it runs: it may be
+    #: client_encoding, or lock_timeout (switching the timeout guard off), or anything.
+    name_unknown: bool = False
+
+
 def _is_utf8(value: str) -> bool:
     return "".join(c for c in value.lower() if c.isalnum()) in _UTF8
 
@@ -46,22 +62,38 @@ def _constant(node: Any) -> str | None:
     return None
 
 
-def _set_statement(node: ast.VariableSetStmt) -> str | None:
+def _set_statement(node: ast.VariableSetStmt) -> EncodingChange | None:
     if str(node.name or "").lower() != SETTING or node.kind != enums.VariableSetKind.VAR_SET_VALUE:
         # DEFAULT and RESET go back to the connection's value: UTF8.
         return None
     values = [_constant(arg) for arg in node.args or ()]
     if len(values) == 1 and values[0] is not None and _is_utf8(values[0]):
         return None
-    return str(RawStream()(node))
+    return EncodingChange(str(RawStream()(node)))
 
 
-def _set_config(node: ast.FuncCall) -> str | None:
+def _arguments(node: ast.FuncCall) -> list[Any] | None:
+    """set_config's three arguments in its parameters' order, named ones (``setting_name =>
+    'x'``) included; None when the call does not give exactly those three."""
+    args: list[Any] = [None, None, None]
+    given = tuple(node.args or ())
+    if len(given) != 3:
+        return None
+    for position, arg in enumerate(given):
+        if isinstance(arg, ast.NamedArgExpr):
+            if arg.name not in _SET_CONFIG_PARAMETERS:
+                return None
+            position, arg = _SET_CONFIG_PARAMETERS.index(str(arg.name)), arg.arg
+        args[position] = arg
+    return args if all(a is not None for a in args) else None
+
+
+def _set_config(node: ast.FuncCall) -> EncodingChange | None:
     names = [str(part.sval).lower() for part in node.funcname or ()]
     if names not in (["set_config"], ["pg_catalog", "set_config"]):
         return None
-    args = tuple(node.args or ())
-    if len(args) != 3:
+    args = _arguments(node)
+    if args is None:
         return None
     name = _constant(args[0])
     if name is not None and name.lower() != SETTING:
@@ -70,18 +102,18 @@ def _set_config(node: ast.FuncCall) -> str | None:
     if name is not None and value is not None and _is_utf8(value):
         return None
     # A name or value known only when it runs could be client_encoding to anything.
-    return str(RawStream()(node))
+    return EncodingChange(str(RawStream()(node)), name_unknown=name is None)
 
 
-def _in_body(texts: list[str], where: str) -> str | None:
+def _in_body(texts: list[str], where: str) -> EncodingChange | None:
     for node, text in parsed_queries(texts):
         found = encoding_change(node, text)
         if found is not None:
-            return f"{found} {where}"
+            return EncodingChange(f"{found.text} {where}", found.name_unknown)
     return None
 
 
-def encoding_change(node: Any, text: str) -> str | None:
+def encoding_change(node: Any, text: str) -> EncodingChange | None:
     """The part of the statement ``node`` (its source ``text``) that sets client_encoding to
     something other than UTF8, directly, through set_config, inside a DO block or in the body
     of a function or procedure it creates; None when it leaves the encoding alone."""
@@ -103,10 +135,20 @@ def encoding_change(node: Any, text: str) -> str | None:
     return None
 
 
-def refusal(change: str) -> tuple[str, str]:
-    """The one-line message and hint of the refusal of ``change``."""
+def refusal(change: EncodingChange) -> tuple[str, str]:
+    """The one-line message and hint of the refusal of ``change``: for a setting name known
+    only when it runs, what that name may switch off (issue 21 review21i: the encoding's
+    message alone did not say what was wrong)."""
+    if change.name_unknown:
+        return (
+            f"{change.text}: its setting name is not a constant, so it is known only when it "
+            "runs: it may be lock_timeout or statement_timeout, which would switch the "
+            "runner's timeout guard off, or client_encoding, which safemigrate keeps UTF8",
+            "name the setting with a string constant (set_config('app.tenant', ..., ...)), "
+            "one call per setting",
+        )
     return (
-        f"{change}: safemigrate reads migration files as UTF-8 and keeps the session's "
+        f"{change.text}: safemigrate reads migration files as UTF-8 and keeps the session's "
         "client_encoding UTF8; another encoding would change how the server reads the text "
         "that follows and how the runner reads the server's replies",
         "remove the statement (pg_dump writes it for a database in another encoding); if the "

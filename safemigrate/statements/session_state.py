@@ -826,6 +826,20 @@ def _body_changes(text: str, node: Any) -> tuple[bool, frozenset[str]]:
     return (changes, frozenset(calls))
 
 
+def routine_changes(create_text: str) -> tuple[bool, frozenset[str]]:
+    """What _body_changes says of the CREATE FUNCTION / PROCEDURE ``create_text`` (the
+    database's own, as pg_get_functiondef writes it): whether its body changes the session by
+    itself, and the functions it calls. A text that does not parse as one changes the session
+    when it names set_config."""
+    try:
+        node = pglast.parse_sql(create_text)[0].stmt
+    except (pglast.parser.ParseError, IndexError):
+        node = None
+    if not isinstance(node, ast.CreateFunctionStmt):
+        return ("set_config" in create_text.lower(), frozenset())
+    return _body_changes(create_text, node)
+
+
 def session_changing_functions(statements: Iterable[Statement]) -> frozenset[str]:
     """The names (lower case, without schema) of the functions and procedures ``statements``
     create whose bodies change the session when called (a SET, set_config(..., false), a
@@ -854,6 +868,9 @@ class SessionState:
     #: The functions the migrations create whose bodies change the session (see
     #: session_changing_functions): a call of one is a change no new session can replay.
     changers: frozenset[str] = frozenset()
+    #: Those of ``changers`` the database has and the migrations do not create (issue 21
+    #: review21i E6), for messages.
+    database_changers: frozenset[str] = frozenset()
     #: accept_lost_session_state: what steps of migrations up to this version kept is not
     #: refused when lost (the operator accepted that later steps run without it).
     accepted_through: int | None = None
@@ -913,7 +930,8 @@ class SessionState:
             if self.changers and any(name.lstrip(":") in lowered for name in self.changers):
                 for name in sorted(calls_in(statement) & self.changers):
                     # Its body changes the session in a way no parse of the call can replay.
-                    self._keep(_changer_kept(name), key, where, statement)
+                    changer = _changer_kept(name, name in self.database_changers)
+                    self._keep(changer, key, where, statement)
             if _may_prepare(lowered, bool(self.prepared)):
                 self._prepared_statements(tree_of(statement), key, where, statement)
             for name in self._triggered(statement):
@@ -968,7 +986,8 @@ class SessionState:
                 elif isinstance(change, Ended):
                     self._end(change)
             for name in sorted(calls & self.changers):
-                self._keep(_changer_kept(name), key, where, statement)
+                changer = _changer_kept(name, name in self.database_changers)
+                self._keep(changer, key, where, statement)
 
     def _made_through_path(
         self, statement: Statement, local: tuple[str, ...] | str | None
@@ -1201,9 +1220,13 @@ def _may_prepare(lowered: str, prepared: bool) -> bool:
     return prepared and "discard" in lowered
 
 
-def _changer_kept(name: str) -> Kept:
+def _changer_kept(name: str, in_database: bool = False) -> Kept:
     """The unknown session state a call of ``name`` (see session_changing_functions) leaves:
-    a function's, an aggregate's, or an operator's (named by its symbol)."""
+    a function's, an aggregate's, or an operator's (named by its symbol); ``in_database``:
+    one the database has that the migrations do not create (statements.database_routines)."""
+    if in_database:
+        what = f"{name}(), a function the database has (not made by the migrations) that "
+        return Kept(UNKNOWN, f"{name}()", what + "changes the session")
     if name.startswith(bound_functions.CAST_PREFIX):
         cast = name[len(bound_functions.CAST_PREFIX) :]
         what = f"cast to {cast}, whose function the migrations create changes the session"
@@ -1277,6 +1300,7 @@ def history_state(
     changers: frozenset[str] = frozenset(),
     accepted_through: int | None = None,
     identity: tuple[str, str] | None = None,
+    database_changers: frozenset[str] = frozenset(),
 ) -> SessionState:
     """The state a new run's first session starts from: the settings of every applied step of
     ``history`` ((version, index), step, file) in journal order, as one session would have
@@ -1285,7 +1309,12 @@ def history_state(
     it: the journal says it was made, and no new session has it. So a refusal a lost session
     caused is made again by every rerun, until the operator accepts it (``accepted_through``)
     or a step ends it."""
-    state = SessionState(changers=changers, accepted_through=accepted_through, identity=identity)
+    state = SessionState(
+        changers=changers,
+        accepted_through=accepted_through,
+        identity=identity,
+        database_changers=database_changers,
+    )
     for key, step, where in history:
         state.apply(key, step, where)
     state.new_session()

@@ -79,3 +79,29 @@ def test_pg_dumps_utf8_preamble_runs(connect: ConnectFactory, db_dsn: str, tmp_p
     result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
     assert result.exit_code == 0, result.output
     assert connect().execute("SELECT s FROM t").fetchone() == (TEXT,)
+
+
+def test_issue_21_review21i_a_run_time_setting_name_is_refused_naming_the_guard(
+    connect: ConnectFactory, db_dsn: str, tmp_path: Path
+) -> None:
+    """issue 21 review21i (guard2.sh, "Cosmetic"): ``set_config(s, '0', true) FROM cfg`` was
+    refused with the client_encoding message alone; the refusal says what is wrong: a name
+    known only when it runs may switch the timeout guard off."""
+    migrations = write_migrations(
+        tmp_path / "m",
+        {
+            "0001_t.sql": "CREATE TABLE t (s text);\n",
+            "0002_cfg.sql": (
+                "SELECT set_config(s, '0', true) FROM (VALUES ('lock_timeout')) v(s);\n"
+            ),
+        },
+    )
+    result = run("up", "--dir", str(migrations), "--dsn", db_dsn)
+    assert result.exit_code == 2, result.output
+    assert "0002_cfg.sql:1: set_config(s, '0', TRUE): its setting name is not a constant" in (
+        result.output
+    )
+    assert "switch the runner's timeout guard off" in result.output
+    assert "Traceback" not in result.output
+    assert journal_rows(db_dsn) == []
+    assert connect().execute("SELECT to_regclass('t')").fetchone() == (None,)

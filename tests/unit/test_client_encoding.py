@@ -5,7 +5,7 @@ from __future__ import annotations
 import pglast
 import pytest
 
-from safemigrate.statements.client_encoding import encoding_change
+from safemigrate.statements.client_encoding import EncodingChange, encoding_change, refusal
 
 REFUSED = [
     "SET client_encoding = 'SQL_ASCII'",
@@ -47,8 +47,13 @@ LEFT_ALONE = [
 ]
 
 
-def _change(text: str) -> str | None:
+def _found(text: str) -> EncodingChange | None:
     return encoding_change(pglast.parse_sql(text)[0].stmt, text)
+
+
+def _change(text: str) -> str | None:
+    found = _found(text)
+    return None if found is None else found.text
 
 
 @pytest.mark.parametrize("text", REFUSED)
@@ -64,3 +69,49 @@ def test_utf8_resets_and_other_sessions_defaults_are_left_alone(text: str) -> No
 def test_the_finding_names_where_the_change_is() -> None:
     found = _change("DO $$BEGIN PERFORM set_config('client_encoding', 'LATIN1', false); END$$")
     assert found is not None and "inside a DO block" in found and "LATIN1" in found
+
+
+#: A set_config whose setting name is known only when it runs (issue 21 review21i, the
+#: "Cosmetic" finding of guard2.sh): refused, saying what it may switch off.
+RUN_TIME_NAMES = [
+    "SELECT set_config(s, '0', true) FROM cfg",
+    "SELECT set_config(v.s, '0', true) FROM (VALUES ('lock_timeout')) v(s)",
+    "DO $$DECLARE s text := 'lock_timeout'; BEGIN PERFORM set_config(s, '0', true); END$$",
+    "SELECT set_config(setting_name => current_setting('app.n'), new_value => '0', "
+    "is_local => true)",
+]
+
+
+@pytest.mark.parametrize("text", RUN_TIME_NAMES)
+def test_issue_21_review21i_a_run_time_setting_name_is_refused_for_the_guard(text: str) -> None:
+    found = _found(text)
+    assert found is not None and found.name_unknown
+    message, hint = refusal(found)
+    assert "its setting name is not a constant" in message
+    assert "lock_timeout or statement_timeout" in message
+    assert "timeout guard off" in message
+    assert "name the setting with a string constant" in hint
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SELECT set_config(setting_name => 'lock_timeout', new_value => '0', is_local => true)",
+        "SELECT set_config('statement_timeout', new_value => '0', is_local => true)",
+        "SELECT set_config(new_value => 'UTF8', setting_name => 'client_encoding', "
+        "is_local => false)",
+    ],
+)
+def test_named_arguments_are_read_by_name(text: str) -> None:
+    """A constant name given by name is that setting: not the encoding (the timeout guard
+    judges the first two)."""
+    assert _found(text) is None
+
+
+def test_a_constant_encoding_keeps_the_encodings_message() -> None:
+    found = _found(
+        "SELECT set_config(setting_name => 'client_encoding', new_value => 'LATIN1', "
+        "is_local => false)"
+    )
+    assert found is not None and not found.name_unknown
+    assert "keeps the session's client_encoding UTF8" in refusal(found)[0]
