@@ -866,6 +866,9 @@ class SessionState:
     #: The enabled event triggers applied steps created whose functions are among
     #: ``changers``, by name: every DDL they fire on calls one.
     event_triggers: dict[str, LiveEventTrigger] = field(default_factory=dict)
+    #: Those of them an ``ALTER EVENT TRIGGER ... DISABLE`` switched off: an ``ENABLE`` (plain,
+    #: ALWAYS or REPLICA) switches them on again (issue 21 review 21i E12).
+    disabled_event_triggers: dict[str, LiveEventTrigger] = field(default_factory=dict)
     #: The session's prepared statements by name: what running one changes (as changes_of
     #: reads its query) and the functions and operators it calls.
     prepared: dict[str, tuple[tuple[SessionChange, ...], frozenset[str]]] = field(
@@ -1025,9 +1028,12 @@ class SessionState:
         review21g S1: the guard reads an event trigger's function as a call at each DDL, as
         lint.event_triggers' firing matrix says; so does the session state). A CREATE EVENT
         TRIGGER of one of ``changers`` is noted for the statements after it; a DROP or ALTER
-        ... DISABLE of it ends that."""
+        ... DISABLE of it ends that, and an ALTER ... ENABLE of a disabled one starts it again
+        (review 21i E12). ENABLE REPLICA counts as enabled: whether it fires depends on
+        session_replication_role, which a function may change, so it may."""
         kind = statement.kind
-        if not self.changers or (not self.event_triggers and kind != "CreateEventTrigStmt"):
+        known = self.event_triggers or self.disabled_event_triggers
+        if not self.changers or (not known and kind != "CreateEventTrigStmt"):
             return []
         tree = tree_of(statement)
         if isinstance(tree, ast.CreateEventTrigStmt) and tree.funcname:
@@ -1045,8 +1051,16 @@ class SessionState:
                     name, str(tree.eventname), tags, function
                 )
             return []
-        if isinstance(tree, ast.AlterEventTrigStmt) and tree.tgenabled == "D":
-            self.event_triggers.pop(str(tree.trigname), None)
+        if isinstance(tree, ast.AlterEventTrigStmt):
+            name = str(tree.trigname)
+            # tgenabled: 'D' disabled, 'O' (ENABLE), 'A' (ALWAYS), 'R' (REPLICA): pg_event_trigger.
+            source, target = (
+                (self.event_triggers, self.disabled_event_triggers)
+                if tree.tgenabled == "D"
+                else (self.disabled_event_triggers, self.event_triggers)
+            )
+            if name in source:
+                target[name] = source.pop(name)
             return []
         if (
             isinstance(tree, ast.DropStmt)
@@ -1054,6 +1068,7 @@ class SessionState:
         ):
             for obj in tree.objects or ():
                 self.event_triggers.pop(str(getattr(obj, "sval", "")), None)
+                self.disabled_event_triggers.pop(str(getattr(obj, "sval", "")), None)
             return []
         if tree is None:
             return []
