@@ -900,6 +900,8 @@ class SessionState:
             if statement.kind in temp_schema.CREATING_KINDS:
                 for found in self._made_through_path(statement, local):
                     self._keep(_temporary_kept(found), key, where, statement)
+            if statement.kind == "RenameStmt":
+                self._rename_temporary(statement)
             lowered = statement.text.lower()
             if local is not None or _may_set_path(lowered):
                 local = _local_path(tree_of(statement), lowered, local)
@@ -1073,6 +1075,17 @@ class SessionState:
         if tree is None:
             return []
         return sorted({t.function for t in self.event_triggers.values() if fires(t, tree)})
+
+    def _rename_temporary(self, statement: Statement) -> None:
+        """A temporary object the session keeps, renamed (issue 21 review 21i E13): it is
+        kept by its new name, and its old name no longer names it."""
+        found = temp_schema.renamed(tree_of(statement))
+        earlier = None if found is None else self.kept.pop((TEMPORARY, found[0]), None)
+        if found is None or earlier is None:
+            return
+        old, new = found
+        what = f"{earlier.what.removesuffix(f' {old}')} {new} (renamed from {old})"
+        self.kept[(TEMPORARY, new)] = replace(earlier, name=new, what=what)
 
     def _keep(self, change: Kept, key: tuple[int, int], where: str, statement: Statement) -> None:
         spot = f"{where}:{statement.line}" if where else ""

@@ -226,6 +226,53 @@ def made_temporary(
     return None
 
 
+#: The renames whose object may be a temporary one, by how the object is named: a relation
+#: (ALTER TABLE also renames a view or sequence), a type, a routine.
+_RENAMED_RELATIONS = frozenset(
+    {
+        enums.ObjectType.OBJECT_TABLE,
+        enums.ObjectType.OBJECT_VIEW,
+        enums.ObjectType.OBJECT_SEQUENCE,
+    }
+)
+_RENAMED_TYPES = frozenset({enums.ObjectType.OBJECT_TYPE, enums.ObjectType.OBJECT_DOMAIN})
+_RENAMED_ROUTINES = frozenset(
+    {
+        enums.ObjectType.OBJECT_FUNCTION,
+        enums.ObjectType.OBJECT_PROCEDURE,
+        enums.ObjectType.OBJECT_ROUTINE,
+        enums.ObjectType.OBJECT_AGGREGATE,
+    }
+)
+
+
+def renamed(node: Any) -> tuple[str, str] | None:
+    """The (old, new) names of the object an ``ALTER ... RENAME TO`` of the top-level
+    ``node`` renames when that object may live in pg_temp (issue 21 review 21i E13): a
+    relation or type named unqualified (pg_temp is searched first for them: PostgreSQL docs,
+    5.9.3) or in a temporary schema, a routine in a temporary schema (an unqualified name
+    never finds one there). None for any other statement. A rename keeps the schema
+    (RenameRelation, namespace.c), so the new name is in pg_temp too."""
+    if not isinstance(node, ast.RenameStmt) or not node.newname:
+        return None
+    kind = node.renameType
+    parts: list[str]
+    if kind in _RENAMED_RELATIONS and node.relation is not None:
+        rel: Any = node.relation
+        parts = [str(p) for p in (rel.schemaname, rel.relname) if p is not None]
+    elif kind in _RENAMED_TYPES and isinstance(node.object, tuple | list):
+        parts = [str(getattr(p, "sval", "")) for p in node.object]
+    elif kind in _RENAMED_ROUTINES and isinstance(node.object, ast.ObjectWithArgs):
+        parts = [str(getattr(p, "sval", "")) for p in node.object.objname or ()]
+        if len(parts) < 2:
+            return None
+    else:
+        return None
+    if not parts or (len(parts) > 1 and not is_temp_schema(parts[-2])):
+        return None
+    return parts[-1], str(node.newname)
+
+
 #: The functions that take a relation as ``regclass`` (or its name as text, which they look up
 #: as regclass does): a string literal given to one names a relation, found in pg_temp first
 #: as an unqualified relation name is (issue 21 review21h D8). PostgreSQL 15's pg_proc, and
