@@ -869,6 +869,9 @@ class SessionState:
     #: Those of them an ``ALTER EVENT TRIGGER ... DISABLE`` switched off: an ``ENABLE`` (plain,
     #: ALWAYS or REPLICA) switches them on again (issue 21 review 21i E12).
     disabled_event_triggers: dict[str, LiveEventTrigger] = field(default_factory=dict)
+    #: The schemas applied steps created (CREATE SCHEMA, not dropped since): known to exist,
+    #: so a search_path naming one before pg_temp creates there (review 21i E14).
+    schemas: set[str] = field(default_factory=set)
     #: The session's prepared statements by name: what running one changes (as changes_of
     #: reads its query) and the functions and operators it calls.
     prepared: dict[str, tuple[tuple[SessionChange, ...], frozenset[str]]] = field(
@@ -902,6 +905,8 @@ class SessionState:
                     self._keep(_temporary_kept(found), key, where, statement)
             if statement.kind == "RenameStmt":
                 self._rename_temporary(statement)
+            if statement.kind in ("CreateSchemaStmt", "DropStmt"):
+                self._schemas(tree_of(statement))
             lowered = statement.text.lower()
             if local is not None or _may_set_path(lowered):
                 local = _local_path(tree_of(statement), lowered, local)
@@ -983,7 +988,7 @@ class SessionState:
         the session's) puts pg_temp first, or a view of a temporary relation. A path not
         known counts as one that does: a table made under it may be temporary."""
         path = local if local is not None else self._session_path()
-        in_temp = path == temp_schema.UNKNOWN or temp_schema.creates_in_temp(path)
+        in_temp = path == temp_schema.UNKNOWN or temp_schema.creates_in_temp(path, self.schemas)
         temporary = frozenset(str(n) for kind, n in self.kept if kind == TEMPORARY and n)
         if not in_temp and not temporary:
             return []
@@ -1075,6 +1080,14 @@ class SessionState:
         if tree is None:
             return []
         return sorted({t.function for t in self.event_triggers.values() if fires(t, tree)})
+
+    def _schemas(self, tree: Any) -> None:
+        """Note a schema a CREATE SCHEMA makes, forget one a DROP SCHEMA drops."""
+        if isinstance(tree, ast.CreateSchemaStmt) and tree.schemaname:
+            self.schemas.add(str(tree.schemaname))
+        elif isinstance(tree, ast.DropStmt) and tree.removeType == enums.ObjectType.OBJECT_SCHEMA:
+            for obj in tree.objects or ():
+                self.schemas.discard(str(getattr(obj, "sval", "")))
 
     def _rename_temporary(self, statement: Statement) -> None:
         """A temporary object the session keeps, renamed (issue 21 review 21i E13): it is

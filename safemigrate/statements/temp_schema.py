@@ -10,9 +10,11 @@ src/backend/catalog/namespace.c; PostgreSQL docs, 5.9.3 The Schema Search Path).
 that reads a temporary relation is temporary too (docs, CREATE VIEW: "If any of the tables
 referenced by the view are temporary, the view is created as a temporary view").
 
-Which entries of the path exist is not known without the database: ``"$user"`` (a schema
-named after the role, which most databases do not have) before ``pg_temp`` is taken as
-missing, any other schema as present.
+Which entries of the path exist is not known without the database, and PostgreSQL skips
+the missing ones (``recomputeNamespacePath`` in namespace.c): so only a schema known to
+exist ends the search before ``pg_temp`` (``pg_catalog``, ``public``, one the migrations
+create); any other one, ``"$user"`` included, may be missing, and an unqualified CREATE
+under such a path counts as made in ``pg_temp`` (issue 21, review 21i E14).
 """
 
 from __future__ import annotations
@@ -46,14 +48,21 @@ def is_temp_schema(name: str | None) -> bool:
     return lowered.startswith(prefix) and lowered[len(prefix) :].isdigit()
 
 
-def creates_in_temp(path: Iterable[str] | None) -> bool:
-    """True when an unqualified CREATE under the search_path ``path`` makes a temporary
-    object: its first schema that may exist is a temporary one (``"$user"`` counted as
-    missing); False for None (the default path, ``"$user", public``)."""
+#: The schemas taken to exist in every database: the catalog, and ``public``, which every
+#: database has unless someone dropped it.
+KNOWN_SCHEMAS = frozenset({"pg_catalog", "public"})
+
+
+def creates_in_temp(path: Iterable[str] | None, existing: Iterable[str] = ()) -> bool:
+    """True when an unqualified CREATE under the search_path ``path`` may make a temporary
+    object: a temporary schema comes before any schema known to exist (KNOWN_SCHEMAS and
+    ``existing``, the ones the migrations created); False for None (the default path,
+    ``"$user", public``)."""
+    known = KNOWN_SCHEMAS.union(existing)
     for entry in path or ():
         if is_temp_schema(entry):
             return True
-        if entry != USER_SCHEMA:
+        if entry != USER_SCHEMA and entry in known:
             return False
     return False
 

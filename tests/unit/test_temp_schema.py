@@ -38,7 +38,10 @@ def test_the_temporary_schemas_by_name(name: str | None, temporary: bool) -> Non
         (("pg_temp_7",), True),
         (("$user", "pg_temp", "public"), True),  # no schema named after the role, mostly
         (("public", "pg_temp"), False),
-        (("app", "pg_temp"), False),
+        (("pg_catalog", "pg_temp"), False),
+        # A schema not known to exist may be missing: PostgreSQL skips it (review 21i E14).
+        (("app", "pg_temp"), True),
+        (("nosuchschema", "pg_temp", "public"), True),
         ((), False),
         (None, False),
     ],
@@ -47,6 +50,22 @@ def test_an_unqualified_create_goes_to_the_first_schema_of_the_path(
     path: tuple[str, ...] | None, in_temp: bool
 ) -> None:
     assert temp_schema.creates_in_temp(path) is in_temp
+
+
+def test_issue_21_review_21i_e14_a_schema_the_migrations_create_exists() -> None:
+    assert temp_schema.creates_in_temp(("app", "pg_temp"), {"app"}) is False
+    assert temp_schema.creates_in_temp(("nosuch", "app", "pg_temp"), {"app"}) is False
+    assert (
+        _lost("CREATE SCHEMA app;\nSET search_path = app, pg_temp;\nCREATE TABLE r (a int);\n")
+        == []
+    )
+    assert _lost(
+        "CREATE SCHEMA app;\nDROP SCHEMA app;\nSET search_path = app, pg_temp;\n"
+        "CREATE TABLE r (a int);\n"
+    ) == [("temporary table r", "0002_m.sql:4")]
+    assert _lost(
+        "SET search_path = nosuchschema, pg_temp, public;\nCREATE TABLE tt (a int);\n"
+    ) == [("temporary table tt", "0002_m.sql:2")]
 
 
 @pytest.mark.parametrize(
