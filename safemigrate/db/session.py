@@ -40,6 +40,9 @@ def set_timeouts_sql(lock_ms: int, statement_ms: int, *, local: bool) -> sql.Com
 #: Set on every session of a PostgreSQL 14+ server (see Session.__init__).
 _CHECK_INTERVAL = sql.SQL("SET client_connection_check_interval = 2000")
 
+#: The start of every session (see Session.__init__): a no-op on a new backend.
+_RESET_ALL = sql.SQL("RESET ALL")
+
 #: The lock timeout every statement the runner sends outside a step gets when the caller does
 #: not name one (the runner passes the run's lock_timeout).
 DEFAULT_HOUSEKEEPING_LOCK_TIMEOUT_MS = 2_000
@@ -103,7 +106,16 @@ class Session:
         # round trip opens the session (issue 26: every command pays it before its first
         # statement): the timeouts, the check interval (a SET: nothing to wait for) and the
         # read-back of the timeouts, of who the runner is and of whether this is a standby.
-        opening: list[sql.Composable] = [self.restore_timeouts_sql()]
+        # A pooled backend (PgBouncer pool_mode = session with an empty server_reset_query)
+        # may come with what an earlier client SET: RESET ALL takes the session back to what
+        # it got at connection (the server's, role's and database's defaults and startup
+        # options stay), so the only session settings are those the journal replays (issue
+        # 21 review 21i E15). Under the timeouts, set again after it.
+        opening: list[sql.Composable] = [
+            self.restore_timeouts_sql(),
+            _RESET_ALL,
+            self.restore_timeouts_sql(),
+        ]
         if self.server_version >= 140000:
             # A backend busy waiting for a lock or running a statement never looks at its
             # client: after a kill -9 of the runner it would keep the run lock (and its table

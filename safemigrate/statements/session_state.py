@@ -883,6 +883,12 @@ class SessionState:
     #: The enabled event triggers applied steps created whose functions are among
     #: ``changers``, by name: every DDL they fire on calls one.
     event_triggers: dict[str, LiveEventTrigger] = field(default_factory=dict)
+    #: Those of them an ``ALTER EVENT TRIGGER ... DISABLE`` switched off: an ``ENABLE`` (plain,
+    #: ALWAYS or REPLICA) switches them on again (issue 21 review 21i E12).
+    disabled_event_triggers: dict[str, LiveEventTrigger] = field(default_factory=dict)
+    #: The schemas applied steps created (CREATE SCHEMA, not dropped since): known to exist,
+    #: so a search_path naming one before pg_temp creates there (review 21i E14).
+    schemas: set[str] = field(default_factory=set)
     #: The session's prepared statements by name: what running one changes (as changes_of
     #: reads its query) and the functions and operators it calls.
     prepared: dict[str, tuple[tuple[SessionChange, ...], frozenset[str]]] = field(
@@ -914,6 +920,10 @@ class SessionState:
             if statement.kind in temp_schema.CREATING_KINDS:
                 for found in self._made_through_path(statement, local):
                     self._keep(_temporary_kept(found), key, where, statement)
+            if statement.kind == "RenameStmt":
+                self._rename_temporary(statement)
+            if statement.kind in ("CreateSchemaStmt", "DropStmt"):
+                self._schemas(tree_of(statement))
             lowered = statement.text.lower()
             if local is not None or _may_set_path(lowered):
                 local = _local_path(tree_of(statement), lowered, local)
@@ -997,7 +1007,7 @@ class SessionState:
         the session's) puts pg_temp first, or a view of a temporary relation. A path not
         known counts as one that does: a table made under it may be temporary."""
         path = local if local is not None else self._session_path()
-        in_temp = path == temp_schema.UNKNOWN or temp_schema.creates_in_temp(path)
+        in_temp = path == temp_schema.UNKNOWN or temp_schema.creates_in_temp(path, self.schemas)
         temporary = frozenset(str(n) for kind, n in self.kept if kind == TEMPORARY and n)
         if not in_temp and not temporary:
             return []
@@ -1044,9 +1054,12 @@ class SessionState:
         review21g S1: the guard reads an event trigger's function as a call at each DDL, as
         lint.event_triggers' firing matrix says; so does the session state). A CREATE EVENT
         TRIGGER of one of ``changers`` is noted for the statements after it; a DROP or ALTER
-        ... DISABLE of it ends that."""
+        ... DISABLE of it ends that, and an ALTER ... ENABLE of a disabled one starts it again
+        (review 21i E12). ENABLE REPLICA counts as enabled: whether it fires depends on
+        session_replication_role, which a function may change, so it may."""
         kind = statement.kind
-        if not self.changers or (not self.event_triggers and kind != "CreateEventTrigStmt"):
+        known = self.event_triggers or self.disabled_event_triggers
+        if not self.changers or (not known and kind != "CreateEventTrigStmt"):
             return []
         tree = tree_of(statement)
         if isinstance(tree, ast.CreateEventTrigStmt) and tree.funcname:
@@ -1064,8 +1077,16 @@ class SessionState:
                     name, str(tree.eventname), tags, function
                 )
             return []
-        if isinstance(tree, ast.AlterEventTrigStmt) and tree.tgenabled == "D":
-            self.event_triggers.pop(str(tree.trigname), None)
+        if isinstance(tree, ast.AlterEventTrigStmt):
+            name = str(tree.trigname)
+            # tgenabled: 'D' disabled, 'O' (ENABLE), 'A' (ALWAYS), 'R' (REPLICA): pg_event_trigger.
+            source, target = (
+                (self.event_triggers, self.disabled_event_triggers)
+                if tree.tgenabled == "D"
+                else (self.disabled_event_triggers, self.event_triggers)
+            )
+            if name in source:
+                target[name] = source.pop(name)
             return []
         if (
             isinstance(tree, ast.DropStmt)
@@ -1073,10 +1094,30 @@ class SessionState:
         ):
             for obj in tree.objects or ():
                 self.event_triggers.pop(str(getattr(obj, "sval", "")), None)
+                self.disabled_event_triggers.pop(str(getattr(obj, "sval", "")), None)
             return []
         if tree is None:
             return []
         return sorted({t.function for t in self.event_triggers.values() if fires(t, tree)})
+
+    def _schemas(self, tree: Any) -> None:
+        """Note a schema a CREATE SCHEMA makes, forget one a DROP SCHEMA drops."""
+        if isinstance(tree, ast.CreateSchemaStmt) and tree.schemaname:
+            self.schemas.add(str(tree.schemaname))
+        elif isinstance(tree, ast.DropStmt) and tree.removeType == enums.ObjectType.OBJECT_SCHEMA:
+            for obj in tree.objects or ():
+                self.schemas.discard(str(getattr(obj, "sval", "")))
+
+    def _rename_temporary(self, statement: Statement) -> None:
+        """A temporary object the session keeps, renamed (issue 21 review 21i E13): it is
+        kept by its new name, and its old name no longer names it."""
+        found = temp_schema.renamed(tree_of(statement))
+        earlier = None if found is None else self.kept.pop((TEMPORARY, found[0]), None)
+        if found is None or earlier is None:
+            return
+        old, new = found
+        what = f"{earlier.what.removesuffix(f' {old}')} {new} (renamed from {old})"
+        self.kept[(TEMPORARY, new)] = replace(earlier, name=new, what=what)
 
     def _keep(self, change: Kept, key: tuple[int, int], where: str, statement: Statement) -> None:
         spot = f"{where}:{statement.line}" if where else ""

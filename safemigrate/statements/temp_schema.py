@@ -10,9 +10,11 @@ src/backend/catalog/namespace.c; PostgreSQL docs, 5.9.3 The Schema Search Path).
 that reads a temporary relation is temporary too (docs, CREATE VIEW: "If any of the tables
 referenced by the view are temporary, the view is created as a temporary view").
 
-Which entries of the path exist is not known without the database: ``"$user"`` (a schema
-named after the role, which most databases do not have) before ``pg_temp`` is taken as
-missing, any other schema as present.
+Which entries of the path exist is not known without the database, and PostgreSQL skips
+the missing ones (``recomputeNamespacePath`` in namespace.c): so only a schema known to
+exist ends the search before ``pg_temp`` (``pg_catalog``, ``public``, one the migrations
+create); any other one, ``"$user"`` included, may be missing, and an unqualified CREATE
+under such a path counts as made in ``pg_temp`` (issue 21, review 21i E14).
 """
 
 from __future__ import annotations
@@ -46,14 +48,21 @@ def is_temp_schema(name: str | None) -> bool:
     return lowered.startswith(prefix) and lowered[len(prefix) :].isdigit()
 
 
-def creates_in_temp(path: Iterable[str] | None) -> bool:
-    """True when an unqualified CREATE under the search_path ``path`` makes a temporary
-    object: its first schema that may exist is a temporary one (``"$user"`` counted as
-    missing); False for None (the default path, ``"$user", public``)."""
+#: The schemas taken to exist in every database: the catalog, and ``public``, which every
+#: database has unless someone dropped it.
+KNOWN_SCHEMAS = frozenset({"pg_catalog", "public"})
+
+
+def creates_in_temp(path: Iterable[str] | None, existing: Iterable[str] = ()) -> bool:
+    """True when an unqualified CREATE under the search_path ``path`` may make a temporary
+    object: a temporary schema comes before any schema known to exist (KNOWN_SCHEMAS and
+    ``existing``, the ones the migrations created); False for None (the default path,
+    ``"$user", public``)."""
+    known = KNOWN_SCHEMAS.union(existing)
     for entry in path or ():
         if is_temp_schema(entry):
             return True
-        if entry != USER_SCHEMA:
+        if entry != USER_SCHEMA and entry in known:
             return False
     return False
 
@@ -224,6 +233,53 @@ def made_temporary(
     if found.schema is None and (path_in_temp or found.reads & temporary_relations):
         return found
     return None
+
+
+#: The renames whose object may be a temporary one, by how the object is named: a relation
+#: (ALTER TABLE also renames a view or sequence), a type, a routine.
+_RENAMED_RELATIONS = frozenset(
+    {
+        enums.ObjectType.OBJECT_TABLE,
+        enums.ObjectType.OBJECT_VIEW,
+        enums.ObjectType.OBJECT_SEQUENCE,
+    }
+)
+_RENAMED_TYPES = frozenset({enums.ObjectType.OBJECT_TYPE, enums.ObjectType.OBJECT_DOMAIN})
+_RENAMED_ROUTINES = frozenset(
+    {
+        enums.ObjectType.OBJECT_FUNCTION,
+        enums.ObjectType.OBJECT_PROCEDURE,
+        enums.ObjectType.OBJECT_ROUTINE,
+        enums.ObjectType.OBJECT_AGGREGATE,
+    }
+)
+
+
+def renamed(node: Any) -> tuple[str, str] | None:
+    """The (old, new) names of the object an ``ALTER ... RENAME TO`` of the top-level
+    ``node`` renames when that object may live in pg_temp (issue 21 review 21i E13): a
+    relation or type named unqualified (pg_temp is searched first for them: PostgreSQL docs,
+    5.9.3) or in a temporary schema, a routine in a temporary schema (an unqualified name
+    never finds one there). None for any other statement. A rename keeps the schema
+    (RenameRelation, namespace.c), so the new name is in pg_temp too."""
+    if not isinstance(node, ast.RenameStmt) or not node.newname:
+        return None
+    kind = node.renameType
+    parts: list[str]
+    if kind in _RENAMED_RELATIONS and node.relation is not None:
+        rel: Any = node.relation
+        parts = [str(p) for p in (rel.schemaname, rel.relname) if p is not None]
+    elif kind in _RENAMED_TYPES and isinstance(node.object, tuple | list):
+        parts = [str(getattr(p, "sval", "")) for p in node.object]
+    elif kind in _RENAMED_ROUTINES and isinstance(node.object, ast.ObjectWithArgs):
+        parts = [str(getattr(p, "sval", "")) for p in node.object.objname or ()]
+        if len(parts) < 2:
+            return None
+    else:
+        return None
+    if not parts or (len(parts) > 1 and not is_temp_schema(parts[-2])):
+        return None
+    return parts[-1], str(node.newname)
 
 
 #: The functions that take a relation as ``regclass`` (or its name as text, which they look up

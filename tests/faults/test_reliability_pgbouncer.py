@@ -49,8 +49,9 @@ def tcp_server() -> Iterator[ThrowawayServer]:
 
 
 @contextlib.contextmanager
-def pgbouncer(server: ThrowawayServer, pool_mode: str) -> Iterator[int]:
-    """Run PgBouncer in ``pool_mode`` in front of ``server``; yield the port it listens on."""
+def pgbouncer(server: ThrowawayServer, pool_mode: str, extra: str = "") -> Iterator[int]:
+    """Run PgBouncer in ``pool_mode`` in front of ``server`` (``extra``: more lines of its
+    [pgbouncer] section); yield the port it listens on."""
     program = _pgbouncer()
     assert program is not None
     run_as = pwd.getpwnam("postgres") if os.geteuid() == 0 else None
@@ -68,6 +69,7 @@ def pgbouncer(server: ThrowawayServer, pool_mode: str) -> Iterator[int]:
         f"auth_file = {folder / 'userlist.txt'}\n"
         f"pool_mode = {pool_mode}\n"
         f"logfile = {folder / 'pgbouncer.log'}\n"
+        f"{extra}"
     )
     if run_as is not None:
         for path in [folder, *folder.iterdir()]:
@@ -167,6 +169,40 @@ def test_through_session_pooling_the_run_works(tcp_server: ThrowawayServer, data
     assert journal_rows(direct) == corpus("example").expected_journal
     reference = reference_snapshot(Cluster.own(tcp_server), corpus("example"))
     assert schema_snapshot(direct) == reference
+
+
+def test_issue_21_e15_a_pooled_backend_s_leftover_settings_do_not_reach_the_run(
+    tmp_path: Path, tcp_server: ThrowawayServer, database: str
+) -> None:
+    """Session pooling with an empty server_reset_query: an earlier client's
+    ``SET search_path = app`` stays on the backend the runner gets (review 21i E15). Before,
+    ``ALTER TABLE t ADD COLUMN b int`` then went to app.t, exit 0; the runner now starts each
+    session with RESET ALL, so it alters public.t, as on a new backend."""
+    direct = tcp_server.dsn(database)
+    with psycopg.connect(direct, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA app; CREATE TABLE public.t (a int); CREATE TABLE app.t (a int)")
+    directory = tmp_path / "m"
+    directory.mkdir()
+    (directory / "0001_b.sql").write_text("ALTER TABLE t ADD COLUMN b int;\n")
+    # Two backends (the runner opens a monitor connection too), both left with app's path.
+    pool = "server_reset_query =\ndefault_pool_size = 2\n"
+    with pgbouncer(tcp_server, "session", pool) as port:
+        dsn = _dsn(port, database)
+        with psycopg.connect(dsn, autocommit=True) as one, psycopg.connect(dsn) as two:
+            for client in (one, two):
+                client.execute("SET search_path = app")
+            two.commit()
+        with psycopg.connect(dsn, autocommit=True) as client:
+            # A pooled backend, with an earlier client's path: what the runner gets.
+            assert client.execute("SHOW search_path").fetchone() == ("app",)
+        result = run("up", "--dir", str(directory), "--dsn", dsn)
+    assert result.exit_code == 0, result.output
+    with psycopg.connect(direct, autocommit=True) as conn:
+        columns = conn.execute(
+            "SELECT table_schema::text FROM information_schema.columns "
+            "WHERE table_name = 't' AND column_name = 'b'"
+        ).fetchall()
+    assert columns == [("public",)]
 
 
 def test_baseline_through_transaction_pooling_is_refused_and_records_nothing(

@@ -224,6 +224,22 @@ EVENT_FUNCTION = (
             "ALTER EVENT TRIGGER et DISABLE;\nCREATE TABLE x (a int);\n",
             [],
         ),
+        # Enabled again, it fires again (review 21i E12); dropped while disabled, never.
+        *(
+            (
+                "CREATE EVENT TRIGGER et ON ddl_command_start EXECUTE FUNCTION ef();\n"
+                f"ALTER EVENT TRIGGER et DISABLE;\nALTER EVENT TRIGGER et {enable};\n"
+                "CREATE TABLE x (a int);\n",
+                ["0002_m.sql:5"],
+            )
+            for enable in ("ENABLE", "ENABLE ALWAYS", "ENABLE REPLICA")
+        ),
+        (
+            "CREATE EVENT TRIGGER et ON ddl_command_start EXECUTE FUNCTION ef();\n"
+            "ALTER EVENT TRIGGER et DISABLE;\nDROP EVENT TRIGGER et;\n"
+            "ALTER EVENT TRIGGER et ENABLE;\nCREATE TABLE x (a int);\n",
+            [],
+        ),
     ],
 )
 def test_a_ddl_that_fires_a_session_changing_event_trigger_calls_its_function(

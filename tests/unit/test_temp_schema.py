@@ -38,7 +38,10 @@ def test_the_temporary_schemas_by_name(name: str | None, temporary: bool) -> Non
         (("pg_temp_7",), True),
         (("$user", "pg_temp", "public"), True),  # no schema named after the role, mostly
         (("public", "pg_temp"), False),
-        (("app", "pg_temp"), False),
+        (("pg_catalog", "pg_temp"), False),
+        # A schema not known to exist may be missing: PostgreSQL skips it (review 21i E14).
+        (("app", "pg_temp"), True),
+        (("nosuchschema", "pg_temp", "public"), True),
         ((), False),
         (None, False),
     ],
@@ -47,6 +50,22 @@ def test_an_unqualified_create_goes_to_the_first_schema_of_the_path(
     path: tuple[str, ...] | None, in_temp: bool
 ) -> None:
     assert temp_schema.creates_in_temp(path) is in_temp
+
+
+def test_issue_21_review_21i_e14_a_schema_the_migrations_create_exists() -> None:
+    assert temp_schema.creates_in_temp(("app", "pg_temp"), {"app"}) is False
+    assert temp_schema.creates_in_temp(("nosuch", "app", "pg_temp"), {"app"}) is False
+    assert (
+        _lost("CREATE SCHEMA app;\nSET search_path = app, pg_temp;\nCREATE TABLE r (a int);\n")
+        == []
+    )
+    assert _lost(
+        "CREATE SCHEMA app;\nDROP SCHEMA app;\nSET search_path = app, pg_temp;\n"
+        "CREATE TABLE r (a int);\n"
+    ) == [("temporary table r", "0002_m.sql:4")]
+    assert _lost(
+        "SET search_path = nosuchschema, pg_temp, public;\nCREATE TABLE tt (a int);\n"
+    ) == [("temporary table tt", "0002_m.sql:2")]
 
 
 @pytest.mark.parametrize(
@@ -246,3 +265,43 @@ def test_a_regclass_string_splits_as_the_server_splits_it(
 def test_issue_21_review_21i_what_names_a_temporary_relation(sql: str, depends: bool) -> None:
     kept = Kept(TEMPORARY, "s", "temporary sequence s")
     assert could_depend(needs_of(sql), kept, frozenset()) is depends
+
+
+@pytest.mark.parametrize(
+    ("sql", "lost"),
+    [
+        (
+            "CREATE TEMP TABLE x (id int);\nALTER TABLE x RENAME TO tt;\n",
+            [("temporary table tt (renamed from x)", "0002_m.sql:1")],
+        ),
+        (
+            "CREATE TEMP SEQUENCE x;\nALTER TABLE pg_temp.x RENAME TO s;\n",
+            [("temporary sequence s (renamed from x)", "0002_m.sql:1")],
+        ),
+        (
+            "CREATE TYPE pg_temp.t AS (a int);\nALTER TYPE pg_temp.t RENAME TO u;\n",
+            [("temporary type u (renamed from t)", "0002_m.sql:1")],
+        ),
+        (
+            "CREATE FUNCTION pg_temp.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+            "ALTER FUNCTION pg_temp.f() RENAME TO g;\n",
+            [("temporary function g (renamed from f)", "0002_m.sql:1")],
+        ),
+        # Another schema's object, a column, a permanent table: nothing temporary renamed.
+        (
+            "CREATE TEMP TABLE x (id int);\nALTER TABLE public.x RENAME TO tt;\n",
+            [("temporary table x", "0002_m.sql:1")],
+        ),
+        (
+            "CREATE TEMP TABLE x (id int);\nALTER TABLE x RENAME COLUMN id TO n;\n",
+            [("temporary table x", "0002_m.sql:1")],
+        ),
+        ("CREATE TABLE x (id int);\nALTER TABLE x RENAME TO tt;\n", []),
+        # Renamed, then dropped by its new name.
+        ("CREATE TEMP TABLE x (id int);\nALTER TABLE x RENAME TO tt;\nDROP TABLE tt;\n", []),
+    ],
+)
+def test_issue_21_review_21i_e13_a_renamed_temporary_object_is_kept_by_its_new_name(
+    sql: str, lost: list[tuple[str, str]]
+) -> None:
+    assert _lost(sql) == lost
