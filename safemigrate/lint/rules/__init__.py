@@ -25,6 +25,7 @@ from . import (
     lock_table,
     non_transactional_in_transaction,
     read_only_transaction,
+    rejected_by_schema,
     rejected_by_server_version,
     rename,
     require_concurrent_index,
@@ -70,6 +71,7 @@ _MODULES = (
     self_termination,
     read_only_transaction,
     rejected_by_server_version,
+    rejected_by_schema,
     unknown_statement,
 )
 

@@ -197,6 +197,7 @@ def test_empty_report() -> None:
 
 STATEMENT_RULES = {
     "rejected-by-server-version": "error",
+    "rejected-by-schema": "error",
     "unknown-statement": "warning",
     "require-concurrent-index": "error",
     "require-concurrent-index-drop": "warning",
