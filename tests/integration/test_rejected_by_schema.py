@@ -1,4 +1,6 @@
-"""The rejected-by-schema cases of the corpus (``tests/lint_corpus/rs*.sql``) on a real server:
+"""The rejected-by-schema cases of the corpus (``tests/lint_corpus/rs*.sql``), and those of
+rejected-by-server-version for clauses newer than their statement (``rv*.sql``: MERGE's WHEN
+NOT MATCHED BY SOURCE and RETURNING, RETURNING old / new), on a real server:
 each runs after its ``given`` history, in a transaction rolled back afterwards. A case labelled
 unsafe must be refused with the SQLSTATE its ``-- verified:`` line names, a safe one must run;
 ``check`` gives each its label in tests/unit/lint/test_lint_corpus.py, so the linter and the
@@ -20,7 +22,7 @@ from bench.harness.lint_cases import Case, load_cases
 from tests.fixtures_db import ConnectFactory, PgServer
 
 #: The corpus cases of this rule's forms, and the default pg-version of a case that names none.
-CASES = [c for c in load_cases() if c.name.startswith("rs")]
+CASES = [c for c in load_cases() if c.name.startswith(("rs", "rv"))]
 _ANY_VERSION = 16
 _SQLSTATE = re.compile(r"SQLSTATE ([0-9A-Z]{5})")
 
