@@ -51,10 +51,13 @@ class Sequence:
 
     #: Its data type: int2, int4 or int8.
     type: str = DEFAULT_SEQUENCE_TYPE
-    #: True when a MAXVALUE was given (it then stays when AS changes the type).
-    explicit_max: bool = False
+    #: The MAXVALUE given (it then stays when AS changes the type); None: the type's own.
+    max_value: int | None = None
     #: The table whose column owns it (serial, identity, OWNED BY), if any.
     table: QualifiedName | None = None
+    #: Its current value (pg_sequences.last_value) in a catalog read from a live database;
+    #: None without one, or when the sequence was never used.
+    last_value: int | None = None
 
 
 @dataclass
@@ -128,7 +131,13 @@ class SchemaObjects:
                 for i, k in self.index_keys.items()
             ],
             "sequences": [
-                [_name(s), q.type, q.explicit_max, None if q.table is None else _name(q.table)]
+                [
+                    _name(s),
+                    q.type,
+                    q.max_value,
+                    None if q.table is None else _name(q.table),
+                    q.last_value,
+                ]
                 for s, q in self.sequences.items()
             ],
         }
@@ -150,9 +159,12 @@ class SchemaObjects:
             name = _qualified(index)
             objects.index_keys[name] = tuple(None if k is None else str(k) for k in keys)
             objects.index_included[name] = int(included)
-        for sequence, type_, explicit, table in raw["sequences"]:
+        for sequence, type_, max_value, table, last_value in raw["sequences"]:
             objects.sequences[_qualified(sequence)] = Sequence(
-                str(type_), bool(explicit), None if table is None else _qualified(table)
+                str(type_),
+                None if max_value is None else int(max_value),
+                None if table is None else _qualified(table),
+                None if last_value is None else int(last_value),
             )
         return objects
 
@@ -315,7 +327,7 @@ def _sequence_options(sequence: Sequence, options: Any, ctx: Any) -> Sequence:
             if written is not None and written.name in INTEGER_MAX:
                 sequence.type = written.name
         elif option.defname == "maxvalue":
-            sequence.explicit_max = option.arg is not None
+            sequence.max_value = option_integer(option.arg)
         elif option.defname == "owned_by":
             parts = [str(p.sval) for p in option.arg or () if isinstance(p, ast.String)]
             sequence.table = (
@@ -324,6 +336,18 @@ def _sequence_options(sequence: Sequence, options: Any, ctx: Any) -> Sequence:
                 else None
             )
     return sequence
+
+
+def option_integer(arg: Any) -> int | None:
+    """The value of an Integer or Float (a large integer) option argument, else None."""
+    if isinstance(arg, ast.Integer):
+        return int(arg.ival or 0)
+    if isinstance(arg, ast.Float) and arg.fval is not None:
+        try:
+            return int(str(arg.fval))
+        except ValueError:
+            return None
+    return None
 
 
 def _column_sequence(objects: SchemaObjects, table: QualifiedName, coldef: Any, ctx: Any) -> None:
@@ -343,7 +367,7 @@ def _column_sequence(objects: SchemaObjects, table: QualifiedName, coldef: Any, 
         return
     taken = {s.name for s in objects.sequences if s.schema == table.schema}
     name = choose_name(table.name, str(coldef.colname), "seq", taken)
-    sequence = Sequence(type_, False, table)
+    sequence = Sequence(type_, None, table)
     for con in coldef.constraints or ():
         if isinstance(con, ast.Constraint) and con.contype == _CONSTR.CONSTR_IDENTITY:
             _sequence_options(sequence, con.options, ctx)

@@ -8,7 +8,7 @@ server agree. A case that names a pg-version runs only on that major (the others
 major 12-18 does). Sources: each case's ``-- doc:`` line (the manual page and the source
 function that raises the error: heap.c heap_truncate_check_FKs, tablecmds.c
 ATExecSetStatistics, ATAddForeignKeyConstraint, find_composite_type_dependencies,
-find_typed_table_dependencies, view.c checkViewTupleDesc).
+find_typed_table_dependencies, view.c checkViewTupleDesc, sequence.c init_params).
 """
 
 from __future__ import annotations

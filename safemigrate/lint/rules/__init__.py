@@ -34,6 +34,7 @@ from . import (
     run_lock_release,
     scan_under_lock,
     self_termination,
+    sequence_max_lowered,
     set_not_null,
     table_rewrite,
     timeout_guard_off,
@@ -72,6 +73,7 @@ _MODULES = (
     read_only_transaction,
     rejected_by_server_version,
     rejected_by_schema,
+    sequence_max_lowered,
     unknown_statement,
 )
 

@@ -16,8 +16,9 @@ from ..findings import Hit, hit, make_rule
 from ..schema_objects import view_columns
 
 DOC = """
-Catches: a statement PostgreSQL refuses because of what the schema the migrations built
-holds (every check reads only what the history shows; what it does not show passes):
+Catches: a statement PostgreSQL refuses because of what the schema holds: the one the
+migrations built, or with a database (`plan --dsn`, `up`) the live one (what neither shows
+passes):
 - `TRUNCATE` of a table another table's foreign key references, when that table is not
   truncated in the same statement and `CASCADE` is not written (SQLSTATE 0A000; heap.c
   heap_truncate_check_FKs; a foreign key onto a partitioned table counts for each partition);

@@ -198,6 +198,7 @@ def test_empty_report() -> None:
 STATEMENT_RULES = {
     "rejected-by-server-version": "error",
     "rejected-by-schema": "error",
+    "sequence-max-lowered": "error",
     "unknown-statement": "warning",
     "require-concurrent-index": "error",
     "require-concurrent-index-drop": "warning",

@@ -209,7 +209,7 @@ def test_the_schema_objects_survive_check_s_cache() -> None:
     objects.typed_tables[b] = "address_t"
     objects.index_keys[QualifiedName("public", "i")] = ("x", None)
     objects.index_included[QualifiedName("public", "i")] = 1
-    objects.sequences[QualifiedName("public", "a_id_seq")] = Sequence("int4", True, a)
+    objects.sequences[QualifiedName("public", "a_id_seq")] = Sequence("int4", 1000, a, 17)
     catalog = Catalog(objects=copy.deepcopy(objects))
     again = Catalog.from_json(catalog.to_json())
     assert again.objects == objects
