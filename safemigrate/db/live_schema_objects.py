@@ -14,6 +14,7 @@ from psycopg import sql
 from ..core.model import QualifiedName
 from ..lint.catalog import Catalog
 from ..lint.schema_objects import INTEGER_MAX, ForeignKey, Sequence
+from ..lint.types import ColumnType, catalog_type
 from .session import Session
 
 #: One row per object: (kind, schema, name, text a, text b, text[] list, bigint x, bigint y);
@@ -33,6 +34,16 @@ WHERE con.contype = 'f' AND con.conparentid = 0 AND {user_n}
 UNION ALL
 SELECT 'view', n.nspname::text, c.relname::text, NULL, NULL,
   ARRAY(SELECT a.attname::text FROM pg_attribute a
+        WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum),
+  NULL, NULL
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'v' AND {user_n}
+UNION ALL
+SELECT 'viewtypes', n.nspname::text, c.relname::text, NULL, NULL,
+  ARRAY(SELECT coalesce(et.typname, t.typname) || ' ' || a.atttypmod || ' '
+               || (et.oid IS NOT NULL)::text
+        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+        LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typlen = -1 AND t.typelem <> 0
         WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum),
   NULL, NULL
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -90,6 +101,8 @@ def read_schema_objects(
             )
         elif kind == "view":
             objects.views[here] = tuple(listed or ())
+        elif kind == "viewtypes":
+            objects.view_types[here] = tuple(_view_type(str(t)) for t in listed or ())
         elif kind == "composite":
             objects.composite_types[str(name)] = tuple(listed or ())
         elif kind == "typed":
@@ -106,3 +119,9 @@ def read_schema_objects(
             objects.sequences[here] = Sequence(
                 str(a), maximum, owner, None if y is None else int(y)
             )
+
+
+def _view_type(raw: str) -> ColumnType | None:
+    """``typname typmod isarray`` (the viewtypes row's element) as a ColumnType."""
+    name, typmod, array = raw.rsplit(" ", 2)
+    return catalog_type(name, int(typmod), array=array == "true")

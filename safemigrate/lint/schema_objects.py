@@ -15,7 +15,7 @@ from pglast import ast, enums
 
 from ..core.model import QualifiedName
 from ..statements.names import choose_name, make_object_name
-from .types import column_type
+from .types import ColumnType, column_type
 
 _AT = enums.AlterTableType
 _CONSTR = enums.ConstrType
@@ -69,6 +69,9 @@ class SchemaObjects:
     #: Views by name: the names of their columns in order, None for one whose name the query
     #: does not show (``*`` of a table the history does not show makes the whole view None).
     views: dict[QualifiedName, tuple[str | None, ...] | None] = field(default_factory=dict)
+    #: The types of those columns, where the query shows them (a table's column, a cast),
+    #: None for the others; a view absent here shows none.
+    view_types: dict[QualifiedName, tuple[ColumnType | None, ...]] = field(default_factory=dict)
     #: Composite types (CREATE TYPE ... AS (...)) by name as created: their attributes'
     #: type names.
     composite_types: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -101,6 +104,10 @@ class SchemaObjects:
             columns = self.views.pop(table)
             if new is not None:
                 self.views[new] = columns
+        if table in self.view_types:
+            types = self.view_types.pop(table)
+            if new is not None:
+                self.view_types[new] = types
         if table in self.typed_tables:
             typed = self.typed_tables.pop(table)
             if new is not None:
@@ -124,6 +131,10 @@ class SchemaObjects:
                 for k, fk in self.foreign_keys.items()
             ],
             "views": [[_name(v), None if c is None else list(c)] for v, c in self.views.items()],
+            "view_types": [
+                [_name(v), [None if t is None else [t.name, list(t.typmods), t.array] for t in ts]]
+                for v, ts in self.view_types.items()
+            ],
             "composite_types": [[t, list(a)] for t, a in self.composite_types.items()],
             "typed_tables": [[_name(t), ty] for t, ty in self.typed_tables.items()],
             "index_keys": [
@@ -152,6 +163,11 @@ class SchemaObjects:
         for view, columns in raw["views"]:
             objects.views[_qualified(view)] = (
                 None if columns is None else tuple(None if c is None else str(c) for c in columns)
+            )
+        for view, types in raw["view_types"]:
+            objects.view_types[_qualified(view)] = tuple(
+                None if t is None else ColumnType(str(t[0]), tuple(map(int, t[1])), bool(t[2]))
+                for t in types
             )
         objects.composite_types = {str(t): tuple(map(str, a)) for t, a in raw["composite_types"]}
         objects.typed_tables = {_qualified(t): str(ty) for t, ty in raw["typed_tables"]}
@@ -198,6 +214,72 @@ def view_columns(
         return None
     aliases = [str(a.sval) for a in node.aliases or ()]
     return (*aliases, *names[len(aliases) :])
+
+
+def view_column_types(
+    node: Any, tables: dict[QualifiedName, dict[str, Any]], resolve: Any
+) -> tuple[ColumnType | None, ...]:
+    """The types of a CREATE VIEW's columns where its query shows them: a column of a table
+    the history shows (found in its FROM clause), a cast; None for the others, and for every
+    column of a UNION and the like (their types are resolved across the branches)."""
+    query = node.query
+    if not isinstance(query, ast.SelectStmt) or query.op != enums.SetOperation.SETOP_NONE:
+        return ()
+    if query.valuesLists:
+        return ()
+    sources = _from_tables(query.fromClause, tables, resolve)
+    types: list[ColumnType | None] = []
+    for target in query.targetList or ():
+        value: Any = target.val if isinstance(target, ast.ResTarget) else None
+        fields: Any = value.fields if isinstance(value, ast.ColumnRef) else ()
+        if fields and isinstance(fields[-1], ast.A_Star):
+            found = sources.get(str(fields[0].sval)) if len(fields) == 2 else None
+            if found is None and len(sources) == 1 and len(fields) == 1:
+                found = next(iter(sources.values()))
+            if found is None:
+                return ()
+            types.extend(getattr(c, "type", None) for c in found.values())
+            continue
+        types.append(_expression_type(value, sources))
+    return tuple(types)
+
+
+def _from_tables(
+    from_clause: Any, tables: dict[QualifiedName, dict[str, Any]], resolve: Any
+) -> dict[str, dict[str, Any]]:
+    """The tables of a FROM clause the history shows, by the name a column reference uses
+    (alias, else table name); a FROM item of another kind leaves the map empty (unknown)."""
+    found: dict[str, dict[str, Any]] = {}
+    pending = list(from_clause or ())
+    while pending:
+        item = pending.pop()
+        if isinstance(item, ast.JoinExpr):
+            pending += [item.larg, item.rarg]
+            continue
+        if not isinstance(item, ast.RangeVar):
+            return {}
+        columns = tables.get(resolve(QualifiedName(item.schemaname or None, str(item.relname))))
+        if columns is None:
+            return {}
+        found[str(item.alias.aliasname if item.alias is not None else item.relname)] = columns
+    return found
+
+
+def _expression_type(node: Any, sources: dict[str, dict[str, Any]]) -> ColumnType | None:
+    """The type of an output expression where it is plain: a cast's, a known column's."""
+    if isinstance(node, ast.TypeCast):
+        return column_type(node.typeName)
+    if not isinstance(node, ast.ColumnRef):
+        return None
+    fields: Any = node.fields
+    names = [str(f.sval) for f in fields if isinstance(f, ast.String)]
+    if len(names) != len(fields) or not 1 <= len(names) <= 2:
+        return None
+    if len(names) == 2:
+        column = sources.get(names[0], {}).get(names[1])
+        return getattr(column, "type", None)
+    holders = [columns[names[0]] for columns in sources.values() if names[0] in columns]
+    return getattr(holders[0], "type", None) if len(holders) == 1 else None
 
 
 def query_columns(
@@ -263,6 +345,8 @@ def figure_colname(node: Any) -> str | None:
             return inner
         names = node.typeName.names if node.typeName is not None else ()
         return str(names[-1].sval) if names else None
+    if isinstance(node, ast.A_Expr) and node.kind == enums.A_Expr_Kind.AEXPR_NULLIF:
+        return "nullif"
     if isinstance(node, ast.CaseExpr):
         return "case"
     if isinstance(node, ast.CoalesceExpr):
@@ -287,7 +371,9 @@ def record(node: Any, objects: SchemaObjects, ctx: Any) -> None:
         _record_alter(node, objects, ctx)
     elif isinstance(node, ast.ViewStmt) and node.view is not None:
         view = ctx.table(node.view)
-        objects.views[view] = view_columns(node, ctx.state.catalog.tables, ctx.state.resolve)
+        tables, resolve = ctx.state.catalog.tables, ctx.state.resolve
+        objects.views[view] = view_columns(node, tables, resolve)
+        objects.view_types[view] = view_column_types(node, tables, resolve)
     elif isinstance(node, ast.CompositeTypeStmt) and node.typevar is not None:
         objects.composite_types[str(node.typevar.relname)] = tuple(
             type_key(c.typeName.names)

@@ -12,6 +12,7 @@ from pathlib import Path
 from safemigrate.core.model import QualifiedName
 from safemigrate.db import Session
 from safemigrate.db.live_schema import lint_catalog
+from safemigrate.lint.types import ColumnType
 from tests.support.runner import run, write_migrations
 from tests.support.tables import execute_sql
 
@@ -49,6 +50,10 @@ def test_the_live_schema_objects_are_read(db_dsn: str) -> None:
     assert fk.table == QualifiedName("public", "sessions")
     assert fk.columns == ("account_id",)
     assert objects.views[QualifiedName("public", "mails")] == ("id", "email")
+    assert objects.view_types[QualifiedName("public", "mails")] == (
+        ColumnType("int8"),
+        ColumnType("text"),
+    )
     assert objects.composite_types["address_t"] == ("text", "varchar")
     assert objects.index_keys[QualifiedName("public", "accounts_email_idx")] == ("email",)
     sequence = objects.sequences[QualifiedName("public", "accounts_id_seq")]

@@ -13,7 +13,7 @@ from ...core.model import QualifiedName, summarize
 from ..catalog import Catalog
 from ..context import StatementContext, show
 from ..findings import Hit, hit, make_rule
-from ..schema_objects import view_columns
+from ..schema_objects import view_column_types, view_columns
 
 DOC = """
 Catches: a statement PostgreSQL refuses because of what the schema holds: the one the
@@ -28,9 +28,9 @@ passes):
 - `ALTER INDEX ... ALTER COLUMN n SET STATISTICS` on a key column that is a plain table
   column, not an expression, or on an INCLUDE column (0A000), or on a column number the index
   lacks (42703; tablecmds.c ATExecSetStatistics);
-- `CREATE OR REPLACE VIEW` whose query has fewer columns than the view (a column dropped) or
-  another name at a column's place (renamed, or one inserted before it) (42P16; view.c
-  checkViewTupleDesc);
+- `CREATE OR REPLACE VIEW` whose query has fewer columns than the view (a column dropped),
+  another name at a column's place (renamed, or one inserted before it), or another type
+  where both queries show it (a table's column, a cast) (42P16; view.c checkViewTupleDesc);
 - `ALTER TYPE ... ALTER ATTRIBUTE ... TYPE` of a composite type a table column uses (directly,
   as an array, through a domain or another composite type) (0A000; tablecmds.c
   find_composite_type_dependencies), and `ALTER TYPE ... ADD / DROP / ALTER / RENAME
@@ -254,6 +254,22 @@ def _replace_view(node: Any, ctx: StatementContext) -> Iterator[Hit]:
                 _refused(
                     ctx,
                     f"view {show(view)} cannot change the name of its column {was} to {now}",
+                    "42P16",
+                    source,
+                ),
+                hint,
+            )
+            return
+    old_types = ctx.state.catalog.objects.view_types.get(view, ())
+    new_types = view_column_types(node, ctx.state.catalog.tables, ctx.state.resolve)
+    for column, was_type, now_type in zip(old, old_types, new_types, strict=False):
+        if was_type is not None and now_type is not None and was_type != now_type:
+            yield hit(
+                RULE,
+                _refused(
+                    ctx,
+                    f"view {show(view)} cannot change the data type of its column {column} "
+                    f"from {was_type} to {now_type}",
                     "42P16",
                     source,
                 ),

@@ -11,6 +11,7 @@ import pytest
 from safemigrate.core.model import QualifiedName
 from safemigrate.lint.catalog import Catalog
 from safemigrate.lint.schema_objects import SchemaObjects
+from safemigrate.lint.types import ColumnType
 
 from .support import rules, rules_after
 
@@ -205,6 +206,7 @@ def test_the_schema_objects_survive_check_s_cache() -> None:
     objects.foreign_keys[(b, "b_a_fkey")] = ForeignKey(b, a, ("a_id",))
     objects.views[QualifiedName("public", "v")] = ("id", None)
     objects.views[QualifiedName("public", "w")] = None
+    objects.view_types[QualifiedName("public", "v")] = (ColumnType("varchar", (5,)), None)
     objects.composite_types["address_t"] = ("text", "varchar")
     objects.typed_tables[b] = "address_t"
     objects.index_keys[QualifiedName("public", "i")] = ("x", None)
@@ -213,3 +215,42 @@ def test_the_schema_objects_survive_check_s_cache() -> None:
     catalog = Catalog(objects=copy.deepcopy(objects))
     again = Catalog.from_json(catalog.to_json())
     assert again.objects == objects
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "refused"),
+    [
+        (
+            "SELECT id, balance FROM accounts",
+            "SELECT id, balance::numeric AS balance FROM accounts",
+            True,
+        ),
+        (
+            "SELECT id, balance FROM accounts",
+            "SELECT id, balance::int AS balance FROM accounts",
+            False,
+        ),
+        (
+            "SELECT a.id, a.email FROM accounts a",
+            "SELECT a.id, a.email::varchar(5) AS email FROM accounts a",
+            True,
+        ),
+        ("SELECT id, email FROM accounts", "SELECT id, lower(email) AS email FROM accounts", False),
+        (
+            "SELECT s.id, a.email FROM sessions s JOIN accounts a ON a.id = s.account_id",
+            "SELECT s.id, a.balance AS email FROM sessions s JOIN accounts a"
+            " ON a.id = s.account_id",
+            True,
+        ),
+        (
+            "SELECT nullif(balance, 0) FROM accounts",
+            "SELECT nullif(balance, 1) FROM accounts",
+            False,
+        ),
+    ],
+)
+def test_replace_view_keeps_its_column_types_where_both_queries_show_them(
+    old: str, new: str, refused: bool
+) -> None:
+    history = ACCOUNTS + SESSIONS + f"CREATE VIEW v AS {old};\n"
+    assert _has(history, f"CREATE OR REPLACE VIEW v AS {new};") is refused
