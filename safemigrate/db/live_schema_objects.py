@@ -49,6 +49,20 @@ SELECT 'viewtypes', n.nspname::text, c.relname::text, NULL, NULL,
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind = 'v' AND {user_n}
 UNION ALL
+SELECT 'viewreads', n.nspname::text, c.relname::text, NULL, NULL,
+  ARRAY(SELECT DISTINCT rn.nspname || chr(1) || r.relname || chr(1) || coalesce(a.attname, '')
+        FROM pg_rewrite rw
+        JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = rw.oid
+          AND d.refclassid = 'pg_class'::regclass
+        JOIN pg_class r ON r.oid = d.refobjid AND r.oid <> c.oid
+        JOIN pg_namespace rn ON rn.oid = r.relnamespace
+        LEFT JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum = d.refobjsubid
+          AND d.refobjsubid > 0
+        WHERE rw.ev_class = c.oid),
+  NULL, NULL
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('v', 'm') AND {user_n}
+UNION ALL
 SELECT 'composite', n.nspname::text, t.typname::text, NULL, NULL,
   ARRAY(SELECT coalesce(et.typname, at.typname)::text FROM pg_attribute a
         JOIN pg_type at ON at.oid = a.atttypid LEFT JOIN pg_type et ON et.oid = at.typelem
@@ -103,6 +117,11 @@ def read_schema_objects(
             objects.views[here] = tuple(listed or ())
         elif kind == "viewtypes":
             objects.view_types[here] = tuple(_view_type(str(t)) for t in listed or ())
+        elif kind == "viewreads":
+            reads = [str(r).split("\x01") for r in listed or ()]
+            objects.view_reads[here] = frozenset(
+                (QualifiedName(r[0], r[1]), r[2] or None) for r in reads if len(r) == 3
+            )
         elif kind == "composite":
             objects.composite_types[str(name)] = tuple(listed or ())
         elif kind == "typed":

@@ -15,6 +15,7 @@ from pglast import ast, enums
 
 from ..core.model import QualifiedName
 from ..statements.names import choose_name, make_object_name
+from ..statements.parsed import walk
 from .types import ColumnType, column_type
 
 _AT = enums.AlterTableType
@@ -72,6 +73,12 @@ class SchemaObjects:
     #: The types of those columns, where the query shows them (a table's column, a cast),
     #: None for the others; a view absent here shows none.
     view_types: dict[QualifiedName, tuple[ColumnType | None, ...]] = field(default_factory=dict)
+    #: The relations each view and materialized view reads, with the columns of them it
+    #: reads where the query shows which (None: the relation itself): a drop or a type
+    #: change of one of them is refused while the view depends on it.
+    view_reads: dict[QualifiedName, frozenset[tuple[QualifiedName, str | None]]] = field(
+        default_factory=dict
+    )
     #: Composite types (CREATE TYPE ... AS (...)) by name as created: their attributes'
     #: type names.
     composite_types: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -108,6 +115,22 @@ class SchemaObjects:
             types = self.view_types.pop(table)
             if new is not None:
                 self.view_types[new] = types
+        for view, reads in list(self.view_reads.items()):
+            if view == table:
+                del self.view_reads[view]
+                if new is not None:
+                    self.view_reads[new] = reads
+            elif any(read == table for read, _ in reads):
+                if new is None:
+                    # Dropped with CASCADE (or not at all: then the statement failed).
+                    del self.view_reads[view]
+                    self.views.pop(view, None)
+                    self.view_types.pop(view, None)
+                else:
+                    self.view_reads[view] = frozenset(
+                        (new if read == table else read, c) for read, c in reads
+                    )
+
         if table in self.typed_tables:
             typed = self.typed_tables.pop(table)
             if new is not None:
@@ -123,6 +146,18 @@ class SchemaObjects:
             if sequence.table == table:
                 sequence.table = new
 
+    def readers(self, table: QualifiedName, column: str | None = None) -> list[QualifiedName]:
+        """The views that read ``table`` (its ``column``, when given), by name."""
+        return sorted(
+            (
+                view
+                for view, reads in self.view_reads.items()
+                if view != table
+                and any(t == table and (column is None or c == column) for t, c in reads)
+            ),
+            key=lambda v: (v.schema or "", v.name),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready data for check's cache (from_json reads it back)."""
         return {
@@ -134,6 +169,18 @@ class SchemaObjects:
             "view_types": [
                 [_name(v), [None if t is None else [t.name, list(t.typmods), t.array] for t in ts]]
                 for v, ts in self.view_types.items()
+            ],
+            "view_reads": [
+                [
+                    _name(v),
+                    [
+                        [_name(t), c]
+                        for t, c in sorted(
+                            reads, key=lambda r: (r[0].schema or "", r[0].name, r[1] or "")
+                        )
+                    ],
+                ]
+                for v, reads in self.view_reads.items()
             ],
             "composite_types": [[t, list(a)] for t, a in self.composite_types.items()],
             "typed_tables": [[_name(t), ty] for t, ty in self.typed_tables.items()],
@@ -168,6 +215,10 @@ class SchemaObjects:
             objects.view_types[_qualified(view)] = tuple(
                 None if t is None else ColumnType(str(t[0]), tuple(map(int, t[1])), bool(t[2]))
                 for t in types
+            )
+        for view, reads in raw["view_reads"]:
+            objects.view_reads[_qualified(view)] = frozenset(
+                (_qualified(t), None if c is None else str(c)) for t, c in reads
             )
         objects.composite_types = {str(t): tuple(map(str, a)) for t, a in raw["composite_types"]}
         objects.typed_tables = {_qualified(t): str(ty) for t, ty in raw["typed_tables"]}
@@ -282,6 +333,49 @@ def _expression_type(node: Any, sources: dict[str, dict[str, Any]]) -> ColumnTyp
     return getattr(holders[0], "type", None) if len(holders) == 1 else None
 
 
+def query_reads(
+    query: Any, tables: dict[QualifiedName, dict[str, Any]], resolve: Any
+) -> frozenset[tuple[QualifiedName, str | None]]:
+    """What a view's query reads: each relation its FROM clauses name (not a WITH query's
+    name), and each column of one of them a column reference names, where the reference
+    says which relation (qualified, or a name only one of them has) or ``*`` stands for all
+    of them (PostgreSQL records a view's dependency on each column it uses)."""
+    ctes = {str(c.ctename) for c in _walk(query) if isinstance(c, ast.CommonTableExpr)}
+    by_name: dict[str, QualifiedName] = {}
+    reads: set[tuple[QualifiedName, str | None]] = set()
+    for node in _walk(query):
+        if isinstance(node, ast.RangeVar) and not (
+            node.schemaname is None and str(node.relname) in ctes
+        ):
+            table = resolve(QualifiedName(node.schemaname or None, str(node.relname)))
+            reads.add((table, None))
+            by_name[str(node.alias.aliasname if node.alias is not None else node.relname)] = table
+    for node in _walk(query):
+        if not isinstance(node, ast.ColumnRef):
+            continue
+        fields: Any = node.fields
+        last = fields[-1]
+        qualifier = str(fields[-2].sval) if len(fields) >= 2 else None
+        owners = (
+            [by_name[qualifier]]
+            if qualifier in by_name
+            else [t for t in by_name.values() if qualifier is None]
+        )
+        if isinstance(last, ast.A_Star):
+            for owner in owners:
+                reads.update((owner, c) for c in tables.get(owner, {}))
+        elif isinstance(last, ast.String):
+            having = [o for o in owners if str(last.sval) in tables.get(o, {})]
+            if len(having) == 1:
+                reads.add((having[0], str(last.sval)))
+    return frozenset(reads)
+
+
+def _walk(node: Any) -> list[Any]:
+    """Every pglast node under ``node``, ``node`` included."""
+    return list(walk(node))
+
+
 def query_columns(
     query: Any, tables: dict[QualifiedName, dict[str, Any]], resolve: Any
 ) -> tuple[str | None, ...] | None:
@@ -374,6 +468,15 @@ def record(node: Any, objects: SchemaObjects, ctx: Any) -> None:
         tables, resolve = ctx.state.catalog.tables, ctx.state.resolve
         objects.views[view] = view_columns(node, tables, resolve)
         objects.view_types[view] = view_column_types(node, tables, resolve)
+        objects.view_reads[view] = query_reads(node.query, tables, resolve)
+    elif (
+        isinstance(node, ast.CreateTableAsStmt)
+        and node.objtype == _OBJ.OBJECT_MATVIEW
+        and node.into is not None
+        and node.into.rel is not None
+    ):
+        tables, resolve = ctx.state.catalog.tables, ctx.state.resolve
+        objects.view_reads[ctx.table(node.into.rel)] = query_reads(node.query, tables, resolve)
     elif isinstance(node, ast.CompositeTypeStmt) and node.typevar is not None:
         objects.composite_types[str(node.typevar.relname)] = tuple(
             type_key(c.typeName.names)
@@ -563,11 +666,16 @@ def _record_rename(node: Any, objects: SchemaObjects, ctx: Any) -> None:
     if node.renameType in (
         _OBJ.OBJECT_TABLE,
         _OBJ.OBJECT_VIEW,
+        _OBJ.OBJECT_MATVIEW,
         _OBJ.OBJECT_INDEX,
         _OBJ.OBJECT_SEQUENCE,
     ):
         objects.forget_table(old, QualifiedName(old.schema, str(node.newname)))
     elif node.renameType == _OBJ.OBJECT_COLUMN and node.subname:
+        for view, reads in list(objects.view_reads.items()):
+            objects.view_reads[view] = frozenset(
+                (t, str(node.newname) if t == old and c == node.subname else c) for t, c in reads
+            )
         columns = objects.views.get(old)
         if columns is not None:
             objects.views[old] = tuple(
@@ -580,7 +688,15 @@ def _record_rename(node: Any, objects: SchemaObjects, ctx: Any) -> None:
 
 
 #: The DROP object types whose objects are relations the module keeps.
-_DROPPED = frozenset({_OBJ.OBJECT_TABLE, _OBJ.OBJECT_VIEW, _OBJ.OBJECT_INDEX, _OBJ.OBJECT_SEQUENCE})
+_DROPPED = frozenset(
+    {
+        _OBJ.OBJECT_TABLE,
+        _OBJ.OBJECT_VIEW,
+        _OBJ.OBJECT_MATVIEW,
+        _OBJ.OBJECT_INDEX,
+        _OBJ.OBJECT_SEQUENCE,
+    }
+)
 
 
 def _record_drop(node: Any, objects: SchemaObjects, ctx: Any) -> None:

@@ -54,6 +54,10 @@ def test_the_live_schema_objects_are_read(db_dsn: str) -> None:
         ColumnType("int8"),
         ColumnType("text"),
     )
+    assert objects.view_reads[QualifiedName("public", "mails")] == {
+        (accounts, "id"),
+        (accounts, "email"),
+    }
     assert objects.composite_types["address_t"] == ("text", "varchar")
     assert objects.index_keys[QualifiedName("public", "accounts_email_idx")] == ("email",)
     sequence = objects.sequences[QualifiedName("public", "accounts_id_seq")]
@@ -76,6 +80,7 @@ def test_the_gate_refuses_what_the_server_would_on_the_live_schema(
             "0001_truncate.sql": "TRUNCATE accounts;",
             "0002_view.sql": "CREATE OR REPLACE VIEW mails AS SELECT id FROM accounts;",
             "0003_type.sql": "ALTER TYPE address_t ALTER ATTRIBUTE zip TYPE text;",
+            "0004_column.sql": "ALTER TABLE accounts ALTER COLUMN email TYPE varchar(300);",
         },
     )
     assert "rejected-by-schema" in _findings(tmp_path, db_dsn)

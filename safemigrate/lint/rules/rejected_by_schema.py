@@ -11,7 +11,7 @@ from pglast import ast, enums
 
 from ...core.model import QualifiedName, summarize
 from ..catalog import Catalog
-from ..context import StatementContext, show
+from ..context import StatementContext, name_of, show
 from ..findings import Hit, hit, make_rule
 from ..schema_objects import view_column_types, view_columns
 
@@ -19,6 +19,12 @@ DOC = """
 Catches: a statement PostgreSQL refuses because of what the schema holds: the one the
 migrations built, or with a database (`plan --dsn`, `up`) the live one (what neither shows
 passes):
+- `DROP TABLE | VIEW | MATERIALIZED VIEW` without `CASCADE` of a relation a view reads or
+  (a table) another table's foreign key references, unless they are dropped in the same
+  statement (2BP01; dependency.c reportDependentObjects), `ALTER TABLE ... DROP COLUMN`
+  without `CASCADE` of a column a view reads (2BP01), and `ALTER COLUMN ... TYPE` of one
+  (0A000; tablecmds.c ATExecAlterColumnType: "cannot alter type of a column used by a view
+  or rule");
 - `TRUNCATE` of a table another table's foreign key references, when that table is not
   truncated in the same statement and `CASCADE` is not written (SQLSTATE 0A000; heap.c
   heap_truncate_check_FKs; a foreign key onto a partitioned table counts for each partition);
@@ -49,7 +55,8 @@ VIEW: "the new query must generate the same columns ... and it may add additiona
 to the end of the list"), ALTER TYPE (ALTER ATTRIBUTE ... TYPE; CASCADE); and the source
 functions named above.
 
-Instead: truncate the referencing tables in the same statement (or write `CASCADE`, which
+Instead: drop or change the dependent views and foreign keys first (or in the same
+statement); truncate the referencing tables in the same statement (or write `CASCADE`, which
 empties them too); add the partitioned table's foreign key as a validating constraint, or on
 each partition NOT VALID and validate those; set statistics on the table's column; add new
 view columns at the end, or drop and create the view in one transaction; for a composite
@@ -92,6 +99,45 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         yield from _typed_tables(node.relation, node.behavior, "RENAME ATTRIBUTE", ctx)
     elif isinstance(node, ast.ViewStmt) and node.replace and node.view is not None:
         yield from _replace_view(node, ctx)
+    elif isinstance(node, ast.DropStmt) and node.removeType in _DROPPED_RELATIONS:
+        yield from _drop_with_dependents(node, ctx)
+
+
+#: The DROP object types whose dependents (views, foreign keys) make a drop without CASCADE
+#: fail.
+_DROPPED_RELATIONS = frozenset({_OBJ.OBJECT_TABLE, _OBJ.OBJECT_VIEW, _OBJ.OBJECT_MATVIEW})
+_DEPENDENTS = "dependency.c reportDependentObjects"
+
+
+def _drop_with_dependents(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    """A DROP without CASCADE of a relation a view reads, or a foreign key of another table
+    references: PostgreSQL refuses it (dependency.c reportDependentObjects)."""
+    if node.behavior == _CASCADE:
+        return
+    objects = ctx.state.catalog.objects
+    dropped = {ctx.state.resolve(name_of(obj)) for obj in node.objects or ()}
+    for name in sorted(dropped, key=lambda n: (n.schema or "", n.name)):
+        views = [v for v in objects.readers(name) if v not in dropped]
+        keys = [
+            fk.table
+            for fk in objects.foreign_keys.values()
+            if node.removeType == _OBJ.OBJECT_TABLE
+            and fk.referenced == name
+            and fk.table not in dropped
+        ]
+        if not (views or keys):
+            continue
+        what = (
+            f"view {show(views[0])} depends on it"
+            if views
+            else f"a foreign key of {show(keys[0])} references it"
+        )
+        yield hit(
+            RULE,
+            _refused(ctx, f"cannot drop {show(name)}: {what}", "2BP01", _DEPENDENTS),
+            "drop or change the dependent objects first, or add CASCADE (which drops them)",
+        )
+        return
 
 
 def _truncate(node: Any, ctx: StatementContext) -> Iterator[Hit]:
@@ -144,6 +190,33 @@ def _alter_relation(node: Any, ctx: StatementContext) -> Iterator[Hit]:
             yield from _partitioned_foreign_key(node, cmd.def_, ctx)
         elif cmd.subtype == _AT.AT_SetStatistics:
             yield from _index_statistics(relation, cmd, ctx)
+        elif cmd.subtype in (_AT.AT_DropColumn, _AT.AT_AlterColumnType) and cmd.name:
+            yield from _column_of_a_view(node, relation, cmd, ctx)
+
+
+def _column_of_a_view(
+    node: Any, table: QualifiedName, cmd: Any, ctx: StatementContext
+) -> Iterator[Hit]:
+    """A column a view reads: its type cannot change (tablecmds.c ATExecAlterColumnType,
+    0A000), nor may it be dropped without CASCADE (2BP01)."""
+    if cmd.subtype == _AT.AT_DropColumn and cmd.behavior == _CASCADE:
+        return
+    catalog = ctx.state.catalog
+    column = str(cmd.name)
+    for each in sorted(catalog.family(table, only=not node.relation.inh), key=str):
+        views = catalog.objects.readers(each, column)
+        if not views:
+            continue
+        if cmd.subtype == _AT.AT_AlterColumnType:
+            what = f"cannot alter the type of {show(each)}.{column}: view {show(views[0])} uses it"
+            sqlstate, source = "0A000", "tablecmds.c ATExecAlterColumnType"
+            hint = "drop the view, change the column, and create the view again in one transaction"
+        else:
+            what = f"cannot drop {show(each)}.{column}: view {show(views[0])} depends on it"
+            sqlstate, source = "2BP01", _DEPENDENTS
+            hint = "change the view first, or add CASCADE (which drops it)"
+        yield hit(RULE, _refused(ctx, what, sqlstate, source), hint)
+        return
 
 
 def _partitioned_foreign_key(node: Any, con: Any, ctx: StatementContext) -> Iterator[Hit]:

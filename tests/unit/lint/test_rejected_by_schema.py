@@ -208,6 +208,7 @@ def test_the_schema_objects_survive_check_s_cache() -> None:
     objects.views[QualifiedName("public", "w")] = None
     objects.view_types[QualifiedName("public", "v")] = (ColumnType("varchar", (5,)), None)
     objects.composite_types["address_t"] = ("text", "varchar")
+    objects.view_reads[QualifiedName("public", "v")] = frozenset({(a, None), (a, "a_id")})
     objects.typed_tables[b] = "address_t"
     objects.index_keys[QualifiedName("public", "i")] = ("x", None)
     objects.index_included[QualifiedName("public", "i")] = 1
@@ -254,3 +255,47 @@ def test_replace_view_keeps_its_column_types_where_both_queries_show_them(
 ) -> None:
     history = ACCOUNTS + SESSIONS + f"CREATE VIEW v AS {old};\n"
     assert _has(history, f"CREATE OR REPLACE VIEW v AS {new};") is refused
+
+
+# -- dependents of a drop or a type change (dependency.c, tablecmds.c ATExecAlterColumnType) --
+
+READERS = (
+    ACCOUNTS
+    + SESSIONS
+    + (
+        "CREATE VIEW mails AS SELECT a.id, a.email FROM accounts a;\n"
+        "CREATE MATERIALIZED VIEW totals AS SELECT account_id, count(*) FROM sessions GROUP BY 1;\n"
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("sql", "refused"),
+    [
+        ("DROP TABLE accounts;", True),
+        ("DROP TABLE accounts CASCADE;", False),
+        ("DROP TABLE sessions;", True),
+        ("DROP MATERIALIZED VIEW totals;", False),
+        ("DROP VIEW mails;", False),
+        ("DROP TABLE accounts, sessions, mails;", True),
+        ("DROP MATERIALIZED VIEW totals; DROP TABLE sessions;", False),
+        ("ALTER TABLE accounts DROP COLUMN email;", True),
+        ("ALTER TABLE accounts DROP COLUMN email CASCADE;", False),
+        ("ALTER TABLE accounts DROP COLUMN balance;", False),
+        ("ALTER TABLE accounts ALTER COLUMN email TYPE varchar(200);", True),
+        ("ALTER TABLE accounts ALTER COLUMN balance TYPE bigint;", False),
+        ("ALTER TABLE sessions ALTER COLUMN account_id TYPE numeric;", True),
+        ("ALTER TABLE sessions ALTER COLUMN id TYPE numeric;", False),
+    ],
+)
+def test_dependents_refuse_a_drop_or_a_type_change(sql: str, refused: bool) -> None:
+    assert _has(READERS, sql) is refused
+
+
+def test_a_view_of_star_reads_every_column_and_a_cte_is_no_relation() -> None:
+    history = ACCOUNTS + (
+        "CREATE VIEW everyone AS SELECT * FROM accounts;\n"
+        "CREATE VIEW rich AS WITH accounts AS (SELECT 1 AS balance) SELECT balance FROM accounts;\n"
+    )
+    assert _has(history, "ALTER TABLE accounts ALTER COLUMN balance TYPE bigint;")
+    assert not _has(history, "DROP VIEW rich;")
