@@ -412,8 +412,7 @@ class Key:
 
     def __str__(self) -> str:
         """``AlterTableStmt[objtype = OBJECT_TABLE] > AlterTableCmd[subtype = AT_AddColumn]``."""
-        nodes = self.node if isinstance(self.node, tuple) else (self.node,)
-        own = " | ".join(n.__name__ for n in nodes)
+        own = self.node.__name__
         if self.fields:
             own += "[" + ", ".join(str(f) for f in self.fields) + "]"
         return f"{self.within} > {own}" if self.within else own

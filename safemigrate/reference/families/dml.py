@@ -1052,6 +1052,9 @@ OTHERS = [
 ]
 
 _MERGE = stmt(ast.MergeStmt)
+#: The statement of a RETURNING clause: lookup makes it a part of INSERT, UPDATE, DELETE and
+#: MERGE only, so any node stands for them.
+_ANY_DML = stmt(ast.Node)
 _MK = enums.MergeMatchKind
 _MERGE_PAGE = "sql-merge"
 _NEW_IN_17 = "new in PostgreSQL 17 (its release notes)"
@@ -1119,7 +1122,7 @@ RETURNING = [
         "... RETURNING old.column / new.column",
         part(
             ast.ReturningClause,
-            stmt(_DML_TYPES),
+            _ANY_DML,
             f("exprs.*.val.fields.0.sval", ("old", "new")),
         ),
         [],
@@ -1139,7 +1142,7 @@ RETURNING = [
         "INSERT",
         "... RETURNING WITH (OLD AS alias, NEW AS alias)",
         # (exprs: always there; it ranks the row above returning.old-new when both match.)
-        part(ast.ReturningClause, stmt(_DML_TYPES), f("options", PRESENT), f("exprs", PRESENT)),
+        part(ast.ReturningClause, _ANY_DML, f("options", PRESENT), f("exprs", PRESENT)),
         [],
         _RETURNING_SOURCES,
         [
