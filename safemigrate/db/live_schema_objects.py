@@ -63,6 +63,18 @@ SELECT 'viewreads', n.nspname::text, c.relname::text, NULL, NULL,
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind IN ('v', 'm') AND {user_n}
 UNION ALL
+SELECT 'matview', n.nspname::text, c.relname::text, NULL, NULL, NULL,
+  c.relispopulated::int::bigint, NULL
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'm' AND {user_n}
+UNION ALL
+SELECT 'unique', n.nspname::text, ic.relname::text, n.nspname::text, c.relname::text, NULL,
+  NULL, NULL
+FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE i.indisunique AND i.indimmediate AND i.indisvalid AND i.indpred IS NULL
+  AND i.indexprs IS NULL AND {user_n}
+UNION ALL
 SELECT 'composite', n.nspname::text, t.typname::text, NULL, NULL,
   ARRAY(SELECT coalesce(et.typname, at.typname)::text FROM pg_attribute a
         JOIN pg_type at ON at.oid = a.atttypid LEFT JOIN pg_type et ON et.oid = at.typelem
@@ -122,6 +134,10 @@ def read_schema_objects(
             objects.view_reads[here] = frozenset(
                 (QualifiedName(r[0], r[1]), r[2] or None) for r in reads if len(r) == 3
             )
+        elif kind == "matview":
+            objects.matviews[here] = bool(x)
+        elif kind == "unique":
+            objects.unique_indexes[here] = QualifiedName(a, b)
         elif kind == "composite":
             objects.composite_types[str(name)] = tuple(listed or ())
         elif kind == "typed":

@@ -88,6 +88,12 @@ class SchemaObjects:
     #: columns after them are counted in ``index_included``.
     index_keys: dict[QualifiedName, tuple[str | None, ...]] = field(default_factory=dict)
     index_included: dict[QualifiedName, int] = field(default_factory=dict)
+    #: Materialized views by name: True while populated (not created WITH NO DATA, or
+    #: refreshed since).
+    matviews: dict[QualifiedName, bool] = field(default_factory=dict)
+    #: The unique indexes on plain columns without a WHERE clause, by index: their table
+    #: (what REFRESH MATERIALIZED VIEW CONCURRENTLY needs: matview.c is_usable_unique_index).
+    unique_indexes: dict[QualifiedName, QualifiedName] = field(default_factory=dict)
     #: Sequences by resolved name.
     sequences: dict[QualifiedName, Sequence] = field(default_factory=dict)
 
@@ -138,6 +144,16 @@ class SchemaObjects:
         if table in self.index_keys and new is not None:
             self.index_keys[new] = self.index_keys.pop(table)
             self.index_included[new] = self.index_included.pop(table, 0)
+        if table in self.matviews:
+            populated = self.matviews.pop(table)
+            if new is not None:
+                self.matviews[new] = populated
+        for index, owner in list(self.unique_indexes.items()):
+            if table in (index, owner):
+                del self.unique_indexes[index]
+                if new is not None:
+                    renamed = new if index == table else index
+                    self.unique_indexes[renamed] = new if owner == table else owner
         if table in self.sequences:
             sequence = self.sequences.pop(table)
             if new is not None:
@@ -188,6 +204,8 @@ class SchemaObjects:
                 [_name(i), list(k), self.index_included.get(i, 0)]
                 for i, k in self.index_keys.items()
             ],
+            "matviews": [[_name(m), p] for m, p in self.matviews.items()],
+            "unique_indexes": [[_name(i), _name(t)] for i, t in self.unique_indexes.items()],
             "sequences": [
                 [
                     _name(s),
@@ -226,6 +244,8 @@ class SchemaObjects:
             name = _qualified(index)
             objects.index_keys[name] = tuple(None if k is None else str(k) for k in keys)
             objects.index_included[name] = int(included)
+        objects.matviews = {_qualified(m): bool(p) for m, p in raw["matviews"]}
+        objects.unique_indexes = {_qualified(i): _qualified(t) for i, t in raw["unique_indexes"]}
         for sequence, type_, max_value, table, last_value in raw["sequences"]:
             objects.sequences[_qualified(sequence)] = Sequence(
                 str(type_),
@@ -476,7 +496,13 @@ def record(node: Any, objects: SchemaObjects, ctx: Any) -> None:
         and node.into.rel is not None
     ):
         tables, resolve = ctx.state.catalog.tables, ctx.state.resolve
-        objects.view_reads[ctx.table(node.into.rel)] = query_reads(node.query, tables, resolve)
+        matview = ctx.table(node.into.rel)
+        objects.view_reads[matview] = query_reads(node.query, tables, resolve)
+        objects.matviews[matview] = not node.into.skipData
+    elif isinstance(node, ast.RefreshMatViewStmt) and node.relation is not None:
+        matview = ctx.table(node.relation)
+        if matview in objects.matviews:
+            objects.matviews[matview] = not node.skipData
     elif isinstance(node, ast.CompositeTypeStmt) and node.typevar is not None:
         objects.composite_types[str(node.typevar.relname)] = tuple(
             type_key(c.typeName.names)
@@ -491,6 +517,11 @@ def record(node: Any, objects: SchemaObjects, ctx: Any) -> None:
                 str(p.name) if p.name else None for p in node.indexParams or ()
             )
             objects.index_included[index] = len(node.indexIncludingParams or ())
+            plain = all(p.name for p in node.indexParams or ())
+            if node.unique and plain and node.whereClause is None:
+                objects.unique_indexes[index] = table
+            else:
+                objects.unique_indexes.pop(index, None)
     elif isinstance(node, ast.CreateSeqStmt) and node.sequence is not None:
         sequence = ctx.table(node.sequence)
         if not (node.if_not_exists and sequence in objects.sequences):

@@ -24,6 +24,8 @@ CREATE VIEW mails AS SELECT id, email FROM accounts;
 CREATE TYPE address_t AS (street text, zip varchar(10));
 CREATE TABLE homes (id int, at address_t);
 CREATE SEQUENCE quiet_seq;
+CREATE MATERIALIZED VIEW counts AS SELECT account_id, count(*) FROM sessions GROUP BY 1;
+CREATE UNIQUE INDEX counts_key ON counts (account_id);
 """
 
 
@@ -59,6 +61,9 @@ def test_the_live_schema_objects_are_read(db_dsn: str) -> None:
         (accounts, "email"),
     }
     assert objects.composite_types["address_t"] == ("text", "varchar")
+    counts = QualifiedName("public", "counts")
+    assert objects.matviews[counts] is True
+    assert objects.unique_indexes[QualifiedName("public", "counts_key")] == counts
     assert objects.index_keys[QualifiedName("public", "accounts_email_idx")] == ("email",)
     sequence = objects.sequences[QualifiedName("public", "accounts_id_seq")]
     assert (sequence.type, sequence.max_value, sequence.table, sequence.last_value) == (

@@ -25,6 +25,9 @@ passes):
   without `CASCADE` of a column a view reads (2BP01), and `ALTER COLUMN ... TYPE` of one
   (0A000; tablecmds.c ATExecAlterColumnType: "cannot alter type of a column used by a view
   or rule");
+- `REFRESH MATERIALIZED VIEW CONCURRENTLY` of a materialized view without a unique index on
+  plain columns and no WHERE clause (55000), or not populated yet (`WITH NO DATA`, 0A000;
+  matview.c ExecRefreshMatView);
 - `TRUNCATE` of a table another table's foreign key references, when that table is not
   truncated in the same statement and `CASCADE` is not written (SQLSTATE 0A000; heap.c
   heap_truncate_check_FKs; a foreign key onto a partitioned table counts for each partition);
@@ -101,6 +104,43 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         yield from _replace_view(node, ctx)
     elif isinstance(node, ast.DropStmt) and node.removeType in _DROPPED_RELATIONS:
         yield from _drop_with_dependents(node, ctx)
+    elif isinstance(node, ast.RefreshMatViewStmt) and node.concurrent and node.relation:
+        yield from _refresh_concurrently(node, ctx)
+
+
+def _refresh_concurrently(node: Any, ctx: StatementContext) -> Iterator[Hit]:
+    """matview.c ExecRefreshMatView: CONCURRENTLY needs a populated materialized view with a
+    unique index on plain columns and no WHERE clause."""
+    objects = ctx.state.catalog.objects
+    matview = ctx.table(node.relation)
+    populated = objects.matviews.get(matview)
+    if populated is None:
+        return  # not a materialized view the schema shows
+    source = "matview.c ExecRefreshMatView"
+    if not populated:
+        yield hit(
+            RULE,
+            _refused(
+                ctx,
+                f"materialized view {show(matview)} is not populated (WITH NO DATA): "
+                "CONCURRENTLY cannot be used",
+                "0A000",
+                source,
+            ),
+            "refresh it once without CONCURRENTLY (nobody reads an unpopulated view)",
+        )
+    elif matview not in objects.unique_indexes.values():
+        yield hit(
+            RULE,
+            _refused(
+                ctx,
+                f"materialized view {show(matview)} has no unique index on plain columns "
+                "without a WHERE clause, which CONCURRENTLY needs",
+                "55000",
+                source,
+            ),
+            "create such a unique index on it first (CREATE UNIQUE INDEX CONCURRENTLY)",
+        )
 
 
 #: The DROP object types whose dependents (views, foreign keys) make a drop without CASCADE

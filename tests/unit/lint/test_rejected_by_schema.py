@@ -299,3 +299,32 @@ def test_a_view_of_star_reads_every_column_and_a_cte_is_no_relation() -> None:
     )
     assert _has(history, "ALTER TABLE accounts ALTER COLUMN balance TYPE bigint;")
     assert not _has(history, "DROP VIEW rich;")
+
+
+# -- REFRESH MATERIALIZED VIEW CONCURRENTLY (matview.c ExecRefreshMatView) ------------------
+
+MATVIEW = ACCOUNTS + "CREATE MATERIALIZED VIEW m AS SELECT id, balance FROM accounts"
+
+
+@pytest.mark.parametrize(
+    ("history", "refused"),
+    [
+        (MATVIEW + ";\n", True),
+        (MATVIEW + ";\nCREATE UNIQUE INDEX m_id ON m (id);\n", False),
+        (MATVIEW + ";\nCREATE UNIQUE INDEX m_id ON m (id) WHERE balance > 0;\n", True),
+        (MATVIEW + ";\nCREATE UNIQUE INDEX m_id ON m ((id + 1));\n", True),
+        (MATVIEW + ";\nCREATE UNIQUE INDEX m_id ON m (id);\nDROP INDEX m_id;\n", True),
+        (MATVIEW + " WITH NO DATA;\nCREATE UNIQUE INDEX m_id ON m (id);\n", True),
+        (
+            MATVIEW
+            + " WITH NO DATA;\nCREATE UNIQUE INDEX m_id ON m (id);\nREFRESH MATERIALIZED VIEW m;\n",
+            False,
+        ),
+    ],
+)
+def test_refresh_concurrently_needs_a_unique_index_and_data(history: str, refused: bool) -> None:
+    assert _has(history, "REFRESH MATERIALIZED VIEW CONCURRENTLY m;") is refused
+
+
+def test_refresh_of_a_matview_the_history_does_not_show_passes() -> None:
+    assert not _has(ACCOUNTS, "REFRESH MATERIALIZED VIEW CONCURRENTLY elsewhere;")
