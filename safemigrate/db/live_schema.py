@@ -21,6 +21,7 @@ from ..lint.types import catalog_type
 from ..lint.volatility import expression_volatile, inlined_select, volatile_call
 from .catalog_facts import sizes_without_waiting
 from .live_functions import may_trip_guard, read_live_functions, routine_definitions
+from .live_schema_objects import read_schema_objects
 from .session import Session
 
 
@@ -369,6 +370,7 @@ def lint_catalog(session: Session) -> Catalog:
     catalog.function_timeouts.update(function_timeouts(session))
     read_live_functions(session, catalog, _user_schema)  # bodies, event triggers (G5)
     _read_write_functions(session, catalog)
+    read_schema_objects(session, catalog, _user_schema)  # what PostgreSQL would refuse on
     _read_sizes(session, catalog, visible)
     catalog.live = True
     for schema, table, parent_schema, parent in session.rows(_PARENTS):

@@ -17,6 +17,7 @@ from ..core.model import QualifiedName
 from .event_triggers import LiveEventTrigger
 from .findings import TableSize
 from .live_objects import DisabledTrigger, LiveSql
+from .schema_objects import SchemaObjects
 from .types import ColumnType
 
 #: The schema an unqualified name resolves to when nothing says otherwise.
@@ -162,6 +163,8 @@ class Catalog:
     write_functions: dict[QualifiedName, tuple[tuple[int, str, str], ...]] = field(
         default_factory=dict
     )
+    #: Foreign keys, views' columns, composite types, index keys, sequences (schema_objects).
+    objects: SchemaObjects = field(default_factory=SchemaObjects)
     #: True when read from a live database (db.schema.lint_catalog): it holds every relation
     #: there is, so a name it does not hold does not exist yet, and the pending files of one
     #: run share what they create (see the ``run_created_*`` sets).
@@ -466,6 +469,7 @@ class Catalog:
             "function_bodies": [[f, text] for f, text in self.function_bodies.items()],
             "function_origins": [[f, where] for f, where in self.function_origins.items()],
             "trigger_functions": [[t, list(fs)] for t, fs in self.trigger_functions.items()],
+            "objects": self.objects.to_json(),
         }
 
     @classmethod
@@ -520,6 +524,7 @@ class Catalog:
             function_bodies={str(f): str(text) for f, text in raw["function_bodies"]},
             function_origins={str(f): str(where) for f, where in raw["function_origins"]},
             trigger_functions={str(t): [str(f) for f in fs] for t, fs in raw["trigger_functions"]},
+            objects=SchemaObjects.from_json(raw["objects"]),
         )
 
 

@@ -15,6 +15,7 @@ from ..statements.names import choose_name
 from .catalog import Catalog, Column, Domain
 from .context import StatementContext, name_of, walk, written
 from .live_reach import enable as enable_live_triggers
+from .schema_objects import record as record_objects
 from .search_path import follow as follow_search_path
 from .search_path import is_unknown
 from .timeouts import function_settings, merge_settings
@@ -247,6 +248,7 @@ def record(node: Any, ctx: StatementContext) -> None:
     state = ctx.state
     follow_search_path(node, ctx)
     _record_acting(node, ctx)
+    record_objects(node, state.catalog.objects, ctx)
     if state.catalog.disabled_triggers or state.catalog.disabled_event_triggers:
         enable_live_triggers(node, state)  # the database's, for the later statements (G4)
     if isinstance(node, ast.VariableSetStmt):

@@ -111,6 +111,14 @@ def _parts(node: Any, parents: tuple[Any, ...]) -> Iterator[tuple[Any, tuple[Any
             yield from _parts(element, parents)
     elif isinstance(node, ast.CopyStmt) and node.query is not None:
         yield from _parts(node.query, parents)
+    if isinstance(node, _DML):
+        # A clause is a part when a row keys on it: the forms of a clause newer than their
+        # statement (MERGE's WHEN NOT MATCHED BY SOURCE, RETURNING of MERGE, RETURNING old /
+        # new) have rows of their own, which say on which server majors they exist.
+        clauses = [*(getattr(node, "mergeWhenClauses", None) or ()), node.returningClause]
+        for clause in clauses:
+            if clause is not None and _keyed(clause, (*parents, node)):
+                yield clause, (*parents, node)
     with_clause = (
         getattr(node, "withClause", None) if isinstance(node, (ast.SelectStmt, *_DML)) else None
     )

@@ -293,7 +293,8 @@ ALWAYS_FALSE = _Test.ALWAYS_FALSE
 @dataclass(frozen=True)
 class Field:
     """A test on a node attribute reached by a dotted ``path`` (``def_.contype``); ``*`` in
-    the path stands for every element of a list (``def_.constraints.*.contype``).
+    the path stands for every element of a list (``def_.constraints.*.contype``), a number
+    for one element (``fields.0``).
 
     ``equals`` is a value (an enum member, a string, a bool), one of :data:`PRESENT` and
     :data:`ABSENT`, a pglast node class (isinstance), or a tuple of values (any of them).
@@ -365,6 +366,11 @@ def _reach(node: Any, parts: list[str]) -> Iterator[Any]:
     if head == "*":
         for item in node if isinstance(node, (tuple, list)) else ():
             yield from _reach(item, rest)
+        return
+    if head.isdigit():
+        # One element of a list (``fields.0``: the first part of a column reference).
+        if isinstance(node, (tuple, list)) and int(head) < len(node):
+            yield from _reach(node[int(head)], rest)
         return
     value = getattr(node, head, None)
     if value is not None:

@@ -25,6 +25,7 @@ from . import (
     lock_table,
     non_transactional_in_transaction,
     read_only_transaction,
+    rejected_by_schema,
     rejected_by_server_version,
     rename,
     require_concurrent_index,
@@ -33,6 +34,7 @@ from . import (
     run_lock_release,
     scan_under_lock,
     self_termination,
+    sequence_max_lowered,
     set_not_null,
     table_rewrite,
     timeout_guard_off,
@@ -70,6 +72,8 @@ _MODULES = (
     self_termination,
     read_only_transaction,
     rejected_by_server_version,
+    rejected_by_schema,
+    sequence_max_lowered,
     unknown_statement,
 )
 

@@ -14,7 +14,8 @@ from ..findings import Hit, hit, make_rule
 
 DOC = """
 Catches: a statement, or a subcommand of one, that PostgreSQL's reference gives only to other
-server majors than the target's `pg_version`: `MERGE` before 15, `ALTER TABLE ... DETACH
+server majors than the target's `pg_version`: `MERGE` before 15, its `WHEN NOT MATCHED BY
+SOURCE` and `RETURNING` before 17, `RETURNING old.*, new.*` before 18, `ALTER TABLE ... DETACH
 PARTITION ... CONCURRENTLY` before 14, `SET COMPRESSION` before 14, `SET ACCESS METHOD`
 before 15, `ALTER COLUMN ... SET EXPRESSION` before 17, a `VIRTUAL` generated column or a
 `NOT ENFORCED` constraint before 18, added by `ALTER TABLE` or written in `CREATE TABLE`
@@ -45,8 +46,9 @@ RULE = make_rule(
 #: for each form newer than 15 (the bi* cases of tests/lint_corpus say what it showed).
 SYNTAX_ERROR = "42601"
 #: The forms the parser has but the server refuses before their version: PostgreSQL 15
-#: answers "MERGE not supported in WITH query" (feature_not_supported).
-SQLSTATE_BY_ROW = {"with.merge": "0A000"}
+#: answers "MERGE not supported in WITH query" (feature_not_supported), and 'missing
+#: FROM-clause entry for table "old"' (undefined_table) for RETURNING old.column.
+SQLSTATE_BY_ROW = {"with.merge": "0A000", "returning.old-new": "42P01"}
 
 
 def _forms(rows: tuple[Row, ...]) -> str:
@@ -66,13 +68,17 @@ def check(node: Any, ctx: StatementContext) -> Iterator[Hit]:
         found = lookup.matches(node, ctx.pg_version)
     except lookup.AmbiguousRowError:
         return
+    reported: list[Any] = []
     for match in found:
+        if any(parent is node for parent in match.parents for node in reported):
+            continue  # a clause of a statement already reported (MERGE's WHEN before 15)
         if match.row is not None:
             rows = lookup.newer_forms(match, ctx.pg_version)
         else:
             rows = lookup.other_rows(match.node, match.parents)
         if not rows:
             continue  # unknown-statement's
+        reported.append(match.node)
         yield hit(
             RULE,
             f"{summarize(ctx.text)!r}: PostgreSQL {ctx.pg_version} (pg_version) has no such "

@@ -495,26 +495,6 @@ UPDATE_DELETE = [
         versions=since(15),
     ),
     row(
-        "merge.returning",
-        "MERGE",
-        "MERGE ... RETURNING",
-        stmt(ast.MergeStmt, f("returningClause", PRESENT)),
-        [named(RE), lock(OTHER, AS), lock(REF, RS)],
-        [doc("sql-merge", "output_expression"), doc("explicit-locking", "ROW EXCLUSIVE")],
-        [
-            ex(
-                "MERGE INTO items i USING orders o ON i.id = o.id AND o.id < 10"
-                " WHEN MATCHED THEN UPDATE SET sku = 'x' RETURNING i.id",
-                {"items": N, "orders": OTHER},
-                scans=True,
-            )
-        ],
-        data=DataChange.MATCHED_ROWS,
-        scans=depends(_PLAN, N),
-        versions=since(17),
-        note="RETURNING came with PostgreSQL 17 (merge_action() names the action per row).",
-    ),
-    row(
         "merge.every-row",
         "MERGE",
         "MERGE ... ON a condition always true, WHEN ... THEN UPDATE / DELETE",
@@ -1071,10 +1051,118 @@ OTHERS = [
     ),
 ]
 
+_MERGE = stmt(ast.MergeStmt)
+#: The statement of a RETURNING clause: lookup makes it a part of INSERT, UPDATE, DELETE and
+#: MERGE only, so any node stands for them.
+_ANY_DML = stmt(ast.Node)
+_MK = enums.MergeMatchKind
+_MERGE_PAGE = "sql-merge"
+_NEW_IN_17 = "new in PostgreSQL 17 (its release notes)"
+
+
+def _merge_clause(id: str, form: str, kind: Any, example: str, since_version: int) -> Row:
+    """A WHEN clause of MERGE: a part of the statement, whose own row says which servers
+    have it (the statement's row holds its locks)."""
+    return row(
+        f"merge.{id}",
+        "MERGE",
+        form,
+        part(ast.MergeWhenClause, _MERGE, f("matchKind", kind)),
+        [],
+        [doc(_MERGE_PAGE, form), code("src/backend/parser/gram.y", "merge_when_clause")],
+        [ex(example, {"items": N, "orders": OTHER}, scans=True)],
+        versions=since(since_version),
+    )
+
+
+#: The WHEN clauses of MERGE newer than MERGE itself (15): NOT MATCHED BY SOURCE came with 17
+#: (PostgreSQL 15 answers a syntax error at "BY", 42601). A clause no row keys on is no part.
+MERGE_CLAUSES = [
+    _merge_clause(
+        "when-not-matched-by-source",
+        "WHEN NOT MATCHED BY SOURCE",
+        _MK.MERGE_WHEN_NOT_MATCHED_BY_SOURCE,
+        "MERGE INTO items i USING orders o ON i.id = o.id AND o.id < 3"
+        " WHEN NOT MATCHED BY SOURCE AND i.id > 95 THEN DELETE",
+        17,
+    ),
+]
+
+_RETURNING_SOURCES = [
+    doc("dml-returning", "6.4 Returning Data from Modified Rows"),
+    code("src/backend/parser/gram.y", "returning_clause"),
+]
+#: The RETURNING clauses newer than their statement: of MERGE (17+), and with OLD and NEW
+#: (18+: ``RETURNING old.x, new.x``, ``RETURNING WITH (OLD AS o, NEW AS n) ...``; before 18
+#: ``old`` is no relation of the query, 42P01, and WITH a syntax error, 42601). A part of its
+#: statement: the statement's row holds the locks and the rows changed. A plain RETURNING of
+#: INSERT, UPDATE or DELETE (every version) matches none of these and is no part.
+RETURNING = [
+    row(
+        "merge.returning",
+        "MERGE",
+        "MERGE ... RETURNING",
+        part(ast.ReturningClause, _MERGE),
+        [],
+        [doc(_MERGE_PAGE, "output_expression"), *_RETURNING_SOURCES],
+        [
+            ex(
+                "MERGE INTO items i USING orders o ON i.id = o.id AND o.id < 3"
+                " WHEN MATCHED THEN UPDATE SET sku = 'x' RETURNING i.id",
+                {"items": N, "orders": OTHER},
+                scans=True,
+            )
+        ],
+        versions=since(17),
+        note=f"RETURNING of MERGE is {_NEW_IN_17}.",
+    ),
+    row(
+        "returning.old-new",
+        "INSERT",
+        "... RETURNING old.column / new.column",
+        part(
+            ast.ReturningClause,
+            _ANY_DML,
+            f("exprs.*.val.fields.0.sval", ("old", "new")),
+        ),
+        [],
+        _RETURNING_SOURCES,
+        [
+            ex(
+                "UPDATE orphan SET v = 0 WHERE id = 1 RETURNING old.v, new.v",
+                {"orphan": N},
+                scans=True,
+            )
+        ],
+        versions=since(18),
+        also=("UPDATE", "DELETE", "MERGE"),
+    ),
+    row(
+        "returning.with-old-new",
+        "INSERT",
+        "... RETURNING WITH (OLD AS alias, NEW AS alias)",
+        # (exprs: always there; it ranks the row above returning.old-new when both match.)
+        part(ast.ReturningClause, _ANY_DML, f("options", PRESENT), f("exprs", PRESENT)),
+        [],
+        _RETURNING_SOURCES,
+        [
+            ex(
+                "UPDATE orphan SET v = 0 WHERE id = 1 RETURNING WITH (OLD AS o) o.v",
+                {"orphan": N},
+                scans=True,
+            )
+        ],
+        versions=since(18),
+        also=("UPDATE", "DELETE", "MERGE"),
+    ),
+]
+
 ROWS: tuple[Row, ...] = (
     *SELECT,
     *INSERT,
     *UPDATE_DELETE,
+    *MERGE_CLAUSES,
+    *RETURNING,
     *IN_WITH,
     *COPY,
     *TRUNCATE,

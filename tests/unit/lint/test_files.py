@@ -197,6 +197,8 @@ def test_empty_report() -> None:
 
 STATEMENT_RULES = {
     "rejected-by-server-version": "error",
+    "rejected-by-schema": "error",
+    "sequence-max-lowered": "error",
     "unknown-statement": "warning",
     "require-concurrent-index": "error",
     "require-concurrent-index-drop": "warning",

@@ -1,0 +1,9 @@
+-- expect: unsafe rejected-by-server-version
+-- doc: https://www.postgresql.org/docs/18/dml-returning.html (RETURNING old and new: new in 18); https://www.postgresql.org/docs/17/dml-returning.html (only the new row)
+-- pg-version: 15
+-- verified: PG15: SQLSTATE 42601 syntax error at or near "WITH" (tests/integration/test_rejected_by_schema.py)
+-- given: CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL, balance int NOT NULL DEFAULT 0);
+-- given: CREATE TABLE balances_import (id bigint PRIMARY KEY, balance int);
+-- given: INSERT INTO accounts SELECT g, 'u' || g, 0 FROM generate_series(1, 1000) g;
+-- given: INSERT INTO balances_import SELECT g, 7 FROM generate_series(1, 1000) g;
+DELETE FROM accounts WHERE id = 5 RETURNING WITH (OLD AS gone) gone.email;
