@@ -203,7 +203,10 @@ def _look_alike_words(head: str) -> str | None:
         if not name[:1].isalpha() or not _near_word(name):
             # ``-- -- safemigrate: ...`` is a directive switched off, not a look-alike.
             continue
-        exact = name.casefold() == _WORD
+        # One word spelled right in another case with a colon is meant as the directive
+        # whatever follows; split in two (`` * Safe migrate: yes``) it may be prose, so only
+        # a directive word after it makes it one.
+        exact = taken == 1 and name.casefold() == _WORD
         if (exact and separator == ":") or (rest and _directive_word(rest[0])):
             return " ".join(rest)
     return None

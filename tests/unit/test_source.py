@@ -597,6 +597,8 @@ def test_blanks_around_the_directive_word_are_read(comment: str) -> None:
         "-- safe to run: batch-size is not needed here",
         "-- migrate: batch-size=500 was too small",
         "/* the safemigration notes: batch-size=500 */",
+        "/*\n * Safe migrate: yes\n */",  # review 21i: prose, not a directive
+        "-- Safe migrate: yes, this file is",
     ],
 )
 def test_other_comments_naming_safemigrate_are_comments(comment: str) -> None:
