@@ -115,7 +115,8 @@ can be stalled it is accepted:
 - a `SET LOCAL` (or `set_config(..., true)`) inside a BEGIN/COMMIT block or group whose other
   statements, before it as after it (the earlier ones' locks are held until COMMIT), only write
   or alter tables created earlier in the run (or in the same block), read existing ones at
-  most, and call no user function: a warning. Not when a table written
+  most (not `FOR UPDATE` / `FOR SHARE`: a locking read holds the rows until COMMIT), and
+  call no user function: a warning. Not when a table written
   has a trigger or a rule, a foreign key to or from a table that existed, or a default, check
   or generated column calling a user function, nor when the database has an event trigger:
   each write then runs user code or locks or writes an existing table. `check` knows the tables
@@ -442,6 +443,11 @@ def _only_new(statement: Any, ctx: StatementContext, created: set[QualifiedName]
     """True when ``statement`` locks more than ACCESS SHARE only on new tables; the tables it
     creates are added to ``created``."""
     if isinstance(statement, (*_OPAQUE, *_ACTING)) or ctx.calls_user_function(statement):
+        return False
+    if any(isinstance(n, ast.SelectStmt) and n.lockingClause for n in walk(statement)):
+        # SELECT ... FOR UPDATE / SHARE locks the rows it reads until COMMIT (explicit
+        # locking docs, "Row-Level Locks"): an application's write of one waits for the
+        # block however long it runs (issue 21, review 21i E7's neighbour).
         return False
     made = sqlinfo.created_table(statement)
     if made is not None:

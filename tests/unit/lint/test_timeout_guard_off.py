@@ -377,6 +377,12 @@ def test_set_local_before_anything_else_stays_an_error(rest: str) -> None:
             "SET LOCAL statement_timeout = 0;",
         ),
         ("DO $$ BEGIN NULL; END $$;", "SET LOCAL statement_timeout = 0;"),
+        # review 21i E7's neighbour: a locking read holds the rows it reads until COMMIT
+        ("SELECT id FROM existing FOR UPDATE;", "SET LOCAL statement_timeout = 0;"),
+        (
+            "SET LOCAL statement_timeout = 0;",
+            "INSERT INTO fresh SELECT id FROM (SELECT id FROM existing FOR UPDATE) s;",
+        ),
     ],
 )
 def test_set_local_after_a_lock_on_an_existing_table_stays_an_error(
