@@ -134,7 +134,11 @@ def test_issue_21_s1_an_operator_or_aggregate_that_changes_the_session_is_refuse
     conn.execute("DROP AGGREGATE IF EXISTS ag(int); DROP OPERATOR IF EXISTS &&& (int, int)")
     conn.execute("DROP CAST IF EXISTS (int AS mt); DROP FUNCTION IF EXISTS opf, sf, ff, cf")
     conn.execute("DROP TYPE IF EXISTS mt")
-    assert run("up", "--dir", str(directory), "--dsn", db_dsn).exit_code == 0
+    # The gate cannot tell which orders 0003 updates (0002's function moves search_path), and
+    # an UPDATE of every row of an existing table is an error finding (issue 25): this run is
+    # about the session, so the gate only warns.
+    one_session = run("up", "--dir", str(directory), "--dsn", db_dsn, "--lint-gate", "warn")
+    assert one_session.exit_code == 0, one_session.output
     assert flagged(conn) == {"public": 0, "app": 100}
 
 
