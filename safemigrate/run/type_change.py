@@ -127,6 +127,10 @@ class OnlineVerdicts:
     resumed: frozenset[tuple[int, int]]
 
 
+#: The first server version (``server_version_num``) the online type change does not run on.
+NEWEST_VERIFIED_SERVER = 180000
+
+
 def online_verdicts(
     session: Session, planned: Sequence[PlannedStep], journal: JournalTable
 ) -> OnlineVerdicts:
@@ -145,6 +149,11 @@ def online_verdicts(
         if records.read(session, journal, step_record(item)) is not None:
             resumed.add(key)
             verdicts[key] = None
+            continue
+        if session.server_version >= NEWEST_VERIFIED_SERVER:
+            # Its phases fail on PostgreSQL 18 (the newest server's test run): until that is
+            # understood the change is not run online there; the gate judges it as written.
+            verdicts[key] = "the online recipe is not yet verified on PostgreSQL 18 or newer"
             continue
         change = type_change_of(step.statements[0])
         located = records.table_oid(session, change.table)
