@@ -11,7 +11,6 @@ reader's lock); pg_terminate_backend mid-backfill; and a server restart mid-back
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 import sys
@@ -31,13 +30,9 @@ from tests.faults.helpers import (
     wait_until,
 )
 from tests.fixtures_db import MakeDatabase
-from tests.support.online_type import describe
+from tests.support.online_type import NOT_ON_THE_NEWEST_SERVER, describe
 
-#: The online type change is not run on PostgreSQL 18 yet (run.type_change.NEWEST_VERIFIED_SERVER):
-#: its phases failed on the newest server of the test wheel.
-pytestmark = pytest.mark.skipif(
-    os.environ.get("SAFEMIGRATE_TEST_PG") == "wheel", reason="online type change: not on 18 yet"
-)
+pytestmark = NOT_ON_THE_NEWEST_SERVER
 
 SCHEMA = """
 CREATE TABLE plain (id int PRIMARY KEY, qty int NOT NULL DEFAULT 0 CHECK (qty >= 0), note text);

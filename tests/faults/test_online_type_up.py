@@ -12,7 +12,6 @@ reader's ACCESS SHARE ("Explicit Locking", table-level lock conflicts).
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from pathlib import Path
@@ -23,14 +22,10 @@ import pytest
 
 from tests.faults.helpers import terminate_runner_backends, wait_for_lock_wait, wait_until
 from tests.fixtures_db import MakeDatabase
-from tests.support.online_type import describe
+from tests.support.online_type import NOT_ON_THE_NEWEST_SERVER, describe
 from tests.support.runner import run_process, start_process, up_args
 
-#: The online type change is not run on PostgreSQL 18 yet (run.type_change.NEWEST_VERIFIED_SERVER):
-#: its phases failed on the newest server of the test wheel.
-pytestmark = pytest.mark.skipif(
-    os.environ.get("SAFEMIGRATE_TEST_PG") == "wheel", reason="online type change: not on 18 yet"
-)
+pytestmark = NOT_ON_THE_NEWEST_SERVER
 
 SCHEMA = """
 CREATE TABLE plain (id int PRIMARY KEY, qty int NOT NULL DEFAULT 0 CHECK (qty >= 0), note text);

@@ -6,7 +6,6 @@ is neither adopted nor dropped, and an interrupted change can be abandoned."""
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -18,13 +17,9 @@ from psycopg import sql
 from safemigrate.core.errors import StepRefusedError
 from safemigrate.statements.batches import ReplicaLag
 from tests.fixtures_db import MakeDatabase
-from tests.support.online_type import abandon, change_online, describe
+from tests.support.online_type import NOT_ON_THE_NEWEST_SERVER, abandon, change_online, describe
 
-#: The online type change is not run on PostgreSQL 18 yet (run.type_change.NEWEST_VERIFIED_SERVER):
-#: its phases failed on the newest server of the test wheel.
-pytestmark = pytest.mark.skipif(
-    os.environ.get("SAFEMIGRATE_TEST_PG") == "wheel", reason="online type change: not on 18 yet"
-)
+pytestmark = NOT_ON_THE_NEWEST_SERVER
 
 SCHEMA = """
 CREATE TABLE plain (id int PRIMARY KEY, qty int NOT NULL DEFAULT 0 CHECK (qty >= 0), note text);
