@@ -8,7 +8,9 @@ second session what another session (or the step itself) would do between them.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -24,8 +26,8 @@ from safemigrate.db.journal import JournalTable
 from safemigrate.planning.migrations import load_migrations
 from safemigrate.planning.pending import PlannedStep, pending_steps
 from safemigrate.planning.policy import Timeouts
-from tests.support.runner import journal_rows, start_process, write_migrations
-from tests.support.tables import execute_sql, first_value
+from tests.support.runner import journal_rows, started_process, write_migrations
+from tests.support.tables import execute_sql, first_value, wait_for_query
 
 JOURNAL = JournalTable("public", "safemigrate_history")
 
@@ -52,22 +54,36 @@ def _step_creates(db_dsn: str, version: int, table: str) -> None:
     )
 
 
+@contextlib.contextmanager
+def _session(db_dsn: str) -> Iterator[Session]:
+    """A session of the runner's kind on ``db_dsn``, closed when the block ends."""
+    session = Session.open(db_dsn, application_name="test")
+    try:
+        yield session
+    finally:
+        session.close()
+
+
 def _check(session: Session, count: int) -> CreatedInRun:
     creates = {(v, 0): (QualifiedName(None, f"t{v}"),) for v in range(1, count + 1)}
     return CreatedInRun(session, JOURNAL, creates)
 
 
+def _first_two_steps(db_dsn: str, check: CreatedInRun, steps: list[PlannedStep]) -> None:
+    """The check before each of the first two steps, and each step creating its table."""
+    for version, step in enumerate(steps[:2], start=1):
+        check.before(step)
+        _step_creates(db_dsn, version, f"t{version}")
+
+
 def test_relations_the_run_created_pass_every_later_step(tmp_path: Path, db_dsn: str) -> None:
     steps = _steps(tmp_path, db_dsn, 3)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = _check(session, 3)
         for version, step in enumerate(steps, start=1):
             check.before(step)
             _step_creates(db_dsn, version, f"t{version}")
         assert sorted(check.recorded) == ["public.t1", "public.t2"]
-    finally:
-        session.close()
 
 
 def test_a_relation_dropped_since_is_forgotten_and_one_renamed_too(
@@ -76,36 +92,24 @@ def test_a_relation_dropped_since_is_forgotten_and_one_renamed_too(
     # Dropped or renamed (by the run's own steps, or anyone): its name no longer resolves, so
     # it is forgotten, as when each check was its own query; a later CREATE of it is new.
     steps = _steps(tmp_path, db_dsn, 3)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = _check(session, 3)
-        check.before(steps[0])
-        _step_creates(db_dsn, 1, "t1")
-        check.before(steps[1])
-        _step_creates(db_dsn, 2, "t2")
+        _first_two_steps(db_dsn, check, steps)
         execute_sql(db_dsn, "DROP TABLE t1; ALTER TABLE t2 RENAME TO t2_old")
         check.before(steps[2])
         assert check.recorded == {}
-    finally:
-        session.close()
 
 
 def test_a_recorded_relation_created_again_by_another_session_stops_the_run(
     tmp_path: Path, db_dsn: str
 ) -> None:
     steps = _steps(tmp_path, db_dsn, 3)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = _check(session, 3)
-        check.before(steps[0])
-        _step_creates(db_dsn, 1, "t1")
-        check.before(steps[1])
-        _step_creates(db_dsn, 2, "t2")
+        _first_two_steps(db_dsn, check, steps)
         execute_sql(db_dsn, "DROP TABLE t1; CREATE TABLE t1 (id int)")  # another session
         with pytest.raises(LintGateError, match="t1 is no longer the relation this run created"):
             check.before(steps[2])
-    finally:
-        session.close()
 
 
 def test_a_relation_moved_away_and_another_under_its_name_stops_the_run(
@@ -113,34 +117,25 @@ def test_a_relation_moved_away_and_another_under_its_name_stops_the_run(
 ) -> None:
     # The recorded oid still exists, under another name; the name is another relation now.
     steps = _steps(tmp_path, db_dsn, 3)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = _check(session, 3)
-        check.before(steps[0])
-        _step_creates(db_dsn, 1, "t1")
-        check.before(steps[1])
-        _step_creates(db_dsn, 2, "t2")
+        _first_two_steps(db_dsn, check, steps)
         execute_sql(db_dsn, "ALTER TABLE t1 RENAME TO t1_old; CREATE TABLE t1 (id int)")
         with pytest.raises(LintGateError, match="t1 is no longer the relation this run created"):
             check.before(steps[2])
-    finally:
-        session.close()
 
 
 def test_a_coming_relation_another_session_created_stops_the_run(
     tmp_path: Path, db_dsn: str
 ) -> None:
     steps = _steps(tmp_path, db_dsn, 2)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = _check(session, 2)
         check.before(steps[0])
         _step_creates(db_dsn, 1, "t1")
         execute_sql(db_dsn, "CREATE TABLE t2 (id int)")  # another session, before step 2
         with pytest.raises(LintGateError, match="it was to create t2, which did not exist"):
             check.before(steps[1])
-    finally:
-        session.close()
 
 
 # -- the query in the previous step's round trip (issue 26) ----------------------------------
@@ -185,9 +180,8 @@ def test_after_its_first_step_the_check_costs_no_round_trip_of_its_own(
     tmp_path: Path, db_dsn: str
 ) -> None:
     steps = _steps(tmp_path, db_dsn, 3)
-    session = Session.open(db_dsn, application_name="test")
     trace = tmp_path / "trace.txt"
-    try:
+    with _session(db_dsn) as session:
         check = _in_order(session, steps)
         fd = _traced(session, trace)
         for step in steps:
@@ -196,8 +190,6 @@ def test_after_its_first_step_the_check_costs_no_round_trip_of_its_own(
         os.close(fd)
         # t3's creation would be judged before a fourth step.
         assert sorted(check.recorded) == ["public.t1", "public.t2"]
-    finally:
-        session.close()
     assert _versions(db_dsn) == [1, 2, 3]
     lines = trace.read_text().splitlines()
     # The first step's own query, then one round trip per step.
@@ -206,8 +198,7 @@ def test_after_its_first_step_the_check_costs_no_round_trip_of_its_own(
 
 def test_a_relation_a_step_dropped_or_renamed_is_forgotten(tmp_path: Path, db_dsn: str) -> None:
     steps = _steps(tmp_path, db_dsn, 4)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = _in_order(session, steps)
         _run_step(session, check, steps[0])
         _run_step(session, check, steps[1])
@@ -215,8 +206,6 @@ def test_a_relation_a_step_dropped_or_renamed_is_forgotten(tmp_path: Path, db_ds
         _run_step(session, check, steps[3], "ALTER TABLE t2 RENAME TO t2_old")
         check.before(steps[3])  # as before a fifth step: what the fourth's round trip saw
         assert check.recorded == {}
-    finally:
-        session.close()
 
 
 @pytest.mark.parametrize(
@@ -233,16 +222,13 @@ def test_a_recorded_relation_replaced_before_a_step_stops_the_run_after_it(
     # Replaced before step 2's round trip, after step 1's (which checked t1): step 2's round
     # trip sees it after its statement, and the run stops before step 3 (the module's "Left").
     steps = _steps(tmp_path, db_dsn, 3)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = _in_order(session, steps)
         _run_step(session, check, steps[0])
         execute_sql(db_dsn, meanwhile)  # another session
         _run_step(session, check, steps[1])
         with pytest.raises(LintGateError, match="t1 is no longer the relation this run created"):
             _run_step(session, check, steps[2])
-    finally:
-        session.close()
     assert _versions(db_dsn) == [1, 2]
     assert first_value(db_dsn, "SELECT to_regclass('t3')") is None
 
@@ -251,15 +237,12 @@ def test_a_relation_another_session_created_during_a_step_stops_the_run_before_i
     tmp_path: Path, db_dsn: str
 ) -> None:
     steps = _steps(tmp_path, db_dsn, 2)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = _in_order(session, steps)
         execute_sql(db_dsn, "CREATE TABLE t2 (id int, theirs int)")  # another session
         _run_step(session, check, steps[0])
         with pytest.raises(LintGateError, match="it was to create t2, which did not exist"):
             _run_step(session, check, steps[1])
-    finally:
-        session.close()
     assert _versions(db_dsn) == [1]
     assert first_value(db_dsn, "SELECT count(*) FROM pg_attribute WHERE attname = 'theirs'") == 1
 
@@ -271,8 +254,7 @@ def test_a_step_the_check_stops_after_is_rolled_back_when_the_check_fails(
     # gone, so the ownership of t1 cannot be told) rolls the step back, as one in its journal
     # row would; nothing is half recorded.
     steps = _steps(tmp_path, db_dsn, 2)
-    session = Session.open(db_dsn, application_name="test")
-    try:
+    with _session(db_dsn) as session:
         check = CreatedInRun(
             session,
             JournalTable("public", "no_such_journal"),
@@ -289,24 +271,7 @@ def test_a_step_the_check_stops_after_is_rolled_back_when_the_check_fails(
                 checks=check.after(1, 0),
             )
         assert not session.in_transaction
-    finally:
-        session.close()
     assert first_value(db_dsn, "SELECT to_regclass('t1')") is None
-
-
-def _wait_for_query(dsn: str, text: str) -> None:
-    """Until another session runs a query containing ``text`` (at most 30 s)."""
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for _ in range(600):
-            found = conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s "
-                "AND pid <> pg_backend_pid()",
-                [f"%{text}%"],
-            ).fetchone()
-            if found and found[0]:
-                return
-            conn.execute("SELECT pg_sleep(0.05)")
-    raise AssertionError(f"no session ran {text!r}")
 
 
 def test_up_stops_before_a_one_statement_step_whose_table_another_session_created(
@@ -324,15 +289,10 @@ def test_up_stops_before_a_one_statement_step_whose_table_another_session_create
             "0002_late.sql": "CREATE TABLE IF NOT EXISTS late (id int PRIMARY KEY);\n",
         },
     )
-    process = start_process("up", "--dir", str(tmp_path), "--dsn", db_dsn)
-    try:
-        _wait_for_query(db_dsn, "created_in_step_wait")
+    with started_process("up", "--dir", str(tmp_path), "--dsn", db_dsn) as process:
+        wait_for_query(db_dsn, "created_in_step_wait")
         execute_sql(db_dsn, "CREATE TABLE late (id int PRIMARY KEY, theirs int)")
         stdout, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert process.returncode == 7, stdout + stderr
     assert "it was to create late, which did not exist" in stdout + stderr
     assert "Traceback" not in stderr

@@ -11,8 +11,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.support.runner import Result, journal_rows, run, start_process, write_migrations
-from tests.support.tables import execute_sql, first_value
+from tests.support.runner import Result, journal_rows, run, started_process, write_migrations
+from tests.support.tables import execute_sql, first_value, wait_for_query
 
 #: Every existing table is judged as large, whatever its size: the tests need no big tables.
 #: Every table judged as large; the type changes these tests use as the gate's example of a
@@ -423,20 +423,6 @@ def test_a_plain_new_table_still_takes_a_block_without_statement_timeout(
 # -- F4: what the gate took for new must be what the run creates ------------------------------
 
 
-def _wait_for_query(dsn: str, text: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for _ in range(600):
-            found = conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND pid <> "
-                "pg_backend_pid()",
-                [f"%{text}%"],
-            ).fetchone()
-            if found and found[0]:
-                return
-            conn.execute("SELECT pg_sleep(0.05)")
-    raise AssertionError(f"no session ran {text!r}")
-
-
 def test_a_relation_another_session_creates_during_the_run_is_not_taken_for_new(
     tmp_path: Path, db_dsn: str
 ) -> None:
@@ -452,9 +438,8 @@ def test_a_relation_another_session_creates_during_the_run_is_not_taken_for_new(
             "ALTER TABLE late ALTER COLUMN n TYPE bigint;\n",
         },
     )
-    process = start_process("up", "--dir", str(tmp_path), "--dsn", db_dsn, env=LARGE)
-    try:
-        _wait_for_query(db_dsn, "gate_review_f4")
+    with started_process("up", "--dir", str(tmp_path), "--dsn", db_dsn, env=LARGE) as process:
+        wait_for_query(db_dsn, "gate_review_f4")
         execute_sql(
             db_dsn,
             "CREATE TABLE late (id int PRIMARY KEY, n int);"
@@ -462,10 +447,6 @@ def test_a_relation_another_session_creates_during_the_run_is_not_taken_for_new(
         )
         before = _filenode(db_dsn, "late")
         stdout, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert process.returncode == 7, stdout + stderr
     assert "was to create late" in stdout + stderr
     assert _filenode(db_dsn, "late") == before

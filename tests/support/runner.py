@@ -12,9 +12,11 @@ Two ways to run the CLI, chosen per test:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +94,21 @@ def run(
     """Run the CLI to completion inside this process (main thread only), as a process would."""
     finished = invoke(args, cwd=cwd or REPO, env=environment(env), timeout=timeout)
     return Result(finished.exit_code, finished.stdout, finished.stderr)
+
+
+@contextlib.contextmanager
+def started_process(
+    *args: str, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[str]]:
+    """``start_process`` for a with block: a process still running when the block ends (the
+    test failed before it finished) is killed and reaped, so no runner outlives its test."""
+    process = start_process(*args, env=env)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def run_process(

@@ -4,6 +4,7 @@ sessions that hold it, and one-shot SQL on a DSN."""
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,3 +160,20 @@ def rows_by_n(dsn: str, table: str) -> dict[int, int]:
             sql.SQL("SELECT n, count(*) FROM {} GROUP BY n").format(sql.Identifier(table))
         ).fetchall()
     return {int(n): int(c) for n, c in rows}
+
+
+def wait_for_query(dsn: str, text: str, *, timeout: float = 30.0) -> None:
+    """Until another session of ``dsn``'s server runs a query containing ``text`` (a marker
+    such as a column alias of the step to catch); fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            found = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s "
+                "AND pid <> pg_backend_pid()",
+                [f"%{text}%"],
+            ).fetchone()
+            if found and found[0]:
+                return
+            conn.execute("SELECT pg_sleep(0.05)")
+    raise AssertionError(f"no session ran {text!r}")
