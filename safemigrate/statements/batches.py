@@ -9,7 +9,7 @@ in the catalog can carry the batches. :class:`BatchRate` turns progress into row
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,24 +19,12 @@ from pglast.stream import RawStream
 
 from ..core.errors import BadInputError
 from ..core.model import BatchTarget, QualifiedName
+from .parsed import walk
 
 
 class NotBatchableError(BadInputError):
     """The catalog says a batched statement cannot be batched (no usable key, a key column
     updated); the executor adds the file and line (exit 2)."""
-
-
-def _nodes(node: Any) -> Iterator[Any]:
-    """Every parse tree node under ``node`` (itself included)."""
-    if isinstance(node, tuple | list):
-        for item in node:
-            yield from _nodes(item)
-        return
-    if not isinstance(node, ast.Node):
-        return
-    yield node
-    for name in node:
-        yield from _nodes(getattr(node, name))
 
 
 def batch_refusal(node: Any) -> str | None:
@@ -52,7 +40,7 @@ def batch_refusal(node: Any) -> str | None:
     for cte in (node.withClause.ctes if node.withClause is not None else None) or ():
         if isinstance(cte, ast.CommonTableExpr) and not isinstance(cte.ctequery, ast.SelectStmt):
             return f"a batched {verb} cannot have a data-modifying WITH (it would run per batch)"
-    if any(isinstance(n, ast.SelectStmt) and n.limitCount is not None for n in _nodes(node)):
+    if any(isinstance(n, ast.SelectStmt) and n.limitCount is not None for n in walk(node)):
         return (
             f"a batched {verb} cannot have a LIMIT: it already picks its own rows, and the "
             "runner picks each batch's rows by key range"
