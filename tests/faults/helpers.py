@@ -278,6 +278,16 @@ def index_valid(conn: psycopg.Connection[Any], name: str) -> bool | None:
     return None if row is None else bool(row[0])
 
 
+def indexes_on_t(conn: psycopg.Connection[Any]) -> list[tuple[str, bool]]:
+    """(name, valid) of every index of table t but its primary key, by name."""
+    rows = conn.execute(
+        "SELECT c.relname::text, i.indisvalid FROM pg_index i "
+        "JOIN pg_class c ON c.oid = i.indexrelid "
+        "WHERE i.indrelid = 't'::regclass AND NOT i.indisprimary ORDER BY 1"
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
 #: Turns off the runner's pre-check of pg_locks, so that every attempt really queues for its
 #: locks under lock_timeout and a blocker shows as SQLSTATE 55P03.
 NO_PRECHECK = {"SAFEMIGRATE_LOCK_PRECHECK": "false"}

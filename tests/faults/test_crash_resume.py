@@ -28,6 +28,7 @@ from tests.faults.helpers import (
     backends,
     by_kind,
     column_exists,
+    indexes_on_t,
     kill_9,
     run_lock_holders,
     wait_for_lock_wait,
@@ -64,16 +65,6 @@ def _assert_one_applied_row_per_step(directory: Path, dsn: str) -> None:
         (int(m["version"]), step, "applied") for m in migrations for step in range(m["steps_total"])
     ]
     assert journal_rows(dsn) == expected
-
-
-def _indexes_on_t(conn: psycopg.Connection[Any]) -> list[tuple[str, bool]]:
-    """(name, valid) of every index of table t but its primary key."""
-    rows = conn.execute(
-        "SELECT c.relname::text, i.indisvalid FROM pg_index i "
-        "JOIN pg_class c ON c.oid = i.indexrelid "
-        "WHERE i.indrelid = 't'::regclass AND NOT i.indisprimary ORDER BY 1"
-    ).fetchall()
-    return [(r[0], r[1]) for r in rows]
 
 
 def test_kill_9_mid_step_then_rerun_gives_the_reference_schema(
@@ -165,7 +156,7 @@ def _rerun_builds_it(
     applied; its result, for more checks."""
     rerun = run(*args, env=FAST_BACKOFF)
     assert rerun.exit_code == 0, rerun.output
-    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
+    assert indexes_on_t(watcher) == [("t_a_idx", True)]
     assert invalid_indexes(db_dsn) == []
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
     return rerun
@@ -245,12 +236,12 @@ def test_a_unique_build_failing_on_duplicates_leaves_no_invalid_index(
     assert "23505" in result.stderr
     assert "Key (a)=(20) is duplicated." in result.stderr
     assert invalid_indexes(db_dsn) == []
-    assert _indexes_on_t(conn) == []
+    assert indexes_on_t(conn) == []
 
     conn.execute("DELETE FROM t WHERE id = 3")
     rerun = run(*args, env=FAST_BACKOFF)
     assert rerun.exit_code == 0, rerun.output
-    assert _indexes_on_t(conn) == [("t_a_key", True)]
+    assert indexes_on_t(conn) == [("t_a_key", True)]
     assert invalid_indexes(db_dsn) == []
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
@@ -295,7 +286,7 @@ def test_issue_21_review21h_d6_a_users_invalid_index_of_another_definition_is_no
     conn.execute("DROP INDEX CONCURRENTLY t_v_id_key")
     rerun = run(*args, env=FAST_BACKOFF)
     assert rerun.exit_code == 0, rerun.output
-    assert _indexes_on_t(conn) == [("t_v_id_key", True)]
+    assert indexes_on_t(conn) == [("t_v_id_key", True)]
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
@@ -402,12 +393,12 @@ def test_a_crash_after_the_build_but_before_its_journal_row_does_not_build_twice
     locker = _hold_journal_row(connect, 1)
     old.execute("COMMIT")
     wait_for_lock_wait(watcher, wait_event="transactionid")
-    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
+    assert indexes_on_t(watcher) == [("t_a_idx", True)]
 
     _killed_while_recording(runner, watcher, locker, db_dsn)
 
     _rerun_records_it_without_running_it(args, db_dsn)
-    assert _indexes_on_t(watcher) == [("t_a_idx", True)]
+    assert indexes_on_t(watcher) == [("t_a_idx", True)]
 
 
 def _drop_waiting_for_an_application(
@@ -434,12 +425,12 @@ def test_a_crash_during_drop_index_concurrently_is_finished_by_the_rerun(
     locker = _hold_journal_row(connect, 1)
     app.execute("COMMIT")
     wait_for_lock_wait(watcher, wait_event="transactionid")
-    assert _indexes_on_t(watcher) == []
+    assert indexes_on_t(watcher) == []
 
     _killed_while_recording(runner, watcher, locker, db_dsn)
 
     _rerun_records_it_without_running_it(args, db_dsn)
-    assert _indexes_on_t(watcher) == []
+    assert indexes_on_t(watcher) == []
 
 
 def test_a_drop_index_concurrently_killed_midway_is_completed_by_the_rerun(
@@ -449,12 +440,12 @@ def test_a_drop_index_concurrently_killed_midway_is_completed_by_the_rerun(
 
     kill_9(runner, watcher)
     # The interrupted drop left the index behind, marked invalid.
-    assert _indexes_on_t(watcher) == [("t_a_idx", False)]
+    assert indexes_on_t(watcher) == [("t_a_idx", False)]
     app.execute("COMMIT")
 
     rerun = run(*args, env=FAST_BACKOFF)
     assert rerun.exit_code == 0, rerun.output
-    assert _indexes_on_t(watcher) == []
+    assert indexes_on_t(watcher) == []
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 

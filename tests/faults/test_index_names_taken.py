@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.faults.helpers import FAST_BACKOFF, by_kind
+from tests.faults.helpers import FAST_BACKOFF, by_kind, indexes_on_t
 from tests.fixtures_db import ConnectFactory
 from tests.support.runner import invalid_indexes, journal_rows, run, write_migrations
 
@@ -44,15 +44,6 @@ def _oid(conn: psycopg.Connection[Any], name: str) -> int:
     row = conn.execute("SELECT to_regclass(%s)::oid::bigint", (name,)).fetchone()
     assert row is not None and row[0] is not None, name
     return int(row[0])
-
-
-def _indexes_on_t(conn: psycopg.Connection[Any]) -> list[tuple[str, bool]]:
-    rows = conn.execute(
-        "SELECT c.relname::text, i.indisvalid FROM pg_index i "
-        "JOIN pg_class c ON c.oid = i.indexrelid "
-        "WHERE i.indrelid = 't'::regclass AND NOT i.indisprimary ORDER BY 1"
-    ).fetchall()
-    return [(r[0], r[1]) for r in rows]
 
 
 def _up(directory: Path, db_dsn: str) -> Any:
@@ -111,7 +102,7 @@ def test_issue_21_review21i_e3_if_not_exists_skips_a_users_valid_index(
         "IF NOT EXISTS: an index public.t_ine already exists (PostgreSQL skips it)"
     )
     assert _oid(conn, "t_ine") == oid
-    assert _indexes_on_t(conn) == [("t_ine", True)]
+    assert indexes_on_t(conn) == [("t_ine", True)]
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
 
 
@@ -168,5 +159,5 @@ def test_issue_21_review21i_e3_an_unnamed_build_beside_a_users_index_builds_as_p
     assert result.exit_code == 0, result.output
     (applied,) = by_kind(result.events(), "step_applied")
     assert not applied["skipped"], json.dumps(applied)
-    assert _indexes_on_t(conn) == [("t_v_idx", True), ("t_v_idx1", True)]
+    assert indexes_on_t(conn) == [("t_v_idx", True), ("t_v_idx1", True)]
     assert journal_rows(db_dsn) == [(1, 0, "applied")]
