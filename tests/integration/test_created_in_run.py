@@ -100,29 +100,31 @@ def test_a_relation_dropped_since_is_forgotten_and_one_renamed_too(
         assert check.recorded == {}
 
 
-def test_a_recorded_relation_created_again_by_another_session_stops_the_run(
-    tmp_path: Path, db_dsn: str
-) -> None:
+def _t1_replaced_stops_the_third_step(tmp_path: Path, db_dsn: str, meanwhile: str) -> None:
+    """The first two steps create t1 and t2, another session runs ``meanwhile`` (t1 is
+    another relation then), and the check before the third step stops the run."""
     steps = _steps(tmp_path, db_dsn, 3)
     with _session(db_dsn) as session:
         check = _check(session, 3)
         _first_two_steps(db_dsn, check, steps)
-        execute_sql(db_dsn, "DROP TABLE t1; CREATE TABLE t1 (id int)")  # another session
+        execute_sql(db_dsn, meanwhile)  # another session
         with pytest.raises(LintGateError, match="t1 is no longer the relation this run created"):
             check.before(steps[2])
+
+
+def test_a_recorded_relation_created_again_by_another_session_stops_the_run(
+    tmp_path: Path, db_dsn: str
+) -> None:
+    _t1_replaced_stops_the_third_step(tmp_path, db_dsn, "DROP TABLE t1; CREATE TABLE t1 (id int)")
 
 
 def test_a_relation_moved_away_and_another_under_its_name_stops_the_run(
     tmp_path: Path, db_dsn: str
 ) -> None:
     # The recorded oid still exists, under another name; the name is another relation now.
-    steps = _steps(tmp_path, db_dsn, 3)
-    with _session(db_dsn) as session:
-        check = _check(session, 3)
-        _first_two_steps(db_dsn, check, steps)
-        execute_sql(db_dsn, "ALTER TABLE t1 RENAME TO t1_old; CREATE TABLE t1 (id int)")
-        with pytest.raises(LintGateError, match="t1 is no longer the relation this run created"):
-            check.before(steps[2])
+    _t1_replaced_stops_the_third_step(
+        tmp_path, db_dsn, "ALTER TABLE t1 RENAME TO t1_old; CREATE TABLE t1 (id int)"
+    )
 
 
 def test_a_coming_relation_another_session_created_stops_the_run(
