@@ -141,7 +141,7 @@ def _plan_against(
         # As up's session will be: the applied history's session settings replayed (a SET
         # search_path decides where the pending steps' names resolve; issue 20 review F2).
         history = _replay_history(session, journal, migrations)
-        found = bootstrap.freshness(session, journal)
+        found = bootstrap.freshness(session, journal, settings.gate_small_table_bytes)
         # As up chooses: an online type change runs online only where its plain form's
         # finding blocks and the recipe can carry it by the live catalog.
         online = online_verdicts(session, planned, journal)

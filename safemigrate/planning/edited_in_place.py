@@ -238,8 +238,8 @@ class Compared:
     #: ``0002_x.sql step 1``.
     moved_out: dict[Key, tuple[str, ...]]
     #: Each changed applied row: the checksums of the statements it ran that no step compared
-    #: holds now, not even edited (removed; or moved to a step that would run, where ``up``
-    #: would run them again).
+    #: holds now as they ran (removed, edited, or moved to a step that would run, where ``up``
+    #: would run them again: searched there even when an edit stands in their place).
     unplaced: dict[Key, tuple[str, ...]]
     #: Every row compared.
     rows: frozenset[Key] = frozenset()
@@ -407,6 +407,13 @@ def compare(
                 found = moved_out.setdefault(item.other, [])
                 if label(key, item.other) not in found:
                     found.append(label(key, item.other))
+    # What ran that is not there now as it ran: removed, moved, or with another statement in
+    # its place. Taken before the edits are paired, so that a statement that ran and now
+    # stands in a step that would run is found there even when something else took its place
+    # (review21i E10: a block's tail moved to a new file and a statement added in its stead).
+    unplaced = {
+        key: tuple(c for c, found in recorded.left[key].items() for _ in found) for key in rows
+    }
     for key in places:
         mine = items[key]
         count = recorded.counts[key]
@@ -422,9 +429,6 @@ def compare(
             reordered=anchors != sorted(anchors),
             moved_in=tuple((i.sent, label(i.other, key)) for i in mine if i.other is not None),
         )
-    unplaced = {
-        key: tuple(c for c, found in recorded.left[key].items() for _ in found) for key in rows
-    }
     return Compared(
         ran,
         {k: tuple(v) for k, v in moved_out.items()},

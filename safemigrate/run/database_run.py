@@ -159,6 +159,9 @@ class Run:
         #: when no other session was connected to it then (the pre-check is skipped).
         self.fresh = False
         self.alone = False
+        #: On a bootstrap an earlier run began, the table that holds gate_small_table or more
+        #: by now: the database is in use, and this run ends the bootstrap's mark.
+        self.filled: str | None = None
         #: The online type change steps that run online, by (version, step index): chosen
         #: with the lint gate by the run's first session, kept across reconnections.
         self.online_steps: frozenset[tuple[int, int]] = frozenset()
@@ -295,6 +298,10 @@ class Run:
             lock_timeout_ms=self.settings.lock_timeout_ms,
             bootstrap=self.fresh,
         )
+        if self.filled is not None:
+            # Judged in use (review21i E18): the mark no longer says what the database is.
+            bootstrap.end_bootstrap(session, self.journal)
+            self.filled = None
         # What another tool applied goes into the journal before the first step runs.
         adopted = foreign_history.adopt(
             session,
@@ -328,8 +335,9 @@ class Run:
         linting without a database), the live schema, not the directory's history, and the
         database as it is: fresh or in use, its tables' sizes (see gate.py).
         """
-        found = bootstrap.freshness(session, self.journal)
+        found = bootstrap.freshness(session, self.journal, self.settings.gate_small_table_bytes)
         self.fresh = found.fresh
+        self.filled = found.filled
         own = [session.pid] + ([monitor.pid] if monitor is not None else [])
         self.alone = found.fresh and not bootstrap.others_connected(session, own)
         if found.fresh and planned:

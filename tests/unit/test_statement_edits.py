@@ -232,3 +232,12 @@ def test_a_statement_moved_into_a_pending_do_block_is_a_rerun() -> None:
     report = statuses(migrations, [_row(2, "x", _group(A, B))])
     assert report[0].unrepairable is not None
     assert "0003_do.sql step 1 (line 1)" in report[0].unrepairable
+
+
+def test_a_statement_with_another_in_its_place_is_unplaced_still() -> None:
+    """review21i E10: [A; B] made [A; LOG]: LOG stands in B's place (an edit of it), and B,
+    which ran, is among those searched in the steps that would run."""
+    ran = {(2, 0): _ran(_group(A, B))}
+    compared = edited_in_place.compare(ran, {2: _steps(_group(A, LOG))})
+    assert [p for _, p in compared.ran[(2, 0)].edited] == [2]
+    assert compared.unplaced == {(2, 0): _ran(B)}
