@@ -155,6 +155,12 @@ class Catalog:
     #: The functions the migrations' CREATE TRIGGER statements make a write to a table run,
     #: by table (lower-case name, no schema): each file's FileState.trigger_functions.
     trigger_functions: dict[str, list[str]] = field(default_factory=dict)
+    #: The functions an object the migrations made has PostgreSQL call with no call written
+    #: (a trigger, a DEFAULT, a view's query, an event trigger, an operator, ...:
+    #: statements.bound_functions.stored_calls), by name (unqualified, as called): what
+    #: calls it and where it was made, for messages. A later SET clause or body of one is
+    #: judged where it is given (issue 21, review 21i E16).
+    bindings: dict[str, str] = field(default_factory=dict)
     #: What a write to a live table runs (issue 20 review F3, triggers on existing tables):
     #: per table (keyed like ``tables``), the user functions its enabled triggers, CHECK
     #: constraints, column defaults and columns' domain CHECKs call, its partitions' and
@@ -469,6 +475,7 @@ class Catalog:
             "function_bodies": [[f, text] for f, text in self.function_bodies.items()],
             "function_origins": [[f, where] for f, where in self.function_origins.items()],
             "trigger_functions": [[t, list(fs)] for t, fs in self.trigger_functions.items()],
+            "bindings": [[f, what] for f, what in self.bindings.items()],
             "objects": self.objects.to_json(),
         }
 
@@ -524,6 +531,7 @@ class Catalog:
             function_bodies={str(f): str(text) for f, text in raw["function_bodies"]},
             function_origins={str(f): str(where) for f, where in raw["function_origins"]},
             trigger_functions={str(t): [str(f) for f in fs] for t, fs in raw["trigger_functions"]},
+            bindings={str(f): str(what) for f, what in raw.get("bindings", ())},
             objects=SchemaObjects.from_json(raw["objects"]),
         )
 

@@ -11,6 +11,7 @@ from pglast.parser import ParseError
 from ..core.model import QualifiedName
 from ..statements import locks
 from ..statements import parsed as sqlinfo
+from ..statements.bound_functions import stored_calls
 from ..statements.names import choose_name
 from .catalog import Catalog, Column, Domain
 from .context import StatementContext, name_of, walk, written
@@ -243,11 +244,26 @@ def _record_acting(node: Any, ctx: StatementContext) -> None:
         state.acting_tables.add(table)
 
 
+def _record_bindings(node: Any, ctx: StatementContext) -> None:
+    """The functions the object ``node`` makes has PostgreSQL call later with no call written
+    (Catalog.bindings), with what calls them and where, kept by the first such object: a
+    SET clause or body given to one of them afterwards is judged where it is given. One a
+    DO block makes may be made conditionally: counted all the same (the judgement is the
+    cautious one)."""
+    what, names = stored_calls(node)
+    if not names:
+        return
+    where = f"{what} ({PurePath(ctx.path).name}:{ctx.line})"
+    for name in names:
+        ctx.state.catalog.bindings.setdefault(name, where)
+
+
 def record(node: Any, ctx: StatementContext) -> None:
     """Update ``ctx.state`` with what ``node`` does (after the rules have looked at it)."""
     state = ctx.state
     follow_search_path(node, ctx)
     _record_acting(node, ctx)
+    _record_bindings(node, ctx)
     record_objects(node, state.catalog.objects, ctx)
     if state.catalog.disabled_triggers or state.catalog.disabled_event_triggers:
         enable_live_triggers(node, state)  # the database's, for the later statements (G4)
@@ -455,6 +471,8 @@ def _rename_routine(node: Any, ctx: StatementContext) -> None:
     _rename_signatures(catalog.function_timeouts, routine, new)
     for names in state.trigger_functions.values():
         names[:] = [new if name == old else name for name in names]
+    if old in catalog.bindings:
+        catalog.bindings[new] = catalog.bindings.pop(old)
 
 
 def _rename_signatures(by_signature: dict[str, _Value], routine: Any, new: str) -> None:

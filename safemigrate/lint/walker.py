@@ -32,6 +32,7 @@ from typing import Any
 
 import pglast
 from pglast import ast
+from pglast.enums import ObjectType
 
 from ..core.errors import MigrationFileError
 from ..core.model import DEFAULT_PG_VERSION, QualifiedName, StepOptions
@@ -66,7 +67,7 @@ from .rules.meta import (
 )
 from .search_path import end_of_transaction
 from .state import record
-from .timeouts import of_function
+from .timeouts import function_settings, of_function
 
 _META_IDS = frozenset(
     r.id
@@ -192,7 +193,10 @@ def _called_functions(node: Any, base: StatementContext) -> list[str]:
 def _live_write_functions(table: str, state: FileState) -> list[str]:
     """The database's routines a write to ``table`` (lower-case, no schema) runs: its
     enabled triggers', CHECKs', defaults' (Catalog.write_functions), whatever the event and
-    in whichever schema a table of the name is, unless the run created the table."""
+    in whichever schema a table of the name is, unless the run created the table. A routine
+    the migrations replace (CREATE OR REPLACE) runs its newest body, as a live event
+    trigger's does: before, a default's function given a body that switched lock_timeout off
+    by a pending file was judged by its old body (issue 21, review 21i E16)."""
     uses_of = state.catalog.write_functions
     if not uses_of or state.is_new(state.resolve(QualifiedName(None, table))):
         return []
@@ -200,7 +204,10 @@ def _live_write_functions(table: str, state: FileState) -> list[str]:
     for candidate, uses in uses_of.items():
         if candidate.name.lower() == table:
             for _events, _what, function in uses:
-                keys += state.catalog.live_functions.get(function, ())
+                if function in state.functions:
+                    keys.append(function)
+                else:
+                    keys += state.catalog.live_functions.get(function, ())
     return keys
 
 
@@ -327,9 +334,65 @@ def _lint_bound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
     return hits
 
 
-def _set_clause_hits(name: str, how: str, ctx: StatementContext) -> list[Hit]:
+def _lint_rebound(stmt: ParsedStatement, ctx: StatementContext) -> list[Hit]:
+    """The guard findings of an ``ALTER FUNCTION / PROCEDURE / ROUTINE ... SET`` of a
+    guarded setting, or a ``CREATE OR REPLACE FUNCTION``, given to a function that an object
+    an earlier statement of the migrations made has PostgreSQL call with no call written
+    (a trigger, a DEFAULT, a view's query, an event trigger, an operator: Catalog.bindings),
+    reported at that statement (judged after it is recorded: with the new SET clauses and
+    body). Every later use runs the function as it is now, and none of them writes its name,
+    so none is judged as a call: a write that fired the trigger waited 8.7 s behind a holder
+    with no lock timeout, exit 0 (issue 21, review 21i E16). The same judgement as at the
+    CREATE that binds a function which already has them (``_lint_bound``, CREATE TRIGGER)."""
+    node = stmt.node
+    bindings = ctx.state.catalog.bindings
+    if not bindings:
+        return []
+    if isinstance(node, ast.AlterFunctionStmt):
+        routine = node.func
+        if routine is None or not routine.objname or not function_settings(node.actions):
+            return []
+        name, verb = (
+            str(routine.objname[-1].sval),
+            _ALTER_VERBS.get(node.objtype or ObjectType.OBJECT_FUNCTION, "ALTER"),
+        )
+    elif isinstance(node, ast.CreateFunctionStmt) and node.replace and node.funcname:
+        name = str(node.funcname[-1].sval)
+        verb = "CREATE OR REPLACE " + ("PROCEDURE" if node.is_procedure else "FUNCTION")
+    else:
+        return []
+    what = bindings.get(name)
+    if what is None:
+        return []
+    how = f"{verb} {name}(): PostgreSQL calls it for {what}, with no call written"
+    hits = _set_clause_hits(name, how, ctx, _REBOUND_HINT)
+    if isinstance(node, ast.CreateFunctionStmt):
+        for key in resolve([name], ctx.state):
+            hits += _guard_hits_of_body(key, how, stmt, ctx)
+    return hits
+
+
+#: How an ALTER FUNCTION / PROCEDURE / ROUTINE is named in messages, by its object type.
+_ALTER_VERBS = {
+    ObjectType.OBJECT_FUNCTION: "ALTER FUNCTION",
+    ObjectType.OBJECT_PROCEDURE: "ALTER PROCEDURE",
+    ObjectType.OBJECT_ROUTINE: "ALTER ROUTINE",
+}
+
+
+_REBOUND_HINT = (
+    "leave lock_timeout and statement_timeout out of the function's SET clauses and body "
+    "(give the steps their timeouts with -- safemigrate: lock-timeout=DUR); if the setting "
+    "must change, allow it with the reason"
+)
+
+
+def _set_clause_hits(
+    name: str, how: str, ctx: StatementContext, hint: str | None = None
+) -> list[Hit]:
     """The timeout-guard-off hits of function ``name``'s own SET clauses, which PostgreSQL
-    calls with no call written (``how`` says through what)."""
+    calls with no call written (``how`` says through what; ``hint``: what to do instead,
+    by default bind another function)."""
     hits: list[Hit] = []
     functions = ctx.state.catalog.function_timeouts
     for change in of_function(name, functions, how + ", whose SET clause"):
@@ -339,7 +402,7 @@ def _set_clause_hits(name: str, how: str, ctx: StatementContext) -> list[Hit]:
                 hit(
                     timeout_guard_off.RULE,
                     f"{why}: it removes the guard safemigrate runs every step under",
-                    _BOUND_HINT,
+                    hint or _BOUND_HINT,
                 )
             )
     return hits
@@ -487,6 +550,7 @@ def lint_text(
         hits.extend(_with_facts(_lint_bound(stmt, ctx), state))
         hits.extend(_with_facts(_lint_event_triggers(stmt, ctx), state))
         record(stmt.node, ctx)
+        hits.extend(_with_facts(_lint_rebound(stmt, ctx), state))
         if isinstance(stmt.node, ast.DoStmt):
             hits.extend(_with_facts(_lint_do_block(stmt, ctx), state))
         hits_of.append(hits)

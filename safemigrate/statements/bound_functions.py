@@ -12,6 +12,8 @@ from typing import Any
 
 from pglast import ast, enums
 
+from .parsed import walk
+
 #: The CREATE OPERATOR / CREATE AGGREGATE keys naming a function PostgreSQL calls itself.
 BINDING_KEYS = frozenset(
     {
@@ -126,3 +128,68 @@ def used_as(node: Any) -> str | None:
     if node.kind == enums.ObjectType.OBJECT_AGGREGATE:
         return name.lower()
     return None
+
+
+#: The statements that keep expressions in the catalog for PostgreSQL to evaluate later: a
+#: column DEFAULT or GENERATED expression, a CHECK, a view's or materialized view's query, an
+#: index expression or predicate, a domain's CHECK or DEFAULT, a policy, a rule's action.
+_STORING = (
+    ast.CreateStmt,
+    ast.AlterTableStmt,
+    ast.ViewStmt,
+    ast.CreateTableAsStmt,
+    ast.IndexStmt,
+    ast.CreateDomainStmt,
+    ast.AlterDomainStmt,
+    ast.CreatePolicyStmt,
+    ast.AlterPolicyStmt,
+    ast.RuleStmt,
+)
+
+
+def stored_calls(node: Any) -> tuple[str, list[str]]:
+    """What ``node`` makes, in messages, and the functions PostgreSQL calls through it later
+    with no call written where it does: a trigger's function, the functions
+    :func:`bound_functions` names, and those a stored expression calls (a DEFAULT, a CHECK, a
+    view's query, an index expression, a policy, a rule). A function given a SET clause (or a
+    new body) after this statement runs with it at every such use (issue 21, review 21i E16).
+    A plain ``CREATE TABLE AS`` runs its query once, at once: it stores nothing."""
+    if isinstance(node, ast.CreateTrigStmt) and node.funcname and node.relation is not None:
+        table = node.relation.relname
+        return f"the trigger {node.trigname} on {table}", [str(node.funcname[-1].sval)]
+    what, names = bound_functions(node)
+    if names:
+        return what, names
+    if not isinstance(node, _STORING):
+        return "", []
+    if isinstance(node, ast.CreateTableAsStmt) and node.objtype != enums.ObjectType.OBJECT_MATVIEW:
+        return "", []
+    found = [
+        str(call.funcname[-1].sval)
+        for call in walk(node)
+        if isinstance(call, ast.FuncCall) and call.funcname
+    ]
+    return (_stored_what(node), list(dict.fromkeys(found))) if found else ("", [])
+
+
+def _stored_what(node: Any) -> str:
+    """How the object a storing statement makes is named in messages."""
+    found: Any = getattr(node, "relation", None) or getattr(node, "view", None)
+    if isinstance(node, ast.CreateTableAsStmt) and node.into is not None:
+        found = node.into.rel
+    relation: Any = found if found is not None else ast.RangeVar(relname="?")
+    if isinstance(node, ast.ViewStmt):
+        return f"the view {relation.relname}"
+    if isinstance(node, ast.CreateTableAsStmt):
+        return f"the materialized view {relation.relname}"
+    if isinstance(node, ast.IndexStmt):
+        return f"the index {node.idxname or 'on ' + str(relation.relname)}"
+    if isinstance(node, ast.CreateDomainStmt):
+        return "the domain " + ".".join(str(n.sval) for n in node.domainname or ())
+    if isinstance(node, ast.AlterDomainStmt):
+        return "the domain " + ".".join(str(n.sval) for n in node.typeName or ())
+    if isinstance(node, ast.CreatePolicyStmt | ast.AlterPolicyStmt):
+        return f"the policy {node.policy_name} on {relation.relname}"
+    if isinstance(node, ast.RuleStmt):
+        return f"the rule {node.rulename} on {relation.relname}"
+    return f"a DEFAULT, GENERATED or CHECK expression of the table {relation.relname}"
