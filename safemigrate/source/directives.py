@@ -16,6 +16,7 @@ batch-size, lock-timeout or group would silently not apply (issue 21, reviews 21
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -144,6 +145,10 @@ def may_hold_directive(text: str) -> bool:
     return any(piece in folded for piece in _WORD_PIECES)
 
 
+# Issue 26: a history repeats its comments (langfuse's 434 files hold 1,292, 480 of them
+# different: ``-- CreateIndex`` 215 times), and each reading is a normalisation and an edit
+# distance per head: each comment is read once per run.
+@functools.lru_cache(maxsize=4096)
 def look_alike(comment: str) -> str | None:
     """For the text of a comment (``--`` or ``/* */``) that reads as a directive but is not
     one, the words meant as the directive; None for a directive and for every other comment.
@@ -212,6 +217,7 @@ def _look_alike_words(head: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def _near_word(word: str) -> bool:
     """True for ``safemigrate`` in any case and for a hand's spelling of it (``safemigrates``,
     ``safe-migrate``, ``safe_migrate``, at most ``_NEAR_DISTANCE`` edits away, look-alike

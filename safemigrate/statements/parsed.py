@@ -41,12 +41,63 @@ def walk(node: Any, *, skip: tuple[type, ...] = ()) -> Iterator[Any]:
             yield current
             if isinstance(current, skip):
                 continue
-            for attr in current:
+            kind = type(current)
+            for attr in _BRANCHES.get(kind) or _branches(kind):
                 value = getattr(current, attr)
                 if isinstance(value, ast.Node | tuple | list):
                     stack.append(value)
         elif isinstance(current, tuple | list):
             stack.extend(reversed(current))
+
+
+#: The C types of pglast's node attributes that hold a value, never a node or a list: a
+#: flag, a number, a character, a string (pglast's enums are the others).
+_LEAF_TYPES = frozenset(
+    {
+        "bool",
+        "char",
+        "char*",
+        "AclMode",
+        "AttrNumber",
+        "Index",
+        "ParseLoc",
+        "RelFileNumber",
+        "SubTransactionId",
+        "bits32",
+        "int",
+        "int16",
+        "int32",
+        "long",
+        "uint32",
+        "uint64",
+        "Cardinality",
+        "Cost",
+    }
+)
+#: Per node class, the attributes ``walk`` enters (see ``_branches``).
+_BRANCHES: dict[type, tuple[str, ...]] = {}
+
+
+def _branches(kind: type) -> tuple[str, ...]:
+    """The attributes of nodes of class ``kind`` that may hold a node or a list, in pglast's
+    order: not a flag, number, string or enum (pglast's ``__setattr__`` refuses a node there).
+
+    Issue 26: a statement's tree is walked several times (the client_encoding refusal, the
+    linter's calls and reads), and reading every attribute of every node was most of each
+    walk's time; most attributes are such values (a Constraint has 34, 10 may hold nodes)."""
+    slots: Any = getattr(kind, "__slots__", ())
+    if not isinstance(slots, dict):  # pragma: no cover - every node class has typed slots
+        found = tuple(slots)
+    else:
+        found = tuple(
+            name for name, info in slots.items() if not _is_leaf(str(getattr(info, "c_type", info)))
+        )
+    _BRANCHES[kind] = found
+    return found
+
+
+def _is_leaf(c_type: str) -> bool:
+    return c_type in _LEAF_TYPES or isinstance(getattr(enums, c_type, None), type)
 
 
 def tree_of(statement: Statement) -> Any | None:
