@@ -54,6 +54,10 @@ SELECT json_build_object(
   'generated', a.attgenerated <> '',
   'identity', NULLIF(a.attidentity::text, ''),
   'not_null', a.attnotnull,
+  -- 18 and newer only (contype 'n'); before 18 no row matches.
+  'not_null_constraint', (SELECT json_build_array(k.conname::text, k.convalidated,
+      k.connoinherit) FROM pg_constraint k
+    WHERE k.conrelid = t.oid AND k.contype = 'n' AND k.conkey = ARRAY[a.attnum] LIMIT 1),
   'default', (SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d
     WHERE d.adrelid = t.oid AND d.adnum = a.attnum),
   'owned_sequence', (SELECT s.oid::regclass::text FROM pg_depend d JOIN pg_class s
@@ -181,6 +185,7 @@ def column_facts(
         ),
         checks=tuple(CheckFact(str(n), str(d), bool(v)) for n, d, v in found["checks"] or ()),
         not_null=bool(found["not_null"]),
+        not_null_constraint=_not_null_constraint(found["not_null_constraint"]),
         default=found["default"],
         identity=found["identity"],
         owned_sequence=found["owned_sequence"],
@@ -194,6 +199,14 @@ def column_facts(
         table_bytes=int(found["table_bytes"]),
         rows=max(int(found["rows"]), 0),
     )
+
+
+def _not_null_constraint(value: Any) -> tuple[str, bool, bool] | None:
+    """(name, validated, NO INHERIT) of the column's NOT NULL constraint row, or None."""
+    if not value:
+        return None
+    name, validated, no_inherit = value
+    return (str(name), bool(validated), bool(no_inherit))
 
 
 def _has_rows(

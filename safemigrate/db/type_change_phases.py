@@ -164,7 +164,8 @@ COLUMN_PRIVILEGES = frozenset({"SELECT", "INSERT", "UPDATE", "REFERENCES"})
 def swap_sql(recipe: RecordedRecipe) -> sql.Composed:
     """The swap's DDL, in one transaction after LOCK TABLE ... ACCESS EXCLUSIVE: the trigger
     and its function dropped (the function names the shadow column), SET NOT NULL with no scan
-    (the validated helper CHECK proves it), the old column dropped with its indexes and
+    (the validated helper CHECK proves it; on 18 and newer ADD CONSTRAINT ... NOT NULL under
+    the old constraint's name, after the rename), the old column dropped with its indexes and
     CHECKs, the shadow renamed, what psql's ALTER keeps of the column (default, comment,
     statistics target, column privileges) set again, the new indexes and CHECKs renamed to the
     old names. Every statement is catalog only."""
@@ -176,15 +177,25 @@ def swap_sql(recipe: RecordedRecipe) -> sql.Composed:
         sql.SQL("DROP TRIGGER {} ON {}").format(sql.Identifier(recipe.trigger), table),
         sql.SQL("DROP FUNCTION {}()").format(_function(recipe)),
     ]
-    if recipe.not_null_check is not None:
+    if recipe.not_null_check is not None and recipe.not_null_name is None:
         parts.append(sql.SQL("ALTER TABLE {} ALTER COLUMN {} SET NOT NULL").format(table, shadow))
-        parts.append(
-            sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(
-                table, sql.Identifier(recipe.not_null_check)
-            )
-        )
+        parts.append(_drop_constraint(table, recipe.not_null_check))
     parts.append(sql.SQL("ALTER TABLE {} DROP COLUMN {}").format(table, column))
     parts.append(sql.SQL("ALTER TABLE {} RENAME COLUMN {} TO {}").format(table, shadow, column))
+    if recipe.not_null_check is not None and recipe.not_null_name is not None:
+        # 18 and newer: SET NOT NULL would name its constraint row after the shadow; psql's
+        # ALTER keeps the old row's name, free once the old column (and its row) is dropped.
+        # No scan either way: the helper CHECK, validated, proves it (DEBUG1 "existing
+        # constraints on column ... are sufficient to prove that it does not contain nulls").
+        parts.append(
+            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} NOT NULL {}{}").format(
+                table,
+                sql.Identifier(recipe.not_null_name),
+                column,
+                sql.SQL(" NO INHERIT") if recipe.not_null_no_inherit else sql.SQL(""),
+            )
+        )
+        parts.append(_drop_constraint(table, recipe.not_null_check))
     if recipe.default is not None:
         # pg_get_expr of the old default: PostgreSQL's own text of it.
         parts.append(
@@ -227,6 +238,10 @@ def swap_sql(recipe: RecordedRecipe) -> sql.Composed:
             )
         )
     return sql.SQL("; ").join(parts)
+
+
+def _drop_constraint(table: sql.Identifier, name: str) -> sql.Composed:
+    return sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(table, sql.Identifier(name))
 
 
 def _parts(table: QualifiedName) -> tuple[str, ...]:

@@ -127,6 +127,10 @@ class ColumnFacts:
     indexes: tuple[IndexFact, ...] = ()
     checks: tuple[CheckFact, ...] = ()
     not_null: bool = False
+    #: PostgreSQL 18 and newer catalog a NOT NULL as a pg_constraint row (contype ``n``) with
+    #: a name psql's ALTER keeps: (its name, validated, NO INHERIT); None before 18 or without
+    #: NOT NULL.
+    not_null_constraint: tuple[str, bool, bool] | None = None
     #: ``pg_get_expr`` of the column default; None without one.
     default: str | None = None
     #: ``attidentity``: ``a`` (ALWAYS), ``d`` (BY DEFAULT) or None.
@@ -279,6 +283,11 @@ def refusal(facts: ColumnFacts) -> TypeChangeRefusal | None:
     for kind, what, found in listed:
         if found:
             return TypeChangeRefusal(kind, f"{what} {col}: {', '.join(found)}")
+    named = facts.not_null_constraint
+    if named is not None and not named[1]:
+        return TypeChangeRefusal(
+            "not-null constraint", f"the NOT NULL constraint {named[0]} on {col} is NOT VALID"
+        )
     for index in facts.indexes:
         if index.replica_identity:
             return TypeChangeRefusal(
@@ -528,6 +537,10 @@ class RecordedRecipe:
     checks: tuple[tuple[str, str, str, bool], ...] = ()
     #: The helper CHECK (shadow IS NOT NULL) that lets the swap SET NOT NULL without a scan.
     not_null_check: str | None = None
+    #: On 18 and newer: the NOT NULL constraint's name and NO INHERIT, added again under that
+    #: name in the swap (before 18 the swap's SET NOT NULL has no name to keep).
+    not_null_name: str | None = None
+    not_null_no_inherit: bool = False
     default: str | None = None
     comment: str | None = None
     statistics_target: int | None = None
@@ -604,6 +617,8 @@ def recorded(recipe: TypeChangeRecipe) -> RecordedRecipe:
         indexes=tuple(indexes),
         checks=tuple(checks),
         not_null_check=not_null,
+        not_null_name=None if facts.not_null_constraint is None else facts.not_null_constraint[0],
+        not_null_no_inherit=facts.not_null_constraint is not None and facts.not_null_constraint[2],
         default=facts.default,
         comment=facts.comment,
         statistics_target=facts.statistics_target,

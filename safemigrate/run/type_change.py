@@ -127,8 +127,9 @@ class OnlineVerdicts:
     resumed: frozenset[tuple[int, int]]
 
 
-#: The first server version (``server_version_num``) the online type change does not run on.
-NEWEST_VERIFIED_SERVER = 180000
+#: The first server version (``server_version_num``) the online type change does not run on:
+#: its tests run on 15 (Debian's) and 18 (the test wheel's).
+NEWEST_VERIFIED_SERVER = 190000
 
 
 def online_verdicts(
@@ -151,9 +152,9 @@ def online_verdicts(
             verdicts[key] = None
             continue
         if session.server_version >= NEWEST_VERIFIED_SERVER:
-            # Its phases fail on PostgreSQL 18 (the newest server's test run): until that is
-            # understood the change is not run online there; the gate judges it as written.
-            verdicts[key] = "the online recipe is not yet verified on PostgreSQL 18 or newer"
+            # A server newer than the tests run on (its catalog may have changed, as 18's NOT
+            # NULL rows did): the change is not run online there; the gate judges it as written.
+            verdicts[key] = "the online recipe is not yet verified on PostgreSQL 19 or newer"
             continue
         change = type_change_of(step.statements[0])
         located = records.table_oid(session, change.table)

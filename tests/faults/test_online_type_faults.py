@@ -30,9 +30,7 @@ from tests.faults.helpers import (
     wait_until,
 )
 from tests.fixtures_db import MakeDatabase
-from tests.support.online_type import NOT_ON_THE_NEWEST_SERVER, describe
-
-pytestmark = NOT_ON_THE_NEWEST_SERVER
+from tests.support.online_type import describe
 
 SCHEMA = """
 CREATE TABLE plain (id int PRIMARY KEY, qty int NOT NULL DEFAULT 0 CHECK (qty >= 0), note text);

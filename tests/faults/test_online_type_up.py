@@ -22,10 +22,8 @@ import pytest
 
 from tests.faults.helpers import terminate_runner_backends, wait_for_lock_wait, wait_until
 from tests.fixtures_db import MakeDatabase
-from tests.support.online_type import NOT_ON_THE_NEWEST_SERVER, describe
+from tests.support.online_type import describe
 from tests.support.runner import run_process, start_process, up_args
-
-pytestmark = NOT_ON_THE_NEWEST_SERVER
 
 SCHEMA = """
 CREATE TABLE plain (id int PRIMARY KEY, qty int NOT NULL DEFAULT 0 CHECK (qty >= 0), note text);

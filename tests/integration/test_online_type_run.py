@@ -17,9 +17,7 @@ from psycopg import sql
 from safemigrate.core.errors import StepRefusedError
 from safemigrate.statements.batches import ReplicaLag
 from tests.fixtures_db import MakeDatabase
-from tests.support.online_type import NOT_ON_THE_NEWEST_SERVER, abandon, change_online, describe
-
-pytestmark = NOT_ON_THE_NEWEST_SERVER
+from tests.support.online_type import abandon, change_online, describe
 
 SCHEMA = """
 CREATE TABLE plain (id int PRIMARY KEY, qty int NOT NULL DEFAULT 0 CHECK (qty >= 0), note text);

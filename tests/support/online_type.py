@@ -5,7 +5,6 @@ description of a table the tests compare with psql's result."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -13,7 +12,6 @@ from typing import Any
 
 import pglast
 import psycopg
-import pytest
 from psycopg import sql
 
 from safemigrate.db import journal as dbjournal
@@ -24,12 +22,6 @@ from safemigrate.planning.shapes import StepRecord
 from safemigrate.run.type_change import TypeChangeRun, abandon_type_change, run_type_change
 from safemigrate.statements.batches import BatchDone, ReplicaLag
 from safemigrate.statements.type_change import TypeChange, recognise_type_change
-
-#: The online type change is not run on PostgreSQL 18 yet (run.type_change.NEWEST_VERIFIED_SERVER):
-#: its phases failed on the newest server of the test wheel. The online tests' ``pytestmark``.
-NOT_ON_THE_NEWEST_SERVER = pytest.mark.skipif(
-    os.environ.get("SAFEMIGRATE_TEST_PG") == "wheel", reason="online type change: not on 18 yet"
-)
 
 JOURNAL = JournalTable("public", "safemigrate_history")
 RECORD = StepRecord(version=1, name="bigint", step=0, checksum="online-type-test")
