@@ -319,3 +319,12 @@ def own_throwaway(*, tcp: bool = False) -> Iterator[ThrowawayServer]:
         yield server
     finally:
         server.stop()
+
+
+def journal_comment(dsn: str) -> str | None:
+    """The comment on the journal table (it says whether a bootstrap is under way)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT obj_description(to_regclass('safemigrate_history'), 'pg_class')"
+        ).fetchone()
+    return row[0] if row else None

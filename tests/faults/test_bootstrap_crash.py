@@ -14,6 +14,7 @@ from tests.faults.helpers import (
     FAST_BACKOFF,
     Gate,
     Spawn,
+    journal_comment,
     kill_9,
     run_lock_holders,
 )
@@ -32,14 +33,6 @@ BOOTSTRAPPING = "safemigrate: one row per applied migration step; bootstrapping 
 #: Only a fresh database makes these harmless: gate_small_table 0 judges the tables the killed
 #: run created as large, and a session-level statement_timeout = 0 is refused elsewhere.
 ONLY_FRESH = {**FAST_BACKOFF, "SAFEMIGRATE_GATE_SMALL_TABLE": "0"}
-
-
-def _comment(dsn: str) -> str | None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT obj_description(to_regclass('safemigrate_history'), 'pg_class')"
-        ).fetchone()
-    return row[0] if row else None
 
 
 def test_kill_9_mid_bootstrap_then_rerun_resumes_the_bootstrap(
@@ -76,13 +69,13 @@ def test_kill_9_mid_bootstrap_then_rerun_resumes_the_bootstrap(
     runner = spawn(*args, env=ONLY_FRESH)
     gate.reached(timeout=30)
     assert journal_rows(db_dsn) == [(1, 0, "applied"), (1, 1, "applied")]
-    assert _comment(db_dsn) == BOOTSTRAPPING
+    assert journal_comment(db_dsn) == BOOTSTRAPPING
 
     assert kill_9(runner, watcher) == -signal.SIGKILL
     assert run_lock_holders(watcher) == []
     gate.open()
     # The bootstrap is not over: the mark stays for the next run.
-    assert _comment(db_dsn) == BOOTSTRAPPING
+    assert journal_comment(db_dsn) == BOOTSTRAPPING
 
     rerun = run(*args, "--wait-for-lock", "30s", env=ONLY_FRESH)
     assert rerun.exit_code == 0, rerun.output
@@ -93,7 +86,7 @@ def test_kill_9_mid_bootstrap_then_rerun_resumes_the_bootstrap(
     errors = {f["rule"] for f in gate_event["findings"] if f["severity"] == "error"}
     assert errors == {"timeout-guard-off"}
     assert not any(f["blocking"] for f in gate_event["findings"])
-    assert _comment(db_dsn) == "safemigrate: one row per applied migration step"
+    assert journal_comment(db_dsn) == "safemigrate: one row per applied migration step"
 
     # Exactly as resumable as any run: each step applied once, psql's schema and data.
     assert journal_rows(db_dsn) == [

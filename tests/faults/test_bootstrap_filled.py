@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psycopg
 
+from tests.faults.helpers import journal_comment
 from tests.support.runner import journal_rows, run, write_migrations
 
 BOOTSTRAPPING = "safemigrate: one row per applied migration step; bootstrapping a fresh database"
@@ -25,21 +26,13 @@ FILES = {
 }
 
 
-def _comment(dsn: str) -> str | None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT obj_description(to_regclass('safemigrate_history'), 'pg_class')"
-        ).fetchone()
-    return row[0] if row else None
-
-
 def _failed_bootstrap(dsn: str, tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
     migrations = write_migrations(tmp_path / "m", FILES)
     args = ("--dir", str(migrations), "--dsn", dsn)
     failed = run("up", *args, env=SMALL)
     assert failed.exit_code == 1, failed.output
     assert "bootstrapping a fresh database" in failed.output
-    assert _comment(dsn) == BOOTSTRAPPING
+    assert journal_comment(dsn) == BOOTSTRAPPING
     (migrations / "0002_x.sql").write_text("CREATE TABLE x (id int);\n")
     return migrations, args
 
@@ -73,7 +66,7 @@ def test_a_failed_bootstrap_filled_since_is_judged_in_use(db_dsn: str, tmp_path:
     applied = run("up", *args, env=SMALL)
     assert applied.exit_code == 0, applied.output
     assert "fresh database" not in applied.output
-    assert _comment(db_dsn) == "safemigrate: one row per applied migration step"
+    assert journal_comment(db_dsn) == "safemigrate: one row per applied migration step"
     assert [r[0] for r in journal_rows(db_dsn)] == [1, 2, 3]
 
 
